@@ -1,0 +1,45 @@
+/* cli.h: what every `vgt <verb>` shares: exit codes, the verb signature, and small parsers.
+ *
+ * A verb is `int cmd_<verb>(int argc, char **argv)` with argv[0] the verb's name. It answers `--help`
+ * (and `-h`) with its usage on stdout and exit 0. Verbs are listed in each part's verbs.def (X-macro
+ * VGT_VERB(name, function, one-line summary)); replay/cli/main.c includes them all. */
+#ifndef VGT_CLI_H
+#define VGT_CLI_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "vgt/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum { VGT_EXIT_OK = 0, VGT_EXIT_PROBLEM = 1, VGT_EXIT_USAGE = 2 };
+
+/* An inclusive range "A..B", "A.." (to the end), "..B", or "N" (A == B == N). Numbers may be hex (0x). */
+typedef struct vgt_range {
+    uint64_t first;
+    uint64_t last;   /* UINT64_MAX when open */
+} vgt_range;
+
+int vgt_parse_range(const char *s, vgt_range *out);      /* 0 on success, -1 on a malformed range */
+int vgt_parse_u64(const char *s, uint64_t *out);         /* decimal or 0x hex; 0 on success */
+int vgt_range_has(const vgt_range *r, uint64_t v);
+
+/* True when argv holds -h or --help anywhere before "--". */
+int vgt_wants_help(int argc, char **argv);
+
+/* Print "vgt <verb>: <message>" on stderr and return the exit code given. */
+int vgt_cli_error(const char *verb, int exit_code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Print the error of a library call and return VGT_EXIT_USAGE (I/O, version) or VGT_EXIT_PROBLEM (content). */
+int vgt_cli_report(const char *verb, const vgt_error *err);
+
+/* JSON helpers for --json/--jsonl output. */
+void vgt_json_string(FILE *f, const char *s);                         /* quoted and escaped */
+void vgt_json_bytes_hex(FILE *f, const uint8_t *p, uint64_t n);       /* "0a1b..." */
+
+#ifdef __cplusplus
+}
+#endif
+#endif
