@@ -1,0 +1,111 @@
+/* pushbuf.h: GPFIFO entries and push-buffer method streams, decoded into method events.
+ *
+ * Facts: GPFIFO entry and method-header layouts per NVIDIA open-gpu-doc (classes/host/clc86f.h and
+ * manuals/.../dev_ram / dma-pusher docs); transcribed in ../shared/reference/nvidia-rm-userspace.md §3.
+ *
+ * A decoder state exists per channel: the class bound to each subchannel (SET_OBJECT), a method run that
+ * continues across GPFIFO entries, the subdevice mask. Host methods (< 0x100) go to the host class on any
+ * subchannel. Every method reaches the caller as a vgt_method with its position; problems (a count that
+ * runs past its segment, an entry whose address is in no segment, an illegal header) reach the caller
+ * as diagnostics, never a crash or an over-read.
+ */
+#ifndef VGT_PUSHBUF_H
+#define VGT_PUSHBUF_H
+
+#include <stdint.h>
+
+#include "vgt/error.h"
+#include "vgt/trace.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One GPFIFO entry, decoded. */
+typedef struct vgt_gp_entry {
+    uint64_t raw;
+    uint64_t va;              /* push-buffer GPU VA (GET | GET_HI << 32), extended base applied by the caller */
+    uint32_t length;          /* dwords; 0 means a control entry */
+    uint8_t level;            /* 0 main, 1 subroutine */
+    uint8_t sync;             /* SYNC bit */
+    uint8_t fetch;            /* FETCH bit (conditional fetch) */
+    uint8_t is_control;       /* length == 0 */
+    uint8_t opcode;           /* control entries: 0 NOP, 1 ILLEGAL, 2 GP_CRC, 3 PB_CRC, 4 SET_PB_SEGMENT_EXTENDED_BASE */
+    uint32_t operand;         /* control entries: the opcode's operand (e.g. VA[63:40] for the extended base) */
+} vgt_gp_entry;
+
+void vgt_gp_entry_decode(uint64_t raw, vgt_gp_entry *out);
+
+/* Where a method came from: the record (submission) sequence number, the GPFIFO entry index within the
+ * submission, and the dword index within that entry's push buffer. */
+typedef struct vgt_mpos {
+    uint64_t seq;
+    uint32_t entry;
+    uint32_t dword;
+} vgt_mpos;
+
+enum vgt_hdr_kind {
+    VGT_HDR_INC = 1,          /* SEC_OP 1: increasing */
+    VGT_HDR_NONINC = 3,       /* SEC_OP 3: non-increasing */
+    VGT_HDR_IMMD = 4,         /* SEC_OP 4: immediate data in the header */
+    VGT_HDR_ONEINC = 5,       /* SEC_OP 5: increase once */
+};
+
+typedef struct vgt_method {
+    uint32_t subch;           /* 0..7 */
+    uint32_t cls;             /* class bound to the subchannel, or the channel class for host methods; 0 unknown */
+    uint32_t mthd;            /* method byte address */
+    uint32_t data;
+    uint8_t kind;             /* enum vgt_hdr_kind of the header that carried it */
+    uint8_t is_host;          /* mthd < 0x100 */
+    uint8_t first;            /* first method of its header */
+    vgt_mpos pos;
+} vgt_method;
+
+typedef enum vgt_diag_kind {
+    VGT_DIAG_COUNT_PAST_SEGMENT = 1,  /* a header's count runs past the end of its segment (continues next entry) */
+    VGT_DIAG_ADDRESS_NOT_CAPTURED,    /* an entry's VA is in no captured segment */
+    VGT_DIAG_ILLEGAL_HEADER,          /* unknown SEC_OP / TERT_OP */
+    VGT_DIAG_UNKNOWN_SUBCHANNEL,      /* a method on a subchannel with no SET_OBJECT and no engine hint */
+    VGT_DIAG_UNKNOWN_METHOD,          /* a method not in the class table (reported by table users) */
+    VGT_DIAG_TRUNCATED_SEGMENT,       /* a segment captured short */
+    VGT_DIAG_RUN_ACROSS_ENTRIES,      /* informational: a method run continued into the next entry */
+} vgt_diag_kind;
+
+typedef struct vgt_pb_callbacks {
+    /* Return non-zero to stop decoding (the decode function then returns VGT_OK early). */
+    int (*method)(void *ctx, const vgt_method *m);
+    void (*entry)(void *ctx, const vgt_gp_entry *e, uint32_t index, const vgt_mpos *pos);   /* optional */
+    void (*diag)(void *ctx, vgt_diag_kind kind, const vgt_mpos *pos, const char *msg);     /* optional */
+    void *ctx;
+} vgt_pb_callbacks;
+
+/* Per-channel decoder state. Zero-initialise with vgt_pb_state_init. */
+typedef struct vgt_pb_state {
+    uint32_t channel_class;   /* host class, e.g. 0xC86F */
+    uint32_t subch_class[8];  /* from SET_OBJECT; 0 = none yet */
+    /* a method run that continues across entries */
+    uint32_t run_remaining;
+    uint32_t run_mthd;
+    uint32_t run_subch;
+    uint8_t run_kind;
+    uint8_t run_first;
+    uint32_t subdevice_mask;
+    uint64_t extended_base;   /* SET_PB_SEGMENT_EXTENDED_BASE, VA bits 63:40 */
+} vgt_pb_state;
+
+void vgt_pb_state_init(vgt_pb_state *st, uint32_t channel_class);
+
+/* Decode one push-buffer segment's dwords. pos gives seq and entry; dword indices start at 0. */
+vgt_status vgt_pb_decode(vgt_pb_state *st, const uint8_t *bytes, uint32_t length_bytes, vgt_mpos pos,
+                         const vgt_pb_callbacks *cb, vgt_error *err);
+
+/* Decode a whole GPFIFO_SUBMIT: each entry in order, its bytes found in the record's segments (main and
+ * subroutine levels alike), control entries reported through cb->entry. */
+vgt_status vgt_pb_decode_submit(vgt_pb_state *st, uint64_t seq, const vgt_rec_gpfifo_submit *sub,
+                                const vgt_pb_callbacks *cb, vgt_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

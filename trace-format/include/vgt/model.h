@@ -1,0 +1,104 @@
+/* model.h: THE trace model. The one place that folds records into state: objects and their parents,
+ * memory objects, channels and their engine objects and tokens, GPU and CPU mappings, memory contents by
+ * GPU VA, submissions. Everything that needs "what did the GPU see at submission N" applies records to
+ * a model up to N and asks it; nobody else re-derives this state (docs/architecture.md).
+ *
+ * Invariants:
+ *  - Records are applied in sequence order; applying a record whose seq is not the next one fails.
+ *  - A GPU VA is resolved through the mappings, never treated as a CPU pointer.
+ *  - Memory contents come from MEMORY records and from the push-buffer segments of GPFIFO_SUBMIT records
+ *    (which are the bytes in memory at the doorbell). Bytes never recorded read as "unknown".
+ *  - Handles are keyed by (client, handle).
+ */
+#ifndef VGT_MODEL_H
+#define VGT_MODEL_H
+
+#include <stdint.h>
+
+#include "vgt/error.h"
+#include "vgt/trace.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define VGT_MODEL_PAGE_SIZE 4096u
+#define VGT_MODEL_MAX_ENGINES 16u
+
+typedef struct vgt_model vgt_model;
+
+typedef struct vgt_model_object {
+    uint32_t client, parent, handle, cls;
+    uint64_t alloc_seq;
+    int is_memory;            /* a MEM_ALLOC (or RM_ALLOC of a memory class) */
+    uint64_t size;            /* memory objects */
+    uint32_t aperture;        /* memory objects */
+} vgt_model_object;
+
+typedef struct vgt_model_engine {
+    uint32_t handle, cls;
+    uint64_t alloc_seq;
+} vgt_model_engine;
+
+typedef struct vgt_model_channel {
+    vgt_rec_channel rec;      /* as recorded (blob-free) */
+    uint64_t alloc_seq;
+    int has_token;
+    uint32_t token;
+    uint32_t engine_count;
+    vgt_model_engine engines[VGT_MODEL_MAX_ENGINES];
+    uint64_t submit_count;    /* GPFIFO_SUBMIT records applied for this channel */
+    uint32_t last_gp_put;
+} vgt_model_channel;
+
+typedef struct vgt_model_mapping {
+    uint32_t client, device, va_space, memory;
+    uint64_t gpu_va, offset, length;
+    uint32_t flags, source;
+    uint64_t map_seq;
+} vgt_model_mapping;
+
+vgt_status vgt_model_new(vgt_model **m, vgt_error *err);
+void vgt_model_free(vgt_model *m);
+
+/* Fold one record into the state. Unknown record types are accepted and ignored. Malformed payloads fail
+ * with the record's sequence number in the message. Memory contents are bounded by max_memory_bytes
+ * (vgt_model_set_memory_limit; default 4 GiB): past it, apply fails with VGT_E_LIMIT. */
+vgt_status vgt_model_apply(vgt_model *m, const vgt_record *rec, vgt_error *err);
+void vgt_model_set_memory_limit(vgt_model *m, uint64_t max_memory_bytes);
+uint64_t vgt_model_next_seq(const vgt_model *m);      /* seq of the next record to apply */
+uint64_t vgt_model_submit_count(const vgt_model *m);  /* GPFIFO_SUBMIT records applied so far */
+
+/* Objects (live only; a freed object is gone). */
+const vgt_model_object *vgt_model_object_find(const vgt_model *m, uint32_t client, uint32_t handle);
+uint32_t vgt_model_object_count(const vgt_model *m);
+const vgt_model_object *vgt_model_object_at(const vgt_model *m, uint32_t i);
+
+/* Channels (live only). */
+uint32_t vgt_model_channel_count(const vgt_model *m);
+const vgt_model_channel *vgt_model_channel_at(const vgt_model *m, uint32_t i);
+const vgt_model_channel *vgt_model_channel_find(const vgt_model *m, uint32_t client, uint32_t handle);
+const vgt_model_channel *vgt_model_channel_by_token(const vgt_model *m, uint32_t token);
+/* Class of an engine object handle on a channel, or 0. */
+uint32_t vgt_model_engine_class(const vgt_model_channel *ch, uint32_t handle);
+
+/* GPU mappings (live only), sorted by gpu_va. find: the mapping containing va, or NULL. */
+uint32_t vgt_model_mapping_count(const vgt_model *m);
+const vgt_model_mapping *vgt_model_mapping_at(const vgt_model *m, uint32_t i);
+const vgt_model_mapping *vgt_model_mapping_find(const vgt_model *m, uint64_t gpu_va);
+
+/* Memory contents by GPU VA. read: copies len bytes into dst (unknown bytes read as 0) and returns in
+ * *known the number of those bytes that were ever recorded. write: used by apply; public so that tools
+ * can seed a model. */
+vgt_status vgt_model_mem_read(const vgt_model *m, uint64_t gpu_va, void *dst, uint64_t len, uint64_t *known,
+                              vgt_error *err);
+vgt_status vgt_model_mem_write(vgt_model *m, uint64_t gpu_va, const void *src, uint64_t len, vgt_error *err);
+/* Visit every known page (ascending VA) with its bytes and a mask of known bytes (NULL when all known). */
+typedef int (*vgt_model_page_fn)(void *ctx, uint64_t page_va, const uint8_t *bytes, const uint8_t *known_mask);
+vgt_status vgt_model_mem_foreach(const vgt_model *m, vgt_model_page_fn fn, void *ctx, vgt_error *err);
+uint64_t vgt_model_mem_bytes(const vgt_model *m);     /* bytes of page storage held */
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,327 @@
+/* trace.h: libvgt's public API for .vgt traces: record types and payloads, the writer, the reader.
+ *
+ * docs/trace-format.md is the normative description of the bytes; this header is how C code reads and
+ * writes them. Sequence numbers are the time axis of everything (0-based, contiguous, global).
+ *
+ * Writing:
+ *     vgt_writer *w; vgt_error err;
+ *     vgt_writer_options o = vgt_writer_defaults();
+ *     vgt_writer_open_path(&w, "out.vgt", &o, ident, nident, &err);
+ *     vgt_rec_rm_alloc a = {...};
+ *     vgt_write_rm_alloc(w, ts, &a, &err);          // typed encoders, one per record type
+ *     vgt_writer_close(w, &err);                    // index + footer
+ *
+ * Reading:
+ *     vgt_reader *r;  vgt_record rec;
+ *     vgt_reader_open_path(&r, "in.vgt", NULL, &err);
+ *     while ((rc = vgt_reader_next(r, &rec, &err)) == VGT_OK) { ... vgt_decode_rm_alloc(&rec, &a, &err) ... }
+ *     // rc == VGT_E_EOF at the clean end
+ *     vgt_reader_close(r);
+ */
+#ifndef VGT_TRACE_H
+#define VGT_TRACE_H
+
+#include <stdint.h>
+
+#include "vgt/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- format constants (docs/trace-format.md) ---- */
+#define VGT_FORMAT_MAJOR 1
+#define VGT_FORMAT_MINOR 0
+#define VGT_FILE_HEADER_FIXED 32u
+#define VGT_CHUNK_HEADER_SIZE 72u
+#define VGT_RECORD_HEADER_SIZE 24u
+#define VGT_INDEX_ENTRY_SIZE 48u
+#define VGT_FOOTER_SIZE 32u
+#define VGT_MAX_HEADER_LENGTH (1u << 20)
+#define VGT_MAX_IDENTITY_ENTRIES 4096u
+#define VGT_MAX_IDENTITY_KEY 255u
+#define VGT_MAX_IDENTITY_VALUE (64u << 10)
+#define VGT_MAX_CHUNK_RECORDS_BYTES (64u << 20)
+#define VGT_MAX_CHUNK_PAYLOAD (68u << 20)
+#define VGT_MAX_RECORD_PAYLOAD ((64u << 20) - 24u)
+
+enum vgt_codec { VGT_CODEC_STORED = 0, VGT_CODEC_ZSTD = 1 };
+
+/* Record types (stable numbers). */
+enum vgt_rec_type {
+    VGT_REC_SESSION_START = 0x0001,
+    VGT_REC_SESSION_END = 0x0002,
+    VGT_REC_PROCESS_START = 0x0003,
+    VGT_REC_PROCESS_END = 0x0004,
+    VGT_REC_RM_ALLOC = 0x0010,
+    VGT_REC_RM_FREE = 0x0011,
+    VGT_REC_RM_CONTROL = 0x0012,
+    VGT_REC_MEM_ALLOC = 0x0013,
+    VGT_REC_GPU_MAP = 0x0014,
+    VGT_REC_GPU_UNMAP = 0x0015,
+    VGT_REC_CPU_MAP = 0x0016,
+    VGT_REC_CPU_UNMAP = 0x0017,
+    VGT_REC_IOCTL = 0x0018,
+    VGT_REC_MEMORY = 0x0020,
+    VGT_REC_CHANNEL = 0x0021,
+    VGT_REC_ENGINE_OBJECT = 0x0022,
+    VGT_REC_GPFIFO_SUBMIT = 0x0023,
+    VGT_REC_WORK_SUBMIT_TOKEN = 0x0024,
+    VGT_REC_DOORBELL = 0x0025,
+    VGT_REC_SEMAPHORE = 0x0026,
+    VGT_REC_CUDA_MODULE = 0x0030,
+    VGT_REC_CUDA_LAUNCH = 0x0031,
+    VGT_REC_MARKER = 0x0040,
+    VGT_REC_DIAGNOSTIC = 0x0041,
+    VGT_REC_EXPERIMENTAL_FIRST = 0xF000,
+    VGT_REC_EXPERIMENTAL_LAST = 0xFFFE,
+};
+
+const char *vgt_rec_type_name(uint16_t type);          /* "GPFIFO_SUBMIT", or NULL if unknown */
+int vgt_rec_type_from_name(const char *name);          /* accepts names, any case, or numbers; -1 if none */
+
+enum vgt_aperture { VGT_APERTURE_UNKNOWN = 0, VGT_APERTURE_SYSMEM = 1, VGT_APERTURE_VIDMEM = 2, VGT_APERTURE_OS = 3 };
+enum vgt_mem_reason { VGT_MEM_INITIAL = 0, VGT_MEM_CHANGED = 1, VGT_MEM_OBSERVED = 2 };
+enum vgt_map_source { VGT_MAP_RM_DMA = 1, VGT_MAP_UVM_EXTERNAL = 2, VGT_MAP_EMBEDDED = 3, VGT_MAP_SYNTHETIC = 4 };
+enum vgt_ioctl_node { VGT_NODE_CTL = 1, VGT_NODE_GPU = 2, VGT_NODE_UVM = 3, VGT_NODE_OTHER = 4 };
+#define VGT_SUBMIT_FLAG_SEGMENT_TRUNCATED 1u
+#define VGT_SEGMENT_FLAG_SUBROUTINE 1u
+#define VGT_SEGMENT_FLAG_TRUNCATED 2u
+#define VGT_GP_NOT_READ 0xFFFFFFFFu
+
+/* A record as read: header fields and the payload bytes (valid until the next reader call). */
+typedef struct vgt_record {
+    uint16_t type;
+    uint16_t flags;
+    uint32_t length;          /* payload bytes */
+    uint64_t seq;
+    uint64_t ts;
+    const uint8_t *payload;
+    uint64_t chunk_offset;    /* file (or stream) offset of the chunk header holding this record */
+} vgt_record;
+
+/* ---- typed payloads. Blob pointers point into the record (decode) or at the caller's bytes (encode). ---- */
+typedef struct { uint64_t wall_ns; uint32_t pid, ppid; const uint8_t *cmdline; uint32_t cmdline_length; } vgt_rec_session_start;
+typedef struct { uint64_t wall_ns; int32_t exit_status, signal; uint32_t records_lost; } vgt_rec_session_end;
+typedef struct { uint32_t pid, ppid; const char *exe; uint32_t exe_length; } vgt_rec_process_start;
+typedef struct { uint32_t pid; int32_t exit_status, signal; } vgt_rec_process_end;
+typedef struct {
+    uint32_t client, parent, handle, cls, status, params_length;
+    const uint8_t *params_in, *params_out;
+} vgt_rec_rm_alloc;
+typedef struct { uint32_t client, parent, handle, status; } vgt_rec_rm_free;
+typedef struct {
+    uint32_t client, object, cmd, status, flags, params_length;
+    const uint8_t *params_in, *params_out;
+} vgt_rec_rm_control;
+typedef struct {
+    uint32_t client, parent, handle, cls;
+    uint64_t size, cpu_address;
+    uint32_t flags, attr, attr2, aperture, status;
+} vgt_rec_mem_alloc;
+typedef struct {
+    uint32_t client, device, va_space, memory;
+    uint64_t gpu_va, offset, length;
+    uint32_t flags, source, status;
+} vgt_rec_gpu_map;
+typedef struct { uint32_t client, device, va_space, memory; uint64_t gpu_va, length; uint32_t source, status; } vgt_rec_gpu_unmap;
+typedef struct { uint32_t client, device, memory, flags; uint64_t offset, length, cpu_address; uint32_t status; } vgt_rec_cpu_map;
+typedef struct { uint32_t client, device, memory; uint64_t cpu_address, length; } vgt_rec_cpu_unmap;
+typedef struct {
+    uint32_t node, request;
+    int32_t result;
+    uint32_t params_length;
+    const uint8_t *params_in, *params_out;
+} vgt_rec_ioctl;
+typedef struct { uint64_t gpu_va; uint32_t length, reason, memory, flags; const uint8_t *data; } vgt_rec_memory;
+typedef struct {
+    uint32_t client, parent, handle, cls;
+    uint64_t ring_va;
+    uint32_t entries, userd_memory;
+    uint64_t userd_offset, userd_gpu_va;
+    uint32_t engine_type, va_space, context_share, error_notifier, status;
+} vgt_rec_channel;
+typedef struct { uint32_t client, channel, handle, cls, status; } vgt_rec_engine_object;
+typedef struct vgt_segment {
+    uint64_t gpu_va;
+    uint32_t length;          /* bytes */
+    uint32_t flags;           /* VGT_SEGMENT_FLAG_* */
+    const uint8_t *data;
+} vgt_segment;
+typedef struct {
+    uint32_t client, channel, token, flags;
+    uint32_t gp_get_before, gp_put_before, gp_get_after, gp_put_after;
+    uint32_t entry_count, segment_count;
+    const uint8_t *entries;   /* entry_count x 8 bytes, little-endian u64; use vgt_submit_entry() */
+    const vgt_segment *segments; /* encode: caller's array; decode: see vgt_decode_gpfifo_submit */
+} vgt_rec_gpfifo_submit;
+typedef struct { uint32_t client, channel, token; } vgt_rec_work_submit_token;
+typedef struct { uint32_t token, channel, offset, flags; } vgt_rec_doorbell;
+typedef struct { uint64_t gpu_va, value; uint32_t size, flags; } vgt_rec_semaphore;
+typedef struct { uint64_t module; uint32_t image_length, flags; const uint8_t *image; } vgt_rec_cuda_module;
+typedef struct {
+    uint64_t module, function, stream;
+    uint32_t grid[3], block[3], shared_bytes, name_length, params_length;
+    const char *name;
+    const uint8_t *params;
+} vgt_rec_cuda_launch;
+typedef struct { uint32_t length, flags; const char *text; } vgt_rec_marker;
+typedef struct { uint32_t severity, code, length; const char *text; } vgt_rec_diagnostic;
+
+static inline uint64_t vgt_submit_entry(const vgt_rec_gpfifo_submit *s, uint32_t i)
+{
+    const uint8_t *p = s->entries + 8u * i;
+    uint64_t v = 0;
+    for (int b = 7; b >= 0; b--) v = (v << 8) | p[b];
+    return v;
+}
+
+/* Decoders: check the payload against the record's length (VGT_E_FORMAT naming the record's sequence
+ * number and the field on a short or overrunning payload). Blob pointers alias rec->payload. */
+vgt_status vgt_decode_session_start(const vgt_record *r, vgt_rec_session_start *o, vgt_error *err);
+vgt_status vgt_decode_session_end(const vgt_record *r, vgt_rec_session_end *o, vgt_error *err);
+vgt_status vgt_decode_process_start(const vgt_record *r, vgt_rec_process_start *o, vgt_error *err);
+vgt_status vgt_decode_process_end(const vgt_record *r, vgt_rec_process_end *o, vgt_error *err);
+vgt_status vgt_decode_rm_alloc(const vgt_record *r, vgt_rec_rm_alloc *o, vgt_error *err);
+vgt_status vgt_decode_rm_free(const vgt_record *r, vgt_rec_rm_free *o, vgt_error *err);
+vgt_status vgt_decode_rm_control(const vgt_record *r, vgt_rec_rm_control *o, vgt_error *err);
+vgt_status vgt_decode_mem_alloc(const vgt_record *r, vgt_rec_mem_alloc *o, vgt_error *err);
+vgt_status vgt_decode_gpu_map(const vgt_record *r, vgt_rec_gpu_map *o, vgt_error *err);
+vgt_status vgt_decode_gpu_unmap(const vgt_record *r, vgt_rec_gpu_unmap *o, vgt_error *err);
+vgt_status vgt_decode_cpu_map(const vgt_record *r, vgt_rec_cpu_map *o, vgt_error *err);
+vgt_status vgt_decode_cpu_unmap(const vgt_record *r, vgt_rec_cpu_unmap *o, vgt_error *err);
+vgt_status vgt_decode_ioctl(const vgt_record *r, vgt_rec_ioctl *o, vgt_error *err);
+vgt_status vgt_decode_memory(const vgt_record *r, vgt_rec_memory *o, vgt_error *err);
+vgt_status vgt_decode_channel(const vgt_record *r, vgt_rec_channel *o, vgt_error *err);
+vgt_status vgt_decode_engine_object(const vgt_record *r, vgt_rec_engine_object *o, vgt_error *err);
+vgt_status vgt_decode_work_submit_token(const vgt_record *r, vgt_rec_work_submit_token *o, vgt_error *err);
+vgt_status vgt_decode_doorbell(const vgt_record *r, vgt_rec_doorbell *o, vgt_error *err);
+vgt_status vgt_decode_semaphore(const vgt_record *r, vgt_rec_semaphore *o, vgt_error *err);
+vgt_status vgt_decode_cuda_module(const vgt_record *r, vgt_rec_cuda_module *o, vgt_error *err);
+vgt_status vgt_decode_cuda_launch(const vgt_record *r, vgt_rec_cuda_launch *o, vgt_error *err);
+vgt_status vgt_decode_marker(const vgt_record *r, vgt_rec_marker *o, vgt_error *err);
+vgt_status vgt_decode_diagnostic(const vgt_record *r, vgt_rec_diagnostic *o, vgt_error *err);
+/* GPFIFO_SUBMIT: segments are written into the caller's array seg[0..max_segments); fails with
+ * VGT_E_LIMIT when the record has more. o->segments points at seg. */
+vgt_status vgt_decode_gpfifo_submit(const vgt_record *r, vgt_rec_gpfifo_submit *o, vgt_segment *seg,
+                                    uint32_t max_segments, vgt_error *err);
+
+/* ---- identity (file header key/value block) ---- */
+typedef struct vgt_identity {
+    const char *key;
+    const char *value;
+} vgt_identity;
+
+/* ---- writer ---- */
+typedef struct vgt_writer vgt_writer;
+
+typedef struct vgt_writer_options {
+    int codec;                 /* VGT_CODEC_ZSTD (default) or VGT_CODEC_STORED */
+    int zstd_level;            /* default 3 */
+    int zstd_threads;          /* 0 = compress in the calling thread; N > 0 uses zstd's own workers */
+    uint32_t chunk_target;     /* bytes of records per chunk, default 2 MiB, clamped to [4 KiB, 64 MiB] */
+    int crash_safe;            /* close the chunk and fsync... at every GPFIFO_SUBMIT (flush, see below) */
+    int write_trailer;         /* default 1; 0 leaves a stream without trailer */
+} vgt_writer_options;
+
+vgt_writer_options vgt_writer_defaults(void);
+
+/* Open: writes the file header immediately. The path variant creates/truncates the file. The fd variant
+ * writes to any fd (file, pipe, socket) and does not close it unless own_fd. */
+vgt_status vgt_writer_open_path(vgt_writer **w, const char *path, const vgt_writer_options *opt,
+                                const vgt_identity *ident, uint32_t nident, vgt_error *err);
+vgt_status vgt_writer_open_fd(vgt_writer **w, int fd, int own_fd, const vgt_writer_options *opt,
+                              const vgt_identity *ident, uint32_t nident, vgt_error *err);
+
+/* Append one record with a raw payload; assigns and returns (via *seq if not NULL) its sequence number.
+ * Thread-safe: the writer serializes appends with its own lock (capture has several submitting threads). */
+vgt_status vgt_write_record(vgt_writer *w, uint16_t type, uint16_t flags, uint64_t ts, const void *payload,
+                            uint32_t length, uint64_t *seq, vgt_error *err);
+/* Gathered variant: the payload is the concatenation of parts (each part is written as given; callers
+ * include padding parts). Used by the typed encoders to avoid a copy. */
+typedef struct vgt_iovec { const void *base; uint32_t length; } vgt_iovec;
+vgt_status vgt_write_recordv(vgt_writer *w, uint16_t type, uint16_t flags, uint64_t ts, const vgt_iovec *parts,
+                             uint32_t nparts, uint64_t *seq, vgt_error *err);
+
+/* Typed encoders (lengths inside the structs must match their blobs). */
+vgt_status vgt_write_session_start(vgt_writer *w, uint64_t ts, const vgt_rec_session_start *p, vgt_error *err);
+vgt_status vgt_write_session_end(vgt_writer *w, uint64_t ts, const vgt_rec_session_end *p, vgt_error *err);
+vgt_status vgt_write_process_start(vgt_writer *w, uint64_t ts, const vgt_rec_process_start *p, vgt_error *err);
+vgt_status vgt_write_process_end(vgt_writer *w, uint64_t ts, const vgt_rec_process_end *p, vgt_error *err);
+vgt_status vgt_write_rm_alloc(vgt_writer *w, uint64_t ts, const vgt_rec_rm_alloc *p, vgt_error *err);
+vgt_status vgt_write_rm_free(vgt_writer *w, uint64_t ts, const vgt_rec_rm_free *p, vgt_error *err);
+vgt_status vgt_write_rm_control(vgt_writer *w, uint64_t ts, const vgt_rec_rm_control *p, vgt_error *err);
+vgt_status vgt_write_mem_alloc(vgt_writer *w, uint64_t ts, const vgt_rec_mem_alloc *p, vgt_error *err);
+vgt_status vgt_write_gpu_map(vgt_writer *w, uint64_t ts, const vgt_rec_gpu_map *p, vgt_error *err);
+vgt_status vgt_write_gpu_unmap(vgt_writer *w, uint64_t ts, const vgt_rec_gpu_unmap *p, vgt_error *err);
+vgt_status vgt_write_cpu_map(vgt_writer *w, uint64_t ts, const vgt_rec_cpu_map *p, vgt_error *err);
+vgt_status vgt_write_cpu_unmap(vgt_writer *w, uint64_t ts, const vgt_rec_cpu_unmap *p, vgt_error *err);
+vgt_status vgt_write_ioctl(vgt_writer *w, uint64_t ts, const vgt_rec_ioctl *p, vgt_error *err);
+vgt_status vgt_write_memory(vgt_writer *w, uint64_t ts, const vgt_rec_memory *p, vgt_error *err);
+vgt_status vgt_write_channel(vgt_writer *w, uint64_t ts, const vgt_rec_channel *p, vgt_error *err);
+vgt_status vgt_write_engine_object(vgt_writer *w, uint64_t ts, const vgt_rec_engine_object *p, vgt_error *err);
+vgt_status vgt_write_gpfifo_submit(vgt_writer *w, uint64_t ts, const vgt_rec_gpfifo_submit *p, vgt_error *err);
+vgt_status vgt_write_work_submit_token(vgt_writer *w, uint64_t ts, const vgt_rec_work_submit_token *p, vgt_error *err);
+vgt_status vgt_write_doorbell(vgt_writer *w, uint64_t ts, const vgt_rec_doorbell *p, vgt_error *err);
+vgt_status vgt_write_semaphore(vgt_writer *w, uint64_t ts, const vgt_rec_semaphore *p, vgt_error *err);
+vgt_status vgt_write_cuda_module(vgt_writer *w, uint64_t ts, const vgt_rec_cuda_module *p, vgt_error *err);
+vgt_status vgt_write_cuda_launch(vgt_writer *w, uint64_t ts, const vgt_rec_cuda_launch *p, vgt_error *err);
+vgt_status vgt_write_marker(vgt_writer *w, uint64_t ts, const vgt_rec_marker *p, vgt_error *err);
+vgt_status vgt_write_diagnostic(vgt_writer *w, uint64_t ts, const vgt_rec_diagnostic *p, vgt_error *err);
+
+/* Close the current chunk now (and, in crash-safe mode or when sync, fdatasync a regular file). After a
+ * flush, every record written so far is readable by a reader of the file or stream. */
+vgt_status vgt_writer_flush(vgt_writer *w, int sync, vgt_error *err);
+/* Flush, write the trailer (unless disabled), close. Frees w even on error. */
+vgt_status vgt_writer_close(vgt_writer *w, vgt_error *err);
+uint64_t vgt_writer_next_seq(const vgt_writer *w);
+
+/* ---- reader ---- */
+typedef struct vgt_reader vgt_reader;
+
+typedef struct vgt_reader_options {
+    int streaming;             /* 1: never seek (pipes, sockets, a file still being written); 0: auto */
+    int verify_checksums;      /* default 1 */
+} vgt_reader_options;
+
+typedef struct vgt_chunk_info {
+    uint64_t offset;           /* file offset of the chunk header */
+    uint64_t first_seq, first_ts, last_ts, first_submit;
+    uint32_t record_count, submit_count;
+    uint32_t codec, compressed_length, uncompressed_length;
+} vgt_chunk_info;
+
+typedef struct vgt_trace_info {
+    uint16_t major, minor;
+    uint32_t header_flags;
+    uint32_t identity_count;
+    const vgt_identity *identity;   /* owned by the reader */
+    int has_index;                  /* a valid trailer was found */
+    uint64_t file_size;             /* 0 for streams */
+} vgt_trace_info;
+
+vgt_status vgt_reader_open_path(vgt_reader **r, const char *path, const vgt_reader_options *opt, vgt_error *err);
+vgt_status vgt_reader_open_fd(vgt_reader **r, int fd, int own_fd, const vgt_reader_options *opt, vgt_error *err);
+void vgt_reader_close(vgt_reader *r);
+const vgt_trace_info *vgt_reader_info(const vgt_reader *r);
+const char *vgt_reader_identity(const vgt_reader *r, const char *key);   /* NULL when absent */
+
+/* Next record in sequence order. VGT_OK, VGT_E_EOF at the clean end, or an error naming the offset. */
+vgt_status vgt_reader_next(vgt_reader *r, vgt_record *rec, vgt_error *err);
+
+/* Chunk list: from the index when present, else by a scan of chunk headers (files only). */
+vgt_status vgt_reader_chunks(vgt_reader *r, const vgt_chunk_info **chunks, uint32_t *count, vgt_error *err);
+/* Position so that the next vgt_reader_next returns the record with that sequence number / the first
+ * record with ts >= t / the n-th (0-based) GPFIFO_SUBMIT record. Files only. */
+vgt_status vgt_reader_seek_seq(vgt_reader *r, uint64_t seq, vgt_error *err);
+vgt_status vgt_reader_seek_time(vgt_reader *r, uint64_t ts, vgt_error *err);
+vgt_status vgt_reader_seek_submit(vgt_reader *r, uint64_t submit_index, vgt_error *err);
+
+/* ---- helpers ---- */
+uint64_t vgt_now_ns(void);        /* CLOCK_MONOTONIC */
+uint64_t vgt_wall_ns(void);       /* CLOCK_REALTIME */
+
+#ifdef __cplusplus
+}
+#endif
+#endif
