@@ -41,6 +41,16 @@ vgt_status vgt_fail(vgt_error *err, vgt_status code, uint64_t offset, const char
     return code;
 }
 
+/* Appends s at msg[n], truncating at the end of the message buffer; returns the new length. */
+static size_t append_text(char *msg, size_t n, const char *s)
+{
+    size_t k = strlen(s);
+    if (k > VGT_ERROR_MSG_MAX - 1 - n) k = VGT_ERROR_MSG_MAX - 1 - n;
+    memmove(msg + n, s, k);
+    msg[n + k] = '\0';
+    return n + k;
+}
+
 vgt_status vgt_error_prefix(vgt_error *err, const char *fmt, ...)
 {
     if (!err) return VGT_E_ARG;
@@ -50,6 +60,9 @@ vgt_status vgt_error_prefix(vgt_error *err, const char *fmt, ...)
     vsnprintf(head, sizeof head, fmt, ap);
     va_end(ap);
     memcpy(old, err->msg, sizeof old);
-    snprintf(err->msg, sizeof err->msg, "%s: %s", head, old);
+    old[sizeof old - 1] = '\0';
+    size_t n = append_text(err->msg, 0, head);
+    n = append_text(err->msg, n, ": ");
+    append_text(err->msg, n, old);
     return err->code;
 }

@@ -59,6 +59,7 @@ typedef struct vgt_method {
     uint8_t kind;             /* enum vgt_hdr_kind of the header that carried it */
     uint8_t is_host;          /* mthd < 0x100 */
     uint8_t first;            /* first method of its header */
+    uint8_t masked;           /* the subdevice mask (SET/USE_SUBDEVICE_MASK) excludes subdevice 0: the GPU ignores it */
     vgt_mpos pos;
 } vgt_method;
 
@@ -70,10 +71,21 @@ typedef enum vgt_diag_kind {
     VGT_DIAG_UNKNOWN_METHOD,          /* a method not in the class table (reported by table users) */
     VGT_DIAG_TRUNCATED_SEGMENT,       /* a segment captured short */
     VGT_DIAG_RUN_ACROSS_ENTRIES,      /* informational: a method run continued into the next entry */
+    VGT_DIAG_END_SEGMENT,             /* informational: END_PB_SEGMENT ended the entry before its length */
+    VGT_DIAG_CONTROL_ENTRY,           /* a control entry with an opcode this decoder does not know */
 } vgt_diag_kind;
 
+const char *vgt_diag_kind_name(vgt_diag_kind kind);   /* "COUNT_PAST_SEGMENT" style, never NULL */
+/* Header kinds by name ("INC", "NONINC", "IMMD", "ONEINC"; "?" otherwise), never NULL. The legacy GRP0
+ * increasing and GRP2 non-increasing headers (COUNT 28:18, ADDRESS 12:2) are reported as INC / NONINC. */
+const char *vgt_hdr_kind_name(unsigned kind);
+/* GPFIFO control-entry opcodes by name ("NOP", "SET_PB_SEGMENT_EXTENDED_BASE", ...), NULL if unknown. */
+const char *vgt_gp_opcode_name(unsigned opcode);
+
 typedef struct vgt_pb_callbacks {
-    /* Return non-zero to stop decoding (the decode function then returns VGT_OK early). */
+    /* Return non-zero to stop decoding (the decode function then returns VGT_OK early, st->stopped set,
+     * the rest of an interrupted run kept pending). NULL: decode for state only (SET_OBJECT, runs, mask);
+     * that path skips data dwords without touching them. */
     int (*method)(void *ctx, const vgt_method *m);
     void (*entry)(void *ctx, const vgt_gp_entry *e, uint32_t index, const vgt_mpos *pos);   /* optional */
     void (*diag)(void *ctx, vgt_diag_kind kind, const vgt_mpos *pos, const char *msg);     /* optional */
@@ -92,6 +104,12 @@ typedef struct vgt_pb_state {
     uint8_t run_first;
     uint32_t subdevice_mask;
     uint64_t extended_base;   /* SET_PB_SEGMENT_EXTENDED_BASE, VA bits 63:40 */
+    /* extensions (after the original fields) */
+    uint32_t stored_subdevice_mask; /* STORE_SUBDEVICE_MASK, applied by USE_SUBDEVICE_MASK */
+    vgt_mpos run_header;      /* where the pending run's header was */
+    uint32_t run_count;       /* the pending run's header count */
+    uint8_t stopped;          /* a method callback asked to stop; vgt_pb_decode_submit returns early */
+    uint64_t methods;         /* methods delivered so far (statistics) */
 } vgt_pb_state;
 
 void vgt_pb_state_init(vgt_pb_state *st, uint32_t channel_class);
@@ -101,7 +119,10 @@ vgt_status vgt_pb_decode(vgt_pb_state *st, const uint8_t *bytes, uint32_t length
                          const vgt_pb_callbacks *cb, vgt_error *err);
 
 /* Decode a whole GPFIFO_SUBMIT: each entry in order, its bytes found in the record's segments (main and
- * subroutine levels alike), control entries reported through cb->entry. */
+ * subroutine levels alike). Every entry, control entries included, is reported through cb->entry before
+ * its methods, with the extended base (SET_PB_SEGMENT_EXTENDED_BASE, kept in st) already added to its VA.
+ * An entry in no segment is ADDRESS_NOT_CAPTURED; one longer than its segment decodes the captured part
+ * and reports TRUNCATED_SEGMENT. Fails only on bad arguments. */
 vgt_status vgt_pb_decode_submit(vgt_pb_state *st, uint64_t seq, const vgt_rec_gpfifo_submit *sub,
                                 const vgt_pb_callbacks *cb, vgt_error *err);
 

@@ -206,6 +206,35 @@ vgt_status vgt_decode_diagnostic(const vgt_record *r, vgt_rec_diagnostic *o, vgt
 vgt_status vgt_decode_gpfifo_submit(const vgt_record *r, vgt_rec_gpfifo_submit *o, vgt_segment *seg,
                                     uint32_t max_segments, vgt_error *err);
 
+/* ---- generic field walk: one description of every payload layout, used by dump, verify and tools ---- */
+enum vgt_field_kind {
+    VGT_FIELD_U32 = 1,   /* counts, lengths, enums: shown in decimal */
+    VGT_FIELD_X32,       /* handles, classes, commands, statuses, flags: shown in hex */
+    VGT_FIELD_S32,
+    VGT_FIELD_U64,
+    VGT_FIELD_X64,       /* addresses */
+    VGT_FIELD_BLOB,      /* bytes/length */
+    VGT_FIELD_TEXT,      /* UTF-8 bytes/length (not NUL-terminated) */
+    VGT_FIELD_ENTRIES,   /* GPFIFO_SUBMIT entries: bytes/length (length = 8 x entry_count) */
+    VGT_FIELD_SEGMENT,   /* one GPFIFO_SUBMIT segment: value = gpu_va, aux = segment flags, bytes/length */
+};
+typedef struct vgt_field {
+    const char *name;
+    int kind;                 /* enum vgt_field_kind */
+    uint64_t value;           /* integer kinds (S32 sign-extended) and SEGMENT's gpu_va */
+    uint32_t aux;
+    const uint8_t *bytes;     /* BLOB, TEXT, ENTRIES, SEGMENT: aliases the record's payload */
+    uint32_t length;
+} vgt_field;
+/* Return non-zero to stop the walk early (vgt_record_fields then returns VGT_OK). */
+typedef int (*vgt_field_fn)(void *ctx, const vgt_field *f);
+/* Walks the payload of a known record type field by field, checking its structure exactly as the typed
+ * decoders do (VGT_E_FORMAT naming the seq and field). Unknown types: VGT_E_NOT_FOUND. Reserved fields
+ * are not reported. */
+vgt_status vgt_record_fields(const vgt_record *r, vgt_field_fn fn, void *ctx, vgt_error *err);
+/* Bytes of a type's fixed part (docs/trace-format.md section 5), or 0 for an unknown type. */
+uint32_t vgt_rec_type_fixed_size(uint16_t type);
+
 /* ---- identity (file header key/value block) ---- */
 typedef struct vgt_identity {
     const char *key;
@@ -280,7 +309,10 @@ uint64_t vgt_writer_next_seq(const vgt_writer *w);
 typedef struct vgt_reader vgt_reader;
 
 typedef struct vgt_reader_options {
-    int streaming;             /* 1: never seek (pipes, sockets, a file still being written); 0: auto */
+    int streaming;             /* 1: never seek (pipes, sockets, a file still being written); 0: auto.
+                                * A streaming reader of a regular file treats the file as growing: at its
+                                * current end, or inside a chunk not yet complete, next() returns VGT_E_EOF
+                                * without consuming anything, and a later call resumes there. */
     int verify_checksums;      /* default 1 */
 } vgt_reader_options;
 
@@ -308,6 +340,18 @@ const char *vgt_reader_identity(const vgt_reader *r, const char *key);   /* NULL
 
 /* Next record in sequence order. VGT_OK, VGT_E_EOF at the clean end, or an error naming the offset. */
 vgt_status vgt_reader_next(vgt_reader *r, vgt_record *rec, vgt_error *err);
+
+/* After vgt_reader_next returned VGT_E_EOF on a sequential read from the start: VGT_OK when the records
+ * ended with a trailer that agrees with every chunk read (*has_trailer = 1) or at the end of the input
+ * without one (*has_trailer = 0); else the trailer's problem (index or footer checksum, an entry that
+ * disagrees with its chunk, bytes after the footer), naming its offset. */
+vgt_status vgt_reader_trailer_check(vgt_reader *r, int *has_trailer, vgt_error *err);
+/* The chunk the last record returned by vgt_reader_next came from (offset, sequence and time range,
+ * codec and both lengths). VGT_E_NOT_FOUND before the first record. */
+vgt_status vgt_reader_current_chunk(const vgt_reader *r, vgt_chunk_info *out, vgt_error *err);
+/* File offset (stream offset) just past the last complete chunk read so far: the length of the longest
+ * valid prefix of whole chunks, for salvage tools. */
+uint64_t vgt_reader_valid_end(const vgt_reader *r);
 
 /* Chunk list: from the index when present, else by a scan of chunk headers (files only). */
 vgt_status vgt_reader_chunks(vgt_reader *r, const vgt_chunk_info **chunks, uint32_t *count, vgt_error *err);

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# .ci/fuzz.sh [SECONDS]: build every libFuzzer target (tests/fuzz/fuzz_*.c) with clang, AddressSanitizer
+# and UndefinedBehaviorSanitizer in build-fuzz/, and run each for a bounded time. Fails on any crash,
+# leak, timeout or sanitizer report, and says which target and which input (saved under
+# build-fuzz/fuzz-work/<target>/).
+#
+#   SECONDS          time for fuzz_reader (default 60)
+#   FUZZ_OTHERS_S    time for every other target (default: SECONDS, at most 30)
+#
+# Each target's seeds are tests/fuzz/corpus_<name>/ (name = the target without "fuzz_"), read-only;
+# what the fuzzer finds goes to build-fuzz/fuzz-work/<target>/corpus.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+secs=${1:-60}
+others=${FUZZ_OTHERS_S:-$(( secs < 30 ? secs : 30 ))}
+build=build-fuzz
+jobs=${FUZZ_JOBS:-2}
+
+targets=()
+for src in tests/fuzz/fuzz_*.c; do
+    [ -e "$src" ] || continue
+    targets+=("$(basename "$src" .c)")
+done
+if [ ${#targets[@]} -eq 0 ]; then
+    echo "fuzz: no targets under tests/fuzz" >&2
+    exit 1
+fi
+
+CC=clang cmake -S . -B "$build" -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DVGT_FUZZ=ON -DVGT_SANITIZE=ON >/dev/null
+cmake --build "$build" -j"$jobs" --target "${targets[@]}"
+
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:allocator_may_return_null=1
+export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+failed=()
+for t in "${targets[@]}"; do
+    seeds="tests/fuzz/corpus_${t#fuzz_}"
+    work="$build/fuzz-work/$t"
+    mkdir -p "$work/corpus"
+    time_s=$others
+    [ "$t" = fuzz_reader ] && time_s=$secs
+    args=("-max_total_time=$time_s" "-timeout=10" "-rss_limit_mb=2048" "-max_len=262144"
+          "-print_final_stats=1" "-artifact_prefix=$work/" "$work/corpus")
+    [ -d "$seeds" ] && args+=("$seeds")
+    echo "== $t: ${time_s}s (seeds: $([ -d "$seeds" ] && ls "$seeds" | wc -l || echo 0))"
+    if ! "$build/fuzz/$t" "${args[@]}" >"$work/log.txt" 2>&1; then
+        echo "fuzz: $t FAILED; input and report:" >&2
+        ls "$work"/crash-* "$work"/leak-* "$work"/timeout-* "$work"/oom-* 2>/dev/null >&2 || true
+        grep -E "ERROR|SUMMARY|runtime error|==[0-9]+==" "$work/log.txt" | head -20 >&2 || true
+        failed+=("$t")
+    else
+        grep -E "stat::number_of_executed_units|cov:" "$work/log.txt" | tail -2
+    fi
+done
+if [ ${#failed[@]} -ne 0 ]; then
+    echo "fuzz: failed targets: ${failed[*]} (logs under $build/fuzz-work/)" >&2
+    exit 1
+fi
+echo "fuzz: all ${#targets[@]} targets ran clean"

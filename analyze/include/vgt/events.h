@@ -1,0 +1,243 @@
+/* events.h: semantic events decoded from a channel's method stream.
+ *
+ * The push-buffer decoder (pushbuf.h) turns bytes into vgt_method events; a semantic tracker, one per
+ * channel, is fed those methods in order and turns runs of them into what the GPU was asked to do:
+ *
+ *   LAUNCH        a compute launch: QMD by address (SEND_PCAS_A + a scheduling SEND_SIGNALING_PCAS*_B)
+ *                 or inline (SET_INLINE_QMD_ADDRESS_A/B + LOAD_INLINE_QMD_DATA(i)), the QMD decoded
+ *   UPLOAD        an inline-to-memory transfer (I2M LAUNCH_DMA + LOAD_INLINE_DATA dwords), with its bytes
+ *   COPY          a copy-engine LAUNCH_DMA (source, destination, lengths, layouts, remap/memset)
+ *   SEM_RELEASE   a semaphore write: host SEM_EXECUTE release/reduction, a report semaphore release, the
+ *                 release of a copy or of a QMD (ev.sem.source says which)
+ *   SEM_ACQUIRE   a semaphore wait: host SEM_EXECUTE acquire (with its comparison), report acquire
+ *   REPORT        a report semaphore that writes a counter or timestamp (REPORT_ONLY) or traps
+ *   PROGRAM_BIND  a 3D shader stage bound to a program (SET_PIPELINE_PROGRAM_ADDRESS_A/B(j))
+ *   DRAW          a 3D draw: BEGIN/END with DRAW_VERTEX_ARRAY / DRAW_INDEX_BUFFER / inline indices, or a
+ *                 one-method draw (*_BEGIN_END_*); consecutive instances of one draw are merged
+ *
+ * Events are delivered through a callback while the tracker runs; pointers inside an event (QMD bytes,
+ * upload bytes) are valid only during the callback. An event's pos is the position of the method that
+ * completed it. Every event has a one-line text form (vgt decode prints it in line; the db keeps it) and
+ * a JSON form.
+ *
+ * Facts: method offsets and fields from NVIDIA open-gpu-doc classes/host/clc46f.h, clc56f.h,
+ * classes/compute/clc5c0.h..clcbc0.h, classes/3d/clc597.h..clcb97.h, classes/dma-copy/clc5b5.h..clc8b5.h,
+ * classes/inline-to-memory/cla140.h, kept as tables in analyze/src/events_table.c.
+ *
+ * Memory: a launch by address needs the QMD bytes, which live in GPU memory. The tracker reads them
+ * through a vgt_sem_mem_fn (vgt_sem_model_reader() adapts a vgt_model). Without one, a launch by address
+ * is still reported, with qmd_known = 0. Inline QMDs also land in memory at their QMD address (the GPU
+ * writes them there), which is what a replayer must recreate: ev.launch.qmd_va says where.
+ */
+#ifndef VGT_EVENTS_H
+#define VGT_EVENTS_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "vgt/error.h"
+#include "vgt/pushbuf.h"
+#include "vgt/qmd.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Stable numbers: they are stored in the db and printed in JSON. Append only. */
+typedef enum vgt_event_kind {
+    VGT_EV_LAUNCH = 1,
+    VGT_EV_UPLOAD = 2,
+    VGT_EV_COPY = 3,
+    VGT_EV_SEM_RELEASE = 4,
+    VGT_EV_SEM_ACQUIRE = 5,
+    VGT_EV_REPORT = 6,
+    VGT_EV_PROGRAM_BIND = 7,
+    VGT_EV_DRAW = 8,
+    VGT_EV_KIND_COUNT_
+} vgt_event_kind;
+
+/* Where a semaphore operation came from. */
+typedef enum vgt_sem_source {
+    VGT_SEM_SRC_HOST = 1,     /* host class SEM_ADDR/PAYLOAD/SEM_EXECUTE (or C46F SEMAPHOREA-D) */
+    VGT_SEM_SRC_REPORT = 2,   /* 3D/compute SET_REPORT_SEMAPHORE_A-D or REPORT_SEMAPHORE_EXECUTE */
+    VGT_SEM_SRC_COPY = 3,     /* copy engine LAUNCH_DMA semaphore */
+    VGT_SEM_SRC_QMD = 4,      /* a QMD release semaphore (at the end of the grid) */
+} vgt_sem_source;
+
+/* Semaphore operations, one numbering for every source. */
+typedef enum vgt_sem_op {
+    VGT_SEM_OP_RELEASE = 1,
+    VGT_SEM_OP_ACQUIRE = 2,          /* wait until *va == payload */
+    VGT_SEM_OP_ACQ_STRICT_GEQ = 3,   /* wait until *va >= payload */
+    VGT_SEM_OP_ACQ_CIRC_GEQ = 4,     /* wait until *va >= payload, wrapping */
+    VGT_SEM_OP_ACQ_AND = 5,          /* wait until (*va & payload) != 0 */
+    VGT_SEM_OP_ACQ_NOR = 6,          /* wait until ~(*va | payload) != 0 */
+    VGT_SEM_OP_REDUCTION = 7,        /* *va = reduction(*va, payload) */
+    VGT_SEM_OP_REPORT_ONLY = 8,      /* write a counter/timestamp report */
+    VGT_SEM_OP_TRAP = 9,
+} vgt_sem_op;
+
+/* Reductions, one numbering for every source (host, copy and report encode them differently). */
+typedef enum vgt_sem_red {
+    VGT_RED_NONE = 0,
+    VGT_RED_ADD, VGT_RED_MIN, VGT_RED_MAX, VGT_RED_INC, VGT_RED_DEC,
+    VGT_RED_AND, VGT_RED_OR, VGT_RED_XOR,
+    VGT_RED_FADD, VGT_RED_FMIN, VGT_RED_FMAX,
+} vgt_sem_red;
+
+#define VGT_SEM_FLAG_WFI 1u          /* release waits for idle first */
+#define VGT_SEM_FLAG_TIMESTAMP 2u    /* release writes a timestamp (four-word structure) */
+#define VGT_SEM_FLAG_SWITCH_TSG 4u   /* acquire may switch TSG while waiting */
+#define VGT_SEM_FLAG_AWAKEN 8u       /* awaken / interrupt on release */
+#define VGT_SEM_FLAG_SIGNED 16u      /* reduction on signed values */
+
+typedef struct vgt_ev_sem {
+    uint8_t source;           /* vgt_sem_source */
+    uint8_t op;               /* vgt_sem_op */
+    uint8_t size;             /* payload bytes: 4 or 8 */
+    uint8_t reduction;        /* vgt_sem_red */
+    uint32_t flags;           /* VGT_SEM_FLAG_* */
+    uint64_t va;
+    uint64_t payload;
+    uint32_t report;          /* REPORT field of 3D reports (counter kind), else 0 */
+    uint32_t raw;             /* the executing method's data word (SEM_EXECUTE, _D, LAUNCH_DMA, ...) */
+} vgt_ev_sem;
+
+typedef struct vgt_ev_launch {
+    uint64_t qmd_va;          /* where the QMD is (by address) or is written to (inline) */
+    uint8_t inline_qmd;       /* 1 inline, 0 by address */
+    uint8_t qmd_known;        /* 1 when all the QMD's bytes were known (inline, or in the model) */
+    uint8_t decoded;          /* 1 when qmd holds a decode (version recognised) */
+    uint32_t qmd_length;      /* bytes in qmd_bytes */
+    const uint8_t *qmd_bytes; /* valid during the callback */
+    uint32_t signal;          /* SEND_SIGNALING_PCAS*_B data that scheduled it (by address), else 0 */
+    vgt_qmd qmd;
+} vgt_ev_launch;
+
+typedef struct vgt_ev_upload {
+    uint64_t dst_va;          /* OFFSET_OUT_UPPER:OFFSET_OUT */
+    uint32_t line_length;     /* bytes per line */
+    uint32_t line_count;
+    uint32_t pitch_out;
+    uint8_t pitch_layout;     /* 1 pitch, 0 block-linear (SET_DST_* describe the surface) */
+    uint8_t completion;       /* LAUNCH_DMA COMPLETION_TYPE: 0 none, 1 flush, 2 release semaphore */
+    uint8_t complete;         /* 1 when every byte arrived; 0 when the stream ended first */
+    uint64_t length;          /* bytes expected: line_length * line_count */
+    uint64_t received;        /* bytes carried by LOAD_INLINE_DATA (a multiple of 4, may pad past length) */
+    const uint8_t *data;      /* min(received, length) bytes; valid during the callback */
+    uint32_t raw;             /* LAUNCH_DMA data */
+} vgt_ev_upload;
+
+typedef struct vgt_ev_copy {
+    uint64_t src_va, dst_va;  /* OFFSET_IN/OUT_UPPER:LOWER */
+    uint32_t pitch_in, pitch_out;
+    uint32_t line_length, line_count;
+    uint8_t src_pitch, dst_pitch;     /* 1 pitch, 0 block-linear */
+    uint8_t multi_line;
+    uint8_t remap;            /* SET_REMAP_COMPONENTS applies */
+    uint8_t memset;           /* remap with only constant sources: a fill, src unused */
+    uint8_t src_physical, dst_physical;
+    uint8_t transfer_type;    /* 0 none, 1 pipelined, 2 non-pipelined */
+    uint8_t semaphore_type;   /* 0 none, 1 one-word/no timestamp, 2 four-word/timestamp, 3 conditional intr */
+    uint32_t remap_const_a, remap_const_b, remap_components;
+    uint64_t bytes;           /* bytes written at the destination */
+    uint64_t sem_va, sem_payload;  /* when semaphore_type != 0 */
+    uint32_t raw;             /* LAUNCH_DMA data */
+} vgt_ev_copy;
+
+typedef struct vgt_ev_program {
+    uint32_t stage;           /* j of SET_PIPELINE_*(j), 0..5 */
+    uint32_t type;            /* SET_PIPELINE_SHADER TYPE: 0 VERTEX_CULL_BEFORE_FETCH 1 VERTEX 2 TESS_INIT 3 TESS 4 GEOMETRY 5 PIXEL */
+    uint8_t enabled;
+    uint32_t register_count;  /* SET_PIPELINE_REGISTER_COUNT(j) */
+    uint64_t program_va;      /* SET_PIPELINE_PROGRAM_ADDRESS_A(j):B(j): the shader program header, SASS follows */
+} vgt_ev_program;
+
+typedef enum vgt_draw_kind {
+    VGT_DRAW_ARRAYS = 1,      /* BEGIN; [SET_VERTEX_ARRAY_START] DRAW_VERTEX_ARRAY; END or *_BEGIN_END_A/B */
+    VGT_DRAW_INDEXED = 2,     /* DRAW_INDEX_BUFFER / DRAW_INDEX_BUFFER*_BEGIN_END_* */
+    VGT_DRAW_INLINE_INDEX = 3,/* DRAW_INLINE_INDEX* between BEGIN and END */
+    VGT_DRAW_AUTO = 4,        /* DRAW_AUTO (stream-output byte count) */
+    VGT_DRAW_ZERO_INDEX = 5,  /* DRAW_ZERO_INDEX */
+} vgt_draw_kind;
+
+typedef struct vgt_ev_draw {
+    uint8_t kind;             /* vgt_draw_kind */
+    uint8_t index_size;       /* bytes per index for indexed draws (1, 2, 4), else 0 */
+    uint32_t topology;        /* BEGIN OP / TOPOLOGY: 0 POINTS .. 4 TRIANGLES 5 TRIANGLE_STRIP .. 14 PATCH */
+    uint32_t first;           /* first vertex or first index */
+    uint32_t count;           /* vertices or indices (DRAW_AUTO: byte count) */
+    uint32_t instance_count;  /* instances merged into this draw (BEGIN INSTANCE_ID FIRST then SUBSEQUENT) */
+    uint32_t base_vertex, base_instance;   /* SET_GLOBAL_BASE_VERTEX/INSTANCE_INDEX */
+    uint64_t index_buffer_va; /* SET_INDEX_BUFFER_A:B, indexed draws */
+} vgt_ev_draw;
+
+typedef struct vgt_event {
+    vgt_event_kind kind;
+    vgt_mpos pos;             /* the method that completed the event */
+    uint32_t cls;             /* class of that method */
+    uint32_t subch;
+    union {
+        vgt_ev_launch launch;
+        vgt_ev_upload upload;
+        vgt_ev_copy copy;
+        vgt_ev_sem sem;       /* SEM_RELEASE, SEM_ACQUIRE, REPORT */
+        vgt_ev_program program;
+        vgt_ev_draw draw;
+    } u;
+} vgt_event;
+
+/* ---- the tracker ---- */
+
+/* Read len bytes of GPU memory at va into dst; *known = how many of them were ever recorded. */
+typedef vgt_status (*vgt_sem_mem_fn)(void *mem_ctx, uint64_t va, void *dst, uint64_t len, uint64_t *known,
+                                     vgt_error *err);
+typedef void (*vgt_event_fn)(void *ctx, const vgt_event *ev);
+
+#define VGT_SEM_MAX_UPLOAD (64u << 20)   /* an I2M transfer larger than this is reported, its bytes dropped */
+
+typedef struct vgt_sem_tracker vgt_sem_tracker;
+
+typedef struct vgt_sem_config {
+    vgt_event_fn on_event;    /* required */
+    void *ctx;
+    vgt_sem_mem_fn mem_read;  /* optional: QMD bytes of launches by address */
+    void *mem_ctx;
+    uint32_t max_upload;      /* 0 = VGT_SEM_MAX_UPLOAD */
+    int keep_upload_bytes;    /* 0: count upload bytes only (census speed); 1: collect them for ev.upload.data */
+} vgt_sem_config;
+
+vgt_status vgt_sem_new(vgt_sem_tracker **t, const vgt_sem_config *cfg, vgt_error *err);
+void vgt_sem_free(vgt_sem_tracker *t);
+/* Forget all state (a channel that was torn down and re-created). */
+void vgt_sem_reset(vgt_sem_tracker *t);
+
+/* Feed one method. Events it completes are delivered before it returns. Fails only when memory reads
+ * fail with something other than "unknown bytes" (the reader's error is passed on). */
+vgt_status vgt_sem_method(vgt_sem_tracker *t, const vgt_method *m, vgt_error *err);
+/* The submission ended: deliver a pending merged draw and an upload or inline QMD still waiting for data
+ * (marked incomplete). State (bound addresses, payloads) persists into the next submission. */
+void vgt_sem_flush(vgt_sem_tracker *t);
+
+/* A vgt_sem_mem_fn over a vgt_model (pass the model as mem_ctx). Defined in events_model.c. */
+struct vgt_model;
+vgt_status vgt_sem_model_reader(void *model, uint64_t va, void *dst, uint64_t len, uint64_t *known, vgt_error *err);
+
+/* ---- formatting ---- */
+const char *vgt_event_kind_name(vgt_event_kind k);     /* "LAUNCH"; "?" if unknown */
+const char *vgt_sem_op_name(unsigned op);              /* "RELEASE", "ACQ_STRICT_GEQ", ... */
+const char *vgt_sem_red_name(unsigned red);            /* "ADD", ...; "NONE" */
+const char *vgt_sem_source_name(unsigned src);         /* "host", "report", "copy", "qmd" */
+const char *vgt_topology_name(unsigned topo);          /* "TRIANGLES", ... */
+const char *vgt_draw_kind_name(unsigned kind);         /* "arrays", "indexed", ... */
+
+/* One line, no newline, e.g. "LAUNCH qmd=0x7f0000100 V04_00 grid=64x1x1 block=128x1x1 prog=0x..." .
+ * Returns what snprintf returns (the full length; output truncated at cap). */
+int vgt_event_format(const vgt_event *ev, char *buf, uint32_t cap);
+/* One JSON object, no newline: {"event":"LAUNCH","seq":..,"entry":..,"dword":..,"class":..,...}. */
+void vgt_event_print_json(FILE *f, const vgt_event *ev);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

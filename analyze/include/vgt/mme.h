@@ -1,0 +1,377 @@
+/* mme.h: the MME (macro method expander) of NVIDIA 3D/compute classes: decoders, disassembler,
+ * simulator and a macro-upload tracker. Pure computation: no I/O except the FILE* disassembler.
+ *
+ * Two instruction formats exist (facts: shared/reference/command-stream-facts.md section 1):
+ *   - TU104 ("MME64"), Turing..Hopper: 96-bit instruction groups, 3 dwords sent high word first,
+ *     two ALUs, two outputs, predicates (NVIDIA open-gpu-doc MME-MacroMethodExpander/tu104/).
+ *   - Fermi, Fermi..Volta: 32-bit instructions, one ALU, delay slots (envytools envydis/macro.c).
+ *
+ * Typical use:
+ *     vgt_mme_sim_io io = { .emit = my_emit, .user = ctx };
+ *     vgt_mme_result res;
+ *     vgt_error err;
+ *     if (vgt_mme_sim_run(NULL, VGT_MME_TU104, code, ndw, start, params, np, &io, NULL, &res, &err) != VGT_OK)
+ *         printf("%s (%s at pc %u)\n", err.msg, vgt_mme_error_name(res.error), res.pc);
+ *
+ * Hardware error classes (vgt_mme_error) are results of a macro, not failures of the library: the
+ * simulator returns VGT_E_DECODE with the class in result->error and a message naming pc and cause;
+ * other statuses (VGT_E_NOMEM, VGT_E_ARG, a callback's own failure) mean the run itself failed.
+ */
+#ifndef VGT_MME_H
+#define VGT_MME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "vgt/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- sizes and limits ------------------------------------------------------------------------ */
+#define VGT_MME_MACRO_COUNT 256u             /* CALL_MME_MACRO(j), j < 256; ESR_INFO MACRO_ADDRESS 19:12 */
+#define VGT_MME_DATA_RAM_WORDS 0xC00u        /* DREAD/DWRITE data RAM (Mesa mme_tu104.h) */
+#define VGT_MME_TU104_IRAM_DWORDS 0x3000u    /* 4096 groups: ESR_INFO PC is 11:0 [unconfirmed size] */
+#define VGT_MME_FERMI_IRAM_DWORDS 0x800u     /* envytools envydis/macro.c: code space 0x800 words */
+#define VGT_MME_IRAM_MAX_DWORDS 0x3000u      /* the larger of the two: a tracker's RAM size */
+#define VGT_MME_DMA_FIFO_MAX_WORDS 4096u     /* SET_MME_DATA_FIFO_CONFIG largest size, 16 KB */
+#define VGT_MME_DEFAULT_MAX_INSTRUCTIONS (1u << 20)
+#define VGT_MME_DEFAULT_MAX_CALL_PARAMS (1u << 20)
+#define VGT_MME_DEFAULT_MAX_EMITS (1u << 21)
+#define VGT_MME_SHADOW_WORDS 0x1000u         /* one shadow word per method, byte address < 0x4000 */
+
+/* MME method byte offsets, identical in TURING_A, HOPPER_A, HOPPER_COMPUTE_A (facts section 1). */
+enum {
+    VGT_MME_M_LOAD_INSTRUCTION_RAM_POINTER = 0x0114,
+    VGT_MME_M_LOAD_INSTRUCTION_RAM = 0x0118,
+    VGT_MME_M_LOAD_START_ADDRESS_RAM_POINTER = 0x011c,
+    VGT_MME_M_LOAD_START_ADDRESS_RAM = 0x0120,
+    VGT_MME_M_SET_SHADOW_RAM_CONTROL = 0x0124,
+    VGT_MME_M_SET_MEM_ADDRESS_A = 0x0550,
+    VGT_MME_M_SET_MEM_ADDRESS_B = 0x0554,
+    VGT_MME_M_SET_DATA_RAM_ADDRESS = 0x0558,
+    VGT_MME_M_DMA_READ = 0x055c,
+    VGT_MME_M_DMA_READ_FIFOED = 0x0560,
+    VGT_MME_M_DMA_WRITE = 0x0564,
+    VGT_MME_M_DMA_REDUCTION = 0x0568,
+    VGT_MME_M_DMA_SYSMEMBAR = 0x056c,
+    VGT_MME_M_DMA_SYNC = 0x0570,
+    VGT_MME_M_SET_DATA_FIFO_CONFIG = 0x0574,
+    VGT_MME_M_SET_SHADOW_SCRATCH0 = 0x3400,  /* + 4i, i < 256 */
+    VGT_MME_M_CALL_MACRO0 = 0x3800,          /* + 8j */
+    VGT_MME_M_CALL_DATA0 = 0x3804,           /* + 8j */
+};
+
+/* ---- formats ---------------------------------------------------------------------------------- */
+typedef enum vgt_mme_format {
+    VGT_MME_NONE = 0,   /* the class has no MME of either format */
+    VGT_MME_TU104 = 1,
+    VGT_MME_FERMI = 2,
+} vgt_mme_format;
+
+/* TU104 for classes >= 0xC500 (Turing and later, 3D and compute), Fermi for 0x9000..0xC4FF
+ * (Fermi..Volta), VGT_MME_NONE below (Mesa's choice, facts section 1). */
+vgt_mme_format vgt_mme_format_for_class(uint32_t cls);
+const char *vgt_mme_format_name(vgt_mme_format fmt);   /* "tu104", "fermi", "none" */
+uint32_t vgt_mme_iram_dwords(vgt_mme_format fmt);      /* instruction RAM size of the format */
+uint32_t vgt_mme_inst_dwords(vgt_mme_format fmt);      /* 3 for TU104, 1 for Fermi, 0 for none */
+
+/* ---- hardware error classes ------------------------------------------------------------------ */
+/* Our own stable numbering (append only); the ESR bit of NV_PGRAPH_PRI_MME_HWW_ESR (open-gpu-doc
+ * manuals/turing/tu104/pri_mme.ref.txt) is given by vgt_mme_error_esr_bit(). */
+typedef enum vgt_mme_error {
+    VGT_MME_OK = 0,
+    VGT_MME_MISSING_MACRO_DATA = 1,     /* a load found the parameter FIFO empty */
+    VGT_MME_EXTRA_MACRO_DATA = 2,       /* the macro ended with call parameters unconsumed */
+    VGT_MME_ILLEGAL_OPCODE = 3,         /* undefined op, register, output source or pairing */
+    VGT_MME_BRANCH_IN_DELAY_SLOT = 4,   /* Fermi: a branch in the delay slot of a branch or exit */
+    VGT_MME_MAX_INSTR_LIMIT = 5,        /* more than config max_instructions executed */
+    VGT_MME_INSTR_RAM_ACCESS_OUT_OF_BOUNDS = 6, /* fetch outside the instruction RAM */
+    VGT_MME_DATA_RAM_ACCESS_OUT_OF_BOUNDS = 7,  /* DREAD/DWRITE/DMA outside the data RAM */
+    VGT_MME_ILLEGAL_MME_METHOD = 8,     /* a macro emitted LOAD_MME_* or CALL_MME_* [unconfirmed meaning] */
+    VGT_MME_DMA_DRAM_ACCESS_OUT_OF_BOUNDS = 9,  /* the memory-read callback failed */
+    VGT_MME_DMA_READ_FIFOED_FROM_PB = 10,       /* MME_DMA_READ_FIFOED sent by the push buffer */
+    VGT_MME_DMA_ILLEGAL_FIFO_CONFIG = 11,       /* READ_FIFOED with a 0 KB FIFO configured */
+    VGT_MME_DMA_READ_FIFOED_OVERFLOW = 12,      /* READ_FIFOED beyond the FIFO capacity */
+    VGT_MME_DMA_FIFO_RESIZED_WHEN_NONIDLE = 13, /* SET_MME_DATA_FIFO_CONFIG while FIFOed data waits */
+    VGT_MME_ERROR_COUNT_
+} vgt_mme_error;
+
+const char *vgt_mme_error_name(vgt_mme_error e);   /* "ILLEGAL_OPCODE" style, never NULL */
+int vgt_mme_error_esr_bit(vgt_mme_error e);        /* bit in NV_PGRAPH_PRI_MME_HWW_ESR, -1 for OK */
+
+/* ---- decoded instructions ---------------------------------------------------------------------- */
+/* TU104 register numbers (open-gpu-doc tu104/reg.h): R0..R23 = 0..23, then these. */
+enum {
+    VGT_MME_TU104_ZERO = 24, VGT_MME_TU104_IMM = 25, VGT_MME_TU104_IMMPAIR = 26,
+    VGT_MME_TU104_IMM32 = 27, VGT_MME_TU104_LOAD0 = 28, VGT_MME_TU104_LOAD1 = 29,
+};
+/* TU104 ALU ops (tu104/op.h). */
+enum {
+    VGT_MME_TU104_ADD, VGT_MME_TU104_ADDC, VGT_MME_TU104_SUB, VGT_MME_TU104_SUBB,
+    VGT_MME_TU104_MUL, VGT_MME_TU104_MULH, VGT_MME_TU104_MULU, VGT_MME_TU104_EXTENDED,
+    VGT_MME_TU104_CLZ, VGT_MME_TU104_SLL, VGT_MME_TU104_SRL, VGT_MME_TU104_SRA,
+    VGT_MME_TU104_AND, VGT_MME_TU104_NAND, VGT_MME_TU104_OR, VGT_MME_TU104_XOR,
+    VGT_MME_TU104_MERGE, VGT_MME_TU104_SLT, VGT_MME_TU104_SLTU, VGT_MME_TU104_SLE,
+    VGT_MME_TU104_SLEU, VGT_MME_TU104_SEQ, VGT_MME_TU104_STATE, VGT_MME_TU104_LOOP,
+    VGT_MME_TU104_JAL, VGT_MME_TU104_BLT, VGT_MME_TU104_BLTU, VGT_MME_TU104_BLE,
+    VGT_MME_TU104_BLEU, VGT_MME_TU104_BEQ, VGT_MME_TU104_DREAD, VGT_MME_TU104_DWRITE,
+};
+/* TU104 output sources (tu104/out.h); 7 is RESERVED, 11..15 undefined. */
+enum {
+    VGT_MME_OUT_NONE, VGT_MME_OUT_ALU0, VGT_MME_OUT_ALU1, VGT_MME_OUT_LOAD0, VGT_MME_OUT_LOAD1,
+    VGT_MME_OUT_IMM0, VGT_MME_OUT_IMM1, VGT_MME_OUT_RESERVED, VGT_MME_OUT_IMMHIGH0,
+    VGT_MME_OUT_IMMHIGH1, VGT_MME_OUT_IMM32,
+};
+
+typedef struct vgt_mme_tu104_alu {
+    uint8_t op, dst, src[2];
+    uint16_t imm;
+} vgt_mme_tu104_alu;
+
+typedef struct vgt_mme_tu104_inst {
+    bool end_next;
+    uint8_t pred_mode;   /* 0..15, see vgt_mme_tu104_pred_name() */
+    uint8_t pred;        /* register tested */
+    vgt_mme_tu104_alu alu[2];
+    struct { uint8_t mthd, emit; } out[2];
+} vgt_mme_tu104_inst;
+
+/* Fermi ops (op field 3:0; Mesa mme_fermi.h, envytools macro.c) and assign ops (6:4). */
+enum {
+    VGT_MME_FERMI_ALU_REG, VGT_MME_FERMI_ADD_IMM, VGT_MME_FERMI_MERGE, VGT_MME_FERMI_BFE_LSL_IMM,
+    VGT_MME_FERMI_BFE_LSL_REG, VGT_MME_FERMI_STATE, VGT_MME_FERMI_UNK6, VGT_MME_FERMI_BRANCH,
+};
+enum {
+    VGT_MME_FERMI_LOAD, VGT_MME_FERMI_MOVE, VGT_MME_FERMI_MOVE_SET_MADDR, VGT_MME_FERMI_LOAD_EMIT,
+    VGT_MME_FERMI_MOVE_EMIT, VGT_MME_FERMI_LOAD_SET_MADDR, VGT_MME_FERMI_MOVE_SET_MADDR_LOAD_EMIT,
+    VGT_MME_FERMI_MOVE_SET_MADDR_LOAD_EMIT_HIGH,
+};
+
+typedef struct vgt_mme_fermi_inst {
+    uint8_t op, assign, alu_op;   /* alu_op for ALU_REG only */
+    bool end_next;                /* "exit": one more (delay-slot) instruction runs */
+    bool not_zero, no_delay;      /* BRANCH only */
+    uint8_t dst, src[2];          /* registers 0..7, 0 reads as zero */
+    int32_t imm;                  /* 18-bit signed immediate (ADD_IMM, STATE, BRANCH) */
+    uint8_t src_bit, size, dst_bit; /* bitfield ops */
+} vgt_mme_fermi_inst;
+
+/* Decode one instruction. code points at the instruction's first dword as uploaded (TU104: the
+ * high word first). Never fails: every bit pattern decodes; legality is checked by
+ * vgt_mme_*_check() and by the simulator. */
+void vgt_mme_tu104_decode(const uint32_t code[3], vgt_mme_tu104_inst *out);
+void vgt_mme_fermi_decode(uint32_t word, vgt_mme_fermi_inst *out);
+/* Static legality: VGT_MME_OK or VGT_MME_ILLEGAL_OPCODE; *why (may be NULL) names the cause. */
+vgt_mme_error vgt_mme_tu104_check(const vgt_mme_tu104_inst *in, const char **why);
+vgt_mme_error vgt_mme_fermi_check(const vgt_mme_fermi_inst *in, const char **why);
+
+/* Name tables; out-of-range values give "?" style names, never NULL. */
+const char *vgt_mme_tu104_op_name(unsigned op);
+const char *vgt_mme_tu104_reg_name(unsigned reg);
+const char *vgt_mme_tu104_pred_name(unsigned mode);   /* four letters for ALU0, ALU1, OUT0, OUT1 */
+const char *vgt_mme_tu104_out_name(unsigned src);
+const char *vgt_mme_fermi_op_name(unsigned op);
+const char *vgt_mme_fermi_alu_name(unsigned alu_op);
+const char *vgt_mme_fermi_assign_name(unsigned assign);
+
+/* ---- disassembler ------------------------------------------------------------------------------ */
+/* One line per instruction. Syntax (both formats):
+ *
+ *   TU104:  IIII: [@MODE Rp ;] ALU0 ; ALU1 ; OUT0 ; OUT1 [; end_next]
+ *     IIII     instruction index from the start address, hex; the group's dwords follow as
+ *              "[hhhhhhhh mmmmmmmm llllllll]" only with VGT_MME_DISASM_RAW.
+ *     @MODE Rp predicate: four letters for ALU0, ALU1, OUT0, OUT1; U always runs, T runs when
+ *              Rp == 0, F when Rp != 0 (Mesa mme_tu104_sim.c; see facts "Pitfalls"). Absent = UUUU.
+ *     ALUn     "OP DST, SRC0, SRC1"; sources print as register names, IMM as #imm (signed 16-bit),
+ *              IMMPAIR as #imm(pair), IMM32 as #0xhhhhhhhh. Special forms:
+ *                MERGE D, X, Y <dst_pos,width,src_pos>   STATE D, X+Y (method 0xmmmm when constant)
+ *                BEQ X, Y ?T -> IIII | ?T -> exit          ("?T": taken when the test is true, "?F": false)
+ *                JAL D -> IIII      LOOP X x[IIII..IIII]    DREAD D, [X]    DWRITE [X], Y
+ *              "-" for ADD ZERO, ZERO, ZERO (no effect).
+ *     OUTn     "mthd(SRC) emit(SRC)", either part omitted when NONE, "-" when both are; a constant
+ *              mthd source shows the method it selects: mthd(IMM0=0x3400+1) = method 0x3400, increment 1.
+ *   Fermi:  IIII: OPERATION ; ASSIGNMENT [; exit]
+ *     OPERATION  "ADD R2, R3" | "ADD_IMM R2, #-4" | "MERGE R1, R2 <dst_pos,width,src_pos>" |
+ *                "BFE_LSL_IMM R1, R2 <width,dst_pos>" | "BFE_LSL_REG R1, R2 <src_pos,width>" |
+ *                "STATE R1+#0x10" | "BZ R1 -> IIII" | "BNZ.ND R1 -> IIII" (.ND: no delay slot)
+ *     ASSIGNMENT assign op name and destination, e.g. "MOVE_EMIT -> R3"; absent for branches.
+ *   Undefined encodings print as "ILLEGAL(<why>)" in place of the offending part.
+ */
+#define VGT_MME_DISASM_RAW 1u
+
+/* Format the instruction at dword index `at` of code[0..ndwords) into buf (always terminated);
+ * `start` is the macro's start dword, used for index numbering and branch targets. Returns the
+ * number of characters written, 0 when the instruction does not fit inside ndwords. */
+size_t vgt_mme_disasm_line(vgt_mme_format fmt, const uint32_t *code, uint32_t ndwords, uint32_t start,
+                           uint32_t at, unsigned flags, char *buf, size_t cap);
+/* Print up to max_insts instructions from `start` (0 = until the end of code). */
+vgt_status vgt_mme_disasm(vgt_mme_format fmt, const uint32_t *code, uint32_t ndwords, uint32_t start,
+                          uint32_t max_insts, unsigned flags, FILE *out, vgt_error *err);
+
+/* ---- simulator --------------------------------------------------------------------------------- */
+/* The MME unit's persistent state: the data RAM and the DMA registers, which outlive a macro call
+ * and are written both by the push buffer and by the macros' own emissions. Zero-initialise. */
+typedef struct vgt_mme_machine {
+    uint32_t data_ram[VGT_MME_DATA_RAM_WORDS];
+    uint32_t mem_addr_hi, mem_addr_lo;   /* SET_MME_MEM_ADDRESS_A (upper, 24:0) / _B */
+    uint32_t data_ram_addr;              /* SET_MME_DATA_RAM_ADDRESS */
+    uint32_t fifo_config;                /* SET_MME_DATA_FIFO_CONFIG FIFO_SIZE 2:0 */
+    bool fifo_config_set;                /* false: every FIFO size is accepted (16 KB) */
+} vgt_mme_machine;
+
+/* Reads len bytes of GPU memory at va (little-endian words). A failure becomes the macro's
+ * VGT_MME_DMA_DRAM_ACCESS_OUT_OF_BOUNDS; the callback's message is quoted. */
+typedef vgt_status (*vgt_mme_read_mem_fn)(void *user, uint64_t va, void *dst, size_t len, vgt_error *err);
+/* The shadow-state value of a method (byte address), as STATE reads it. */
+typedef uint32_t (*vgt_mme_state_fn)(void *user, uint32_t method);
+/* One emitted (method byte address, value). A non-OK return stops the run with that status. */
+typedef vgt_status (*vgt_mme_emit_fn)(void *user, uint32_t method, uint32_t value);
+
+typedef struct vgt_mme_sim_io {
+    vgt_mme_emit_fn emit;          /* may be NULL: emissions are dropped */
+    vgt_mme_state_fn state;        /* may be NULL: STATE reads 0 */
+    vgt_mme_read_mem_fn read_mem;  /* may be NULL: every DMA read fails */
+    void *user;
+} vgt_mme_sim_io;
+
+typedef struct vgt_mme_sim_config {
+    uint64_t max_instructions;   /* 0: VGT_MME_DEFAULT_MAX_INSTRUCTIONS */
+    uint32_t iram_dwords;        /* 0: the format's RAM size; fetches at or beyond are out of bounds */
+} vgt_mme_sim_config;
+
+typedef struct vgt_mme_result {
+    vgt_mme_error error;
+    uint32_t pc;              /* instruction index from the start where it stopped or faulted */
+    uint32_t pc_dword;        /* that instruction's dword address in the instruction RAM */
+    uint64_t instructions;    /* instructions executed (predicated-off ones count) */
+    uint32_t params_consumed; /* call parameters loaded (the first is the CALL_MME_MACRO word) */
+    uint32_t params_total;
+    uint32_t fifo_words_read;     /* words queued by MME_DMA_READ_FIFOED */
+    uint32_t fifo_words_consumed; /* of those, words the macro loaded */
+    uint32_t emits;
+} vgt_mme_result;
+
+/* Run the macro starting at dword `start` of iram[0..iram_dwords) with the call's parameters.
+ * machine may be NULL (a zeroed one is used and discarded); cfg may be NULL (defaults). Never reads
+ * outside iram or params, never runs more than max_instructions. Returns VGT_OK on a clean exit,
+ * VGT_E_DECODE with result->error set for a hardware error class, or another status when the run
+ * itself failed (VGT_E_ARG, VGT_E_NOMEM, a callback's status). result is always filled. */
+vgt_status vgt_mme_sim_run(const vgt_mme_sim_config *cfg, vgt_mme_format fmt, const uint32_t *iram,
+                           uint32_t iram_dwords, uint32_t start, const uint32_t *params, uint32_t nparams,
+                           const vgt_mme_sim_io *io, vgt_mme_machine *machine, vgt_mme_result *result,
+                           vgt_error *err);
+
+/* Apply a push-buffer write of an MME DMA method (0x0550..0x0574) to the machine: MME_DMA_READ
+ * copies memory into the data RAM, MME_DMA_SYNC stores its value, READ_FIFOED from the push buffer
+ * is VGT_MME_DMA_READ_FIFOED_FROM_PB. Returns the hardware error class (VGT_MME_OK if none); other
+ * methods are ignored. why (may be NULL) receives a message for an error. */
+vgt_mme_error vgt_mme_machine_write(vgt_mme_machine *m, uint32_t method, uint32_t value,
+                                    const vgt_mme_sim_io *io, vgt_error *why);
+
+/* ---- emission list: collect the emitted methods, then dispatch them as the caller likes ---------- */
+typedef struct vgt_mme_emit {
+    uint32_t method;   /* byte address in the calling class */
+    uint32_t value;
+} vgt_mme_emit;
+
+typedef struct vgt_mme_emit_list {
+    vgt_mme_emit *v;
+    uint32_t n, cap;
+    uint32_t max;      /* 0: VGT_MME_DEFAULT_MAX_EMITS; more fails with VGT_E_LIMIT */
+} vgt_mme_emit_list;
+
+/* A vgt_mme_emit_fn: user is a vgt_mme_emit_list*. */
+vgt_status vgt_mme_emit_list_push(void *list, uint32_t method, uint32_t value);
+void vgt_mme_emit_list_clear(vgt_mme_emit_list *l);   /* n = 0, keeps the memory */
+void vgt_mme_emit_list_free(vgt_mme_emit_list *l);
+/* Call fn for each entry in order; stops at the first non-OK status and returns it. */
+vgt_status vgt_mme_emit_list_dispatch(const vgt_mme_emit_list *l, vgt_mme_emit_fn fn, void *user);
+
+/* ---- macro bodies and their content hash ---------------------------------------------------------- */
+/* The body of the macro starting at dword `start`: instructions in address order from the start up
+ * to and including the instruction after the first end_next/exit instruction that no branch, JAL or
+ * LOOP seen before it targets beyond; cut at iram_dwords. (A static extent: code reached only by a
+ * computed path past that point is not part of it.) *ndwords receives the length in dwords, 0 when
+ * start is outside the RAM. The hash is XXH64 (seed 0) of those dwords as little-endian bytes. */
+uint32_t vgt_mme_body_dwords(vgt_mme_format fmt, const uint32_t *iram, uint32_t iram_dwords, uint32_t start);
+uint64_t vgt_mme_body_hash(vgt_mme_format fmt, const uint32_t *iram, uint32_t iram_dwords, uint32_t start,
+                           uint32_t *ndwords);
+
+/* ---- macro-upload tracker ----------------------------------------------------------------------- */
+/* One tracker follows one channel's object of one class: fed every method write of that object in
+ * stream order, it keeps the instruction RAM, the start address RAM, the shadow state and the DMA
+ * machine, collects each macro call's parameters and, when the call is complete, runs the macro and
+ * reports it.
+ *
+ *   idle --CALL_MME_MACRO(j)--> collecting(j) --CALL_MME_DATA(j)--> collecting(j)
+ *   collecting(j) --any other method / flush()--> run_call(): simulate, report --> idle
+ *   (the method that ended the call is then handled as in idle)
+ */
+typedef struct vgt_mme_tracker vgt_mme_tracker;
+
+typedef struct vgt_mme_call {
+    uint64_t seq;                 /* 0, 1, 2 ... per tracker */
+    uint32_t macro;               /* j of CALL_MME_MACRO(j) */
+    uint32_t start;               /* start address RAM entry (dwords) in effect */
+    const uint32_t *params;
+    uint32_t nparams;
+    bool params_truncated;        /* more than max_call_params arrived; the rest were dropped */
+    uint64_t body_hash;           /* vgt_mme_body_hash() of the body at call time */
+    uint32_t body_dwords;
+    vgt_status status;            /* of vgt_mme_sim_run() */
+    const vgt_error *err;         /* its message when status != VGT_OK */
+    const vgt_mme_result *result;
+    const vgt_mme_emit *emits;    /* what the macro emitted, in order */
+    uint32_t nemits;
+} vgt_mme_call;
+
+/* A non-OK return stops the feed/flush that triggered it with that status. */
+typedef vgt_status (*vgt_mme_call_fn)(void *user, const vgt_mme_call *call, vgt_error *err);
+
+typedef struct vgt_mme_tracker_config {
+    uint32_t cls;                   /* the object's class: picks the format */
+    vgt_mme_sim_config sim;
+    uint32_t max_call_params;       /* 0: VGT_MME_DEFAULT_MAX_CALL_PARAMS */
+    uint32_t max_emits;             /* 0: VGT_MME_DEFAULT_MAX_EMITS */
+    vgt_mme_read_mem_fn read_mem;   /* for DMA; may be NULL */
+    vgt_mme_call_fn on_call;        /* may be NULL */
+    void *user;                     /* passed to read_mem and on_call */
+} vgt_mme_tracker_config;
+
+typedef struct vgt_mme_tracker_stats {
+    uint64_t methods;               /* writes fed */
+    uint64_t calls;                 /* calls completed */
+    uint64_t call_errors;           /* calls whose run ended with a hardware error class */
+    uint64_t iram_words;            /* LOAD_MME_INSTRUCTION_RAM words stored */
+    uint64_t iram_out_of_bounds;    /* ... dropped: pointer at or beyond the RAM */
+    uint64_t start_out_of_bounds;   /* LOAD_MME_START_ADDRESS_RAM with pointer >= 256 */
+    uint64_t orphan_data;           /* CALL_MME_DATA with no call of that macro collecting */
+    uint64_t dma_errors;            /* push-buffer DMA methods that raised an error class */
+    vgt_mme_error last_dma_error;
+} vgt_mme_tracker_stats;
+
+vgt_status vgt_mme_tracker_create(const vgt_mme_tracker_config *cfg, vgt_mme_tracker **out, vgt_error *err);
+void vgt_mme_tracker_destroy(vgt_mme_tracker *t);
+/* One method write of the object (byte address, data), in stream order. */
+vgt_status vgt_mme_tracker_feed(vgt_mme_tracker *t, uint32_t method, uint32_t value, vgt_error *err);
+/* The stream ended (or a point where a pending call must be complete): run a pending call. */
+vgt_status vgt_mme_tracker_flush(vgt_mme_tracker *t, vgt_error *err);
+const vgt_mme_tracker_stats *vgt_mme_tracker_stats_get(const vgt_mme_tracker *t);
+vgt_mme_format vgt_mme_tracker_format(const vgt_mme_tracker *t);
+/* The shadow value of a method as STATE would read it now. */
+uint32_t vgt_mme_tracker_shadow(const vgt_mme_tracker *t, uint32_t method);
+/* The start address bound to macro j and its body hash, as a call now would see them.
+ * VGT_E_NOT_FOUND when j >= 256 or nothing was ever bound to j. */
+vgt_status vgt_mme_tracker_macro(const vgt_mme_tracker *t, uint32_t j, uint32_t *start, uint64_t *hash,
+                                 uint32_t *ndwords, vgt_error *err);
+/* The instruction RAM (VGT_MME_IRAM_MAX_DWORDS dwords) and how far uploads reached. */
+const uint32_t *vgt_mme_tracker_iram(const vgt_mme_tracker *t, uint32_t *used_dwords);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,105 @@
+/* walk.h: walk a trace record by record, folding it into the trace model and decoding every submission's
+ * push buffers with one vgt_pb_state per channel. The common driver of decode, census, db, mme and replay.
+ *
+ *     static int on_method(void *ctx, const vgt_walk_submit *s, const vgt_method *m) { ...; return 0; }
+ *     vgt_walk_callbacks cb = {.on_method = on_method, .ctx = &mine};
+ *     vgt_walk_options opt = vgt_walk_defaults();
+ *     opt.submit_first = 10; opt.submit_last = 20;          // optional filters
+ *     vgt_status rc = vgt_walk_path("t.vgt", &opt, &cb, &err);
+ *
+ * Order of calls for one GPFIFO_SUBMIT record: on_record (after the model applied it), on_submit_begin,
+ * then for each GPFIFO entry on_entry followed by that entry's on_method / on_diag calls, then
+ * on_submit_end. Every other record only gets on_record.
+ *
+ * Invariants:
+ *  - Records are applied to the model in sequence order, all of them, filters or not: the model at a
+ *    submission is the state the GPU saw there.
+ *  - Every submission of every channel is decoded, filters or not, so SET_OBJECT bindings, method runs and
+ *    the subdevice mask are right when a selected submission comes. A submission outside the filters is
+ *    decoded silently, unless deliver_unselected is set: then its callbacks run with selected = 0 (for
+ *    trackers that need the whole stream, e.g. the semantic decoders).
+ *  - A channel's decoder state starts over when the model shows the channel handle re-allocated.
+ *  - The method loop allocates nothing; the segment table grows to the largest submission and stays.
+ *  - With a finite submission range, the walk stops after the last selected submission.
+ *  - Any callback returning non-zero stops the walk; vgt_walk_* then returns VGT_OK.
+ */
+#ifndef VGT_WALK_H
+#define VGT_WALK_H
+
+#include <stdint.h>
+
+#include "vgt/error.h"
+#include "vgt/model.h"
+#include "vgt/pushbuf.h"
+#include "vgt/trace.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define VGT_WALK_MAX_CHANNELS 65536u     /* distinct (client, channel) pairs in one trace */
+#define VGT_WALK_MAX_SEGMENTS (1u << 20) /* segments in one GPFIFO_SUBMIT record */
+
+/* One channel as the walker tracks it. */
+typedef struct vgt_walk_channel {
+    uint32_t client, handle;
+    uint32_t cls;                 /* the channel's (host) class from the model; 0 when the trace lacks it */
+    uint64_t alloc_seq;           /* the model's allocation seq of this incarnation (UINT64_MAX unknown) */
+    uint64_t submits;             /* submissions seen on this incarnation */
+    vgt_pb_state pb;
+    void *user;                   /* the caller's per-channel data (see on_channel) */
+} vgt_walk_channel;
+
+/* The submission being decoded. */
+typedef struct vgt_walk_submit {
+    uint64_t index;               /* 0-based count of GPFIFO_SUBMIT records before this one */
+    uint64_t seq;
+    const vgt_record *rec;
+    const vgt_rec_gpfifo_submit *sub;
+    vgt_walk_channel *chan;
+    int selected;                 /* passes the filters (always 1 unless deliver_unselected) */
+} vgt_walk_submit;
+
+typedef struct vgt_walk_callbacks {
+    /* All optional. int-returning callbacks stop the walk with a non-zero return. */
+    int (*on_record)(void *ctx, const vgt_record *rec, const vgt_model *model);
+    /* A channel first seen, or seen re-allocated: set or reset chan->user here. */
+    void (*on_channel)(void *ctx, vgt_walk_channel *chan);
+    int (*on_submit_begin)(void *ctx, const vgt_walk_submit *s);
+    int (*on_submit_end)(void *ctx, const vgt_walk_submit *s);
+    void (*on_entry)(void *ctx, const vgt_walk_submit *s, const vgt_gp_entry *e, uint32_t index);
+    int (*on_method)(void *ctx, const vgt_walk_submit *s, const vgt_method *m);
+    void (*on_diag)(void *ctx, const vgt_walk_submit *s, vgt_diag_kind kind, const vgt_mpos *pos, const char *msg);
+    /* Called once per channel when the walk ends (also on error): free chan->user here. */
+    void (*on_channel_end)(void *ctx, vgt_walk_channel *chan);
+    void *ctx;
+} vgt_walk_callbacks;
+
+typedef struct vgt_walk_options {
+    uint64_t submit_first;        /* submission index range, inclusive; default 0..UINT64_MAX */
+    uint64_t submit_last;
+    int has_channel;              /* filter: only submissions to this channel handle */
+    uint32_t channel;
+    int deliver_unselected;       /* 1: callbacks for unselected submissions too, with selected = 0 */
+    int verify_checksums;         /* default 1 */
+    int streaming;                /* reader option: 1 never seek (pipes) */
+    uint64_t model_memory_limit;  /* 0: the model's default */
+} vgt_walk_options;
+
+typedef struct vgt_walk_stats {
+    uint64_t records, submits, selected_submits, entries, pb_bytes, methods, diags;
+} vgt_walk_stats;
+
+vgt_walk_options vgt_walk_defaults(void);
+
+/* Walk a trace file / an open reader (the reader is not closed). stats may be NULL. The model is the
+ * walker's own; on_record sees it. */
+vgt_status vgt_walk_path(const char *path, const vgt_walk_options *opt, const vgt_walk_callbacks *cb,
+                         vgt_walk_stats *stats, vgt_error *err);
+vgt_status vgt_walk_reader(vgt_reader *r, const vgt_walk_options *opt, const vgt_walk_callbacks *cb,
+                           vgt_walk_stats *stats, vgt_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,256 @@
+/* mme_tracker.c: follows macro uploads and calls in one object's method stream and runs each call.
+ *
+ * State diagram (also in vgt/mme.h):
+ *   idle --CALL_MME_MACRO(j): call_start()--> collecting(j) --CALL_MME_DATA(j): call_append()--> collecting(j)
+ *   collecting(j) --other method, flush(): call_run()--> idle, then the other method is handled as in idle
+ *
+ * Upload methods (facts section 1; envytools envydis/macro.c): LOAD_MME_INSTRUCTION_RAM_POINTER sets
+ * the dword position, each LOAD_MME_INSTRUCTION_RAM word is stored there and the pointer advances;
+ * LOAD_MME_START_ADDRESS_RAM_POINTER selects a macro, LOAD_MME_START_ADDRESS_RAM binds it to a dword
+ * position and advances the pointer as well [advance unconfirmed; NVK writes one entry per pointer].
+ *
+ * Shadow state (what STATE reads; NV_PGRAPH_PRI_MME_SHADOW_RAM_INDEX is per class and method) is fed
+ * by every non-MME method of the push buffer and by the macros' own emissions, under the mode of
+ * SET_MME_SHADOW_RAM_CONTROL (our reading of the mode names [unconfirmed]): METHOD_TRACK and
+ * METHOD_TRACK_WITH_FILTER store the value, METHOD_PASSTHROUGH and METHOD_REPLAY leave the shadow
+ * as it is. SET_MME_SHADOW_SCRATCH(i), which exists only to be read back, is stored in every mode.
+ */
+#include "mme_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { SHADOW_TRACK, SHADOW_TRACK_WITH_FILTER, SHADOW_PASSTHROUGH, SHADOW_REPLAY };
+
+struct vgt_mme_tracker {
+    vgt_mme_tracker_config cfg;
+    vgt_mme_format fmt;
+    uint32_t iram_cap, iram_used, iram_ptr;
+    uint32_t iram[VGT_MME_IRAM_MAX_DWORDS];
+    uint32_t start_ram[VGT_MME_MACRO_COUNT];
+    bool start_set[VGT_MME_MACRO_COUNT];
+    uint32_t start_ptr;
+    uint32_t shadow_mode;
+    uint32_t shadow[VGT_MME_SHADOW_WORDS];
+    vgt_mme_machine machine;
+    bool collecting;
+    uint32_t call_macro;
+    uint32_t *params;
+    uint32_t nparams, params_cap, max_params;
+    bool truncated;
+    vgt_mme_emit_list emits;
+    vgt_mme_tracker_stats stats;
+};
+
+vgt_status vgt_mme_tracker_create(const vgt_mme_tracker_config *cfg, vgt_mme_tracker **out, vgt_error *err)
+{
+    if (!cfg || !out) return VGT_FAIL(err, VGT_E_ARG, VGT_NO_OFFSET, "MME tracker needs a config and an out pointer");
+    *out = NULL;
+    vgt_mme_format fmt = vgt_mme_format_for_class(cfg->cls);
+    if (fmt == VGT_MME_NONE)
+        return VGT_FAIL(err, VGT_E_UNSUPPORTED, VGT_NO_OFFSET, "class 0x%04x has no MME", cfg->cls);
+    vgt_mme_tracker *t = calloc(1, sizeof *t);
+    if (!t) return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "no memory for an MME tracker");
+    t->cfg = *cfg;
+    t->fmt = fmt;
+    t->iram_cap = cfg->sim.iram_dwords && cfg->sim.iram_dwords < vgt_mme_iram_dwords(fmt) ? cfg->sim.iram_dwords
+                                                                                         : vgt_mme_iram_dwords(fmt);
+    t->max_params = cfg->max_call_params ? cfg->max_call_params : VGT_MME_DEFAULT_MAX_CALL_PARAMS;
+    t->emits.max = cfg->max_emits;
+    *out = t;
+    return VGT_OK;
+}
+
+void vgt_mme_tracker_destroy(vgt_mme_tracker *t)
+{
+    if (!t) return;
+    free(t->params);
+    vgt_mme_emit_list_free(&t->emits);
+    free(t);
+}
+
+/* ---- shadow state ------------------------------------------------------------------------------ */
+static bool is_scratch(uint32_t m) { return m >= VGT_MME_M_SET_SHADOW_SCRATCH0 && m < VGT_MME_M_CALL_MACRO0; }
+
+static void shadow_write(vgt_mme_tracker *t, uint32_t method, uint32_t value)
+{
+    if (method >= 4 * VGT_MME_SHADOW_WORDS) return;
+    if (is_scratch(method) || t->shadow_mode == SHADOW_TRACK || t->shadow_mode == SHADOW_TRACK_WITH_FILTER)
+        t->shadow[method >> 2] = value;
+}
+
+uint32_t vgt_mme_tracker_shadow(const vgt_mme_tracker *t, uint32_t method)
+{
+    return method < 4 * VGT_MME_SHADOW_WORDS ? t->shadow[method >> 2] : 0;
+}
+
+/* ---- simulator callbacks ---------------------------------------------------------------------- */
+static vgt_status on_emit(void *user, uint32_t method, uint32_t value)
+{
+    vgt_mme_tracker *t = user;
+    VGT_TRY(vgt_mme_emit_list_push(&t->emits, method, value));
+    if (method == VGT_MME_M_SET_SHADOW_RAM_CONTROL) t->shadow_mode = value & 3;
+    shadow_write(t, method, value);
+    return VGT_OK;
+}
+
+static uint32_t on_state(void *user, uint32_t method) { return vgt_mme_tracker_shadow(user, method); }
+
+static vgt_status on_read_mem(void *user, uint64_t va, void *dst, size_t len, vgt_error *err)
+{
+    vgt_mme_tracker *t = user;
+    if (!t->cfg.read_mem) return VGT_FAIL(err, VGT_E_FAULT, va, "no memory reader for MME DMA");
+    return t->cfg.read_mem(t->cfg.user, va, dst, len, err);
+}
+
+static vgt_mme_sim_io tracker_io(vgt_mme_tracker *t)
+{
+    return (vgt_mme_sim_io){.emit = on_emit, .state = on_state, .read_mem = on_read_mem, .user = t};
+}
+
+/* ---- calls ------------------------------------------------------------------------------------- */
+static vgt_status call_append(vgt_mme_tracker *t, uint32_t value, vgt_error *err)
+{
+    if (t->nparams >= t->max_params) {
+        t->truncated = true;
+        return VGT_OK;
+    }
+    if (t->nparams == t->params_cap) {
+        uint32_t cap = t->params_cap ? t->params_cap * 2 : 64;
+        if (cap > t->max_params) cap = t->max_params;
+        uint32_t *p = realloc(t->params, (size_t)cap * sizeof *p);
+        if (!p) return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "no memory for %u MME call parameters", cap);
+        t->params = p;
+        t->params_cap = cap;
+    }
+    t->params[t->nparams++] = value;
+    return VGT_OK;
+}
+
+static vgt_status call_start(vgt_mme_tracker *t, uint32_t j, uint32_t first, vgt_error *err)
+{
+    t->collecting = true;
+    t->call_macro = j;
+    t->nparams = 0;
+    t->truncated = false;
+    return call_append(t, first, err);
+}
+
+static vgt_status call_run(vgt_mme_tracker *t, vgt_error *err)
+{
+    t->collecting = false;
+    uint32_t j = t->call_macro, start = t->start_ram[j];
+    vgt_mme_call call = {.seq = t->stats.calls, .macro = j, .start = start, .params = t->params,
+                         .nparams = t->nparams, .params_truncated = t->truncated};
+    call.body_hash = vgt_mme_body_hash(t->fmt, t->iram, t->iram_used, start, &call.body_dwords);
+    vgt_mme_emit_list_clear(&t->emits);
+    vgt_mme_sim_io io = tracker_io(t);
+    vgt_mme_result res;
+    vgt_error serr;
+    vgt_error_clear(&serr);
+    call.status = vgt_mme_sim_run(&t->cfg.sim, t->fmt, t->iram, t->iram_cap, start, t->params, t->nparams, &io,
+                                  &t->machine, &res, &serr);
+    if (call.status == VGT_E_NOMEM || call.status == VGT_E_ARG) {
+        if (err) *err = serr;
+        return call.status;
+    }
+    if (call.status != VGT_OK) t->stats.call_errors++;
+    call.err = &serr;
+    call.result = &res;
+    call.emits = t->emits.v;
+    call.nemits = t->emits.n;
+    t->stats.calls++;
+    if (t->cfg.on_call) return t->cfg.on_call(t->cfg.user, &call, err);
+    return VGT_OK;
+}
+
+/* ---- the method stream ------------------------------------------------------------------------- */
+static void load_iram(vgt_mme_tracker *t, uint32_t value)
+{
+    if (t->iram_ptr >= t->iram_cap) {
+        t->stats.iram_out_of_bounds++;
+        return;
+    }
+    t->iram[t->iram_ptr++] = value;
+    if (t->iram_ptr > t->iram_used) t->iram_used = t->iram_ptr;
+    t->stats.iram_words++;
+}
+
+static void load_start(vgt_mme_tracker *t, uint32_t value)
+{
+    if (t->start_ptr >= VGT_MME_MACRO_COUNT) {
+        t->stats.start_out_of_bounds++;
+        return;
+    }
+    t->start_set[t->start_ptr] = true;
+    t->start_ram[t->start_ptr++] = value;
+}
+
+static void dma_method(vgt_mme_tracker *t, uint32_t method, uint32_t value)
+{
+    vgt_mme_sim_io io = tracker_io(t);
+    vgt_mme_error e = vgt_mme_machine_write(&t->machine, method, value, &io, NULL);
+    if (e != VGT_MME_OK) {
+        t->stats.dma_errors++;
+        t->stats.last_dma_error = e;
+    }
+}
+
+static vgt_status idle_method(vgt_mme_tracker *t, uint32_t method, uint32_t value, vgt_error *err)
+{
+    if (method >= VGT_MME_M_CALL_MACRO0 && method < 4 * VGT_MME_SHADOW_WORDS) {
+        if (method & 4) {
+            t->stats.orphan_data++;
+            return VGT_OK;
+        }
+        return call_start(t, (method - VGT_MME_M_CALL_MACRO0) / 8, value, err);
+    }
+    switch (method) {
+    case VGT_MME_M_LOAD_INSTRUCTION_RAM_POINTER: t->iram_ptr = value; return VGT_OK;
+    case VGT_MME_M_LOAD_INSTRUCTION_RAM: load_iram(t, value); return VGT_OK;
+    case VGT_MME_M_LOAD_START_ADDRESS_RAM_POINTER: t->start_ptr = value; return VGT_OK;
+    case VGT_MME_M_LOAD_START_ADDRESS_RAM: load_start(t, value); return VGT_OK;
+    case VGT_MME_M_SET_SHADOW_RAM_CONTROL: t->shadow_mode = value & 3; return VGT_OK;
+    default: break;
+    }
+    if (t->fmt == VGT_MME_TU104 && method >= VGT_MME_M_SET_MEM_ADDRESS_A && method <= VGT_MME_M_SET_DATA_FIFO_CONFIG)
+        dma_method(t, method, value);
+    shadow_write(t, method, value);
+    return VGT_OK;
+}
+
+vgt_status vgt_mme_tracker_feed(vgt_mme_tracker *t, uint32_t method, uint32_t value, vgt_error *err)
+{
+    t->stats.methods++;
+    if (t->collecting) {
+        if (method == VGT_MME_M_CALL_DATA0 + 8 * t->call_macro) return call_append(t, value, err);
+        VGT_TRY(call_run(t, err));
+    }
+    return idle_method(t, method, value, err);
+}
+
+vgt_status vgt_mme_tracker_flush(vgt_mme_tracker *t, vgt_error *err)
+{
+    return t->collecting ? call_run(t, err) : VGT_OK;
+}
+
+/* ---- queries ----------------------------------------------------------------------------------- */
+const vgt_mme_tracker_stats *vgt_mme_tracker_stats_get(const vgt_mme_tracker *t) { return &t->stats; }
+vgt_mme_format vgt_mme_tracker_format(const vgt_mme_tracker *t) { return t->fmt; }
+
+const uint32_t *vgt_mme_tracker_iram(const vgt_mme_tracker *t, uint32_t *used_dwords)
+{
+    if (used_dwords) *used_dwords = t->iram_used;
+    return t->iram;
+}
+
+vgt_status vgt_mme_tracker_macro(const vgt_mme_tracker *t, uint32_t j, uint32_t *start, uint64_t *hash,
+                                 uint32_t *ndwords, vgt_error *err)
+{
+    if (j >= VGT_MME_MACRO_COUNT || !t->start_set[j])
+        return VGT_FAIL(err, VGT_E_NOT_FOUND, VGT_NO_OFFSET, "MME macro %u was never bound to a start address", j);
+    if (start) *start = t->start_ram[j];
+    uint64_t h = vgt_mme_body_hash(t->fmt, t->iram, t->iram_used, t->start_ram[j], ndwords);
+    if (hash) *hash = h;
+    return VGT_OK;
+}

@@ -1,0 +1,134 @@
+/* events.c: the semantic tracker: per-channel state, dispatch of methods to the decoders (sem_*.c)
+ * through the method tables (events_table.c), and in-order event delivery.
+ *
+ *   vgt_sem_method(m) --family of m->cls--> lookup[family][m->mthd >> 2] --role--> sem_<area>()
+ *                                                                           |
+ *                          sem_emit(): deliver a held draw first, then ev --+--> cfg.on_event
+ *
+ * Invariants: events reach on_event in the order of the methods that complete them; a held draw (kept
+ * for merging with its SUBSEQUENT instances) is delivered before any later event and at vgt_sem_flush.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sem_internal.h"
+
+static sem_cell lookup[FAM_COUNT_][SEM_MTHD_SLOTS];
+static pthread_once_t lookup_once = PTHREAD_ONCE_INIT;
+
+static void lookup_build(void)
+{
+    for (uint32_t k = 0; k < vgt_sem_method_table_count; k++) {
+        const sem_method_spec *s = &vgt_sem_method_table[k];
+        for (unsigned i = 0; i < s->count; i++) {
+            unsigned slot = (s->mthd + i * s->stride) >> 2;
+            if (slot < SEM_MTHD_SLOTS) {
+                lookup[s->family][slot].spec = (uint16_t)(k + 1);
+                lookup[s->family][slot].index = (uint16_t)i;
+            }
+        }
+    }
+}
+
+/* Class numbers end in the engine kind: ..6F host channel, ..C0 compute, ..97 3D, ..B5 copy; A140 is
+ * KEPLER_INLINE_TO_MEMORY_B (cl*.h file names in open-gpu-doc classes/). */
+static unsigned family_of(uint32_t cls)
+{
+    switch (cls & 0xff) {
+    case 0x6f: return FAM_HOST;
+    case 0xc0: return FAM_COMPUTE;
+    case 0x97: return FAM_3D;
+    case 0xb5: return FAM_COPY;
+    case 0x40: return (cls & 0xff00) >= 0xa100 ? FAM_I2M : FAM_NONE;
+    default: return FAM_NONE;
+    }
+}
+
+vgt_status vgt_sem_new(vgt_sem_tracker **out, const vgt_sem_config *cfg, vgt_error *err)
+{
+    *out = NULL;
+    if (!cfg || !cfg->on_event)
+        return VGT_FAIL(err, VGT_E_ARG, VGT_NO_OFFSET, "semantic tracker needs an on_event callback");
+    pthread_once(&lookup_once, lookup_build);
+    vgt_sem_tracker *t = calloc(1, sizeof *t);
+    if (!t) return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "allocating a semantic tracker (%zu bytes)", sizeof *t);
+    t->cfg = *cfg;
+    if (!t->cfg.max_upload || t->cfg.max_upload > VGT_SEM_MAX_UPLOAD) t->cfg.max_upload = VGT_SEM_MAX_UPLOAD;
+    *out = t;
+    return VGT_OK;
+}
+
+void vgt_sem_free(vgt_sem_tracker *t)
+{
+    if (!t) return;
+    for (unsigned i = 0; i < 8; i++) free(t->sub[i].i2m.buf);
+    free(t);
+}
+
+void vgt_sem_reset(vgt_sem_tracker *t)
+{
+    for (unsigned i = 0; i < 8; i++) {
+        uint8_t *buf = t->sub[i].i2m.buf;
+        uint64_t cap = t->sub[i].i2m.cap;
+        memset(&t->sub[i], 0, sizeof t->sub[i]);
+        t->sub[i].i2m.buf = buf;
+        t->sub[i].i2m.cap = cap;
+    }
+    memset(&t->host, 0, sizeof t->host);
+    t->draw_pending = 0;
+}
+
+void sem_event_init(vgt_event *ev, vgt_event_kind kind, const vgt_method *m)
+{
+    memset(ev, 0, sizeof *ev);
+    ev->kind = kind;
+    ev->pos = m->pos;
+    ev->cls = m->cls;
+    ev->subch = m->subch;
+}
+
+void sem_flush_draw(vgt_sem_tracker *t)
+{
+    if (!t->draw_pending) return;
+    t->draw_pending = 0;
+    t->cfg.on_event(t->cfg.ctx, &t->pending);
+}
+
+void sem_emit(vgt_sem_tracker *t, const vgt_event *ev)
+{
+    sem_flush_draw(t);
+    t->cfg.on_event(t->cfg.ctx, ev);
+}
+
+static vgt_status dispatch(vgt_sem_tracker *t, unsigned role, unsigned index, const vgt_method *m, vgt_error *err)
+{
+    sub_state *s = &t->sub[m->subch & 7];
+    if (role <= R_SEMA_D) { sem_host(t, role, m); return VGT_OK; }
+    if (role <= R_I2M_DATA) return sem_i2m(t, s, role, m, err);
+    if (role <= R_REPX_EXECUTE) { sem_report(t, s, role, m); return VGT_OK; }
+    if (role <= R_INLINE_QMD_DATA) return sem_launch(t, s, role, index, m, err);
+    if (role <= R_BASE_INSTANCE) { sem_draw(t, s, role, m); return VGT_OK; }
+    if (role <= R_PIPE_ADDR_B) { sem_program(t, s, role, index, m); return VGT_OK; }
+    sem_copy(t, s, role, m);
+    return VGT_OK;
+}
+
+vgt_status vgt_sem_method(vgt_sem_tracker *t, const vgt_method *m, vgt_error *err)
+{
+    if (m->masked) return VGT_OK;   /* the subdevice mask excludes the GPU we model: it ignores the method */
+    unsigned fam = m->is_host ? FAM_HOST : family_of(m->cls);
+    unsigned slot = m->mthd >> 2;
+    if (fam == FAM_NONE || slot >= SEM_MTHD_SLOTS) return VGT_OK;
+    sem_cell c = lookup[fam][slot];
+    if (!c.spec) return VGT_OK;
+    const sem_method_spec *s = &vgt_sem_method_table[c.spec - 1];
+    if (s->min_class && (m->cls & 0xffff) < s->min_class && !m->is_host) return VGT_OK;
+    return dispatch(t, s->role, c.index, m, err);
+}
+
+void vgt_sem_flush(vgt_sem_tracker *t)
+{
+    sem_flush_draw(t);
+    for (unsigned i = 0; i < 8; i++) sem_i2m_flush(t, &t->sub[i], i);
+}

@@ -1,0 +1,9 @@
+/* events_model.c: the semantic tracker's memory reads served by the trace model (kept apart so that
+ * users of the tracker without a model do not link the model). */
+#include "vgt/events.h"
+#include "vgt/model.h"
+
+vgt_status vgt_sem_model_reader(void *model, uint64_t va, void *dst, uint64_t len, uint64_t *known, vgt_error *err)
+{
+    return vgt_model_mem_read((const vgt_model *)model, va, dst, len, known, err);
+}

@@ -1,0 +1,293 @@
+/* pushbuf.c: GPFIFO entries and push-buffer method headers, decoded into method events.
+ *
+ * Facts (bit ranges hi:lo), from NVIDIA/open-gpu-doc classes/host/clc56f.h (GP_ENTRY*, DMA_*) and
+ * open-gpu-kernel-modules src/common/sdk/nvidia/inc/class/clc86f.h (SET_PB_SEGMENT_EXTENDED_BASE):
+ *   GPFIFO entry word 0: FETCH 0:0, GET 31:2 (VA 31:2); control entries: OPERAND 31:0,
+ *                        extended-base operand 24:8 (VA 56:40)
+ *   GPFIFO entry word 1: GET_HI 7:0 (VA 39:32), LEVEL 9:9, LENGTH 30:10 (dwords), SYNC 31:31;
+ *                        control entries (LENGTH 0): OPCODE 7:0
+ *   method header: SEC_OP 31:29, COUNT / IMMD_DATA 28:16, SUBCHANNEL 15:13, ADDRESS 11:0 (method >> 2);
+ *                  GRP0/GRP2 TERT_OP 17:16; subdevice mask value 15:4;
+ *                  legacy GRP0 INC / GRP2 NON_INC: COUNT 28:18, ADDRESS 12:2
+ *
+ * Invariants:
+ *  - Every dword is read through a bounds check against length_bytes: a count that runs past the bytes
+ *    given becomes a pending run in the state (and a diagnostic), never an over-read.
+ *  - The method loop does no allocation and no formatting; messages are only built for diagnostics.
+ *  - Method runs, SET_OBJECT bindings and the subdevice mask live in vgt_pb_state and so continue
+ *    across GPFIFO entries and submissions of one channel.
+ *
+ * Run state (one per channel):
+ *
+ *     HEADER --INC/NONINC/ONEINC count>0 (start_run)--> IN_RUN --data dword (emit_run)--> IN_RUN
+ *       ^                                                  |  count reaches 0                |
+ *       +--------------------------------------------------+  segment ends: stays IN_RUN for the next entry
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "vgt/pushbuf.h"
+
+enum {
+    SEC_GRP0 = 0, SEC_INC = 1, SEC_GRP2 = 2, SEC_NONINC = 3, SEC_IMMD = 4, SEC_ONEINC = 5, SEC_RESERVED6 = 6,
+    SEC_END_SEGMENT = 7,
+};
+enum { TERT_OLD_METHOD = 0, TERT_SET_MASK = 1, TERT_STORE_MASK = 2, TERT_USE_MASK = 3 };
+enum { MTHD_SET_OBJECT = 0x0000, HOST_METHOD_END = 0x0100, SUBDEVICE_ALL = 0xfff, VGT_PB_METHOD_SPACE = 0x4000 };
+
+static const char *const diag_names[] = {
+    [VGT_DIAG_COUNT_PAST_SEGMENT] = "COUNT_PAST_SEGMENT",
+    [VGT_DIAG_ADDRESS_NOT_CAPTURED] = "ADDRESS_NOT_CAPTURED",
+    [VGT_DIAG_ILLEGAL_HEADER] = "ILLEGAL_HEADER",
+    [VGT_DIAG_UNKNOWN_SUBCHANNEL] = "UNKNOWN_SUBCHANNEL",
+    [VGT_DIAG_UNKNOWN_METHOD] = "UNKNOWN_METHOD",
+    [VGT_DIAG_TRUNCATED_SEGMENT] = "TRUNCATED_SEGMENT",
+    [VGT_DIAG_RUN_ACROSS_ENTRIES] = "RUN_ACROSS_ENTRIES",
+    [VGT_DIAG_END_SEGMENT] = "END_SEGMENT",
+    [VGT_DIAG_CONTROL_ENTRY] = "CONTROL_ENTRY",
+};
+
+const char *vgt_diag_kind_name(vgt_diag_kind kind)
+{
+    if ((unsigned)kind < sizeof diag_names / sizeof diag_names[0] && diag_names[kind]) return diag_names[kind];
+    return "UNKNOWN_DIAG";
+}
+
+const char *vgt_hdr_kind_name(unsigned kind)
+{
+    switch (kind) {
+    case VGT_HDR_INC: return "INC";
+    case VGT_HDR_NONINC: return "NONINC";
+    case VGT_HDR_IMMD: return "IMMD";
+    case VGT_HDR_ONEINC: return "ONEINC";
+    default: return "?";
+    }
+}
+
+/* GP_ENTRY1_OPCODE values (clc56f.h; 4 from clc86f.h). */
+static const char *const gp_opcode_names[] = {"NOP", "ILLEGAL", "GP_CRC", "PB_CRC", "SET_PB_SEGMENT_EXTENDED_BASE"};
+
+const char *vgt_gp_opcode_name(unsigned opcode)
+{
+    return opcode < sizeof gp_opcode_names / sizeof gp_opcode_names[0] ? gp_opcode_names[opcode] : NULL;
+}
+
+void vgt_gp_entry_decode(uint64_t raw, vgt_gp_entry *out)
+{
+    uint32_t w0 = (uint32_t)raw, w1 = (uint32_t)(raw >> 32);
+    memset(out, 0, sizeof *out);
+    out->raw = raw;
+    out->fetch = w0 & 1u;
+    out->level = (w1 >> 9) & 1u;
+    out->length = (w1 >> 10) & 0x1fffffu;
+    out->sync = w1 >> 31;
+    out->is_control = out->length == 0;
+    if (out->is_control) {
+        out->opcode = (uint8_t)(w1 & 0xffu);
+        out->operand = out->opcode == 4 ? (w0 >> 8) & 0x1ffffu : w0;
+        return;
+    }
+    out->va = (uint64_t)(w0 & ~3u) | ((uint64_t)(w1 & 0xffu) << 32);
+}
+
+void vgt_pb_state_init(vgt_pb_state *st, uint32_t channel_class)
+{
+    memset(st, 0, sizeof *st);
+    st->channel_class = channel_class;
+    st->subdevice_mask = SUBDEVICE_ALL;
+    st->stored_subdevice_mask = SUBDEVICE_ALL;
+}
+
+static void diag(const vgt_pb_callbacks *cb, vgt_diag_kind kind, const vgt_mpos *pos, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+#include <stdarg.h>
+static void diag(const vgt_pb_callbacks *cb, vgt_diag_kind kind, const vgt_mpos *pos, const char *fmt, ...)
+{
+    if (!cb->diag) return;
+    char msg[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    cb->diag(cb->ctx, kind, pos, msg);
+}
+
+static inline uint32_t load_le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* The method loop: deliver take data dwords (at p; the first at dword pos.dword of the entry) of a run
+ * starting at method mthd. step is 4 (INC, or ONEINC before its first method) or 0; keep is ~0 for INC
+ * (the step repeats) and 0 otherwise. Returns how many were consumed (fewer than take when a callback
+ * stopped, with *stop set) and leaves the next method address in *next. Builds the event once and updates
+ * only what changes per dword; no allocation, no formatting. */
+static inline __attribute__((always_inline)) uint32_t deliver(vgt_pb_state *st, const vgt_pb_callbacks *cb,
+                                                              const uint8_t *p, uint32_t take, uint32_t mthd,
+                                                              uint32_t subch, uint8_t kind, uint8_t first,
+                                                              uint32_t step, uint32_t keep, vgt_mpos pos,
+                                                              uint32_t *next, int *stop)
+{
+    uint8_t masked = (st->subdevice_mask & 1u) == 0;
+    uint32_t chan_cls = st->channel_class, k = 0;
+    if (first && mthd >= HOST_METHOD_END && st->subch_class[subch] == 0)
+        diag(cb, VGT_DIAG_UNKNOWN_SUBCHANNEL, &pos, "method 0x%04x on subchannel %u, which has no SET_OBJECT yet", mthd, subch);
+    if (!cb->method && mthd != MTHD_SET_OBJECT && (!keep || mthd + 4u * take <= VGT_PB_METHOD_SPACE)) {
+        /* nobody listens and no SET_OBJECT can be in the run: only the state moves */
+        *next = keep ? mthd + 4u * take : mthd + (take ? step : 0);
+        return take;
+    }
+    vgt_method m = {.subch = subch, .kind = kind, .first = first, .masked = masked, .pos = pos};
+    for (; k < take; k++) {
+        m.mthd = mthd;
+        m.data = load_le32(p + 4u * k);
+        m.pos.dword = pos.dword + k;
+        m.is_host = mthd < HOST_METHOD_END;
+        m.cls = m.is_host ? chan_cls : st->subch_class[subch];
+        if (mthd == MTHD_SET_OBJECT && !masked) st->subch_class[subch] = m.data & 0xffffu;   /* NVCLASS 15:0 */
+        mthd = (mthd + step) & (VGT_PB_METHOD_SPACE - 4u);
+        step &= keep;
+        if (cb->method && cb->method(cb->ctx, &m)) {
+            *stop = 1;
+            k++;
+            break;
+        }
+        m.first = 0;
+    }
+    *next = mthd;
+    return k;
+}
+
+/* Deliver up to n dwords of the pending run (one that began in an earlier entry or ran past the data). */
+static uint32_t run_dwords(vgt_pb_state *st, const vgt_pb_callbacks *cb, const uint8_t *p, uint32_t n, vgt_mpos pos,
+                           int *stop)
+{
+    uint32_t take = st->run_remaining < n ? st->run_remaining : n;
+    uint8_t kind = st->run_kind;
+    uint32_t step = kind == VGT_HDR_NONINC || (kind == VGT_HDR_ONEINC && !st->run_first) ? 0u : 4u;
+    uint32_t next;
+    uint32_t k = deliver(st, cb, p, take, st->run_mthd, st->run_subch, kind, st->run_first, step,
+                         kind == VGT_HDR_INC ? ~0u : 0u, pos, &next, stop);
+    st->run_mthd = next & (VGT_PB_METHOD_SPACE - 4u);
+    st->run_remaining -= k;
+    if (k) st->run_first = 0;
+    st->methods += k;
+    return k;
+}
+
+static void start_run(vgt_pb_state *st, uint8_t kind, uint32_t subch, uint32_t mthd, uint32_t count, const vgt_mpos *pos)
+{
+    st->run_kind = kind;
+    st->run_subch = subch;
+    st->run_mthd = mthd;
+    st->run_remaining = count;
+    st->run_count = count;
+    st->run_first = 1;
+    st->run_header = *pos;
+}
+
+/* GRP0: the legacy increasing header (TERT_OP 0) or a subdevice-mask operation. */
+static void header_grp0(vgt_pb_state *st, const vgt_pb_callbacks *cb, uint32_t h, const vgt_mpos *pos)
+{
+    uint32_t mask = (h >> 4) & 0xfffu;
+    switch ((h >> 16) & 3u) {
+    case TERT_OLD_METHOD:   /* 0x00000000 is the NOP: count 0 */
+        start_run(st, VGT_HDR_INC, (h >> 13) & 7u, h & 0x1ffcu, (h >> 18) & 0x7ffu, pos);
+        break;
+    case TERT_SET_MASK: st->subdevice_mask = mask; break;
+    case TERT_STORE_MASK: st->stored_subdevice_mask = mask; break;
+    case TERT_USE_MASK: st->subdevice_mask = st->stored_subdevice_mask; break;
+    }
+}
+
+/* Decode one header dword (no run pending). Returns 1 when the segment ends here (END_PB_SEGMENT), -1 when
+ * a method callback asked to stop, 0 otherwise. */
+static int header(vgt_pb_state *st, const vgt_pb_callbacks *cb, uint32_t h, const vgt_mpos *pos)
+{
+    uint32_t subch = (h >> 13) & 7u, mthd = (h & 0xfffu) << 2, count = (h >> 16) & 0x1fffu;
+    switch (h >> 29) {
+    case SEC_GRP0: header_grp0(st, cb, h, pos); return 0;
+    case SEC_INC: start_run(st, VGT_HDR_INC, subch, mthd, count, pos); return 0;
+    case SEC_NONINC: start_run(st, VGT_HDR_NONINC, subch, mthd, count, pos); return 0;
+    case SEC_ONEINC: start_run(st, VGT_HDR_ONEINC, subch, mthd, count, pos); return 0;
+    case SEC_IMMD: {
+        uint8_t data[4] = {(uint8_t)count, (uint8_t)(count >> 8), 0, 0};   /* IMMD_DATA 28:16 */
+        int stop = 0;
+        start_run(st, VGT_HDR_IMMD, subch, mthd, 1, pos);
+        run_dwords(st, cb, data, 1, *pos, &stop);
+        return stop ? -1 : 0;
+    }
+    case SEC_GRP2:
+        if (((h >> 16) & 3u) == 0) {   /* legacy non-increasing: COUNT 28:18, ADDRESS 12:2 */
+            start_run(st, VGT_HDR_NONINC, subch, h & 0x1ffcu, (h >> 18) & 0x7ffu, pos);
+            return 0;
+        }
+        diag(cb, VGT_DIAG_ILLEGAL_HEADER, pos, "header 0x%08x: SEC_OP 2 with TERT_OP %u is not a method header",
+             h, (h >> 16) & 3u);
+        return 0;
+    case SEC_END_SEGMENT: return 1;
+    default:
+        diag(cb, VGT_DIAG_ILLEGAL_HEADER, pos, "header 0x%08x: reserved SEC_OP %u", h, h >> 29);
+        return 0;
+    }
+}
+
+vgt_status vgt_pb_decode(vgt_pb_state *st, const uint8_t *bytes, uint32_t length_bytes, vgt_mpos pos,
+                         const vgt_pb_callbacks *cb, vgt_error *err)
+{
+    if (!st || !cb || (!bytes && length_bytes))
+        return VGT_FAIL(err, VGT_E_ARG, VGT_NO_OFFSET, "vgt_pb_decode: state, callbacks and bytes are required");
+    uint32_t n = length_bytes / 4u;
+    int stop = 0;
+    st->stopped = 0;
+    if (st->run_remaining && n)
+        diag(cb, VGT_DIAG_RUN_ACROSS_ENTRIES, &pos,
+             "method run of header at entry %u dword %u continues here with %u of %u methods left",
+             st->run_header.entry, st->run_header.dword, st->run_remaining, st->run_count);
+    for (uint32_t i = 0; i < n;) {
+        pos.dword = i;
+        if (st->run_remaining) {
+            i += run_dwords(st, cb, bytes + 4u * i, n - i, pos, &stop);
+            if (stop) goto stopped;
+            continue;
+        }
+        uint32_t h = load_le32(bytes + 4u * i), sec = h >> 29, count = (h >> 16) & 0x1fffu;
+        if ((sec == SEC_INC || sec == SEC_NONINC || sec == SEC_ONEINC) && count < n - i) {
+            /* the common case: a whole run inside this entry, decoded without touching the run state */
+            uint32_t next, k;
+            pos.dword = i + 1;
+            k = deliver(st, cb, bytes + 4u * (i + 1), count, (h & 0xfffu) << 2, (h >> 13) & 7u, (uint8_t)sec, 1,
+                        sec == SEC_NONINC ? 0u : 4u, sec == SEC_INC ? ~0u : 0u, pos, &next, &stop);
+            st->methods += k;
+            if (stop) {
+                if (k < count) {   /* keep the rest as a pending run, as if the entry had ended */
+                    start_run(st, (uint8_t)sec, (h >> 13) & 7u, next, count - k, &pos);
+                    st->run_first = 0;
+                }
+                goto stopped;
+            }
+            i += 1 + count;
+            continue;
+        }
+        int r = header(st, cb, h, &pos);
+        if (r < 0) goto stopped;
+        if (r > 0) {
+            if (i + 1 < n)
+                diag(cb, VGT_DIAG_END_SEGMENT, &pos, "END_PB_SEGMENT at dword %u ends the entry; %u dwords after it ignored",
+                     i, n - i - 1);
+            return VGT_OK;
+        }
+        i++;
+    }
+    if (st->run_remaining) {
+        pos.dword = n;
+        diag(cb, VGT_DIAG_COUNT_PAST_SEGMENT, &pos,
+             "count runs past segment end at entry %u dword %u: header at dword %u (count %u) still needs %u dwords",
+             pos.entry, n, st->run_header.dword, st->run_count, st->run_remaining);
+    }
+    return VGT_OK;
+stopped:
+    st->stopped = 1;
+    return VGT_OK;
+}

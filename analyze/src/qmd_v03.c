@@ -1,0 +1,50 @@
+/* qmd_v03.c: field table of QMD V03_00 (Ampere, C6C0/C7C0; also defined for Hopper).
+ * Bit ranges from NVIDIA open-gpu-doc classes/compute/clc6c0qmd.h and clc7c0qmd.h (NVC6C0_QMDV03_00_*,
+ * NVC7C0_QMDV03_00_*). Compared with V02: releases moved and gained ENABLE and PAYLOAD64B bits and a
+ * third slot (RELEASE2, far from the other two); register count stays REGISTER_COUNT_V. */
+#include "qmd_roles.h"
+
+const vgt_qmd_field vgt_qmd_v03_00_fields[] = {
+    QF("QMD_MAJOR_VERSION", 583, 580, QR_MAJOR, "layout major version (3)"),
+    QF("QMD_VERSION", 579, 576, QR_MINOR, "layout minor version"),
+    QF("CTA_RASTER_WIDTH", 415, 384, QR_GRID0, "grid width in CTAs"),
+    QF("CTA_RASTER_HEIGHT", 431, 416, QR_GRID1, "grid height in CTAs"),
+    QF("CTA_RASTER_DEPTH", 463, 448, QR_GRID2, "grid depth in CTAs"),
+    QF("CTA_THREAD_DIMENSION0", 607, 592, QR_BLOCK0, "threads per CTA, x"),
+    QF("CTA_THREAD_DIMENSION1", 623, 608, QR_BLOCK1, "threads per CTA, y"),
+    QF("CTA_THREAD_DIMENSION2", 639, 624, QR_BLOCK2, "threads per CTA, z"),
+    QF("PROGRAM_ADDRESS_LOWER", 1567, 1536, QR_PROG_LO, "program VA, bits 31:0"),
+    QF("PROGRAM_ADDRESS_UPPER", 1584, 1568, QR_PROG_HI, "program VA, bits 48:32"),
+    QF("SHARED_MEMORY_SIZE", 561, 544, QR_SHMEM, "shared memory per CTA, bytes"),
+    QF("REGISTER_COUNT_V", 656, 648, QR_REGS, "registers per thread"),
+    QF("BARRIER_COUNT", 767, 763, QR_BARRIERS, "named barriers used"),
+    QF("SASS_VERSION", 1663, 1656, QR_SASS, "SASS version of the program"),
+    QF("SHADER_LOCAL_MEMORY_LOW_SIZE", 759, 736, QR_LMEM_LO, "local memory per thread (low), bytes"),
+    QF("SHADER_LOCAL_MEMORY_HIGH_SIZE", 1623, 1600, QR_LMEM_HI, "local memory per thread (high), bytes"),
+    QA("CONSTANT_BUFFER_VALID", 640, 640, 8, 1, 0, QR_CB_VALID, "constant buffer slot i is bound"),
+    QA("CONSTANT_BUFFER_ADDR_LOWER", 1055, 1024, 8, 64, 0, QR_CB_ADDR_LO, "constant buffer i VA 31:0"),
+    QA("CONSTANT_BUFFER_ADDR_UPPER", 1072, 1056, 8, 64, 0, QR_CB_ADDR_HI, "constant buffer i VA 48:32"),
+    QA("CONSTANT_BUFFER_SIZE_SHIFTED4", 1087, 1075, 8, 64, 0, QR_CB_SIZE_SHIFTED4, "constant buffer i size >> 4"),
+    /* RELEASE0 at 768, RELEASE1 at 896 (stride 128), RELEASE2 at 1664 */
+    QA("RELEASE_ENABLE", 823, 823, 2, 128, 0, QR_REL_ENABLE, "release semaphore i at grid end"),
+    QA("RELEASE_ADDRESS_LOWER", 799, 768, 2, 128, 0, QR_REL_ADDR_LO, "release i VA 31:0"),
+    QA("RELEASE_ADDRESS_UPPER", 807, 800, 2, 128, 0, QR_REL_ADDR_HI, "release i VA 39:32"),
+    QA("RELEASE_REDUCTION_OP", 822, 820, 2, 128, 0, QR_REL_RED_OP, "0 ADD 1 MIN 2 MAX 3 INC 4 DEC 5 AND 6 OR 7 XOR"),
+    QA("RELEASE_REDUCTION_FORMAT", 825, 824, 2, 128, 0, QR_REL_RED_FORMAT, "0 unsigned 32, 1 signed 32"),
+    QA("RELEASE_REDUCTION_ENABLE", 826, 826, 2, 128, 0, QR_REL_RED_ENABLE, "release is a reduction"),
+    QA("RELEASE_PAYLOAD64B", 829, 829, 2, 128, 0, QR_REL_PAYLOAD64, "64-bit payload"),
+    QA("RELEASE_STRUCTURE_SIZE", 831, 830, 2, 128, 0, QR_REL_STRUCT, "0 four words, 1 one word, 2 two words"),
+    QA("RELEASE_PAYLOAD_LOWER", 863, 832, 2, 128, 0, QR_REL_PAYLOAD_LO, "release i payload 31:0"),
+    QA("RELEASE_PAYLOAD_UPPER", 895, 864, 2, 128, 0, QR_REL_PAYLOAD_HI, "release i payload 63:32"),
+    QA("RELEASE2_ENABLE", 1719, 1719, 1, 0, 2, QR_REL_ENABLE, "release semaphore 2 at grid end"),
+    QA("RELEASE2_ADDRESS_LOWER", 1695, 1664, 1, 0, 2, QR_REL_ADDR_LO, "release 2 VA 31:0"),
+    QA("RELEASE2_ADDRESS_UPPER", 1703, 1696, 1, 0, 2, QR_REL_ADDR_HI, "release 2 VA 39:32"),
+    QA("RELEASE2_REDUCTION_OP", 1718, 1716, 1, 0, 2, QR_REL_RED_OP, "0 ADD 1 MIN 2 MAX 3 INC 4 DEC 5 AND 6 OR 7 XOR"),
+    QA("RELEASE2_REDUCTION_FORMAT", 1721, 1720, 1, 0, 2, QR_REL_RED_FORMAT, "0 unsigned 32, 1 signed 32"),
+    QA("RELEASE2_REDUCTION_ENABLE", 1722, 1722, 1, 0, 2, QR_REL_RED_ENABLE, "release is a reduction"),
+    QA("RELEASE2_PAYLOAD64B", 1725, 1725, 1, 0, 2, QR_REL_PAYLOAD64, "64-bit payload"),
+    QA("RELEASE2_STRUCTURE_SIZE", 1727, 1726, 1, 0, 2, QR_REL_STRUCT, "0 four words, 1 one word, 2 two words"),
+    QA("RELEASE2_PAYLOAD_LOWER", 1759, 1728, 1, 0, 2, QR_REL_PAYLOAD_LO, "release 2 payload 31:0"),
+    QA("RELEASE2_PAYLOAD_UPPER", 1791, 1760, 1, 0, 2, QR_REL_PAYLOAD_HI, "release 2 payload 63:32"),
+};
+const uint32_t vgt_qmd_v03_00_count = sizeof vgt_qmd_v03_00_fields / sizeof vgt_qmd_v03_00_fields[0];

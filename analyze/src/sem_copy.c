@@ -1,0 +1,106 @@
+/* sem_copy.c: copy-engine launches (NVIDIA open-gpu-doc classes/dma-copy/clc5b5.h .. clc8b5.h).
+ *
+ * State methods: SET_SEMAPHORE_A 0x240 (upper) / B 0x244 (lower) / PAYLOAD 0x248 / PAYLOAD_UPPER 0x24c
+ * (C7B5+), OFFSET_IN_UPPER/LOWER 0x400/0x404, OFFSET_OUT_UPPER/LOWER 0x408/0x40c, PITCH_IN/OUT 0x410/0x414,
+ * LINE_LENGTH_IN 0x418, LINE_COUNT 0x41c, SET_REMAP_CONST_A/B 0x700/0x704, SET_REMAP_COMPONENTS 0x708
+ * (DST_X..W 2:0, 6:4, 10:8, 14:12: 0-3 source X-W, 4 CONST_A, 5 CONST_B, 6 NO_WRITE; COMPONENT_SIZE
+ * 17:16 = bytes - 1; NUM_DST_COMPONENTS 25:24 = n - 1).
+ * LAUNCH_DMA 0x300: DATA_TRANSFER_TYPE 1:0, SEMAPHORE_TYPE 4:3, SRC/DST_MEMORY_LAYOUT 7/8 (1 pitch),
+ * MULTI_LINE_ENABLE 9, REMAP_ENABLE 10, SRC/DST_TYPE 12/13 (1 physical), SEMAPHORE_REDUCTION 17:14,
+ * SEMAPHORE_REDUCTION_SIGN 18 (0 signed), SEMAPHORE_REDUCTION_ENABLE 19, SEMAPHORE_PAYLOAD_SIZE 27 (C7B5+).
+ * A COPY event is delivered, then a SEM_RELEASE (source copy) when SEMAPHORE_TYPE is not NONE. */
+#include "sem_internal.h"
+
+#define BITS(v, hi, lo) (((v) >> (lo)) & ((1u << ((hi) - (lo) + 1)) - 1u))
+
+/* SEMAPHORE_REDUCTION 17:14: IMIN IMAX IXOR IAND IOR IADD INC DEC, then (skipping invalid codes) FADD FMIN FMAX. */
+static const uint8_t copy_red[16] = { VGT_RED_MIN, VGT_RED_MAX, VGT_RED_XOR, VGT_RED_AND, VGT_RED_OR, VGT_RED_ADD,
+                                      VGT_RED_INC, VGT_RED_DEC, 0, 0, VGT_RED_FADD, VGT_RED_FMIN, VGT_RED_FMAX,
+                                      0, 0, 0 };
+
+static int remap_is_memset(uint32_t comp)
+{
+    unsigned n = BITS(comp, 25, 24) + 1;
+    for (unsigned i = 0; i < n; i++) {
+        unsigned sel = (comp >> (4 * i)) & 7;
+        if (sel < 4) return 0;   /* reads a source component */
+    }
+    return 1;
+}
+
+static void launch(vgt_sem_tracker *t, const copy_state *c, const vgt_method *m)
+{
+    uint32_t d = m->data;
+    vgt_event ev;
+    sem_event_init(&ev, VGT_EV_COPY, m);
+    vgt_ev_copy *k = &ev.u.copy;
+    k->src_va = ((uint64_t)(c->in_upper & 0x1ffffffu) << 32) | c->in_lower;
+    k->dst_va = ((uint64_t)(c->out_upper & 0x1ffffffu) << 32) | c->out_lower;
+    k->pitch_in = c->pitch_in;
+    k->pitch_out = c->pitch_out;
+    k->line_length = c->line_length;
+    k->line_count = c->line_count;
+    k->transfer_type = (uint8_t)BITS(d, 1, 0);
+    k->semaphore_type = (uint8_t)BITS(d, 4, 3);
+    k->src_pitch = (uint8_t)BITS(d, 7, 7);
+    k->dst_pitch = (uint8_t)BITS(d, 8, 8);
+    k->multi_line = (uint8_t)BITS(d, 9, 9);
+    k->remap = (uint8_t)BITS(d, 10, 10);
+    k->src_physical = (uint8_t)BITS(d, 12, 12);
+    k->dst_physical = (uint8_t)BITS(d, 13, 13);
+    k->remap_const_a = c->remap_a;
+    k->remap_const_b = c->remap_b;
+    k->remap_components = c->remap_components;
+    uint64_t line = c->line_length;
+    if (k->remap) {
+        line *= (uint64_t)(BITS(c->remap_components, 17, 16) + 1) * (BITS(c->remap_components, 25, 24) + 1);
+        k->memset = (uint8_t)remap_is_memset(c->remap_components);
+    }
+    k->bytes = k->multi_line ? line * c->line_count : line;
+    k->raw = d;
+    int payload64 = (m->cls & 0xffff) >= 0xc7b5 && BITS(d, 27, 27);
+    k->sem_va = ((uint64_t)(c->sem_a & 0x1ffffffu) << 32) | c->sem_b;
+    k->sem_payload = payload64 ? ((uint64_t)c->sem_payload_upper << 32) | c->sem_payload : c->sem_payload;
+    sem_emit(t, &ev);
+    if (!k->semaphore_type) return;
+
+    vgt_event se;
+    sem_event_init(&se, VGT_EV_SEM_RELEASE, m);
+    vgt_ev_sem *s = &se.u.sem;
+    s->source = VGT_SEM_SRC_COPY;
+    s->op = BITS(d, 19, 19) ? VGT_SEM_OP_REDUCTION : VGT_SEM_OP_RELEASE;
+    s->size = payload64 ? 8 : 4;
+    s->va = k->sem_va;
+    s->payload = k->sem_payload;
+    if (s->op == VGT_SEM_OP_REDUCTION) {
+        s->reduction = copy_red[BITS(d, 17, 14)];
+        if (!BITS(d, 18, 18)) s->flags |= VGT_SEM_FLAG_SIGNED;
+    }
+    if (k->semaphore_type == 2) s->flags |= VGT_SEM_FLAG_TIMESTAMP;
+    if (BITS(d, 6, 5)) s->flags |= VGT_SEM_FLAG_AWAKEN;
+    s->raw = d;
+    sem_emit(t, &se);
+}
+
+void sem_copy(vgt_sem_tracker *t, sub_state *sub, unsigned role, const vgt_method *m)
+{
+    copy_state *c = &sub->copy;
+    switch (role) {
+    case R_CE_SEM_A: c->sem_a = m->data; break;
+    case R_CE_SEM_B: c->sem_b = m->data; break;
+    case R_CE_SEM_PAYLOAD: c->sem_payload = m->data; break;
+    case R_CE_SEM_PAYLOAD_UPPER: c->sem_payload_upper = m->data; break;
+    case R_CE_LAUNCH: launch(t, c, m); break;
+    case R_CE_OFF_IN_UPPER: c->in_upper = m->data; break;
+    case R_CE_OFF_IN_LOWER: c->in_lower = m->data; break;
+    case R_CE_OFF_OUT_UPPER: c->out_upper = m->data; break;
+    case R_CE_OFF_OUT_LOWER: c->out_lower = m->data; break;
+    case R_CE_PITCH_IN: c->pitch_in = m->data; break;
+    case R_CE_PITCH_OUT: c->pitch_out = m->data; break;
+    case R_CE_LINE_LENGTH: c->line_length = m->data; break;
+    case R_CE_LINE_COUNT: c->line_count = m->data; break;
+    case R_CE_REMAP_A: c->remap_a = m->data; break;
+    case R_CE_REMAP_B: c->remap_b = m->data; break;
+    case R_CE_REMAP_COMPONENTS: c->remap_components = m->data; break;
+    }
+}

@@ -1,0 +1,141 @@
+/* sem_internal.h: the semantic tracker's state and its per-decoder entry points (private to analyze/).
+ *
+ * events.c owns the tracker and dispatch: a method's class picks a family, the family's table (built
+ * from events_table.c) maps the method offset to a role, and the role's decoder (sem_*.c) updates the
+ * subchannel's state and emits events. Host methods (< 0x100) use the channel's host state whatever the
+ * subchannel. Events are emitted in method order: a draw held back for instance merging is delivered
+ * before any other event (sem_emit). */
+#ifndef VGT_SEM_INTERNAL_H
+#define VGT_SEM_INTERNAL_H
+
+#include "vgt/events.h"
+
+enum sem_family { FAM_NONE = 0, FAM_HOST, FAM_COMPUTE, FAM_3D, FAM_COPY, FAM_I2M, FAM_COUNT_ };
+
+/* Roles: what a method means to the tracker. Array methods carry their index separately. */
+enum sem_role {
+    R_NONE = 0,
+    /* host */
+    R_SEM_ADDR_LO, R_SEM_ADDR_HI, R_SEM_PAYLOAD_LO, R_SEM_PAYLOAD_HI, R_SEM_EXECUTE,
+    R_SEMA_A, R_SEMA_B, R_SEMA_C, R_SEMA_D,
+    /* inline-to-memory (3D, compute, A140) */
+    R_I2M_LINE_LENGTH, R_I2M_LINE_COUNT, R_I2M_OFFSET_UPPER, R_I2M_OFFSET, R_I2M_PITCH, R_I2M_LAUNCH, R_I2M_DATA,
+    /* report semaphores (3D, compute) */
+    R_REP_A, R_REP_B, R_REP_C, R_REP_D,
+    R_REPX_PAYLOAD_LO, R_REPX_PAYLOAD_HI, R_REPX_ADDR_LO, R_REPX_ADDR_HI, R_REPX_EXECUTE,
+    /* compute launches */
+    R_PCAS_A, R_SIGNAL_PCAS_B, R_SIGNAL_PCAS2_B, R_INLINE_QMD_A, R_INLINE_QMD_B, R_INLINE_QMD_DATA,
+    /* 3D draws */
+    R_BEGIN, R_END, R_VA_START, R_DRAW_VA, R_VA_BE_A, R_VA_BE_B, R_IB_BE_A, R_IB_BE_B,
+    R_VA_INST_FIRST, R_VA_INST_SUBSEQ, R_IB_INST_FIRST, R_IB_INST_SUBSEQ,
+    R_DRAW_IB, R_IB_A, R_IB_B, R_IB_E, R_IB_F,
+    R_INLINE_INDEX, R_INLINE_INDEX2X16, R_INLINE_INDEX4X8, R_DRAW_ZERO_INDEX, R_DRAW_AUTO,
+    R_BASE_VERTEX, R_BASE_INSTANCE,
+    /* 3D programs */
+    R_PIPE_SHADER, R_PIPE_REGCOUNT, R_PIPE_ADDR_A, R_PIPE_ADDR_B,
+    /* copy engine */
+    R_CE_SEM_A, R_CE_SEM_B, R_CE_SEM_PAYLOAD, R_CE_SEM_PAYLOAD_UPPER, R_CE_LAUNCH,
+    R_CE_OFF_IN_UPPER, R_CE_OFF_IN_LOWER, R_CE_OFF_OUT_UPPER, R_CE_OFF_OUT_LOWER,
+    R_CE_PITCH_IN, R_CE_PITCH_OUT, R_CE_LINE_LENGTH, R_CE_LINE_COUNT,
+    R_CE_REMAP_A, R_CE_REMAP_B, R_CE_REMAP_COMPONENTS,
+    R_COUNT_
+};
+
+/* One table row: family, first method offset, array shape, role, lowest class it applies to. */
+typedef struct sem_method_spec {
+    uint8_t family;
+    uint16_t mthd;
+    uint16_t count, stride;
+    uint8_t role;
+    uint16_t min_class;       /* 0: every class of the family */
+} sem_method_spec;
+
+extern const sem_method_spec vgt_sem_method_table[];
+extern const uint32_t vgt_sem_method_table_count;
+
+#define SEM_MTHD_SLOTS 4096u  /* method offsets 0x0000..0x3ffc */
+
+/* A lookup cell: spec index + 1 (0 = nothing) and the array index. */
+typedef struct sem_cell { uint16_t spec; uint16_t index; } sem_cell;
+
+typedef struct i2m_state {
+    uint32_t line_length, line_count, pitch_out, offset_upper, offset;
+    int active;               /* LAUNCH_DMA seen, waiting for data */
+    uint32_t raw;
+    vgt_method launch;        /* the LAUNCH_DMA, for an upload cut short at a flush */
+    uint64_t expected, received;
+    uint8_t *buf;             /* when keep_upload_bytes */
+    uint64_t cap;
+} i2m_state;
+
+typedef struct report_state {
+    uint32_t a, b, c;         /* SET_REPORT_SEMAPHORE_A/B/C */
+    uint32_t payload_lo, payload_hi, addr_lo, addr_hi;   /* Hopper-style REPORT_SEMAPHORE_* */
+} report_state;
+
+typedef struct compute_state {
+    int pcas_pending;
+    uint64_t pcas_qmd_va;
+    uint32_t inline_a, inline_b;
+    uint32_t inline_dwords;   /* dwords the inline QMD needs: 64 or 96 */
+    uint32_t inline_loaded;   /* dwords received so far (highest index + 1) */
+    uint8_t inline_qmd[VGT_QMD_MAX_BYTES];
+} compute_state;
+
+typedef struct pipe_state { uint32_t shader, regcount, addr_a, addr_b; } pipe_state;
+
+typedef struct draw_state {
+    int in_begin;
+    uint32_t begin;           /* BEGIN data */
+    uint32_t va_start, ib_first, ib_a, ib_b, ib_e, base_vertex, base_instance;
+    uint32_t va_be_a, ib_be_a;
+    uint32_t inline_count;    /* inline indices between BEGIN and END */
+    int inline_seen;
+    uint32_t instance;        /* instance of the current BEGIN (0 FIRST, n SUBSEQUENT) */
+    pipe_state pipe[6];
+} draw_state;
+
+typedef struct copy_state {
+    uint32_t sem_a, sem_b, sem_payload, sem_payload_upper;
+    uint32_t in_upper, in_lower, out_upper, out_lower, pitch_in, pitch_out, line_length, line_count;
+    uint32_t remap_a, remap_b, remap_components;
+} copy_state;
+
+typedef struct sub_state {
+    i2m_state i2m;
+    report_state report;
+    compute_state compute;
+    draw_state draw;
+    copy_state copy;
+} sub_state;
+
+typedef struct host_state {
+    uint32_t addr_lo, addr_hi, payload_lo, payload_hi;
+    uint32_t a, b, c;         /* SEMAPHOREA/B/C */
+} host_state;
+
+struct vgt_sem_tracker {
+    vgt_sem_config cfg;
+    host_state host;
+    sub_state sub[8];
+    int draw_pending;         /* a draw held back for instance merging */
+    vgt_event pending;
+};
+
+/* Deliver an event (after a held draw). */
+void sem_emit(vgt_sem_tracker *t, const vgt_event *ev);
+void sem_flush_draw(vgt_sem_tracker *t);
+void sem_event_init(vgt_event *ev, vgt_event_kind kind, const vgt_method *m);
+
+/* Decoders: one per area, each given the role, the array index and the method. */
+void sem_host(vgt_sem_tracker *t, unsigned role, const vgt_method *m);
+vgt_status sem_i2m(vgt_sem_tracker *t, sub_state *s, unsigned role, const vgt_method *m, vgt_error *err);
+void sem_i2m_flush(vgt_sem_tracker *t, sub_state *s, unsigned subch);
+void sem_report(vgt_sem_tracker *t, sub_state *s, unsigned role, const vgt_method *m);
+vgt_status sem_launch(vgt_sem_tracker *t, sub_state *s, unsigned role, unsigned index, const vgt_method *m,
+                      vgt_error *err);
+void sem_draw(vgt_sem_tracker *t, sub_state *s, unsigned role, const vgt_method *m);
+void sem_program(vgt_sem_tracker *t, sub_state *s, unsigned role, unsigned index, const vgt_method *m);
+void sem_copy(vgt_sem_tracker *t, sub_state *s, unsigned role, const vgt_method *m);
+
+#endif

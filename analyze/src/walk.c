@@ -1,0 +1,222 @@
+/* walk.c: the trace walker (vgt/walk.h). Reads records in order, applies each to the model, and decodes
+ * each GPFIFO_SUBMIT with the decoder state of its channel, forwarding to the caller's callbacks.
+ *
+ *   record --vgt_model_apply--> model --on_record--> [GPFIFO_SUBMIT?] --walk_submit-->
+ *       channel_for (state per channel, reset on re-allocation) --vgt_pb_decode_submit--> on_entry/on_method
+ *
+ * Unselected submissions are decoded with the state-keeping path only (no user callbacks) unless the
+ * caller asked for them (deliver_unselected).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "vgt/walk.h"
+
+typedef struct walker {
+    const vgt_walk_options *opt;
+    const vgt_walk_callbacks *cb;
+    vgt_model *model;
+    vgt_walk_channel **chans;     /* individually allocated: pointers stay valid for the walk */
+    uint32_t nchans, capchans, last_chan;
+    vgt_segment *segs;
+    uint32_t capsegs;
+    vgt_walk_submit cur;
+    int deliver;                  /* user callbacks on for the current submission */
+    int stop;
+    vgt_walk_stats st;
+} walker;
+
+vgt_walk_options vgt_walk_defaults(void)
+{
+    vgt_walk_options o;
+    memset(&o, 0, sizeof o);
+    o.submit_last = UINT64_MAX;
+    o.verify_checksums = 1;
+    return o;
+}
+
+/* ---- pushbuf callbacks: count, then forward when delivering ---- */
+
+static int tramp_method(void *ctx, const vgt_method *m)
+{
+    walker *w = ctx;
+    if (w->cb->on_method(w->cb->ctx, &w->cur, m)) w->stop = 1;
+    return w->stop;
+}
+
+static void tramp_entry(void *ctx, const vgt_gp_entry *e, uint32_t index, const vgt_mpos *pos)
+{
+    walker *w = ctx;
+    w->st.entries++;
+    if (!e->is_control) w->st.pb_bytes += (uint64_t)e->length * 4u;
+    if (w->deliver && w->cb->on_entry) w->cb->on_entry(w->cb->ctx, &w->cur, e, index);
+}
+
+static void tramp_diag(void *ctx, vgt_diag_kind kind, const vgt_mpos *pos, const char *msg)
+{
+    walker *w = ctx;
+    w->st.diags++;
+    if (w->deliver && w->cb->on_diag) w->cb->on_diag(w->cb->ctx, &w->cur, kind, pos, msg);
+}
+
+/* ---- channels ---- */
+
+static void channel_reset(walker *w, vgt_walk_channel *c, const vgt_model_channel *mc)
+{
+    c->cls = mc ? mc->rec.cls : 0;
+    c->alloc_seq = mc ? mc->alloc_seq : UINT64_MAX;
+    c->submits = 0;
+    vgt_pb_state_init(&c->pb, c->cls);
+    if (w->cb->on_channel) w->cb->on_channel(w->cb->ctx, c);
+}
+
+static vgt_status channel_for(walker *w, uint32_t client, uint32_t handle, vgt_walk_channel **out, vgt_error *err)
+{
+    const vgt_model_channel *mc = vgt_model_channel_find(w->model, client, handle);
+    uint64_t alloc_seq = mc ? mc->alloc_seq : UINT64_MAX;
+    vgt_walk_channel *c = NULL;
+    if (w->last_chan < w->nchans && w->chans[w->last_chan]->client == client && w->chans[w->last_chan]->handle == handle)
+        c = w->chans[w->last_chan];
+    for (uint32_t i = 0; !c && i < w->nchans; i++)
+        if (w->chans[i]->client == client && w->chans[i]->handle == handle) {
+            c = w->chans[i];
+            w->last_chan = i;
+        }
+    if (c) {
+        if (c->alloc_seq != alloc_seq) channel_reset(w, c, mc);   /* the handle was re-allocated */
+        *out = c;
+        return VGT_OK;
+    }
+    if (w->nchans >= VGT_WALK_MAX_CHANNELS)
+        return VGT_FAIL(err, VGT_E_LIMIT, VGT_NO_OFFSET, "more than %u channels in one trace", VGT_WALK_MAX_CHANNELS);
+    if (w->nchans == w->capchans) {
+        uint32_t cap = w->capchans ? w->capchans * 2 : 8;
+        vgt_walk_channel **p = realloc(w->chans, cap * sizeof *p);
+        if (!p) return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "no memory for %u channels", cap);
+        w->chans = p;
+        w->capchans = cap;
+    }
+    c = calloc(1, sizeof *c);
+    if (!c) return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "no memory for a channel");
+    c->client = client;
+    c->handle = handle;
+    w->last_chan = w->nchans;
+    w->chans[w->nchans++] = c;
+    channel_reset(w, c, mc);
+    *out = c;
+    return VGT_OK;
+}
+
+/* ---- submissions ---- */
+
+static uint32_t peek_u32(const vgt_record *r, uint32_t off)
+{
+    if (r->length < off + 4u) return 0;
+    const uint8_t *p = r->payload + off;
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static vgt_status grow_segments(walker *w, const vgt_record *r, vgt_error *err)
+{
+    uint32_t need = peek_u32(r, 36);   /* segment_count (docs/trace-format.md, GPFIFO_SUBMIT) */
+    if (need <= w->capsegs) return VGT_OK;
+    if (need > VGT_WALK_MAX_SEGMENTS)
+        return VGT_FAIL(err, VGT_E_LIMIT, VGT_NO_OFFSET, "GPFIFO_SUBMIT seq %llu has %u segments, over the limit %u",
+                        (unsigned long long)r->seq, need, VGT_WALK_MAX_SEGMENTS);
+    uint32_t cap = w->capsegs ? w->capsegs : 16;
+    while (cap < need) cap *= 2;
+    vgt_segment *p = realloc(w->segs, (size_t)cap * sizeof *p);
+    if (!p) return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "no memory for %u segments", cap);
+    w->segs = p;
+    w->capsegs = cap;
+    return VGT_OK;
+}
+
+static int is_selected(const walker *w, uint64_t index, uint32_t channel)
+{
+    if (index < w->opt->submit_first || index > w->opt->submit_last) return 0;
+    return !w->opt->has_channel || w->opt->channel == channel;
+}
+
+static vgt_status walk_submit(walker *w, const vgt_record *r, vgt_error *err)
+{
+    vgt_rec_gpfifo_submit sub;
+    VGT_TRY(grow_segments(w, r, err));
+    VGT_TRY(vgt_decode_gpfifo_submit(r, &sub, w->segs, w->capsegs, err));
+    vgt_walk_channel *c = NULL;
+    VGT_TRY(channel_for(w, sub.client, sub.channel, &c, err));
+    const vgt_walk_callbacks *cb = w->cb;
+    uint64_t index = w->st.submits++;
+    int selected = is_selected(w, index, sub.channel);
+    w->st.selected_submits += (uint64_t)selected;
+    w->deliver = selected || w->opt->deliver_unselected;
+    w->cur = (vgt_walk_submit){index, r->seq, r, &sub, c, selected};
+    c->submits++;
+    if (w->deliver && cb->on_submit_begin && cb->on_submit_begin(cb->ctx, &w->cur)) {
+        w->stop = 1;
+        return VGT_OK;
+    }
+    vgt_pb_callbacks pcb = {w->deliver && cb->on_method ? tramp_method : NULL, tramp_entry, tramp_diag, w};
+    uint64_t before = c->pb.methods;
+    vgt_status rc = vgt_pb_decode_submit(&c->pb, r->seq, &sub, &pcb, err);
+    w->st.methods += c->pb.methods - before;
+    if (rc != VGT_OK) return rc;
+    if (!w->stop && w->deliver && cb->on_submit_end && cb->on_submit_end(cb->ctx, &w->cur)) w->stop = 1;
+    if (index >= w->opt->submit_last) w->stop = 1;
+    return VGT_OK;
+}
+
+static vgt_status walk_loop(walker *w, vgt_reader *r, vgt_error *err)
+{
+    vgt_record rec;
+    vgt_status rc = VGT_OK;
+    while (!w->stop && (rc = vgt_reader_next(r, &rec, err)) == VGT_OK) {
+        w->st.records++;
+        VGT_TRY(vgt_model_apply(w->model, &rec, err));
+        if (w->cb->on_record && w->cb->on_record(w->cb->ctx, &rec, w->model)) break;
+        if (rec.type == VGT_REC_GPFIFO_SUBMIT) VGT_TRY(walk_submit(w, &rec, err));
+    }
+    if (w->stop) return VGT_OK;
+    return rc == VGT_E_EOF ? VGT_OK : rc;
+}
+
+static void walker_free(walker *w)
+{
+    for (uint32_t i = 0; i < w->nchans; i++) {
+        if (w->cb->on_channel_end) w->cb->on_channel_end(w->cb->ctx, w->chans[i]);
+        free(w->chans[i]);
+    }
+    free(w->chans);
+    free(w->segs);
+    vgt_model_free(w->model);
+}
+
+vgt_status vgt_walk_reader(vgt_reader *r, const vgt_walk_options *opt, const vgt_walk_callbacks *cb,
+                           vgt_walk_stats *stats, vgt_error *err)
+{
+    static const vgt_walk_callbacks none;
+    vgt_walk_options defaults = vgt_walk_defaults();
+    walker w;
+    memset(&w, 0, sizeof w);
+    w.opt = opt ? opt : &defaults;
+    w.cb = cb ? cb : &none;
+    VGT_TRY(vgt_model_new(&w.model, err));
+    if (w.opt->model_memory_limit) vgt_model_set_memory_limit(w.model, w.opt->model_memory_limit);
+    vgt_status rc = walk_loop(&w, r, err);
+    walker_free(&w);
+    if (stats) *stats = w.st;
+    return rc;
+}
+
+vgt_status vgt_walk_path(const char *path, const vgt_walk_options *opt, const vgt_walk_callbacks *cb,
+                         vgt_walk_stats *stats, vgt_error *err)
+{
+    vgt_walk_options defaults = vgt_walk_defaults();
+    if (!opt) opt = &defaults;
+    vgt_reader_options ro = {opt->streaming, opt->verify_checksums};
+    vgt_reader *r;
+    VGT_TRY(vgt_reader_open_path(&r, path, &ro, err));
+    vgt_status rc = vgt_walk_reader(r, opt, cb, stats, err);
+    vgt_reader_close(r);
+    return rc;
+}

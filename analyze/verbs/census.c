@@ -1,0 +1,285 @@
+/* census.c: `vgt census TRACE [--json] [--submit A..B] [--channel H] [--total]`: what each submission
+ * asked the GPU to do, and the totals: methods per class, launches, draws, program binds, uploads and
+ * copies (count and bytes), semaphore releases and acquires, reports, decoder diagnostics.
+ *
+ * The walker (walk.h) folds the trace into the model and decodes push buffers; a semantic tracker
+ * (events.h) per channel turns methods into events, fed every submission (filters or not) so that state
+ * carried across submissions (bound addresses, payloads) is right when a selected one comes. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vgt/classes.h"
+#include "vgt/cli.h"
+#include "vgt/events.h"
+#include "vgt/walk.h"
+
+#define CENSUS_MAX_CLASSES 64u   /* distinct classes counted; more go to "other" */
+
+typedef struct counts {
+    uint64_t methods, diags;
+    uint32_t nclass;
+    uint32_t cls[CENSUS_MAX_CLASSES];
+    uint64_t per_class[CENSUS_MAX_CLASSES];
+    uint64_t other_class;     /* methods of classes past CENSUS_MAX_CLASSES */
+    uint64_t events[VGT_EV_KIND_COUNT_];
+    uint64_t upload_bytes, copy_bytes, launch_threads;
+} counts;
+
+typedef struct census {
+    int json, total_only;
+    int selected;             /* the current submission passes the filters */
+    uint32_t last_class;      /* index in sub.cls of the last method's class */
+    const vgt_model *model;
+    counts sub, total;
+    uint64_t submissions;
+    int first_json;
+    vgt_error err;            /* a tracker failure, reported after the walk */
+    int failed;
+} census;
+
+static void add_class(counts *dst, uint32_t cls, uint64_t n)
+{
+    for (uint32_t j = 0; j < dst->nclass; j++)
+        if (dst->cls[j] == cls) { dst->per_class[j] += n; return; }
+    if (dst->nclass == CENSUS_MAX_CLASSES) { dst->other_class += n; return; }
+    dst->cls[dst->nclass] = cls;
+    dst->per_class[dst->nclass++] = n;
+}
+
+static void add_counts(counts *dst, const counts *src)
+{
+    dst->methods += src->methods;
+    dst->diags += src->diags;
+    for (uint32_t i = 0; i < src->nclass; i++) add_class(dst, src->cls[i], src->per_class[i]);
+    dst->other_class += src->other_class;
+    for (int k = 0; k < VGT_EV_KIND_COUNT_; k++) dst->events[k] += src->events[k];
+    dst->upload_bytes += src->upload_bytes;
+    dst->copy_bytes += src->copy_bytes;
+    dst->launch_threads += src->launch_threads;
+}
+
+static void on_event(void *ctx, const vgt_event *ev)
+{
+    census *c = ctx;
+    if (!c->selected) return;
+    c->sub.events[ev->kind]++;
+    if (ev->kind == VGT_EV_UPLOAD) c->sub.upload_bytes += ev->u.upload.length;
+    else if (ev->kind == VGT_EV_COPY) c->sub.copy_bytes += ev->u.copy.bytes;
+    else if (ev->kind == VGT_EV_LAUNCH && ev->u.launch.decoded) {
+        const vgt_qmd *q = &ev->u.launch.qmd;
+        c->sub.launch_threads += (uint64_t)q->grid[0] * q->grid[1] * q->grid[2] * q->block[0] * q->block[1] * q->block[2];
+    }
+}
+
+static vgt_status mem_read(void *ctx, uint64_t va, void *dst, uint64_t len, uint64_t *known, vgt_error *err)
+{
+    census *c = ctx;
+    if (!c->model) { memset(dst, 0, len); *known = 0; return VGT_OK; }
+    return vgt_sem_model_reader((void *)c->model, va, dst, len, known, err);
+}
+
+static void on_channel(void *ctx, vgt_walk_channel *chan)
+{
+    census *c = ctx;
+    if (chan->user) { vgt_sem_reset(chan->user); return; }
+    vgt_sem_config cfg = { .on_event = on_event, .ctx = c, .mem_read = mem_read, .mem_ctx = c };
+    vgt_sem_tracker *t = NULL;
+    if (vgt_sem_new(&t, &cfg, &c->err) != VGT_OK) c->failed = 1;
+    chan->user = t;
+}
+
+static void on_channel_end(void *ctx, vgt_walk_channel *chan)
+{
+    (void)ctx;
+    vgt_sem_free(chan->user);
+    chan->user = NULL;
+}
+
+static int on_record(void *ctx, const vgt_record *rec, const vgt_model *model)
+{
+    ((census *)ctx)->model = model;
+    return 0;
+}
+
+static int on_submit_begin(void *ctx, const vgt_walk_submit *s)
+{
+    census *c = ctx;
+    c->selected = s->selected;
+    memset(&c->sub, 0, sizeof c->sub);
+    c->last_class = 0;
+    return c->failed;
+}
+
+static int on_method(void *ctx, const vgt_walk_submit *s, const vgt_method *m)
+{
+    census *c = ctx;
+    if (c->selected) {
+        c->sub.methods++;
+        /* the last class seen is by far the most likely next one */
+        if (c->sub.nclass && c->sub.cls[c->last_class] == m->cls) c->sub.per_class[c->last_class]++;
+        else {
+            add_class(&c->sub, m->cls, 1);
+            for (uint32_t i = 0; i < c->sub.nclass; i++)
+                if (c->sub.cls[i] == m->cls) c->last_class = i;
+        }
+    }
+    if (s->chan->user && vgt_sem_method(s->chan->user, m, &c->err) != VGT_OK) {
+        c->failed = 1;
+        return 1;
+    }
+    return 0;
+}
+
+static void on_diag(void *ctx, const vgt_walk_submit *s, vgt_diag_kind kind, const vgt_mpos *pos, const char *msg)
+{
+    census *c = ctx;
+    if (c->selected && kind != VGT_DIAG_RUN_ACROSS_ENTRIES && kind != VGT_DIAG_END_SEGMENT) c->sub.diags++;
+}
+
+static void print_classes_text(const counts *k)
+{
+    char name[64];
+    for (uint32_t i = 0; i < k->nclass; i++)
+        printf(" %s %" PRIu64, k->cls[i] ? vgt_class_name(k->cls[i], name, sizeof name) : "unbound", k->per_class[i]);
+    if (k->other_class) printf(" other %" PRIu64, k->other_class);
+}
+
+static void print_counts_json(const counts *k)
+{
+    printf("\"methods\":%" PRIu64 ",\"classes\":{", k->methods);
+    char name[64];
+    for (uint32_t i = 0; i < k->nclass; i++) {
+        printf("%s", i ? "," : "");
+        vgt_json_string(stdout, k->cls[i] ? vgt_class_name(k->cls[i], name, sizeof name) : "unbound");
+        printf(":{\"class\":%u,\"methods\":%" PRIu64 "}", k->cls[i], k->per_class[i]);
+    }
+    printf("},\"other_class_methods\":%" PRIu64, k->other_class);
+    printf(",\"launches\":%" PRIu64 ",\"launch_threads\":%" PRIu64 ",\"draws\":%" PRIu64 ",\"program_binds\":%" PRIu64
+           ",\"uploads\":%" PRIu64 ",\"upload_bytes\":%" PRIu64 ",\"copies\":%" PRIu64 ",\"copy_bytes\":%" PRIu64
+           ",\"sem_releases\":%" PRIu64 ",\"sem_acquires\":%" PRIu64 ",\"reports\":%" PRIu64 ",\"diagnostics\":%" PRIu64,
+           k->events[VGT_EV_LAUNCH], k->launch_threads, k->events[VGT_EV_DRAW], k->events[VGT_EV_PROGRAM_BIND],
+           k->events[VGT_EV_UPLOAD], k->upload_bytes, k->events[VGT_EV_COPY], k->copy_bytes,
+           k->events[VGT_EV_SEM_RELEASE], k->events[VGT_EV_SEM_ACQUIRE], k->events[VGT_EV_REPORT], k->diags);
+}
+
+static void print_counts_text(const counts *k)
+{
+    printf(" methods %" PRIu64 " launches %" PRIu64 " draws %" PRIu64 " binds %" PRIu64 " uploads %" PRIu64 "/%" PRIu64
+           "B copies %" PRIu64 "/%" PRIu64 "B releases %" PRIu64 " acquires %" PRIu64 " reports %" PRIu64,
+           k->methods, k->events[VGT_EV_LAUNCH], k->events[VGT_EV_DRAW], k->events[VGT_EV_PROGRAM_BIND],
+           k->events[VGT_EV_UPLOAD], k->upload_bytes, k->events[VGT_EV_COPY], k->copy_bytes,
+           k->events[VGT_EV_SEM_RELEASE], k->events[VGT_EV_SEM_ACQUIRE], k->events[VGT_EV_REPORT]);
+    if (k->diags) printf(" diagnostics %" PRIu64, k->diags);
+}
+
+static int on_submit_end(void *ctx, const vgt_walk_submit *s)
+{
+    census *c = ctx;
+    if (s->chan->user) vgt_sem_flush(s->chan->user);   /* held draws, cut-short uploads belong here */
+    if (!c->selected) return c->failed;
+    c->submissions++;
+    add_counts(&c->total, &c->sub);
+    if (c->total_only) return c->failed;
+    if (c->json) {
+        printf("%s{\"index\":%" PRIu64 ",\"seq\":%" PRIu64 ",\"client\":%u,\"channel\":%u,", c->first_json ? "" : ",",
+               s->index, s->seq, s->chan->client, s->chan->handle);
+        print_counts_json(&c->sub);
+        putchar('}');
+        c->first_json = 0;
+    } else {
+        printf("submission %" PRIu64 " seq %" PRIu64 " channel 0x%x:", s->index, s->seq, s->chan->handle);
+        print_counts_text(&c->sub);
+        printf("\n  classes:");
+        print_classes_text(&c->sub);
+        putchar('\n');
+    }
+    return c->failed;
+}
+
+static void print_total(const census *c, const vgt_walk_stats *st)
+{
+    const counts *k = &c->total;
+    if (c->json) {
+        printf("],\"total\":{\"submissions\":%" PRIu64 ",\"push_buffer_bytes\":%" PRIu64 ",", c->submissions, st->pb_bytes);
+        print_counts_json(k);
+        printf("}}\n");
+        return;
+    }
+    char name[64];
+    printf("total: %" PRIu64 " submissions, %" PRIu64 " methods, %" PRIu64 " push-buffer bytes\n", c->submissions,
+           k->methods, st->pb_bytes);
+    printf("  methods per class:\n");
+    for (uint32_t i = 0; i < k->nclass; i++)
+        printf("    %04X %-32s %" PRIu64 "\n", k->cls[i], k->cls[i] ? vgt_class_name(k->cls[i], name, sizeof name) : "unbound",
+               k->per_class[i]);
+    if (k->other_class) printf("    other classes %" PRIu64 "\n", k->other_class);
+    printf("  launches %" PRIu64 " (%" PRIu64 " threads)  draws %" PRIu64 "  program binds %" PRIu64 "\n",
+           k->events[VGT_EV_LAUNCH], k->launch_threads, k->events[VGT_EV_DRAW], k->events[VGT_EV_PROGRAM_BIND]);
+    printf("  uploads %" PRIu64 " (%" PRIu64 " bytes)  copies %" PRIu64 " (%" PRIu64 " bytes)\n", k->events[VGT_EV_UPLOAD],
+           k->upload_bytes, k->events[VGT_EV_COPY], k->copy_bytes);
+    printf("  semaphore releases %" PRIu64 "  acquires %" PRIu64 "  reports %" PRIu64 "\n", k->events[VGT_EV_SEM_RELEASE],
+           k->events[VGT_EV_SEM_ACQUIRE], k->events[VGT_EV_REPORT]);
+    printf("  decoder diagnostics %" PRIu64 "\n", k->diags);
+}
+
+static int usage(FILE *f)
+{
+    fprintf(f,
+            "usage: vgt census TRACE [--json] [--total] [--submit N|A..B] [--channel H]\n"
+            "Per submission and in total: methods per class, compute launches, draws, program binds,\n"
+            "inline-to-memory uploads and copy-engine copies (count and bytes), semaphore releases and\n"
+            "acquires, reports, push-buffer decoder diagnostics.\n"
+            "  --json          one JSON document: {\"submissions\":[...],\"total\":{...}}\n"
+            "  --total         only the totals\n"
+            "  --submit R      submissions R (0-based GPFIFO_SUBMIT index, N or A..B)\n"
+            "  --channel H     only submissions to channel handle H\n"
+            "exit: 0 ok, 1 the trace could not be decoded to the end, 2 usage or I/O error\n");
+    return f == stdout ? VGT_EXIT_OK : VGT_EXIT_USAGE;
+}
+
+int cmd_census(int argc, char **argv)
+{
+    if (vgt_wants_help(argc, argv)) return usage(stdout);
+    census c = { .first_json = 1 };
+    vgt_walk_options opt = vgt_walk_defaults();
+    const char *path = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--json")) c.json = 1;
+        else if (!strcmp(a, "--total")) c.total_only = 1;
+        else if (!strcmp(a, "--submit") && i + 1 < argc) {
+            vgt_range r;
+            if (vgt_parse_range(argv[++i], &r)) return vgt_cli_error("census", VGT_EXIT_USAGE, "bad range '%s'", argv[i]);
+            opt.submit_first = r.first;
+            opt.submit_last = r.last;
+        } else if (!strcmp(a, "--channel") && i + 1 < argc) {
+            uint64_t h;
+            if (vgt_parse_u64(argv[++i], &h) || h > UINT32_MAX)
+                return vgt_cli_error("census", VGT_EXIT_USAGE, "bad channel handle '%s'", argv[i]);
+            opt.has_channel = 1;
+            opt.channel = (uint32_t)h;
+        } else if (a[0] == '-' && a[1]) return vgt_cli_error("census", VGT_EXIT_USAGE, "unknown option '%s'", a);
+        else if (!path) path = a;
+        else return vgt_cli_error("census", VGT_EXIT_USAGE, "more than one trace given ('%s')", a);
+    }
+    if (!path) { usage(stderr); return VGT_EXIT_USAGE; }
+    opt.deliver_unselected = 1;   /* trackers see every submission; counts only the selected ones */
+
+    vgt_walk_callbacks cb = { .on_record = on_record, .on_channel = on_channel, .on_submit_begin = on_submit_begin,
+                              .on_submit_end = on_submit_end, .on_method = on_method, .on_diag = on_diag,
+                              .on_channel_end = on_channel_end, .ctx = &c };
+    vgt_walk_stats st = { 0 };
+    vgt_error err;
+    if (c.json) printf("{\"trace\":"), vgt_json_string(stdout, path), printf(",\"submissions\":[");
+    vgt_status rc = vgt_walk_path(path, &opt, &cb, &st, &err);
+    if (rc == VGT_OK && c.failed) rc = c.err.code, err = c.err;
+    if (rc != VGT_OK) {
+        fflush(stdout);
+        if (c.json) printf("]}\n");
+        return vgt_cli_report("census", &err);
+    }
+    print_total(&c, &st);
+    return VGT_EXIT_OK;
+}

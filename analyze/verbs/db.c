@@ -1,0 +1,268 @@
+/* db.c: `vgt db TRACE -o OUT.sqlite [--with-bytes] [--no-fields]`: the whole trace as an SQLite database
+ * for forensic queries (schema: docs/sqlite-schema.md; worked queries: docs/forensics.md).
+ *
+ * One walk (walk.h) over the trace: every record becomes a `records` row (and a row in its own table),
+ * every submission, GPFIFO entry and method a row, and a semantic tracker per channel (events.h) adds
+ * events, launches, uploads, copies, semaphores, draws and program binds. All inside one transaction with
+ * prepared statements; indexes and views are created after the load. The file is written as OUT.partial
+ * and renamed over OUT only when complete, so a failed export never leaves a plausible-looking database. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "db_internal.h"
+#include "vgt/classes.h"
+#include "vgt/cli.h"
+
+static vgt_status mem_read(void *ctx, uint64_t va, void *dst, uint64_t len, uint64_t *known, vgt_error *err)
+{
+    db_ctx *c = ctx;
+    if (!c->model) { memset(dst, 0, len); *known = 0; return VGT_OK; }
+    return vgt_sem_model_reader((void *)c->model, va, dst, len, known, err);
+}
+
+static void on_channel(void *ctx, vgt_walk_channel *chan)
+{
+    db_ctx *c = ctx;
+    if (chan->user) { vgt_sem_reset(chan->user); return; }
+    vgt_sem_config cfg = { .on_event = db_event_rows, .ctx = c, .mem_read = mem_read, .mem_ctx = c,
+                           .keep_upload_bytes = c->with_bytes };
+    vgt_sem_tracker *t = NULL;
+    if (vgt_sem_new(&t, &cfg, &c->err) != VGT_OK) c->failed = 1;
+    chan->user = t;
+}
+
+static void on_channel_end(void *ctx, vgt_walk_channel *chan)
+{
+    (void)ctx;
+    vgt_sem_free(chan->user);
+    chan->user = NULL;
+}
+
+static int on_record(void *ctx, const vgt_record *rec, const vgt_model *model)
+{
+    db_ctx *c = ctx;
+    c->model = model;
+    if (rec->type == VGT_REC_GPFIFO_SUBMIT) c->seq = rec->seq;
+    return db_record_rows(c, rec) || c->failed;
+}
+
+static int on_submit_begin(void *ctx, const vgt_walk_submit *s)
+{
+    db_ctx *c = ctx;
+    c->submission = s->index;
+    c->channel = s->chan->handle;
+    c->sub_methods = 0;
+    return c->failed;
+}
+
+static int on_submit_end(void *ctx, const vgt_walk_submit *s)
+{
+    db_ctx *c = ctx;
+    if (s->chan->user) vgt_sem_flush(s->chan->user);
+    const vgt_rec_gpfifo_submit *g = s->sub;
+    sqlite3_stmt *st = c->st[ST_SUBMISSION];
+    db_bind_u64(st, 1, s->index);
+    db_bind_u64(st, 2, s->seq);
+    db_bind_u64(st, 3, s->rec->ts);
+    sqlite3_bind_int64(st, 4, g->client);
+    sqlite3_bind_int64(st, 5, g->channel);
+    sqlite3_bind_int64(st, 6, g->token);
+    sqlite3_bind_int64(st, 7, g->flags);
+    sqlite3_bind_int64(st, 8, g->entry_count);
+    sqlite3_bind_int64(st, 9, g->segment_count);
+    sqlite3_bind_int64(st, 10, g->gp_put_before);
+    sqlite3_bind_int64(st, 11, g->gp_put_after);
+    db_bind_u64(st, 12, c->sub_methods);
+    return db_step(c, st, "submissions") || c->failed;
+}
+
+static void on_entry(void *ctx, const vgt_walk_submit *s, const vgt_gp_entry *e, uint32_t index)
+{
+    db_ctx *c = ctx;
+    if (c->failed) return;
+    sqlite3_stmt *st = c->st[ST_ENTRY];
+    db_bind_u64(st, 1, s->index);
+    sqlite3_bind_int64(st, 2, index);
+    db_bind_u64(st, 3, s->seq);
+    db_bind_u64(st, 4, e->raw);
+    db_bind_u64(st, 5, e->va);
+    sqlite3_bind_int64(st, 6, e->length);
+    sqlite3_bind_int(st, 7, e->level);
+    sqlite3_bind_int(st, 8, e->sync);
+    sqlite3_bind_int(st, 9, e->is_control);
+    sqlite3_bind_int(st, 10, e->opcode);
+    sqlite3_bind_int64(st, 11, e->operand);
+    db_step(c, st, "gpfifo_entries");
+}
+
+/* The method's name: static table text for scalars, "NAME(i)" for array elements, NULL when unknown. */
+static void bind_method_name(sqlite3_stmt *st, int col, uint32_t cls, uint32_t mthd)
+{
+    static uint32_t last_cls = UINT32_MAX;
+    static const vgt_class *last = NULL;
+    if (cls != last_cls) { last = vgt_class_find(cls); last_cls = cls; }
+    uint32_t index = 0;
+    const vgt_method_info *mi = vgt_class_method(last, mthd, &index);
+    if (!mi) { sqlite3_bind_null(st, col); return; }
+    if (mi->count <= 1) { sqlite3_bind_text(st, col, mi->name, -1, SQLITE_STATIC); return; }
+    char buf[96];
+    int n = snprintf(buf, sizeof buf, "%s(%u)", mi->name, index);
+    sqlite3_bind_text(st, col, buf, n < (int)sizeof buf ? n : (int)sizeof buf - 1, SQLITE_TRANSIENT);
+}
+
+static int on_method(void *ctx, const vgt_walk_submit *s, const vgt_method *m)
+{
+    db_ctx *c = ctx;
+    sqlite3_stmt *st = c->st[ST_METHOD];
+    db_bind_u64(st, 1, m->pos.seq);
+    db_bind_u64(st, 2, s->index);
+    sqlite3_bind_int64(st, 3, m->pos.entry);
+    sqlite3_bind_int64(st, 4, m->pos.dword);
+    sqlite3_bind_int64(st, 5, c->channel);
+    sqlite3_bind_int(st, 6, (int)m->subch);
+    sqlite3_bind_int64(st, 7, m->cls);
+    bind_method_name(st, 8, m->cls, m->mthd);
+    sqlite3_bind_int64(st, 9, m->mthd);
+    sqlite3_bind_int64(st, 10, m->data);
+    if (c->with_fields) {
+        char buf[512];
+        size_t n = vgt_method_format_fields(m->cls, m->mthd, m->data, buf, sizeof buf);
+        sqlite3_bind_text(st, 11, buf, n < sizeof buf ? (int)n : (int)sizeof buf - 1, SQLITE_TRANSIENT);
+    } else {
+        sqlite3_bind_null(st, 11);
+    }
+    if (db_step(c, st, "methods")) return 1;
+    c->method_rows++;
+    c->sub_methods++;
+    if (s->chan->user && vgt_sem_method(s->chan->user, m, &c->err) != VGT_OK) return c->failed = 1;
+    return c->failed;
+}
+
+static void on_diag(void *ctx, const vgt_walk_submit *s, vgt_diag_kind kind, const vgt_mpos *pos, const char *msg)
+{
+    db_ctx *c = ctx;
+    if (c->failed) return;
+    sqlite3_stmt *st = c->st[ST_DIAG];
+    db_bind_u64(st, 1, pos->seq);
+    db_bind_u64(st, 2, s->index);
+    sqlite3_bind_int64(st, 3, pos->entry);
+    sqlite3_bind_int64(st, 4, pos->dword);
+    sqlite3_bind_text(st, 5, vgt_diag_kind_name(kind), -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 6, msg, -1, SQLITE_TRANSIENT);
+    db_step(c, st, "diagnostics");
+}
+
+static int write_meta(db_ctx *c, const char *trace)
+{
+    char num[32];
+    snprintf(num, sizeof num, "%d", DB_SCHEMA_VERSION);
+    const char *kv[][2] = { { "schema_version", num }, { "tool", "vgt db" }, { "trace", trace },
+                            { "with_bytes", c->with_bytes ? "1" : "0" }, { "with_fields", c->with_fields ? "1" : "0" } };
+    for (size_t i = 0; i < sizeof kv / sizeof kv[0]; i++) {
+        sqlite3_bind_text(c->st[ST_META], 1, kv[i][0], -1, SQLITE_STATIC);
+        sqlite3_bind_text(c->st[ST_META], 2, kv[i][1], -1, SQLITE_TRANSIENT);
+        if (db_step(c, c->st[ST_META], "meta")) return 1;
+    }
+    return 0;
+}
+
+static int write_identity(db_ctx *c, const char *trace)
+{
+    vgt_reader *r = NULL;
+    vgt_error err;
+    if (vgt_reader_open_path(&r, trace, NULL, &err) != VGT_OK) { c->err = err; return c->failed = 1; }
+    const vgt_trace_info *ti = vgt_reader_info(r);
+    for (uint32_t i = 0; i < ti->identity_count && !c->failed; i++) {
+        sqlite3_bind_text(c->st[ST_IDENTITY], 1, ti->identity[i].key, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(c->st[ST_IDENTITY], 2, ti->identity[i].value, -1, SQLITE_TRANSIENT);
+        db_step(c, c->st[ST_IDENTITY], "identity");
+    }
+    vgt_reader_close(r);
+    return c->failed;
+}
+
+static int usage(FILE *f)
+{
+    fprintf(f,
+            "usage: vgt db TRACE -o OUT.sqlite [--with-bytes] [--no-fields] [--quiet]\n"
+            "Export a trace to SQLite: identity, objects, channels, mappings, memory records, submissions,\n"
+            "GPFIFO entries, every method (name, address, value, decoded fields), and the semantic events:\n"
+            "launches, uploads, copies, semaphores, draws, program binds. Schema: docs/sqlite-schema.md;\n"
+            "example queries: docs/forensics.md.\n"
+            "  -o OUT          the database to write (replaced if it exists)\n"
+            "  --with-bytes    keep memory-record and upload bytes as BLOBs (default: lengths only)\n"
+            "  --no-fields     leave methods.fields NULL (faster, smaller)\n"
+            "  --quiet         no summary line\n"
+            "exit: 0 ok, 1 the trace could not be exported to the end, 2 usage or I/O error\n");
+    return f == stdout ? VGT_EXIT_OK : VGT_EXIT_USAGE;
+}
+
+static int finish(db_ctx *c, int ok)
+{
+    for (int i = 0; i < ST_COUNT_; i++) sqlite3_finalize(c->st[i]);
+    if (ok && sqlite3_exec(c->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) ok = 0, db_fail(c, "commit");
+    if (sqlite3_close(c->db) != SQLITE_OK && ok) ok = 0, vgt_fail(&c->err, VGT_E_IO, VGT_NO_OFFSET, "sqlite: close failed");
+    return ok;
+}
+
+int cmd_db(int argc, char **argv)
+{
+    if (vgt_wants_help(argc, argv)) return usage(stdout);
+    db_ctx c = { .with_fields = 1 };
+    const char *path = NULL, *out = NULL;
+    int quiet = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "-o") && i + 1 < argc) out = argv[++i];
+        else if (!strcmp(a, "--with-bytes")) c.with_bytes = 1;
+        else if (!strcmp(a, "--no-fields")) c.with_fields = 0;
+        else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) quiet = 1;
+        else if (a[0] == '-' && a[1]) return vgt_cli_error("db", VGT_EXIT_USAGE, "unknown option '%s'", a);
+        else if (!path) path = a;
+        else return vgt_cli_error("db", VGT_EXIT_USAGE, "more than one trace given ('%s')", a);
+    }
+    if (!path || !out) { usage(stderr); return VGT_EXIT_USAGE; }
+    size_t tl = strlen(out) + 16;
+    char *tmp = malloc(tl);
+    if (!tmp) return vgt_cli_error("db", VGT_EXIT_USAGE, "out of memory");
+    snprintf(tmp, tl, "%s.partial", out);
+    unlink(tmp);
+    if (sqlite3_open_v2(tmp, &c.db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
+        int rc = vgt_cli_error("db", VGT_EXIT_USAGE, "cannot create '%s': %s", tmp, sqlite3_errmsg(c.db));
+        sqlite3_close(c.db);
+        free(tmp);
+        return rc;
+    }
+    int ok = !db_create_schema(&c) && !write_meta(&c, path) && !write_identity(&c, path);
+    vgt_walk_stats st = { 0 };
+    vgt_error err;
+    vgt_status rc = VGT_OK;
+    if (ok) {
+        vgt_walk_options opt = vgt_walk_defaults();
+        vgt_walk_callbacks cb = { .on_record = on_record, .on_channel = on_channel, .on_submit_begin = on_submit_begin,
+                                  .on_submit_end = on_submit_end, .on_entry = on_entry, .on_method = on_method,
+                                  .on_diag = on_diag, .on_channel_end = on_channel_end, .ctx = &c };
+        rc = vgt_walk_path(path, &opt, &cb, &st, &err);
+        ok = rc == VGT_OK && !c.failed && !db_create_indexes(&c);
+    }
+    ok = finish(&c, ok);
+    if (!ok) {
+        unlink(tmp);
+        free(tmp);
+        if (rc != VGT_OK) return vgt_cli_report("db", &err);
+        return vgt_cli_report("db", &c.err);
+    }
+    if (rename(tmp, out) != 0) {
+        int e = vgt_cli_error("db", VGT_EXIT_USAGE, "cannot rename '%s' to '%s'", tmp, out);
+        free(tmp);
+        return e;
+    }
+    free(tmp);
+    if (!quiet)
+        printf("wrote %s: %" PRIu64 " records, %" PRIu64 " submissions, %" PRIu64 " methods, %" PRIu64 " events\n", out,
+               st.records, st.submits, c.method_rows, c.event_rows);
+    return VGT_EXIT_OK;
+}

@@ -1,0 +1,141 @@
+/* db_events.c: rows of `vgt db` for semantic events: one `events` row each (kind and one-line text), and
+ * a row in the kind's own table (launches, uploads, copies, semaphores, draws, program_binds) keyed by the
+ * events row id. */
+#include "db_internal.h"
+
+static void common(db_ctx *c, sqlite3_stmt *st, sqlite3_int64 id, const vgt_event *ev)
+{
+    sqlite3_bind_int64(st, 1, id);
+    db_bind_u64(st, 2, ev->pos.seq);
+    db_bind_u64(st, 3, c->submission);
+    sqlite3_bind_int64(st, 4, c->channel);
+}
+
+static void row_launch(db_ctx *c, sqlite3_int64 id, const vgt_event *ev)
+{
+    const vgt_ev_launch *l = &ev->u.launch;
+    sqlite3_stmt *st = c->st[ST_LAUNCH];
+    common(c, st, id, ev);
+    db_bind_u64(st, 5, l->qmd_va);
+    sqlite3_bind_int(st, 6, l->inline_qmd);
+    sqlite3_bind_int(st, 7, l->qmd_known);
+    if (!l->decoded) {
+        for (int i = 8; i <= 21; i++) sqlite3_bind_null(st, i);
+    } else {
+        const vgt_qmd *q = &l->qmd;
+        sqlite3_bind_text(st, 8, vgt_qmd_version_name(q->version), -1, SQLITE_STATIC);
+        for (int i = 0; i < 3; i++) {
+            sqlite3_bind_int64(st, 9 + i, q->grid[i]);
+            sqlite3_bind_int64(st, 12 + i, q->block[i]);
+        }
+        db_bind_u64(st, 15, q->program_va);
+        sqlite3_bind_int64(st, 16, q->shared_memory);
+        sqlite3_bind_int64(st, 17, q->register_count);
+        sqlite3_bind_int64(st, 18, q->barrier_count);
+        sqlite3_bind_int64(st, 19, q->cb_valid_mask);
+        db_bind_u64(st, 20, q->cb[0].va);
+        sqlite3_bind_int64(st, 21, q->cb[0].size);
+    }
+    db_step(c, st, "launches");
+}
+
+static void row_upload(db_ctx *c, sqlite3_int64 id, const vgt_event *ev)
+{
+    const vgt_ev_upload *u = &ev->u.upload;
+    sqlite3_stmt *st = c->st[ST_UPLOAD];
+    common(c, st, id, ev);
+    db_bind_u64(st, 5, u->dst_va);
+    db_bind_u64(st, 6, u->length);
+    sqlite3_bind_int64(st, 7, u->line_length);
+    sqlite3_bind_int64(st, 8, u->line_count);
+    sqlite3_bind_int64(st, 9, u->pitch_out);
+    sqlite3_bind_int(st, 10, u->pitch_layout);
+    sqlite3_bind_int(st, 11, u->complete);
+    if (u->data) sqlite3_bind_blob64(st, 12, u->data, u->received < u->length ? u->received : u->length, SQLITE_STATIC);
+    else sqlite3_bind_null(st, 12);
+    db_step(c, st, "uploads");
+}
+
+static void row_copy(db_ctx *c, sqlite3_int64 id, const vgt_event *ev)
+{
+    const vgt_ev_copy *k = &ev->u.copy;
+    sqlite3_stmt *st = c->st[ST_COPY];
+    common(c, st, id, ev);
+    db_bind_u64(st, 5, k->src_va); db_bind_u64(st, 6, k->dst_va); db_bind_u64(st, 7, k->bytes);
+    sqlite3_bind_int64(st, 8, k->line_length); sqlite3_bind_int64(st, 9, k->line_count);
+    sqlite3_bind_int64(st, 10, k->pitch_in); sqlite3_bind_int64(st, 11, k->pitch_out);
+    sqlite3_bind_int(st, 12, k->src_pitch); sqlite3_bind_int(st, 13, k->dst_pitch);
+    sqlite3_bind_int(st, 14, k->multi_line); sqlite3_bind_int(st, 15, k->remap); sqlite3_bind_int(st, 16, k->memset);
+    sqlite3_bind_int64(st, 17, k->remap_const_a); sqlite3_bind_int(st, 18, k->semaphore_type);
+    if (k->semaphore_type) { db_bind_u64(st, 19, k->sem_va); db_bind_u64(st, 20, k->sem_payload); }
+    else { sqlite3_bind_null(st, 19); sqlite3_bind_null(st, 20); }
+    db_step(c, st, "copies");
+}
+
+static void row_sem(db_ctx *c, sqlite3_int64 id, const vgt_event *ev)
+{
+    const vgt_ev_sem *s = &ev->u.sem;
+    const char *kind = ev->kind == VGT_EV_SEM_RELEASE ? "release" : ev->kind == VGT_EV_SEM_ACQUIRE ? "acquire" : "report";
+    sqlite3_stmt *st = c->st[ST_SEMAPHORE];
+    common(c, st, id, ev);
+    sqlite3_bind_text(st, 5, kind, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 6, vgt_sem_source_name(s->source), -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 7, vgt_sem_op_name(s->op), -1, SQLITE_STATIC);
+    db_bind_u64(st, 8, s->va); db_bind_u64(st, 9, s->payload); sqlite3_bind_int(st, 10, s->size);
+    sqlite3_bind_text(st, 11, vgt_sem_red_name(s->reduction), -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 12, s->flags); sqlite3_bind_int64(st, 13, s->report);
+    db_step(c, st, "semaphores");
+}
+
+static void row_draw(db_ctx *c, sqlite3_int64 id, const vgt_event *ev)
+{
+    const vgt_ev_draw *d = &ev->u.draw;
+    sqlite3_stmt *st = c->st[ST_DRAW];
+    common(c, st, id, ev);
+    sqlite3_bind_text(st, 5, vgt_draw_kind_name(d->kind), -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 6, vgt_topology_name(d->topology), -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 7, d->first); sqlite3_bind_int64(st, 8, d->count); sqlite3_bind_int64(st, 9, d->instance_count);
+    sqlite3_bind_int(st, 10, d->index_size); db_bind_u64(st, 11, d->index_buffer_va);
+    sqlite3_bind_int64(st, 12, d->base_vertex); sqlite3_bind_int64(st, 13, d->base_instance);
+    db_step(c, st, "draws");
+}
+
+static void row_bind(db_ctx *c, sqlite3_int64 id, const vgt_event *ev)
+{
+    const vgt_ev_program *p = &ev->u.program;
+    sqlite3_stmt *st = c->st[ST_BIND];
+    common(c, st, id, ev);
+    sqlite3_bind_int64(st, 5, p->stage); sqlite3_bind_int64(st, 6, p->type); sqlite3_bind_int(st, 7, p->enabled);
+    db_bind_u64(st, 8, p->program_va); sqlite3_bind_int64(st, 9, p->register_count);
+    db_step(c, st, "program_binds");
+}
+
+void db_event_rows(void *ctx, const vgt_event *ev)
+{
+    db_ctx *c = ctx;
+    if (c->failed) return;
+    char text[1024];
+    vgt_event_format(ev, text, sizeof text);
+    sqlite3_stmt *st = c->st[ST_EVENT];
+    db_bind_u64(st, 1, ev->pos.seq);
+    db_bind_u64(st, 2, c->submission);
+    sqlite3_bind_int64(st, 3, ev->pos.entry);
+    sqlite3_bind_int64(st, 4, ev->pos.dword);
+    sqlite3_bind_int64(st, 5, c->channel);
+    sqlite3_bind_int64(st, 6, ev->subch);
+    sqlite3_bind_int64(st, 7, ev->cls);
+    sqlite3_bind_text(st, 8, vgt_event_kind_name(ev->kind), -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 9, text, -1, SQLITE_TRANSIENT);
+    if (db_step(c, st, "events")) return;
+    sqlite3_int64 id = sqlite3_last_insert_rowid(c->db);
+    c->event_rows++;
+    switch (ev->kind) {
+    case VGT_EV_LAUNCH: row_launch(c, id, ev); break;
+    case VGT_EV_UPLOAD: row_upload(c, id, ev); break;
+    case VGT_EV_COPY: row_copy(c, id, ev); break;
+    case VGT_EV_SEM_RELEASE: case VGT_EV_SEM_ACQUIRE: case VGT_EV_REPORT: row_sem(c, id, ev); break;
+    case VGT_EV_DRAW: row_draw(c, id, ev); break;
+    case VGT_EV_PROGRAM_BIND: row_bind(c, id, ev); break;
+    default: break;
+    }
+}

@@ -1,0 +1,56 @@
+/* db_internal.h: private to `vgt db`: the export context, its prepared statements, and the row writers
+ * (db_schema.c: schema and statements; db_rows.c: records; db_events.c: semantic events). */
+#ifndef VGT_DB_INTERNAL_H
+#define VGT_DB_INTERNAL_H
+
+#include <sqlite3.h>
+#include <stdint.h>
+
+#include "vgt/events.h"
+#include "vgt/walk.h"
+
+#define DB_SCHEMA_VERSION 1
+
+/* One prepared INSERT per table; order matches db_insert_sql[] in db_schema.c. */
+enum db_stmt {
+    ST_META, ST_IDENTITY, ST_RECORD, ST_OBJECT, ST_FREE, ST_CHANNEL, ST_ENGINE, ST_MAPPING, ST_UNMAP, ST_MEMORY,
+    ST_SUBMISSION, ST_ENTRY, ST_METHOD, ST_EVENT, ST_LAUNCH, ST_UPLOAD, ST_COPY, ST_SEMAPHORE, ST_DRAW, ST_BIND,
+    ST_DIAG, ST_COUNT_
+};
+
+typedef struct db_ctx {
+    sqlite3 *db;
+    sqlite3_stmt *st[ST_COUNT_];
+    int with_bytes;           /* memory record and upload bytes as BLOBs */
+    int with_fields;          /* decoded field text for every method */
+    const vgt_model *model;
+    /* the submission being written */
+    uint64_t submission;      /* index */
+    uint64_t seq;
+    uint32_t channel;
+    uint64_t method_rows, event_rows;
+    uint64_t sub_methods;
+    int failed;
+    vgt_error err;
+    char msg[256];
+} db_ctx;
+
+extern const char *const db_insert_sql[ST_COUNT_];
+/* Create tables (drop nothing: the output file is created fresh). */
+int db_create_schema(db_ctx *c);
+/* Indexes and views, after the data (faster than maintaining indexes during the load). */
+int db_create_indexes(db_ctx *c);
+
+/* sqlite failure: record the message in c->err, return 1. */
+int db_fail(db_ctx *c, const char *what);
+/* Step and reset a bound statement; 0 ok, 1 failed. */
+int db_step(db_ctx *c, sqlite3_stmt *st, const char *what);
+
+/* Rows for non-submission records (identity, objects, channels, mappings, memory, ...). */
+int db_record_rows(db_ctx *c, const vgt_record *rec);
+/* Rows for one semantic event of the current submission. */
+void db_event_rows(void *ctx, const vgt_event *ev);
+
+static inline void db_bind_u64(sqlite3_stmt *st, int i, uint64_t v) { sqlite3_bind_int64(st, i, (sqlite3_int64)v); }
+
+#endif

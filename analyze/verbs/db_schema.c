@@ -1,0 +1,157 @@
+/* db_schema.c: the SQLite schema of `vgt db` (documented in docs/sqlite-schema.md; keep both in step and
+ * bump DB_SCHEMA_VERSION on any change), its indexes and views, and the INSERT statements.
+ * 64-bit values (VAs, payloads) are stored as SQLite INTEGER, i.e. two's complement for values >= 2^63. */
+#include <stdio.h>
+
+#include "db_internal.h"
+
+static const char *const schema_sql =
+    "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);\n"
+    "CREATE TABLE identity(key TEXT PRIMARY KEY, value TEXT);\n"
+    "CREATE TABLE records(seq INTEGER PRIMARY KEY, type INTEGER, type_name TEXT, ts INTEGER, flags INTEGER, length INTEGER);\n"
+    "CREATE TABLE objects(seq INTEGER PRIMARY KEY, kind TEXT, client INTEGER, parent INTEGER, handle INTEGER,"
+    " class INTEGER, class_name TEXT, size INTEGER, aperture INTEGER, status INTEGER);\n"
+    "CREATE TABLE object_frees(seq INTEGER PRIMARY KEY, client INTEGER, parent INTEGER, handle INTEGER, status INTEGER);\n"
+    "CREATE TABLE channels(seq INTEGER PRIMARY KEY, client INTEGER, parent INTEGER, handle INTEGER, class INTEGER,"
+    " class_name TEXT, ring_va INTEGER, entries INTEGER, userd_memory INTEGER, userd_offset INTEGER, userd_gpu_va INTEGER,"
+    " engine_type INTEGER, va_space INTEGER, context_share INTEGER, status INTEGER);\n"
+    "CREATE TABLE engine_objects(seq INTEGER PRIMARY KEY, client INTEGER, channel INTEGER, handle INTEGER, class INTEGER,"
+    " class_name TEXT, status INTEGER);\n"
+    "CREATE TABLE mappings(seq INTEGER PRIMARY KEY, client INTEGER, device INTEGER, va_space INTEGER, memory INTEGER,"
+    " gpu_va INTEGER, offset INTEGER, length INTEGER, flags INTEGER, source INTEGER, status INTEGER);\n"
+    "CREATE TABLE unmappings(seq INTEGER PRIMARY KEY, client INTEGER, device INTEGER, va_space INTEGER, memory INTEGER,"
+    " gpu_va INTEGER, length INTEGER, source INTEGER, status INTEGER);\n"
+    "CREATE TABLE memory(seq INTEGER PRIMARY KEY, gpu_va INTEGER, length INTEGER, reason INTEGER, reason_name TEXT,"
+    " memory INTEGER, flags INTEGER, data BLOB);\n"
+    "CREATE TABLE submissions(submission INTEGER PRIMARY KEY, seq INTEGER UNIQUE, ts INTEGER, client INTEGER,"
+    " channel INTEGER, token INTEGER, flags INTEGER, entry_count INTEGER, segment_count INTEGER, gp_put_before INTEGER,"
+    " gp_put_after INTEGER, methods INTEGER);\n"
+    "CREATE TABLE gpfifo_entries(submission INTEGER, entry INTEGER, seq INTEGER, raw INTEGER, va INTEGER,"
+    " length INTEGER, level INTEGER, sync INTEGER, is_control INTEGER, opcode INTEGER, operand INTEGER,"
+    " PRIMARY KEY(submission, entry)) WITHOUT ROWID;\n"
+    "CREATE TABLE methods(id INTEGER PRIMARY KEY, seq INTEGER, submission INTEGER, entry INTEGER, dword INTEGER,"
+    " channel INTEGER, subch INTEGER, class INTEGER, method TEXT, address INTEGER, value INTEGER, fields TEXT);\n"
+    "CREATE TABLE events(id INTEGER PRIMARY KEY, seq INTEGER, submission INTEGER, entry INTEGER, dword INTEGER,"
+    " channel INTEGER, subch INTEGER, class INTEGER, kind TEXT, text TEXT);\n"
+    "CREATE TABLE launches(event INTEGER PRIMARY KEY, seq INTEGER, submission INTEGER, channel INTEGER, qmd_va INTEGER,"
+    " inline INTEGER, qmd_known INTEGER, qmd_version TEXT, grid_x INTEGER, grid_y INTEGER, grid_z INTEGER,"
+    " block_x INTEGER, block_y INTEGER, block_z INTEGER, program_va INTEGER, shared_memory INTEGER, registers INTEGER,"
+    " barriers INTEGER, cb_valid_mask INTEGER, cb0_va INTEGER, cb0_size INTEGER);\n"
+    "CREATE TABLE uploads(event INTEGER PRIMARY KEY, seq INTEGER, submission INTEGER, channel INTEGER, dst_va INTEGER,"
+    " length INTEGER, line_length INTEGER, line_count INTEGER, pitch_out INTEGER, pitch INTEGER, complete INTEGER,"
+    " data BLOB);\n"
+    "CREATE TABLE copies(event INTEGER PRIMARY KEY, seq INTEGER, submission INTEGER, channel INTEGER, src_va INTEGER,"
+    " dst_va INTEGER, bytes INTEGER, line_length INTEGER, line_count INTEGER, pitch_in INTEGER, pitch_out INTEGER,"
+    " src_pitch INTEGER, dst_pitch INTEGER, multi_line INTEGER, remap INTEGER, memset INTEGER, remap_const_a INTEGER,"
+    " semaphore_type INTEGER, sem_va INTEGER, sem_payload INTEGER);\n"
+    "CREATE TABLE semaphores(event INTEGER PRIMARY KEY, seq INTEGER, submission INTEGER, channel INTEGER, kind TEXT,"
+    " source TEXT, op TEXT, va INTEGER, payload INTEGER, size INTEGER, reduction TEXT, flags INTEGER, report INTEGER);\n"
+    "CREATE TABLE draws(event INTEGER PRIMARY KEY, seq INTEGER, submission INTEGER, channel INTEGER, kind TEXT,"
+    " topology TEXT, first INTEGER, count INTEGER, instances INTEGER, index_size INTEGER, index_buffer_va INTEGER,"
+    " base_vertex INTEGER, base_instance INTEGER);\n"
+    "CREATE TABLE program_binds(event INTEGER PRIMARY KEY, seq INTEGER, submission INTEGER, channel INTEGER,"
+    " stage INTEGER, type INTEGER, enabled INTEGER, program_va INTEGER, registers INTEGER);\n"
+    "CREATE TABLE diagnostics(id INTEGER PRIMARY KEY, seq INTEGER, submission INTEGER, entry INTEGER, dword INTEGER,"
+    " kind TEXT, message TEXT);\n";
+
+static const char *const index_sql =
+    "CREATE INDEX methods_by_submission ON methods(submission, entry, dword);\n"
+    "CREATE INDEX methods_by_class ON methods(class, address);\n"
+    "CREATE INDEX events_by_submission ON events(submission);\n"
+    "CREATE INDEX launches_by_submission ON launches(submission);\n"
+    "CREATE INDEX semaphores_by_va ON semaphores(va);\n"
+    "CREATE INDEX semaphores_by_submission ON semaphores(submission);\n"
+    "CREATE INDEX uploads_by_dst ON uploads(dst_va);\n"
+    "CREATE INDEX copies_by_dst ON copies(dst_va);\n"
+    "CREATE INDEX draws_by_submission ON draws(submission);\n"
+    "CREATE INDEX memory_by_va ON memory(gpu_va);\n"
+    "CREATE INDEX mappings_by_va ON mappings(gpu_va);\n"
+    "CREATE INDEX submissions_by_channel ON submissions(client, channel);\n"
+    /* views for the common questions (docs/forensics.md) */
+    "CREATE VIEW submission_summary AS SELECT s.submission, s.seq, s.channel, s.methods,"
+    " (SELECT count(*) FROM launches l WHERE l.submission = s.submission) AS launches,"
+    " (SELECT count(*) FROM draws d WHERE d.submission = s.submission) AS draws,"
+    " (SELECT count(*) FROM uploads u WHERE u.submission = s.submission) AS uploads,"
+    " (SELECT count(*) FROM copies c WHERE c.submission = s.submission) AS copies,"
+    " (SELECT count(*) FROM semaphores m WHERE m.submission = s.submission AND m.kind = 'release') AS releases,"
+    " (SELECT count(*) FROM semaphores m WHERE m.submission = s.submission AND m.kind = 'acquire') AS acquires"
+    " FROM submissions s;\n"
+    "CREATE VIEW compute_submissions AS SELECT submission, count(*) AS launches, sum(grid_x * grid_y * grid_z) AS ctas"
+    " FROM launches GROUP BY submission;\n"
+    "CREATE VIEW writes AS"
+    " SELECT submission, seq, 'upload' AS how, dst_va AS va, length AS bytes FROM uploads"
+    " UNION ALL SELECT submission, seq, CASE WHEN memset THEN 'memset' ELSE 'copy' END, dst_va, bytes FROM copies"
+    " UNION ALL SELECT submission, seq, 'semaphore:' || source, va, size FROM semaphores WHERE kind IN ('release', 'report');\n"
+    "CREATE VIEW semaphore_releases AS SELECT submission, seq, source, op, va, payload, size, reduction FROM semaphores"
+    " WHERE kind = 'release';\n"
+    "CREATE VIEW method_histogram AS SELECT class, method, count(*) AS n FROM methods GROUP BY class, method;\n";
+
+const char *const db_insert_sql[ST_COUNT_] = {
+    [ST_META] = "INSERT OR REPLACE INTO meta VALUES(?,?)",
+    [ST_IDENTITY] = "INSERT OR REPLACE INTO identity VALUES(?,?)",
+    [ST_RECORD] = "INSERT INTO records VALUES(?,?,?,?,?,?)",
+    [ST_OBJECT] = "INSERT INTO objects VALUES(?,?,?,?,?,?,?,?,?,?)",
+    [ST_FREE] = "INSERT INTO object_frees VALUES(?,?,?,?,?)",
+    [ST_CHANNEL] = "INSERT INTO channels VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    [ST_ENGINE] = "INSERT INTO engine_objects VALUES(?,?,?,?,?,?,?)",
+    [ST_MAPPING] = "INSERT INTO mappings VALUES(?,?,?,?,?,?,?,?,?,?,?)",
+    [ST_UNMAP] = "INSERT INTO unmappings VALUES(?,?,?,?,?,?,?,?,?)",
+    [ST_MEMORY] = "INSERT INTO memory VALUES(?,?,?,?,?,?,?,?)",
+    [ST_SUBMISSION] = "INSERT INTO submissions VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
+    [ST_ENTRY] = "INSERT INTO gpfifo_entries VALUES(?,?,?,?,?,?,?,?,?,?,?)",
+    [ST_METHOD] = "INSERT INTO methods VALUES(NULL,?,?,?,?,?,?,?,?,?,?,?)",
+    [ST_EVENT] = "INSERT INTO events VALUES(NULL,?,?,?,?,?,?,?,?,?)",
+    [ST_LAUNCH] = "INSERT INTO launches VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    [ST_UPLOAD] = "INSERT INTO uploads VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
+    [ST_COPY] = "INSERT INTO copies VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    [ST_SEMAPHORE] = "INSERT INTO semaphores VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    [ST_DRAW] = "INSERT INTO draws VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    [ST_BIND] = "INSERT INTO program_binds VALUES(?,?,?,?,?,?,?,?,?)",
+    [ST_DIAG] = "INSERT INTO diagnostics VALUES(NULL,?,?,?,?,?,?)",
+};
+
+int db_fail(db_ctx *c, const char *what)
+{
+    if (!c->failed)
+        vgt_fail(&c->err, VGT_E_IO, VGT_NO_OFFSET, "sqlite: %s: %s", what, sqlite3_errmsg(c->db));
+    c->failed = 1;
+    return 1;
+}
+
+int db_step(db_ctx *c, sqlite3_stmt *st, const char *what)
+{
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE) return db_fail(c, what);
+    return 0;
+}
+
+static int exec(db_ctx *c, const char *sql, const char *what)
+{
+    char *msg = NULL;
+    if (sqlite3_exec(c->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+        if (!c->failed) vgt_fail(&c->err, VGT_E_IO, VGT_NO_OFFSET, "sqlite: %s: %s", what, msg ? msg : "?");
+        c->failed = 1;
+        sqlite3_free(msg);
+        return 1;
+    }
+    return 0;
+}
+
+int db_create_schema(db_ctx *c)
+{
+    /* One writer, a fresh file, and a failure means a bad output anyway: no journal, no syncs. */
+    if (exec(c, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA locking_mode=EXCLUSIVE;"
+                " PRAGMA temp_store=MEMORY; PRAGMA cache_size=-262144; PRAGMA page_size=65536;", "pragmas"))
+        return 1;
+    if (exec(c, schema_sql, "creating tables")) return 1;
+    for (int i = 0; i < ST_COUNT_; i++)
+        if (sqlite3_prepare_v3(c->db, db_insert_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &c->st[i], NULL) != SQLITE_OK)
+            return db_fail(c, db_insert_sql[i]);
+    return exec(c, "BEGIN", "begin");
+}
+
+int db_create_indexes(db_ctx *c)
+{
+    return exec(c, index_sql, "creating indexes and views");
+}

@@ -1,0 +1,366 @@
+/* decode.c: `vgt decode TRACE`: every submission, GPFIFO entry and method of a trace, named from the class
+ * tables, with the semantic events (launches, uploads, copies, semaphores, draws) in line, as text or JSONL.
+ *
+ *   submit 3 seq 41 channel 0xcafe0001 client 0xc1d00001 HOPPER_CHANNEL_GPFIFO_A gp_put 2..4 entries 2 segments 1
+ *     entry 0 va 0x200001000 dwords 12 main
+ *       41:0:1    s1 HOPPER_COMPUTE_A         SEND_PCAS_A = QMD_ADDRESS_SHIFTED8=0x2000100
+ *       => LAUNCH qmd=0x200010000 ...
+ *       !! 41:0:12 COUNT_PAST_SEGMENT: count runs past segment end at entry 0 dword 12: ...
+ *
+ * Every method line starts with its position seq:entry:dword (the record's sequence number, the GPFIFO
+ * entry within the submission, the dword within the entry's push buffer), so lines can be grepped alone.
+ * The walker (vgt/walk.h) decodes every submission for state; filters only choose what is printed.
+ */
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "vgt/classes.h"
+#include "vgt/cli.h"
+#include "vgt/events.h"
+#include "vgt/walk.h"
+
+static const char usage_text[] =
+    "usage: vgt decode TRACE [--jsonl] [--submit N|A..B] [--channel H] [--method NAME]... [--no-fields]\n"
+    "                        [--no-events]\n"
+    "\n"
+    "Decode every submission of a trace: the GPFIFO entries, each method with its class and decoded fields\n"
+    "(from the class tables), and the launches, uploads, copies, semaphores and draws they make (\"=>\").\n"
+    "Diagnostics (\"!!\") are printed where they occur.\n"
+    "\n"
+    "  --jsonl           one JSON object a line: {\"type\":\"submit\"|\"entry\"|\"method\"|\"diag\"|\"channel\"|\"object\",...}\n"
+    "                    and {\"event\":...} for semantic events\n"
+    "  --submit N|A..B   only submissions with these indices (0-based, in trace order)\n"
+    "  --channel H       only submissions to channel handle H\n"
+    "  --method NAME     only methods with this name (shell pattern, any case: 'SEM_*', 'CALL_MME_MACRO(3)')\n"
+    "                    or this byte address (0x2b4); may be repeated\n"
+    "  --no-fields       print each method's raw data instead of its decoded fields\n"
+    "  --no-events       do not print semantic events\n"
+    "\n"
+    "exit: 0 decoded; 1 the trace is unreadable or the decoder met an illegal header, an entry outside the\n"
+    "captured push buffers or a truncated segment; 2 usage or I/O error\n";
+
+#define MAX_METHOD_FILTERS 16
+
+typedef struct decode_opts {
+    int jsonl, no_fields, no_events;
+    int nmethods;
+    const char *methods[MAX_METHOD_FILTERS];
+} decode_opts;
+
+typedef struct decoder {
+    decode_opts o;
+    FILE *out;
+    const vgt_model *model;
+    const vgt_walk_submit *cur;   /* the submission being decoded */
+    int any_filter;
+    int printing;                 /* the method being fed to the tracker was printed (events follow it) */
+    uint64_t problems;
+    uint64_t diag_count[16];
+    vgt_error sem_err;
+    int sem_failed;
+} decoder;
+
+/* ---- filters ---- */
+
+static int method_matches(const decoder *d, const vgt_method *m)
+{
+    if (!d->o.nmethods) return 1;
+    uint32_t index = 0;
+    const vgt_method_info *info = vgt_class_method(vgt_class_find(m->cls), m->mthd, &index);
+    char indexed[128];
+    if (info) snprintf(indexed, sizeof indexed, "%s(%u)", info->name, index);
+    for (int i = 0; i < d->o.nmethods; i++) {
+        const char *pat = d->o.methods[i];
+        uint64_t addr;
+        if (!vgt_parse_u64(pat, &addr)) {
+            if (addr == m->mthd) return 1;
+            continue;
+        }
+        if (!info) continue;
+        if (!fnmatch(pat, info->name, FNM_CASEFOLD) || (info->stride && !fnmatch(pat, indexed, FNM_CASEFOLD)))
+            return 1;
+    }
+    return 0;
+}
+
+/* ---- text and JSON lines ---- */
+
+static const char *class_label(uint32_t cls, char *buf, size_t size)
+{
+    if (!cls) return "?";
+    return vgt_class_name(cls, buf, size);
+}
+
+static void print_submit(decoder *d, const vgt_walk_submit *s)
+{
+    const vgt_rec_gpfifo_submit *u = s->sub;
+    char cb[32];
+    if (d->o.jsonl) {
+        fprintf(d->out,
+                "{\"type\":\"submit\",\"index\":%llu,\"seq\":%llu,\"client\":%u,\"channel\":%u,\"class\":%u,\"class_name\":\"%s\","
+                "\"gp_put_before\":%u,\"gp_put_after\":%u,\"entries\":%u,\"segments\":%u,\"flags\":%u}\n",
+                (unsigned long long)s->index, (unsigned long long)s->seq, u->client, u->channel, s->chan->cls,
+                class_label(s->chan->cls, cb, sizeof cb), u->gp_put_before, u->gp_put_after, u->entry_count,
+                u->segment_count, u->flags);
+        return;
+    }
+    fprintf(d->out, "submit %llu seq %llu channel 0x%08x client 0x%08x %s gp_put %u..%u entries %u segments %u%s\n",
+            (unsigned long long)s->index, (unsigned long long)s->seq, u->channel, u->client,
+            class_label(s->chan->cls, cb, sizeof cb), u->gp_put_before, u->gp_put_after, u->entry_count, u->segment_count,
+            (u->flags & VGT_SUBMIT_FLAG_SEGMENT_TRUNCATED) ? " (segments truncated)" : "");
+}
+
+static void print_entry(decoder *d, const vgt_walk_submit *s, const vgt_gp_entry *e, uint32_t index)
+{
+    const char *op = e->is_control ? vgt_gp_opcode_name(e->opcode) : NULL;
+    if (d->o.jsonl) {
+        fprintf(d->out, "{\"type\":\"entry\",\"seq\":%llu,\"entry\":%u,\"raw\":%llu,", (unsigned long long)s->seq, index,
+                (unsigned long long)e->raw);
+        if (e->is_control)
+            fprintf(d->out, "\"control\":\"%s\",\"opcode\":%u,\"operand\":%u}\n", op ? op : "UNKNOWN", e->opcode, e->operand);
+        else
+            fprintf(d->out, "\"va\":%llu,\"length\":%u,\"level\":%u,\"sync\":%u,\"fetch\":%u}\n", (unsigned long long)e->va,
+                    e->length, e->level, e->sync, e->fetch);
+        return;
+    }
+    if (e->is_control)
+        fprintf(d->out, "  entry %u control %s operand 0x%x\n", index, op ? op : "UNKNOWN", e->operand);
+    else
+        fprintf(d->out, "  entry %u va 0x%llx dwords %u %s%s%s\n", index, (unsigned long long)e->va, e->length,
+                e->level ? "subroutine" : "main", e->sync ? " sync" : "", e->fetch ? " conditional-fetch" : "");
+}
+
+static void print_method(decoder *d, const vgt_method *m)
+{
+    char text[2048], cb[32];
+    const char *cls = class_label(m->cls, cb, sizeof cb);
+    if (d->o.jsonl) {
+        size_t n = vgt_method_format_json(m->cls, m->mthd, m->data, text, sizeof text);
+        if (n >= sizeof text) snprintf(text, sizeof text, "{\"method\":null,\"fields\":{}}");
+        fprintf(d->out,
+                "{\"type\":\"method\",\"seq\":%llu,\"entry\":%u,\"dword\":%u,\"subch\":%u,\"class\":%u,\"class_name\":\"%s\","
+                "\"mthd\":%u,\"data\":%u,\"kind\":\"%s\",\"first\":%u,\"masked\":%u,%s\n",
+                (unsigned long long)m->pos.seq, m->pos.entry, m->pos.dword, m->subch, m->cls, cls, m->mthd, m->data,
+                vgt_hdr_kind_name(m->kind), m->first, m->masked, text + 1);
+        return;
+    }
+    if (d->o.no_fields) {
+        size_t n = vgt_method_name(m->cls, m->mthd, text, sizeof text);
+        snprintf(text + (n < sizeof text ? n : sizeof text - 1), sizeof text - (n < sizeof text ? n : sizeof text - 1),
+                 " = 0x%08x", m->data);
+    } else {
+        vgt_method_format(m->cls, m->mthd, m->data, text, sizeof text);
+    }
+    char pos[48];
+    snprintf(pos, sizeof pos, "%llu:%u:%u", (unsigned long long)m->pos.seq, m->pos.entry, m->pos.dword);
+    fprintf(d->out, "    %-12s s%u %-26s %s%s\n", pos, m->subch, cls, text, m->masked ? "  (masked off)" : "");
+}
+
+static int is_problem(vgt_diag_kind k)
+{
+    return k == VGT_DIAG_ILLEGAL_HEADER || k == VGT_DIAG_ADDRESS_NOT_CAPTURED || k == VGT_DIAG_TRUNCATED_SEGMENT ||
+           k == VGT_DIAG_CONTROL_ENTRY;
+}
+
+static void print_diag(decoder *d, vgt_diag_kind kind, const vgt_mpos *pos, const char *msg)
+{
+    if (d->o.jsonl) {
+        fprintf(d->out, "{\"type\":\"diag\",\"kind\":\"%s\",\"seq\":%llu,\"entry\":%u,\"dword\":%u,\"problem\":%s,\"message\":",
+                vgt_diag_kind_name(kind), (unsigned long long)pos->seq, pos->entry, pos->dword,
+                is_problem(kind) ? "true" : "false");
+        vgt_json_string(d->out, msg);
+        fputs("}\n", d->out);
+        return;
+    }
+    fprintf(d->out, "    !! %llu:%u:%u %s: %s\n", (unsigned long long)pos->seq, pos->entry, pos->dword,
+            vgt_diag_kind_name(kind), msg);
+}
+
+static void print_record(decoder *d, const vgt_record *rec)
+{
+    vgt_error err;
+    char cb[32];
+    if (rec->type == VGT_REC_CHANNEL) {
+        vgt_rec_channel c;
+        if (vgt_decode_channel(rec, &c, &err) != VGT_OK) return;
+        if (d->o.jsonl)
+            fprintf(d->out, "{\"type\":\"channel\",\"seq\":%llu,\"client\":%u,\"handle\":%u,\"class\":%u,\"class_name\":\"%s\","
+                            "\"ring_va\":%llu,\"entries\":%u}\n",
+                    (unsigned long long)rec->seq, c.client, c.handle, c.cls, class_label(c.cls, cb, sizeof cb),
+                    (unsigned long long)c.ring_va, c.entries);
+        else
+            fprintf(d->out, "channel 0x%08x client 0x%08x %s ring 0x%llx entries %u (seq %llu)\n", c.handle, c.client,
+                    class_label(c.cls, cb, sizeof cb), (unsigned long long)c.ring_va, c.entries, (unsigned long long)rec->seq);
+    } else if (rec->type == VGT_REC_ENGINE_OBJECT) {
+        vgt_rec_engine_object o;
+        if (vgt_decode_engine_object(rec, &o, &err) != VGT_OK) return;
+        if (d->o.jsonl)
+            fprintf(d->out, "{\"type\":\"object\",\"seq\":%llu,\"client\":%u,\"channel\":%u,\"handle\":%u,\"class\":%u,"
+                            "\"class_name\":\"%s\"}\n",
+                    (unsigned long long)rec->seq, o.client, o.channel, o.handle, o.cls, class_label(o.cls, cb, sizeof cb));
+        else
+            fprintf(d->out, "object 0x%08x %s on channel 0x%08x (seq %llu)\n", o.handle, class_label(o.cls, cb, sizeof cb),
+                    o.channel, (unsigned long long)rec->seq);
+    }
+}
+
+/* ---- walker callbacks ---- */
+
+static void on_event(void *ctx, const vgt_event *ev)
+{
+    decoder *d = ctx;
+    if (d->o.no_events || !d->cur || !d->cur->selected || !d->printing) return;
+    if (d->o.jsonl) {
+        vgt_event_print_json(d->out, ev);
+        fputc('\n', d->out);
+        return;
+    }
+    char text[1024];
+    vgt_event_format(ev, text, sizeof text);
+    fprintf(d->out, "    => %s\n", text);
+}
+
+static void on_channel(void *ctx, vgt_walk_channel *c)
+{
+    decoder *d = ctx;
+    if (c->user) {
+        vgt_sem_reset(c->user);
+        return;
+    }
+    vgt_sem_config cfg = {on_event, d, vgt_sem_model_reader, (void *)d->model, 0, 1};
+    vgt_sem_tracker *t = NULL;
+    if (vgt_sem_new(&t, &cfg, &d->sem_err) != VGT_OK) d->sem_failed = 1;   /* decode goes on without events */
+    c->user = t;
+}
+
+static void on_channel_end(void *ctx, vgt_walk_channel *c)
+{
+    vgt_sem_free(c->user);
+    c->user = NULL;
+}
+
+static int on_record(void *ctx, const vgt_record *rec, const vgt_model *model)
+{
+    decoder *d = ctx;
+    d->model = model;
+    if (!d->any_filter) print_record(d, rec);
+    return 0;
+}
+
+static int on_submit_begin(void *ctx, const vgt_walk_submit *s)
+{
+    decoder *d = ctx;
+    d->cur = s;
+    if (s->selected && !d->o.nmethods) print_submit(d, s);
+    return 0;
+}
+
+static int on_submit_end(void *ctx, const vgt_walk_submit *s)
+{
+    decoder *d = ctx;
+    d->printing = !d->o.nmethods;   /* events completed by the end of the submission */
+    if (s->chan->user) vgt_sem_flush(s->chan->user);
+    d->cur = NULL;
+    return ferror(d->out) ? 1 : 0;
+}
+
+static void on_entry(void *ctx, const vgt_walk_submit *s, const vgt_gp_entry *e, uint32_t index)
+{
+    decoder *d = ctx;
+    if (s->selected && !d->o.nmethods) print_entry(d, s, e, index);
+}
+
+static int on_method(void *ctx, const vgt_walk_submit *s, const vgt_method *m)
+{
+    decoder *d = ctx;
+    d->printing = s->selected && method_matches(d, m);
+    if (d->printing) print_method(d, m);
+    if (s->chan->user && vgt_sem_method(s->chan->user, m, &d->sem_err) != VGT_OK) d->sem_failed = 1;
+    return 0;
+}
+
+static void on_diag(void *ctx, const vgt_walk_submit *s, vgt_diag_kind kind, const vgt_mpos *pos, const char *msg)
+{
+    decoder *d = ctx;
+    if (!s->selected) return;
+    if ((unsigned)kind < 16) d->diag_count[kind]++;
+    if (is_problem(kind)) d->problems++;
+    if (!d->o.nmethods) print_diag(d, kind, pos, msg);
+}
+
+/* ---- the verb ---- */
+
+static int parse_args(int argc, char **argv, decode_opts *o, vgt_walk_options *w, const char **path)
+{
+    vgt_range r;
+    uint64_t v;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        int has_value = i + 1 < argc;
+        if (!strcmp(a, "--jsonl")) o->jsonl = 1;
+        else if (!strcmp(a, "--no-fields")) o->no_fields = 1;
+        else if (!strcmp(a, "--no-events")) o->no_events = 1;
+        else if (!strcmp(a, "--submit") && has_value) {
+            if (vgt_parse_range(argv[++i], &r)) return vgt_cli_error("decode", VGT_EXIT_USAGE, "bad --submit '%s'", argv[i]);
+            w->submit_first = r.first;
+            w->submit_last = r.last;
+        } else if (!strcmp(a, "--channel") && has_value) {
+            if (vgt_parse_u64(argv[++i], &v) || v > UINT32_MAX)
+                return vgt_cli_error("decode", VGT_EXIT_USAGE, "bad --channel '%s'", argv[i]);
+            w->has_channel = 1;
+            w->channel = (uint32_t)v;
+        } else if (!strcmp(a, "--method") && has_value) {
+            if (o->nmethods == MAX_METHOD_FILTERS)
+                return vgt_cli_error("decode", VGT_EXIT_USAGE, "at most %d --method filters", MAX_METHOD_FILTERS);
+            o->methods[o->nmethods++] = argv[++i];
+        } else if (a[0] == '-' && a[1]) {
+            return vgt_cli_error("decode", VGT_EXIT_USAGE, "unknown option '%s' (see vgt decode --help)", a);
+        } else if (!*path) {
+            *path = a;
+        } else {
+            return vgt_cli_error("decode", VGT_EXIT_USAGE, "one trace only ('%s' and '%s')", *path, a);
+        }
+    }
+    if (!*path) return vgt_cli_error("decode", VGT_EXIT_USAGE, "no trace given (see vgt decode --help)");
+    return VGT_EXIT_OK;
+}
+
+static void print_summary(const decoder *d, const vgt_walk_stats *st)
+{
+    if (d->problems || d->sem_failed)
+        fprintf(stderr, "vgt decode: %llu decoder problem(s) in %llu selected submission(s)%s%s\n",
+                (unsigned long long)d->problems, (unsigned long long)st->selected_submits,
+                d->sem_failed ? "; semantic decoding failed: " : "", d->sem_failed ? d->sem_err.msg : "");
+}
+
+int cmd_decode(int argc, char **argv)
+{
+    if (vgt_wants_help(argc, argv)) {
+        fputs(usage_text, stdout);
+        return VGT_EXIT_OK;
+    }
+    decoder d;
+    memset(&d, 0, sizeof d);
+    d.out = stdout;
+    vgt_walk_options wo = vgt_walk_defaults();
+    const char *path = NULL;
+    int rc = parse_args(argc, argv, &d.o, &wo, &path);
+    if (rc != VGT_EXIT_OK) return rc;
+    wo.deliver_unselected = 1;   /* the semantic trackers need every method of a channel */
+    d.any_filter = wo.has_channel || wo.submit_first != 0 || wo.submit_last != UINT64_MAX || d.o.nmethods;
+    static char outbuf[1 << 20];
+    setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
+    vgt_walk_callbacks cb = {on_record, on_channel, on_submit_begin, on_submit_end, on_entry, on_method, on_diag,
+                             on_channel_end, &d};
+    vgt_walk_stats st;
+    vgt_error err;
+    vgt_status s = vgt_walk_path(path, &wo, &cb, &st, &err);
+    fflush(stdout);
+    if (s != VGT_OK) return vgt_cli_report("decode", &err);
+    if (ferror(stdout)) return vgt_cli_error("decode", VGT_EXIT_USAGE, "writing the output failed");
+    print_summary(&d, &st);
+    return d.problems ? VGT_EXIT_PROBLEM : VGT_EXIT_OK;
+}

@@ -1,0 +1,228 @@
+/* gpu.h: a small user-space client of the NVIDIA kernel driver (RM and UVM ioctls only: no libcuda,
+ * no NVIDIA headers), the layer under the `gpu` backend. It opens the GPU, owns one UVM-registered GPU
+ * VA space, places allocations at the GPU VAs the caller names, creates channels with engine objects,
+ * submits GPFIFO entries through USERD and the usermode doorbell, waits on semaphores with timeouts and
+ * watches each channel's error notifier.
+ *
+ *     vgt_gpu *g;
+ *     vgt_error err;
+ *     if (vgt_gpu_open(NULL, &g, &err) != VGT_OK)      // "no NVIDIA GPU: /dev/nvidiactl not found"
+ *         return fail(&err);
+ *     vgt_gpu_mem *m;  vgt_gpu_chan *c;
+ *     VGT_TRY(vgt_gpu_mem_alloc(g, VGT_GPU_SYSMEM, 0x200000000, 1 << 20, &m, &err));
+ *     VGT_TRY(vgt_gpu_chan_create(g, NULL, &c, &err));                  // C86F + CBC0 C8B5 CB97 A140 902D
+ *     ... write a push buffer with vgt_gpu_write() or through vgt_gpu_mem_cpu() ...
+ *     VGT_TRY(vgt_gpu_submit_pb(c, 0x200000000, ndwords, &err));
+ *     VGT_TRY(vgt_gpu_wait_sem32(c, 0x200001000, 0xcafe, VGT_GPU_WAIT_EQ, 2000, &err));
+ *     vgt_gpu_close(g);                                                  // frees everything
+ *
+ * Invariants
+ *   - Every object and allocation belongs to one root client; vgt_gpu_close() (also called at exit for
+ *     sessions left open) frees the client, which frees the whole tree in RM. On a fatal signal the
+ *     handler frees the root client and closes the fds (syscalls only), then re-raises the signal.
+ *   - Allocations never overlap each other or the backend's own reserved range (infra_va); reads and
+ *     writes are refused unless they lie inside one allocation: only our own memory is touched.
+ *   - Every wait has a timeout and, while it waits, watches the channel's error notifier: an RM error
+ *     (robust-channel code, e.g. 31 = MMU fault) ends the wait with VGT_E_FAULT naming the channel, the
+ *     code, GPGet/GPPut and the push-buffer Get pointer (the method window that was running).
+ *   - Errors name the ioctl, the handle(s) and the RM status (number and name).
+ *
+ * Not thread-safe: one thread drives one vgt_gpu.
+ */
+#ifndef VGT_GPU_CLIENT_H
+#define VGT_GPU_CLIENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "vgt/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct vgt_gpu vgt_gpu;
+typedef struct vgt_gpu_mem vgt_gpu_mem;
+typedef struct vgt_gpu_chan vgt_gpu_chan;
+
+/* Hopper classes the channel code knows (DOC classes/: host, compute, dma-copy, 3d, memory-to-memory). */
+enum {
+    VGT_GPU_CLASS_AMPERE_CHANNEL = 0xc56f,   /* AMPERE_CHANNEL_GPFIFO_A: the Vulkan driver's, also on Hopper */
+    VGT_GPU_CLASS_HOPPER_CHANNEL = 0xc86f,   /* HOPPER_CHANNEL_GPFIFO_A: CUDA's */
+    VGT_GPU_CLASS_HOPPER_COMPUTE = 0xcbc0,   /* HOPPER_COMPUTE_A */
+    VGT_GPU_CLASS_HOPPER_COPY = 0xc8b5,      /* HOPPER_DMA_COPY_A */
+    VGT_GPU_CLASS_HOPPER_3D = 0xcb97,        /* HOPPER_A */
+    VGT_GPU_CLASS_I2M = 0xa140,              /* KEPLER_INLINE_TO_MEMORY_B */
+    VGT_GPU_CLASS_TWOD = 0x902d,             /* FERMI_TWOD_A */
+};
+
+/* Named maxima: checked before anything is allocated. */
+#define VGT_GPU_MAX_ALLOCS 4096u
+#define VGT_GPU_MAX_ALLOC_BYTES (64ull << 30)
+#define VGT_GPU_MAX_CHANNELS 8u
+#define VGT_GPU_MAX_ENGINES 8u
+#define VGT_GPU_MAX_GPFIFO_ENTRIES 4096u   /* the ring lives in the channel's 64 KiB infra slot */
+#define VGT_GPU_MAX_CLASSES 200u
+#define VGT_GPU_PAGE 0x1000ull
+
+/* The backend's own range: channel rings, USERD and fence push buffers (one 64 KiB slot per channel)
+ * and, above them, the VA ranges UVM maps each channel's context buffers into. It must lie below
+ * 2^40: GPFIFO entries carry 40-bit push-buffer VAs, and on Hopper the 3D unit reads its context
+ * buffers with 40-bit VAs (only compute units take 57-bit ones: OGKM uvm_hopper.c max_channel_va; on
+ * the H200 a channel range at 2^48 faulted in HUBCLIENT_SCC_NB at the address cut to 40 bits).
+ * Default 960 GiB: below 2^40, far above the low ranges drivers allocate from (CUDA's
+ * 0x2_0000_0000 region, RM's bottom-up VAs); lane 1 moves it with infra_va when a trace needs it. */
+#define VGT_GPU_DEFAULT_INFRA_VA 0xf000000000ull
+#define VGT_GPU_CHANNEL_VA_LIMIT (1ull << 40)
+#define VGT_GPU_INFRA_SLOT 0x10000ull          /* per channel: ring + USERD */
+#define VGT_GPU_CTX_RANGE 0x20000000ull        /* per channel: UVM_REGISTER_CHANNEL range, 512 MiB */
+#define VGT_GPU_CTX_BASE_OFFSET 0x100000000ull /* ctx ranges start at infra_va + 4 GiB */
+#define VGT_GPU_INFRA_SPAN (VGT_GPU_CTX_BASE_OFFSET + VGT_GPU_MAX_CHANNELS * VGT_GPU_CTX_RANGE)
+
+/* One line of the ioctl trace (no newline); the library never prints. */
+typedef void (*vgt_gpu_log_fn)(void *user, const char *line);
+
+typedef struct vgt_gpu_options {
+    const char *dev_dir;        /* NULL: "/dev" (tests point it at a folder without nvidiactl) */
+    uint64_t infra_va;          /* 0: VGT_GPU_DEFAULT_INFRA_VA; 4 KiB aligned */
+    bool no_signal_teardown;    /* true: install no signal handlers (the caller tears down) */
+    vgt_gpu_log_fn log;         /* may be NULL */
+    void *log_user;
+} vgt_gpu_options;
+
+typedef struct vgt_gpu_info {
+    uint8_t uuid[16];
+    uint32_t pci_domain, pci_bus, pci_slot, pci_function;
+    uint16_t vendor_id, device_id;
+    uint32_t minor;             /* /dev/nvidiaN */
+    uint32_t usermode_class;
+    uint32_t nclasses;
+    uint32_t classes[VGT_GPU_MAX_CLASSES];
+    char driver[128];           /* first line of /proc/driver/nvidia/version, "" if unreadable */
+} vgt_gpu_info;
+
+/* Opens the nodes, root client, device, subdevice, usermode page, FERMI_VASPACE_A owned by UVM
+ * (UVM_REGISTER_GPU + UVM_REGISTER_GPU_VASPACE). Without a GPU: VGT_E_BACKEND, "no NVIDIA GPU:
+ * <dir>/nvidiactl not found". Everything is undone on failure. */
+vgt_status vgt_gpu_open(const vgt_gpu_options *opt, vgt_gpu **out, vgt_error *err);
+/* Frees every channel, allocation and RM object, unregisters from UVM, closes the fds. g may be NULL. */
+void vgt_gpu_close(vgt_gpu *g);
+const vgt_gpu_info *vgt_gpu_info_get(const vgt_gpu *g);
+bool vgt_gpu_has_class(const vgt_gpu *g, uint32_t cls);
+
+/* ---- memory at fixed GPU VAs --------------------------------------------------------------------- */
+typedef enum vgt_gpu_mem_kind {
+    VGT_GPU_SYSMEM = 1,         /* NV01_MEMORY_SYSTEM (0x3e), CPU-mapped through nvidiactl */
+    VGT_GPU_VIDMEM = 2,         /* NV01_MEMORY_LOCAL_USER (0x40), CPU-mapped through BAR1 */
+} vgt_gpu_mem_kind;
+
+/* Allocates size bytes (4 KiB multiple, at most VGT_GPU_MAX_ALLOC_BYTES) and maps them at GPU VA va
+ * (4 KiB aligned): UVM_CREATE_EXTERNAL_RANGE, RM_MAP_MEMORY_DMA with DMA_OFFSET_FIXED,
+ * UVM_MAP_EXTERNAL_ALLOCATION; plus a CPU mapping. VGT_E_ARG when the range overlaps an existing
+ * allocation or the infra range (the message names which), VGT_E_BACKEND for RM/UVM refusals. */
+vgt_status vgt_gpu_mem_alloc(vgt_gpu *g, vgt_gpu_mem_kind kind, uint64_t va, uint64_t size, vgt_gpu_mem **out,
+                             vgt_error *err);
+vgt_status vgt_gpu_mem_free(vgt_gpu *g, vgt_gpu_mem *m, vgt_error *err);
+uint64_t vgt_gpu_mem_va(const vgt_gpu_mem *m);
+uint64_t vgt_gpu_mem_size(const vgt_gpu_mem *m);
+volatile void *vgt_gpu_mem_cpu(const vgt_gpu_mem *m);
+/* The allocation holding [va, va+len), or NULL. */
+vgt_gpu_mem *vgt_gpu_mem_find(vgt_gpu *g, uint64_t va, uint64_t len);
+/* Copy through the CPU mapping; VGT_E_FAULT when the range is not inside one of our allocations. */
+vgt_status vgt_gpu_write(vgt_gpu *g, uint64_t va, const void *src, size_t len, vgt_error *err);
+vgt_status vgt_gpu_read(vgt_gpu *g, uint64_t va, void *dst, size_t len, vgt_error *err);
+vgt_status vgt_gpu_fill32(vgt_gpu *g, uint64_t va, uint32_t value, size_t nwords, vgt_error *err);
+
+/* ---- channels ------------------------------------------------------------------------------------ */
+typedef struct vgt_gpu_chan_options {
+    uint32_t channel_class;         /* 0: HOPPER_CHANNEL_GPFIFO_A; C56F also accepted */
+    uint32_t gpfifo_entries;        /* 0: 1024; a power of two, 2..VGT_GPU_MAX_GPFIFO_ENTRIES and the slot */
+    uint32_t nengines;              /* 0 with engines NULL: CBC0, C8B5, CB97, A140, 902D */
+    const uint32_t *engines;        /* engine object classes, allocated in this order */
+    bool async_subcontext;          /* false: sync subcontext (VEID 0), required for 3D */
+    uint32_t submit_timeout_ms;     /* waiting for ring space; 0: 2000 */
+} vgt_gpu_chan_options;
+
+/* TSG, context share, error notifier, channel (ring + USERD in the infra slot), engine objects,
+ * work-submit token, UVM_REGISTER_CHANNEL, schedule. An engine class the GPU does not list is
+ * VGT_E_UNSUPPORTED. */
+vgt_status vgt_gpu_chan_create(vgt_gpu *g, const vgt_gpu_chan_options *opt, vgt_gpu_chan **out, vgt_error *err);
+void vgt_gpu_chan_destroy(vgt_gpu_chan *c);
+uint32_t vgt_gpu_chan_class(const vgt_gpu_chan *c);
+uint32_t vgt_gpu_chan_token(const vgt_gpu_chan *c);
+/* The RM handle of the engine object of class cls on this channel, 0 if none. */
+uint32_t vgt_gpu_chan_engine(const vgt_gpu_chan *c, uint32_t cls);
+
+/* GPFIFO entry (DOC classes/host/clc86f.h GP_ENTRY*): push buffer at va (4-byte aligned, below 2^40),
+ * ndwords < 2^21. flags: VGT_GPU_GP_* below. */
+#define VGT_GPU_GP_MAIN 0u
+#define VGT_GPU_GP_SUBROUTINE 1u    /* LEVEL bit 41 */
+#define VGT_GPU_GP_SYNC 2u          /* SYNC bit 63: wait for the previous entries' pushes to finish */
+uint64_t vgt_gpu_gp_entry(uint64_t va, uint32_t ndwords, unsigned flags);
+
+/* Append entries to the ring, publish GPPut in USERD and ring the doorbell (barriers between).
+ * Waits (submit_timeout_ms) for ring space; VGT_E_FAULT if the channel has reported an error. */
+vgt_status vgt_gpu_submit(vgt_gpu_chan *c, const uint64_t *entries, uint32_t n, vgt_error *err);
+vgt_status vgt_gpu_submit_pb(vgt_gpu_chan *c, uint64_t va, uint32_t ndwords, vgt_error *err);
+
+typedef enum vgt_gpu_wait_op {
+    VGT_GPU_WAIT_EQ = 0,        /* *va == value */
+    VGT_GPU_WAIT_GEQ = 1,       /* (int32_t)(*va - value) >= 0: a wrapping counter */
+} vgt_gpu_wait_op;
+
+/* Poll the 32-bit word at va (in one of our allocations) until the condition holds; VGT_E_TIMEOUT
+ * after timeout_ms, VGT_E_FAULT as soon as the channel's error notifier reports an error. Both
+ * messages carry the channel state (GPGet/GPPut, push-buffer Get, last value read). */
+vgt_status vgt_gpu_wait_sem32(vgt_gpu_chan *c, uint64_t va, uint32_t value, vgt_gpu_wait_op op,
+                              uint32_t timeout_ms, vgt_error *err);
+/* Submit a host semaphore release (with WFI) into the channel's own slot and wait for it: every
+ * earlier submission on the channel has then finished. VGT_E_TIMEOUT / VGT_E_FAULT as above. */
+vgt_status vgt_gpu_chan_fence(vgt_gpu_chan *c, uint32_t timeout_ms, vgt_error *err);
+/* Wait until the GPU has fetched every submitted entry (GPGet == GPPut). */
+vgt_status vgt_gpu_wait_fetched(vgt_gpu_chan *c, uint32_t timeout_ms, vgt_error *err);
+
+typedef struct vgt_gpu_chan_state {
+    uint32_t gp_get, gp_put;        /* ring indices: GPU's and ours */
+    uint64_t pb_get, pb_put;        /* push-buffer pointers the PBDMA reports in USERD (40-bit VAs) */
+    uint64_t submitted;             /* entries submitted so far */
+    bool error;                     /* the error notifier was written */
+    uint32_t error_code;            /* its info32: robust-channel error (see vgt_gpu_rc_name) */
+    uint16_t error_info16, error_status;
+    uint64_t error_time_ns;
+} vgt_gpu_chan_state;
+
+void vgt_gpu_chan_state_get(const vgt_gpu_chan *c, vgt_gpu_chan_state *out);
+/* VGT_OK, or VGT_E_FAULT with the notifier's error in the message. */
+vgt_status vgt_gpu_chan_check(const vgt_gpu_chan *c, vgt_error *err);
+
+/* Names: RM status ("NV_ERR_INVALID_ARGUMENT"), robust-channel error ("MMU fault"); never NULL. */
+const char *vgt_gpu_rm_status_name(uint32_t status);
+const char *vgt_gpu_rc_name(uint32_t code);
+/* The usermode page's nanosecond timer (PTIMER), 0 when not mapped. */
+uint64_t vgt_gpu_timer_ns(const vgt_gpu *g);
+
+/* ---- push-buffer writer -------------------------------------------------------------------------- */
+/* Method headers (DOC classes/host/clc86f.h DMA_*): SEC_OP 31:29, COUNT 28:16, SUBCH 15:13,
+ * ADDRESS 11:0 = method >> 2. A writer fills a caller's array; an overflow is remembered and
+ * reported by vgt_gpu_pb_check() (VGT_E_LIMIT), never written past. */
+typedef struct vgt_gpu_pb {
+    uint32_t *dw;
+    uint32_t n, cap;
+    bool overflow;
+} vgt_gpu_pb;
+
+void vgt_gpu_pb_init(vgt_gpu_pb *pb, uint32_t *dw, uint32_t cap);
+void vgt_gpu_pb_inc(vgt_gpu_pb *pb, unsigned subch, uint32_t method, const uint32_t *v, uint32_t n);
+void vgt_gpu_pb_non_inc(vgt_gpu_pb *pb, unsigned subch, uint32_t method, const uint32_t *v, uint32_t n);
+void vgt_gpu_pb_one_inc(vgt_gpu_pb *pb, unsigned subch, uint32_t method, const uint32_t *v, uint32_t n);
+void vgt_gpu_pb_1(vgt_gpu_pb *pb, unsigned subch, uint32_t method, uint32_t v);
+void vgt_gpu_pb_set_object(vgt_gpu_pb *pb, unsigned subch, uint32_t cls);
+/* Host semaphore release of a 32-bit payload, with RELEASE_WFI (clc86f.h SEM_*). */
+void vgt_gpu_pb_host_release(vgt_gpu_pb *pb, uint64_t va, uint32_t payload);
+vgt_status vgt_gpu_pb_check(const vgt_gpu_pb *pb, vgt_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

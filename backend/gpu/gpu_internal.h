@@ -1,0 +1,115 @@
+/* gpu_internal.h: the state of a gpu session and the ioctl layer the object, memory, channel and
+ * submit files share. Internal to backend/gpu.
+ *
+ * Session lifecycle (each arrow names the function that performs it):
+ *
+ *   closed --vgt_gpu_open()--> open --vgt_gpu_chan_create()/vgt_gpu_mem_alloc()--> open (+objects)
+ *     open --vgt_gpu_close() / atexit / teardown_signal()--> closed
+ *   Inside open: objects_open() = nodes -> root client -> UVM init -> card -> device -> subdevice ->
+ *   virtual-memory object -> class list -> usermode page -> VA space -> GPU UUID -> UVM GPU + VA space.
+ *   objects_close() undoes in reverse order; freeing the root client frees every RM object below it.
+ */
+#ifndef VGT_GPU_INTERNAL_H
+#define VGT_GPU_INTERNAL_H
+
+#include <stdarg.h>
+
+#include "gpu.h"
+#include "rm_abi.h"
+
+struct vgt_gpu_mem {
+    vgt_gpu_mem_kind kind;
+    uint32_t handle;
+    uint64_t va, size;
+    volatile uint8_t *cpu;       /* CPU mapping of the whole allocation */
+    bool uvm_range;              /* UVM_CREATE_EXTERNAL_RANGE done: UVM_FREE on release */
+    bool internal;               /* the backend's own (ring/USERD); not visible to vgt_gpu_mem_find */
+};
+
+struct vgt_gpu_chan {
+    vgt_gpu *gpu;
+    uint32_t index;              /* slot in gpu->chans and in the infra range */
+    uint32_t cls;
+    uint32_t tsg, ctxshare, notifier_mem, channel;
+    uint32_t engine_class[VGT_GPU_MAX_ENGINES], engine_handle[VGT_GPU_MAX_ENGINES];
+    uint32_t nengines;
+    uint32_t token;
+    bool uvm_registered;
+    vgt_gpu_mem *infra;          /* ring at +0, USERD at +ring bytes (512-aligned) */
+    volatile uint64_t *ring;
+    volatile uint32_t *userd;
+    volatile uint8_t *notifier;  /* CPU mapping of the error notifier */
+    uint32_t entries, put;
+    uint64_t submitted;
+    uint32_t submit_timeout_ms;
+    uint32_t fence_value;        /* last payload released by vgt_gpu_chan_fence */
+};
+
+struct vgt_gpu {
+    vgt_gpu_options opt;
+    char dev_dir[256];
+    int fd_ctl, fd_uvm, fd_uvm_mm, fd_dev;
+    uint32_t client, device, subdevice, virtmem, usermode, vaspace;
+    uint32_t gpu_id, device_instance;
+    bool uvm_gpu, uvm_vaspace;
+    volatile uint8_t *usermode_cpu;
+    vgt_gpu_info info;
+    vgt_gpu_mem **mems;
+    uint32_t nmems, capmems;
+    vgt_gpu_chan *chans[VGT_GPU_MAX_CHANNELS];
+    int registry_slot;           /* index in the teardown registry, -1 if none */
+};
+
+/* ---- ioctl layer (rm_ioctl.c): each fills err with the ioctl's name, handles and RM status ------- */
+vgt_status rm_alloc(vgt_gpu *g, uint32_t parent, uint32_t cls, void *params, uint32_t size, const char *what,
+                    uint32_t *handle, vgt_error *err);
+vgt_status rm_control(vgt_gpu *g, uint32_t object, uint32_t cmd, void *params, uint32_t size, const char *what,
+                      vgt_error *err);
+vgt_status rm_free(vgt_gpu *g, uint32_t parent, uint32_t object, const char *what, vgt_error *err);
+/* RM_MAP_MEMORY + mmap of a fresh fd: nvidiactl for sysmem, a registered /dev/nvidiaN for BAR memory. */
+vgt_status rm_map_cpu(vgt_gpu *g, uint32_t memory, uint64_t size, bool bar, const char *what,
+                      volatile uint8_t **out, vgt_error *err);
+vgt_status rm_map_dma_fixed(vgt_gpu *g, uint32_t memory, uint64_t va, uint64_t size, const char *what,
+                            vgt_error *err);
+vgt_status rm_read_cards(vgt_gpu *g, rm_card_info *cards, uint32_t n, vgt_error *err);
+vgt_status rm_open_registered_dev(vgt_gpu *g, int *fd, vgt_error *err);
+/* UVM ioctl on fd; status points at the params' status field. */
+vgt_status uvm_call(vgt_gpu *g, int fd, unsigned long req, void *params, const uint32_t *status, const char *what,
+                    vgt_error *err);
+vgt_status node_open(vgt_gpu *g, const char *name, int *fd, vgt_error *err);
+void gpu_log(const vgt_gpu *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ---- objects (rm_objects.c) ---------------------------------------------------------------------- */
+vgt_status objects_open(vgt_gpu *g, vgt_error *err);
+void objects_close(vgt_gpu *g);
+
+/* ---- memory (rm_memory.c) ------------------------------------------------------------------------ */
+/* The backend's own sysmem (ring + USERD); excluded from vgt_gpu_mem_find. */
+vgt_status mem_alloc_internal(vgt_gpu *g, uint64_t va, uint64_t size, vgt_gpu_mem **out, vgt_error *err);
+/* Release every allocation (session teardown). */
+void mem_release_all(vgt_gpu *g);
+/* A sysmem notifier object, CPU-mapped but not GPU-mapped. */
+vgt_status mem_alloc_notifier(vgt_gpu *g, uint32_t *handle, volatile uint8_t **cpu, vgt_error *err);
+
+/* ---- teardown registry (rm_teardown.c) ----------------------------------------------------------- */
+void teardown_register(vgt_gpu *g);
+void teardown_unregister(vgt_gpu *g);
+
+/* ---- submit helpers (rm_submit.c) ---------------------------------------------------------------- */
+double mono_ms(void);
+/* "channel 0xc86f (handle 0x..): GPGet 3 GPPut 4, pb Get 0x.., ..." for messages. */
+void chan_describe(const vgt_gpu_chan *c, char *buf, size_t cap);
+
+#define NOTIFIER_BYTES 0x10000u   /* the size the probe proved; RM reads the first records */
+#define NOTIFIER_CLEAR_BYTES 0x100u
+
+/* Layout of a channel's infra slot (VGT_GPU_INFRA_SLOT bytes of sysmem at infra_va + index * slot):
+ * the GPFIFO ring from 0 (at most 0x8000 bytes: 4096 entries), USERD, the fence's push buffer and
+ * the fence's semaphore word. */
+#define INFRA_RING_MAX 0x8000u
+#define INFRA_USERD_OFF 0x8000u
+#define INFRA_FENCE_PB_OFF 0x9000u
+#define INFRA_FENCE_PB_DWORDS 64u
+#define INFRA_FENCE_SEM_OFF 0xa000u
+
+#endif

@@ -1,0 +1,182 @@
+/* backend.h: what executes a replay. ONE const operation table per backend, chosen at run time (in the
+ * manner of SQLite's os_unix.c VFS): `sim` (a software model of the GPU front end, always built), `gpu`
+ * (the H200 through RM/UVM ioctls) and `cuda` (libcuda, for lane 3).
+ *
+ * A backend never sees trace records: the replay engine (replay/) turns records into these operations.
+ * Every operation fills the caller's vgt_error on failure (error.h); none prints or exits.
+ *
+ *     const vgt_backend_ops *ops = vgt_backend_find("sim");
+ *     vgt_backend *b;  vgt_error err;
+ *     ops->open(&b, NULL, &err);
+ *     uint32_t vas;  ops->vaspace_create(b, &vas, &err);
+ *     ops->map(b, vas, 0x100000, 0x10000, VGT_APERTURE_VIDMEM, &err);
+ *     ops->mem_write(b, vas, 0x100000, pushbuf, n, &err);
+ *     uint32_t ch;  vgt_backend_channel_desc d = { .vas = vas, .cls = 0xC86F, .ring_va = 0, .entries = 1024 };
+ *     ops->channel_create(b, &d, &ch, &err);
+ *     ops->submit(b, ch, entries, count, 0, &err);
+ *     ops->close(b);
+ *
+ * Invariants every backend keeps:
+ *  - Memory is reachable only through mapped GPU VA ranges; an access outside them is VGT_E_FAULT with
+ *    the VA in the message, never a host crash.
+ *  - Push-buffer bytes are fetched from the backend's own memory at the GPFIFO entries' VAs: the engine
+ *    writes them there (mem_write) before submit.
+ *  - Sizes are bounded by vgt_backend_config limits, checked before allocating.
+ */
+#ifndef VGT_BACKEND_H
+#define VGT_BACKEND_H
+
+#include <stdint.h>
+
+#include "vgt/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct vgt_backend vgt_backend;   /* an opened backend instance (opaque, per backend) */
+
+/* What a backend can produce, for --check and for the summary. */
+enum vgt_backend_cap {
+    VGT_CAP_SEMAPHORES = 1u << 0,   /* host, copy-engine, report and QMD release semaphores */
+    VGT_CAP_UPLOADS = 1u << 1,      /* inline-to-memory uploads */
+    VGT_CAP_COPIES = 1u << 2,       /* copy-engine pitch/linear copies and remap/memset */
+    VGT_CAP_SHADERS = 1u << 3,      /* compute shaders are executed */
+    VGT_CAP_RASTER = 1u << 4,       /* draws are rasterized */
+    VGT_CAP_MACROS = 1u << 5,       /* MME macros are executed */
+    VGT_CAP_WRITE_LOG = 1u << 6,    /* produced() and write_log() tell what the GPU wrote */
+    VGT_CAP_LANE_VERBATIM = 1u << 8,/* captured push buffers run unchanged at their captured VAs */
+    VGT_CAP_LANE_SYNTH = 1u << 9,   /* re-synthesized push buffers (lane 2) */
+    VGT_CAP_LANE_CUDA = 1u << 10,   /* CUDA-level replay (lane 3) */
+};
+
+/* submit() flags. */
+#define VGT_SUBMIT_STATE_ONLY 1u   /* decode and track state (subchannel bindings, macros) but run no
+                                      side effect: used for submissions outside --submits */
+
+typedef struct vgt_backend_config {
+    uint64_t max_memory_bytes;     /* backing store for written pages; 0 = VGT_BACKEND_DEFAULT_MAX_MEMORY */
+    uint64_t max_methods_per_submit;/* 0 = VGT_BACKEND_DEFAULT_MAX_METHODS: a hostile loop is cut there */
+    uint64_t max_queued_methods;   /* methods a blocked channel may hold; 0 = default */
+    uint32_t max_channels;         /* 0 = VGT_BACKEND_DEFAULT_MAX_CHANNELS */
+} vgt_backend_config;
+
+#define VGT_BACKEND_DEFAULT_MAX_MEMORY (4ull << 30)
+#define VGT_BACKEND_DEFAULT_MAX_METHODS (64ull << 20)
+#define VGT_BACKEND_DEFAULT_MAX_QUEUED (4ull << 20)
+#define VGT_BACKEND_DEFAULT_MAX_CHANNELS 4096u
+#define VGT_BACKEND_MAX_MAP_RANGES (1u << 20)
+#define VGT_BACKEND_MAX_ENTRY_BYTES (4u << 20)   /* one GPFIFO entry: LENGTH is 21 bits of dwords */
+
+typedef struct vgt_backend_channel_desc {
+    uint32_t vas;                  /* VA space from vaspace_create */
+    uint32_t cls;                  /* channel (host) class, e.g. 0xC86F */
+    uint64_t ring_va;              /* GPFIFO ring GPU VA (0 when unknown) */
+    uint32_t entries;              /* ring size in entries */
+    uint32_t handle;               /* the trace's handle, for messages */
+} vgt_backend_channel_desc;
+
+/* Counters a backend keeps over its life (the replay summary). Backends leave unknown ones at 0. */
+typedef struct vgt_backend_counters {
+    uint64_t submits, entries, control_entries, pushbuf_bytes;
+    uint64_t methods, host_methods, unknown_class_methods;
+    uint64_t launches, draws, uploads, upload_bytes, copies, copy_bytes, memsets;
+    uint64_t sem_releases, sem_acquires, sem_reductions, report_semaphores;
+    uint64_t macro_calls, macro_errors, macro_methods;
+    uint64_t faults, unsupported, blocked_waits, diagnostics;
+} vgt_backend_counters;
+
+/* One range the GPU wrote (write_log). */
+typedef struct vgt_backend_write {
+    uint64_t va;
+    uint64_t len;
+} vgt_backend_write;
+
+/* A problem met while executing (a fault, an unsupported operation, a decoder diagnostic, an acquire
+ * that blocks). Delivered through the event callback so the engine can report it per submission. */
+typedef struct vgt_backend_event {
+    int kind;                      /* enum vgt_backend_event_kind */
+    uint32_t channel;              /* backend channel id */
+    uint64_t seq;                  /* the submission's seq given to submit (via set_context) */
+    uint32_t entry, dword;         /* method position when known */
+    const char *msg;
+} vgt_backend_event;
+
+enum vgt_backend_event_kind {
+    VGT_BEV_FAULT = 1,             /* an access outside the memory map */
+    VGT_BEV_UNSUPPORTED = 2,       /* an operation the backend does not model (block-linear copy, ...) */
+    VGT_BEV_DIAG = 3,              /* a push-buffer decoder diagnostic */
+    VGT_BEV_BLOCKED = 4,           /* a channel waits on a semaphore acquire */
+    VGT_BEV_UNBLOCKED = 5,         /* ... and resumed */
+    VGT_BEV_MACRO = 6,             /* an MME macro ended with a hardware error class */
+    VGT_BEV_LIMIT = 7,             /* a method or queue limit cut the work short */
+};
+
+typedef void (*vgt_backend_event_fn)(void *ctx, const vgt_backend_event *ev);
+
+typedef struct vgt_backend_ops {
+    const char *name;              /* "sim", "gpu", "cuda" */
+    const char *summary;           /* one line for --help */
+    /* Whether this backend can run here: VGT_OK, or VGT_E_UNSUPPORTED with the reason in err
+     * ("not available in this build", "no GPU found: /dev/nvidiactl: No such file or directory"). */
+    vgt_status (*probe)(vgt_error *err);
+    uint32_t (*caps)(void);        /* enum vgt_backend_cap */
+    /* What the summary must say about what this backend does not do (NULL when it does everything). */
+    const char *limits_note;
+
+    vgt_status (*open)(vgt_backend **b, const vgt_backend_config *cfg, vgt_error *err);
+    void (*close)(vgt_backend *b);
+    void (*set_event_handler)(vgt_backend *b, vgt_backend_event_fn fn, void *ctx);
+    /* The record sequence number of the submission being executed, for positions in events. */
+    void (*set_context)(vgt_backend *b, uint64_t seq);
+
+    vgt_status (*vaspace_create)(vgt_backend *b, uint32_t *vas, vgt_error *err);
+    vgt_status (*map)(vgt_backend *b, uint32_t vas, uint64_t va, uint64_t size, uint32_t aperture, vgt_error *err);
+    vgt_status (*unmap)(vgt_backend *b, uint32_t vas, uint64_t va, uint64_t size, vgt_error *err);
+    /* Host (CPU-side) access. A host write clears the "produced by the GPU" state of those bytes. */
+    vgt_status (*mem_write)(vgt_backend *b, uint32_t vas, uint64_t va, const void *src, uint64_t len, vgt_error *err);
+    vgt_status (*mem_read)(vgt_backend *b, uint32_t vas, uint64_t va, void *dst, uint64_t len, vgt_error *err);
+
+    vgt_status (*channel_create)(vgt_backend *b, const vgt_backend_channel_desc *d, uint32_t *ch, vgt_error *err);
+    vgt_status (*object_create)(vgt_backend *b, uint32_t ch, uint32_t cls, uint32_t handle, vgt_error *err);
+    /* Hand GPFIFO entries (raw 64-bit words as in the ring) to a channel. Returns VGT_OK when the
+     * entries were accepted, even if the channel then blocks on an acquire (see idle / events);
+     * VGT_E_FAULT / VGT_E_LIMIT when the work was cut short. */
+    vgt_status (*submit)(vgt_backend *b, uint32_t ch, const uint64_t *entries, uint32_t count, uint32_t flags,
+                         vgt_error *err);
+    /* Wait until the 4- or 8-byte value at va satisfies value (>= unsigned). VGT_E_TIMEOUT naming the
+     * value found when it does not within timeout_ns (sim: when no channel can make progress). */
+    vgt_status (*sem_wait)(vgt_backend *b, uint32_t vas, uint64_t va, uint64_t value, uint32_t size,
+                           uint64_t timeout_ns, vgt_error *err);
+    /* Run every channel as far as it can go; VGT_E_TIMEOUT naming each channel still blocked (and on
+     * what) when some cannot finish. */
+    vgt_status (*idle)(vgt_backend *b, uint64_t timeout_ns, vgt_error *err);
+
+    /* Bookkeeping of GPU writes (VGT_CAP_WRITE_LOG). produced: mask[i] = 1 when byte va+i holds a
+     * value the GPU produced deterministically (a semaphore payload, an upload, a copy) and no host
+     * write replaced since. write_log: the ranges written since the last write_log_reset. */
+    vgt_status (*produced)(vgt_backend *b, uint32_t vas, uint64_t va, uint64_t len, uint8_t *mask, vgt_error *err);
+    void (*write_log_reset)(vgt_backend *b);
+    const vgt_backend_write *(*write_log)(vgt_backend *b, uint32_t *count);
+
+    void (*counters)(vgt_backend *b, vgt_backend_counters *out);
+} vgt_backend_ops;
+
+/* ---- the table of backends ---- */
+uint32_t vgt_backend_count(void);
+const vgt_backend_ops *vgt_backend_at(uint32_t i);
+const vgt_backend_ops *vgt_backend_find(const char *name);   /* NULL when no backend has that name */
+/* The backend to use when none is named: the GPU when its probe succeeds, else sim. *why receives the
+ * reason the GPU was not chosen (empty when it was). */
+const vgt_backend_ops *vgt_backend_auto(char *why, uint32_t why_size);
+
+/* The backends themselves (for tests that want one directly). vgt_backend_gpu_rm is defined by
+ * backend/gpu/backend_gpu.c (the H200 through RM/UVM; keep that name: the table refers to it); its probe
+ * says "no NVIDIA GPU" where there is none. cuda is registered as unavailable in this build. */
+extern const vgt_backend_ops vgt_backend_sim;
+extern const vgt_backend_ops vgt_backend_gpu_rm;
+
+#ifdef __cplusplus
+}
+#endif
+#endif

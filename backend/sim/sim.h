@@ -1,0 +1,192 @@
+/* sim.h: private structures of the `sim` backend, a software model of the GPU front end.
+ *
+ * Files: sim_mem.c (sparse bounds-checked memory keyed by GPU VA), sim_fetch.c (channels, GPFIFO fetch,
+ * the blocked-channel queue, MME glue), sim_exec.c (method dispatch tables by class family and the
+ * engines' triggers), sim_sem.c (semaphore release/acquire/reduction), sim.c (the operation table).
+ *
+ * Invariants:
+ *  - Every byte the sim reads or writes goes through sim_mem_*, which checks it against the mapped
+ *    ranges first: a hostile push buffer can fault, never touch host memory outside the page store.
+ *  - A channel executes its methods in stream order. When an acquire is not satisfied the channel is
+ *    BLOCKED: that method and every later one are queued and run when some write (another channel's
+ *    release, a host write) lets the acquire pass. Nothing ever spins.
+ *  - Shaders are not executed and draws are not rasterized: launches and draws are counted, and only
+ *    what the front end writes itself (semaphores, uploads, copies, QMD releases) reaches memory.
+ */
+#ifndef VGT_SIM_H
+#define VGT_SIM_H
+
+#include <stdint.h>
+
+#include "vgt/backend.h"
+#include "vgt/mme.h"
+#include "vgt/pushbuf.h"
+
+#define SIM_PAGE_SHIFT 12
+#define SIM_PAGE_SIZE (1u << SIM_PAGE_SHIFT)
+#define SIM_MAX_VAS 64u
+#define SIM_MAX_OBJECTS_PER_CHANNEL 64u
+#define SIM_SHADOW_WORDS 0x1000u      /* one word per method byte address < 0x4000 */
+#define SIM_HOST_WORDS 0x40u          /* host methods 0x000..0x0fc */
+#define SIM_MAX_UPLOAD_BYTES (256u << 20)
+#define SIM_MAX_COPY_BYTES (1ull << 32)
+#define SIM_QMD_INLINE_MAX_DWORDS 96u
+#define SIM_WRITE_LOG_MAX (1u << 20)
+
+/* ---- memory (sim_mem.c) ---- */
+enum sim_write_kind {
+    SIM_HOST = 0,          /* a host (engine) write: clears "produced" */
+    SIM_GPU = 1,           /* a deterministic GPU write: sets "produced", logged */
+    SIM_GPU_VOLATILE = 2,  /* a GPU write whose value is not reproducible (timestamps): logged, not produced */
+};
+
+typedef struct sim_range {
+    uint64_t va, end;       /* [va, end) */
+    uint32_t refs;
+    uint32_t aperture;
+} sim_range;
+
+typedef struct sim_page {
+    uint64_t pfn;
+    uint8_t data[SIM_PAGE_SIZE];
+    uint8_t produced[SIM_PAGE_SIZE / 8];   /* bit per byte */
+} sim_page;
+
+typedef struct sim_mem {
+    sim_range *ranges;
+    uint32_t nranges, cap_ranges;
+    sim_page **slots;       /* open addressing on pfn */
+    uint32_t cap_slots, npages;
+    uint64_t max_pages;
+    sim_page *last;         /* one-entry cache */
+    vgt_backend_write *log;
+    uint32_t nlog, cap_log;
+} sim_mem;
+
+void sim_mem_init(sim_mem *m, uint64_t max_bytes);
+void sim_mem_free(sim_mem *m);
+vgt_status sim_mem_map(sim_mem *m, uint64_t va, uint64_t size, uint32_t aperture, vgt_error *err);
+vgt_status sim_mem_unmap(sim_mem *m, uint64_t va, uint64_t size, vgt_error *err);
+/* VGT_OK when [va, va+len) is entirely mapped, else VGT_E_FAULT naming the first unmapped byte. */
+vgt_status sim_mem_check(const sim_mem *m, uint64_t va, uint64_t len, const char *what, vgt_error *err);
+vgt_status sim_mem_read(sim_mem *m, uint64_t va, void *dst, uint64_t len, const char *what, vgt_error *err);
+vgt_status sim_mem_write(sim_mem *m, uint64_t va, const void *src, uint64_t len, int kind, const char *what,
+                         vgt_error *err);
+vgt_status sim_mem_produced(sim_mem *m, uint64_t va, uint64_t len, uint8_t *mask, vgt_error *err);
+
+/* ---- objects and channels ---- */
+enum sim_family {
+    SIM_FAM_NONE = 0, SIM_FAM_HOST, SIM_FAM_COMPUTE, SIM_FAM_3D, SIM_FAM_COPY, SIM_FAM_I2M, SIM_FAM_2D,
+    SIM_FAM_COUNT_
+};
+
+typedef struct sim_i2m {
+    int active;
+    int pitch_layout;
+    uint64_t dst, total, done;
+    uint32_t line_length, pitch;
+    uint32_t launch;        /* the LAUNCH_DMA value, for completion */
+} sim_i2m;
+
+struct sim_channel;
+
+typedef struct sim_obj {
+    struct vgt_backend *b;      /* back pointers for the MME tracker's callbacks */
+    struct sim_channel *c;
+    uint32_t subch;
+    uint32_t cls;
+    int family;
+    uint32_t *shadow;       /* SIM_SHADOW_WORDS, allocated on first use */
+    sim_i2m i2m;
+    int in_begin;           /* 3D: between BEGIN and END */
+    uint32_t qmd_inline[SIM_QMD_INLINE_MAX_DWORDS];
+    uint32_t qmd_inline_mask_lo, qmd_inline_count;
+    vgt_mme_tracker *mme;
+} sim_obj;
+
+typedef struct sim_qitem {
+    vgt_method m;
+    uint8_t fed;                /* already fed to the MME tracker (a macro emission, or a method whose
+                                   feed completed a call before the channel blocked) */
+} sim_qitem;
+
+typedef struct sim_channel {
+    uint32_t id, vas, cls, handle;
+    uint64_t ring_va;
+    uint32_t entries;
+    vgt_pb_state pb;
+    uint64_t ext_base;          /* SET_PB_SEGMENT_EXTENDED_BASE: VA bits 63:40 */
+    uint32_t host_shadow[SIM_HOST_WORDS];
+    sim_obj subch[8];
+    uint32_t object_cls[SIM_MAX_OBJECTS_PER_CHANNEL];
+    uint32_t object_count;
+    /* blocked state: queue[qhead..qtail) waits; queue[qhead] is the acquire that blocked */
+    sim_qitem *queue;
+    uint64_t qhead, qtail, qcap;
+    uint64_t qins;              /* where a method that must run next is inserted (sim_queue_insert) */
+    uint64_t blocks;            /* times an acquire failed on this channel (a change = "it blocked") */
+    int blocked_reported;
+    char blocked_on[160];
+    int mme_pending_subch;      /* a CALL_MME_MACRO collecting on this subchannel, or -1 */
+} sim_channel;
+
+struct vgt_backend {
+    vgt_backend_config cfg;
+    sim_mem mem[SIM_MAX_VAS];
+    uint32_t nvas;
+    sim_channel **chans;
+    uint32_t nchans, cap_chans;
+    vgt_backend_counters ctr;
+    vgt_backend_event_fn ev_fn;
+    void *ev_ctx;
+    uint64_t seq;               /* set_context */
+    uint64_t clock_ns;          /* deterministic timestamps */
+    /* execution context of the current method */
+    sim_channel *cur;
+    int state_only;
+    uint64_t methods_this_submit;
+    int limit_hit;
+    vgt_status first_fault;
+    vgt_error first_fault_err;
+    uint8_t *fetch_buf;
+    uint32_t fetch_cap;
+    uint8_t *copy_buf;
+    uint8_t action[SIM_FAM_COUNT_][SIM_SHADOW_WORDS];  /* method dispatch tables (sim_exec.c) */
+};
+
+/* sim_fetch.c */
+vgt_status sim_submit(vgt_backend *b, uint32_t ch, const uint64_t *entries, uint32_t count, uint32_t flags,
+                      vgt_error *err);
+void sim_run_blocked(vgt_backend *b);
+vgt_status sim_idle(vgt_backend *b, uint64_t timeout_ns, vgt_error *err);
+void sim_channel_free(sim_channel *c);
+void sim_event(vgt_backend *b, int kind, const vgt_method *m, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+void sim_fault(vgt_backend *b, const vgt_method *m, const vgt_error *e);
+
+/* Queue a method at c->qins (the front of what is left to run); 0, or -1 when the queue is full. */
+int sim_queue_insert(vgt_backend *b, sim_channel *c, const vgt_method *m, int fed);
+static inline int sim_blocked(const sim_channel *c) { return c->qhead < c->qtail; }
+
+/* sim_exec.c. sim_exec_method runs one method; when it cannot complete (an acquire not yet satisfied,
+ * here or in a macro it completed) it queues itself at c->qins and returns 1. */
+void sim_exec_init_tables(vgt_backend *b);
+int sim_family_of(uint32_t cls);
+int sim_exec_method(vgt_backend *b, sim_channel *c, const vgt_method *m, int fed);
+void sim_obj_reset(sim_obj *o);
+vgt_status sim_mme_flush(vgt_backend *b, sim_channel *c);
+
+/* sim_sem.c */
+enum sim_red { SIM_RED_MIN, SIM_RED_MAX, SIM_RED_XOR, SIM_RED_AND, SIM_RED_OR, SIM_RED_ADD, SIM_RED_INC, SIM_RED_DEC };
+enum sim_acq { SIM_ACQ_EQ, SIM_ACQ_STRICT_GEQ, SIM_ACQ_CIRC_GEQ, SIM_ACQ_AND, SIM_ACQ_NOR };
+/* Release: payload (size 4 or 8 bytes) at va; with_timestamp adds the 8-byte timestamp at va+8. */
+void sim_sem_release(vgt_backend *b, const vgt_method *m, uint64_t va, uint64_t payload, uint32_t size,
+                     int with_timestamp);
+void sim_sem_reduce(vgt_backend *b, const vgt_method *m, uint64_t va, int op, int is_signed, uint64_t payload,
+                    uint32_t size);
+/* Returns 1 when satisfied, 0 when not, -1 on a fault (reported). */
+int sim_sem_acquire(vgt_backend *b, const vgt_method *m, uint64_t va, int cmp, uint64_t payload, uint32_t size);
+uint64_t sim_timestamp(vgt_backend *b);
+
+static inline sim_mem *sim_vas_mem(vgt_backend *b, uint32_t vas) { return &b->mem[vas]; }
+
+#endif

@@ -1,0 +1,184 @@
+/* capture_views.c: memory views (GPU VA ranges the host can read) and MEMORY records read through them.
+ * Views are kept sorted by gpu_va and never overlap, so a lookup is a binary search. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "capture_internal.h"
+
+/* Index of the view containing va, or -1. */
+static int64_t view_index(const vgt_capture *c, uint64_t va)
+{
+    uint32_t lo = 0, hi = c->nviews;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        const vgt_capture_view *v = &c->views[mid];
+        if (va < v->gpu_va) hi = mid;
+        else if (va - v->gpu_va >= v->length) lo = mid + 1;
+        else return mid;
+    }
+    return -1;
+}
+
+static uint32_t insert_pos(const vgt_capture *c, uint64_t va)
+{
+    uint32_t lo = 0, hi = c->nviews;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (c->views[mid].gpu_va < va) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+vgt_status vgt_capture_add_view(vgt_capture *c, const vgt_capture_view *v, vgt_error *err)
+{
+    if (v->length == 0 || v->gpu_va + v->length < v->gpu_va || (!v->host && !v->read))
+        return VGT_FAIL(err, VGT_E_ARG, VGT_NO_OFFSET, "capture: view at 0x%llx+0x%llx is empty, wraps, or has no source",
+                        (unsigned long long)v->gpu_va, (unsigned long long)v->length);
+    pthread_mutex_lock(&c->mu);
+    vgt_status rc = VGT_OK;
+    uint32_t pos = insert_pos(c, v->gpu_va);
+    const vgt_capture_view *prev = pos > 0 ? &c->views[pos - 1] : NULL, *next = pos < c->nviews ? &c->views[pos] : NULL;
+    if (prev && prev->gpu_va + prev->length > v->gpu_va) next = prev;
+    else if (next && next->gpu_va >= v->gpu_va + v->length) next = NULL;
+    if (next)
+        rc = VGT_FAIL(err, VGT_E_ARG, VGT_NO_OFFSET, "capture: view 0x%llx+0x%llx overlaps view 0x%llx+0x%llx",
+                      (unsigned long long)v->gpu_va, (unsigned long long)v->length,
+                      (unsigned long long)next->gpu_va, (unsigned long long)next->length);
+    if (rc == VGT_OK)
+        rc = cap_grow((void **)&c->views, &c->cap_views, c->nviews + 1, sizeof *c->views, VGT_CAPTURE_MAX_VIEWS,
+                      "memory views", err);
+    if (rc == VGT_OK) {
+        memmove(&c->views[pos + 1], &c->views[pos], (c->nviews - pos) * sizeof *c->views);
+        c->views[pos] = *v;
+        c->nviews++;
+    }
+    pthread_mutex_unlock(&c->mu);
+    return rc;
+}
+
+vgt_status vgt_capture_remove_view(vgt_capture *c, uint64_t gpu_va, vgt_error *err)
+{
+    pthread_mutex_lock(&c->mu);
+    int64_t i = view_index(c, gpu_va);
+    int found = i >= 0 && c->views[i].gpu_va == gpu_va;
+    if (found) {
+        memmove(&c->views[i], &c->views[i + 1], (c->nviews - (uint32_t)i - 1) * sizeof *c->views);
+        c->nviews--;
+    }
+    pthread_mutex_unlock(&c->mu);
+    return found ? VGT_OK : VGT_FAIL(err, VGT_E_NOT_FOUND, VGT_NO_OFFSET, "capture: no view starts at 0x%llx",
+                                     (unsigned long long)gpu_va);
+}
+
+vgt_status vgt_capture_map_view(vgt_capture *c, const vgt_capture_view *v, vgt_error *err)
+{
+    VGT_TRY(vgt_capture_add_view(c, v, err));
+    vgt_rec_gpu_map m = { .client = v->client, .memory = v->memory, .gpu_va = v->gpu_va, .offset = v->memory_offset,
+                          .length = v->length, .source = VGT_MAP_EMBEDDED };
+    return vgt_write_gpu_map(c->w, vgt_now_ns(), &m, err);
+}
+
+vgt_status vgt_capture_unmap_view(vgt_capture *c, uint64_t gpu_va, vgt_error *err)
+{
+    pthread_mutex_lock(&c->mu);
+    int64_t i = view_index(c, gpu_va);
+    vgt_capture_view v = i >= 0 ? c->views[i] : (vgt_capture_view){ 0 };
+    pthread_mutex_unlock(&c->mu);
+    VGT_TRY(vgt_capture_remove_view(c, gpu_va, err));
+    vgt_rec_gpu_unmap u = { .client = v.client, .memory = v.memory, .gpu_va = v.gpu_va, .length = v.length,
+                            .source = VGT_MAP_EMBEDDED };
+    return vgt_write_gpu_unmap(c->w, vgt_now_ns(), &u, err);
+}
+
+uint64_t cap_read_locked(vgt_capture *c, uint64_t gpu_va, void *dst, uint64_t len)
+{
+    uint64_t done = 0;
+    while (done < len) {
+        int64_t i = view_index(c, gpu_va + done);
+        if (i < 0) break;
+        const vgt_capture_view *v = &c->views[i];
+        uint64_t off = gpu_va + done - v->gpu_va, n = v->length - off;
+        if (n > len - done) n = len - done;
+        if (v->host) {
+            memcpy((uint8_t *)dst + done, (const uint8_t *)v->host + off, n);
+            done += n;
+            continue;
+        }
+        while (n > 0) {   /* the callback takes 32-bit lengths */
+            uint32_t part = n > (1u << 30) ? (1u << 30) : (uint32_t)n;
+            uint32_t got = v->read(v->ctx, gpu_va + done, (uint8_t *)dst + done, part);
+            done += got > part ? part : got;
+            if (got < part) return done;
+            n -= part;
+        }
+    }
+    return done;
+}
+
+const void *cap_direct_locked(vgt_capture *c, uint64_t gpu_va, uint64_t len)
+{
+    int64_t i = view_index(c, gpu_va);
+    if (i < 0) return NULL;
+    const vgt_capture_view *v = &c->views[i];
+    uint64_t off = gpu_va - v->gpu_va;
+    if (!v->host || len > v->length - off) return NULL;
+    return (const uint8_t *)v->host + off;
+}
+
+uint64_t vgt_capture_read(vgt_capture *c, uint64_t gpu_va, void *dst, uint64_t len)
+{
+    pthread_mutex_lock(&c->mu);
+    uint64_t n = cap_read_locked(c, gpu_va, dst, len);
+    pthread_mutex_unlock(&c->mu);
+    return n;
+}
+
+/* One MEMORY record of at most VGT_CAPTURE_MAX_MEMORY_RECORD bytes from a single view. */
+static vgt_status memory_piece(vgt_capture *c, const vgt_capture_view *v, uint64_t va, uint32_t n, uint32_t reason,
+                               vgt_error *err)
+{
+    const void *data = v->host ? (const uint8_t *)v->host + (va - v->gpu_va) : NULL;
+    if (!data) {
+        if (c->scratch_size < n) {
+            void *p = realloc(c->scratch, n);
+            if (!p) return VGT_FAIL(err, VGT_E_NOMEM, va, "capture: out of memory reading %u bytes at 0x%llx", n,
+                                    (unsigned long long)va);
+            c->scratch = p;
+            c->scratch_size = n;
+        }
+        uint32_t got = v->read(v->ctx, va, c->scratch, n);
+        if (got < n) {
+            c->stats.read_failures++;
+            return VGT_FAIL(err, VGT_E_FAULT, va, "capture: view read %u of %u bytes at 0x%llx", got, n,
+                            (unsigned long long)va);
+        }
+        data = c->scratch;
+    }
+    vgt_rec_memory m = { .gpu_va = va, .length = n, .reason = reason, .memory = v->memory, .data = data };
+    c->stats.memory_records++;
+    c->stats.memory_bytes += n;
+    return vgt_write_memory(c->w, vgt_now_ns(), &m, err);
+}
+
+vgt_status vgt_capture_memory(vgt_capture *c, uint64_t gpu_va, uint64_t length, uint32_t reason, vgt_error *err)
+{
+    vgt_status rc = VGT_OK;
+    pthread_mutex_lock(&c->mu);
+    uint64_t va = gpu_va, end = gpu_va + length;
+    while (rc == VGT_OK && va < end) {
+        int64_t i = view_index(c, va);
+        if (i < 0) {
+            rc = VGT_FAIL(err, VGT_E_NOT_FOUND, va, "capture: GPU VA 0x%llx is in no memory view", (unsigned long long)va);
+            break;
+        }
+        vgt_capture_view v = c->views[i];
+        uint64_t n = v.gpu_va + v.length - va;
+        if (n > end - va) n = end - va;
+        if (n > VGT_CAPTURE_MAX_MEMORY_RECORD) n = VGT_CAPTURE_MAX_MEMORY_RECORD;
+        rc = memory_piece(c, &v, va, (uint32_t)n, reason, err);
+        va += n;
+    }
+    pthread_mutex_unlock(&c->mu);
+    return rc;
+}

@@ -1,0 +1,153 @@
+/* shim.h: internals of libvgt-capture.so, the LD_PRELOAD capture shim.
+ *
+ * Files, one job each:
+ *   shim_libc.c     the real libc entry points (dlsym RTLD_NEXT), as an overridable table
+ *   shim_init.c     start/stop: options from the environment, the writer, session records, problems
+ *   shim_hooks.c    the interposed entry points (open*, close, dup*, ioctl, mmap*, munmap, sigaction, exit)
+ *   shim_fds.c      which fd is which NVIDIA node; RM_MAP_MEMORY waiting for its mmap
+ *   shim_objects.c  RM objects, CPU maps and GPU maps -> memory views (GPU VA -> CPU pointer)
+ *   shim_rm.c       RM escapes (nvidiactl / nvidiaN) -> records
+ *   shim_uvm.c      UVM ioctls -> records
+ *   shim_trap.c     usermode pages kept PROT_NONE, the SIGSEGV handler, doorbell -> submission
+ *   shim_memtrack.c memory contents: initial, changed (page hashing or write tracking), observed
+ *
+ * Locks, always taken in this order: g_shim.mu (tables) -> the embedded capture's mutex -> the writer's.
+ * The shim never touches a trapped or write-protected page while holding any of them, so the SIGSEGV
+ * handler (which takes g_shim.mu on a doorbell) can never wait for its own thread. The write-tracking
+ * fault path takes no lock at all.
+ */
+#ifndef VGT_CAPTURE_SHIM_H
+#define VGT_CAPTURE_SHIM_H
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "vgt/capture.h"
+#include "vgt/capture_trap.h"
+#include "vgt/trace.h"
+
+#define SHIM_EXPORT __attribute__((visibility("default")))
+#define SHIM_FD_MAX 65536
+
+/* ---- shim_libc.c ---- */
+typedef struct shim_libc {
+    int (*open)(const char *, int, ...);
+    int (*open64)(const char *, int, ...);
+    int (*openat)(int, const char *, int, ...);
+    int (*openat64)(int, const char *, int, ...);
+    int (*close)(int);
+    int (*dup)(int);
+    int (*dup2)(int, int);
+    int (*dup3)(int, int, int);
+    int (*ioctl)(int, unsigned long, ...);
+    void *(*mmap)(void *, size_t, int, int, int, off_t);
+    void *(*mmap64)(void *, size_t, int, int, int, off_t);
+    int (*munmap)(void *, size_t);
+    int (*mprotect)(void *, size_t, int);
+    int (*sigaction)(int, const struct sigaction *, struct sigaction *);
+    void (*exit)(int) __attribute__((noreturn));
+    void (*_exit)(int) __attribute__((noreturn));
+} shim_libc;
+extern shim_libc g_libc;
+void shim_libc_resolve(void);
+
+/* ---- shim_init.c ---- */
+enum shim_memory_mode { SHIM_MEM_CHANGED = 0, SHIM_MEM_ALL = 1, SHIM_MEM_NONE = 2 };
+enum shim_track_mode { SHIM_TRACK_WRITE = 0, SHIM_TRACK_HASH = 1 };
+
+typedef struct shim_state {
+    int active;                  /* 1 once the writer is open in the captured process */
+    int memory_mode, track_mode, crash_safe;
+    pthread_mutex_t mu;
+    vgt_writer *w;
+    vgt_capture *cap;
+    vgt_trap_engine *trap;
+    int exit_status;             /* from the interposed exit(), -1 if unknown */
+    uint32_t records_lost;
+    uint64_t problems;
+} shim_state;
+extern shim_state g_shim;
+
+/* A capture problem: one stderr line (first few only) and a DIAGNOSTIC record; never fatal. */
+void shim_problem(uint32_t severity, vgt_status code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void shim_finish(int exit_status);
+int shim_out_fd(void);
+uint64_t shim_trap_doorbells(void);
+uint64_t shim_mem_write_faults(void);
+/* Count a failed write (records_lost) and report it once. */
+void shim_write_failed(const vgt_error *err);
+
+/* ---- shim_fds.c ---- */
+enum shim_node { SHIM_NODE_NONE = 0, SHIM_NODE_CTL = VGT_NODE_CTL, SHIM_NODE_GPU = VGT_NODE_GPU, SHIM_NODE_UVM = VGT_NODE_UVM };
+typedef struct shim_pending_map {
+    int valid;
+    uint32_t client, device, memory, flags;
+    uint64_t offset, length;
+} shim_pending_map;
+int shim_fd_node(int fd);
+void shim_fd_opened(int fd, const char *path);
+void shim_fd_dup(int oldfd, int newfd);
+void shim_fd_closed(int fd);
+void shim_fd_set_pending(int fd, const shim_pending_map *m);
+int shim_fd_take_pending(int fd, shim_pending_map *m);
+int shim_node_of_path(const char *path);
+
+/* ---- shim_objects.c (callers hold g_shim.mu) ---- */
+typedef struct shim_object {
+    uint32_t client, handle, parent, cls;
+    uint8_t used, is_memory, is_channel, is_usermode;
+    uint64_t size, os_address;    /* memory: bytes; 0x71 OS descriptor: the pinned user address */
+    uint32_t userd_memory;        /* channels */
+    uint64_t userd_offset;
+} shim_object;
+shim_object *shim_obj_find(uint32_t client, uint32_t handle);
+shim_object *shim_obj_add(uint32_t client, uint32_t handle, uint32_t parent, uint32_t cls);
+void shim_obj_remove(uint32_t client, uint32_t handle);
+shim_object *shim_obj_child(uint32_t client, uint32_t parent);   /* any live child, or NULL */
+int shim_class_is_usermode(uint32_t cls);
+int shim_class_is_channel(uint32_t cls);
+int shim_class_is_memory(uint32_t cls);
+
+void shim_cpu_map_add(uint32_t client, uint32_t device, uint32_t memory, uint64_t offset, uint64_t length,
+                      uint64_t cpu, int implicit);
+void shim_cpu_unmap_range(uint64_t cpu, uint64_t length);
+void shim_gpu_map_add(uint32_t client, uint32_t device, uint32_t va_space, uint32_t memory, uint64_t offset,
+                      uint64_t length, uint64_t gpu_va, uint32_t source);
+void shim_gpu_unmap(uint32_t client, uint32_t memory, uint64_t gpu_va, uint32_t source);
+void shim_gpu_unmap_range(uint64_t gpu_va, uint64_t length);
+/* CPU pointer for (client, memory, offset), or NULL when no CPU map covers it. */
+void *shim_cpu_pointer(uint32_t client, uint32_t memory, uint64_t offset, uint64_t length);
+/* A UVM-managed range: GPU VA == CPU VA by construction (mmap of /dev/nvidia-uvm at that address). */
+void shim_uvm_range_add(uint64_t va, uint64_t length);
+/* Forget everything of a freed memory object (its maps and views). */
+void shim_memory_freed(uint32_t client, uint32_t memory);
+
+/* ---- shim_rm.c / shim_uvm.c ---- */
+/* Handle one ioctl around the real call; returns the real call's result. */
+int shim_rm_ioctl(int fd, int node, unsigned long request, void *arg);
+int shim_uvm_ioctl(int fd, unsigned long request, void *arg);
+
+/* ---- shim_trap.c ---- */
+int shim_trap_install(void);
+/* mmap of a usermode object: map the real page aside and hand the caller a PROT_NONE stand-in. */
+void *shim_trap_map(void *addr, size_t len, int prot, int flags, int fd, off_t off);
+/* munmap of a stand-in (returns 1 when handled). */
+int shim_trap_unmap(void *addr, size_t len);
+int shim_trap_owns(const void *addr, size_t len);
+int shim_sigaction_hook(int sig, const struct sigaction *act, struct sigaction *old, int *handled);
+
+/* ---- shim_memtrack.c ---- */
+/* A view became readable (CPU map + GPU map): record its contents (initial) and start tracking it. */
+void shim_mem_view_added(uint64_t gpu_va, uint64_t length, void *cpu, uint32_t client, uint32_t memory);
+/* A view is about to go away: record what changed (observed) and stop tracking. */
+void shim_mem_view_removing(uint64_t gpu_va, uint64_t length);
+/* Before a submission: MEMORY records (reason changed) for what changed since the previous one. */
+void shim_mem_before_submit(void);
+/* At exit: observed contents of everything still mapped. */
+void shim_mem_at_exit(void);
+/* SIGSEGV on a write-tracked page: 1 when handled. Async-signal-safe, lock-free. */
+int shim_mem_write_fault(void *addr);
+
+#endif

@@ -1,0 +1,161 @@
+/* shim_hooks.c: the libc entry points the shim interposes. Each one calls the real function and, for
+ * NVIDIA device nodes only, tells the rest of the shim what happened. Everything else passes through
+ * with one table lookup. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <sys/mman.h>
+
+#include "shim.h"
+
+static int open_mode_needed(int flags) { return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE; }
+
+static int after_open(int fd, const char *path)
+{
+    if (fd >= 0 && shim_node_of_path(path) != SHIM_NODE_NONE) shim_fd_opened(fd, path);
+    else if (fd >= 0 && shim_fd_node(fd) != SHIM_NODE_NONE) shim_fd_closed(fd);   /* stale entry */
+    return fd;
+}
+
+#define OPEN_BODY(real, ...)                                                  \
+    shim_libc_resolve();                                                      \
+    mode_t mode = 0;                                                          \
+    if (open_mode_needed(flags)) {                                            \
+        va_list ap;                                                           \
+        va_start(ap, flags);                                                  \
+        mode = va_arg(ap, mode_t);                                            \
+        va_end(ap);                                                           \
+    }                                                                         \
+    return after_open(real(__VA_ARGS__, flags, mode), path)
+
+SHIM_EXPORT int open(const char *path, int flags, ...) { OPEN_BODY(g_libc.open, path); }
+SHIM_EXPORT int open64(const char *path, int flags, ...) { OPEN_BODY(g_libc.open64, path); }
+SHIM_EXPORT int openat(int dirfd, const char *path, int flags, ...) { OPEN_BODY(g_libc.openat, dirfd, path); }
+SHIM_EXPORT int openat64(int dirfd, const char *path, int flags, ...) { OPEN_BODY(g_libc.openat64, dirfd, path); }
+/* _FORTIFY_SOURCE callers (no O_CREAT by contract). */
+SHIM_EXPORT int __open_2(const char *path, int flags) { return open(path, flags); }
+SHIM_EXPORT int __open64_2(const char *path, int flags) { return open64(path, flags); }
+SHIM_EXPORT int __openat_2(int dirfd, const char *path, int flags) { return openat(dirfd, path, flags); }
+
+SHIM_EXPORT int close(int fd)
+{
+    shim_libc_resolve();
+    if (fd >= 0 && fd == shim_out_fd()) return 0;   /* the trace stream is ours: keep it open */
+    int rc = g_libc.close(fd);
+    if (shim_fd_node(fd) != SHIM_NODE_NONE) shim_fd_closed(fd);
+    return rc;
+}
+
+SHIM_EXPORT int dup(int fd)
+{
+    shim_libc_resolve();
+    int nfd = g_libc.dup(fd);
+    if (nfd >= 0) shim_fd_dup(fd, nfd);
+    return nfd;
+}
+
+SHIM_EXPORT int dup2(int fd, int fd2)
+{
+    shim_libc_resolve();
+    int nfd = g_libc.dup2(fd, fd2);
+    if (nfd >= 0) shim_fd_dup(fd, nfd);
+    return nfd;
+}
+
+SHIM_EXPORT int dup3(int fd, int fd2, int flags)
+{
+    shim_libc_resolve();
+    int nfd = g_libc.dup3(fd, fd2, flags);
+    if (nfd >= 0) shim_fd_dup(fd, nfd);
+    return nfd;
+}
+
+SHIM_EXPORT int ioctl(int fd, unsigned long request, ...)
+{
+    shim_libc_resolve();
+    va_list ap;
+    va_start(ap, request);
+    void *arg = va_arg(ap, void *);
+    va_end(ap);
+    int node = shim_fd_node(fd);
+    if (node == SHIM_NODE_NONE || !g_shim.active) return g_libc.ioctl(fd, request, arg);
+    if (node == SHIM_NODE_UVM) return shim_uvm_ioctl(fd, request, arg);
+    return shim_rm_ioctl(fd, node, request, arg);
+}
+
+static void *do_mmap(void *(*real)(void *, size_t, int, int, int, off_t), void *addr, size_t len, int prot, int flags,
+                     int fd, off_t off)
+{
+    int node = shim_fd_node(fd);
+    if (node == SHIM_NODE_NONE || !g_shim.active) return real(addr, len, prot, flags, fd, off);
+    shim_pending_map pm;
+    int has = node != SHIM_NODE_UVM && shim_fd_take_pending(fd, &pm);
+    pthread_mutex_lock(&g_shim.mu);
+    shim_object *o = has ? shim_obj_find(pm.client, pm.memory) : NULL;
+    int usermode = o && o->is_usermode;
+    pthread_mutex_unlock(&g_shim.mu);
+    void *p = usermode ? shim_trap_map(addr, len, prot, flags, fd, off) : real(addr, len, prot, flags, fd, off);
+    if (p == MAP_FAILED) return p;
+    int saved = errno;
+    pthread_mutex_lock(&g_shim.mu);
+    if (g_shim.active) {
+        vgt_rec_cpu_map c = { .client = has ? pm.client : 0, .device = has ? pm.device : 0, .memory = has ? pm.memory : 0,
+                              .flags = has ? pm.flags : (uint32_t)prot, .offset = has ? pm.offset : (uint64_t)off,
+                              .length = len, .cpu_address = (uint64_t)(uintptr_t)p };
+        vgt_error err;
+        if (vgt_write_cpu_map(g_shim.w, vgt_now_ns(), &c, &err) != VGT_OK) shim_write_failed(&err);
+        /* The usermode page is no memory the GPU reads; UVM-managed memory is not read by the shim
+         * (reading it would migrate it to the CPU): neither becomes a view. */
+        if (has && !usermode) shim_cpu_map_add(pm.client, pm.device, pm.memory, pm.offset, len, c.cpu_address, 0);
+    }
+    pthread_mutex_unlock(&g_shim.mu);
+    errno = saved;
+    return p;
+}
+
+SHIM_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+    shim_libc_resolve();
+    return do_mmap(g_libc.mmap, addr, len, prot, flags, fd, off);
+}
+
+SHIM_EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+    shim_libc_resolve();
+    return do_mmap(g_libc.mmap64, addr, len, prot, flags, fd, off);
+}
+
+SHIM_EXPORT int munmap(void *addr, size_t len)
+{
+    shim_libc_resolve();
+    if (g_shim.active && shim_trap_unmap(addr, len)) return 0;
+    if (g_shim.active) {
+        pthread_mutex_lock(&g_shim.mu);
+        if (g_shim.active) shim_cpu_unmap_range((uint64_t)(uintptr_t)addr, len);
+        pthread_mutex_unlock(&g_shim.mu);
+    }
+    return g_libc.munmap(addr, len);
+}
+
+SHIM_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+    shim_libc_resolve();
+    int handled;
+    int rc = shim_sigaction_hook(sig, act, old, &handled);
+    return handled ? rc : g_libc.sigaction(sig, act, old);
+}
+
+SHIM_EXPORT void exit(int status)
+{
+    shim_libc_resolve();
+    g_shim.exit_status = status;
+    g_libc.exit(status);
+}
+
+SHIM_EXPORT void _exit(int status)
+{
+    shim_libc_resolve();
+    g_shim.exit_status = status;
+    shim_finish(status);
+    g_libc._exit(status);
+}

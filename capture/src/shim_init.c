@@ -1,0 +1,195 @@
+/* shim_init.c: start and stop of the capture inside the program, and how problems are reported.
+ *
+ * Environment (set by `vgt record`, see capture/README.md):
+ *   VGT_CAPTURE_FD=N      write a record stream (stored chunks, no trailer) to fd N; vgt record reads it,
+ *                         compresses it and finishes the trace with SESSION_END and the index
+ *   VGT_CAPTURE_OUT=PATH  or write a complete trace file directly (when preloaded by hand)
+ *   VGT_CAPTURE_PID=P     capture only in process P (children and exec'd programs pass through)
+ *   VGT_CAPTURE_MEMORY=changed|all|none, VGT_CAPTURE_TRACK=write|hash, VGT_CAPTURE_CRASH_SAFE=1,
+ *   VGT_CAPTURE_LEVEL=N (zstd level of VGT_CAPTURE_OUT)
+ * Without VGT_CAPTURE_FD or VGT_CAPTURE_OUT the shim passes everything through untouched. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "shim.h"
+
+shim_state g_shim = { .exit_status = -1, .mu = PTHREAD_MUTEX_INITIALIZER };
+
+static int out_fd = -1;             /* the stream's fd (moved high, close-on-exec) */
+static int standalone;              /* VGT_CAPTURE_OUT: this process writes the whole trace */
+static _Atomic int finished;
+static _Atomic unsigned stderr_lines;
+
+#define STDERR_LINES_MAX 20u
+
+int shim_out_fd(void) { return out_fd; }
+
+void shim_problem(uint32_t severity, vgt_status code, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    __atomic_add_fetch(&g_shim.problems, 1, __ATOMIC_RELAXED);
+    if (atomic_fetch_add(&stderr_lines, 1) < STDERR_LINES_MAX) {
+        char line[600];
+        int n = snprintf(line, sizeof line, "vgt-capture: %s\n", msg);
+        if (n > 0) { ssize_t w = write(2, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1); (void)w; }
+    }
+    if (!g_shim.active || !g_shim.cap) return;
+    vgt_error err;
+    if (vgt_capture_diagnostic(g_shim.cap, severity, code, msg, &err) != VGT_OK)
+        __atomic_add_fetch(&g_shim.records_lost, 1, __ATOMIC_RELAXED);
+}
+
+void shim_write_failed(const vgt_error *err)
+{
+    if (__atomic_fetch_add(&g_shim.records_lost, 1, __ATOMIC_RELAXED) == 0) {
+        char line[600];
+        int n = snprintf(line, sizeof line, "vgt-capture: cannot write the trace (%s); the program goes on\n", err->msg);
+        if (n > 0) { ssize_t w = write(2, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1); (void)w; }
+    }
+}
+
+static int env_int(const char *name, int dflt)
+{
+    const char *v = getenv(name);
+    return v && *v ? atoi(v) : dflt;
+}
+
+static void read_options(void)
+{
+    const char *m = getenv("VGT_CAPTURE_MEMORY");
+    g_shim.memory_mode = !m || strcmp(m, "changed") == 0 ? SHIM_MEM_CHANGED : strcmp(m, "all") == 0 ? SHIM_MEM_ALL
+                       : strcmp(m, "none") == 0 ? SHIM_MEM_NONE : SHIM_MEM_CHANGED;
+    const char *t = getenv("VGT_CAPTURE_TRACK");
+    g_shim.track_mode = t && strcmp(t, "hash") == 0 ? SHIM_TRACK_HASH : SHIM_TRACK_WRITE;
+    g_shim.crash_safe = env_int("VGT_CAPTURE_CRASH_SAFE", 0);
+}
+
+static const char *memory_mode_name(void)
+{
+    return g_shim.memory_mode == SHIM_MEM_ALL ? "all" : g_shim.memory_mode == SHIM_MEM_NONE ? "none" : "changed";
+}
+
+/* The program's own command line, from /proc/self/cmdline (NUL-separated). */
+static uint32_t read_cmdline(char *buf, uint32_t n)
+{
+    int fd = g_libc.open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    ssize_t got = read(fd, buf, n);
+    g_libc.close(fd);
+    return got > 0 ? (uint32_t)got : 0;
+}
+
+static vgt_status open_writer(vgt_error *err)
+{
+    vgt_writer_options o = vgt_writer_defaults();
+    o.crash_safe = g_shim.crash_safe;
+    const char *path = getenv("VGT_CAPTURE_OUT");
+    int fd = env_int("VGT_CAPTURE_FD", -1);
+    if (fd >= 0) {
+        /* Move the stream out of the program's way (it may close or reuse low fds). */
+        int high = fcntl(fd, F_DUPFD_CLOEXEC, 900);
+        if (high < 0) return VGT_FAIL(err, VGT_E_IO, VGT_NO_OFFSET, "VGT_CAPTURE_FD=%d: %s", fd, strerror(errno));
+        g_libc.close(fd);
+        out_fd = high;
+        o.codec = VGT_CODEC_STORED;   /* vgt record compresses, in its own process */
+        o.write_trailer = 0;
+        o.chunk_target = 1u << 20;
+        vgt_identity id[] = { { "producer", "libvgt-capture" }, { "capture_mode", "preload" },
+                              { "memory_mode", memory_mode_name() } };
+        return vgt_writer_open_fd(&g_shim.w, out_fd, 0, &o, id, 3, err);
+    }
+    standalone = 1;
+    o.zstd_level = env_int("VGT_CAPTURE_LEVEL", 3);
+    char cmd[4096];
+    uint32_t n = read_cmdline(cmd, sizeof cmd - 1);
+    char *argv[64];
+    int argc = 0;
+    for (uint32_t i = 0; i < n && argc < 63; i += (uint32_t)strlen(cmd + i) + 1) argv[argc++] = cmd + i;
+    argv[argc] = NULL;
+    static vgt_capture_identity ident;
+    vgt_capture_identity_collect(&ident, "libvgt-capture", "preload", memory_mode_name(), g_shim.crash_safe, argc, argv);
+    VGT_TRY(vgt_writer_open_path(&g_shim.w, path, &o, ident.entries, ident.count, err));
+    vgt_rec_session_start s = { .wall_ns = vgt_wall_ns(), .pid = (uint32_t)getpid(), .ppid = (uint32_t)getppid(),
+                                .cmdline = (const uint8_t *)cmd, .cmdline_length = n };
+    return vgt_write_session_start(g_shim.w, vgt_now_ns(), &s, err);
+}
+
+static void write_process_start(void)
+{
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    vgt_rec_process_start p = { .pid = (uint32_t)getpid(), .ppid = (uint32_t)getppid(), .exe = exe,
+                                .exe_length = n > 0 ? (uint32_t)n : 0 };
+    vgt_error err;
+    if (vgt_write_process_start(g_shim.w, vgt_now_ns(), &p, &err) != VGT_OK) shim_write_failed(&err);
+}
+
+static void after_fork_child(void)
+{
+    g_shim.active = 0;   /* the parent owns the stream; a forked child passes through */
+}
+
+__attribute__((constructor(101))) static void shim_start(void)
+{
+    shim_libc_resolve();
+    if (!getenv("VGT_CAPTURE_FD") && !getenv("VGT_CAPTURE_OUT")) return;
+    int want_pid = env_int("VGT_CAPTURE_PID", 0);
+    if (want_pid && want_pid != getpid()) return;   /* a child or another program: pass through */
+    read_options();
+    vgt_error err;
+    if (vgt_trap_engine_new(&g_shim.trap, &err) != VGT_OK || open_writer(&err) != VGT_OK ||
+        vgt_capture_open(&g_shim.cap, g_shim.w, NULL, &err) != VGT_OK) {
+        char line[600];
+        int n = snprintf(line, sizeof line, "vgt-capture: capture disabled: %s\n", err.msg);
+        if (n > 0) { ssize_t w = write(2, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1); (void)w; }
+        return;
+    }
+    if (shim_trap_install() != 0) shim_problem(2, VGT_E_IO, "cannot install the SIGSEGV handler: %s", strerror(errno));
+    pthread_atfork(NULL, NULL, after_fork_child);
+    g_shim.active = 1;
+    write_process_start();
+}
+
+/* Finish once: observed memory, PROCESS_END (and SESSION_END when standalone), close the writer. */
+void shim_finish(int exit_status)
+{
+    if (atomic_exchange(&finished, 1) || !g_shim.active) return;
+    pthread_mutex_lock(&g_shim.mu);
+    shim_mem_at_exit();
+    vgt_error err;
+    vgt_rec_process_end pe = { .pid = (uint32_t)getpid(), .exit_status = exit_status };
+    if (vgt_write_process_end(g_shim.w, vgt_now_ns(), &pe, &err) != VGT_OK) shim_write_failed(&err);
+    if (standalone) {
+        vgt_rec_session_end se = { .wall_ns = vgt_wall_ns(), .exit_status = exit_status, .records_lost = g_shim.records_lost };
+        if (vgt_write_session_end(g_shim.w, vgt_now_ns(), &se, &err) != VGT_OK) shim_write_failed(&err);
+    }
+    if (getenv("VGT_CAPTURE_STATS")) {
+        vgt_capture_stats cs = vgt_capture_get_stats(g_shim.cap);
+        fprintf(stderr, "vgt-capture: stats pid=%d doorbells=%llu submits=%llu entries=%llu segment_bytes=%llu "
+                "memory_records=%llu memory_bytes=%llu write_faults=%llu unknown_tokens=%llu read_failures=%llu "
+                "problems=%llu records_lost=%u\n", (int)getpid(), (unsigned long long)shim_trap_doorbells(),
+                (unsigned long long)cs.submits, (unsigned long long)cs.entries, (unsigned long long)cs.segment_bytes,
+                (unsigned long long)cs.memory_records, (unsigned long long)cs.memory_bytes,
+                (unsigned long long)shim_mem_write_faults(), (unsigned long long)cs.unknown_tokens,
+                (unsigned long long)cs.read_failures, (unsigned long long)g_shim.problems, g_shim.records_lost);
+    }
+    g_shim.active = 0;
+    vgt_writer *w = g_shim.w;
+    if (vgt_writer_close(w, &err) != VGT_OK) shim_write_failed(&err);
+    pthread_mutex_unlock(&g_shim.mu);
+}
+
+__attribute__((destructor(101))) static void shim_stop(void)
+{
+    shim_finish(g_shim.exit_status);
+}

@@ -1,0 +1,227 @@
+/* shim_memtrack.c: the contents of CPU-visible GPU memory, so a replay can give the GPU what it saw.
+ *
+ * Each memory view (shim_objects.c) is a region here. Records (docs/trace-format.md MEMORY reasons):
+ *   initial   the whole region when it becomes a view;
+ *   changed   before each submission, the pages that changed since the previous one;
+ *   observed  when a view goes away and at exit, the pages that differ from what was last recorded
+ *             (what the GPU wrote: results, semaphores), so replays can be checked.
+ * Change detection, chosen by VGT_CAPTURE_TRACK (capture/README.md has the measurements):
+ *   write  (default) the region is write-protected after it is recorded; the first CPU write to a page
+ *          faults once, the handler marks the page and makes it writable again (like gfxreconstruct's
+ *          page_guard). Only the CPU's writes are seen, which is what a replay must supply.
+ *   hash   every page is hashed (XXH3-64) at every submission and compared with the last recorded hash.
+ * Memory pinned from the program's own pages (OS descriptors, class 0x71) is always hashed: protecting
+ * the program's heap would turn its syscalls into EFAULTs.
+ * The write-fault path is lock-free but for a spin lock around the dirty-page queue, which no thread
+ * holds while it could fault. */
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <xxhash.h>
+
+#include "shim.h"
+
+#define PAGE 4096u
+#define MAX_REGIONS 4096
+#define DQ_MAX 65536u
+#define GRAVE 256u
+
+typedef struct region {
+    _Atomic uintptr_t cpu;        /* 0: free slot */
+    uint64_t len, gpu_va;
+    uint32_t client, memory, npages;
+    int hashed;                   /* 1: detect by hashing (hash mode, or OS-descriptor memory) */
+    _Atomic uint8_t *dirty;       /* write mode: one byte per page */
+    uint64_t *hash;               /* per page: hash of the contents last recorded */
+} region;
+
+static region regions[MAX_REGIONS];
+static _Atomic int region_hw;                   /* slots [0, region_hw) may be in use */
+static uint64_t dq[DQ_MAX];                     /* (region << 32) | page, pages made dirty since the last drain */
+static uint64_t dq_copy[DQ_MAX];
+static uint32_t dq_n;
+static int dq_overflow;
+static atomic_flag dq_lock = ATOMIC_FLAG_INIT;
+static _Atomic uintptr_t grave_lo[GRAVE], grave_hi[GRAVE];
+static _Atomic uint32_t grave_n;
+static __thread int grave_retry;
+static _Atomic uint64_t write_faults;
+
+uint64_t shim_mem_write_faults(void) { return atomic_load(&write_faults); }
+
+static void *meta_alloc(size_t n)
+{
+    void *p = g_libc.mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+static void record_run(region *r, uint32_t first, uint32_t count, uint32_t reason)
+{
+    uint64_t off = (uint64_t)first * PAGE, n = (uint64_t)count * PAGE;
+    if (off + n > r->len) n = r->len - off;
+    vgt_error err;
+    if (vgt_capture_memory(g_shim.cap, r->gpu_va + off, n, reason, &err) != VGT_OK) shim_write_failed(&err);
+}
+
+static uint64_t page_hash(const region *r, uint32_t p)
+{
+    uint64_t off = (uint64_t)p * PAGE, n = r->len - off < PAGE ? r->len - off : PAGE;
+    return XXH3_64bits((const uint8_t *)atomic_load(&((region *)r)->cpu) + off, n);
+}
+
+/* Hash every page; record runs of pages whose hash differs from the last recorded one. */
+static void record_hash_changes(region *r, uint32_t reason)
+{
+    uint32_t run = 0, start = 0;
+    for (uint32_t p = 0; p < r->npages; p++) {
+        uint64_t h = page_hash(r, p);
+        int changed = h != r->hash[p];
+        r->hash[p] = h;
+        if (changed && run == 0) start = p;
+        if (changed) run++;
+        if ((!changed || p + 1 == r->npages || run == VGT_CAPTURE_MAX_MEMORY_RECORD / PAGE) && run) {
+            record_run(r, start, run, reason);
+            run = 0;
+        }
+    }
+}
+
+void shim_mem_view_added(uint64_t gpu_va, uint64_t length, void *cpu, uint32_t client, uint32_t memory)
+{
+    if (g_shim.memory_mode == SHIM_MEM_NONE || !g_shim.active) return;
+    int slot = -1;
+    for (int i = 0; i < MAX_REGIONS && slot < 0; i++) if (!atomic_load(&regions[i].cpu)) slot = i;
+    if (slot < 0) { shim_problem(1, VGT_E_LIMIT, "more than %d memory regions: 0x%llx not tracked", MAX_REGIONS,
+                                 (unsigned long long)gpu_va); return; }
+    region *r = &regions[slot];
+    r->len = length;
+    r->gpu_va = gpu_va;
+    r->client = client;
+    r->memory = memory;
+    r->npages = (uint32_t)((length + PAGE - 1) / PAGE);
+    shim_object *o = shim_obj_find(client, memory);
+    r->hashed = g_shim.track_mode == SHIM_TRACK_HASH || (o && o->cls == 0x71) || ((uintptr_t)cpu & (PAGE - 1));
+    r->hash = meta_alloc((size_t)r->npages * 8);
+    r->dirty = r->hashed ? NULL : meta_alloc(r->npages);
+    if (!r->hash || (!r->hashed && !r->dirty)) { shim_problem(1, VGT_E_NOMEM, "no memory to track 0x%llx", (unsigned long long)gpu_va); return; }
+    /* Publish, protect, then copy: a write racing with this lands before the copy or faults after it. */
+    atomic_store_explicit(&r->cpu, (uintptr_t)cpu, memory_order_release);
+    int hw = atomic_load(&region_hw);
+    while (slot >= hw && !atomic_compare_exchange_weak(&region_hw, &hw, slot + 1)) { }
+    if (!r->hashed && g_shim.memory_mode == SHIM_MEM_CHANGED && g_libc.mprotect(cpu, length, PROT_READ) != 0)
+        r->hashed = 1;   /* this mapping cannot be write-protected: fall back to hashing it */
+    vgt_error err;
+    if (vgt_capture_memory(g_shim.cap, gpu_va, length, VGT_MEM_INITIAL, &err) != VGT_OK) shim_write_failed(&err);
+    for (uint32_t p = 0; p < r->npages; p++) r->hash[p] = page_hash(r, p);
+}
+
+static region *find_region(uintptr_t a)
+{
+    int hw = atomic_load_explicit(&region_hw, memory_order_acquire);
+    for (int i = 0; i < hw; i++) {
+        uintptr_t c = atomic_load_explicit(&regions[i].cpu, memory_order_acquire);
+        if (c && a >= c && a - c < regions[i].len) return &regions[i];
+    }
+    return NULL;
+}
+
+int shim_mem_write_fault(void *addr)
+{
+    uintptr_t a = (uintptr_t)addr;
+    region *r = find_region(a);
+    if (!r || r->hashed || !r->dirty) {
+        /* A region removed while this thread was faulting: it is writable again, retry once. */
+        uint32_t n = atomic_load(&grave_n);
+        for (uint32_t i = 0; i < n && i < GRAVE; i++)
+            if (a >= atomic_load(&grave_lo[i]) && a < atomic_load(&grave_hi[i]) && grave_retry++ < 1) return 1;
+        return 0;
+    }
+    grave_retry = 0;
+    uint32_t p = (uint32_t)((a - atomic_load(&r->cpu)) / PAGE);
+    atomic_fetch_add(&write_faults, 1);
+    if (atomic_exchange(&r->dirty[p], 1) == 0) {
+        while (atomic_flag_test_and_set_explicit(&dq_lock, memory_order_acquire)) { }
+        if (dq_n < DQ_MAX) dq[dq_n++] = (uint64_t)(r - regions) << 32 | p;
+        else dq_overflow = 1;
+        atomic_flag_clear_explicit(&dq_lock, memory_order_release);
+    }
+    g_libc.mprotect((void *)(atomic_load(&r->cpu) + (uint64_t)p * PAGE), PAGE, PROT_READ | PROT_WRITE);
+    return 1;
+}
+
+/* Write mode: record each dirty page (reason changed) after protecting it again. */
+static void drain_dirty(void)
+{
+    while (atomic_flag_test_and_set_explicit(&dq_lock, memory_order_acquire)) { }
+    uint32_t n = dq_n;
+    int overflow = dq_overflow;
+    memcpy(dq_copy, dq, n * sizeof dq[0]);
+    dq_n = 0;
+    dq_overflow = 0;
+    atomic_flag_clear_explicit(&dq_lock, memory_order_release);
+    if (overflow) {   /* too many pages for the queue: every dirty byte is still set, walk them all */
+        n = 0;
+        int hw = atomic_load(&region_hw);
+        for (int i = 0; i < hw; i++)
+            if (atomic_load(&regions[i].cpu) && regions[i].dirty)
+                for (uint32_t p = 0; p < regions[i].npages; p++)
+                    if (atomic_load(&regions[i].dirty[p]) && n < DQ_MAX) dq_copy[n++] = (uint64_t)i << 32 | p;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        region *r = &regions[dq_copy[i] >> 32];
+        uint32_t p = (uint32_t)dq_copy[i];
+        uintptr_t cpu = atomic_load(&r->cpu);
+        if (!cpu || !r->dirty || p >= r->npages) continue;
+        /* Order: clear, protect, then read: a write after the protect faults again and is seen next time. */
+        atomic_store(&r->dirty[p], 0);
+        g_libc.mprotect((void *)(cpu + (uint64_t)p * PAGE), PAGE, PROT_READ);
+        r->hash[p] = page_hash(r, p);
+        record_run(r, p, 1, VGT_MEM_CHANGED);
+    }
+}
+
+void shim_mem_before_submit(void)
+{
+    if (g_shim.memory_mode == SHIM_MEM_NONE) return;
+    if (g_shim.memory_mode == SHIM_MEM_CHANGED) drain_dirty();
+    int hw = atomic_load(&region_hw);
+    for (int i = 0; i < hw; i++) {
+        region *r = &regions[i];
+        if (!atomic_load(&r->cpu)) continue;
+        if (g_shim.memory_mode == SHIM_MEM_ALL) record_run(r, 0, r->npages, VGT_MEM_CHANGED);
+        else if (r->hashed) record_hash_changes(r, VGT_MEM_CHANGED);
+    }
+}
+
+static void release(region *r)
+{
+    uintptr_t cpu = atomic_load(&r->cpu);
+    if (!r->hashed) g_libc.mprotect((void *)cpu, r->len, PROT_READ | PROT_WRITE);
+    uint32_t g = atomic_fetch_add(&grave_n, 1) % GRAVE;
+    atomic_store(&grave_lo[g], cpu);
+    atomic_store(&grave_hi[g], cpu + r->len);
+    atomic_store(&r->cpu, 0);
+    if (r->dirty) g_libc.munmap((void *)r->dirty, r->npages);
+    if (r->hash) g_libc.munmap(r->hash, (size_t)r->npages * 8);
+    r->dirty = NULL;
+    r->hash = NULL;
+}
+
+void shim_mem_view_removing(uint64_t gpu_va, uint64_t length)
+{
+    int hw = atomic_load(&region_hw);
+    for (int i = 0; i < hw; i++) {
+        region *r = &regions[i];
+        if (!atomic_load(&r->cpu) || r->gpu_va >= gpu_va + length || gpu_va >= r->gpu_va + r->len) continue;
+        record_hash_changes(r, VGT_MEM_OBSERVED);
+        release(r);
+    }
+}
+
+void shim_mem_at_exit(void)
+{
+    if (g_shim.memory_mode == SHIM_MEM_NONE) return;
+    int hw = atomic_load(&region_hw);
+    for (int i = 0; i < hw; i++)
+        if (atomic_load(&regions[i].cpu)) record_hash_changes(&regions[i], VGT_MEM_OBSERVED);
+}

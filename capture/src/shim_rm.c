@@ -1,0 +1,291 @@
+/* shim_rm.c: RM escapes on /dev/nvidiactl and /dev/nvidiaN -> records, and the state the shim keeps.
+ *
+ * Request = _IOWR('F', nr, size); the kernel looks at the nr and the size only. NV_ESC_IOCTL_XFER_CMD
+ * (nr 0xD3) wraps {u32 cmd; u32 size; u64 ptr} and is unwrapped here. Struct offsets are transcribed
+ * from open-gpu-kernel-modules 580 (src/common/sdk/nvidia/inc/nvos.h, kernel-open/common/inc/nv-ioctl.h)
+ * via ../shared/reference/nvidia-rm-userspace.md §1-2, where they were checked by compiling the headers.
+ * Every escape is recorded with its parameters in and out; the ones below also update state. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "shim.h"
+#include "shim_copy.h"
+
+#define MAX_PARAMS (1u << 20)          /* RM params copied per call; larger ones are recorded cut */
+#define XFER_MAX 16384u                /* NV_ESC_IOCTL_XFER_CMD's own limit */
+
+enum {
+    ESC_RM_ALLOC_MEMORY = 0x27, ESC_RM_FREE = 0x29, ESC_RM_CONTROL = 0x2A, ESC_RM_ALLOC = 0x2B,
+    ESC_RM_MAP_MEMORY = 0x4E, ESC_RM_MAP_MEMORY_DMA = 0x57, ESC_RM_UNMAP_MEMORY_DMA = 0x58,
+    ESC_XFER = 0xD3,
+};
+#define CTRL_GET_WORK_SUBMIT_TOKEN 0xc36f0108u   /* NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN */
+
+uint64_t shim_copy_in(void *dst, const void *src, uint64_t n)
+{
+    if (n == 0) return 0;
+    if (!src) return 0;
+    struct iovec local = { dst, n }, remote = { (void *)src, n };
+    ssize_t got = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+    if (got < 0) {   /* process_vm_readv refused (seccomp, old kernel): trust the pointer like the kernel would */
+        memcpy(dst, src, n);
+        return n;
+    }
+    return (uint64_t)got;
+}
+
+/* One call as seen: the escape's struct and the params block it points to, before and after. */
+typedef struct rm_call {
+    int fd, node;
+    uint32_t nr, size;               /* unwrapped escape number and struct size */
+    unsigned long request;           /* as recorded: the program's, or _IOWR('F', nr, size) when unwrapped */
+    uint8_t *arg;                    /* the program's struct (after the call: as returned) */
+    uint8_t *in;                     /* the struct as passed (c.size bytes) */
+    uint8_t *pin, *pout;             /* params block in/out (RM_ALLOC, RM_CONTROL), or NULL */
+    uint32_t plen;
+    int rc;
+} rm_call;
+
+static void write_failed_if(vgt_status rc, const vgt_error *err) { if (rc != VGT_OK) shim_write_failed(err); }
+
+/* Copy a params block the escape points at (before the call; after it with out != NULL). */
+static void params_snapshot(rm_call *c, uint64_t ptr, uint32_t len)
+{
+    if (!ptr || !len) return;
+    if (len > MAX_PARAMS) len = MAX_PARAMS;
+    c->pin = calloc(1, len);
+    c->pout = calloc(1, len);
+    if (!c->pin || !c->pout) { free(c->pin); free(c->pout); c->pin = c->pout = NULL; return; }
+    c->plen = (uint32_t)shim_copy_in(c->pin, (const void *)(uintptr_t)ptr, len);
+}
+
+static void record_ioctl(const rm_call *c)
+{
+    uint32_t n = c->size;
+    vgt_rec_ioctl r = { .node = (uint32_t)c->node, .request = (uint32_t)c->request, .result = c->rc,
+                        .params_length = n, .params_in = c->in };
+    uint8_t *out = malloc(n ? n : 1);
+    if (!out) return;
+    r.params_out = out;
+    r.params_length = (uint32_t)shim_copy_in(out, c->arg, n);
+    vgt_error err;
+    write_failed_if(vgt_write_ioctl(g_shim.w, vgt_now_ns(), &r, &err), &err);
+    free(out);
+}
+
+/* NV_MEMORY_ALLOCATION_PARAMS (0x80): flags 8, attr 0x18, attr2 0x1c, size 0x40. */
+static void mem_alloc_from_params(uint32_t client, uint32_t parent, uint32_t handle, uint32_t cls, uint32_t status,
+                                  const uint8_t *p, uint32_t plen)
+{
+    vgt_rec_mem_alloc m = { .client = client, .parent = parent, .handle = handle, .cls = cls, .status = status,
+                            .aperture = cls == 0x40 ? VGT_APERTURE_VIDMEM : VGT_APERTURE_SYSMEM };
+    if (p && plen >= 0x48) {
+        m.flags = shim_rd32(p, 8);
+        m.attr = shim_rd32(p, 0x18);
+        m.attr2 = shim_rd32(p, 0x1c);
+        m.size = shim_rd64(p, 0x40);
+    }
+    shim_object *o = status == 0 ? shim_obj_find(client, handle) : NULL;
+    if (o) o->size = m.size;
+    vgt_error err;
+    write_failed_if(vgt_write_mem_alloc(g_shim.w, vgt_now_ns(), &m, &err), &err);
+}
+
+/* NV_CHANNEL_ALLOC_PARAMS (0x170): hObjectError 0, gpFifoOffset 8, gpFifoEntries 0x10, hContextShare 0x18,
+ * hVASpace 0x1c, hUserdMemory[0] 0x20, userdOffset[0] 0x40, engineType 0x80. */
+static void channel_from_params(uint32_t client, uint32_t parent, uint32_t handle, uint32_t cls, uint32_t status,
+                                const uint8_t *p, uint32_t plen)
+{
+    vgt_rec_channel ch = { .client = client, .parent = parent, .handle = handle, .cls = cls, .status = status };
+    if (p && plen >= 0x84) {
+        ch.error_notifier = shim_rd32(p, 0);
+        ch.ring_va = shim_rd64(p, 8);
+        ch.entries = shim_rd32(p, 0x10);
+        ch.context_share = shim_rd32(p, 0x18);
+        ch.va_space = shim_rd32(p, 0x1c);
+        ch.userd_memory = shim_rd32(p, 0x20);
+        ch.userd_offset = shim_rd64(p, 0x40);
+        ch.engine_type = shim_rd32(p, 0x80);
+    } else {
+        shim_problem(1, VGT_E_FORMAT, "channel 0x%x: allocation parameters of %u bytes, expected at least 0x84",
+                     handle, plen);
+    }
+    vgt_error err;
+    write_failed_if(vgt_write_channel(g_shim.w, vgt_now_ns(), &ch, &err), &err);
+    if (status != 0) return;
+    shim_object *o = shim_obj_find(client, handle);
+    if (o) { o->userd_memory = ch.userd_memory; o->userd_offset = ch.userd_offset; }
+    if (ch.entries && vgt_capture_register_channel(g_shim.cap, &ch, &err) != VGT_OK)
+        shim_problem(1, err.code, "channel 0x%x: %s", handle, err.msg);
+}
+
+static void on_alloc(rm_call *c)
+{
+    int v64 = c->size >= 0x30;   /* NVOS64 vs NVOS21 */
+    uint32_t client = shim_rd32(c->arg, 0), parent = shim_rd32(c->arg, 4), handle = shim_rd32(c->arg, 8);
+    uint32_t cls = shim_rd32(c->arg, 0xc), status = shim_rd32(c->arg, v64 ? 0x28 : 0x1c);
+    if (c->rc != 0 && status == 0) status = 0xffffffffu;
+    if (cls == 0x41 && client == 0) client = handle;    /* NV01_ROOT_CLIENT: the new handle is the client */
+    if (c->pout) c->plen = (uint32_t)shim_copy_in(c->pout, (const void *)(uintptr_t)shim_rd64(c->arg, 0x10), c->plen);
+    vgt_rec_rm_alloc a = { .client = client, .parent = parent, .handle = handle, .cls = cls, .status = status,
+                           .params_length = c->pin ? c->plen : 0, .params_in = c->pin, .params_out = c->pout };
+    vgt_error err;
+    write_failed_if(vgt_write_rm_alloc(g_shim.w, vgt_now_ns(), &a, &err), &err);
+    shim_object *parent_obj = shim_obj_find(client, parent);
+    if (status == 0 && !shim_obj_add(client, handle, parent, cls))
+        shim_problem(1, VGT_E_LIMIT, "object table full at handle 0x%x", handle);
+    if (cls == 0x3e || cls == 0x40) mem_alloc_from_params(client, parent, handle, cls, status, c->pout, c->plen);
+    if (shim_class_is_channel(cls)) channel_from_params(client, parent, handle, cls, status, c->pout, c->plen);
+    if (parent_obj && parent_obj->is_channel) {
+        vgt_rec_engine_object e = { .client = client, .channel = parent, .handle = handle, .cls = cls, .status = status };
+        write_failed_if(vgt_write_engine_object(g_shim.w, vgt_now_ns(), &e, &err), &err);
+    }
+}
+
+/* NVOS02 (+fd 0x30): hRoot 0, hObjectParent 4, hObjectNew 8, hClass 0xc, flags 0x10, pMemory 0x18,
+ * limit 0x20, status 0x28. */
+static void on_alloc_memory(rm_call *c)
+{
+    uint32_t client = shim_rd32(c->arg, 0), parent = shim_rd32(c->arg, 4), handle = shim_rd32(c->arg, 8);
+    uint32_t cls = shim_rd32(c->arg, 0xc), status = shim_rd32(c->arg, 0x28);
+    if (c->rc != 0 && status == 0) status = 0xffffffffu;
+    uint64_t addr = shim_rd64(c->arg, 0x18), size = shim_rd64(c->arg, 0x20) + 1;
+    vgt_rec_mem_alloc m = { .client = client, .parent = parent, .handle = handle, .cls = cls, .size = size,
+                            .cpu_address = cls == 0x71 ? addr : 0, .flags = shim_rd32(c->arg, 0x10), .status = status,
+                            .aperture = cls == 0x71 ? VGT_APERTURE_OS : cls == 0x40 ? VGT_APERTURE_VIDMEM : VGT_APERTURE_SYSMEM };
+    vgt_error err;
+    write_failed_if(vgt_write_mem_alloc(g_shim.w, vgt_now_ns(), &m, &err), &err);
+    if (status != 0) return;
+    shim_object *o = shim_obj_add(client, handle, parent, cls);
+    if (o) { o->is_memory = 1; o->size = size; o->os_address = m.cpu_address; }
+    if (cls == 0x71 && addr) shim_cpu_map_add(client, parent, handle, 0, size, addr, 1);
+}
+
+/* Free the object and, recursively, what the shim knows of its children. */
+static void forget_object(uint32_t client, uint32_t handle, int depth)
+{
+    shim_object *o = shim_obj_find(client, handle);
+    if (!o) return;
+    shim_object copy = *o;
+    if (copy.is_memory) shim_memory_freed(client, handle);
+    if (copy.is_channel) vgt_capture_forget_channel(g_shim.cap, client, handle);
+    shim_obj_remove(client, handle);
+    if (depth < 8) {   /* children: a TSG's channels, a channel's engines, a device's memory */
+        shim_object *child;
+        while ((child = shim_obj_child(client, handle)) != NULL) forget_object(child->client, child->handle, depth + 1);
+    }
+}
+
+static void on_free(rm_call *c)
+{
+    vgt_rec_rm_free f = { .client = shim_rd32(c->arg, 0), .parent = shim_rd32(c->arg, 4), .handle = shim_rd32(c->arg, 8),
+                          .status = shim_rd32(c->arg, 0xc) };
+    if (c->rc != 0 && f.status == 0) f.status = 0xffffffffu;
+    vgt_error err;
+    write_failed_if(vgt_write_rm_free(g_shim.w, vgt_now_ns(), &f, &err), &err);
+    if (f.status == 0) forget_object(f.client, f.handle, 0);
+}
+
+/* NVOS54: hClient 0, hObject 4, cmd 8, flags 0xc, params 0x10, paramsSize 0x18, status 0x1c. */
+static void on_control(rm_call *c)
+{
+    vgt_rec_rm_control r = { .client = shim_rd32(c->arg, 0), .object = shim_rd32(c->arg, 4), .cmd = shim_rd32(c->arg, 8),
+                             .flags = shim_rd32(c->arg, 0xc), .status = shim_rd32(c->arg, 0x1c) };
+    if (c->rc != 0 && r.status == 0) r.status = 0xffffffffu;
+    if (c->pout) c->plen = (uint32_t)shim_copy_in(c->pout, (const void *)(uintptr_t)shim_rd64(c->arg, 0x10), c->plen);
+    r.params_length = c->pin ? c->plen : 0;
+    r.params_in = c->pin;
+    r.params_out = c->pout;
+    vgt_error err;
+    write_failed_if(vgt_write_rm_control(g_shim.w, vgt_now_ns(), &r, &err), &err);
+    if (r.cmd == CTRL_GET_WORK_SUBMIT_TOKEN && r.status == 0 && c->pout && c->plen >= 4) {
+        vgt_rec_work_submit_token t = { .client = r.client, .channel = r.object, .token = shim_rd32(c->pout, 0) };
+        write_failed_if(vgt_write_work_submit_token(g_shim.w, vgt_now_ns(), &t, &err), &err);
+        if (vgt_capture_register_token(g_shim.cap, t.client, t.channel, t.token, &err) != VGT_OK)
+            shim_problem(1, err.code, "%s", err.msg);
+    }
+}
+
+/* NVOS33 (+fd 0x30): hClient 0, hDevice 4, hMemory 8, offset 0x10, length 0x18, status 0x28, flags 0x2c. */
+static void on_map_memory(rm_call *c)
+{
+    record_ioctl(c);
+    if (c->rc != 0 || shim_rd32(c->arg, 0x28) != 0 || c->size < 0x34) return;
+    shim_pending_map m = { .client = shim_rd32(c->arg, 0), .device = shim_rd32(c->arg, 4), .memory = shim_rd32(c->arg, 8),
+                           .offset = shim_rd64(c->arg, 0x10), .length = shim_rd64(c->arg, 0x18),
+                           .flags = shim_rd32(c->arg, 0x2c) };
+    shim_fd_set_pending((int)shim_rd32(c->arg, 0x30), &m);
+}
+
+/* NVOS46 (0x40 in 580): hClient 0, hDevice 4, hDma 8, hMemory 0xc, offset 0x10, length 0x18, flags 0x20,
+ * dmaOffset 0x30, status 0x38. */
+static void on_map_dma(rm_call *c)
+{
+    if (c->size < 0x40) { record_ioctl(c); return; }
+    vgt_rec_gpu_map g = { .client = shim_rd32(c->arg, 0), .device = shim_rd32(c->arg, 4), .va_space = shim_rd32(c->arg, 8),
+                          .memory = shim_rd32(c->arg, 0xc), .offset = shim_rd64(c->arg, 0x10),
+                          .length = shim_rd64(c->arg, 0x18), .flags = shim_rd32(c->arg, 0x20),
+                          .gpu_va = shim_rd64(c->arg, 0x30), .status = shim_rd32(c->arg, 0x38), .source = VGT_MAP_RM_DMA };
+    if (c->rc != 0 && g.status == 0) g.status = 0xffffffffu;
+    vgt_error err;
+    write_failed_if(vgt_write_gpu_map(g_shim.w, vgt_now_ns(), &g, &err), &err);
+    if (g.status == 0)
+        shim_gpu_map_add(g.client, g.device, g.va_space, g.memory, g.offset, g.length, g.gpu_va, VGT_MAP_RM_DMA);
+}
+
+/* NVOS47 (0x30): hClient 0, hDevice 4, hDma 8, hMemory 0xc, flags 0x10, dmaOffset 0x18, size 0x20, status 0x28. */
+static void on_unmap_dma(rm_call *c)
+{
+    if (c->size < 0x30) { record_ioctl(c); return; }
+    vgt_rec_gpu_unmap u = { .client = shim_rd32(c->arg, 0), .device = shim_rd32(c->arg, 4), .va_space = shim_rd32(c->arg, 8),
+                            .memory = shim_rd32(c->arg, 0xc), .gpu_va = shim_rd64(c->arg, 0x18),
+                            .length = shim_rd64(c->arg, 0x20), .status = shim_rd32(c->arg, 0x28), .source = VGT_MAP_RM_DMA };
+    if (c->rc != 0 && u.status == 0) u.status = 0xffffffffu;
+    vgt_error err;
+    write_failed_if(vgt_write_gpu_unmap(g_shim.w, vgt_now_ns(), &u, &err), &err);
+    if (u.status == 0) shim_gpu_unmap(u.client, u.memory, u.gpu_va, VGT_MAP_RM_DMA);
+}
+
+int shim_rm_ioctl(int fd, int node, unsigned long request, void *arg)
+{
+    rm_call c = { .fd = fd, .node = node, .nr = (uint32_t)(request & 0xff), .size = (uint32_t)((request >> 16) & 0x3fff),
+                  .request = request, .arg = arg };
+    uint8_t xfer[16];
+    if (c.nr == ESC_XFER && c.size >= 16 && shim_copy_in(xfer, arg, 16) == 16) {
+        c.nr = shim_rd32(xfer, 0);
+        c.size = shim_rd32(xfer, 4);
+        c.arg = (uint8_t *)(uintptr_t)shim_rd64(xfer, 8);
+        if (c.size > XFER_MAX) c.size = XFER_MAX;
+        c.request = (3ul << 30) | ((unsigned long)c.size << 16) | (0x46ul << 8) | c.nr;
+    }
+    c.in = calloc(1, c.size ? c.size : 1);
+    int readable = c.in && shim_copy_in(c.in, c.arg, c.size) == c.size;
+    if (readable && c.nr == ESC_RM_ALLOC && c.size >= 0x20)
+        params_snapshot(&c, shim_rd64(c.in, 0x10), shim_rd32(c.in, c.size >= 0x30 ? 0x20 : 0x18));
+    if (readable && c.nr == ESC_RM_CONTROL && c.size >= 0x20)
+        params_snapshot(&c, shim_rd64(c.in, 0x10), shim_rd32(c.in, 0x18));
+    c.rc = g_libc.ioctl(fd, request, arg);
+    int saved = errno;
+    if (readable) {
+        pthread_mutex_lock(&g_shim.mu);
+        if (g_shim.active) switch (c.nr) {
+        case ESC_RM_ALLOC: on_alloc(&c); break;
+        case ESC_RM_ALLOC_MEMORY: if (c.size >= 0x30) on_alloc_memory(&c); else record_ioctl(&c); break;
+        case ESC_RM_FREE: on_free(&c); break;
+        case ESC_RM_CONTROL: on_control(&c); break;
+        case ESC_RM_MAP_MEMORY: on_map_memory(&c); break;
+        case ESC_RM_MAP_MEMORY_DMA: on_map_dma(&c); break;
+        case ESC_RM_UNMAP_MEMORY_DMA: on_unmap_dma(&c); break;
+        default: record_ioctl(&c); break;
+        }
+        pthread_mutex_unlock(&g_shim.mu);
+    }
+    free(c.in);
+    free(c.pin);
+    free(c.pout);
+    errno = saved;
+    return c.rc;
+}

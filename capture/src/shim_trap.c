@@ -1,0 +1,213 @@
+/* shim_trap.c: doorbell-synchronous submissions.
+ *
+ * Every mapping of a usermode object (HOPPER_USERMODE_A 0xC661 and its siblings) is split in two: the
+ * real device mapping, kept at an address only the shim knows (the alias), and an anonymous PROT_NONE
+ * stand-in at the address the program gets. Each access of the program to the stand-in faults:
+ *
+ *   program: mov [rax+0x90], ecx --SIGSEGV--> on_segv --find_trap--> emulate
+ *       emulate: vgt_trap_decode (capstone) -> effective address -> offset in the page
+ *         offset 0x90, 4-byte store (NOTIFY_CHANNEL_PENDING; nvidia-rm-userspace.md §2):
+ *             doorbell(token): USERD GP_GET/GP_PUT -> changed memory -> GPFIFO_SUBMIT written
+ *         then vgt_trap_emulate: the access is performed on the alias (the store reaches the real
+ *         doorbell only now, after the record), RIP += length
+ *       any other access (the timer at 0x80/0x84): performed on the alias, nothing recorded
+ *   on_segv, not a stand-in: write tracking (shim_mem_write_fault) or the program's own handler.
+ *
+ * The stand-in is never unprotected, so several threads may ring doorbells at once: each one's store is
+ * emulated in its own handler invocation. An instruction the engine cannot emulate gets the real
+ * mapping moved over the stand-in (mremap): the program goes on, that page is no longer trapped, and a
+ * DIAGNOSTIC says so. */
+#include <errno.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "shim.h"
+
+#define MAX_TRAPS 64
+#define DOORBELL_OFFSET 0x90u
+#define USERD_GP_GET 0x88u      /* USERD (C56F/C86F layout): GPGet, read-only */
+#define USERD_GP_PUT 0x8cu      /* GPPut */
+
+typedef struct trap_page {
+    _Atomic uintptr_t fake;     /* stand-in address, 0 when the slot is free */
+    uintptr_t alias;
+    size_t len;
+} trap_page;
+
+static trap_page traps[MAX_TRAPS];
+static struct sigaction app_segv;          /* the program's SIGSEGV disposition, for chaining */
+static int installed;
+static _Atomic uint64_t doorbells, timer_loads;
+
+static trap_page *find_trap(uintptr_t a)
+{
+    for (int i = 0; i < MAX_TRAPS; i++) {
+        uintptr_t f = atomic_load_explicit(&traps[i].fake, memory_order_acquire);
+        if (f && a >= f && a - f < traps[i].len) return &traps[i];
+    }
+    return NULL;
+}
+
+int shim_trap_owns(const void *addr, size_t len)
+{
+    uintptr_t a = (uintptr_t)addr;
+    for (int i = 0; i < MAX_TRAPS; i++) {
+        uintptr_t f = atomic_load(&traps[i].fake);
+        if (f && a < f + traps[i].len && f < a + len) return 1;
+    }
+    return 0;
+}
+
+void *shim_trap_map(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+    void *real = g_libc.mmap(NULL, len, prot, flags & ~(MAP_FIXED | MAP_FIXED_NOREPLACE), fd, off);
+    if (real == MAP_FAILED) return real;
+    int fixed = flags & (MAP_FIXED | MAP_FIXED_NOREPLACE);
+    void *fake = g_libc.mmap(addr, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | fixed, -1, 0);
+    trap_page *slot = NULL;
+    for (int i = 0; i < MAX_TRAPS && !slot; i++)
+        if (!atomic_load(&traps[i].fake)) slot = &traps[i];
+    if (fake == MAP_FAILED || !slot || !installed) {
+        shim_problem(1, VGT_E_UNSUPPORTED, "usermode page at %p not trapped (%s): its doorbells are not recorded",
+                     real, fake == MAP_FAILED ? strerror(errno) : !slot ? "too many usermode mappings" : "no handler");
+        if (fake != MAP_FAILED) g_libc.munmap(fake, len);
+        if (!fixed) return real;
+        /* The program asked for that address: move the real mapping there. */
+        void *moved = mremap(real, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, addr);
+        return moved;
+    }
+    slot->alias = (uintptr_t)real;
+    slot->len = len;
+    atomic_store_explicit(&slot->fake, (uintptr_t)fake, memory_order_release);
+    return fake;
+}
+
+int shim_trap_unmap(void *addr, size_t len)
+{
+    trap_page *t = find_trap((uintptr_t)addr);
+    if (!t || (uintptr_t)addr != atomic_load(&t->fake)) return 0;
+    uintptr_t fake = atomic_exchange(&t->fake, 0);
+    g_libc.munmap((void *)t->alias, t->len);
+    g_libc.munmap((void *)fake, len > t->len ? len : t->len);
+    return 1;
+}
+
+/* Give up trapping one page: the real mapping replaces the stand-in (same address, real device page). */
+static void untrap(trap_page *t)
+{
+    uintptr_t fake = atomic_exchange(&t->fake, 0);
+    if (!fake) return;
+    if (mremap((void *)t->alias, t->len, t->len, MREMAP_MAYMOVE | MREMAP_FIXED, (void *)fake) == MAP_FAILED)
+        shim_problem(2, VGT_E_FAULT, "cannot restore the usermode page at 0x%lx: %s", (unsigned long)fake, strerror(errno));
+}
+
+/* A doorbell store of token: record the submission it announces (runs in the signal handler; see shim.h
+ * for why taking g_shim.mu here cannot deadlock). */
+static void doorbell(uint32_t token)
+{
+    atomic_fetch_add(&doorbells, 1);
+    if (!g_shim.active) return;
+    pthread_mutex_lock(&g_shim.mu);
+    if (!g_shim.active) { pthread_mutex_unlock(&g_shim.mu); return; }   /* finished meanwhile */
+    uint32_t client = 0, channel = 0;
+    vgt_error err;
+    if (vgt_capture_channel_of_token(g_shim.cap, token, &client, &channel, &err) != VGT_OK) {
+        vgt_capture_doorbell_token(g_shim.cap, token, 0, 0, NULL, &err);   /* writes DOORBELL, channel 0 */
+        shim_problem(1, VGT_E_NOT_FOUND, "doorbell with token 0x%x that no recorded channel owns", token);
+        pthread_mutex_unlock(&g_shim.mu);
+        return;
+    }
+    shim_object *o = shim_obj_find(client, channel);
+    const volatile uint8_t *userd = o ? shim_cpu_pointer(client, o->userd_memory, o->userd_offset, 0x200) : NULL;
+    if (!userd) {
+        vgt_rec_doorbell d = { .token = token, .channel = channel, .offset = DOORBELL_OFFSET };
+        if (vgt_write_doorbell(g_shim.w, vgt_now_ns(), &d, &err) != VGT_OK) shim_write_failed(&err);
+        shim_problem(1, VGT_E_NOT_FOUND, "channel 0x%x: USERD (memory 0x%x + 0x%llx) is not CPU-mapped; GP_PUT unknown",
+                     channel, o ? o->userd_memory : 0, o ? (unsigned long long)o->userd_offset : 0ull);
+        pthread_mutex_unlock(&g_shim.mu);
+        return;
+    }
+    uint32_t gp_get = *(const volatile uint32_t *)(userd + USERD_GP_GET);
+    uint32_t gp_put = *(const volatile uint32_t *)(userd + USERD_GP_PUT);
+    shim_mem_before_submit();
+    if (vgt_capture_doorbell(g_shim.cap, client, channel, gp_get, gp_put, NULL, &err) != VGT_OK) {
+        if (err.code == VGT_E_IO || err.code == VGT_E_NOMEM) shim_write_failed(&err);
+        else shim_problem(1, err.code, "%s", err.msg);
+    }
+    pthread_mutex_unlock(&g_shim.mu);
+}
+
+static void on_store(void *ctx, uint64_t off, uint32_t size, uint64_t value)
+{
+    (void)ctx;
+    if (off == DOORBELL_OFFSET && size == 4) doorbell((uint32_t)value);
+}
+
+static int emulate(trap_page *t, ucontext_t *uc)
+{
+    vgt_trap_insn in;
+    vgt_error err;
+    uintptr_t fake = atomic_load(&t->fake);
+    if (vgt_trap_handle(g_shim.trap, uc, fake, t->alias, t->len, on_store, NULL, &in, NULL, &err) != VGT_OK) {
+        shim_problem(2, err.code, "%s at RIP 0x%lx; the usermode page is no longer trapped", err.msg,
+                     (unsigned long)uc->uc_mcontext.gregs[REG_RIP]);
+        untrap(t);   /* the instruction re-executes on the real page */
+        return 1;
+    }
+    if (in.kind == VGT_TRAP_LOAD) atomic_fetch_add(&timer_loads, 1);
+    return 1;
+}
+
+static void chain(int sig, siginfo_t *si, void *uc)
+{
+    if (app_segv.sa_flags & SA_SIGINFO) {
+        if (app_segv.sa_sigaction) { app_segv.sa_sigaction(sig, si, uc); return; }
+    } else if (app_segv.sa_handler != SIG_DFL && app_segv.sa_handler != SIG_IGN) {
+        app_segv.sa_handler(sig);
+        return;
+    }
+    /* Default action: restore it; the faulting instruction re-executes and the kernel ends the process
+     * exactly as it would have without the shim. */
+    struct sigaction dfl = { .sa_handler = SIG_DFL };
+    g_libc.sigaction(sig, &dfl, NULL);
+}
+
+static void on_segv(int sig, siginfo_t *si, void *ucv)
+{
+    int saved = errno;
+    trap_page *t = find_trap((uintptr_t)si->si_addr);
+    ucontext_t *uc = ucv;
+    int write = (uc->uc_mcontext.gregs[REG_ERR] & 2) != 0;   /* x86 page-fault error code: W/R bit */
+    if (t ? emulate(t, uc) : (write && shim_mem_write_fault(si->si_addr))) {
+        errno = saved;
+        return;
+    }
+    chain(sig, si, ucv);
+    errno = saved;
+}
+
+int shim_trap_install(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_segv;
+    sa.sa_flags = SA_SIGINFO | SA_NODEFER | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    if (g_libc.sigaction(SIGSEGV, &sa, &app_segv) != 0) return -1;
+    installed = 1;
+    return 0;
+}
+
+int shim_sigaction_hook(int sig, const struct sigaction *act, struct sigaction *old, int *handled)
+{
+    *handled = 0;
+    if (sig != SIGSEGV || !installed) return 0;
+    *handled = 1;
+    if (old) *old = app_segv;
+    if (act) app_segv = *act;
+    return 0;
+}
+
+uint64_t shim_trap_doorbells(void) { return atomic_load(&doorbells); }

@@ -1,0 +1,243 @@
+/* record.c: `vgt record [-o OUT.vgt|-] [options] -- CMD ARGS...`
+ *
+ * Runs CMD with libvgt-capture.so preloaded. The shim streams records (stored chunks, no trailer) into
+ * a pipe; this process relays them into the output trace, compressing them here (off the program's
+ * threads), and finishes the trace with SESSION_END (the program's exit status or signal) and the index.
+ * If the program is killed, everything the shim had flushed is kept and the trace still closes cleanly.
+ *
+ *   fork --child--> env VGT_CAPTURE_FD/PID/MEMORY/..., LD_PRELOAD=libvgt-capture.so, exec CMD
+ *        --parent--> SESSION_START; relay(pipe -> writer); waitpid; SESSION_END; close (index + footer)
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "vgt/capture.h"
+#include "vgt/cli.h"
+#include "vgt/trace.h"
+
+static const char USAGE[] =
+    "usage: vgt record [-o OUT.vgt|-] [--crash-safe] [--memory=changed|all|none] [--track=write|hash]\n"
+    "                  [--level N] -- CMD [ARGS...]\n"
+    "\n"
+    "Run CMD with the capture shim (libvgt-capture.so) preloaded and write what it submits to the GPU\n"
+    "(RM objects, channels, GPFIFO entries with their push buffers, memory) to a .vgt trace.\n"
+    "\n"
+    "  -o OUT.vgt        output (default: CMD's name + .vgt); '-' writes the trace to stdout for live use,\n"
+    "                    and CMD's own stdout then goes to stderr\n"
+    "  --crash-safe      flush the trace at every submission: a killed program leaves a trace readable up\n"
+    "                    to its last complete submission\n"
+    "  --memory=MODE     changed (default): memory when mapped and the pages changed before each submission;\n"
+    "                    all: every mapped page before each submission; none: no memory contents\n"
+    "  --track=HOW       how changed pages are found: write (default; write-protect, one fault per page per\n"
+    "                    submission) or hash (XXH3 of every page at every submission)\n"
+    "  --level N         zstd level of the output (default 3)\n"
+    "\n"
+    "The shim is found next to vgt (../lib/libvgt-capture.so) or through VGT_CAPTURE_LIB.\n"
+    "Exit status: CMD's own (128+N when a signal N ended it); 2 for a usage or I/O error of vgt itself.\n";
+
+typedef struct rec_opts {
+    const char *out, *memory, *track;
+    int crash_safe, level;
+    char **cmd;
+    int ncmd;
+} rec_opts;
+
+static volatile sig_atomic_t child_pid;
+
+static void forward_signal(int sig)
+{
+    if (child_pid > 0) kill(child_pid, sig);
+}
+
+static int parse(int argc, char **argv, rec_opts *o)
+{
+    *o = (rec_opts){ .memory = "changed", .track = "write", .level = 3 };
+    int i = 1;
+    for (; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--")) { i++; break; }
+        if (!strcmp(a, "-o") && i + 1 < argc) o->out = argv[++i];
+        else if (!strncmp(a, "--output=", 9)) o->out = a + 9;
+        else if (!strcmp(a, "--crash-safe")) o->crash_safe = 1;
+        else if (!strncmp(a, "--memory=", 9)) o->memory = a + 9;
+        else if (!strncmp(a, "--track=", 8)) o->track = a + 8;
+        else if (!strcmp(a, "--level") && i + 1 < argc) o->level = atoi(argv[++i]);
+        else if (!strncmp(a, "--level=", 8)) o->level = atoi(a + 8);
+        else if (a[0] == '-') return vgt_cli_error("record", VGT_EXIT_USAGE, "unknown option '%s' (see --help)", a);
+        else break;   /* CMD without "--" */
+    }
+    o->cmd = argv + i;
+    o->ncmd = argc - i;
+    if (o->ncmd <= 0) return vgt_cli_error("record", VGT_EXIT_USAGE, "no command to run (vgt record [options] -- CMD ...)");
+    if (strcmp(o->memory, "changed") && strcmp(o->memory, "all") && strcmp(o->memory, "none"))
+        return vgt_cli_error("record", VGT_EXIT_USAGE, "--memory must be changed, all or none, not '%s'", o->memory);
+    if (strcmp(o->track, "write") && strcmp(o->track, "hash"))
+        return vgt_cli_error("record", VGT_EXIT_USAGE, "--track must be write or hash, not '%s'", o->track);
+    if (o->level < 1 || o->level > 22)
+        return vgt_cli_error("record", VGT_EXIT_USAGE, "--level must be 1..22, not %d", o->level);
+    return 0;
+}
+
+/* The shim: $VGT_CAPTURE_LIB, else ../lib/libvgt-capture.so next to this executable. */
+static int find_shim(char *path, size_t n)
+{
+    const char *env = getenv("VGT_CAPTURE_LIB");
+    if (env && *env) {
+        snprintf(path, n, "%s", env);
+        return access(path, R_OK) == 0 ? 0 : -1;
+    }
+    char exe[PATH_MAX];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (len <= 0) return -1;
+    exe[len] = 0;
+    snprintf(path, n, "%s/../lib/libvgt-capture.so", dirname(exe));
+    char real[PATH_MAX];
+    if (realpath(path, real)) snprintf(path, n, "%s", real);
+    return access(path, R_OK) == 0 ? 0 : -1;
+}
+
+static void setenv_int(const char *k, long v)
+{
+    char b[32];
+    snprintf(b, sizeof b, "%ld", v);
+    setenv(k, b, 1);
+}
+
+static void exec_child(const rec_opts *o, const char *shim, int wfd, int to_stdout)
+{
+    setenv_int("VGT_CAPTURE_FD", wfd);
+    setenv_int("VGT_CAPTURE_PID", getpid());
+    setenv("VGT_CAPTURE_MEMORY", o->memory, 1);
+    setenv("VGT_CAPTURE_TRACK", o->track, 1);
+    setenv("VGT_CAPTURE_CRASH_SAFE", o->crash_safe ? "1" : "0", 1);
+    unsetenv("VGT_CAPTURE_OUT");
+    const char *pre = getenv("LD_PRELOAD");
+    char buf[PATH_MAX * 2];
+    snprintf(buf, sizeof buf, "%s%s%s", shim, pre && *pre ? ":" : "", pre && *pre ? pre : "");
+    setenv("LD_PRELOAD", buf, 1);
+    if (to_stdout) dup2(2, 1);   /* the trace owns stdout */
+    execvp(o->cmd[0], o->cmd);
+    fprintf(stderr, "vgt record: cannot run '%s': %s\n", o->cmd[0], strerror(errno));
+    _exit(127);
+}
+
+static void diag(vgt_writer *w, uint32_t severity, vgt_status code, const char *text)
+{
+    vgt_rec_diagnostic d = { .severity = severity, .code = (uint32_t)code, .length = (uint32_t)strlen(text), .text = text };
+    vgt_error err;
+    vgt_write_diagnostic(w, vgt_now_ns(), &d, &err);
+}
+
+/* Copy every record of the shim's stream into w. Returns records relayed; problems become DIAGNOSTICs. */
+static uint64_t relay(int rfd, vgt_writer *w, int crash_safe, uint32_t *lost)
+{
+    vgt_reader *r;
+    vgt_error err;
+    vgt_reader_options ro = { .streaming = 1, .verify_checksums = 1 };
+    if (vgt_reader_open_fd(&r, rfd, 0, &ro, &err) != VGT_OK) {
+        char msg[700];
+        snprintf(msg, sizeof msg, "the capture library sent no trace (%s): the program did not load it (a static "
+                 "or setuid program?) or it failed to start", err.msg);
+        diag(w, 2, err.code, msg);
+        fprintf(stderr, "vgt record: %s\n", msg);
+        return 0;
+    }
+    uint64_t n = 0;
+    vgt_record rec;
+    vgt_status rc;
+    while ((rc = vgt_reader_next(r, &rec, &err)) == VGT_OK) {
+        if (vgt_write_record(w, rec.type, rec.flags, rec.ts, rec.payload, rec.length, NULL, &err) != VGT_OK) {
+            fprintf(stderr, "vgt record: writing the trace: %s\n", err.msg);
+            (*lost)++;
+            break;
+        }
+        if (crash_safe && rec.type == VGT_REC_GPFIFO_SUBMIT) vgt_writer_flush(w, 0, NULL);
+        n++;
+    }
+    if (rc != VGT_E_EOF && rc != VGT_OK) {
+        char msg[700];
+        snprintf(msg, sizeof msg, "the capture stream ended early after %llu records (%s); records after the "
+                 "last complete chunk are lost", (unsigned long long)n, err.msg);
+        diag(w, 1, err.code, msg);
+    }
+    /* Drain what is left (a stream that ended inside a chunk) so the writer side never blocks. */
+    char sink[65536];
+    while (read(rfd, sink, sizeof sink) > 0) { }
+    vgt_reader_close(r);
+    return n;
+}
+
+int cmd_record(int argc, char **argv)
+{
+    if (vgt_wants_help(argc, argv)) { fputs(USAGE, stdout); return VGT_EXIT_OK; }
+    rec_opts o;
+    int prc = parse(argc, argv, &o);
+    if (prc) return prc;
+    char shim[PATH_MAX];
+    if (find_shim(shim, sizeof shim) != 0)
+        return vgt_cli_error("record", VGT_EXIT_USAGE, "cannot find libvgt-capture.so ('%s'); set VGT_CAPTURE_LIB", shim);
+    int to_stdout = o.out && !strcmp(o.out, "-");
+    char defout[PATH_MAX];
+    if (!o.out) {
+        char tmp[PATH_MAX];
+        snprintf(tmp, sizeof tmp, "%s", o.cmd[0]);
+        snprintf(defout, sizeof defout, "%s.vgt", basename(tmp));
+        o.out = defout;
+    }
+    static vgt_capture_identity ident;
+    vgt_capture_identity_collect(&ident, "vgt record", "preload", o.memory, o.crash_safe, o.ncmd, o.cmd);
+    vgt_writer_options wo = vgt_writer_defaults();
+    wo.zstd_level = o.level;
+    wo.crash_safe = o.crash_safe;
+    vgt_writer *w;
+    vgt_error err;
+    vgt_status rc = to_stdout ? vgt_writer_open_fd(&w, 1, 0, &wo, ident.entries, ident.count, &err)
+                              : vgt_writer_open_path(&w, o.out, &wo, ident.entries, ident.count, &err);
+    if (rc != VGT_OK) return vgt_cli_report("record", &err);
+    int pfd[2];
+    if (pipe(pfd) != 0) return vgt_cli_error("record", VGT_EXIT_USAGE, "pipe: %s", strerror(errno));
+    fcntl(pfd[0], F_SETFD, FD_CLOEXEC);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) return vgt_cli_error("record", VGT_EXIT_USAGE, "fork: %s", strerror(errno));
+    if (pid == 0) { close(pfd[0]); exec_child(&o, shim, pfd[1], to_stdout); }
+    close(pfd[1]);
+    child_pid = pid;
+    signal(SIGINT, forward_signal);
+    signal(SIGTERM, forward_signal);
+    signal(SIGQUIT, forward_signal);
+    signal(SIGHUP, forward_signal);
+    signal(SIGPIPE, SIG_IGN);
+    /* SESSION_START: the program's command line, each argument followed by a NUL. */
+    size_t clen = 0;
+    for (int i = 0; i < o.ncmd; i++) clen += strlen(o.cmd[i]) + 1;
+    char *cl = malloc(clen ? clen : 1);
+    size_t at = 0;
+    for (int i = 0; cl && i < o.ncmd; i++) { size_t l = strlen(o.cmd[i]) + 1; memcpy(cl + at, o.cmd[i], l); at += l; }
+    vgt_rec_session_start ss = { .wall_ns = vgt_wall_ns(), .pid = (uint32_t)pid, .ppid = (uint32_t)getpid(),
+                                 .cmdline = (const uint8_t *)cl, .cmdline_length = cl ? (uint32_t)clen : 0 };
+    uint32_t lost = 0;
+    if (vgt_write_session_start(w, vgt_now_ns(), &ss, &err) != VGT_OK) lost++;
+    free(cl);
+    relay(pfd[0], w, o.crash_safe, &lost);
+    close(pfd[0]);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) { }
+    vgt_rec_session_end se = { .wall_ns = vgt_wall_ns(), .exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1,
+                               .signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0, .records_lost = lost };
+    if (vgt_write_session_end(w, vgt_now_ns(), &se, &err) != VGT_OK)
+        fprintf(stderr, "vgt record: writing SESSION_END: %s\n", err.msg);
+    if (vgt_writer_close(w, &err) != VGT_OK) {
+        fprintf(stderr, "vgt record: closing the trace: %s\n", err.msg);
+        return VGT_EXIT_USAGE;
+    }
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}

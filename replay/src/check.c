@@ -1,0 +1,157 @@
+/* check.c: --check. After each submission, what the backend produced is compared with what the trace
+ * observed, wherever the backend can produce it (on sim: semaphores, uploads, copies, QMD releases):
+ *  - SEMAPHORE records and MEMORY records of reason observed: every byte of the record that the backend
+ *    produced (its `produced` mask) is compared; a record with no produced byte is "skipped" (not
+ *    producible by this backend, e.g. a shader's output on sim);
+ *  - MEMORY records of reason initial/changed that follow a submission: only the bytes that submission
+ *    wrote (the backend's write log) and produced are compared, BEFORE the record is applied.
+ * Results are attributed to the submission whose checks are open (the last one run) and reported
+ * per submission. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+
+static const char *const reason_names[] = {"MEMORY initial", "MEMORY changed", "MEMORY observed"};
+
+static int scratch(vgt_replay *rp, uint64_t len)
+{
+    if (len <= rp->cap_scratch) return 0;
+    uint8_t *m = realloc(rp->mask, len), *b;
+    if (!m) return -1;
+    rp->mask = m;
+    if (!(b = realloc(rp->buf, len))) return -1;
+    rp->buf = b;
+    rp->cap_scratch = len;
+    return 0;
+}
+
+/* Restrict mask to the bytes of [va, va+len) that the current submission's write log covers. */
+static void restrict_to_log(const vgt_replay *rp, uint64_t va, uint64_t len, uint8_t *mask)
+{
+    uint8_t *in = calloc(len ? len : 1, 1);
+    if (!in) {
+        memset(mask, 0, len);
+        return;
+    }
+    for (uint32_t i = 0; i < rp->nwlog; i++) {
+        uint64_t s = rp->wlog[i].va > va ? rp->wlog[i].va : va;
+        uint64_t e = rp->wlog[i].va + rp->wlog[i].len < va + len ? rp->wlog[i].va + rp->wlog[i].len : va + len;
+        if (s < e) memset(in + (s - va), 1, e - s);
+    }
+    for (uint64_t i = 0; i < len; i++) mask[i] &= in[i];
+    free(in);
+}
+
+static uint64_t le_bytes(const uint8_t *p, uint64_t avail, uint32_t *n)
+{
+    uint64_t v = 0;
+    *n = avail < 8 ? (uint32_t)avail : 8;
+    for (uint32_t i = *n; i-- > 0;) v = (v << 8) | p[i];
+    return v;
+}
+
+/* Compare expected (the trace) with the backend over the produced bytes of [va, va+len); log_only
+ * restricts to the current submission's writes. Counts and reports the result. */
+static void compare(vgt_replay *rp, uint64_t rec_seq, const char *kind, uint64_t va, const uint8_t *expected,
+                    uint64_t len, int log_only, int is_semaphore)
+{
+    vgt_error e;
+    if (!rp->ops->produced || scratch(rp, len) ||
+        rp->ops->produced(rp->be, rp->vas, va, len, rp->mask, &e) != VGT_OK ||
+        rp->ops->mem_read(rp->be, rp->vas, va, rp->buf, len, &e) != VGT_OK) {
+        if (!log_only) rp->cur_skipped++, rp->sum.checks_skipped++;
+        return;
+    }
+    if (log_only) restrict_to_log(rp, va, len, rp->mask);
+    uint64_t compared = 0, differing = 0, first = UINT64_MAX;
+    for (uint64_t i = 0; i < len; i++) {
+        if (!rp->mask[i]) continue;
+        compared++;
+        if (rp->buf[i] != expected[i]) {
+            differing++;
+            if (first == UINT64_MAX) first = i;
+        }
+    }
+    if (!compared || (is_semaphore && compared != len)) {
+        if (!log_only) rp->cur_skipped++, rp->sum.checks_skipped++;
+        return;
+    }
+    rp->sum.bytes_compared += compared;
+    if (!differing) {
+        rp->cur_passed++, rp->sum.checks_passed++;
+        return;
+    }
+    rp->cur_failed++, rp->sum.checks_failed++;
+    vgt_replay_report r = {.kind = VGT_RPT_MISMATCH, .submit_index = rp->cur_index, .submit_seq = rp->cur_seq,
+                           .channel = rp->cur_channel, .record_seq = rec_seq, .record_kind = kind, .va = va,
+                           .length = len, .differing = differing, .compared = compared};
+    uint64_t from = is_semaphore ? 0 : first;
+    r.first_va = va + first;
+    r.expected = le_bytes(expected + from, len - from, &r.value_bytes);
+    r.found = le_bytes(rp->buf + from, len - from, &r.value_bytes);
+    char msg[VGT_ERROR_MSG_MAX];
+    snprintf(msg, sizeof msg,
+             "submission %lld (seq %llu, channel 0x%x): %s record seq %llu at VA 0x%llx (%llu bytes): %llu of %llu "
+             "compared bytes differ; first at VA 0x%llx: trace 0x%0*llx, replay 0x%0*llx",
+             (long long)rp->cur_index, (unsigned long long)rp->cur_seq, rp->cur_channel, kind, (unsigned long long)rec_seq,
+             (unsigned long long)va, (unsigned long long)len, (unsigned long long)differing, (unsigned long long)compared,
+             (unsigned long long)r.first_va, (int)(2 * r.value_bytes), (unsigned long long)r.expected,
+             (int)(2 * r.value_bytes), (unsigned long long)r.found);
+    r.msg = msg;
+    engine_report(rp, &r);
+}
+
+void check_memory(vgt_replay *rp, const vgt_record *rec, const vgt_rec_memory *m)
+{
+    if (rp->cur_index < 0 || !rp->cur_replayed || !m->length) return;
+    const char *kind = m->reason < 3 ? reason_names[m->reason] : "MEMORY";
+    int log_only = m->reason != VGT_MEM_OBSERVED;
+    if (log_only && !rp->nwlog) return;
+    compare(rp, rec->seq, kind, m->gpu_va, m->data, m->length, log_only, 0);
+}
+
+void check_semaphore(vgt_replay *rp, const vgt_record *rec, const vgt_rec_semaphore *s)
+{
+    if (rp->cur_index < 0 || !rp->cur_replayed) return;
+    if (s->size != 4 && s->size != 8) {
+        engine_warn(rp, "SEMAPHORE record seq %llu has size %u (4 or 8 expected); not checked",
+                    (unsigned long long)rec->seq, s->size);
+        return;
+    }
+    uint8_t v[8];
+    for (int i = 0; i < 8; i++) v[i] = (uint8_t)(s->value >> (8 * i));
+    compare(rp, rec->seq, "SEMAPHORE", s->gpu_va, v, s->size, 0, 1);
+}
+
+void check_close_submission(vgt_replay *rp)
+{
+    if (rp->cur_index < 0 || !rp->cur_replayed) return;
+    if (rp->cur_passed + rp->cur_failed + rp->cur_skipped) {
+        char msg[256];
+        snprintf(msg, sizeof msg, "submission %lld (seq %llu, channel 0x%x): checks %u passed, %u failed, %u not producible",
+                 (long long)rp->cur_index, (unsigned long long)rp->cur_seq, rp->cur_channel, rp->cur_passed,
+                 rp->cur_failed, rp->cur_skipped);
+        vgt_replay_report r = {.kind = VGT_RPT_SUBMIT_CHECKS, .submit_index = rp->cur_index, .submit_seq = rp->cur_seq,
+                               .channel = rp->cur_channel, .passed = rp->cur_passed, .failed = rp->cur_failed,
+                               .skipped = rp->cur_skipped, .msg = msg};
+        engine_report(rp, &r);
+    }
+    rp->cur_passed = rp->cur_failed = rp->cur_skipped = 0;
+}
+
+vgt_status check_take_write_log(vgt_replay *rp, vgt_error *err)
+{
+    uint32_t n = 0;
+    const vgt_backend_write *w = rp->ops->write_log ? rp->ops->write_log(rp->be, &n) : NULL;
+    if (n > rp->cap_wlog) {
+        vgt_backend_write *nw = realloc(rp->wlog, (size_t)n * sizeof *nw);
+        if (!nw) return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "replay: out of memory for the write log");
+        rp->wlog = nw;
+        rp->cap_wlog = n;
+    }
+    if (n) memcpy(rp->wlog, w, (size_t)n * sizeof *w);
+    rp->nwlog = n;
+    return VGT_OK;
+}

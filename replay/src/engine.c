@@ -1,0 +1,315 @@
+/* engine.c: the replay engine (see include/vgt/replay.h).
+ *
+ * Every record is first folded into the trace model (vgt_model_apply), which is the one owner of
+ * "what existed at sequence N"; the engine then turns the record into backend operations, reading the
+ * details it needs (a channel's class and ring, a memory object's aperture) back from the model.
+ *
+ * Per channel the engine goes through these states (the function that makes each transition):
+ *
+ *   (none) --on_channel(): CHANNEL record, backend channel_create--> CREATED
+ *   CREATED --on_engine_object(): ENGINE_OBJECT, backend object_create--> CREATED (objects bound)
+ *   CREATED --on_submit(): GPFIFO_SUBMIT inside --submits--> the lane runs it --> RUNNING
+ *   CREATED/RUNNING --on_submit(): outside --submits--> submit(STATE_ONLY): bindings and macros
+ *            tracked, no side effects --> CREATED/RUNNING
+ *   RUNNING --(backend) acquire not satisfied--> BLOCKED --(another channel's release, a host MEMORY
+ *            write: the backend retries)--> RUNNING
+ *   any --vgt_replay_finish(): backend idle--> DONE, or reported as never finishing
+ *
+ * The checks of a submission are open from its run until the next GPFIFO_SUBMIT (check.c): the
+ * MEMORY and SEMAPHORE records in between are compared with what the backend produced.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+
+vgt_replay_options vgt_replay_defaults(void)
+{
+    vgt_replay_options o;
+    memset(&o, 0, sizeof o);
+    o.lane = VGT_LANE_AUTO;
+    o.submits.first = 0;
+    o.submits.last = UINT64_MAX;
+    return o;
+}
+
+void engine_report(vgt_replay *rp, vgt_replay_report *r)
+{
+    if (rp->opt.report) rp->opt.report(rp->opt.report_ctx, r);
+}
+
+void engine_warn(vgt_replay *rp, const char *fmt, ...)
+{
+    char msg[VGT_ERROR_MSG_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    rp->sum.warnings++;
+    vgt_replay_report r = {.kind = VGT_RPT_WARNING, .submit_index = rp->cur_index, .submit_seq = rp->cur_seq,
+                           .channel = rp->cur_channel, .msg = msg};
+    engine_report(rp, &r);
+}
+
+static void on_backend_event(void *ctx, const vgt_backend_event *ev)
+{
+    vgt_replay *rp = ctx;
+    vgt_replay_report r = {.kind = VGT_RPT_EVENT, .submit_index = rp->cur_index, .submit_seq = rp->cur_seq,
+                           .channel = rp->cur_channel, .event_kind = ev->kind, .msg = ev->msg};
+    engine_report(rp, &r);
+}
+
+vgt_status vgt_replay_open(vgt_replay **out, const vgt_replay_options *o, vgt_error *err)
+{
+    *out = NULL;
+    vgt_replay *rp = calloc(1, sizeof *rp);
+    if (!rp) return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "replay: out of memory");
+    rp->opt = o ? *o : vgt_replay_defaults();
+    rp->ops = rp->opt.backend ? rp->opt.backend : vgt_backend_auto(NULL, 0);
+    rp->cur_index = -1;
+    vgt_status rc = rp->ops->probe(err);
+    if (rc != VGT_OK) goto fail;
+    uint32_t caps = rp->ops->caps();
+    rp->lane = rp->opt.lane == VGT_LANE_AUTO ? lane_auto(caps) : lane_find(rp->opt.lane);
+    if (!rp->lane || !(caps & rp->lane->cap) || !rp->lane->run) {
+        rc = VGT_FAIL(err, VGT_E_UNSUPPORTED, VGT_NO_OFFSET, "lane %s is not implemented by backend %s",
+                      rp->lane ? rp->lane->name : vgt_lane_name(rp->opt.lane), rp->ops->name);
+        goto fail;
+    }
+    if ((rc = vgt_model_new(&rp->model, err)) != VGT_OK) goto fail;
+    if (rp->opt.model_memory_limit) vgt_model_set_memory_limit(rp->model, rp->opt.model_memory_limit);
+    if ((rc = rp->ops->open(&rp->be, &rp->opt.backend_cfg, err)) != VGT_OK) goto fail;
+    rp->ops->set_event_handler(rp->be, on_backend_event, rp);
+    if ((rc = rp->ops->vaspace_create(rp->be, &rp->vas, err)) != VGT_OK) goto fail;
+    rp->sum.backend = rp->ops->name;
+    rp->sum.lane = rp->lane->name;
+    rp->sum.limits_note = rp->ops->limits_note;
+    *out = rp;
+    return VGT_OK;
+fail:
+    vgt_replay_close(rp);
+    return rc;
+}
+
+void vgt_replay_close(vgt_replay *rp)
+{
+    if (!rp) return;
+    if (rp->be) rp->ops->close(rp->be);
+    if (rp->model) vgt_model_free(rp->model);
+    free(rp->chans);
+    free(rp->segs);
+    free(rp->wlog);
+    free(rp->mask);
+    free(rp->buf);
+    free(rp);
+}
+
+/* ---- records that rebuild state ---- */
+
+static int64_t channel_index(const vgt_replay *rp, uint32_t client, uint32_t handle)
+{
+    for (uint32_t i = 0; i < rp->nchans; i++)
+        if (rp->chans[i].client == client && rp->chans[i].handle == handle) return i;
+    return -1;
+}
+
+static vgt_status on_channel(vgt_replay *rp, const vgt_record *rec, vgt_error *err)
+{
+    vgt_rec_channel c;
+    VGT_TRY(vgt_decode_channel(rec, &c, err));
+    if (c.status != 0 || channel_index(rp, c.client, c.handle) >= 0) return VGT_OK;
+    const vgt_model_channel *mc = vgt_model_channel_find(rp->model, c.client, c.handle);
+    if (!mc) return VGT_OK;
+    vgt_backend_channel_desc d = {.vas = rp->vas, .cls = mc->rec.cls, .ring_va = mc->rec.ring_va,
+                                  .entries = mc->rec.entries, .handle = mc->rec.handle};
+    uint32_t id;
+    vgt_error e;
+    if (rp->ops->channel_create(rp->be, &d, &id, &e) != VGT_OK) {
+        engine_warn(rp, "channel 0x%x (class 0x%04x, seq %llu) not created: %s", c.handle, c.cls,
+                    (unsigned long long)rec->seq, e.msg);
+        return VGT_OK;
+    }
+    if (rp->nchans == rp->cap_chans) {
+        uint32_t nc = rp->cap_chans ? rp->cap_chans * 2 : 8;
+        engine_channel *n = realloc(rp->chans, nc * sizeof *n);
+        if (!n) return VGT_FAIL(err, VGT_E_NOMEM, rec->seq, "replay: out of memory at seq %llu", (unsigned long long)rec->seq);
+        rp->chans = n;
+        rp->cap_chans = nc;
+    }
+    rp->chans[rp->nchans++] = (engine_channel){c.client, c.handle, id};
+    return VGT_OK;
+}
+
+static vgt_status on_engine_object(vgt_replay *rp, const vgt_record *rec, vgt_error *err)
+{
+    vgt_rec_engine_object o;
+    VGT_TRY(vgt_decode_engine_object(rec, &o, err));
+    if (o.status != 0) return VGT_OK;
+    int64_t i = channel_index(rp, o.client, o.channel);
+    if (i < 0) {
+        engine_warn(rp, "engine object 0x%x (class 0x%04x, seq %llu) names channel 0x%x, which was never created",
+                    o.handle, o.cls, (unsigned long long)rec->seq, o.channel);
+        return VGT_OK;
+    }
+    vgt_error e;
+    if (rp->ops->object_create(rp->be, rp->chans[i].id, o.cls, o.handle, &e) != VGT_OK)
+        engine_warn(rp, "engine object 0x%x at seq %llu: %s", o.handle, (unsigned long long)rec->seq, e.msg);
+    return VGT_OK;
+}
+
+static vgt_status on_gpu_map(vgt_replay *rp, const vgt_record *rec, vgt_error *err)
+{
+    vgt_rec_gpu_map g;
+    VGT_TRY(vgt_decode_gpu_map(rec, &g, err));
+    if (g.status != 0 || g.length == 0) return VGT_OK;
+    const vgt_model_object *mo = vgt_model_object_find(rp->model, g.client, g.memory);
+    vgt_error e;
+    if (rp->ops->map(rp->be, rp->vas, g.gpu_va, g.length, mo ? mo->aperture : VGT_APERTURE_UNKNOWN, &e) != VGT_OK)
+        engine_warn(rp, "GPU_MAP at seq %llu (VA 0x%llx, %llu bytes) not replayed: %s", (unsigned long long)rec->seq,
+                    (unsigned long long)g.gpu_va, (unsigned long long)g.length, e.msg);
+    return VGT_OK;
+}
+
+static vgt_status on_gpu_unmap(vgt_replay *rp, const vgt_record *rec, vgt_error *err)
+{
+    vgt_rec_gpu_unmap g;
+    VGT_TRY(vgt_decode_gpu_unmap(rec, &g, err));
+    if (g.status != 0 || g.length == 0) return VGT_OK;
+    vgt_error e;
+    if (rp->ops->unmap(rp->be, rp->vas, g.gpu_va, g.length, &e) != VGT_OK)
+        engine_warn(rp, "GPU_UNMAP at seq %llu: %s", (unsigned long long)rec->seq, e.msg);
+    return VGT_OK;
+}
+
+/* MEMORY: initial and changed contents are host writes (checked first against what the last
+ * submission wrote); observed contents are only compared, never written. */
+static vgt_status on_memory(vgt_replay *rp, const vgt_record *rec, vgt_error *err)
+{
+    vgt_rec_memory m;
+    VGT_TRY(vgt_decode_memory(rec, &m, err));
+    if (rp->opt.check) check_memory(rp, rec, &m);
+    if (m.reason == VGT_MEM_OBSERVED || m.length == 0) return VGT_OK;
+    vgt_error e;
+    if (rp->ops->mem_write(rp->be, rp->vas, m.gpu_va, m.data, m.length, &e) != VGT_OK)
+        engine_warn(rp, "MEMORY at seq %llu (VA 0x%llx, %u bytes) not written: %s", (unsigned long long)rec->seq,
+                    (unsigned long long)m.gpu_va, m.length, e.msg);
+    return VGT_OK;
+}
+
+static vgt_status on_semaphore(vgt_replay *rp, const vgt_record *rec, vgt_error *err)
+{
+    vgt_rec_semaphore s;
+    VGT_TRY(vgt_decode_semaphore(rec, &s, err));
+    if (rp->opt.check) check_semaphore(rp, rec, &s);
+    return VGT_OK;
+}
+
+/* ---- submissions ---- */
+
+static vgt_status decode_submit(vgt_replay *rp, const vgt_record *rec, vgt_rec_gpfifo_submit *sub, vgt_error *err)
+{
+    uint32_t nseg = 0;
+    if (rec->length >= 40)
+        nseg = (uint32_t)rec->payload[36] | (uint32_t)rec->payload[37] << 8 | (uint32_t)rec->payload[38] << 16 |
+               (uint32_t)rec->payload[39] << 24;
+    uint32_t max = rec->length / 16 + 1;   /* a segment takes at least 16 bytes of payload */
+    if (nseg > max) nseg = max;
+    if (nseg > rp->cap_segs) {
+        vgt_segment *n = realloc(rp->segs, (size_t)nseg * sizeof *n);
+        if (!n) return VGT_FAIL(err, VGT_E_NOMEM, rec->seq, "replay: out of memory for %u segments", nseg);
+        rp->segs = n;
+        rp->cap_segs = nseg;
+    }
+    return vgt_decode_gpfifo_submit(rec, sub, rp->segs, rp->cap_segs, err);
+}
+
+static vgt_status on_submit(vgt_replay *rp, const vgt_record *rec, vgt_error *err)
+{
+    vgt_rec_gpfifo_submit sub;
+    VGT_TRY(decode_submit(rp, rec, &sub, err));
+    check_close_submission(rp);
+    int64_t index = (int64_t)vgt_model_submit_count(rp->model) - 1;
+    rp->sum.submissions++;
+    if (rp->opt.submits.last != UINT64_MAX && (uint64_t)index > rp->opt.submits.last) {
+        rp->done = 1;
+        return VGT_OK;
+    }
+    rp->cur_index = index;
+    rp->cur_seq = rec->seq;
+    rp->cur_channel = sub.channel;
+    rp->cur_replayed = 0;
+    int64_t ci = channel_index(rp, sub.client, sub.channel);
+    if (ci < 0) {
+        engine_warn(rp, "submission %lld (seq %llu) is on channel 0x%x, which was never created; skipped",
+                    (long long)index, (unsigned long long)rec->seq, sub.channel);
+        return VGT_OK;
+    }
+    uint32_t ch = rp->chans[ci].id;
+    rp->ops->set_context(rp->be, rec->seq);
+    if (!vgt_range_has(&rp->opt.submits, (uint64_t)index)) {
+        /* outside --submits: keep subchannel bindings and macros right for the ones that do run */
+        rp->cur_index = -1;
+        return lane_state_only(rp, rec, &sub, ch, err);
+    }
+    if (rp->opt.check && rp->ops->write_log_reset) rp->ops->write_log_reset(rp->be);
+    VGT_TRY(rp->lane->run(rp, rec, &sub, ch, err));
+    rp->cur_replayed = 1;
+    rp->sum.submissions_replayed++;
+    if (rp->opt.check) VGT_TRY(check_take_write_log(rp, err));
+    return VGT_OK;
+}
+
+vgt_status vgt_replay_record(vgt_replay *rp, const vgt_record *rec, vgt_error *err)
+{
+    if (rp->done) return VGT_OK;
+    VGT_TRY(vgt_model_apply(rp->model, rec, err));
+    rp->sum.records++;
+    switch (rec->type) {
+    case VGT_REC_CHANNEL: return on_channel(rp, rec, err);
+    case VGT_REC_ENGINE_OBJECT: return on_engine_object(rp, rec, err);
+    case VGT_REC_GPU_MAP: return on_gpu_map(rp, rec, err);
+    case VGT_REC_GPU_UNMAP: return on_gpu_unmap(rp, rec, err);
+    case VGT_REC_MEMORY: return on_memory(rp, rec, err);
+    case VGT_REC_SEMAPHORE: return on_semaphore(rp, rec, err);
+    case VGT_REC_GPFIFO_SUBMIT: return on_submit(rp, rec, err);
+    default: return VGT_OK;   /* RM objects, ioctls, markers: the model has them; nothing to execute */
+    }
+}
+
+vgt_status vgt_replay_run(vgt_replay *rp, vgt_reader *r, vgt_error *err)
+{
+    vgt_record rec;
+    vgt_status rc;
+    while (!rp->done && (rc = vgt_reader_next(r, &rec, err)) == VGT_OK) VGT_TRY(vgt_replay_record(rp, &rec, err));
+    if (rp->done) return VGT_OK;
+    return rc == VGT_E_EOF ? VGT_OK : rc;
+}
+
+int vgt_replay_done(const vgt_replay *rp) { return rp->done; }
+
+vgt_status vgt_replay_finish(vgt_replay *rp, vgt_error *err)
+{
+    check_close_submission(rp);
+    vgt_status rc = rp->ops->idle ? rp->ops->idle(rp->be, 0, err) : VGT_OK;
+    rp->sum.blocked = rc == VGT_E_TIMEOUT;
+    rp->ops->counters(rp->be, &rp->sum.ctr);
+    return rc;
+}
+
+const vgt_replay_summary *vgt_replay_summary_get(vgt_replay *rp)
+{
+    rp->ops->counters(rp->be, &rp->sum.ctr);
+    return &rp->sum;
+}
+
+vgt_status vgt_replay_read(vgt_replay *rp, uint64_t va, void *dst, uint64_t len, vgt_error *err)
+{
+    return rp->ops->mem_read(rp->be, rp->vas, va, dst, len, err);
+}
+
+int vgt_replay_summary_failed(const vgt_replay_summary *s)
+{
+    return s->checks_failed || s->faults || s->blocked || s->ctr.faults;
+}

@@ -1,0 +1,105 @@
+/* lanes.c: how a submission reaches the backend. A lane is a table entry: its name, the backend
+ * capability it needs, and the function that runs one GPFIFO_SUBMIT.
+ *  - verbatim: the captured push-buffer segments are written into backend memory at their captured
+ *    VAs, then the captured GPFIFO entries are submitted unchanged.
+ *  - synth (lane 2: re-synthesized push buffers) and cuda (lane 3: CUDA-level) are names only in this
+ *    build: every backend here lacks their capability, so vgt_replay_open refuses them with
+ *    "lane X is not implemented by backend Y". */
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+
+/* Write the submission's push-buffer segments where the GPU will fetch them. A segment outside every
+ * GPU_MAP (a capture that missed the mapping) is mapped for the replay, with a warning. */
+static vgt_status write_segments(vgt_replay *rp, const vgt_rec_gpfifo_submit *sub, vgt_error *err)
+{
+    for (uint32_t i = 0; i < sub->segment_count; i++) {
+        const vgt_segment *s = &sub->segments[i];
+        vgt_error e;
+        if (!s->length) continue;
+        if (s->flags & VGT_SEGMENT_FLAG_TRUNCATED)
+            engine_warn(rp, "submission %lld: segment %u at VA 0x%llx was captured truncated (%u bytes)",
+                        (long long)rp->cur_index, i, (unsigned long long)s->gpu_va, s->length);
+        if (rp->ops->mem_write(rp->be, rp->vas, s->gpu_va, s->data, s->length, &e) == VGT_OK) continue;
+        uint64_t lo = s->gpu_va & ~0xFFFull, hi = (s->gpu_va + s->length + 0xFFF) & ~0xFFFull;
+        if (hi <= lo || rp->ops->map(rp->be, rp->vas, lo, hi - lo, VGT_APERTURE_UNKNOWN, &e) != VGT_OK ||
+            rp->ops->mem_write(rp->be, rp->vas, s->gpu_va, s->data, s->length, &e) != VGT_OK) {
+            engine_warn(rp, "submission %lld: segment %u at VA 0x%llx not written: %s", (long long)rp->cur_index, i,
+                        (unsigned long long)s->gpu_va, e.msg);
+            continue;
+        }
+        engine_warn(rp, "submission %lld: push buffer at VA 0x%llx is in no GPU_MAP of the trace; mapped for the replay",
+                    (long long)rp->cur_index, (unsigned long long)s->gpu_va);
+    }
+    return VGT_OK;
+}
+
+static vgt_status submit_entries(vgt_replay *rp, const vgt_record *rec, const vgt_rec_gpfifo_submit *sub, uint32_t ch,
+                                 uint32_t flags, vgt_error *err)
+{
+    if (!sub->entry_count) return VGT_OK;
+    uint64_t *ents = malloc((size_t)sub->entry_count * sizeof *ents);
+    if (!ents) return VGT_FAIL(err, VGT_E_NOMEM, rec->seq, "replay: out of memory for %u GPFIFO entries", sub->entry_count);
+    for (uint32_t i = 0; i < sub->entry_count; i++) ents[i] = vgt_submit_entry(sub, i);
+    vgt_error e;
+    vgt_status rc = rp->ops->submit(rp->be, ch, ents, sub->entry_count, flags, &e);
+    free(ents);
+    if (rc == VGT_E_FAULT || rc == VGT_E_LIMIT) {
+        if (!(flags & VGT_SUBMIT_STATE_ONLY)) rp->sum.faults++;
+        return VGT_OK;   /* reported through the backend's events; the replay goes on */
+    }
+    if (rc != VGT_OK) return VGT_FAIL(err, rc, rec->seq, "submission at seq %llu: %s", (unsigned long long)rec->seq, e.msg);
+    return VGT_OK;
+}
+
+static vgt_status run_verbatim(vgt_replay *rp, const vgt_record *rec, const vgt_rec_gpfifo_submit *sub, uint32_t ch,
+                               vgt_error *err)
+{
+    VGT_TRY(write_segments(rp, sub, err));
+    return submit_entries(rp, rec, sub, ch, 0, err);
+}
+
+vgt_status lane_state_only(vgt_replay *rp, const vgt_record *rec, const vgt_rec_gpfifo_submit *sub, uint32_t ch,
+                           vgt_error *err)
+{
+    VGT_TRY(write_segments(rp, sub, err));
+    return submit_entries(rp, rec, sub, ch, VGT_SUBMIT_STATE_ONLY, err);
+}
+
+static const engine_lane lanes[] = {
+    {"verbatim", VGT_LANE_VERBATIM, VGT_CAP_LANE_VERBATIM, run_verbatim},
+    {"synth", VGT_LANE_SYNTH, VGT_CAP_LANE_SYNTH, NULL},
+    {"cuda", VGT_LANE_CUDA, VGT_CAP_LANE_CUDA, NULL},
+};
+#define NLANES (sizeof lanes / sizeof lanes[0])
+
+const engine_lane *lane_find(vgt_lane l)
+{
+    for (size_t i = 0; i < NLANES; i++)
+        if (lanes[i].lane == l) return &lanes[i];
+    return NULL;
+}
+
+/* The first lane, in table order, that the backend implements and this build can run. */
+const engine_lane *lane_auto(uint32_t caps)
+{
+    for (size_t i = 0; i < NLANES; i++)
+        if ((caps & lanes[i].cap) && lanes[i].run) return &lanes[i];
+    return NULL;
+}
+
+const char *vgt_lane_name(vgt_lane l)
+{
+    const engine_lane *e = lane_find(l);
+    return e ? e->name : "auto";
+}
+
+int vgt_lane_from_name(const char *name)
+{
+    if (!name) return -1;
+    if (!strcmp(name, "auto")) return VGT_LANE_AUTO;
+    for (size_t i = 0; i < NLANES; i++)
+        if (!strcmp(lanes[i].name, name)) return (int)lanes[i].lane;
+    return -1;
+}

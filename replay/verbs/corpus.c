@@ -1,0 +1,428 @@
+/* corpus.c: `vgt corpus check DIR` and `vgt corpus bless DIR`: the regression corpus.
+ *
+ * For every corpus trace (the lines of DIR/manifest.txt when it exists, else every DIR/NAME.vgt in name order):
+ *  1. replay on sim with --check: every sim-producible check must pass, no fault, no channel left
+ *     blocked;
+ *  2. `vgt decode TRACE`, `vgt census TRACE --json` and `vgt db TRACE -o X` (a summary of X: its schema
+ *     and the row count of each table) are compared with the goldens stored beside the traces:
+ *     DIR/goldens/<name>.decode.txt.zst, <name>.census.json, <name>.db.sql.
+ * `bless` writes the goldens from the current build. `check` exits 1 on any difference, printing a diff
+ * summary (the first differing lines), 2 when the corpus cannot be read.
+ * The verbs are run as child processes of this same executable (/proc/self/exe), so a crash in one
+ * is reported as a difference, not lost. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include "vgt/cli.h"
+#include "vgt/replay.h"
+#include "vgt/trace.h"
+
+extern char **environ;
+
+#define MAX_TRACES 4096
+#define MAX_OUTPUT (512u << 20)      /* bytes of one verb's output we keep */
+#define MAX_DIFF_LINES 5
+#define ZSTD_GOLDEN_LEVEL 10
+
+static const char usage_text[] =
+    "usage: vgt corpus check DIR [--verbose]\n"
+    "       vgt corpus bless DIR\n"
+    "\n"
+    "The regression corpus: DIR holds traces (DIR/manifest.txt lists them, one path per line, '#'\n"
+    "comments; without it every DIR/*.vgt) and DIR/goldens/ their expected outputs.\n"
+    "  check  replay each trace on sim with --check (every sim-producible check must pass), then\n"
+    "         compare `vgt decode`, `vgt census --json` and a summary of `vgt db` with the goldens\n"
+    "         <name>.decode.txt.zst, <name>.census.json, <name>.db.sql; print a diff summary\n"
+    "  bless  write the goldens from this build (after the same replay)\n"
+    "\n"
+    "exit: 0 all equal, 1 a replay problem or a difference, 2 usage or I/O error\n";
+
+typedef struct buf {
+    char *p;
+    size_t n;
+} buf;
+
+/* ---- files ---- */
+
+static int read_file(const char *path, buf *b, size_t max)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return -1;
+    struct stat st;
+    if (fstat(fileno(f), &st) || (uint64_t)st.st_size > max) {
+        fclose(f);
+        errno = EFBIG;
+        return -1;
+    }
+    b->p = malloc((size_t)st.st_size + 1);
+    b->n = b->p ? fread(b->p, 1, (size_t)st.st_size, f) : 0;
+    fclose(f);
+    if (!b->p) return -1;
+    b->p[b->n] = '\0';
+    return 0;
+}
+
+static int write_file(const char *path, const void *p, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f) return -1;
+    int bad = fwrite(p, 1, n, f) != n;
+    return fclose(f) || bad ? -1 : 0;
+}
+
+/* ---- running a verb of this executable ---- */
+
+/* Run `vgt args...` in directory cwd with stdout into *out; returns the exit status (or -1 if it could
+ * not run). Running in the corpus directory keeps paths that the verbs print relative, so goldens do not
+ * depend on where the corpus is checked out. */
+static int run_verb(const char *cwd, char *const args[], buf *out, char *err_line, size_t err_cap)
+{
+    char out_path[] = "/tmp/vgt-corpus-XXXXXX", err_path[] = "/tmp/vgt-corpus-XXXXXX";
+    int ofd = mkstemp(out_path), efd = mkstemp(err_path), status = -1;
+    memset(out, 0, sizeof *out);
+    err_line[0] = '\0';
+    if (ofd < 0 || efd < 0) goto done;
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, ofd, 1);
+    posix_spawn_file_actions_adddup2(&fa, efd, 2);
+    posix_spawn_file_actions_addchdir_np(&fa, cwd);
+    pid_t pid;
+    if (posix_spawn(&pid, "/proc/self/exe", &fa, NULL, args, environ) == 0 && waitpid(pid, &status, 0) == pid)
+        status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    posix_spawn_file_actions_destroy(&fa);
+    if (read_file(out_path, out, MAX_OUTPUT)) status = status < 0 ? -1 : 125;
+    buf e = {0};
+    if (!read_file(err_path, &e, 1u << 20) && e.n) {
+        char *nl = strchr(e.p, '\n');
+        if (nl) *nl = '\0';
+        snprintf(err_line, err_cap, "%s", e.p);
+    }
+    free(e.p);
+done:
+    if (ofd >= 0) close(ofd), unlink(out_path);
+    if (efd >= 0) close(efd), unlink(err_path);
+    return status;
+}
+
+/* ---- the db summary: schema and row counts ---- */
+
+static int db_summary(const char *path, buf *out)
+{
+    sqlite3 *db = NULL;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f || sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+        if (f) fclose(f);
+        free(text);
+        sqlite3_close(db);
+        return -1;
+    }
+    sqlite3_stmt *st = NULL;
+    sqlite3_prepare_v2(db, "SELECT type, name, sql FROM sqlite_master WHERE sql NOT NULL ORDER BY type, name", -1, &st, NULL);
+    while (st && sqlite3_step(st) == SQLITE_ROW) {
+        const char *type = (const char *)sqlite3_column_text(st, 0), *name = (const char *)sqlite3_column_text(st, 1);
+        fprintf(f, "%s;\n", (const char *)sqlite3_column_text(st, 2));
+        if (strcmp(type, "table")) continue;
+        char q[512];
+        sqlite3_stmt *c = NULL;
+        snprintf(q, sizeof q, "SELECT COUNT(*) FROM \"%s\"", name);
+        if (sqlite3_prepare_v2(db, q, -1, &c, NULL) == SQLITE_OK && sqlite3_step(c) == SQLITE_ROW)
+            fprintf(f, "-- rows in %s: %lld\n", name, (long long)sqlite3_column_int64(c, 0));
+        sqlite3_finalize(c);
+    }
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    fclose(f);
+    out->p = text;
+    out->n = len;
+    return 0;
+}
+
+/* ---- comparing ---- */
+
+static const char *line_at(const buf *b, size_t *pos, size_t *len)
+{
+    if (*pos >= b->n) return NULL;
+    const char *s = b->p + *pos, *nl = memchr(s, '\n', b->n - *pos);
+    *len = nl ? (size_t)(nl - s) : b->n - *pos;
+    *pos += *len + (nl ? 1 : 0);
+    return s;
+}
+
+/* Print the first differing lines; returns the number of lines that differ (0 = equal). */
+static uint64_t diff_summary(const char *what, const buf *golden, const buf *now)
+{
+    if (golden->n == now->n && !memcmp(golden->p, now->p, now->n)) return 0;
+    size_t pg = 0, pn = 0, lg = 0, ln = 0;
+    uint64_t line = 0, differing = 0, shown = 0;
+    for (;;) {
+        const char *g = line_at(golden, &pg, &lg), *n = line_at(now, &pn, &ln);
+        if (!g && !n) break;
+        line++;
+        if (g && n && lg == ln && !memcmp(g, n, lg)) continue;
+        differing++;
+        if (shown++ >= MAX_DIFF_LINES) continue;
+        printf("    %s line %llu:\n      golden: %.*s\n      now:    %.*s\n", what, (unsigned long long)line,
+               g ? (int)(lg > 160 ? 160 : lg) : 9, g ? g : "(missing)", n ? (int)(ln > 160 ? 160 : ln) : 9,
+               n ? n : "(missing)");
+    }
+    printf("    %s: %llu line(s) differ (golden %zu bytes, now %zu bytes)\n", what, (unsigned long long)differing,
+           golden->n, now->n);
+    return differing ? differing : 1;
+}
+
+/* JSON goldens are stored one member per line so that a difference names the member: a re-layout of
+ * the verb's JSON that changes no value inside strings. */
+static int json_lines(const buf *in, buf *out)
+{
+    FILE *f = open_memstream(&out->p, &out->n);
+    if (!f) return -1;
+    int in_str = 0, esc = 0, depth = 0;
+    for (size_t i = 0; i < in->n; i++) {
+        char ch = in->p[i];
+        if (in_str) {
+            fputc(ch, f);
+            if (esc) esc = 0;
+            else if (ch == '\\') esc = 1;
+            else if (ch == '"') in_str = 0;
+            continue;
+        }
+        if (ch == '\n' || ch == '\r') continue;
+        if (ch == '}' || ch == ']') fprintf(f, "\n%*s", 2 * (depth > 0 ? --depth : 0), "");
+        fputc(ch, f);
+        if (ch == '"') in_str = 1;
+        else if (ch == '{' || ch == '[') fprintf(f, "\n%*s", 2 * ++depth, "");
+        else if (ch == ',') fprintf(f, "\n%*s", 2 * depth, "");
+    }
+    fputc('\n', f);
+    return fclose(f);
+}
+
+static int zstd_pack(const buf *in, buf *out)
+{
+    size_t cap = ZSTD_compressBound(in->n);
+    out->p = malloc(cap);
+    if (!out->p) return -1;
+    out->n = ZSTD_compress(out->p, cap, in->p, in->n, ZSTD_GOLDEN_LEVEL);
+    return ZSTD_isError(out->n) ? -1 : 0;
+}
+
+static int zstd_unpack(const buf *in, buf *out)
+{
+    unsigned long long n = ZSTD_getFrameContentSize(in->p, in->n);
+    if (n == ZSTD_CONTENTSIZE_ERROR || n == ZSTD_CONTENTSIZE_UNKNOWN || n > MAX_OUTPUT) return -1;
+    out->p = malloc(n + 1);
+    if (!out->p) return -1;
+    out->n = ZSTD_decompress(out->p, n, in->p, in->n);
+    return ZSTD_isError(out->n) ? -1 : 0;
+}
+
+/* ---- one trace ---- */
+
+typedef struct corpus {
+    const char *dir;
+    int bless, verbose;
+    char goldens[4096];
+    uint64_t traces, problems, differences;
+} corpus;
+
+static void count_report(void *ctx, const vgt_replay_report *r)
+{
+    corpus *c = ctx;
+    if (r->kind == VGT_RPT_MISMATCH || (r->kind == VGT_RPT_EVENT && r->event_kind == VGT_BEV_FAULT) ||
+        (c->verbose && r->kind != VGT_RPT_SUBMIT_CHECKS))
+        printf("    %s\n", r->msg);
+}
+
+static int replay_checked(corpus *c, const char *path)
+{
+    vgt_replay_options o = vgt_replay_defaults();
+    o.backend = &vgt_backend_sim;
+    o.check = 1;
+    o.report = count_report;
+    o.report_ctx = c;
+    vgt_error err;
+    vgt_reader *r = NULL;
+    vgt_replay *rp = NULL;
+    int bad = 1;
+    if (vgt_reader_open_path(&r, path, NULL, &err) == VGT_OK && vgt_replay_open(&rp, &o, &err) == VGT_OK &&
+        vgt_replay_run(rp, r, &err) == VGT_OK) {
+        vgt_status rc = vgt_replay_finish(rp, &err);
+        const vgt_replay_summary *s = vgt_replay_summary_get(rp);
+        bad = rc != VGT_OK || vgt_replay_summary_failed(s);
+        printf("  replay on sim: %llu submissions, %llu checks passed, %llu failed, %llu not producible, %llu faults%s\n",
+               (unsigned long long)s->submissions_replayed, (unsigned long long)s->checks_passed,
+               (unsigned long long)s->checks_failed, (unsigned long long)s->checks_skipped,
+               (unsigned long long)s->ctr.faults, rc != VGT_OK ? "; channels never finished" : "");
+        if (rc != VGT_OK) printf("    %s\n", err.msg);
+    } else {
+        printf("  replay on sim: %s\n", err.msg);
+    }
+    vgt_replay_close(rp);
+    vgt_reader_close(r);
+    return bad;
+}
+
+/* Produce one output (decode, census, db) and compare it with / store it as its golden. */
+static int one_output(corpus *c, const char *rel, const char *name, const char *what, const char *suffix)
+{
+    char golden[8192], dbpath[] = "/tmp/vgt-corpus-db-XXXXXX", err_line[512];
+    snprintf(golden, sizeof golden, "%s/%s.%s", c->goldens, name, suffix);
+    buf now = {0}, raw = {0}, g = {0}, gz = {0};
+    int status, bad = 0;
+    if (!strcmp(what, "db")) {
+        int fd = mkstemp(dbpath);
+        if (fd >= 0) close(fd), unlink(dbpath);
+        char *args[] = {"vgt", "db", (char *)rel, "-o", dbpath, NULL};
+        status = run_verb(c->dir, args, &raw, err_line, sizeof err_line);
+        if (status == 0 && db_summary(dbpath, &now)) status = 124;
+        unlink(dbpath);
+    } else {
+        char *dec[] = {"vgt", "decode", (char *)rel, NULL}, *cen[] = {"vgt", "census", (char *)rel, "--json", NULL};
+        status = run_verb(c->dir, !strcmp(what, "decode") ? dec : cen, &raw, err_line, sizeof err_line);
+        if (status == 0 && !strcmp(what, "census")) {
+            if (json_lines(&raw, &now)) status = 124;
+        } else {
+            now = raw;
+            raw = (buf){0};
+        }
+    }
+    if (status != 0) {
+        printf("  %s: `vgt %s` exited %d: %s\n", what, what, status, err_line[0] ? err_line : "(no message)");
+        bad = 1;
+    } else if (c->bless) {
+        buf out = now;
+        int packed = strstr(suffix, ".zst") ? zstd_pack(&now, &gz) : 0;
+        if (packed == 0 && strstr(suffix, ".zst")) out = gz;
+        if (packed || write_file(golden, out.p, out.n)) {
+            printf("  %s: cannot write %s: %s\n", what, golden, strerror(errno));
+            bad = 2;
+        }
+    } else if (read_file(golden, &g, MAX_OUTPUT)) {
+        printf("  %s: no golden %s (%s); run `vgt corpus bless`\n", what, golden, strerror(errno));
+        bad = 1;
+    } else {
+        buf cmp = g;
+        if (strstr(suffix, ".zst") && zstd_unpack(&g, &gz)) {
+            printf("  %s: golden %s is not a valid zstd frame\n", what, golden);
+            bad = 1;
+        } else {
+            if (strstr(suffix, ".zst")) cmp = gz;
+            if (diff_summary(what, &cmp, &now)) bad = 1;
+        }
+    }
+    free(now.p), free(raw.p), free(g.p), free(gz.p);
+    return bad;
+}
+
+static int one_trace(corpus *c, const char *rel)
+{
+    char path[8192];
+    snprintf(path, sizeof path, "%s/%s", c->dir, rel);
+    const char *base = strrchr(rel, '/') ? strrchr(rel, '/') + 1 : rel;
+    char name[1024];
+    snprintf(name, sizeof name, "%s", base);
+    char *dot = strrchr(name, '.');
+    if (dot && !strcmp(dot, ".vgt")) *dot = '\0';
+    printf("%s:\n", path);
+    c->traces++;
+    int bad = replay_checked(c, path);
+    if (bad) c->problems++;
+    static const char *const what[3] = {"decode", "census", "db"}, *const suffix[3] = {"decode.txt.zst", "census.json", "db.sql"};
+    for (int i = 0; i < 3; i++) {
+        int r = one_output(c, rel, name, what[i], suffix[i]);
+        if (r == 2) return 2;
+        if (r) c->differences++, bad = 1;
+    }
+    printf("  %s\n", bad ? "DIFFERENT" : c->bless ? "blessed" : "same");
+    return bad;
+}
+
+/* ---- the list of traces ---- */
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static int list_traces(const char *dir, char ***out, uint32_t *n)
+{
+    char mpath[4096];
+    snprintf(mpath, sizeof mpath, "%s/manifest.txt", dir);
+    char **v = calloc(MAX_TRACES, sizeof *v);
+    if (!v) return -1;
+    *n = 0;
+    FILE *m = fopen(mpath, "r");
+    if (m) {
+        char line[4096];
+        while (fgets(line, sizeof line, m) && *n < MAX_TRACES) {
+            line[strcspn(line, "\r\n")] = '\0';
+            char *s = line + strspn(line, " \t");
+            if (!*s || *s == '#') continue;
+            if ((v[*n] = strdup(s))) (*n)++;
+        }
+        fclose(m);
+    } else {
+        DIR *d = opendir(dir);
+        if (!d) {
+            free(v);
+            return -1;
+        }
+        for (struct dirent *e; (e = readdir(d)) && *n < MAX_TRACES;) {
+            size_t l = strlen(e->d_name);
+            if (l < 5 || strcmp(e->d_name + l - 4, ".vgt")) continue;
+            if ((v[*n] = strdup(e->d_name))) (*n)++;
+        }
+        closedir(d);
+        qsort(v, *n, sizeof *v, cmp_str);
+    }
+    *out = v;
+    return 0;
+}
+
+int cmd_corpus(int argc, char **argv)
+{
+    if (vgt_wants_help(argc, argv)) {
+        fputs(usage_text, stdout);
+        return VGT_EXIT_OK;
+    }
+    if (argc < 3 || (strcmp(argv[1], "check") && strcmp(argv[1], "bless")))
+        return vgt_cli_error("corpus", VGT_EXIT_USAGE, "expected `check DIR` or `bless DIR`; see --help");
+    corpus c = {.dir = argv[2], .bless = !strcmp(argv[1], "bless")};
+    for (int i = 3; i < argc; i++) {
+        if (!strcmp(argv[i], "--verbose")) c.verbose = 1;
+        else return vgt_cli_error("corpus", VGT_EXIT_USAGE, "unknown option '%s'", argv[i]);
+    }
+    snprintf(c.goldens, sizeof c.goldens, "%s/goldens", c.dir);
+    if (c.bless && mkdir(c.goldens, 0777) && errno != EEXIST)
+        return vgt_cli_error("corpus", VGT_EXIT_USAGE, "cannot create %s: %s", c.goldens, strerror(errno));
+    char **traces;
+    uint32_t n;
+    if (list_traces(c.dir, &traces, &n))
+        return vgt_cli_error("corpus", VGT_EXIT_USAGE, "cannot read corpus %s: %s", c.dir, strerror(errno));
+    if (!n) {
+        free(traces);
+        return vgt_cli_error("corpus", VGT_EXIT_USAGE, "no traces in %s (no manifest.txt, no *.vgt)", c.dir);
+    }
+    int rc = VGT_EXIT_OK;
+    for (uint32_t i = 0; i < n; i++) {
+        int r = one_trace(&c, traces[i]);
+        if (r == 2) rc = VGT_EXIT_USAGE;
+        else if (r && rc == VGT_EXIT_OK) rc = VGT_EXIT_PROBLEM;
+        free(traces[i]);
+    }
+    free(traces);
+    printf("corpus %s: %llu trace(s), %llu with replay problems, %llu output(s) different%s\n", c.dir,
+           (unsigned long long)c.traces, (unsigned long long)c.problems, (unsigned long long)c.differences,
+           c.bless ? " (blessed)" : "");
+    return rc;
+}

@@ -1,0 +1,348 @@
+/* replay.c: `vgt replay TRACE`: run a trace on a backend (see replay/include/vgt/replay.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vgt/cli.h"
+#include "vgt/replay.h"
+#include "vgt/trace.h"
+
+#define MAX_DUMPS 16
+#define MAX_DUMP_BYTES (1ull << 30)
+#define MAX_TEXT_EVENTS 200          /* per kind, then "... N more" */
+#define MAX_JSON_REPORTS 100000
+
+static const char usage_text[] =
+    "usage: vgt replay TRACE [--backend sim|gpu|cuda] [--lane verbatim|synth|cuda|auto]\n"
+    "                        [--submits A..B] [--check] [--dump VA:LEN:FILE]... [--json] [--quiet]\n"
+    "\n"
+    "Replay a trace (TRACE, or - for a stream on stdin) on a backend: objects, channels, mappings and\n"
+    "memory are rebuilt, then each submission runs on a lane. Without --backend the GPU is used when one\n"
+    "is usable, sim otherwise (the choice is said on stderr).\n"
+    "\n"
+    "  --backend NAME   sim (software front end), gpu (H200 through RM/UVM), cuda\n"
+    "  --lane NAME      verbatim (captured push buffers at captured VAs), synth, cuda, auto (default)\n"
+    "  --submits A..B   run only submissions A..B (0-based); the others only track state\n"
+    "  --check          after each submission compare replayed memory with the trace's observed contents\n"
+    "                   (SEMAPHORE records, MEMORY observed, and MEMORY changed for bytes the submission\n"
+    "                   wrote), wherever the backend can produce them; report per submission\n"
+    "  --dump VA:LEN:FILE  write LEN bytes of replayed memory at VA to FILE at the end (repeatable)\n"
+    "  --json           one JSON object at the end instead of text\n"
+    "  --quiet          text: only mismatches, problems and the summary\n"
+    "\n"
+    "exit: 0 ok, 1 a check failed / a fault / a channel never finished, 2 usage or I/O error\n";
+
+typedef struct dump_req {
+    uint64_t va, len;
+    const char *path;
+} dump_req;
+
+typedef struct cli {
+    int json, quiet;
+    uint64_t shown[8];
+    uint64_t hidden;
+    FILE *out;
+    /* JSON: reports kept until the end */
+    char **lines;
+    uint64_t nlines, caplines, dropped;
+} cli;
+
+static const char *event_name(int kind)
+{
+    static const char *const names[] = {"?", "fault", "unsupported", "diagnostic", "blocked", "resumed", "macro", "limit"};
+    return kind >= 0 && kind < 8 ? names[kind] : "?";
+}
+
+static void keep_json(cli *c, const vgt_replay_report *r)
+{
+    if (c->nlines >= MAX_JSON_REPORTS) {
+        c->dropped++;
+        return;
+    }
+    if (c->nlines == c->caplines) {
+        uint64_t nc = c->caplines ? c->caplines * 2 : 64;
+        char **n = realloc(c->lines, nc * sizeof *n);
+        if (!n) {
+            c->dropped++;
+            return;
+        }
+        c->lines = n;
+        c->caplines = nc;
+    }
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) {
+        c->dropped++;
+        return;
+    }
+    static const char *const kinds[] = {"?", "submission", "mismatch", "event", "warning"};
+    fprintf(f, "{\"kind\":\"%s\",\"submission\":%lld,\"seq\":%llu,\"channel\":%u", kinds[r->kind >= 1 && r->kind <= 4 ? r->kind : 0],
+            (long long)r->submit_index, (unsigned long long)r->submit_seq, r->channel);
+    if (r->kind == VGT_RPT_SUBMIT_CHECKS)
+        fprintf(f, ",\"passed\":%u,\"failed\":%u,\"not_producible\":%u", r->passed, r->failed, r->skipped);
+    if (r->kind == VGT_RPT_MISMATCH) {
+        fprintf(f, ",\"record_seq\":%llu,\"record\":", (unsigned long long)r->record_seq);
+        vgt_json_string(f, r->record_kind);
+        fprintf(f, ",\"va\":%llu,\"length\":%llu,\"compared\":%llu,\"differing\":%llu,\"first_va\":%llu,"
+                   "\"expected\":%llu,\"found\":%llu",
+                (unsigned long long)r->va, (unsigned long long)r->length, (unsigned long long)r->compared,
+                (unsigned long long)r->differing, (unsigned long long)r->first_va, (unsigned long long)r->expected,
+                (unsigned long long)r->found);
+    }
+    if (r->kind == VGT_RPT_EVENT) fprintf(f, ",\"event\":\"%s\"", event_name(r->event_kind));
+    fputs(",\"message\":", f);
+    vgt_json_string(f, r->msg ? r->msg : "");
+    fputc('}', f);
+    fclose(f);
+    c->lines[c->nlines++] = buf;
+}
+
+static void on_report(void *ctx, const vgt_replay_report *r)
+{
+    cli *c = ctx;
+    if (c->json) {
+        keep_json(c, r);
+        return;
+    }
+    if (r->kind == VGT_RPT_SUBMIT_CHECKS) {
+        if (!c->quiet || r->failed) fprintf(c->out, "%s\n", r->msg);
+        return;
+    }
+    if (r->kind == VGT_RPT_MISMATCH) {
+        fprintf(c->out, "  MISMATCH %s\n", r->msg);
+        return;
+    }
+    int slot = r->kind == VGT_RPT_WARNING ? 0 : (r->event_kind & 7);
+    if (r->kind == VGT_RPT_EVENT && (r->event_kind == VGT_BEV_UNBLOCKED) && c->quiet) return;
+    if (c->shown[slot]++ >= MAX_TEXT_EVENTS) {
+        c->hidden++;
+        return;
+    }
+    if (r->kind == VGT_RPT_WARNING) fprintf(c->out, "  warning: %s\n", r->msg);
+    else if (r->submit_index >= 0)
+        fprintf(c->out, "  submission %lld (seq %llu): %s: %s\n", (long long)r->submit_index,
+                (unsigned long long)r->submit_seq, event_name(r->event_kind), r->msg);
+    else fprintf(c->out, "  %s: %s\n", event_name(r->event_kind), r->msg);
+}
+
+static void print_summary_text(FILE *f, const vgt_replay_summary *s, int check, uint64_t hidden)
+{
+    const vgt_backend_counters *k = &s->ctr;
+    fprintf(f, "summary (backend %s, lane %s):\n", s->backend, s->lane);
+    fprintf(f, "  records %llu; submissions %llu replayed of %llu\n", (unsigned long long)s->records,
+            (unsigned long long)s->submissions_replayed, (unsigned long long)s->submissions);
+    fprintf(f, "  GPFIFO entries %llu (%llu control); push buffer %llu bytes; methods %llu (%llu host, %llu to unmodelled classes)\n",
+            (unsigned long long)k->entries, (unsigned long long)k->control_entries, (unsigned long long)k->pushbuf_bytes,
+            (unsigned long long)k->methods, (unsigned long long)k->host_methods, (unsigned long long)k->unknown_class_methods);
+    fprintf(f, "  launches %llu; draws %llu; uploads %llu (%llu bytes); copies %llu (%llu bytes, %llu memsets)\n",
+            (unsigned long long)k->launches, (unsigned long long)k->draws, (unsigned long long)k->uploads,
+            (unsigned long long)k->upload_bytes, (unsigned long long)k->copies, (unsigned long long)k->copy_bytes,
+            (unsigned long long)k->memsets);
+    fprintf(f, "  semaphores: %llu releases, %llu acquires, %llu reductions, %llu report semaphores\n",
+            (unsigned long long)k->sem_releases, (unsigned long long)k->sem_acquires, (unsigned long long)k->sem_reductions,
+            (unsigned long long)k->report_semaphores);
+    fprintf(f, "  macro calls %llu (%llu errors, %llu methods emitted)\n", (unsigned long long)k->macro_calls,
+            (unsigned long long)k->macro_errors, (unsigned long long)k->macro_methods);
+    if (check)
+        fprintf(f, "  checks: %llu passed, %llu failed, %llu not producible by %s (%llu bytes compared)\n",
+                (unsigned long long)s->checks_passed, (unsigned long long)s->checks_failed,
+                (unsigned long long)s->checks_skipped, s->backend, (unsigned long long)s->bytes_compared);
+    else fprintf(f, "  checks: not requested (--check)\n");
+    fprintf(f, "  faults %llu; unsupported operations %llu; decoder diagnostics %llu; blocked waits %llu; warnings %llu%s\n",
+            (unsigned long long)k->faults, (unsigned long long)k->unsupported, (unsigned long long)k->diagnostics,
+            (unsigned long long)k->blocked_waits, (unsigned long long)s->warnings, s->blocked ? "; CHANNELS NEVER FINISHED" : "");
+    if (hidden) fprintf(f, "  (%llu further messages not shown)\n", (unsigned long long)hidden);
+    if (s->limits_note) fprintf(f, "  note: %s\n", s->limits_note);
+    fprintf(f, "result: %s\n", vgt_replay_summary_failed(s) ? "FAILED" : "ok");
+}
+
+static void print_summary_json(FILE *f, const vgt_replay_summary *s, int check, const cli *c, const char *finish_msg)
+{
+    const vgt_backend_counters *k = &s->ctr;
+    fprintf(f, "{\"backend\":\"%s\",\"lane\":\"%s\",\"records\":%llu,\"submissions\":%llu,\"submissions_replayed\":%llu,",
+            s->backend, s->lane, (unsigned long long)s->records, (unsigned long long)s->submissions,
+            (unsigned long long)s->submissions_replayed);
+    fprintf(f, "\"entries\":%llu,\"pushbuf_bytes\":%llu,\"methods\":%llu,\"launches\":%llu,\"draws\":%llu,\"uploads\":%llu,"
+               "\"upload_bytes\":%llu,\"copies\":%llu,\"copy_bytes\":%llu,\"memsets\":%llu,",
+            (unsigned long long)k->entries, (unsigned long long)k->pushbuf_bytes, (unsigned long long)k->methods,
+            (unsigned long long)k->launches, (unsigned long long)k->draws, (unsigned long long)k->uploads,
+            (unsigned long long)k->upload_bytes, (unsigned long long)k->copies, (unsigned long long)k->copy_bytes,
+            (unsigned long long)k->memsets);
+    fprintf(f, "\"semaphores\":{\"releases\":%llu,\"acquires\":%llu,\"reductions\":%llu,\"report\":%llu},",
+            (unsigned long long)k->sem_releases, (unsigned long long)k->sem_acquires,
+            (unsigned long long)k->sem_reductions, (unsigned long long)k->report_semaphores);
+    fprintf(f, "\"macro_calls\":%llu,\"macro_errors\":%llu,\"faults\":%llu,\"unsupported\":%llu,\"diagnostics\":%llu,"
+               "\"warnings\":%llu,\"blocked\":%s,",
+            (unsigned long long)k->macro_calls, (unsigned long long)k->macro_errors, (unsigned long long)k->faults,
+            (unsigned long long)k->unsupported, (unsigned long long)k->diagnostics, (unsigned long long)s->warnings,
+            s->blocked ? "true" : "false");
+    if (check)
+        fprintf(f, "\"checks\":{\"passed\":%llu,\"failed\":%llu,\"not_producible\":%llu,\"bytes_compared\":%llu},",
+                (unsigned long long)s->checks_passed, (unsigned long long)s->checks_failed,
+                (unsigned long long)s->checks_skipped, (unsigned long long)s->bytes_compared);
+    fputs("\"note\":", f);
+    vgt_json_string(f, s->limits_note ? s->limits_note : "");
+    if (finish_msg) {
+        fputs(",\"finish\":", f);
+        vgt_json_string(f, finish_msg);
+    }
+    fprintf(f, ",\"reports_dropped\":%llu,\"reports\":[", (unsigned long long)c->dropped);
+    for (uint64_t i = 0; i < c->nlines; i++) fprintf(f, "%s%s", i ? "," : "", c->lines[i]);
+    fprintf(f, "],\"result\":\"%s\"}\n", vgt_replay_summary_failed(s) ? "failed" : "ok");
+}
+
+static int parse_dump(const char *s, dump_req *d)
+{
+    const char *c1 = strchr(s, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+    char a[64], b[64];
+    if (!c1 || !c2 || c1 - s >= 64 || c2 - c1 - 1 >= 64 || !c2[1]) return -1;
+    memcpy(a, s, (size_t)(c1 - s));
+    a[c1 - s] = '\0';
+    memcpy(b, c1 + 1, (size_t)(c2 - c1 - 1));
+    b[c2 - c1 - 1] = '\0';
+    d->path = c2 + 1;
+    return vgt_parse_u64(a, &d->va) || vgt_parse_u64(b, &d->len) || d->len == 0 || d->len > MAX_DUMP_BYTES ? -1 : 0;
+}
+
+static int write_dump(vgt_replay *rp, const dump_req *d)
+{
+    uint8_t *buf = malloc(d->len);
+    vgt_error err;
+    if (!buf) return vgt_cli_error("replay", VGT_EXIT_USAGE, "--dump: no memory for %llu bytes", (unsigned long long)d->len);
+    if (vgt_replay_read(rp, d->va, buf, d->len, &err) != VGT_OK) {
+        free(buf);
+        return vgt_cli_error("replay", VGT_EXIT_PROBLEM, "--dump 0x%llx:%llu: %s", (unsigned long long)d->va,
+                             (unsigned long long)d->len, err.msg);
+    }
+    FILE *f = fopen(d->path, "wb");
+    int bad = !f || fwrite(buf, 1, d->len, f) != d->len;
+    if (f && fclose(f)) bad = 1;
+    free(buf);
+    if (bad) return vgt_cli_error("replay", VGT_EXIT_USAGE, "--dump: cannot write %s: %s", d->path, strerror(errno));
+    return VGT_EXIT_OK;
+}
+
+typedef struct args {
+    const char *trace, *backend, *lane;
+    vgt_range submits;
+    int check, json, quiet;
+    dump_req dumps[MAX_DUMPS];
+    int ndumps;
+} args;
+
+static int parse_args(int argc, char **argv, args *a)
+{
+    memset(a, 0, sizeof *a);
+    a->submits = (vgt_range){0, UINT64_MAX};
+    for (int i = 1; i < argc; i++) {
+        const char *o = argv[i];
+        int has_val = i + 1 < argc;
+        if (!strcmp(o, "--check")) a->check = 1;
+        else if (!strcmp(o, "--json")) a->json = 1;
+        else if (!strcmp(o, "--quiet")) a->quiet = 1;
+        else if (!strcmp(o, "--backend") && has_val) a->backend = argv[++i];
+        else if (!strcmp(o, "--lane") && has_val) a->lane = argv[++i];
+        else if (!strcmp(o, "--submits") && has_val) {
+            if (vgt_parse_range(argv[++i], &a->submits))
+                return vgt_cli_error("replay", VGT_EXIT_USAGE, "--submits '%s' is not a range A..B", argv[i]);
+        } else if (!strcmp(o, "--dump") && has_val) {
+            if (a->ndumps == MAX_DUMPS) return vgt_cli_error("replay", VGT_EXIT_USAGE, "at most %d --dump", MAX_DUMPS);
+            if (parse_dump(argv[++i], &a->dumps[a->ndumps++]))
+                return vgt_cli_error("replay", VGT_EXIT_USAGE, "--dump '%s' is not VA:LEN:FILE (LEN 1..%llu)", argv[i],
+                                     MAX_DUMP_BYTES);
+        } else if (o[0] == '-' && o[1]) {
+            return vgt_cli_error("replay", VGT_EXIT_USAGE, "unknown option '%s' (or missing value); see --help", o);
+        } else if (!a->trace) {
+            a->trace = o;
+        } else {
+            return vgt_cli_error("replay", VGT_EXIT_USAGE, "more than one trace given ('%s')", o);
+        }
+    }
+    if (!a->trace) return vgt_cli_error("replay", VGT_EXIT_USAGE, "no trace given; see --help");
+    return -1;
+}
+
+static int open_reader(const char *path, vgt_reader **r, vgt_error *err)
+{
+    if (!strcmp(path, "-")) {
+        vgt_reader_options ro = {.streaming = 1, .verify_checksums = 1};
+        return vgt_reader_open_fd(r, 0, 0, &ro, err) == VGT_OK ? 0 : -1;
+    }
+    return vgt_reader_open_path(r, path, NULL, err) == VGT_OK ? 0 : -1;
+}
+
+static int choose(const args *a, vgt_replay_options *o)
+{
+    if (a->backend) {
+        o->backend = vgt_backend_find(a->backend);
+        if (!o->backend)
+            return vgt_cli_error("replay", VGT_EXIT_USAGE, "unknown backend '%s' (sim, gpu, cuda)", a->backend);
+    } else {
+        char why[VGT_ERROR_MSG_MAX];
+        o->backend = vgt_backend_auto(why, sizeof why);
+        if (why[0]) fprintf(stderr, "vgt replay: using backend %s (%s)\n", o->backend->name, why);
+        else fprintf(stderr, "vgt replay: using backend %s\n", o->backend->name);
+    }
+    int lane = a->lane ? vgt_lane_from_name(a->lane) : VGT_LANE_AUTO;
+    if (lane < 0) return vgt_cli_error("replay", VGT_EXIT_USAGE, "unknown lane '%s' (verbatim, synth, cuda, auto)", a->lane);
+    o->lane = (vgt_lane)lane;
+    return -1;
+}
+
+static int finish(vgt_replay *rp, const args *a, cli *c)
+{
+    vgt_error err;
+    vgt_error_clear(&err);
+    vgt_status rc = vgt_replay_finish(rp, &err);
+    if (rc != VGT_OK && !a->json) fprintf(c->out, "  %s\n", err.msg);
+    int code = VGT_EXIT_OK;
+    for (int i = 0; i < a->ndumps; i++) {
+        int r = write_dump(rp, &a->dumps[i]);
+        if (r > code) code = r;
+    }
+    const vgt_replay_summary *s = vgt_replay_summary_get(rp);
+    if (a->json) print_summary_json(c->out, s, a->check, c, rc != VGT_OK ? err.msg : NULL);
+    else print_summary_text(c->out, s, a->check, c->hidden);
+    if (vgt_replay_summary_failed(s) && code == VGT_EXIT_OK) code = VGT_EXIT_PROBLEM;
+    return code;
+}
+
+int cmd_replay(int argc, char **argv)
+{
+    if (vgt_wants_help(argc, argv)) {
+        fputs(usage_text, stdout);
+        return VGT_EXIT_OK;
+    }
+    args a;
+    int rc = parse_args(argc, argv, &a);
+    if (rc >= 0) return rc;
+    vgt_replay_options o = vgt_replay_defaults();
+    if ((rc = choose(&a, &o)) >= 0) return rc;
+    cli c = {.json = a.json, .quiet = a.quiet, .out = stdout};
+    o.check = a.check;
+    o.submits = a.submits;
+    o.report = on_report;
+    o.report_ctx = &c;
+    vgt_error err;
+    vgt_reader *r = NULL;
+    vgt_replay *rp = NULL;
+    if (open_reader(a.trace, &r, &err)) return vgt_cli_report("replay", &err);
+    if (vgt_replay_open(&rp, &o, &err) != VGT_OK) {
+        vgt_reader_close(r);
+        return vgt_cli_report("replay", &err);
+    }
+    if (vgt_replay_run(rp, r, &err) != VGT_OK) {
+        rc = vgt_cli_report("replay", &err);
+        vgt_replay_finish(rp, NULL);
+        print_summary_text(stderr, vgt_replay_summary_get(rp), a.check, c.hidden);
+    } else {
+        rc = finish(rp, &a, &c);
+    }
+    vgt_replay_close(rp);
+    vgt_reader_close(r);
+    for (uint64_t i = 0; i < c.nlines; i++) free(c.lines[i]);
+    free(c.lines);
+    return rc;
+}

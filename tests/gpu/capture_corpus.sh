@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# tests/gpu/capture_corpus.sh: the capture's device steps on the H200 (run through the `run` tool from the
+# repo root, with .carry and .gl carried; see capture/README.md):
+#   1. each workload without capture, then under `vgt record`: RESULT lines (and PNGs) must be identical;
+#   2. `vgt verify` and `vgt info` on every trace;
+#   3. change tracking compared: --track=write against --track=hash, wall time of each;
+#   4. bench/capture/run.sh on many_launches (5 + 5 runs);
+#   5. the traces, PNGs and this log go to $OUT (traces tarred into one file).
+# Environment: WORKLOADS (default: all six), MODES=0 to skip step 3, BENCH=0 to skip step 4,
+# REC_OPTS (extra `vgt record` options for the corpus traces).
+set -uo pipefail
+OUT=${OUT:-/tmp/capture_out}
+mkdir -p "$OUT"
+exec > >(tee -a "$OUT/capture_log.txt") 2>&1
+for f in .gl/*.deb; do dpkg -x "$f" /; done
+ldconfig
+export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+export __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
+V=.carry/capture/bin/vgt
+B=.carry/workloads
+T=/tmp/traces
+mkdir -p "$T"
+WORKLOADS=${WORKLOADS:-"vadd many_launches streams_threads vk_compute vk_triangle gl_egl"}
+fails=0
+
+wl_args() { case $1 in vk_triangle|gl_egl) echo "$T/$1.$2.png" ;; *) echo "" ;; esac; }
+now() { echo "${EPOCHREALTIME/./}"; }
+
+echo "== machine: $(uname -a)"; head -1 /proc/driver/nvidia/version; date -u
+for w in $WORKLOADS; do
+    echo "== $w"
+    t0=$(now); timeout 120 "$B/$w" $(wl_args "$w" plain) >"$T/$w.plain.out" 2>"$T/$w.plain.err"; prc=$?; t1=$(now)
+    echo "plain: rc=$prc $(( (t1 - t0) / 1000 )) ms"
+    t0=$(now)
+    VGT_CAPTURE_STATS=1 timeout 300 "$V" record -o "$T/$w.vgt" ${REC_OPTS:-} -- "$B/$w" $(wl_args "$w" cap) \
+        >"$T/$w.cap.out" 2>"$T/$w.cap.err"
+    crc=$?; t1=$(now)
+    echo "captured: rc=$crc $(( (t1 - t0) / 1000 )) ms, trace $(stat -c %s "$T/$w.vgt" 2>/dev/null) bytes"
+    grep -h '^RESULT' "$T/$w.plain.out" | sed 's/^/  plain:    /'
+    grep -h '^RESULT' "$T/$w.cap.out" | sed 's/^/  captured: /'
+    head -c 3000 "$T/$w.cap.err" | sed 's/^/  stderr: /'
+    if [ "$prc" = "$crc" ] && diff <(grep '^RESULT' "$T/$w.plain.out") <(grep '^RESULT' "$T/$w.cap.out") >/dev/null \
+       && grep -q '^RESULT' "$T/$w.cap.out"; then echo "SAME $w"; else echo "DIFFERENT $w"; fails=$((fails + 1)); fi
+    if [ -f "$T/$w.plain.png" ]; then cmp "$T/$w.plain.png" "$T/$w.cap.png" && echo "PNG SAME $w" || echo "PNG DIFFERENT $w"; fi
+    "$V" verify "$T/$w.vgt" || fails=$((fails + 1))
+    "$V" info "$T/$w.vgt" | grep -v '^  start_time' | head -70
+    sha256sum "$T/$w.vgt"
+done
+
+if [ "${MODES:-1}" = 1 ]; then
+    echo "== change tracking: write vs hash (wall ms, stats)"
+    for w in vadd streams_threads vk_compute vk_triangle gl_egl many_launches; do
+        for m in write hash; do
+            t0=$(now)
+            VGT_CAPTURE_STATS=1 timeout 120 "$V" record -o "/tmp/mode_$w_$m.vgt" --track=$m -- "$B/$w" $(wl_args "$w" mode) \
+                >/dev/null 2>"/tmp/mode.err"
+            rc=$?; t1=$(now)
+            echo "MODE $w $m rc=$rc $(( (t1 - t0) / 1000 )) ms size=$(stat -c %s "/tmp/mode_$w_$m.vgt") $(grep -o 'submits=[0-9]*.*write_faults=[0-9]*' /tmp/mode.err | head -1)"
+        done
+    done
+fi
+
+if [ "${BENCH:-1}" = 1 ]; then
+    echo "== bench/capture"
+    bash bench/capture/run.sh "$V" "$B/many_launches" 5 /tmp/bench
+fi
+
+dmesg 2>/dev/null | grep -i xid | tail -5
+tar -C "$T" -cf "$OUT/traces.tar" $(cd "$T" && ls *.vgt *.png 2>/dev/null)
+ls -la "$OUT"
+echo "== done: $fails problems"
+exit $((fails > 0))

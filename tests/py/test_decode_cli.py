@@ -1,0 +1,196 @@
+"""`vgt decode`: text and JSONL output, filters, diagnostics and exit codes, on hand-built traces (written
+with the Python twin, tests/vgtpy) whose expected decode comes from NVIDIA's class headers, and on
+`vgt synth` traces.
+
+Facts used (open-gpu-doc classes/host/clc56f.h method-header and GPFIFO-entry layouts; clc86f.h / clc76f.h
+host methods; clcbc0.h HOPPER_COMPUTE_A): SET_OBJECT 0x0000 NVCLASS 15:0; SEM_ADDR_LO 0x005c,
+SEM_EXECUTE 0x006c (OPERATION 2:0 RELEASE 1, RELEASE_WFI 20:20, PAYLOAD_SIZE 24:24 64BIT 1);
+SEND_PCAS_A 0x02b4 (QMD_ADDRESS_SHIFTED8 31:0); LOAD_INLINE_DATA 0x01b4; header SEC_OP 31:29 (1 INC,
+3 NON_INC, 4 IMMD, 5 ONE_INC), COUNT 28:16, SUBCHANNEL 15:13, ADDRESS 11:0 = method >> 2.
+"""
+import json
+import struct
+
+import pytest
+
+from vgtpy import writer
+
+CLIENT, CHANNEL, CHANNEL2 = 0xC1D00001, 0xCAFE0001, 0xCAFE0002
+
+
+def hdr(sec, subch, mthd, count):
+    return sec << 29 | (count & 0x1FFF) << 16 | subch << 13 | (mthd >> 2)
+
+
+def INC(s, m, n): return hdr(1, s, m, n)
+def NONINC(s, m, n): return hdr(3, s, m, n)
+def IMMD(s, m, d): return hdr(4, s, m, d)
+
+
+def gp_entry(va, ndw, level=0):
+    return (va & 0xFFFFFFFC) | ((va >> 32) & 0xFF | level << 9 | ndw << 10) << 32
+
+
+def dwords(*dw):
+    return struct.pack("<%dI" % len(dw), *dw)
+
+
+def channel(handle, ts):
+    return ("CHANNEL", {"client": CLIENT, "parent": 0xC1D00002, "handle": handle, "class": 0xC86F,
+                        "ring_va": 0x100000, "entries": 1024, "userd_memory": 0, "userd_offset": 0,
+                        "userd_gpu_va": 0, "engine_type": 0, "va_space": 0, "context_share": 0,
+                        "error_notifier": 0, "status": 0, "reserved": 0}, ts)
+
+
+def submit(handle, segments, entries, ts, put=(0, 0)):
+    return ("GPFIFO_SUBMIT", {"client": CLIENT, "channel": handle, "token": 1, "flags": 0,
+                              "gp_get_before": put[0], "gp_put_before": put[0], "gp_get_after": 0xFFFFFFFF,
+                              "gp_put_after": put[1], "entry_count": len(entries),
+                              "segment_count": len(segments), "entries": entries,
+                              "segments": [{"gpu_va": va, "flags": 0, "data": data} for va, data in segments]}, ts)
+
+
+@pytest.fixture(scope="module")
+def hand_trace(tmp_path_factory):
+    """Two channels. Submission 0 binds HOPPER_COMPUTE_A on subchannel 1; submission 1 uses it and has a
+    NON_INC run that continues from entry 0 into entry 1; submission 2 (channel 2) releases a host semaphore."""
+    seg_a = dwords(INC(1, 0x0000, 1), 0xCBC0)
+    seg_b = dwords(INC(1, 0x02B4, 1), 0x00123456, NONINC(1, 0x01B4, 4), 0x11, 0x22)
+    seg_c = dwords(0x33, 0x44, IMMD(0, 0x0008, 5))
+    seg_d = dwords(INC(0, 0x005C, 2), 0x1000, 0x7F, INC(0, 0x006C, 1), 0x01100001)
+    recs = [
+        channel(CHANNEL, 1),
+        channel(CHANNEL2, 2),
+        submit(CHANNEL, [(0x200000, seg_a)], [gp_entry(0x200000, 2)], 3, (0, 1)),
+        submit(CHANNEL, [(0x201000, seg_b), (0x202000, seg_c)],
+               [gp_entry(0x201000, 5), gp_entry(0x202000, 3, level=1)], 4, (1, 3)),
+        submit(CHANNEL2, [(0x300000, seg_d)], [gp_entry(0x300000, 5)], 5, (0, 1)),
+    ]
+    p = tmp_path_factory.mktemp("decode") / "hand.vgt"
+    writer.write_trace(p, recs)
+    return p
+
+
+@pytest.fixture(scope="module")
+def bad_trace(tmp_path_factory):
+    """An entry outside every captured segment, an illegal header, and a count past the segment end."""
+    seg = dwords(INC(0, 0x0008, 1), 0, hdr(6, 0, 0x100, 1), INC(0, 0x0050, 12), 1, 2)
+    recs = [channel(CHANNEL, 1),
+            submit(CHANNEL, [(0x200000, seg)], [gp_entry(0x200000, 6), gp_entry(0x900000, 4)], 2, (0, 2))]
+    p = tmp_path_factory.mktemp("decode") / "bad.vgt"
+    writer.write_trace(p, recs)
+    return p
+
+
+def jsonl(text):
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def test_help(vgt):
+    r = vgt("decode", "--help", check=0)
+    assert r.stdout.startswith("usage: vgt decode TRACE")
+    assert "--jsonl" in r.stdout and "--method" in r.stdout
+
+
+@pytest.mark.parametrize("args", [[], ["--submit"], ["--submit", "5..2", "x.vgt"], ["--bogus", "x.vgt"],
+                                  ["a.vgt", "b.vgt"], ["--channel", "zz", "x.vgt"]])
+def test_usage_errors(vgt, args):
+    r = vgt("decode", *args, check=2)
+    assert r.stderr.startswith("vgt decode: ")
+
+
+def test_missing_file(vgt, tmp_path):
+    r = vgt("decode", tmp_path / "nope.vgt", check=2)
+    assert "nope.vgt" in r.stderr
+
+
+def test_text_output(vgt, hand_trace):
+    out = vgt("decode", hand_trace, check=0).stdout
+    lines = out.splitlines()
+    assert lines[0].startswith("channel 0xcafe0001 client 0xc1d00001 HOPPER_CHANNEL_GPFIFO_A")
+    assert "submit 0 seq 2 channel 0xcafe0001 client 0xc1d00001 HOPPER_CHANNEL_GPFIFO_A gp_put 0..1 entries 1" in out
+    assert "  entry 0 va 0x200000 dwords 2 main" in lines
+    assert any(l.split()[:4] == ["2:0:1", "s1", "HOPPER_CHANNEL_GPFIFO_A", "SET_OBJECT"] and "NVCLASS=0xcbc0" in l
+               for l in lines)
+    # the binding from submission 0 names submission 1's methods
+    assert any(l.split()[:3] == ["3:0:1", "s1", "HOPPER_COMPUTE_A"] and "SEND_PCAS_A = QMD_ADDRESS_SHIFTED8=0x123456" in l
+               for l in lines)
+    # NON_INC run: 4 dwords, two in entry 0 and two in the subroutine entry 1, all LOAD_INLINE_DATA
+    runs = [l.split()[0] for l in lines if "LOAD_INLINE_DATA" in l]
+    assert runs == ["3:0:3", "3:0:4", "3:1:0", "3:1:1"]
+    assert "  entry 1 va 0x202000 dwords 3 subroutine" in lines
+    assert any("!! 3:0:5 COUNT_PAST_SEGMENT" in l for l in lines)
+    assert any("!! 3:1:0 RUN_ACROSS_ENTRIES" in l for l in lines)
+    # host semaphore release decoded from the header's fields
+    sem = [l for l in lines if "SEM_EXECUTE" in l]
+    assert len(sem) == 1 and sem[0].split()[0] == "4:0:4"
+    assert "OPERATION=RELEASE" in sem[0] and "RELEASE_WFI=EN" in sem[0] and "PAYLOAD_SIZE=64BIT" in sem[0]
+
+
+def test_jsonl(vgt, hand_trace):
+    objs = jsonl(vgt("decode", "--jsonl", hand_trace, check=0).stdout)
+    kinds = [o.get("type", "event" if "event" in o else None) for o in objs]
+    assert kinds.count("submit") == 3 and kinds.count("channel") == 2 and kinds.count("entry") == 4
+    methods = [o for o in objs if o.get("type") == "method"]
+    assert len(methods) == 10
+    pcas = [m for m in methods if m["method"] == "SEND_PCAS_A"][0]
+    assert (pcas["seq"], pcas["entry"], pcas["dword"], pcas["subch"]) == (3, 0, 1, 1)
+    assert pcas["class"] == 0xCBC0 and pcas["class_name"] == "HOPPER_COMPUTE_A" and pcas["mthd"] == 0x2B4
+    assert pcas["fields"] == {"QMD_ADDRESS_SHIFTED8": 0x123456} and pcas["kind"] == "INC"
+    sem = [m for m in methods if m["method"] == "SEM_EXECUTE"][0]
+    assert sem["fields"]["OPERATION"] == "RELEASE" and sem["fields"]["PAYLOAD_SIZE"] == "64BIT"
+    immd = [m for m in methods if m["kind"] == "IMMD"][0]
+    assert immd["method"] == "NOP" and immd["data"] == 5 and immd["subch"] == 0
+    diags = [o for o in objs if o.get("type") == "diag"]
+    assert {d["kind"] for d in diags} == {"COUNT_PAST_SEGMENT", "RUN_ACROSS_ENTRIES"}
+    assert not any(d["problem"] for d in diags)
+
+
+def test_filters(vgt, hand_trace):
+    objs = jsonl(vgt("decode", "--jsonl", "--submit", "1", hand_trace, check=0).stdout)
+    subs = [o for o in objs if o.get("type") == "submit"]
+    assert [s["index"] for s in subs] == [1]
+    assert not any(o.get("type") == "channel" for o in objs)   # record lines only without filters
+    assert all(o["seq"] == 3 for o in objs if o.get("type") == "method")
+    # the SET_OBJECT of the unselected submission 0 still binds subchannel 1
+    assert {o["class_name"] for o in objs if o.get("type") == "method" and o["subch"] == 1} == {"HOPPER_COMPUTE_A"}
+
+    objs = jsonl(vgt("decode", "--jsonl", "--channel", hex(CHANNEL2), hand_trace, check=0).stdout)
+    assert [o["channel"] for o in objs if o.get("type") == "submit"] == [CHANNEL2]
+
+    out = vgt("decode", "--no-events", "--method", "sem_*", "--method", "0x2b4", hand_trace, check=0).stdout
+    names = [l.split()[3] for l in out.splitlines()]
+    assert names == ["SEND_PCAS_A", "SEM_ADDR_LO", "SEM_ADDR_HI", "SEM_EXECUTE"]
+
+    out = vgt("decode", "--no-fields", "--method", "SEND_PCAS_A", hand_trace, check=0).stdout
+    assert out.split()[3:] == ["SEND_PCAS_A", "=", "0x00123456"]
+
+    r = vgt("decode", "--submit", "7..9", hand_trace, check=0)
+    assert "submit" not in r.stdout
+
+
+def test_problems_exit_1(vgt, bad_trace):
+    r = vgt("decode", bad_trace, check=1)
+    lines = r.stdout.splitlines()
+    assert any("!! 2:0:2 ILLEGAL_HEADER" in l for l in lines)
+    assert any("COUNT_PAST_SEGMENT" in l and "count runs past segment end at entry 0 dword 6" in l for l in lines)
+    assert any("!! 2:1:0 ADDRESS_NOT_CAPTURED" in l and "0x900000" in l for l in lines)
+    assert "decoder problem" in r.stderr
+    objs = jsonl(vgt("decode", "--jsonl", bad_trace, check=1).stdout)
+    assert sum(1 for o in objs if o.get("type") == "diag" and o["problem"]) == 2
+
+
+def test_synth_trace(vgt, small_trace):
+    """Every submission of a synthetic trace decodes without problems, every method is named, and the
+    compute launches come back as LAUNCH events after their scheduling method."""
+    objs = jsonl(vgt("decode", "--jsonl", small_trace, check=0).stdout)
+    subs = [o for o in objs if o.get("type") == "submit"]
+    assert [s["index"] for s in subs] == list(range(len(subs))) and len(subs) == 12
+    methods = [o for o in objs if o.get("type") == "method"]
+    assert methods and all(m["method"] is not None for m in methods)
+    assert not any(o.get("type") == "diag" and o["problem"] for o in objs)
+    signals = sum(1 for m in methods if m["method"] == "SEND_SIGNALING_PCAS2_B")
+    launches = [o for o in objs if o.get("event") == "LAUNCH"]
+    assert signals > 0 and len(launches) == signals
+    text = vgt("decode", small_trace, check=0).stdout
+    assert text.count("=> LAUNCH") == signals

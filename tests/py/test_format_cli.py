@@ -1,0 +1,169 @@
+"""The format verbs on traces written by `vgt synth`: info, dump, verify (with --salvage) and repack.
+
+Each test checks behaviour a user relies on: counts that agree with what was written, records that
+survive a repack unchanged, a corruption reported at the byte offset where it is, and a salvage that is
+itself a valid trace holding exactly the records before the problem."""
+import json
+import shutil
+import struct
+import subprocess
+
+import pytest
+import xxhash
+
+
+def jsonl(vgt, path, *args):
+    out = vgt("dump", path, "--jsonl", *args, check=0).stdout
+    return [json.loads(line) for line in out.splitlines()]
+
+
+def without_chunk(recs):
+    return [{k: v for k, v in r.items() if k != "chunk_offset"} for r in recs]
+
+
+@pytest.fixture
+def mixed(synth):
+    return synth("fmt-mixed", "--shape", "mixed", "--submits", "24", "--channels", "3", "--seed", "11",
+                 "--chunk-size", "16K")
+
+
+@pytest.fixture
+def all_types(synth):
+    return synth("fmt-all", "--shape", "all-types", "--submits", "6", "--seed", "5")
+
+
+def test_info_json_agrees_with_dump(vgt, mixed):
+    info = json.loads(vgt("info", mixed, "--json", check=0).stdout)
+    recs = jsonl(vgt, mixed)
+    assert info["records"] == len(recs) == sum(info["records_by_type"].values())
+    for name, n in info["records_by_type"].items():
+        assert n == sum(1 for r in recs if r["type"] == name), name
+    assert info["submissions"] == 24
+    assert info["channel_count"] == 3 and len(info["channels"]) == 3
+    assert sum(c["submissions"] for c in info["channels"]) == 24
+    assert all(c["token"] is not None for c in info["channels"])
+    assert info["chunks"] > 1 and info["has_index"] is True
+    assert info["bytes_raw"] > info["bytes_compressed"] > 0
+    assert abs(info["ratio"] - info["bytes_raw"] / info["bytes_compressed"]) < 0.01
+    assert info["first_ts"] == min(r["ts"] for r in recs) and info["last_ts"] == max(r["ts"] for r in recs)
+    assert info["identity"]["capture_mode"] == "synthetic"
+    assert info["problem"] is None
+
+
+def test_info_text_names_what_matters(vgt, mixed):
+    out = vgt("info", mixed, check=0).stdout
+    for word in ("format:", "1.0", "identity:", "producer", "GPFIFO_SUBMIT", "channels:", "submissions:  24",
+                 "chunks:", "ratio", "time span:"):
+        assert word in out, word
+
+
+def test_dump_every_type_decodes(vgt, all_types):
+    recs = jsonl(vgt, all_types)
+    assert [r["seq"] for r in recs] == list(range(len(recs)))
+    assert all("error" not in r for r in recs)
+    names = {r["type"] for r in recs}
+    for t in ("SESSION_START", "RM_ALLOC", "MEM_ALLOC", "GPU_MAP", "CHANNEL", "GPFIFO_SUBMIT", "MEMORY", "MARKER"):
+        assert t in names, t
+    sub = next(r for r in recs if r["type"] == "GPFIFO_SUBMIT")
+    f = sub["fields"]
+    assert len(f["entries"]) == f["entry_count"] and len(f["segments"]) == f["segment_count"]
+    for s in f["segments"]:
+        assert len(bytes.fromhex(s["data"])) == s["length"]
+    text = vgt("dump", all_types, check=0).stdout.splitlines()
+    assert len(text) == len(recs)
+    assert text[0].split()[:3] == ["0", str(recs[0]["ts"]), recs[0]["type"]]
+
+
+def test_dump_filters(vgt, mixed):
+    every = jsonl(vgt, mixed)
+    some = jsonl(vgt, mixed, "--seq", "10..40", "--type", "gpfifo_submit,MEMORY")
+    assert some == [r for r in every if 10 <= r["seq"] <= 40 and r["type"] in ("GPFIFO_SUBMIT", "MEMORY")]
+    assert some
+    last = jsonl(vgt, mixed, "--seq", f"{len(every) - 2}..")
+    assert [r["seq"] for r in last] == [len(every) - 2, len(every) - 1]
+    assert vgt("dump", mixed, "--type", "NO_SUCH_TYPE").returncode == 2
+    assert vgt("dump", mixed, "--seq", "9..3").returncode == 2
+
+
+def test_dump_reads_a_stream_on_stdin(vgt_bin, vgt, mixed):
+    every = vgt("dump", mixed, "--jsonl", check=0).stdout
+    with open(mixed, "rb") as f:
+        r = subprocess.run([str(vgt_bin), "dump", "-", "--jsonl"], stdin=f, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert without_chunk([json.loads(x) for x in r.stdout.splitlines()]) == \
+        without_chunk([json.loads(x) for x in every.splitlines()])
+
+
+def test_verify_ok_and_without_trailer(vgt, mixed, synth):
+    out = vgt("verify", mixed, check=0).stdout
+    assert "ok:" in out and "index agrees" in out
+    bare = synth("fmt-bare", "--shape", "mixed", "--submits", "8", "--no-trailer", "--chunk-size", "8K")
+    out = vgt("verify", bare, check=0).stdout
+    assert "no trailer" in out
+    assert json.loads(vgt("info", bare, "--json", check=0).stdout)["has_index"] is False
+
+
+def chunk_offsets(vgt, path):
+    return sorted({r["chunk_offset"] for r in jsonl(vgt, path)})
+
+
+def test_verify_names_the_offset_and_salvages_the_prefix(vgt, mixed, tmp_path):
+    offsets = chunk_offsets(vgt, mixed)
+    assert len(offsets) >= 3
+    bad = tmp_path / "bad.vgt"
+    shutil.copy(mixed, bad)
+    data = bytearray(bad.read_bytes())
+    victim = offsets[2]
+    data[victim + 72 + 10] ^= 0xFF            # a payload byte of the third chunk
+    bad.write_bytes(bytes(data))
+    salvage = tmp_path / "salvage.vgt"
+    r = vgt("verify", bad, "--salvage", salvage)
+    assert r.returncode == 1
+    assert f"offset {victim}" in r.stderr
+    before = [x for x in jsonl(vgt, mixed) if x["chunk_offset"] < victim]
+    assert vgt("verify", salvage).returncode == 0
+    assert without_chunk(jsonl(vgt, salvage)) == without_chunk(before)
+
+
+def test_verify_truncation(vgt, mixed, tmp_path):
+    data = mixed.read_bytes()
+    offsets = chunk_offsets(vgt, mixed)
+    cut = tmp_path / "cut.vgt"
+    cut.write_bytes(data[:offsets[1] + 100])          # inside the second chunk
+    r = vgt("verify", cut)
+    assert r.returncode == 1 and f"offset {offsets[1]}" in r.stderr
+    cut.write_bytes(data[:offsets[1]])                 # at a chunk boundary: valid, no trailer
+    assert vgt("verify", cut).returncode == 0
+
+
+def test_unknown_header_flag_is_rejected_by_name(vgt, mixed, tmp_path):
+    data = bytearray(mixed.read_bytes())
+    hlen = struct.unpack_from("<I", data, 16)[0]
+    struct.pack_into("<I", data, 12, 0x4)
+    struct.pack_into("<Q", data, hlen - 8, xxhash.xxh64(bytes(data[:hlen - 8]), seed=0).intdigest())
+    p = tmp_path / "flag.vgt"
+    p.write_bytes(bytes(data))
+    r = vgt("info", p)
+    assert r.returncode == 2 and "flags" in r.stderr and "0x00000004" in r.stderr
+
+
+def test_repack_keeps_every_record(vgt, mixed, tmp_path):
+    before = without_chunk(jsonl(vgt, mixed))
+    for args in (["--level", "19", "--chunk-size", "4K"], ["--stored"], ["--level", "-5", "--chunk-size", "1M"],
+                 ["--threads", "2"]):
+        out = tmp_path / "re.vgt"
+        vgt("repack", mixed, out, *args, check=0)
+        assert vgt("verify", out).returncode == 0, args
+        assert without_chunk(jsonl(vgt, out)) == before, args
+    small = json.loads(vgt("info", tmp_path / "re.vgt", "--json", check=0).stdout)
+    assert small["records"] == len(before)
+    assert vgt("repack", mixed, tmp_path / "x.vgt", "--chunk-size", "12").returncode == 2
+
+
+def test_bad_input_is_not_a_trace(vgt, tmp_path):
+    p = tmp_path / "junk.vgt"
+    p.write_bytes(b"this is not a trace at all, just text" * 4)
+    r = vgt("verify", p)
+    assert r.returncode == 1 and "magic" in r.stderr
+    r = vgt("info", p)
+    assert r.returncode == 1 and "magic" in r.stderr

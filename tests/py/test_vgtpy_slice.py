@@ -1,0 +1,114 @@
+"""`vgt slice IN OUT --submits A..B`, checked with the Python twin and its independent fold (vgtpy.fold):
+the slice verifies, holds exactly submissions A..B (the same records, renumbered from 0), says where it
+came from, and at its first submission has the same live objects, channels, mappings and mapped memory
+as the original had at submission A."""
+import json
+
+import pytest
+
+import vgtpy
+from vgtpy import spec
+from vgtpy.fold import fold_until_submit
+
+SUBMIT = spec.BY_NAME["GPFIFO_SUBMIT"].code
+
+
+@pytest.fixture(scope="module")
+def original(synth):
+    path = synth("slice-src", "--shape", "all-types", "--submits", "30", "--channels", "3", "--memory-pages", "24",
+                 "--chunk-size", "16384", "--seed", "8")
+    return path, vgtpy.read_trace(path)
+
+
+def submits(t):
+    return [r for r in t.records if r.type == SUBMIT]
+
+
+def do_slice(vgt, src, tmp_path, rng, name="s.vgt"):
+    out = tmp_path / name
+    vgt("slice", src, out, "--submits", rng, check=0)
+    vgt("verify", out, check=0)
+    return out, vgtpy.read_trace(out)
+
+
+@pytest.mark.parametrize("a,b", [(0, 0), (0, 9), (12, 21), (29, 29)])
+def test_slice_holds_the_submissions_and_their_state(vgt, tmp_path, original, a, b):
+    src, t = original
+    out, s = do_slice(vgt, src, tmp_path, f"{a}..{b}")
+    assert [r.seq for r in s.records] == list(range(len(s.records)))
+    got, want = submits(s), submits(t)[a:b + 1]
+    assert [r.payload for r in got] == [r.payload for r in want]
+    assert s.identity["slice_submits"] == f"{a}..{b}"
+    assert s.identity["sliced_from"].endswith(src.name)
+    for k, v in t.identity.items():
+        assert s.identity[k] == v
+    # the records between submissions A and B are all there, in order
+    first, last = want[0].seq, want[-1].seq
+    span = [r.payload for r in t.records if first <= r.seq <= last]
+    i = s.records.index(got[0])
+    assert [r.payload for r in s.records[i:i + len(span)]] == span
+    # state at the first sliced submission equals the original's at A
+    before_o, before_s = fold_until_submit(t.records, a), fold_until_submit(s.records, 0)
+    assert before_s.objects.keys() == before_o.objects.keys()
+    assert before_s.channels.keys() == before_o.channels.keys()
+    assert before_s.mappings.keys() == before_o.mappings.keys()
+    mem_o, mem_s = before_o.known_bytes(), before_s.known_bytes()
+    assert mem_s.keys() == mem_o.keys(), f"pages differ: {sorted(set(mem_s) ^ set(mem_o))[:8]}"
+    for va in mem_o:
+        assert mem_s[va] == mem_o[va], f"memory of page {va:#x} differs at submission {a}"
+
+
+def test_freed_objects_and_records_before_a_are_left_out(vgt, tmp_path, original):
+    src, t = original
+    out, s = do_slice(vgt, src, tmp_path, "20..22")
+    names = {r.name for r in s.records[:s.records.index(submits(s)[0])]}
+    # what slice keeps before the first submission: the session, live objects, tokens, maps, memory
+    assert names <= {"SESSION_START", "RM_ALLOC", "MEM_ALLOC", "CHANNEL", "ENGINE_OBJECT", "WORK_SUBMIT_TOKEN",
+                     "RM_CONTROL", "GPU_MAP", "CPU_MAP", "MEMORY"}, names
+    assert "RM_FREE" not in names and "GPU_UNMAP" not in names
+    freed = {r.fields["handle"] for r in t.records if r.name == "RM_FREE" and r.seq < submits(t)[20].seq}
+    assert freed, "the source trace should free an object before submission 20"
+    alive = {r.fields["handle"] for r in s.records if r.name in ("RM_ALLOC", "MEM_ALLOC")}
+    assert not freed & alive
+    tokens = {r.fields["channel"] for r in s.records if r.name == "WORK_SUBMIT_TOKEN"}
+    assert tokens == {r.fields["handle"] for r in s.records if r.name == "CHANNEL"}
+    memory = [r for r in s.records if r.name == "MEMORY" and r.seq < submits(s)[0].seq]
+    assert memory and all(r.fields["reason"] == 0 for r in memory)
+
+
+def test_open_range_and_info(vgt, tmp_path, original):
+    src, t = original
+    out, s = do_slice(vgt, src, tmp_path, "25..")
+    assert len(submits(s)) == 5
+    info = vgt("info", out, "--json", check=0).stdout
+    doc = json.loads(info)
+    found = []
+
+    def walk(o):
+        if isinstance(o, dict):
+            for k, v in o.items():
+                if "submi" in k.lower() and isinstance(v, int):
+                    found.append(v)
+                walk(v)
+        elif isinstance(o, list):
+            for v in o:
+                walk(v)
+    walk(doc)
+    assert 5 in found, f"vgt info --json does not report 5 submissions: {info[:400]}"
+
+
+def test_slice_of_a_slice(vgt, tmp_path, original):
+    src, t = original
+    mid, _ = do_slice(vgt, src, tmp_path, "5..24", "mid.vgt")
+    out, s = do_slice(vgt, mid, tmp_path, "3..4", "inner.vgt")
+    assert [r.payload for r in submits(s)] == [r.payload for r in submits(t)[8:10]]
+    assert s.identity["slice_submits"] == "3..4" and s.identity["sliced_from"].endswith("mid.vgt")
+    assert list(s.identity).count("sliced_from") == 1
+
+
+@pytest.mark.parametrize("rng", ["30..31", "40..", "7..3", "x"])
+def test_bad_ranges(vgt, tmp_path, original, rng):
+    src, _ = original
+    r = vgt("slice", src, tmp_path / "bad.vgt", "--submits", rng)
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.strip()

@@ -1,0 +1,243 @@
+/* test_gpu_nodevice.c: the gpu backend without a GPU (CI, this machine) and its pure parts.
+ *  - open fails cleanly, with the sentence users see, when nvidiactl is missing; fds are not leaked;
+ *  - a "driver" that answers no ioctl (regular files in place of the nodes) gives an error naming the
+ *    ioctl, the class and errno, and leaves nothing open;
+ *  - option checks; the op table's probe;
+ *  - push-buffer words and GPFIFO entries equal those the H200 probe ran successfully
+ *    (shared/reference/probe-logs/rmchan-h200.log), status and RC names. */
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../backend/gpu/gpu.h"
+#include "vgt/backend.h"
+
+extern const vgt_backend_ops vgt_backend_gpu_rm;
+
+static int failures;
+#define CHECK(cond, ...)                                                  \
+    do {                                                                  \
+        if (!(cond)) {                                                    \
+            failures++;                                                   \
+            printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);        \
+            printf(__VA_ARGS__);                                          \
+            printf("\n");                                                 \
+        }                                                                 \
+    } while (0)
+
+static int count_fds(void)
+{
+    DIR *d = opendir("/proc/self/fd");
+    int n = 0;
+    if (!d)
+        return -1;
+    while (readdir(d))
+        n++;
+    closedir(d);
+    return n;
+}
+
+static void make_dir(char *tmpl)
+{
+    if (!mkdtemp(tmpl)) {
+        perror("mkdtemp");
+        exit(2);
+    }
+}
+
+static void touch(const char *dir, const char *name)
+{
+    char p[300];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    int fd = open(p, O_CREAT | O_RDWR, 0600);
+    if (fd < 0) {
+        perror(p);
+        exit(2);
+    }
+    close(fd);
+}
+
+static void remove_tree(const char *dir)
+{
+    const char *names[] = { "nvidiactl", "nvidia-uvm", "nvidia0" };
+    char p[300];
+    for (size_t i = 0; i < 3; i++) {
+        snprintf(p, sizeof p, "%s/%s", dir, names[i]);
+        unlink(p);
+    }
+    rmdir(dir);
+}
+
+static void test_missing_nvidiactl(void)
+{
+    char dir[] = "/tmp/vgt-gpu-nodev-XXXXXX";
+    make_dir(dir);
+    int fds = count_fds();
+    vgt_gpu_options o = { .dev_dir = dir, .no_signal_teardown = true };
+    vgt_gpu *g = (vgt_gpu *)1;
+    vgt_error err;
+    vgt_status st = vgt_gpu_open(&o, &g, &err);
+    char want[400];
+    snprintf(want, sizeof want, "no NVIDIA GPU: %s/nvidiactl not found", dir);
+    CHECK(st == VGT_E_BACKEND, "status %s", vgt_status_name(st));
+    CHECK(g == NULL, "session pointer %p left set", (void *)g);
+    CHECK(strcmp(err.msg, want) == 0, "message '%s', expected '%s'", err.msg, want);
+    CHECK(count_fds() == fds, "%d fds open after, %d before", count_fds(), fds);
+    remove_tree(dir);
+}
+
+static void test_missing_uvm(void)
+{
+    char dir[] = "/tmp/vgt-gpu-nodev-XXXXXX";
+    make_dir(dir);
+    touch(dir, "nvidiactl");
+    int fds = count_fds();
+    vgt_gpu_options o = { .dev_dir = dir, .no_signal_teardown = true };
+    vgt_gpu *g;
+    vgt_error err;
+    vgt_status st = vgt_gpu_open(&o, &g, &err);
+    CHECK(st == VGT_E_BACKEND, "status %s", vgt_status_name(st));
+    CHECK(strstr(err.msg, "nvidia-uvm not found") != NULL, "message '%s'", err.msg);
+    CHECK(count_fds() == fds, "%d fds open after, %d before", count_fds(), fds);
+    remove_tree(dir);
+}
+
+/* Regular files accept open() but answer every ioctl with ENOTTY: the first RM escape must fail with
+ * a message naming it, and the session must undo the opens. */
+static void test_ioctl_refused(void)
+{
+    char dir[] = "/tmp/vgt-gpu-nodev-XXXXXX";
+    make_dir(dir);
+    touch(dir, "nvidiactl");
+    touch(dir, "nvidia-uvm");
+    int fds = count_fds();
+    vgt_gpu_options o = { .dev_dir = dir, .no_signal_teardown = true };
+    vgt_gpu *g;
+    vgt_error err;
+    vgt_status st = vgt_gpu_open(&o, &g, &err);
+    CHECK(st == VGT_E_BACKEND, "status %s", vgt_status_name(st));
+    CHECK(strstr(err.msg, "RM_ALLOC NV01_ROOT_CLIENT (class 0x0041)") != NULL, "message '%s'", err.msg);
+    CHECK(strstr(err.msg, "request 0xc020462b") != NULL, "message '%s' lacks the request number", err.msg);
+    CHECK(strstr(err.msg, "Inappropriate ioctl") != NULL, "message '%s' lacks errno's text", err.msg);
+    CHECK(count_fds() == fds, "%d fds open after, %d before", count_fds(), fds);
+    remove_tree(dir);
+}
+
+static void test_options(void)
+{
+    vgt_gpu_options o = { .dev_dir = "/nonexistent", .infra_va = 0x1234, .no_signal_teardown = true };
+    vgt_gpu *g;
+    vgt_error err;
+    vgt_status st = vgt_gpu_open(&o, &g, &err);
+    CHECK(st == VGT_E_ARG && strstr(err.msg, "0x1234 is not 4 KiB aligned"), "%s: %s", vgt_status_name(st), err.msg);
+    o.infra_va = 0x1000000000000ull;   /* 2^48: 3D context buffers there fault on Hopper */
+    st = vgt_gpu_open(&o, &g, &err);
+    CHECK(st == VGT_E_ARG && strstr(err.msg, "must lie inside [0x1000, 2^40)"), "%s: %s", vgt_status_name(st), err.msg);
+    o.infra_va = VGT_GPU_CHANNEL_VA_LIMIT - VGT_GPU_INFRA_SPAN + VGT_GPU_PAGE;
+    st = vgt_gpu_open(&o, &g, &err);
+    CHECK(st == VGT_E_ARG, "range ending past 2^40 accepted: %s", vgt_status_name(st));
+    o.infra_va = VGT_GPU_CHANNEL_VA_LIMIT - VGT_GPU_INFRA_SPAN;   /* fits: fails later, at the missing node */
+    st = vgt_gpu_open(&o, &g, &err);
+    CHECK(st == VGT_E_BACKEND && strstr(err.msg, "no NVIDIA GPU"), "%s: %s", vgt_status_name(st), err.msg);
+}
+
+static void test_probe(void)
+{
+    vgt_error err;
+    vgt_status st = vgt_backend_gpu_rm.probe(&err);
+    if (access("/dev/nvidiactl", F_OK) == 0) {
+        printf("note: /dev/nvidiactl exists here; probe returned %s\n", vgt_status_name(st));
+        return;
+    }
+    CHECK(st == VGT_E_UNSUPPORTED, "probe status %s", vgt_status_name(st));
+    CHECK(strcmp(err.msg, "no NVIDIA GPU: /dev/nvidiactl not found") == 0, "probe message '%s'", err.msg);
+    vgt_backend *b = (vgt_backend *)1;
+    st = vgt_backend_gpu_rm.open(&b, NULL, &err);
+    CHECK(st == VGT_E_BACKEND && b == NULL, "open: %s, backend %p", vgt_status_name(st), (void *)b);
+    CHECK(strcmp(err.msg, "no NVIDIA GPU: /dev/nvidiactl not found") == 0, "open message '%s'", err.msg);
+}
+
+static void check_words(const char *what, const uint32_t *got, uint32_t ngot, const uint32_t *want, uint32_t nwant)
+{
+    CHECK(ngot == nwant, "%s: %u dwords, expected %u", what, ngot, nwant);
+    for (uint32_t i = 0; i < ngot && i < nwant; i++)
+        CHECK(got[i] == want[i], "%s: dword %u is 0x%08x, expected 0x%08x", what, i, got[i], want[i]);
+}
+
+/* Words copied from the probe's log of submissions that passed on the H200. */
+static void test_pushbuf_words(void)
+{
+    uint32_t dw[32];
+    vgt_gpu_pb pb;
+    vgt_gpu_pb_init(&pb, dw, 32);
+    vgt_gpu_pb_host_release(&pb, 0x200300040ull, 0xcafe0000u);
+    const uint32_t sem[] = { 0x20050017, 0x00300040, 0x00000002, 0xcafe0000, 0x00000000, 0x00100001 };
+    check_words("host release", dw, pb.n, sem, 6);
+
+    vgt_gpu_pb_init(&pb, dw, 32);
+    vgt_gpu_pb_set_object(&pb, 1, 0xcbc0);
+    vgt_gpu_pb_set_object(&pb, 4, 0xc8b5);
+    const uint32_t obj[] = { 0x20012000, 0x0000cbc0, 0x20018000, 0x0000c8b5 };
+    check_words("set object", dw, pb.n, obj, 4);
+
+    vgt_gpu_pb_init(&pb, dw, 32);
+    const uint32_t i2m[4] = { 0x100, 1, 2, 0x00281000 };
+    vgt_gpu_pb_inc(&pb, 0, 0x180, i2m, 4);
+    vgt_gpu_pb_1(&pb, 0, 0x1b0, 0x11);
+    const uint32_t data[2] = { 0x3d000000, 0x3d010203 };
+    vgt_gpu_pb_non_inc(&pb, 0, 0x1b4, data, 2);
+    const uint32_t want[] = { 0x20040060, 0x100, 1, 2, 0x00281000, 0x2001006c, 0x11, 0x6002006d, 0x3d000000,
+                              0x3d010203 };
+    check_words("I2M on subchannel 0", dw, pb.n, want, 10);
+    vgt_error err;
+    CHECK(vgt_gpu_pb_check(&pb, &err) == VGT_OK, "no overflow expected");
+
+    vgt_gpu_pb_init(&pb, dw, 4);
+    vgt_gpu_pb_host_release(&pb, 0x1000, 1);
+    CHECK(pb.n == 4, "overflowing writer wrote %u dwords into 4", pb.n);
+    CHECK(vgt_gpu_pb_check(&pb, &err) == VGT_E_LIMIT, "overflow not reported");
+    vgt_gpu_pb_init(&pb, dw, 32);
+    vgt_gpu_pb_1(&pb, 8, 0x100, 0);
+    CHECK(vgt_gpu_pb_check(&pb, &err) == VGT_E_LIMIT && pb.n == 0, "subchannel 8 accepted");
+}
+
+static void test_gp_entries(void)
+{
+    /* From the log: pb VA 0x200010000, 6 dwords, subroutine -> 0x00001a0200010000. */
+    uint64_t e = vgt_gpu_gp_entry(0x200010000ull, 6, VGT_GPU_GP_SUBROUTINE);
+    CHECK(e == 0x00001a0200010000ull, "entry 0x%016llx", (unsigned long long)e);
+    e = vgt_gpu_gp_entry(0x200014000ull, 80, VGT_GPU_GP_SUBROUTINE);
+    CHECK(e == 0x0001420200014000ull, "entry 0x%016llx", (unsigned long long)e);
+    e = vgt_gpu_gp_entry(0xff12345678ull, 1, VGT_GPU_GP_MAIN | VGT_GPU_GP_SYNC);
+    CHECK(e == (0x8000000000000000ull | (1ull << 42) | 0xff12345678ull), "entry 0x%016llx", (unsigned long long)e);
+}
+
+static void test_names(void)
+{
+    CHECK(strcmp(vgt_gpu_rm_status_name(0x56), "NV_ERR_NOT_SUPPORTED") == 0, "0x56 -> %s", vgt_gpu_rm_status_name(0x56));
+    CHECK(strcmp(vgt_gpu_rm_status_name(0x12345), "NV_ERR_(unknown)") == 0, "unknown -> %s",
+          vgt_gpu_rm_status_name(0x12345));
+    CHECK(strstr(vgt_gpu_rc_name(31), "MMU fault") != NULL, "31 -> %s", vgt_gpu_rc_name(31));
+    CHECK(strstr(vgt_gpu_rc_name(72), "copy engine") != NULL, "72 -> %s", vgt_gpu_rc_name(72));
+}
+
+int main(void)
+{
+    test_missing_nvidiactl();
+    test_missing_uvm();
+    test_ioctl_refused();
+    test_options();
+    test_probe();
+    test_pushbuf_words();
+    test_gp_entries();
+    test_names();
+    if (failures) {
+        printf("test_gpu_nodevice: %d failure(s)\n", failures);
+        return 1;
+    }
+    printf("test_gpu_nodevice: all passed\n");
+    return 0;
+}

@@ -1,0 +1,289 @@
+/* test_mme_tracker.c: the macro-upload tracker fed method writes as a push buffer would carry them:
+ * uploads, start addresses, calls with parameters, shadow state for STATE (and its control modes),
+ * DMA from the push buffer, body hashes, limits and the callback contract. */
+#include "mme_enc.h"
+
+#include <stdlib.h>
+
+static const unsigned Z = VGT_MME_TU104_ZERO, IMM = VGT_MME_TU104_IMM, L0 = VGT_MME_TU104_LOAD0,
+                      L1 = VGT_MME_TU104_LOAD1;
+
+/* What the on_call callback saw last. */
+typedef struct seen {
+    int calls;
+    uint32_t macro, start, nparams, params[16], nemits, body_dwords;
+    vgt_mme_emit emits[16];
+    uint64_t hash;
+    vgt_status status;
+    vgt_mme_error error;
+    bool truncated;
+    vgt_status fail_with;   /* returned by the callback when not VGT_OK */
+} seen;
+
+static vgt_status on_call(void *user, const vgt_mme_call *c, vgt_error *err)
+{
+    seen *s = user;
+    s->calls++;
+    s->macro = c->macro;
+    s->start = c->start;
+    s->nparams = c->nparams;
+    for (uint32_t i = 0; i < c->nparams && i < 16; i++) s->params[i] = c->params[i];
+    s->nemits = c->nemits;
+    for (uint32_t i = 0; i < c->nemits && i < 16; i++) s->emits[i] = c->emits[i];
+    s->hash = c->body_hash;
+    s->body_dwords = c->body_dwords;
+    s->status = c->status;
+    s->error = c->result->error;
+    s->truncated = c->params_truncated;
+    if (s->fail_with != VGT_OK) return vgt_fail(err, s->fail_with, VGT_NO_OFFSET, "callback refused call %llu",
+                                                (unsigned long long)c->seq);
+    return VGT_OK;
+}
+
+static void feed(vgt_mme_tracker *t, uint32_t m, uint32_t v)
+{
+    vgt_error err;
+    vgt_status rc = vgt_mme_tracker_feed(t, m, v, &err);
+    CHECK(rc == VGT_OK, "feed(0x%04x, 0x%x): %s", m, v, err.msg);
+}
+
+static void upload(vgt_mme_tracker *t, uint32_t at, const enc_prog *p, uint32_t macro)
+{
+    feed(t, VGT_MME_M_LOAD_INSTRUCTION_RAM_POINTER, at);
+    for (uint32_t i = 0; i < p->n; i++) feed(t, VGT_MME_M_LOAD_INSTRUCTION_RAM, p->code[i]);
+    feed(t, VGT_MME_M_LOAD_START_ADDRESS_RAM_POINTER, macro);
+    feed(t, VGT_MME_M_LOAD_START_ADDRESS_RAM, at);
+}
+
+/* Macro A: emits LOAD0 + LOAD1 to 0x2000 and SET_MME_SHADOW_SCRATCH(2) (via STATE) to 0x2004. */
+static void macro_a(enc_prog *p)
+{
+    p->n = 0;
+    vgt_mme_tu104_inst in = tu_nop();
+    tu_alu(&in, 0, VGT_MME_TU104_ADD, 1, L0, L1, tu_mthd_imm(0x2000, 1));
+    tu_alu(&in, 1, VGT_MME_TU104_STATE, 2, IMM, Z, 0x3400 / 4 + 2);
+    tu_out(&in, 0, VGT_MME_OUT_IMM0, VGT_MME_OUT_ALU0);
+    tu_out(&in, 1, VGT_MME_OUT_NONE, VGT_MME_OUT_ALU1);
+    tu_add(p, &in);
+    tu_end(p);
+}
+
+/* Macro B: emits STATE(0x2000) + LOAD0 to 0x2100, then DREAD[3] to 0x2104. */
+static void macro_b(enc_prog *p)
+{
+    p->n = 0;
+    vgt_mme_tu104_inst in = tu_nop();
+    tu_alu(&in, 0, VGT_MME_TU104_STATE, 1, IMM, Z, 0x2000 / 4);
+    tu_alu(&in, 1, VGT_MME_TU104_DREAD, 2, IMM, Z, 3);
+    tu_add(p, &in);
+    in = tu_nop();
+    tu_alu(&in, 0, VGT_MME_TU104_ADD, 3, 1, L0, tu_mthd_imm(0x2100, 1));
+    tu_alu(&in, 1, VGT_MME_TU104_ADD, Z, 2, Z, 0);
+    tu_out(&in, 0, VGT_MME_OUT_IMM0, VGT_MME_OUT_ALU0);
+    tu_out(&in, 1, VGT_MME_OUT_NONE, VGT_MME_OUT_ALU1);
+    tu_add(p, &in);
+    tu_end(p);
+}
+
+static vgt_mme_tracker *make(uint32_t cls, seen *s, uint32_t max_params)
+{
+    vgt_mme_tracker_config cfg = {.cls = cls, .on_call = on_call, .user = s, .read_mem = fake_read_mem,
+                                  .max_call_params = max_params};
+    vgt_mme_tracker *t = NULL;
+    vgt_error err;
+    CHECK(vgt_mme_tracker_create(&cfg, &t, &err) == VGT_OK, "create: %s", err.msg);
+    return t;
+}
+
+static void test_calls(void)
+{
+    seen s = {0};
+    vgt_mme_tracker *t = make(0xC597, &s, 0);
+    if (!t) return;
+    enc_prog a, b;
+    macro_a(&a);
+    macro_b(&b);
+    upload(t, 0, &a, 0);
+    upload(t, 30, &b, 1);
+    feed(t, VGT_MME_M_SET_SHADOW_SCRATCH0 + 8, 0x99);
+    feed(t, VGT_MME_M_CALL_MACRO0, 5);
+    feed(t, VGT_MME_M_CALL_DATA0, 6);
+    CHECK(s.calls == 0, "the call runs only when it is complete");
+    feed(t, 0x1000, 1);   /* any other method completes the call */
+    CHECK(s.calls == 1 && s.macro == 0 && s.start == 0 && s.nparams == 2 && s.params[0] == 5 && s.params[1] == 6,
+          "call A: calls %d macro %u start %u nparams %u", s.calls, s.macro, s.start, s.nparams);
+    CHECK(s.status == VGT_OK && s.nemits == 2 && s.emits[0].method == 0x2000 && s.emits[0].value == 11 &&
+              s.emits[1].method == 0x2004 && s.emits[1].value == 0x99,
+          "call A: status %s, %u emits", vgt_status_name(s.status), s.nemits);
+    CHECK(vgt_mme_tracker_shadow(t, 0x2000) == 11 && vgt_mme_tracker_shadow(t, 0x1000) == 1,
+          "emissions and push-buffer writes reach the shadow");
+    CHECK(s.body_dwords == a.n && s.hash == vgt_mme_body_hash(VGT_MME_TU104, a.code, a.n, 0, NULL),
+          "call A body: %u dwords", s.body_dwords);
+
+    /* DMA from the push buffer fills the data RAM that macro B reads */
+    mem_words[0] = 0x1111;
+    mem_words[1] = 0x2222;
+    feed(t, VGT_MME_M_SET_MEM_ADDRESS_A, (uint32_t)(MEM_BASE >> 32));
+    feed(t, VGT_MME_M_SET_MEM_ADDRESS_B, (uint32_t)MEM_BASE);
+    feed(t, VGT_MME_M_SET_DATA_RAM_ADDRESS, 2);
+    feed(t, VGT_MME_M_DMA_READ, 2);
+    feed(t, VGT_MME_M_CALL_MACRO0 + 8, 100);
+    vgt_error err;
+    CHECK(vgt_mme_tracker_flush(t, &err) == VGT_OK, "flush: %s", err.msg);
+    CHECK(s.calls == 2 && s.macro == 1 && s.start == 30 && s.nemits == 2 && s.emits[0].value == 111 &&
+              s.emits[1].method == 0x2104 && s.emits[1].value == 0x2222,
+          "call B: calls %d macro %u emits %u (%u, %u)", s.calls, s.macro, s.nemits, s.emits[0].value, s.emits[1].value);
+    CHECK(vgt_mme_tracker_flush(t, &err) == VGT_OK && s.calls == 2, "a second flush runs nothing");
+
+    /* the same code bound elsewhere hashes the same */
+    upload(t, 60, &a, 2);
+    uint64_t h0, h2;
+    uint32_t st, n0, n2;
+    CHECK(vgt_mme_tracker_macro(t, 0, &st, &h0, &n0, &err) == VGT_OK && vgt_mme_tracker_macro(t, 2, &st, &h2, &n2, &err) == VGT_OK &&
+              h0 == h2 && n0 == n2 && st == 60,
+          "hash by content: %016llx %016llx", (unsigned long long)h0, (unsigned long long)h2);
+    CHECK(vgt_mme_tracker_macro(t, 7, NULL, NULL, NULL, &err) == VGT_E_NOT_FOUND, "unbound macro");
+    feed(t, VGT_MME_M_LOAD_INSTRUCTION_RAM_POINTER, 61);
+    feed(t, VGT_MME_M_LOAD_INSTRUCTION_RAM, 0x12345678);
+    CHECK(vgt_mme_tracker_macro(t, 2, NULL, &h2, NULL, &err) == VGT_OK && h2 != h0, "a changed body hashes differently");
+
+    const vgt_mme_tracker_stats *st2 = vgt_mme_tracker_stats_get(t);
+    CHECK(st2->calls == 2 && st2->call_errors == 0 && st2->iram_words == a.n * 2 + b.n + 1, "stats: %llu calls, %llu words",
+          (unsigned long long)st2->calls, (unsigned long long)st2->iram_words);
+    vgt_mme_tracker_destroy(t);
+}
+
+static void test_call_boundaries(void)
+{
+    seen s = {0};
+    vgt_mme_tracker *t = make(0xCB97, &s, 4);
+    if (!t) return;
+    enc_prog a;
+    macro_a(&a);
+    upload(t, 0, &a, 0);
+    /* CALL_MME_DATA of another macro ends the call and is an orphan */
+    feed(t, VGT_MME_M_CALL_MACRO0, 1);
+    feed(t, VGT_MME_M_CALL_DATA0, 2);
+    feed(t, VGT_MME_M_CALL_DATA0 + 8, 3);
+    CHECK(s.calls == 1 && s.nparams == 2, "call ended by CALL_MME_DATA(1): %d calls, %u params", s.calls, s.nparams);
+    CHECK(vgt_mme_tracker_stats_get(t)->orphan_data == 1, "orphan data counted");
+    /* back-to-back calls of the same macro: a CALL_MME_MACRO ends the previous call */
+    feed(t, VGT_MME_M_CALL_MACRO0, 1);
+    feed(t, VGT_MME_M_CALL_DATA0, 2);
+    feed(t, VGT_MME_M_CALL_MACRO0, 3);
+    CHECK(s.calls == 2 && s.params[0] == 1, "back-to-back: %d calls", s.calls);
+    /* parameters beyond max_call_params are dropped and flagged; the run then misses nothing it loads */
+    for (int i = 0; i < 9; i++) feed(t, VGT_MME_M_CALL_DATA0, 10 + i);
+    vgt_error err;
+    CHECK(vgt_mme_tracker_flush(t, &err) == VGT_OK, "flush");
+    CHECK(s.calls == 3 && s.nparams == 4 && s.truncated && s.status == VGT_E_DECODE &&
+              s.error == VGT_MME_EXTRA_MACRO_DATA,
+          "truncated call: %u params, truncated %d, %s", s.nparams, s.truncated, vgt_mme_error_name(s.error));
+    /* a call with too few parameters is reported, not fatal */
+    feed(t, VGT_MME_M_CALL_MACRO0, 1);
+    CHECK(vgt_mme_tracker_flush(t, &err) == VGT_OK && s.error == VGT_MME_MISSING_MACRO_DATA, "missing data reported");
+    CHECK(vgt_mme_tracker_stats_get(t)->call_errors == 2, "call errors counted");
+    /* a failing callback stops the feed with its status */
+    s.fail_with = VGT_E_BACKEND;
+    feed(t, VGT_MME_M_CALL_MACRO0, 1);
+    feed(t, VGT_MME_M_CALL_DATA0, 1);
+    CHECK(vgt_mme_tracker_feed(t, 0x1000, 0, &err) == VGT_E_BACKEND && strstr(err.msg, "refused"),
+          "callback failure: %s", err.msg);
+    s.fail_with = VGT_OK;
+    /* upload bounds */
+    feed(t, VGT_MME_M_LOAD_INSTRUCTION_RAM_POINTER, VGT_MME_TU104_IRAM_DWORDS - 1);
+    feed(t, VGT_MME_M_LOAD_INSTRUCTION_RAM, 1);
+    feed(t, VGT_MME_M_LOAD_INSTRUCTION_RAM, 2);
+    feed(t, VGT_MME_M_LOAD_START_ADDRESS_RAM_POINTER, 255);
+    feed(t, VGT_MME_M_LOAD_START_ADDRESS_RAM, 0);
+    feed(t, VGT_MME_M_LOAD_START_ADDRESS_RAM, 0);
+    const vgt_mme_tracker_stats *st = vgt_mme_tracker_stats_get(t);
+    CHECK(st->iram_out_of_bounds == 1 && st->start_out_of_bounds == 1, "upload bounds: %llu %llu",
+          (unsigned long long)st->iram_out_of_bounds, (unsigned long long)st->start_out_of_bounds);
+    uint32_t used;
+    vgt_mme_tracker_iram(t, &used);
+    CHECK(used == VGT_MME_TU104_IRAM_DWORDS, "used %u", used);
+    /* push-buffer READ_FIFOED is an error class of its own */
+    feed(t, VGT_MME_M_DMA_READ_FIFOED, 1);
+    CHECK(st->dma_errors == 1 && st->last_dma_error == VGT_MME_DMA_READ_FIFOED_FROM_PB, "READ_FIFOED from PB");
+    vgt_mme_tracker_destroy(t);
+}
+
+static void test_shadow_modes(void)
+{
+    seen s = {0};
+    vgt_mme_tracker *t = make(0xC597, &s, 0);
+    if (!t) return;
+    feed(t, 0x1234, 7);
+    feed(t, VGT_MME_M_SET_SHADOW_RAM_CONTROL, 2);   /* METHOD_PASSTHROUGH */
+    feed(t, 0x1234, 8);
+    feed(t, VGT_MME_M_SET_SHADOW_SCRATCH0, 5);     /* scratch is stored in every mode */
+    CHECK(vgt_mme_tracker_shadow(t, 0x1234) == 7 && vgt_mme_tracker_shadow(t, 0x3400) == 5, "passthrough");
+    feed(t, VGT_MME_M_SET_SHADOW_RAM_CONTROL, 3);   /* METHOD_REPLAY */
+    feed(t, 0x1234, 9);
+    CHECK(vgt_mme_tracker_shadow(t, 0x1234) == 7, "replay");
+    feed(t, VGT_MME_M_SET_SHADOW_RAM_CONTROL, 1);   /* METHOD_TRACK_WITH_FILTER */
+    feed(t, 0x1234, 10);
+    CHECK(vgt_mme_tracker_shadow(t, 0x1234) == 10, "track with filter");
+    CHECK(vgt_mme_tracker_shadow(t, 0x4000) == 0, "outside the method space");
+    vgt_mme_tracker_destroy(t);
+}
+
+static void test_fermi_tracker(void)
+{
+    seen s = {0};
+    vgt_mme_tracker *t = make(0x9097, &s, 0);
+    if (!t) return;
+    CHECK(vgt_mme_tracker_format(t) == VGT_MME_FERMI, "Fermi class");
+    enc_prog p = {.n = 0};
+    p.code[p.n++] = fe_imm(VGT_MME_FERMI_ADD_IMM, VGT_MME_FERMI_MOVE_SET_MADDR, 0, 0, 0x2000 >> 2 | 1 << 12);
+    p.code[p.n++] = fe_imm(VGT_MME_FERMI_ADD_IMM, VGT_MME_FERMI_LOAD_EMIT, 2, 1, 1);   /* send R1 + 1, R2 = param */
+    p.code[p.n++] = fe_exit(fe_alu(0, VGT_MME_FERMI_MOVE_EMIT, 0, 2, 2));             /* send R2 + R2 */
+    p.code[p.n++] = fe_nop();
+    upload(t, 0x10, &p, 3);
+    feed(t, VGT_MME_M_CALL_MACRO0 + 24, 41);
+    feed(t, VGT_MME_M_CALL_DATA0 + 24, 5);
+    vgt_error err;
+    CHECK(vgt_mme_tracker_flush(t, &err) == VGT_OK, "flush");
+    CHECK(s.calls == 1 && s.status == VGT_OK && s.nemits == 2 && s.emits[0].value == 42 && s.emits[1].method == 0x2004 &&
+              s.emits[1].value == 10 && s.body_dwords == 4,
+          "Fermi call: %s, %u emits, body %u", vgt_status_name(s.status), s.nemits, s.body_dwords);
+    vgt_mme_tracker_destroy(t);
+
+    vgt_mme_tracker_config cfg = {.cls = 0x5097};
+    CHECK(vgt_mme_tracker_create(&cfg, &t, &err) == VGT_E_UNSUPPORTED && t == NULL, "a class without MME");
+}
+
+/* The body extends past an end_next that a branch jumps over. */
+static void test_body_extent(void)
+{
+    enc_prog p = {.n = 0};
+    vgt_mme_tu104_inst in = tu_nop();
+    tu_alu(&in, 0, VGT_MME_TU104_BEQ, Z, L0, Z, 0x8000 | 4);   /* 0 -> 4 */
+    tu_add(&p, &in);
+    tu_end(&p);                                                /* 1 end_next, 2 */
+    in = tu_nop();
+    tu_add(&p, &in);                                           /* 3 */
+    tu_end(&p);                                                /* 4 end_next, 5 */
+    in = tu_nop();
+    tu_add(&p, &in);                                           /* 6: not part of it */
+    CHECK(vgt_mme_body_dwords(VGT_MME_TU104, p.code, p.n, 0) == 18, "body %u dwords",
+          vgt_mme_body_dwords(VGT_MME_TU104, p.code, p.n, 0));
+    CHECK(vgt_mme_body_dwords(VGT_MME_TU104, p.code, p.n, 3) == 6, "body from group 1");
+    CHECK(vgt_mme_body_dwords(VGT_MME_TU104, p.code, p.n, p.n) == 0, "body at the end");
+    CHECK(vgt_mme_body_dwords(VGT_MME_TU104, p.code, 2, 0) == 0, "no whole group");
+    uint32_t n;
+    uint64_t h1 = vgt_mme_body_hash(VGT_MME_TU104, p.code, p.n, 0, &n);
+    p.code[19] ^= 1;   /* outside the body */
+    CHECK(vgt_mme_body_hash(VGT_MME_TU104, p.code, p.n, 0, NULL) == h1 && n == 18, "code after the body is not hashed");
+}
+
+int main(void)
+{
+    test_calls();
+    test_call_boundaries();
+    test_shadow_modes();
+    test_fermi_tracker();
+    test_body_extent();
+    return mme_t_finish("test_mme_tracker");
+}

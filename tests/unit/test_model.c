@@ -1,0 +1,217 @@
+/* test_model.c: the trace model (vgt/model.h) folding records written by libvgt:
+ *  - objects by (client, handle); freeing a parent frees its subtree, its channels and mappings;
+ *  - channels, engine objects, tokens from WORK_SUBMIT_TOKEN and from the RM_CONTROL fallback;
+ *  - GPU mappings sorted, found by VA, replaced on overlap, removed by GPU_UNMAP;
+ *  - memory contents: MEMORY records, push-buffer segments and ring entries of GPFIFO_SUBMIT, partial
+ *    pages with known-byte masks, forgetting on unmap, the memory limit;
+ *  - sequence order enforced; failed RM calls (status != 0) change nothing. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "vgt/model.h"
+#include "vgt/trace.h"
+
+static int failures;
+#define CHECK(cond, ...)                                                    \
+    do {                                                                    \
+        if (!(cond)) {                                                      \
+            failures++;                                                     \
+            fprintf(stderr, "%s:%d: FAIL %s: ", __FILE__, __LINE__, #cond); \
+            fprintf(stderr, __VA_ARGS__);                                   \
+            fputc('\n', stderr);                                            \
+        }                                                                   \
+    } while (0)
+
+#define C 0xc1d00001u
+#define DEV 0x5c000001u
+#define VAS 0x5c000002u
+#define MEM_A 0x5c000010u
+#define MEM_B 0x5c000011u
+#define CHAN 0x5c000020u
+#define TSG 0x5c000021u
+
+static char path[256];
+
+/* Writes the trace that the tests fold; returns the seq of each labeled point through marks[]. */
+enum { MARK_AFTER_SETUP, MARK_AFTER_SUBMIT, MARK_AFTER_UNMAP, MARK_AFTER_FREE, MARK_COUNT };
+static uint64_t marks[MARK_COUNT];
+static uint8_t page[4096], seg_bytes[100];
+
+static void write_trace(void)
+{
+    vgt_writer *w;
+    vgt_error e;
+    vgt_writer_options o = vgt_writer_defaults();
+    o.chunk_target = 4096;
+    if (vgt_writer_open_path(&w, path, &o, NULL, 0, &e) != VGT_OK) {
+        fprintf(stderr, "%s\n", e.msg);
+        exit(2);
+    }
+    for (int i = 0; i < 4096; i++) page[i] = (uint8_t)(i * 3 + 1);
+    for (int i = 0; i < 100; i++) seg_bytes[i] = (uint8_t)(0xa0 + i);
+    uint32_t token = 0x77;
+    vgt_write_rm_alloc(w, 1, &(vgt_rec_rm_alloc){C, 0, C, 0x41, 0, 0, NULL, NULL}, &e);
+    vgt_write_rm_alloc(w, 2, &(vgt_rec_rm_alloc){C, C, DEV, 0x80, 0, 0, NULL, NULL}, &e);
+    vgt_write_rm_alloc(w, 3, &(vgt_rec_rm_alloc){C, DEV, VAS, 0x90f1, 0, 0, NULL, NULL}, &e);
+    vgt_write_rm_alloc(w, 3, &(vgt_rec_rm_alloc){C, DEV, 0xdead, 0x90f1, 0x1f, 0, NULL, NULL}, &e);   /* failed */
+    vgt_write_rm_alloc(w, 4, &(vgt_rec_rm_alloc){C, DEV, TSG, 0xa06c, 0, 0, NULL, NULL}, &e);
+    vgt_write_mem_alloc(w, 5, &(vgt_rec_mem_alloc){C, DEV, MEM_A, 0x40, 0x10000, 0, 0, 0, 0, VGT_APERTURE_VIDMEM, 0}, &e);
+    vgt_write_mem_alloc(w, 5, &(vgt_rec_mem_alloc){C, DEV, MEM_B, 0x3e, 0x2000, 0, 0, 0, 0, VGT_APERTURE_SYSMEM, 0}, &e);
+    vgt_write_gpu_map(w, 6, &(vgt_rec_gpu_map){C, DEV, VAS, MEM_A, 0x100000000ull, 0, 0x10000, 0, VGT_MAP_RM_DMA, 0}, &e);
+    vgt_write_gpu_map(w, 6, &(vgt_rec_gpu_map){C, DEV, VAS, MEM_B, 0x80000000ull, 0, 0x2000, 0, VGT_MAP_RM_DMA, 0}, &e);
+    vgt_write_channel(w, 7, &(vgt_rec_channel){C, TSG, CHAN, 0xc86f, 0x80000000ull, 512, MEM_B, 0x1000, 0, 1, VAS, 0, 0, 0}, &e);
+    vgt_write_engine_object(w, 8, &(vgt_rec_engine_object){C, CHAN, 0x5c000030, 0xcbc0, 0}, &e);
+    vgt_write_engine_object(w, 8, &(vgt_rec_engine_object){C, CHAN, 0x5c000031, 0xc8b5, 0}, &e);
+    vgt_write_rm_control(w, 9, &(vgt_rec_rm_control){C, CHAN, 0xc36f0108, 0, 0, 4, (const uint8_t *)&token,
+                                                     (const uint8_t *)&token}, &e);
+    vgt_write_memory(w, 10, &(vgt_rec_memory){0x100000000ull, 4096, VGT_MEM_INITIAL, MEM_A, 0, page}, &e);
+    vgt_write_memory(w, 10, &(vgt_rec_memory){0x100001800ull, 16, VGT_MEM_CHANGED, MEM_A, 0, page}, &e);
+    marks[MARK_AFTER_SETUP] = vgt_writer_next_seq(w);
+    uint8_t entries[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+    vgt_segment seg = {0x100003000ull - 40, 100, 0, seg_bytes};   /* straddles a page boundary */
+    vgt_write_gpfifo_submit(w, 11, &(vgt_rec_gpfifo_submit){C, CHAN, 0x77, 0, 0, 510, VGT_GP_NOT_READ, 0, 2, 1, entries, &seg}, &e);
+    marks[MARK_AFTER_SUBMIT] = vgt_writer_next_seq(w);
+    vgt_write_gpu_unmap(w, 12, &(vgt_rec_gpu_unmap){C, DEV, VAS, MEM_A, 0x100000000ull, 0x10000, VGT_MAP_RM_DMA, 0}, &e);
+    marks[MARK_AFTER_UNMAP] = vgt_writer_next_seq(w);
+    vgt_write_rm_free(w, 13, &(vgt_rec_rm_free){C, C, DEV, 0}, &e);
+    marks[MARK_AFTER_FREE] = vgt_writer_next_seq(w);
+    CHECK(vgt_writer_close(w, &e) == VGT_OK, "close: %s", e.msg);
+}
+
+static void check_setup(const vgt_model *m)
+{
+    CHECK(vgt_model_object_count(m) == 9, "9 live objects, got %u", vgt_model_object_count(m));
+    CHECK(vgt_model_object_find(m, C, 0xdead) == NULL, "a failed alloc is not an object");
+    const vgt_model_object *a = vgt_model_object_find(m, C, MEM_A);
+    CHECK(a && a->is_memory && a->size == 0x10000 && a->aperture == VGT_APERTURE_VIDMEM && a->parent == DEV, "MEM_A");
+    CHECK(vgt_model_channel_count(m) == 1, "one channel");
+    const vgt_model_channel *ch = vgt_model_channel_find(m, C, CHAN);
+    CHECK(ch && ch->rec.ring_va == 0x80000000ull && ch->engine_count == 2, "channel");
+    CHECK(ch && ch->has_token && ch->token == 0x77, "token from the RM_CONTROL fallback");
+    CHECK(vgt_model_channel_by_token(m, 0x77) == ch, "by token");
+    CHECK(ch && vgt_model_engine_class(ch, 0x5c000031) == 0xc8b5 && vgt_model_engine_class(ch, 1) == 0, "engine class");
+    CHECK(vgt_model_mapping_count(m) == 2, "2 mappings");
+    CHECK(vgt_model_mapping_at(m, 0)->gpu_va == 0x80000000ull, "sorted by VA");
+    const vgt_model_mapping *mp = vgt_model_mapping_find(m, 0x10000ffffull);
+    CHECK(mp && mp->memory == MEM_A, "find inside");
+    CHECK(vgt_model_mapping_find(m, 0x100010000ull) == NULL, "find past the end");
+    uint8_t buf[8192];
+    uint64_t known = 0;
+    vgt_error e;
+    CHECK(vgt_model_mem_read(m, 0x100000000ull, buf, 4096, &known, &e) == VGT_OK && known == 4096 && !memcmp(buf, page, 4096), "page");
+    CHECK(vgt_model_mem_read(m, 0x100001000ull, buf, 4096, &known, &e) == VGT_OK && known == 16 &&
+          !memcmp(buf + 0x800, page, 16) && buf[0] == 0 && buf[0x810] == 0, "partial page: %llu known", (unsigned long long)known);
+}
+
+static int count_pages(void *ctx, uint64_t va, const uint8_t *bytes, const uint8_t *mask)
+{
+    uint64_t *n = ctx;
+    static uint64_t last;
+    if (*n && va <= last) CHECK(0, "foreach not ascending at 0x%llx", (unsigned long long)va);
+    last = va;
+    (*n)++;
+    return 0;
+}
+
+static void check_submit(const vgt_model *m)
+{
+    uint8_t buf[128];
+    uint64_t known;
+    vgt_error e;
+    CHECK(vgt_model_submit_count(m) == 1 && vgt_model_channel_find(m, C, CHAN)->submit_count == 1 &&
+          vgt_model_channel_find(m, C, CHAN)->last_gp_put == 0, "submit counted");
+    CHECK(vgt_model_mem_read(m, 0x100003000ull - 40, buf, 100, &known, &e) == VGT_OK && known == 100 && !memcmp(buf, seg_bytes, 100),
+          "segment bytes across pages");
+    /* two entries at slots 510 and 511 of the ring */
+    CHECK(vgt_model_mem_read(m, 0x80000000ull + 8 * 510, buf, 16, &known, &e) == VGT_OK && known == 16 && buf[0] == 1 && buf[15] == 16,
+          "ring entries written at gp_put_before");
+    uint64_t n = 0;
+    CHECK(vgt_model_mem_foreach(m, count_pages, &n, &e) == VGT_OK && n == 5, "5 pages held, %llu", (unsigned long long)n);
+}
+
+static void check_unmap(const vgt_model *m)
+{
+    uint8_t buf[16];
+    uint64_t known = 1;
+    vgt_error e;
+    CHECK(vgt_model_mapping_count(m) == 1 && vgt_model_mapping_find(m, 0x100000000ull) == NULL, "unmapped");
+    CHECK(vgt_model_mem_read(m, 0x100000000ull, buf, 16, &known, &e) == VGT_OK && known == 0, "contents forgotten with the mapping");
+    CHECK(vgt_model_mem_read(m, 0x80000000ull + 8 * 510, buf, 16, &known, &e) == VGT_OK && known == 16, "other mapping kept");
+}
+
+static void check_free(const vgt_model *m)
+{
+    CHECK(vgt_model_object_count(m) == 1 && vgt_model_object_find(m, C, C), "freeing the device freed its subtree, %u left",
+          vgt_model_object_count(m));
+    CHECK(vgt_model_channel_count(m) == 0 && vgt_model_mapping_count(m) == 0, "channels and mappings freed with it");
+}
+
+static void test_fold(void)
+{
+    vgt_model *m;
+    vgt_reader *r;
+    vgt_error e;
+    if (vgt_model_new(&m, &e) != VGT_OK || vgt_reader_open_path(&r, path, NULL, &e) != VGT_OK) {
+        CHECK(0, "setup: %s", e.msg);
+        return;
+    }
+    vgt_record rec;
+    int checked = 0;
+    while (vgt_reader_next(r, &rec, &e) == VGT_OK) {
+        vgt_status rc = vgt_model_apply(m, &rec, &e);
+        CHECK(rc == VGT_OK, "apply seq %llu: %s", (unsigned long long)rec.seq, e.msg);
+        uint64_t next = vgt_model_next_seq(m);
+        checked += next == marks[MARK_AFTER_SETUP] || next == marks[MARK_AFTER_SUBMIT] || next == marks[MARK_AFTER_UNMAP] ||
+                   next == marks[MARK_AFTER_FREE];
+        if (next == marks[MARK_AFTER_SETUP]) {
+            check_setup(m);
+            /* out of order is refused */
+            vgt_record again = rec;
+            CHECK(vgt_model_apply(m, &again, &e) == VGT_E_SEQUENCE, "re-applying a record");
+        }
+        if (next == marks[MARK_AFTER_SUBMIT]) check_submit(m);
+        if (next == marks[MARK_AFTER_UNMAP]) check_unmap(m);
+        if (next == marks[MARK_AFTER_FREE]) check_free(m);
+    }
+    CHECK(vgt_model_next_seq(m) == marks[MARK_AFTER_FREE], "all applied");
+    CHECK(checked == MARK_COUNT, "every checkpoint reached (%d)", checked);
+    vgt_reader_close(r);
+    vgt_model_free(m);
+}
+
+static void test_memory_direct(void)
+{
+    vgt_model *m;
+    vgt_error e;
+    vgt_model_new(&m, &e);
+    uint8_t buf[3 * 4096];
+    memset(buf, 0x5a, sizeof buf);
+    uint64_t known;
+    /* partial writes that complete a page drop its mask */
+    CHECK(vgt_model_mem_write(m, 0x1000, buf, 100, &e) == VGT_OK, "write");
+    uint64_t with_mask = vgt_model_mem_bytes(m);
+    CHECK(vgt_model_mem_write(m, 0x1000 + 100, buf, 4096 - 100, &e) == VGT_OK, "write rest");
+    CHECK(vgt_model_mem_bytes(m) == 4096 && with_mask == 8192, "mask dropped when full: %llu then %llu",
+          (unsigned long long)with_mask, (unsigned long long)vgt_model_mem_bytes(m));
+    CHECK(vgt_model_mem_read(m, 0x1000, buf, 4096, &known, &e) == VGT_OK && known == 4096, "full");
+    CHECK(vgt_model_mem_read(m, 0xfff, buf, 2, &known, &e) == VGT_OK && known == 1, "straddling read");
+    CHECK(vgt_model_mem_write(m, UINT64_MAX - 2, buf, 8, &e) == VGT_E_ARG, "wrap refused");
+    vgt_model_set_memory_limit(m, 3 * 4096);
+    CHECK(vgt_model_mem_write(m, 0x10000, buf, 2 * 4096, &e) == VGT_OK, "two more pages fit");
+    CHECK(vgt_model_mem_write(m, 0x20000, buf, 1, &e) == VGT_E_LIMIT && strstr(e.msg, "limit"), "limit: %s", e.msg);
+    vgt_model_free(m);
+}
+
+int main(void)
+{
+    snprintf(path, sizeof path, "/tmp/vgt-test-model-%d.vgt", (int)getpid());
+    write_trace();
+    test_fold();
+    test_memory_direct();
+    remove(path);
+    if (failures) fprintf(stderr, "test_model: %d failures\n", failures);
+    else printf("test_model: ok\n");
+    return failures ? 1 : 0;
+}

@@ -1,0 +1,556 @@
+/* test_sim.c: the sim backend, one operation per test, through the backend operation table only
+ * (the same bodies can run against any backend that has the capability). Push buffers are hand-built
+ * from the class headers' facts (method offsets and fields: NVIDIA open-gpu-doc clc56f.h, clcbc0.h,
+ * clcb97.h, clc8b5.h, cla140.h, clcbc0qmd.h); each test checks memory read back. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vgt/backend.h"
+#include "vgt/qmd.h"
+
+static int failures;
+#define EXPECT(cond, ...)                                                     \
+    do {                                                                      \
+        if (!(cond)) {                                                        \
+            failures++;                                                       \
+            fprintf(stderr, "FAIL %s:%d: %s: ", __func__, __LINE__, #cond);   \
+            fprintf(stderr, __VA_ARGS__);                                     \
+            fputc('\n', stderr);                                              \
+        }                                                                     \
+    } while (0)
+
+/* ---- harness ---- */
+#define PB_VA 0x100000ull
+#define DATA_VA 0x200000ull
+#define MAP_LEN 0x100000ull
+enum { SC_COMPUTE = 0, SC_COPY = 1, SC_I2M = 2, SC_3D = 3 };
+
+typedef struct h {
+    const vgt_backend_ops *ops;
+    vgt_backend *b;
+    uint32_t vas, ch, ch2;
+    uint32_t pb[4096];
+    uint32_t n;
+    uint64_t pb_va;           /* where the next push buffer goes */
+    int events[16];
+    char last_event[VGT_ERROR_MSG_MAX];
+} h;
+
+static void on_event(void *ctx, const vgt_backend_event *ev)
+{
+    h *t = ctx;
+    if (ev->kind >= 0 && ev->kind < 16) t->events[ev->kind]++;
+    snprintf(t->last_event, sizeof t->last_event, "%s", ev->msg);
+}
+
+/* Method header (shared/reference/nvidia-rm-userspace.md section 3): SEC_OP 31:29, COUNT 28:16,
+ * SUBCHANNEL 15:13, ADDRESS 11:0 = method >> 2. */
+static uint32_t hdr(uint32_t op, uint32_t count, uint32_t subch, uint32_t mthd)
+{
+    return op << 29 | count << 16 | subch << 13 | mthd >> 2;
+}
+
+static void inc(h *t, uint32_t subch, uint32_t mthd, const uint32_t *v, uint32_t n)
+{
+    t->pb[t->n++] = hdr(1, n, subch, mthd);
+    for (uint32_t i = 0; i < n; i++) t->pb[t->n++] = v[i];
+}
+
+static void m1(h *t, uint32_t subch, uint32_t mthd, uint32_t v) { inc(t, subch, mthd, &v, 1); }
+
+static void noninc(h *t, uint32_t subch, uint32_t mthd, const uint32_t *v, uint32_t n)
+{
+    t->pb[t->n++] = hdr(3, n, subch, mthd);
+    for (uint32_t i = 0; i < n; i++) t->pb[t->n++] = v[i];
+}
+
+/* GPFIFO entry: word0 GET 31:2 (VA 31:2); word1 GET_HI 7:0 (VA 39:32), LEVEL bit 9, LENGTH 30:10. */
+static uint64_t gp_entry(uint64_t va, uint32_t dwords, int subroutine)
+{
+    uint32_t w0 = (uint32_t)va & ~3u, w1 = (uint32_t)(va >> 32) & 0xFF;
+    w1 |= (uint32_t)subroutine << 9 | dwords << 10;
+    return (uint64_t)w1 << 32 | w0;
+}
+
+static void setup(h *t)
+{
+    memset(t, 0, sizeof *t);
+    vgt_error err;
+    t->ops = &vgt_backend_sim;
+    vgt_backend_config cfg = {.max_memory_bytes = 64u << 20};
+    if (t->ops->open(&t->b, &cfg, &err) != VGT_OK) {
+        fprintf(stderr, "open: %s\n", err.msg);
+        exit(1);
+    }
+    t->ops->set_event_handler(t->b, on_event, t);
+    t->ops->vaspace_create(t->b, &t->vas, &err);
+    EXPECT(t->ops->map(t->b, t->vas, PB_VA, MAP_LEN, 2, &err) == VGT_OK, "%s", err.msg);
+    EXPECT(t->ops->map(t->b, t->vas, DATA_VA, MAP_LEN, 1, &err) == VGT_OK, "%s", err.msg);
+    vgt_backend_channel_desc d = {.vas = t->vas, .cls = 0xC86F, .entries = 1024, .handle = 0xC0};
+    EXPECT(t->ops->channel_create(t->b, &d, &t->ch, &err) == VGT_OK, "%s", err.msg);
+    d.handle = 0xC1;
+    EXPECT(t->ops->channel_create(t->b, &d, &t->ch2, &err) == VGT_OK, "%s", err.msg);
+    t->pb_va = PB_VA;
+}
+
+static void teardown(h *t) { t->ops->close(t->b); }
+
+/* Bind the usual classes (SET_OBJECT, method 0) on the given channel's subchannels. */
+static void bind_all(h *t)
+{
+    m1(t, SC_COMPUTE, 0, 0xCBC0);
+    m1(t, SC_COPY, 0, 0xC8B5);
+    m1(t, SC_I2M, 0, 0xA140);
+    m1(t, SC_3D, 0, 0xCB97);
+}
+
+/* Write the push buffer built so far into sim memory and submit it as one entry. */
+static vgt_status flush_on(h *t, uint32_t ch, vgt_error *err)
+{
+    vgt_error e;
+    EXPECT(t->ops->mem_write(t->b, t->vas, t->pb_va, t->pb, 4ull * t->n, &e) == VGT_OK, "%s", e.msg);
+    uint64_t ent = gp_entry(t->pb_va, t->n, 0);
+    t->pb_va += 4ull * t->n;
+    t->n = 0;
+    return t->ops->submit(t->b, ch, &ent, 1, 0, err);
+}
+
+static void flush(h *t)
+{
+    vgt_error err;
+    vgt_status rc = flush_on(t, t->ch, &err);
+    EXPECT(rc == VGT_OK, "submit: %s", err.msg);
+}
+
+static uint64_t rd(h *t, uint64_t va, uint32_t size)
+{
+    uint8_t b[8] = {0};
+    vgt_error err;
+    EXPECT(t->ops->mem_read(t->b, t->vas, va, b, size, &err) == VGT_OK, "%s", err.msg);
+    uint64_t v = 0;
+    for (uint32_t i = size; i-- > 0;) v = v << 8 | b[i];
+    return v;
+}
+
+static void wr32(h *t, uint64_t va, uint32_t v)
+{
+    vgt_error err;
+    EXPECT(t->ops->mem_write(t->b, t->vas, va, &v, 4, &err) == VGT_OK, "%s", err.msg);
+}
+
+static vgt_backend_counters ctr(h *t)
+{
+    vgt_backend_counters c;
+    t->ops->counters(t->b, &c);
+    return c;
+}
+
+/* Host semaphore (C86F): SEM_ADDR_LO 0x5c, SEM_ADDR_HI 0x60, PAYLOAD_LO 0x64, PAYLOAD_HI 0x68,
+ * SEM_EXECUTE 0x6c: OPERATION 2:0, PAYLOAD_SIZE 24, RELEASE_TIMESTAMP 25, REDUCTION 30:27, FORMAT 31. */
+static void host_sem(h *t, uint64_t va, uint64_t payload, uint32_t exec)
+{
+    uint32_t v[5] = {(uint32_t)va, (uint32_t)(va >> 32), (uint32_t)payload, (uint32_t)(payload >> 32), exec};
+    inc(t, 0, 0x5c, v, 5);
+}
+
+/* ---- tests ---- */
+
+static void test_host_release(void)
+{
+    h t;
+    setup(&t);
+    host_sem(&t, DATA_VA, 0x12345678, 1);                           /* RELEASE, 32-bit */
+    host_sem(&t, DATA_VA + 0x10, 0x1122334455667788ull, 1 | 1u << 24); /* RELEASE, 64-bit */
+    host_sem(&t, DATA_VA + 0x20, 7, 1 | 1u << 25);                 /* RELEASE with timestamp */
+    flush(&t);
+    EXPECT(rd(&t, DATA_VA, 4) == 0x12345678, "got 0x%llx", (unsigned long long)rd(&t, DATA_VA, 4));
+    EXPECT(rd(&t, DATA_VA + 4, 4) == 0, "32-bit release wrote past 4 bytes");
+    EXPECT(rd(&t, DATA_VA + 0x10, 8) == 0x1122334455667788ull, "got 0x%llx", (unsigned long long)rd(&t, DATA_VA + 0x10, 8));
+    EXPECT(rd(&t, DATA_VA + 0x28, 8) != 0, "no timestamp written at +8");
+    uint8_t mask[16];
+    vgt_error err;
+    EXPECT(t.ops->produced(t.b, t.vas, DATA_VA + 0x20, 16, mask, &err) == VGT_OK, "%s", err.msg);
+    EXPECT(mask[0] && mask[3] && !mask[8] && !mask[15], "payload produced, timestamp not");
+    uint32_t n;
+    const vgt_backend_write *w = t.ops->write_log(t.b, &n);
+    EXPECT(n >= 1 && w[0].va == DATA_VA, "write log starts at the first release");
+    EXPECT(ctr(&t).sem_releases == 3, "%llu releases", (unsigned long long)ctr(&t).sem_releases);
+    /* a host write clears "produced" */
+    wr32(&t, DATA_VA, 5);
+    EXPECT(t.ops->produced(t.b, t.vas, DATA_VA, 4, mask, &err) == VGT_OK && !mask[0], "host write left produced set");
+    teardown(&t);
+}
+
+/* acquire on channel A; the release comes from channel B later: A blocks, then resumes. */
+static void test_host_acquire_blocks_then_resumes(void)
+{
+    h t;
+    setup(&t);
+    host_sem(&t, DATA_VA, 5, 0);                 /* ACQUIRE: wait for == 5 */
+    host_sem(&t, DATA_VA + 0x40, 1, 1);          /* then release a marker */
+    flush(&t);
+    EXPECT(rd(&t, DATA_VA + 0x40, 4) == 0, "ran past an unsatisfied acquire");
+    EXPECT(t.events[VGT_BEV_BLOCKED] == 1, "blocked event %d", t.events[VGT_BEV_BLOCKED]);
+    vgt_error err;
+    EXPECT(t.ops->idle(t.b, 0, &err) == VGT_E_TIMEOUT, "idle with a blocked channel");
+    EXPECT(strstr(err.msg, "can never be satisfied in sim") && strstr(err.msg, "0x200000"), "message: %s", err.msg);
+    host_sem(&t, DATA_VA, 5, 1);                 /* channel B releases 5 */
+    vgt_status rc = flush_on(&t, t.ch2, &err);
+    EXPECT(rc == VGT_OK, "%s", err.msg);
+    EXPECT(rd(&t, DATA_VA + 0x40, 4) == 1, "channel A did not resume");
+    EXPECT(t.ops->idle(t.b, 0, &err) == VGT_OK, "%s", err.msg);
+    EXPECT(ctr(&t).sem_acquires == 1, "acquires %llu", (unsigned long long)ctr(&t).sem_acquires);
+    teardown(&t);
+}
+
+/* Every comparison: satisfied ones pass through, a host write releases the last one. */
+static void test_host_acquire_comparisons(void)
+{
+    h t;
+    setup(&t);
+    wr32(&t, DATA_VA, 1);
+    host_sem(&t, DATA_VA, 1, 2);                 /* ACQ_STRICT_GEQ 1 >= 1 */
+    host_sem(&t, DATA_VA, 0xFFFFFFFF, 3);        /* ACQ_CIRC_GEQ: 1 - 0xffffffff = 2 >= 0 */
+    host_sem(&t, DATA_VA, 3, 4);                 /* ACQ_AND 1 & 3 */
+    host_sem(&t, DATA_VA, 2, 5);                 /* ACQ_NOR ~(1 | 2) != 0 */
+    host_sem(&t, DATA_VA + 4, 1, 1);
+    host_sem(&t, DATA_VA, 8, 2);                 /* ACQ_STRICT_GEQ 1 >= 8: blocks */
+    host_sem(&t, DATA_VA + 8, 1, 1);
+    flush(&t);
+    EXPECT(rd(&t, DATA_VA + 4, 4) == 1, "a satisfied comparison blocked");
+    EXPECT(rd(&t, DATA_VA + 8, 4) == 0, "GEQ 8 did not block");
+    wr32(&t, DATA_VA, 9);                        /* a host write satisfies it */
+    EXPECT(rd(&t, DATA_VA + 8, 4) == 1, "host write did not resume the channel");
+    teardown(&t);
+}
+
+static void test_host_reductions(void)
+{
+    h t;
+    setup(&t);
+    wr32(&t, DATA_VA, 10);
+    wr32(&t, DATA_VA + 4, 3);
+    wr32(&t, DATA_VA + 8, 0);
+    wr32(&t, DATA_VA + 12, (uint32_t)-5);
+    host_sem(&t, DATA_VA, 5, 6 | 5u << 27 | 1u << 31);       /* IADD unsigned: 15 */
+    host_sem(&t, DATA_VA + 4, 3, 6 | 6u << 27 | 1u << 31);   /* INC at the limit wraps to 0 */
+    host_sem(&t, DATA_VA + 8, 9, 6 | 7u << 27 | 1u << 31);   /* DEC at 0 wraps to the payload */
+    host_sem(&t, DATA_VA + 12, 2, 6 | 0u << 27);             /* IMIN signed: -5 stays */
+    flush(&t);
+    EXPECT(rd(&t, DATA_VA, 4) == 15, "IADD %llu", (unsigned long long)rd(&t, DATA_VA, 4));
+    EXPECT(rd(&t, DATA_VA + 4, 4) == 0, "INC %llu", (unsigned long long)rd(&t, DATA_VA + 4, 4));
+    EXPECT(rd(&t, DATA_VA + 8, 4) == 9, "DEC %llu", (unsigned long long)rd(&t, DATA_VA + 8, 4));
+    EXPECT(rd(&t, DATA_VA + 12, 4) == (uint32_t)-5, "IMIN signed %llx", (unsigned long long)rd(&t, DATA_VA + 12, 4));
+    EXPECT(ctr(&t).sem_reductions == 4, "reductions %llu", (unsigned long long)ctr(&t).sem_reductions);
+    teardown(&t);
+}
+
+/* I2M (A140 and the same methods in CBC0): LINE_LENGTH_IN 0x180, LINE_COUNT 0x184, OFFSET_OUT_UPPER
+ * 0x188, OFFSET_OUT 0x18c, PITCH_OUT 0x190, LAUNCH_DMA 0x1b0 (DST_MEMORY_LAYOUT 0 = pitch when 1,
+ * COMPLETION_TYPE 5:4 = 2 release, SEMAPHORE_STRUCT_SIZE 12 = 1 one word), LOAD_INLINE_DATA 0x1b4,
+ * SET_I2M_SEMAPHORE_A/B/C 0x1dc/0x1e0/0x1e4. */
+static void i2m(h *t, uint32_t subch, uint64_t dst, uint32_t len, uint32_t lines, uint32_t pitch, const uint32_t *data,
+                uint32_t ndw, uint64_t sem_va, uint32_t payload)
+{
+    uint32_t p[5] = {len, lines, (uint32_t)(dst >> 32), (uint32_t)dst, pitch};
+    inc(t, subch, 0x180, p, 5);
+    uint32_t s[3] = {(uint32_t)(sem_va >> 32), (uint32_t)sem_va, payload};
+    inc(t, subch, 0x1dc, s, 3);
+    m1(t, subch, 0x1b0, 1 | 2u << 4 | 1u << 12);
+    noninc(t, subch, 0x1b4, data, ndw);
+}
+
+static void test_i2m_upload(void)
+{
+    h t;
+    setup(&t);
+    bind_all(&t);
+    const uint32_t data[3] = {0x03020100, 0x07060504, 0x0b0a0908};
+    i2m(&t, SC_I2M, DATA_VA + 0x100, 10, 1, 0, data, 3, DATA_VA, 0xAB);
+    i2m(&t, SC_COMPUTE, DATA_VA + 0x200, 4, 2, 16, data, 2, DATA_VA + 8, 0xCD);   /* two lines, pitch 16 */
+    flush(&t);
+    uint8_t got[12];
+    vgt_error err;
+    t.ops->mem_read(t.b, t.vas, DATA_VA + 0x100, got, 12, &err);
+    for (int i = 0; i < 10; i++) EXPECT(got[i] == i, "byte %d = %u", i, got[i]);
+    EXPECT(got[10] == 0 && got[11] == 0, "wrote past the line length");
+    EXPECT(rd(&t, DATA_VA, 4) == 0xAB, "A140 semaphore %llx", (unsigned long long)rd(&t, DATA_VA, 4));
+    EXPECT(rd(&t, DATA_VA + 0x200, 4) == 0x03020100 && rd(&t, DATA_VA + 0x210, 4) == 0x07060504, "pitch lines");
+    EXPECT(rd(&t, DATA_VA + 0x204, 4) == 0, "pitch gap written");
+    EXPECT(rd(&t, DATA_VA + 8, 4) == 0xCD, "compute I2M semaphore");
+    EXPECT(ctr(&t).uploads == 2 && ctr(&t).upload_bytes == 18, "uploads %llu bytes %llu",
+           (unsigned long long)ctr(&t).uploads, (unsigned long long)ctr(&t).upload_bytes);
+    teardown(&t);
+}
+
+/* Copy engine C8B5: OFFSET_IN_UPPER/LOWER 0x400/0x404, OFFSET_OUT_UPPER/LOWER 0x408/0x40c, PITCH_IN/OUT
+ * 0x410/0x414, LINE_LENGTH_IN 0x418, LINE_COUNT 0x41c, SET_SEMAPHORE_A/B/PAYLOAD 0x240/0x244/0x248,
+ * SET_REMAP_CONST_A 0x700, SET_REMAP_COMPONENTS 0x708, LAUNCH_DMA 0x300: DATA_TRANSFER_TYPE 1:0 (2 non
+ * pipelined), SEMAPHORE_TYPE 4:3 (1 one word), SRC/DST_MEMORY_LAYOUT 7/8 (1 pitch), MULTI_LINE 9, REMAP 10. */
+static void copy(h *t, uint64_t src, uint64_t dst, uint32_t len, uint32_t lines, uint32_t pin, uint32_t pout, uint32_t extra)
+{
+    uint32_t p[8] = {(uint32_t)(src >> 32), (uint32_t)src, (uint32_t)(dst >> 32), (uint32_t)dst, pin, pout, len, lines};
+    inc(t, SC_COPY, 0x400, p, 8);
+    uint32_t s[3] = {(uint32_t)(DATA_VA >> 32), (uint32_t)DATA_VA + 0xF00, 0x77};
+    inc(t, SC_COPY, 0x240, s, 3);
+    m1(t, SC_COPY, 0x300, 2 | 1u << 3 | 1u << 7 | 1u << 8 | (lines > 1 ? 1u << 9 : 0) | extra);
+}
+
+static void test_copy_engine(void)
+{
+    h t;
+    setup(&t);
+    bind_all(&t);
+    uint8_t src[64];
+    for (int i = 0; i < 64; i++) src[i] = (uint8_t)(i * 3 + 1);
+    vgt_error err;
+    t.ops->mem_write(t.b, t.vas, DATA_VA + 0x1000, src, 64, &err);
+    copy(&t, DATA_VA + 0x1000, DATA_VA + 0x2000, 64, 1, 0, 0, 0);          /* linear */
+    copy(&t, DATA_VA + 0x1000, DATA_VA + 0x3000, 8, 3, 16, 32, 0);         /* pitch: 3 lines of 8 */
+    /* memset: DST_X = CONST_A (4), COMPONENT_SIZE 4 (3 << 16), one source and one destination component */
+    m1(&t, SC_COPY, 0x700, 0xDEADBEEF);
+    m1(&t, SC_COPY, 0x708, 4 | 3u << 16);
+    copy(&t, 0, DATA_VA + 0x4000, 4, 1, 0, 0, 1u << 10);
+    flush(&t);
+    uint8_t got[64];
+    t.ops->mem_read(t.b, t.vas, DATA_VA + 0x2000, got, 64, &err);
+    EXPECT(!memcmp(got, src, 64), "linear copy differs");
+    for (int l = 0; l < 3; l++) {
+        t.ops->mem_read(t.b, t.vas, DATA_VA + 0x3000 + 32u * l, got, 8, &err);
+        EXPECT(!memcmp(got, src + 16 * l, 8), "pitch line %d differs", l);
+    }
+    EXPECT(rd(&t, DATA_VA + 0x3008, 4) == 0, "pitch gap written");
+    for (int i = 0; i < 4; i++) EXPECT(rd(&t, DATA_VA + 0x4000 + 4u * i, 4) == 0xDEADBEEF, "memset word %d", i);
+    EXPECT(rd(&t, DATA_VA + 0x4010, 4) == 0, "memset too long");
+    EXPECT(rd(&t, DATA_VA + 0xF00, 4) == 0x77, "copy semaphore");
+    EXPECT(ctr(&t).copies == 3 && ctr(&t).memsets == 1, "copies %llu memsets %llu", (unsigned long long)ctr(&t).copies,
+           (unsigned long long)ctr(&t).memsets);
+    /* block-linear is reported as not modelled, not silently wrong */
+    uint32_t p[2] = {0, 0};
+    inc(&t, SC_COPY, 0x400, p, 2);
+    m1(&t, SC_COPY, 0x300, 2 | 1u << 8);
+    flush(&t);
+    EXPECT(t.events[VGT_BEV_UNSUPPORTED] == 1 && strstr(t.last_event, "block-linear"), "event: %s", t.last_event);
+    teardown(&t);
+}
+
+/* QMD V04_00 (clcbc0qmd.h): major 583:580; RELEASE_ENABLE(0) 320, STRUCTURE_SIZE(0) 322:321 (1 one
+ * word), RELEASE_SEMAPHORE0 ADDR_LOWER 671:640, ADDR_UPPER 696:672, PAYLOAD_LOWER 735:704. Launch by
+ * address: SEND_PCAS_A 0x2b4 = QMD VA >> 8, SEND_SIGNALING_PCAS2_B 0x2c0 PCAS_ACTION 3 (schedule). */
+static void make_qmd(uint8_t *q, uint64_t sem_va, uint32_t payload)
+{
+    memset(q, 0, VGT_QMD_MAX_BYTES);
+    vgt_qmd_set_bits(q, VGT_QMD_MAX_BYTES, 583, 580, 4);
+    vgt_qmd_set_bits(q, VGT_QMD_MAX_BYTES, 320, 320, 1);
+    vgt_qmd_set_bits(q, VGT_QMD_MAX_BYTES, 322, 321, 1);
+    vgt_qmd_set_bits(q, VGT_QMD_MAX_BYTES, 671, 640, (uint32_t)sem_va);
+    vgt_qmd_set_bits(q, VGT_QMD_MAX_BYTES, 696, 672, sem_va >> 32);
+    vgt_qmd_set_bits(q, VGT_QMD_MAX_BYTES, 735, 704, payload);
+}
+
+static void test_qmd_launch_release(void)
+{
+    h t;
+    setup(&t);
+    bind_all(&t);
+    uint8_t q[VGT_QMD_MAX_BYTES];
+    make_qmd(q, DATA_VA + 0x500, 0x600D);
+    vgt_error err;
+    t.ops->mem_write(t.b, t.vas, DATA_VA + 0x8000, q, sizeof q, &err);
+    m1(&t, SC_COMPUTE, 0x2b4, (uint32_t)((DATA_VA + 0x8000) >> 8));
+    m1(&t, SC_COMPUTE, 0x2c0, 3);
+    /* inline QMD: SET_INLINE_QMD_ADDRESS_A (INLINE_SIZE 384, bit 30) / B, LOAD_INLINE_QMD_DATA(0..95) */
+    make_qmd(q, DATA_VA + 0x508, 0xBEEF);
+    uint32_t a[2] = {1u << 30, (uint32_t)((DATA_VA + 0x9000) >> 8)};
+    inc(&t, SC_COMPUTE, 0x318, a, 2);
+    uint32_t words[96];
+    memcpy(words, q, sizeof words);
+    inc(&t, SC_COMPUTE, 0x320, words, 96);
+    flush(&t);
+    EXPECT(rd(&t, DATA_VA + 0x500, 4) == 0x600D, "release by address %llx", (unsigned long long)rd(&t, DATA_VA + 0x500, 4));
+    EXPECT(rd(&t, DATA_VA + 0x508, 4) == 0xBEEF, "inline release %llx", (unsigned long long)rd(&t, DATA_VA + 0x508, 4));
+    EXPECT(rd(&t, DATA_VA + 0x9000 + 0x58, 4) == 0xBEEF, "inline QMD not stored at its address");
+    EXPECT(ctr(&t).launches == 2, "launches %llu", (unsigned long long)ctr(&t).launches);
+    teardown(&t);
+}
+
+/* SET_REPORT_SEMAPHORE_A-D 0x1b00-0x1b0c (D: OPERATION 1:0 release 0, STRUCTURE_SIZE 28 one word) and
+ * Hopper's REPORT_SEMAPHORE payload 0x158/0x15c, address 0x160/0x164, EXECUTE 0x168 (STRUCTURE_SIZE 4:3
+ * one word 1, PAYLOAD_SIZE64 12). */
+static void test_report_semaphores(void)
+{
+    h t;
+    setup(&t);
+    bind_all(&t);
+    uint32_t r[4] = {(uint32_t)(DATA_VA >> 32), (uint32_t)DATA_VA + 0x600, 0x1234, 1u << 28};
+    inc(&t, SC_3D, 0x1b00, r, 4);
+    uint32_t x[5] = {0x89ABCDEF, 0x01234567, (uint32_t)DATA_VA + 0x610, (uint32_t)(DATA_VA >> 32), 1u << 3 | 1u << 12};
+    inc(&t, SC_COMPUTE, 0x158, x, 5);
+    flush(&t);
+    EXPECT(rd(&t, DATA_VA + 0x600, 4) == 0x1234, "3D report %llx", (unsigned long long)rd(&t, DATA_VA + 0x600, 4));
+    EXPECT(rd(&t, DATA_VA + 0x610, 8) == 0x0123456789ABCDEFull, "report execute %llx",
+           (unsigned long long)rd(&t, DATA_VA + 0x610, 8));
+    EXPECT(ctr(&t).report_semaphores == 2, "reports %llu", (unsigned long long)ctr(&t).report_semaphores);
+    teardown(&t);
+}
+
+/* Draws are counted: BEGIN 0x1618 .. DRAW_VERTEX_ARRAY 0x0d78 .. END 0x1614, and the one-method
+ * DRAW_VERTEX_ARRAY_BEGIN_END_INSTANCE_FIRST 0x1214. */
+static void test_draws_counted(void)
+{
+    h t;
+    setup(&t);
+    bind_all(&t);
+    for (int i = 0; i < 2; i++) {
+        m1(&t, SC_3D, 0x1618, 4);
+        m1(&t, SC_3D, 0x0d78, 3);
+        m1(&t, SC_3D, 0x1614, 0);
+    }
+    m1(&t, SC_3D, 0x1214, 3u << 16 | 4u << 28);
+    m1(&t, SC_3D, 0x1614, 0);   /* an END without BEGIN is not a draw */
+    flush(&t);
+    EXPECT(ctr(&t).draws == 3, "draws %llu", (unsigned long long)ctr(&t).draws);
+    teardown(&t);
+}
+
+/* A release outside every mapping is a reported fault; so is an entry whose push buffer is unmapped. */
+static void test_out_of_map_fault(void)
+{
+    h t;
+    setup(&t);
+    host_sem(&t, 0x7000000000ull, 1, 1);
+    host_sem(&t, DATA_VA, 2, 1);                 /* execution goes on after the fault */
+    vgt_error err;
+    vgt_status rc = flush_on(&t, t.ch, &err);
+    EXPECT(rc == VGT_E_FAULT, "status %d", rc);
+    EXPECT(strstr(err.msg, "0x7000000000") && strstr(err.msg, "not mapped"), "message: %s", err.msg);
+    EXPECT(rd(&t, DATA_VA, 4) == 2, "stopped after the fault");
+    uint64_t ent = gp_entry(0x6000000000ull, 16, 0);
+    rc = t.ops->submit(t.b, t.ch, &ent, 1, 0, &err);
+    EXPECT(rc == VGT_E_FAULT && strstr(err.msg, "GPFIFO entry 0"), "unmapped entry: %d %s", rc, err.msg);
+    EXPECT(ctr(&t).faults == 2, "faults %llu", (unsigned long long)ctr(&t).faults);
+    uint8_t b[8];
+    EXPECT(t.ops->mem_read(t.b, t.vas, DATA_VA + MAP_LEN - 4, b, 8, &err) == VGT_E_FAULT, "read across the map end");
+    EXPECT(t.ops->mem_write(t.b, t.vas, ~0ull - 2, b, 8, &err) == VGT_E_FAULT, "wrapping write");
+    teardown(&t);
+}
+
+/* Subroutine-level entries are fetched like main ones; control entries are counted; STATE_ONLY
+ * submissions track bindings but write nothing. */
+static void test_entries_and_state_only(void)
+{
+    h t;
+    setup(&t);
+    vgt_error err;
+    bind_all(&t);
+    host_sem(&t, DATA_VA, 0x51, 1);
+    t.ops->mem_write(t.b, t.vas, PB_VA + 0x8000, t.pb, 4ull * t.n, &err);
+    uint64_t ents[2] = {gp_entry(PB_VA + 0x8000, t.n, 1), (uint64_t)0 /* control NOP */};
+    t.n = 0;
+    EXPECT(t.ops->submit(t.b, t.ch, ents, 2, 0, &err) == VGT_OK, "%s", err.msg);
+    EXPECT(rd(&t, DATA_VA, 4) == 0x51, "subroutine entry not run");
+    EXPECT(ctr(&t).control_entries == 1, "control %llu", (unsigned long long)ctr(&t).control_entries);
+    host_sem(&t, DATA_VA + 4, 0x52, 1);
+    t.ops->mem_write(t.b, t.vas, PB_VA + 0x9000, t.pb, 4ull * t.n, &err);
+    ents[0] = gp_entry(PB_VA + 0x9000, t.n, 0);
+    EXPECT(t.ops->submit(t.b, t.ch, ents, 1, VGT_SUBMIT_STATE_ONLY, &err) == VGT_OK, "%s", err.msg);
+    EXPECT(rd(&t, DATA_VA + 4, 4) == 0, "STATE_ONLY wrote memory");
+    teardown(&t);
+}
+
+/* ---- MME: a macro uploaded on HOPPER_A emits a report semaphore release (its emissions are
+ * dispatched like any method). TU104 group fields (command-stream-facts.md section 1): ALU0 op 14:10
+ * dst 19:15 src0 24:20 src1 29:25 imm 45:30; ALU1 the same at 50..81; out0 mthd 84:82 emit 88:85; out1
+ * mthd 91:89 emit 95:92; end_next bit 0; sent high word first. Registers ZERO 24, LOAD0 28, LOAD1 29;
+ * output sources IMM0 5, LOAD0 3, LOAD1 4, IMM32 10. */
+static void put_bits(uint32_t *b, unsigned hi, unsigned lo, uint32_t v)
+{
+    for (unsigned i = lo; i <= hi; i++) b[i / 32] = (b[i / 32] & ~(1u << (i % 32))) | ((v >> (i - lo)) & 1u) << (i % 32);
+}
+
+static void group(uint32_t *out, int end_next, uint16_t imm0, uint16_t imm1, unsigned m0, unsigned e0, unsigned m1v,
+                  unsigned e1, int loads)
+{
+    uint32_t b[3] = {0, 0, 0};
+    put_bits(b, 0, 0, (uint32_t)end_next);
+    put_bits(b, 9, 5, 24);   /* predicate register ZERO, mode UUUU */
+    for (int i = 0; i < 2; i++) {
+        unsigned base = i ? 46 : 10;
+        put_bits(b, base + 4, base, 0);                          /* ADD */
+        put_bits(b, base + 9, base + 5, 24);                     /* dst ZERO */
+        put_bits(b, base + 14, base + 10, i < loads ? (i ? 29u : 28u) : 24u);   /* src0: LOAD0/LOAD1 or ZERO */
+        put_bits(b, base + 19, base + 15, 24);
+    }
+    put_bits(b, 45, 30, imm0);
+    put_bits(b, 81, 66, imm1);
+    put_bits(b, 84, 82, m0);
+    put_bits(b, 88, 85, e0);
+    put_bits(b, 91, 89, m1v);
+    put_bits(b, 95, 92, e1);
+    out[0] = b[2], out[1] = b[1], out[2] = b[0];
+}
+
+static void test_mme_macro_release(void)
+{
+    h t;
+    setup(&t);
+    bind_all(&t);
+    uint32_t code[12];
+    /* 1: mthd = 0x1b00 inc 1 (IMM0), emit LOAD0 (upper); out1 emits LOAD1 (lower) */
+    group(code, 0, (uint16_t)(0x1b00 >> 2 | 1u << 12), 0, 5, 3, 0, 4, 2);
+    /* 2: emit LOAD0 (payload) to 0x1b08, then IMM32 = 0x1000_0000 (ONE_WORD release) to 0x1b0c */
+    group(code + 3, 0, 0x1000, 0x0000, 0, 3, 0, 10, 1);
+    group(code + 6, 1, 0, 0, 0, 0, 0, 0, 0);
+    group(code + 9, 0, 0, 0, 0, 0, 0, 0, 0);
+    m1(&t, SC_3D, 0x0114, 0);                    /* LOAD_MME_INSTRUCTION_RAM_POINTER */
+    noninc(&t, SC_3D, 0x0118, code, 12);         /* LOAD_MME_INSTRUCTION_RAM */
+    m1(&t, SC_3D, 0x011c, 0);                    /* LOAD_MME_START_ADDRESS_RAM_POINTER */
+    m1(&t, SC_3D, 0x0120, 0);                    /* LOAD_MME_START_ADDRESS_RAM */
+    m1(&t, SC_3D, 0x3800, (uint32_t)(DATA_VA >> 32));             /* CALL_MME_MACRO(0) */
+    uint32_t rest[2] = {(uint32_t)DATA_VA + 0x700, 0x4242};
+    noninc(&t, SC_3D, 0x3804, rest, 2);                           /* CALL_MME_DATA(0) */
+    host_sem(&t, DATA_VA + 0x704, 1, 1);         /* a host method after the call completes it */
+    flush(&t);
+    EXPECT(ctr(&t).macro_calls == 1, "macro calls %llu", (unsigned long long)ctr(&t).macro_calls);
+    EXPECT(rd(&t, DATA_VA + 0x700, 4) == 0x4242, "macro-emitted release %llx (%s)",
+           (unsigned long long)rd(&t, DATA_VA + 0x700, 4), t.last_event);
+    EXPECT(rd(&t, DATA_VA + 0x704, 4) == 1, "host release after the call");
+    teardown(&t);
+}
+
+static void test_backend_table(void)
+{
+    EXPECT(vgt_backend_find("sim") == &vgt_backend_sim, "sim not found");
+    EXPECT(vgt_backend_find("gpu") != NULL && vgt_backend_find("cuda") != NULL, "gpu/cuda not registered");
+    EXPECT(vgt_backend_find("nope") == NULL, "unknown name found");
+    vgt_error err;
+    vgt_error_clear(&err);
+    EXPECT(vgt_backend_find("cuda")->probe(&err) == VGT_E_UNSUPPORTED && strstr(err.msg, "not available"), "%s", err.msg);
+    char why[256];
+    const vgt_backend_ops *a = vgt_backend_auto(why, sizeof why);
+    if (a == &vgt_backend_sim) EXPECT(why[0] != 0, "auto chose sim without saying why");
+}
+
+int main(void)
+{
+    test_backend_table();
+    test_host_release();
+    test_host_acquire_blocks_then_resumes();
+    test_host_acquire_comparisons();
+    test_host_reductions();
+    test_i2m_upload();
+    test_copy_engine();
+    test_qmd_launch_release();
+    test_report_semaphores();
+    test_draws_counted();
+    test_out_of_map_fault();
+    test_entries_and_state_only();
+    test_mme_macro_release();
+    if (failures) {
+        fprintf(stderr, "test_sim: %d failure(s)\n", failures);
+        return 1;
+    }
+    printf("test_sim: ok\n");
+    return 0;
+}

@@ -1,0 +1,156 @@
+/* model_objects.c: RM objects keyed by (client, handle), and the channels among them.
+ *
+ * Freeing an object frees its descendants (RM frees a subtree; freeing a client frees all its objects),
+ * their channels, and the mappings that used them as memory, VA space or device. An alloc of a key that
+ * is live replaces the old object (the trace missed a free, or a handle was reused). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "model_impl.h"
+
+static vgt_status nomem(vgt_error *err, const char *what)
+{
+    return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "model: no memory for %s", what);
+}
+
+static void remove_object_at(vgt_model *m, uint32_t i)
+{
+    u64map_del(&m->objmap, model_key(m->objs[i].client, m->objs[i].handle));
+    if (i != m->nobj - 1) {
+        m->objs[i] = m->objs[m->nobj - 1];
+        u64map_put(&m->objmap, model_key(m->objs[i].client, m->objs[i].handle), i);   /* slot exists: cannot fail */
+    }
+    m->nobj--;
+}
+
+static void remove_channel(vgt_model *m, uint32_t client, uint32_t handle)
+{
+    for (uint32_t i = 0; i < m->nch; i++) {
+        if (m->chans[i].rec.client != client || m->chans[i].rec.handle != handle) continue;
+        memmove(&m->chans[i], &m->chans[i + 1], sizeof *m->chans * (m->nch - i - 1));
+        m->nch--;
+        return;
+    }
+}
+
+vgt_status model_object_add(vgt_model *m, const vgt_model_object *o, vgt_error *err)
+{
+    uint32_t i;
+    if (u64map_get(&m->objmap, model_key(o->client, o->handle), &i)) {
+        m->objs[i] = *o;
+        return VGT_OK;
+    }
+    if (m->nobj == m->objcap) {
+        uint32_t ncap = m->objcap ? 2 * m->objcap : 256;
+        vgt_model_object *q = realloc(m->objs, sizeof *q * ncap);
+        if (!q) return nomem(err, "objects");
+        m->objs = q;
+        m->objcap = ncap;
+    }
+    if (u64map_put(&m->objmap, model_key(o->client, o->handle), m->nobj)) return nomem(err, "the object map");
+    m->objs[m->nobj++] = *o;
+    return VGT_OK;
+}
+
+static int in_set(const uint32_t *set, uint32_t n, uint32_t h)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (set[i] == h) return 1;
+    return 0;
+}
+
+vgt_status model_object_free(vgt_model *m, uint32_t client, uint32_t handle, vgt_error *err)
+{
+    /* Collect the subtree: handle, then every live object of the client whose parent is collected. */
+    uint32_t cap = 16, n = 0;
+    uint32_t *set = malloc(sizeof *set * cap);
+    if (!set) return nomem(err, "a free");
+    set[n++] = handle;
+    for (int grew = 1; grew;) {
+        grew = 0;
+        for (uint32_t i = 0; i < m->nobj; i++) {
+            const vgt_model_object *o = &m->objs[i];
+            if (o->client != client || in_set(set, n, o->handle)) continue;
+            if (handle != client && !in_set(set, n, o->parent)) continue;
+            if (n == cap) {
+                uint32_t *q = realloc(set, sizeof *set * (cap *= 2));
+                if (!q) {
+                    free(set);
+                    return nomem(err, "a free");
+                }
+                set = q;
+            }
+            set[n++] = o->handle;
+            grew = 1;
+        }
+    }
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t i;
+        if (u64map_get(&m->objmap, model_key(client, set[k]), &i)) remove_object_at(m, i);
+        remove_channel(m, client, set[k]);
+        model_map_remove_object(m, client, set[k]);
+    }
+    free(set);
+    return VGT_OK;
+}
+
+vgt_status model_channel_add(vgt_model *m, const vgt_rec_channel *c, uint64_t seq, vgt_error *err)
+{
+    remove_channel(m, c->client, c->handle);
+    if (m->nch == m->chcap) {
+        uint32_t ncap = m->chcap ? 2 * m->chcap : 16;
+        vgt_model_channel *q = realloc(m->chans, sizeof *q * ncap);
+        if (!q) return nomem(err, "channels");
+        m->chans = q;
+        m->chcap = ncap;
+    }
+    vgt_model_channel *ch = &m->chans[m->nch++];
+    memset(ch, 0, sizeof *ch);
+    ch->rec = *c;
+    ch->alloc_seq = seq;
+    return VGT_OK;
+}
+
+vgt_model_channel *model_channel_get(vgt_model *m, uint32_t client, uint32_t handle)
+{
+    for (uint32_t i = 0; i < m->nch; i++)
+        if (m->chans[i].rec.client == client && m->chans[i].rec.handle == handle) return &m->chans[i];
+    return NULL;
+}
+
+void model_objects_free(vgt_model *m)
+{
+    free(m->objs);
+    free(m->chans);
+    u64map_free(&m->objmap);
+}
+
+const vgt_model_object *vgt_model_object_find(const vgt_model *m, uint32_t client, uint32_t handle)
+{
+    uint32_t i;
+    return u64map_get(&m->objmap, model_key(client, handle), &i) ? &m->objs[i] : NULL;
+}
+
+uint32_t vgt_model_object_count(const vgt_model *m) { return m->nobj; }
+const vgt_model_object *vgt_model_object_at(const vgt_model *m, uint32_t i) { return i < m->nobj ? &m->objs[i] : NULL; }
+uint32_t vgt_model_channel_count(const vgt_model *m) { return m->nch; }
+const vgt_model_channel *vgt_model_channel_at(const vgt_model *m, uint32_t i) { return i < m->nch ? &m->chans[i] : NULL; }
+
+const vgt_model_channel *vgt_model_channel_find(const vgt_model *m, uint32_t client, uint32_t handle)
+{
+    return model_channel_get((vgt_model *)m, client, handle);
+}
+
+const vgt_model_channel *vgt_model_channel_by_token(const vgt_model *m, uint32_t token)
+{
+    for (uint32_t i = 0; i < m->nch; i++)
+        if (m->chans[i].has_token && m->chans[i].token == token) return &m->chans[i];
+    return NULL;
+}
+
+uint32_t vgt_model_engine_class(const vgt_model_channel *ch, uint32_t handle)
+{
+    for (uint32_t i = 0; i < ch->engine_count; i++)
+        if (ch->engines[i].handle == handle) return ch->engines[i].cls;
+    return 0;
+}

@@ -1,0 +1,178 @@
+/* reader.c: opening a trace (path or fd, file or stream), the file header, and sequential reading.
+ *
+ * Invariants:
+ *  - Every size read from the input is checked against its named limit and, for files, against the file
+ *    size before anything is allocated for it.
+ *  - A chunk's records are handed out only after the whole chunk was checked (checksums, decompression,
+ *    record walk), so a caller never sees half of a broken chunk.
+ *  - After an error, later calls return the same error (no resynchronization guesses).
+ *
+ *   open ──▶ header ──▶ [between chunks] ──reader_load_chunk──▶ [in chunk] ──next──▶ ... ──▶ [end]
+ *                            ▲   seek_* (files) ──────────────────┘  "VGTI" or end of input ──┘
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "le.h"
+#include "reader_impl.h"
+
+vgt_status reader_read_at(vgt_reader *r, void *p, uint64_t n, uint64_t off, uint64_t *got, vgt_error *err)
+{
+    if (r->is_file) return io_pread_full(r->fd, p, n, off, got, err);
+    if (off != r->stream_pos)
+        return VGT_FAIL(err, VGT_E_UNSUPPORTED, off, "a stream cannot go back to offset %llu (it is at %llu)",
+                        (unsigned long long)off, (unsigned long long)r->stream_pos);
+    VGT_TRY(io_read_full(r->fd, p, n, got, off, err));
+    r->stream_pos += *got;
+    return VGT_OK;
+}
+
+static vgt_status read_header(vgt_reader *r, vgt_error *err)
+{
+    uint8_t fixed[VGT_FILE_HEADER_FIXED];
+    uint64_t got;
+    VGT_TRY(reader_read_at(r, fixed, sizeof fixed, 0, &got, err));
+    if (got < sizeof fixed)
+        return VGT_FAIL(err, got >= 8 && !memcmp(fixed, VGT_FILE_MAGIC, 8) ? VGT_E_TRUNCATED : VGT_E_FORMAT, got,
+                        "not a .vgt trace: the input ends after %llu bytes, inside the %u-byte file header",
+                        (unsigned long long)got, VGT_FILE_HEADER_FIXED);
+    file_header h;
+    VGT_TRY(header_parse_fixed(fixed, r->info.file_size, &h, err));
+    uint8_t *all = malloc(h.header_length);
+    if (!all) return VGT_FAIL(err, VGT_E_NOMEM, 0, "no memory for a %u-byte header", h.header_length);
+    memcpy(all, fixed, sizeof fixed);
+    vgt_status rc = reader_read_at(r, all + sizeof fixed, h.header_length - sizeof fixed, sizeof fixed, &got, err);
+    if (rc == VGT_OK && got < h.header_length - sizeof fixed)
+        rc = VGT_FAIL(err, VGT_E_TRUNCATED, sizeof fixed + got, "the input ends at offset %llu, inside the %u-byte file header",
+                      (unsigned long long)(sizeof fixed + got), h.header_length);
+    if (rc == VGT_OK) rc = header_parse_identity(all, &h, &r->ident, err);
+    free(all);
+    VGT_TRY(rc);
+    r->info.major = h.major;
+    r->info.minor = h.minor;
+    r->info.header_flags = h.flags;
+    r->info.identity_count = h.identity_count;
+    r->info.identity = r->ident;
+    r->pos = r->data_start = h.header_length;
+    return VGT_OK;
+}
+
+vgt_status vgt_reader_open_fd(vgt_reader **out, int fd, int own_fd, const vgt_reader_options *opt, vgt_error *err)
+{
+    *out = NULL;
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        if (own_fd && fd >= 0) close(fd);
+        return VGT_FAIL(err, VGT_E_ARG, VGT_NO_OFFSET, "reader: fd %d is not open", fd);
+    }
+    vgt_reader *r = calloc(1, sizeof *r);
+    if (!r) {
+        if (own_fd) close(fd);
+        return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "no memory for a reader");
+    }
+    r->fd = fd;
+    r->own_fd = own_fd;
+    r->opt.streaming = opt ? opt->streaming : 0;
+    r->opt.verify_checksums = opt ? opt->verify_checksums : 1;
+    r->is_file = S_ISREG(st.st_mode);
+    r->seekable = r->is_file && !r->opt.streaming;
+    r->info.file_size = r->seekable ? (uint64_t)st.st_size : 0;
+    r->seen_valid = 1;
+    vgt_error_clear(&r->sticky);
+    vgt_error_clear(&r->trailer_err);
+    r->dctx = ZSTD_createDCtx();
+    vgt_status rc = r->dctx ? VGT_OK : VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "no memory for a zstd context");
+    if (rc == VGT_OK) {
+        /* Chunks hold at most 64 MiB of records: no frame needs a larger window. */
+        ZSTD_DCtx_setParameter(r->dctx, ZSTD_d_windowLogMax, 26);
+        rc = read_header(r, err);
+    }
+    if (rc != VGT_OK) {
+        vgt_reader_close(r);
+        return rc;
+    }
+    if (r->seekable) reader_load_index(r);
+    *out = r;
+    return VGT_OK;
+}
+
+vgt_status vgt_reader_open_path(vgt_reader **out, const char *path, const vgt_reader_options *opt, vgt_error *err)
+{
+    *out = NULL;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return VGT_FAIL(err, VGT_E_IO, VGT_NO_OFFSET, "cannot open '%s': %s", path, strerror(errno));
+    vgt_status rc = vgt_reader_open_fd(out, fd, 1, opt, err);
+    if (rc != VGT_OK) vgt_error_prefix(err, "%s", path);
+    return rc;
+}
+
+void vgt_reader_close(vgt_reader *r)
+{
+    if (!r) return;
+    if (r->own_fd && r->fd >= 0) close(r->fd);
+    ZSTD_freeDCtx(r->dctx);
+    free(r->ident);
+    free(r->payload);
+    free(r->recs);
+    free(r->seen);
+    free(r->chunks);
+    free(r);
+}
+
+const vgt_trace_info *vgt_reader_info(const vgt_reader *r) { return &r->info; }
+
+const char *vgt_reader_identity(const vgt_reader *r, const char *key)
+{
+    for (uint32_t i = 0; i < r->info.identity_count; i++)
+        if (!strcmp(r->ident[i].key, key)) return r->ident[i].value;
+    return NULL;
+}
+
+vgt_status vgt_reader_next(vgt_reader *r, vgt_record *rec, vgt_error *err)
+{
+    if (r->sticky.code != VGT_OK) {
+        if (err) *err = r->sticky;
+        return r->sticky.code;
+    }
+    while (!r->have_chunk || r->rec_index == r->cur.record_count) {
+        if (r->at_end) return VGT_FAIL(err, VGT_E_EOF, VGT_NO_OFFSET, "end of the trace");
+        vgt_error local;
+        vgt_error_clear(&local);
+        vgt_status rc = reader_load_chunk(r, &local);
+        if (rc == VGT_E_EOF) return VGT_FAIL(err, VGT_E_EOF, VGT_NO_OFFSET, "end of the trace");
+        if (rc != VGT_OK) {
+            r->sticky = local;
+            if (err) *err = local;
+            return rc;
+        }
+    }
+    const uint8_t *p = r->view + r->rec_pos;
+    rec->type = le_get16(p);
+    rec->flags = le_get16(p + 2);
+    rec->length = le_get32(p + 4);
+    rec->seq = le_get64(p + 8);
+    rec->ts = le_get64(p + 16);
+    rec->payload = p + VGT_RECORD_HEADER_SIZE;
+    rec->chunk_offset = r->cur_off;
+    r->rec_pos += VGT_RECORD_HEADER_SIZE + pad8(rec->length);
+    r->rec_index++;
+    return VGT_OK;
+}
+
+uint64_t vgt_reader_valid_end(const vgt_reader *r)
+{
+    return r->pos;     /* advanced past a chunk only once the whole chunk checked out */
+}
+
+vgt_status vgt_reader_current_chunk(const vgt_reader *r, vgt_chunk_info *out, vgt_error *err)
+{
+    if (!r->have_chunk) return VGT_FAIL(err, VGT_E_NOT_FOUND, VGT_NO_OFFSET, "no chunk was read yet");
+    *out = (vgt_chunk_info){r->cur_off, r->cur.first_seq, r->cur.first_ts, r->cur.last_ts,
+                            r->submits_before - r->cur.submit_count, r->cur.record_count, r->cur.submit_count,
+                            r->cur.codec, r->cur.compressed_length, r->cur.uncompressed_length};
+    return VGT_OK;
+}

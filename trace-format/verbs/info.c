@@ -1,0 +1,232 @@
+/* info.c: `vgt info TRACE [--json]`: identity, record counts by type, channels, submissions, chunks,
+ * bytes raw and compressed, ratio, time span. Reads the whole trace once (every chunk is checked). */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dump_record.h"
+#include "verb_open.h"
+#include "vgt/cli.h"
+
+static const char usage_text[] =
+    "usage: vgt info TRACE [--json]\n"
+    "\n"
+    "Summarize a trace: format version, identity (producer, host, GPU, driver, command line...), record\n"
+    "counts by type, channels (class, ring, token, submissions), submissions, chunks, bytes of records and\n"
+    "of compressed chunks with their ratio, and the time span. TRACE may be '-' (a stream on stdin).\n"
+    "\n"
+    "  --json   one JSON object instead of text\n"
+    "\n"
+    "exit: 0 ok, 1 the trace has a problem (the summary covers the records before it), 2 usage or I/O error\n";
+
+#define MAX_CHANNELS 4096u
+#define RM_CTRL_GET_WORK_SUBMIT_TOKEN 0xc36f0108u   /* NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN (open-gpu-kernel-modules ctrlc36f.h) */
+
+struct channel_info {
+    uint32_t client, handle, cls, entries, token, has_token;
+    uint64_t ring_va, submits;
+};
+
+struct stats {
+    uint64_t *by_type;          /* 65536 counters */
+    uint64_t records, submits, chunks, bytes_raw, bytes_comp, first_ts, last_ts, min_ts, max_ts;
+    uint64_t last_chunk;
+    struct channel_info ch[MAX_CHANNELS];
+    uint32_t nch, ch_dropped;
+};
+
+static struct channel_info *find_channel(struct stats *s, uint32_t client, uint32_t handle)
+{
+    for (uint32_t i = 0; i < s->nch; i++)
+        if (s->ch[i].handle == handle && (s->ch[i].client == client || !client)) return &s->ch[i];
+    return NULL;
+}
+
+static void note_token(struct stats *s, uint32_t client, uint32_t channel, uint32_t token)
+{
+    struct channel_info *c = find_channel(s, client, channel);
+    if (c) c->token = token, c->has_token = 1;
+}
+
+static void count_record(struct stats *s, vgt_reader *r, const vgt_record *rec)
+{
+    vgt_error e;
+    s->by_type[rec->type]++;
+    if (s->records++ == 0) s->first_ts = s->min_ts = s->max_ts = rec->ts;
+    s->last_ts = rec->ts;
+    if (rec->ts < s->min_ts) s->min_ts = rec->ts;
+    if (rec->ts > s->max_ts) s->max_ts = rec->ts;
+    if (s->chunks == 0 || rec->chunk_offset != s->last_chunk) {
+        vgt_chunk_info ci;
+        if (vgt_reader_current_chunk(r, &ci, &e) == VGT_OK) {
+            s->chunks++;
+            s->bytes_raw += ci.uncompressed_length;
+            s->bytes_comp += ci.compressed_length + VGT_CHUNK_HEADER_SIZE;
+        }
+        s->last_chunk = rec->chunk_offset;
+    }
+    if (rec->type == VGT_REC_CHANNEL) {
+        vgt_rec_channel c;
+        if (vgt_decode_channel(rec, &c, &e) != VGT_OK) return;
+        if (s->nch == MAX_CHANNELS) {
+            s->ch_dropped++;
+            return;
+        }
+        s->ch[s->nch++] = (struct channel_info){c.client, c.handle, c.cls, c.entries, 0, 0, c.ring_va, 0};
+    } else if (rec->type == VGT_REC_WORK_SUBMIT_TOKEN) {
+        vgt_rec_work_submit_token t;
+        if (vgt_decode_work_submit_token(rec, &t, &e) == VGT_OK) note_token(s, t.client, t.channel, t.token);
+    } else if (rec->type == VGT_REC_RM_CONTROL) {
+        vgt_rec_rm_control c;
+        if (vgt_decode_rm_control(rec, &c, &e) == VGT_OK && c.cmd == RM_CTRL_GET_WORK_SUBMIT_TOKEN && c.status == 0 &&
+            c.params_length >= 4 && c.params_out) {
+            struct channel_info *ch = find_channel(s, c.client, c.object);
+            if (ch && !ch->has_token)
+                note_token(s, c.client, c.object, (uint32_t)c.params_out[0] | (uint32_t)c.params_out[1] << 8 |
+                                                      (uint32_t)c.params_out[2] << 16 | (uint32_t)c.params_out[3] << 24);
+        }
+    } else if (rec->type == VGT_REC_GPFIFO_SUBMIT) {
+        s->submits++;
+        if (rec->length >= 8) {   /* client and channel: the first two u32 of the payload */
+            const uint8_t *p = rec->payload;
+            uint32_t client = p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+            uint32_t chan = p[4] | p[5] << 8 | p[6] << 16 | (uint32_t)p[7] << 24;
+            struct channel_info *ch = find_channel(s, client, chan);
+            if (ch) ch->submits++;
+        }
+    }
+}
+
+static void print_text(const char *path, vgt_reader *r, const struct stats *s)
+{
+    const vgt_trace_info *in = vgt_reader_info(r);
+    printf("trace:        %s\n", path);
+    printf("format:       %u.%u (header flags 0x%x)\n", in->major, in->minor, in->header_flags);
+    if (in->file_size) printf("file size:    %" PRIu64 " bytes\n", in->file_size);
+    printf("index:        %s\n", in->has_index ? "yes" : in->file_size ? "no (chunks found by a scan)" : "stream");
+    printf("identity:\n");
+    for (uint32_t i = 0; i < in->identity_count; i++) printf("  %-22s %s\n", in->identity[i].key, in->identity[i].value);
+    printf("records:      %" PRIu64 "\n", s->records);
+    for (uint32_t t = 0; t < 65536; t++) {
+        if (!s->by_type[t]) continue;
+        const char *n = vgt_rec_type_name((uint16_t)t);
+        if (n) printf("  %-22s %" PRIu64 "\n", n, s->by_type[t]);
+        else printf("  type 0x%04x            %" PRIu64 "\n", t, s->by_type[t]);
+    }
+    printf("channels:     %u\n", s->nch + s->ch_dropped);
+    for (uint32_t i = 0; i < s->nch; i++) {
+        const struct channel_info *c = &s->ch[i];
+        printf("  client 0x%08x handle 0x%08x class 0x%04x ring 0x%" PRIx64 " entries %u token ", c->client, c->handle, c->cls,
+               c->ring_va, c->entries);
+        if (c->has_token) printf("0x%x", c->token);
+        else printf("-");
+        printf(" submissions %" PRIu64 "\n", c->submits);
+    }
+    printf("submissions:  %" PRIu64 "\n", s->submits);
+    printf("chunks:       %" PRIu64 "\n", s->chunks);
+    printf("bytes:        records %" PRIu64 ", compressed chunks %" PRIu64 " (ratio %.2fx)\n", s->bytes_raw, s->bytes_comp,
+           s->bytes_comp ? (double)s->bytes_raw / (double)s->bytes_comp : 0.0);
+    if (s->records)
+        printf("time span:    %" PRIu64 " .. %" PRIu64 " ns (%.6f s)\n", s->min_ts, s->max_ts, (double)(s->max_ts - s->min_ts) / 1e9);
+}
+
+static void json_kv_u64(const char *k, uint64_t v, int comma) { printf("%s\"%s\":%" PRIu64, comma ? "," : "", k, v); }
+
+static void print_json(const char *path, vgt_reader *r, const struct stats *s, const vgt_error *problem)
+{
+    const vgt_trace_info *in = vgt_reader_info(r);
+    printf("{\"trace\":");
+    vgt_json_string(stdout, path);
+    printf(",\"format\":\"%u.%u\",\"header_flags\":%u,\"has_index\":%s", in->major, in->minor, in->header_flags,
+           in->has_index ? "true" : "false");
+    json_kv_u64("file_size", in->file_size, 1);
+    printf(",\"identity\":{");
+    for (uint32_t i = 0; i < in->identity_count; i++) {
+        if (i) putchar(',');
+        vgt_json_string(stdout, in->identity[i].key);
+        putchar(':');
+        vgt_json_string(stdout, in->identity[i].value);
+    }
+    printf("}");
+    json_kv_u64("records", s->records, 1);
+    printf(",\"records_by_type\":{");
+    int n = 0;
+    for (uint32_t t = 0; t < 65536; t++) {
+        if (!s->by_type[t]) continue;
+        const char *name = vgt_rec_type_name((uint16_t)t);
+        if (name) printf("%s\"%s\":%" PRIu64, n++ ? "," : "", name, s->by_type[t]);
+        else printf("%s\"0x%04x\":%" PRIu64, n++ ? "," : "", t, s->by_type[t]);
+    }
+    printf("},\"channels\":[");
+    for (uint32_t i = 0; i < s->nch; i++) {
+        const struct channel_info *c = &s->ch[i];
+        printf("%s{\"client\":%u,\"handle\":%u,\"class\":%u,\"ring_va\":%" PRIu64 ",\"entries\":%u,\"token\":", i ? "," : "",
+               c->client, c->handle, c->cls, c->ring_va, c->entries);
+        if (c->has_token) printf("%u", c->token);
+        else printf("null");
+        printf(",\"submissions\":%" PRIu64 "}", c->submits);
+    }
+    printf("]");
+    json_kv_u64("channel_count", s->nch + s->ch_dropped, 1);
+    json_kv_u64("submissions", s->submits, 1);
+    json_kv_u64("chunks", s->chunks, 1);
+    json_kv_u64("bytes_raw", s->bytes_raw, 1);
+    json_kv_u64("bytes_compressed", s->bytes_comp, 1);
+    printf(",\"ratio\":%.4f", s->bytes_comp ? (double)s->bytes_raw / (double)s->bytes_comp : 0.0);
+    if (s->records) {
+        json_kv_u64("first_ts", s->min_ts, 1);
+        json_kv_u64("last_ts", s->max_ts, 1);
+        json_kv_u64("duration_ns", s->max_ts - s->min_ts, 1);
+    }
+    printf(",\"problem\":");
+    if (problem) {
+        vgt_json_string(stdout, problem->msg);
+        printf(",\"problem_offset\":");
+        if (problem->offset == VGT_NO_OFFSET) printf("null");
+        else printf("%" PRIu64, problem->offset);
+    } else {
+        printf("null");
+    }
+    printf("}\n");
+}
+
+int cmd_info(int argc, char **argv)
+{
+    if (vgt_wants_help(argc, argv)) {
+        fputs(usage_text, stdout);
+        return VGT_EXIT_OK;
+    }
+    const char *path = NULL;
+    int json = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--json")) json = 1;
+        else if (argv[i][0] == '-' && argv[i][1]) return vgt_cli_error("info", VGT_EXIT_USAGE, "unknown option '%s'", argv[i]);
+        else if (!path) path = argv[i];
+        else return vgt_cli_error("info", VGT_EXIT_USAGE, "one trace only ('%s' is extra)", argv[i]);
+    }
+    if (!path) return vgt_cli_error("info", VGT_EXIT_USAGE, "no trace given (see vgt info --help)");
+    vgt_reader *r;
+    int rc = vgt_verb_open("info", path, 0, &r);
+    if (rc) return rc;
+    struct stats *s = calloc(1, sizeof *s);
+    uint64_t *by_type = calloc(65536, sizeof *by_type);
+    if (!s || !by_type) {
+        free(s), free(by_type), vgt_reader_close(r);
+        return vgt_cli_error("info", VGT_EXIT_USAGE, "out of memory");
+    }
+    s->by_type = by_type;
+    vgt_record rec;
+    vgt_error e;
+    vgt_status st;
+    while ((st = vgt_reader_next(r, &rec, &e)) == VGT_OK) count_record(s, r, &rec);
+    int bad = st != VGT_E_EOF;
+    if (json) print_json(path, r, s, bad ? &e : NULL);
+    else print_text(path, r, s);
+    fflush(stdout);
+    rc = bad ? vgt_cli_report("info", &e) : VGT_EXIT_OK;
+    vgt_reader_close(r);
+    free(by_type);
+    free(s);
+    return rc;
+}

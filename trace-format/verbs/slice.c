@@ -1,0 +1,395 @@
+/* slice.c: `vgt slice IN OUT --submits A..B`: a smaller trace that replays submissions A..B on its own.
+ *
+ * Pass 1 folds every record before submission A through the trace model (model.h) and notes which
+ * original records created what is still alive at A: RM objects and memory objects (RM_ALLOC, MEM_ALLOC),
+ * channels (CHANNEL), engine objects (ENGINE_OBJECT), GPU mappings (GPU_MAP), and, tracked here because
+ * the model does not keep them, CPU mappings (CPU_MAP) and work-submit tokens (WORK_SUBMIT_TOKEN, or the
+ * GET_WORK_SUBMIT_TOKEN control that returned one). Pass 2 writes, renumbered from 0:
+ *
+ *   SESSION_START (if any)  the kept records, in their original order
+ *   MEMORY (reason initial) the model's memory contents at A, page runs up to RUN_MAX bytes
+ *   every record from submission A to submission B, then the records that report B's results
+ *   (observed MEMORY, SEMAPHORE, DOORBELL) up to the next other record
+ *
+ * The identity block is copied, with `sliced_from` and `slice_submits` set.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vgt/cli.h"
+#include "vgt/model.h"
+#include "vgt/trace.h"
+
+#define RUN_MAX (1u << 20)                 /* bytes per synthesized MEMORY record */
+#define MAX_TRACKED (1u << 20)             /* CPU mappings / tokens remembered in pass 1 */
+#define RM_CTRL_GET_WORK_SUBMIT_TOKEN 0xC36F0108u
+#define MAX_IDENTITY_OUT (VGT_MAX_IDENTITY_ENTRIES + 2u)
+
+typedef struct tracked {
+    uint32_t client, handle;   /* CPU_MAP: memory handle; token: channel handle */
+    uint64_t key;              /* CPU_MAP: cpu address; token: unused */
+    uint64_t seq;
+} tracked;
+
+typedef struct tracked_set {
+    tracked *v;
+    uint32_t n, cap;
+} tracked_set;
+
+typedef struct slice_plan {
+    const char *in, *out;
+    vgt_range submits;
+    vgt_writer_options wo;
+    vgt_model *model;
+    tracked_set cpu_maps, tokens;
+    uint64_t session_seq;      /* UINT64_MAX: none */
+    uint64_t first_seq;        /* seq of submission A */
+    uint64_t ts_before;        /* ts given to the synthesized MEMORY records */
+    uint64_t *keep;            /* sorted seqs of the records to copy */
+    uint32_t nkeep;
+} slice_plan;
+
+/* ---- pass 1 bookkeeping the model does not do ---- */
+
+static vgt_status track_put(tracked_set *s, tracked t, int replace_same_handle, vgt_error *err)
+{
+    for (uint32_t i = 0; i < s->n; i++)
+        if (s->v[i].client == t.client && s->v[i].handle == t.handle && (replace_same_handle || s->v[i].key == t.key)) {
+            s->v[i] = t;
+            return VGT_OK;
+        }
+    if (s->n == s->cap) {
+        uint32_t cap = s->cap ? 2 * s->cap : 64;
+        if (cap > MAX_TRACKED)
+            return VGT_FAIL(err, VGT_E_LIMIT, VGT_NO_OFFSET, "slice: more than %u live CPU mappings or tokens",
+                            MAX_TRACKED);
+        tracked *v = realloc(s->v, cap * sizeof *v);
+        if (!v) return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "slice: out of memory");
+        s->v = v;
+        s->cap = cap;
+    }
+    s->v[s->n++] = t;
+    return VGT_OK;
+}
+
+static void track_drop(tracked_set *s, uint32_t client, uint32_t handle, uint64_t key)
+{
+    for (uint32_t i = 0; i < s->n; i++)
+        if (s->v[i].client == client && s->v[i].handle == handle && s->v[i].key == key) {
+            s->v[i] = s->v[--s->n];
+            return;
+        }
+}
+
+static vgt_status track(slice_plan *p, const vgt_record *r, vgt_error *err)
+{
+    switch (r->type) {
+    case VGT_REC_SESSION_START:
+        if (p->session_seq == UINT64_MAX) p->session_seq = r->seq;
+        return VGT_OK;
+    case VGT_REC_CPU_MAP: {
+        vgt_rec_cpu_map m;
+        VGT_TRY(vgt_decode_cpu_map(r, &m, err));
+        return track_put(&p->cpu_maps, (tracked){m.client, m.memory, m.cpu_address, r->seq}, 0, err);
+    }
+    case VGT_REC_CPU_UNMAP: {
+        vgt_rec_cpu_unmap u;
+        VGT_TRY(vgt_decode_cpu_unmap(r, &u, err));
+        track_drop(&p->cpu_maps, u.client, u.memory, u.cpu_address);
+        return VGT_OK;
+    }
+    case VGT_REC_WORK_SUBMIT_TOKEN: {
+        vgt_rec_work_submit_token t;
+        VGT_TRY(vgt_decode_work_submit_token(r, &t, err));
+        return track_put(&p->tokens, (tracked){t.client, t.channel, 0, r->seq}, 1, err);
+    }
+    case VGT_REC_RM_CONTROL: {
+        vgt_rec_rm_control c;
+        VGT_TRY(vgt_decode_rm_control(r, &c, err));
+        if (c.cmd != RM_CTRL_GET_WORK_SUBMIT_TOKEN || c.status != 0) return VGT_OK;
+        return track_put(&p->tokens, (tracked){c.client, c.object, 0, r->seq}, 1, err);
+    }
+    default:
+        return VGT_OK;
+    }
+}
+
+/* The range must name existing submissions (the chunk headers or the index count them). */
+static vgt_status check_range(slice_plan *p, vgt_reader *r, vgt_error *err)
+{
+    const vgt_chunk_info *chunks;
+    uint32_t n;
+    VGT_TRY(vgt_reader_chunks(r, &chunks, &n, err));
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < n; i++) total += chunks[i].submit_count;
+    if (p->submits.first >= total || (p->submits.last != UINT64_MAX && p->submits.last >= total))
+        return VGT_FAIL(err, VGT_E_NOT_FOUND, VGT_NO_OFFSET, "%s has %llu submissions (0..%lld); %llu..%llu is outside",
+                        p->in, (unsigned long long)total, (long long)total - 1, (unsigned long long)p->submits.first,
+                        (unsigned long long)p->submits.last);
+    return VGT_OK;
+}
+
+/* Pass 1: fold everything before submission A. */
+static vgt_status fold_prefix(slice_plan *p, vgt_error *err)
+{
+    vgt_reader *r;
+    VGT_TRY(vgt_reader_open_path(&r, p->in, NULL, err));
+    vgt_record rec;
+    vgt_status st = check_range(p, r, err);
+    uint64_t submits = 0;
+    while (st == VGT_OK && (st = vgt_reader_next(r, &rec, err)) == VGT_OK) {
+        if (rec.type == VGT_REC_GPFIFO_SUBMIT && submits++ == p->submits.first) break;
+        p->ts_before = rec.ts;
+        if ((st = track(p, &rec, err)) != VGT_OK || (st = vgt_model_apply(p->model, &rec, err)) != VGT_OK) break;
+    }
+    if (st == VGT_OK) p->first_seq = rec.seq;
+    else if (st == VGT_E_EOF)
+        st = VGT_FAIL(err, VGT_E_NOT_FOUND, VGT_NO_OFFSET, "%s has %llu submissions; submission %llu does not exist",
+                      p->in, (unsigned long long)submits, (unsigned long long)p->submits.first);
+    vgt_reader_close(r);
+    return st;
+}
+
+/* ---- the records to copy ---- */
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static vgt_status plan_keep(slice_plan *p, vgt_error *err)
+{
+    const vgt_model *m = p->model;
+    uint64_t cap = 1ull + vgt_model_object_count(m) + vgt_model_mapping_count(m) + p->cpu_maps.n + p->tokens.n;
+    for (uint32_t i = 0; i < vgt_model_channel_count(m); i++) cap += 1u + vgt_model_channel_at(m, i)->engine_count;
+    p->keep = malloc(cap * sizeof *p->keep);
+    if (!p->keep) return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "slice: out of memory");
+    uint32_t n = 0;
+    if (p->session_seq != UINT64_MAX) p->keep[n++] = p->session_seq;
+    for (uint32_t i = 0; i < vgt_model_object_count(m); i++) p->keep[n++] = vgt_model_object_at(m, i)->alloc_seq;
+    for (uint32_t i = 0; i < vgt_model_channel_count(m); i++) {
+        const vgt_model_channel *c = vgt_model_channel_at(m, i);
+        p->keep[n++] = c->alloc_seq;
+        for (uint32_t e = 0; e < c->engine_count; e++) p->keep[n++] = c->engines[e].alloc_seq;
+    }
+    for (uint32_t i = 0; i < vgt_model_mapping_count(m); i++) p->keep[n++] = vgt_model_mapping_at(m, i)->map_seq;
+    for (uint32_t i = 0; i < p->cpu_maps.n; i++)
+        if (vgt_model_object_find(m, p->cpu_maps.v[i].client, p->cpu_maps.v[i].handle)) p->keep[n++] = p->cpu_maps.v[i].seq;
+    for (uint32_t i = 0; i < p->tokens.n; i++)
+        if (vgt_model_channel_find(m, p->tokens.v[i].client, p->tokens.v[i].handle)) p->keep[n++] = p->tokens.v[i].seq;
+    qsort(p->keep, n, sizeof *p->keep, cmp_u64);
+    uint32_t u = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (p->keep[i] < p->first_seq && (u == 0 || p->keep[u - 1] != p->keep[i])) p->keep[u++] = p->keep[i];
+    p->nkeep = u;
+    return VGT_OK;
+}
+
+/* ---- memory at A as MEMORY records ---- */
+
+typedef struct mem_out {
+    vgt_writer *w;
+    const vgt_model *m;
+    uint64_t ts;
+    uint8_t *run;
+    uint64_t run_va;
+    uint32_t run_len, run_mem;
+    vgt_status st;
+    vgt_error *err;
+} mem_out;
+
+static uint32_t memory_handle(const vgt_model *m, uint64_t va)
+{
+    const vgt_model_mapping *map = vgt_model_mapping_find(m, va);
+    return map ? map->memory : 0;
+}
+
+static int run_flush(mem_out *o)
+{
+    if (o->run_len && o->st == VGT_OK) {
+        vgt_rec_memory r = {.gpu_va = o->run_va, .length = o->run_len, .reason = VGT_MEM_INITIAL,
+                            .memory = o->run_mem, .data = o->run};
+        o->st = vgt_write_memory(o->w, o->ts, &r, o->err);
+    }
+    o->run_len = 0;
+    return o->st != VGT_OK;
+}
+
+/* Append bytes [va, va+n) to the current run, starting a new run where they do not continue it. */
+static int run_add(mem_out *o, uint64_t va, const uint8_t *bytes, uint32_t n)
+{
+    uint32_t mem = memory_handle(o->m, va);
+    if (o->run_len && (o->run_va + o->run_len != va || o->run_len + n > RUN_MAX || mem != o->run_mem) && run_flush(o))
+        return 1;
+    if (!o->run_len) {
+        o->run_va = va;
+        o->run_mem = mem;
+    }
+    memcpy(o->run + o->run_len, bytes, n);
+    o->run_len += n;
+    return 0;
+}
+
+static int page_out(void *ctx, uint64_t va, const uint8_t *bytes, const uint8_t *known)
+{
+    mem_out *o = ctx;
+    if (!known) return run_add(o, va, bytes, VGT_MODEL_PAGE_SIZE);
+    for (uint32_t i = 0; i < VGT_MODEL_PAGE_SIZE;) {   /* runs of known bytes only */
+        if (!known[i]) {
+            i++;
+            continue;
+        }
+        uint32_t j = i;
+        while (j < VGT_MODEL_PAGE_SIZE && known[j]) j++;
+        if (run_add(o, va + i, bytes + i, j - i)) return 1;
+        i = j;
+    }
+    return 0;
+}
+
+static vgt_status write_memory(slice_plan *p, vgt_writer *w, vgt_error *err)
+{
+    mem_out o = {.w = w, .m = p->model, .ts = p->ts_before, .run = malloc(RUN_MAX), .err = err};
+    if (!o.run) return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "slice: out of memory");
+    vgt_status st = vgt_model_mem_foreach(p->model, page_out, &o, err);
+    if (st == VGT_OK) run_flush(&o);
+    free(o.run);
+    return st != VGT_OK ? st : o.st;
+}
+
+/* ---- pass 2 ---- */
+
+static int reports_results(const vgt_record *r)
+{
+    if (r->type == VGT_REC_SEMAPHORE || r->type == VGT_REC_DOORBELL) return 1;
+    if (r->type != VGT_REC_MEMORY) return 0;
+    vgt_rec_memory m;
+    vgt_error e;
+    return vgt_decode_memory(r, &m, &e) == VGT_OK && m.reason == VGT_MEM_OBSERVED;
+}
+
+static vgt_status copy_records(slice_plan *p, vgt_writer *w, vgt_error *err)
+{
+    vgt_reader *r;
+    VGT_TRY(vgt_reader_open_path(&r, p->in, NULL, err));
+    vgt_record rec;
+    vgt_status st;
+    uint32_t k = 0;
+    uint64_t submits = p->submits.first;
+    int memory_done = 0, after_last = 0;
+    while ((st = vgt_reader_next(r, &rec, err)) == VGT_OK) {
+        if (rec.seq < p->first_seq) {
+            if (k < p->nkeep && p->keep[k] == rec.seq) {
+                k++;
+                if ((st = vgt_write_record(w, rec.type, rec.flags, rec.ts, rec.payload, rec.length, NULL, err))) break;
+            }
+            continue;
+        }
+        if (!memory_done && (st = write_memory(p, w, err)) != VGT_OK) break;
+        memory_done = 1;
+        int is_submit = rec.type == VGT_REC_GPFIFO_SUBMIT;
+        if (after_last && (is_submit || !reports_results(&rec))) break;
+        if ((st = vgt_write_record(w, rec.type, rec.flags, rec.ts, rec.payload, rec.length, NULL, err))) break;
+        if (is_submit && submits++ == p->submits.last) after_last = 1;
+    }
+    vgt_reader_close(r);
+    return st == VGT_E_EOF || st == VGT_OK ? VGT_OK : st;
+}
+
+/* The input's identity with sliced_from / slice_submits set (replacing those of an earlier slice). */
+static vgt_status open_output(slice_plan *p, vgt_writer **w, vgt_error *err)
+{
+    vgt_reader *r;
+    VGT_TRY(vgt_reader_open_path(&r, p->in, NULL, err));
+    const vgt_trace_info *info = vgt_reader_info(r);
+    vgt_identity *id = calloc(info->identity_count + 2u, sizeof *id);
+    if (!id) {
+        vgt_reader_close(r);
+        return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "slice: out of memory");
+    }
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < info->identity_count; i++)
+        if (strcmp(info->identity[i].key, "sliced_from") && strcmp(info->identity[i].key, "slice_submits"))
+            id[n++] = info->identity[i];
+    char range[64];
+    if (p->submits.last == UINT64_MAX) snprintf(range, sizeof range, "%llu..", (unsigned long long)p->submits.first);
+    else snprintf(range, sizeof range, "%llu..%llu", (unsigned long long)p->submits.first,
+                  (unsigned long long)p->submits.last);
+    id[n++] = (vgt_identity){"sliced_from", p->in};
+    id[n++] = (vgt_identity){"slice_submits", range};
+    vgt_status st = vgt_writer_open_path(w, p->out, &p->wo, id, n, err);
+    free(id);
+    vgt_reader_close(r);
+    return st;
+}
+
+static vgt_status slice(slice_plan *p, vgt_error *err)
+{
+    VGT_TRY(vgt_model_new(&p->model, err));
+    vgt_status st = fold_prefix(p, err);
+    if (st == VGT_OK) st = plan_keep(p, err);
+    vgt_writer *w = NULL;
+    if (st == VGT_OK) st = open_output(p, &w, err);
+    if (st == VGT_OK) st = copy_records(p, w, err);
+    if (w) {
+        vgt_error cerr;
+        vgt_status cst = vgt_writer_close(w, &cerr);
+        if (st == VGT_OK && cst != VGT_OK) {
+            st = cst;
+            *err = cerr;
+        }
+    }
+    vgt_model_free(p->model);
+    free(p->keep);
+    free(p->cpu_maps.v);
+    free(p->tokens.v);
+    return st;
+}
+
+static int usage(FILE *f)
+{
+    fprintf(f, "usage: vgt slice IN OUT --submits A..B [--level L] [--chunk-size BYTES]\n\n"
+               "Write the GPFIFO submissions A..B (0-based; A.. runs to the end) of IN as a trace that replays\n"
+               "on its own: the objects, channels, engine objects, tokens and mappings alive at A (their\n"
+               "original records), the memory contents at A (MEMORY records, reason initial), then every\n"
+               "record from submission A to B and the observed results that follow B. Sequence numbers start\n"
+               "at 0; the identity gains sliced_from and slice_submits.\n");
+    return f == stdout ? VGT_EXIT_OK : VGT_EXIT_USAGE;
+}
+
+int cmd_slice(int argc, char **argv)
+{
+    if (vgt_wants_help(argc, argv)) return usage(stdout);
+    slice_plan p = {.session_seq = UINT64_MAX, .wo = vgt_writer_defaults()};
+    int have_range = 0;
+    uint64_t v;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+        if (a[0] != '-') {
+            if (!p.in) p.in = a;
+            else if (!p.out) p.out = a;
+            else return vgt_cli_error("slice", VGT_EXIT_USAGE, "unexpected argument '%s'", a);
+            continue;
+        }
+        if (!val) return vgt_cli_error("slice", VGT_EXIT_USAGE, "%s needs a value", a);
+        i++;
+        if (!strcmp(a, "--submits")) {
+            if (vgt_parse_range(val, &p.submits)) return vgt_cli_error("slice", VGT_EXIT_USAGE, "bad range '%s'", val);
+            have_range = 1;
+        } else if (!strcmp(a, "--level") && !vgt_parse_u64(val, &v) && v <= 22) p.wo.zstd_level = (int)v;
+        else if (!strcmp(a, "--chunk-size") && !vgt_parse_u64(val, &v) && v <= VGT_MAX_CHUNK_RECORDS_BYTES)
+            p.wo.chunk_target = (uint32_t)v;
+        else return vgt_cli_error("slice", VGT_EXIT_USAGE, "unknown option or bad value: %s %s", a, val);
+    }
+    if (!p.in || !p.out || !have_range)
+        return vgt_cli_error("slice", VGT_EXIT_USAGE, "usage: vgt slice IN OUT --submits A..B (see --help)");
+    vgt_error err;
+    vgt_error_clear(&err);
+    if (slice(&p, &err) != VGT_OK) {
+        if (err.code == VGT_E_NOT_FOUND) return vgt_cli_error("slice", VGT_EXIT_USAGE, "%s", err.msg);
+        return vgt_cli_report("slice", &err);
+    }
+    return VGT_EXIT_OK;
+}

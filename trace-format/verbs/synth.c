@@ -1,0 +1,649 @@
+/* synth.c: `vgt synth`: well-formed synthetic traces of a chosen shape, for tests and benchmarks.
+ *
+ * The trace is what a capture of a small compute program on an H200 would hold: a root client, device,
+ * subdevice, usermode, VA space, TSG and context share; memory objects mapped at fixed GPU VAs; channels
+ * of class 0xC86F with compute, copy, 3D and inline-to-memory engine objects and their work-submit tokens;
+ * initial memory pages; then GPFIFO submissions whose push-buffer segments are valid method streams
+ * (synth_pushbuf.c) with the memory they read recorded before them and what they write recorded after
+ * them as "observed" MEMORY records, so that a replay can be checked.
+ *
+ * Invariants: the output depends only on the options (never on time, host or output path); the identity
+ * says capture_mode=synthetic, so a synthetic trace never passes for a capture.
+ *
+ * Data pages are split by role so that engines never race on them within a submission:
+ *   [0, P/2)     inputs: written by the "CPU" (MEMORY changed), read by copies
+ *   [P/2, 3P/4)  inline-to-memory targets
+ *   [3P/4, P)    copy-engine targets
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "synth.h"
+#include "vgt/cli.h"
+#include "vgt/trace.h"
+
+enum synth_shape { SHAPE_PUSHBUF, SHAPE_MIXED, SHAPE_ALL_TYPES };
+static const char *const shape_names[] = {"pushbuf", "mixed", "all-types"};
+
+/* GPU VA layout (all below 2^40: a GPFIFO entry carries VA[39:0]) */
+#define VA_RING 0x1000000000ull      /* + channel * 0x100000: ring at +0, USERD at +USERD_OFFSET */
+#define RING_MEM_SIZE 0x10000ull
+#define RING_ENTRIES 1024u
+#define USERD_OFFSET 0x8000u
+#define VA_PB 0x2000000000ull        /* + channel * 0x4000000: the channel's push-buffer pool */
+#define PB_POOL_SIZE 0x400000ull
+#define VA_DATA 0x4000000000ull
+#define VA_QMD 0x5000000000ull
+#define QMD_SLOTS 2048u
+#define QMD_STRIDE 512u
+#define VA_SEM 0x6000000000ull       /* + channel * 16: host release; + 0x800: copy; + 0x1000: QMD */
+#define SEM_MEM_SIZE 0x10000ull
+#define VA_CODE 0x7000000000ull
+#define CODE_MEM_SIZE 0x1000ull
+#define VA_SCRATCH 0x7800000000ull
+
+#define PAGE 4096u
+#define MAX_CHANNELS 64u
+#define MAX_MEMORY_PAGES (1u << 20)  /* 4 GiB of data pages */
+#define MAX_SEGMENTS 4u
+#define SEGMENT_DWORDS (64u * 1024u / 4u)
+#define MAX_OBSERVED 16u
+
+#define CLIENT 0xC1D00001u
+#define HANDLE_BASE 0x5C000001u
+#define RM_CTRL_GET_WORK_SUBMIT_TOKEN 0xC36F0108u   /* NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN */
+#define RM_CTRL_GPFIFO_SCHEDULE 0xA06C0101u         /* NVA06C_CTRL_CMD_GPFIFO_SCHEDULE */
+#define RM_CTRL_GET_CLASSLIST 0x00800201u           /* NV0080_CTRL_CMD_GPU_GET_CLASSLIST */
+#define UVM_INITIALIZE 0x30000001u
+#define MAP_FLAGS_4K_FIXED ((1u << 8) | (1u << 15)) /* NVOS46 PAGE_SIZE 4KB, DMA_OFFSET_FIXED */
+
+typedef struct synth_opts {
+    const char *out;
+    uint64_t submits;               /* UINT64_MAX: until `bytes` */
+    uint64_t bytes;                 /* 0: by submits */
+    uint64_t seed;
+    uint32_t channels, memory_pages;
+    int shape;
+    vgt_writer_options wo;
+} synth_opts;
+
+typedef struct synth_channel {
+    uint32_t handle, token, ring_mem, pb_mem, gp_put;
+    uint64_t ring_va, pb_va, pb_cursor, sem_value, copy_value;
+    int bound;
+} synth_channel;
+
+typedef struct observed {
+    uint64_t va;
+    uint32_t length;
+} observed;
+
+typedef struct synth {
+    synth_opts o;
+    vgt_writer *w;
+    vgt_error *err;
+    synth_rng rng;
+    uint64_t ts, bytes, submit_no, launches;
+    uint32_t next_handle, device, subdevice, vaspace, tsg, ctxshare;
+    uint32_t data_mem, qmd_mem, sem_mem, code_mem, qmd_slot;
+    synth_channel ch[MAX_CHANNELS];
+    uint8_t *shadow;                /* data pages as the GPU sees them */
+    uint8_t *scratch;               /* one segment's worth of bytes */
+    synth_pb pb[MAX_SEGMENTS];
+    observed obs[MAX_OBSERVED];
+    uint32_t nobs;
+} synth;
+
+static uint64_t pad8(uint64_t n) { return (n + 7) & ~7ull; }
+
+static uint64_t tick(synth *s)
+{
+    s->ts += 500 + synth_rng_below(&s->rng, 20000);
+    return s->ts;
+}
+
+/* Record bytes (header + padded payload), the measure of --bytes. */
+static void account(synth *s, uint16_t type, uint64_t blob_bytes)
+{
+    s->bytes += VGT_RECORD_HEADER_SIZE + pad8(vgt_rec_type_fixed_size(type) + blob_bytes);
+}
+
+static uint32_t new_handle(synth *s) { return s->next_handle++; }
+
+/* ---- RM objects, memory and mappings ---- */
+
+static vgt_status rm_alloc(synth *s, uint32_t parent, uint32_t cls, const void *params, uint32_t n, uint32_t *out)
+{
+    uint32_t h = cls == 0x41 ? CLIENT : new_handle(s);
+    vgt_rec_rm_alloc a = {.client = CLIENT, .parent = parent, .handle = h, .cls = cls, .status = 0,
+                          .params_length = n, .params_in = params, .params_out = params};
+    account(s, VGT_REC_RM_ALLOC, 2 * pad8(n));
+    *out = h;
+    return vgt_write_rm_alloc(s->w, tick(s), &a, s->err);
+}
+
+static vgt_status rm_control(synth *s, uint32_t object, uint32_t cmd, const void *in, const void *out, uint32_t n)
+{
+    vgt_rec_rm_control c = {.client = CLIENT, .object = object, .cmd = cmd, .params_length = n,
+                            .params_in = in, .params_out = out};
+    account(s, VGT_REC_RM_CONTROL, 2 * pad8(n));
+    return vgt_write_rm_control(s->w, tick(s), &c, s->err);
+}
+
+/* MEM_ALLOC + GPU_MAP (+ CPU_MAP for sysmem): a buffer at a fixed GPU VA, as RM_MAP_MEMORY_DMA would. */
+static vgt_status mem_object(synth *s, uint32_t cls, uint64_t size, uint64_t va, uint32_t *out)
+{
+    int sysmem = cls == 0x3E;
+    vgt_rec_mem_alloc m = {.client = CLIENT, .parent = s->device, .handle = new_handle(s), .cls = cls,
+                           .size = size, .aperture = sysmem ? VGT_APERTURE_SYSMEM : VGT_APERTURE_VIDMEM};
+    vgt_rec_gpu_map g = {.client = CLIENT, .device = s->device, .va_space = s->vaspace, .memory = m.handle,
+                         .gpu_va = va, .length = size, .flags = MAP_FLAGS_4K_FIXED, .source = VGT_MAP_RM_DMA};
+    *out = m.handle;
+    account(s, VGT_REC_MEM_ALLOC, 0);
+    account(s, VGT_REC_GPU_MAP, 0);
+    VGT_TRY(vgt_write_mem_alloc(s->w, tick(s), &m, s->err));
+    VGT_TRY(vgt_write_gpu_map(s->w, tick(s), &g, s->err));
+    if (!sysmem) return VGT_OK;
+    vgt_rec_cpu_map c = {.client = CLIENT, .device = s->device, .memory = m.handle, .length = size,
+                         .cpu_address = 0x7F0000000000ull + (va >> 8)};
+    account(s, VGT_REC_CPU_MAP, 0);
+    return vgt_write_cpu_map(s->w, tick(s), &c, s->err);
+}
+
+static vgt_status memory(synth *s, uint64_t va, const uint8_t *data, uint32_t n, uint32_t reason, uint32_t mem)
+{
+    vgt_rec_memory m = {.gpu_va = va, .length = n, .reason = reason, .memory = mem, .data = data};
+    account(s, VGT_REC_MEMORY, n);
+    return vgt_write_memory(s->w, tick(s), &m, s->err);
+}
+
+static vgt_status rm_objects(synth *s)
+{
+    uint32_t h, dev_params[14] = {0, CLIENT}, sub_params[1] = {0};   /* NV0080 deviceId, hClientShare */
+    VGT_TRY(rm_alloc(s, 0, 0x41, NULL, 0, &h));                       /* NV01_ROOT_CLIENT */
+    VGT_TRY(rm_alloc(s, CLIENT, 0x80, dev_params, sizeof dev_params, &s->device));   /* NV01_DEVICE_0 */
+    VGT_TRY(rm_alloc(s, s->device, 0x2080, sub_params, sizeof sub_params, &s->subdevice)); /* NV20_SUBDEVICE_0 */
+    VGT_TRY(rm_alloc(s, s->subdevice, 0xC661, NULL, 0, &h));          /* HOPPER_USERMODE_A */
+    VGT_TRY(rm_alloc(s, s->device, 0x90F1, NULL, 0, &s->vaspace));    /* FERMI_VASPACE_A */
+    VGT_TRY(rm_alloc(s, s->device, 0xA06C, NULL, 0, &s->tsg));        /* KEPLER_CHANNEL_GROUP_A */
+    uint32_t share[3] = {s->vaspace, 1, 0};                           /* hVASpace, SUBCONTEXT_ASYNC, subctxId */
+    return rm_alloc(s, s->tsg, 0x9067, share, sizeof share, &s->ctxshare);   /* FERMI_CONTEXT_SHARE_A */
+}
+
+static vgt_status memory_objects(synth *s)
+{
+    VGT_TRY(mem_object(s, 0x40, (uint64_t)s->o.memory_pages * PAGE, VA_DATA, &s->data_mem));
+    VGT_TRY(mem_object(s, 0x40, (uint64_t)QMD_SLOTS * QMD_STRIDE, VA_QMD, &s->qmd_mem));
+    VGT_TRY(mem_object(s, 0x3E, SEM_MEM_SIZE, VA_SEM, &s->sem_mem));
+    return mem_object(s, 0x40, CODE_MEM_SIZE, VA_CODE, &s->code_mem);
+}
+
+static vgt_status initial_memory(synth *s)
+{
+    for (uint32_t p = 0; p < s->o.memory_pages; p++) {
+        uint8_t *page = s->shadow + (uint64_t)p * PAGE;
+        synth_fill_page(&s->rng, page, PAGE, p);
+        VGT_TRY(memory(s, VA_DATA + (uint64_t)p * PAGE, page, PAGE, VGT_MEM_INITIAL, s->data_mem));
+    }
+    for (uint32_t off = 0; off < CODE_MEM_SIZE; off += PAGE) {   /* "SASS": noise */
+        synth_fill_page(&s->rng, s->scratch, PAGE, 3);
+        VGT_TRY(memory(s, VA_CODE + off, s->scratch, PAGE, VGT_MEM_INITIAL, s->code_mem));
+    }
+    memset(s->scratch, 0, PAGE);
+    return memory(s, VA_SEM, s->scratch, PAGE, VGT_MEM_INITIAL, s->sem_mem);
+}
+
+static vgt_status channel(synth *s, uint32_t i)
+{
+    synth_channel *c = &s->ch[i];
+    c->ring_va = VA_RING + (uint64_t)i * 0x100000;
+    c->pb_va = VA_PB + (uint64_t)i * 0x4000000;
+    VGT_TRY(mem_object(s, 0x3E, RING_MEM_SIZE, c->ring_va, &c->ring_mem));
+    VGT_TRY(mem_object(s, 0x40, PB_POOL_SIZE, c->pb_va, &c->pb_mem));
+    vgt_rec_channel r = {.client = CLIENT, .parent = s->tsg, .handle = new_handle(s), .cls = SYNTH_CLASS_CHANNEL,
+                         .ring_va = c->ring_va, .entries = RING_ENTRIES, .userd_memory = c->ring_mem,
+                         .userd_offset = USERD_OFFSET, .userd_gpu_va = c->ring_va + USERD_OFFSET,
+                         .engine_type = 1, .va_space = s->vaspace, .context_share = s->ctxshare};
+    c->handle = r.handle;
+    account(s, VGT_REC_CHANNEL, 0);
+    VGT_TRY(vgt_write_channel(s->w, tick(s), &r, s->err));
+    static const uint32_t engines[] = {SYNTH_CLASS_COMPUTE, SYNTH_CLASS_COPY, SYNTH_CLASS_3D, SYNTH_CLASS_I2M};
+    for (unsigned e = 0; e < sizeof engines / sizeof engines[0]; e++) {
+        vgt_rec_engine_object o = {.client = CLIENT, .channel = c->handle, .handle = new_handle(s),
+                                   .cls = engines[e]};
+        account(s, VGT_REC_ENGINE_OBJECT, 0);
+        VGT_TRY(vgt_write_engine_object(s->w, tick(s), &o, s->err));
+    }
+    c->token = (1u << 16) | (8u + i);   /* GH100 style (runlistId << 16) | chId; opaque to readers */
+    uint8_t in[4] = {0}, out[4] = {(uint8_t)c->token, (uint8_t)(c->token >> 8), (uint8_t)(c->token >> 16), 0};
+    VGT_TRY(rm_control(s, c->handle, RM_CTRL_GET_WORK_SUBMIT_TOKEN, in, out, 4));
+    vgt_rec_work_submit_token t = {.client = CLIENT, .channel = c->handle, .token = c->token};
+    account(s, VGT_REC_WORK_SUBMIT_TOKEN, 0);
+    return vgt_write_work_submit_token(s->w, tick(s), &t, s->err);
+}
+
+/* ---- records that only the all-types shape carries ---- */
+
+static vgt_status extras_start(synth *s)
+{
+    uint8_t params[16] = {0};
+    vgt_rec_ioctl io = {.node = VGT_NODE_UVM, .request = UVM_INITIALIZE, .params_length = 16,
+                        .params_in = params, .params_out = params};
+    account(s, VGT_REC_IOCTL, 32);
+    VGT_TRY(vgt_write_ioctl(s->w, tick(s), &io, s->err));
+    uint8_t classes[16] = {0xC0, 0xCB, 0, 0, 0xB5, 0xC8, 0, 0, 0x97, 0xCB, 0, 0, 0x40, 0xA1, 0, 0};
+    VGT_TRY(rm_control(s, s->device, RM_CTRL_GET_CLASSLIST, classes, classes, sizeof classes));
+    static const char exe[] = "/usr/bin/synthetic-child";
+    vgt_rec_process_start ps = {.pid = 4243, .ppid = 4242, .exe = exe, .exe_length = sizeof exe - 1};
+    account(s, VGT_REC_PROCESS_START, sizeof exe - 1);
+    return vgt_write_process_start(s->w, tick(s), &ps, s->err);
+}
+
+static vgt_status extras_end(synth *s)
+{
+    uint8_t image[200];
+    synth_fill_page(&s->rng, image, sizeof image, 3);
+    vgt_rec_cuda_module m = {.module = 0x5555000000ull, .image_length = sizeof image, .image = image};
+    account(s, VGT_REC_CUDA_MODULE, sizeof image);
+    VGT_TRY(vgt_write_cuda_module(s->w, tick(s), &m, s->err));
+    static const char name[] = "_Z9synthetic_kernelPfS_i";
+    uint8_t params[20] = {0x00, 0x10, 0, 0, 0x40, 0, 0, 0, 0x00, 0x20, 0, 0, 0x40, 0, 0, 0, 0, 1, 0, 0};
+    vgt_rec_cuda_launch l = {.module = m.module, .function = m.module + 0x1000, .stream = 0,
+                             .grid = {64, 1, 1}, .block = {128, 1, 1}, .shared_bytes = 0,
+                             .name_length = sizeof name - 1, .params_length = sizeof params, .name = name,
+                             .params = params};
+    account(s, VGT_REC_CUDA_LAUNCH, pad8(sizeof name - 1) + sizeof params);
+    VGT_TRY(vgt_write_cuda_launch(s->w, tick(s), &l, s->err));
+    static const char diag[] = "synthetic trace: no GPU was involved";
+    vgt_rec_diagnostic d = {.severity = 0, .code = 0, .length = sizeof diag - 1, .text = diag};
+    account(s, VGT_REC_DIAGNOSTIC, sizeof diag - 1);
+    VGT_TRY(vgt_write_diagnostic(s->w, tick(s), &d, s->err));
+    vgt_rec_process_end pe = {.pid = 4243, .exit_status = 0, .signal = 0};
+    account(s, VGT_REC_PROCESS_END, 0);
+    return vgt_write_process_end(s->w, tick(s), &pe, s->err);
+}
+
+/* A buffer that lives and dies mid-trace: slicing after it must leave it out. */
+static vgt_status scratch_object(synth *s)
+{
+    uint32_t mem;
+    VGT_TRY(mem_object(s, 0x3E, 2 * PAGE, VA_SCRATCH, &mem));
+    synth_fill_page(&s->rng, s->scratch, PAGE, 1);
+    VGT_TRY(memory(s, VA_SCRATCH, s->scratch, PAGE, VGT_MEM_CHANGED, mem));
+    vgt_rec_cpu_unmap cu = {.client = CLIENT, .device = s->device, .memory = mem,
+                            .cpu_address = 0x7F0000000000ull + (VA_SCRATCH >> 8), .length = 2 * PAGE};
+    vgt_rec_gpu_unmap gu = {.client = CLIENT, .device = s->device, .va_space = s->vaspace, .memory = mem,
+                            .gpu_va = VA_SCRATCH, .length = 2 * PAGE, .source = VGT_MAP_RM_DMA};
+    vgt_rec_rm_free f = {.client = CLIENT, .parent = s->device, .handle = mem};
+    account(s, VGT_REC_CPU_UNMAP, 0);
+    account(s, VGT_REC_GPU_UNMAP, 0);
+    account(s, VGT_REC_RM_FREE, 0);
+    VGT_TRY(vgt_write_cpu_unmap(s->w, tick(s), &cu, s->err));
+    VGT_TRY(vgt_write_gpu_unmap(s->w, tick(s), &gu, s->err));
+    return vgt_write_rm_free(s->w, tick(s), &f, s->err);
+}
+
+/* ---- submissions ---- */
+
+static uint64_t page_va(uint32_t p) { return VA_DATA + (uint64_t)p * PAGE; }
+
+static void observe(synth *s, uint64_t va, uint32_t n)
+{
+    if (s->nobs < MAX_OBSERVED) s->obs[s->nobs++] = (observed){va, n};
+}
+
+static uint8_t *shadow_at(synth *s, uint64_t va) { return s->shadow + (va - VA_DATA); }
+
+static void op_i2m(synth *s, synth_pb *pb, uint32_t max_bytes)
+{
+    uint32_t P = s->o.memory_pages, page = P / 2 + synth_rng_below(&s->rng, P / 4);
+    uint32_t n = 4u * (16u + synth_rng_below(&s->rng, max_bytes / 4u - 15u));
+    if (n > PAGE) n = PAGE;
+    uint64_t va = page_va(page) + 4u * synth_rng_below(&s->rng, (PAGE - n) / 4u + 1u);
+    synth_fill_page(&s->rng, s->scratch, n, synth_rng_below(&s->rng, 4));
+    uint32_t subch = synth_rng_below(&s->rng, 2) ? SYNTH_SUBCH_I2M : SYNTH_SUBCH_COMPUTE;
+    synth_pb_i2m(pb, subch, va, s->scratch, n);
+    if (pb->overflow) return;
+    memcpy(shadow_at(s, va), s->scratch, n);
+    observe(s, va, n);
+}
+
+static void op_copy(synth *s, synth_pb *pb, synth_channel *c)
+{
+    uint32_t P = s->o.memory_pages;
+    uint32_t src = synth_rng_below(&s->rng, P / 2), dst = 3 * P / 4 + synth_rng_below(&s->rng, P - 3 * P / 4);
+    uint32_t n = 256u * (1u + synth_rng_below(&s->rng, PAGE / 256u));
+    uint64_t sem = VA_SEM + 0x800 + 16u * (uint64_t)(c - s->ch);
+    synth_pb_ce_copy(pb, page_va(src), page_va(dst), n, sem, (uint32_t)++c->copy_value);
+    if (pb->overflow) return;
+    memmove(shadow_at(s, page_va(dst)), shadow_at(s, page_va(src)), n);
+    observe(s, page_va(dst), n);
+}
+
+static vgt_status op_compute(synth *s, synth_pb *pb, synth_channel *c)
+{
+    uint8_t qmd[SYNTH_QMD_BYTES];
+    uint32_t grid[3] = {1 + synth_rng_below(&s->rng, 256), 1 + synth_rng_below(&s->rng, 4), 1};
+    uint32_t block[3] = {32u << synth_rng_below(&s->rng, 5), 1, 1};
+    uint64_t qva = VA_QMD + (uint64_t)s->qmd_slot * QMD_STRIDE;
+    s->qmd_slot = (s->qmd_slot + 1) % QMD_SLOTS;
+    synth_qmd_build(qmd, grid, block, VA_CODE + 0x100u * synth_rng_below(&s->rng, 16),
+                    VA_SEM + 0x1000 + 16u * (uint64_t)(c - s->ch), (uint32_t)++s->launches);
+    synth_pb_compute_launch(pb, qva);
+    return memory(s, qva, qmd, SYNTH_QMD_BYTES, VGT_MEM_CHANGED, s->qmd_mem);   /* the QMD, written before */
+}
+
+/* The CPU writes an input page before the submission that may read it. */
+static vgt_status changed_page(synth *s)
+{
+    uint32_t p = synth_rng_below(&s->rng, s->o.memory_pages / 2);
+    synth_fill_page(&s->rng, shadow_at(s, page_va(p)), PAGE, synth_rng_below(&s->rng, 4));
+    return memory(s, page_va(p), shadow_at(s, page_va(p)), PAGE, VGT_MEM_CHANGED, s->data_mem);
+}
+
+static void bind_subchannels(synth_pb *pb)
+{
+    synth_pb_set_object(pb, SYNTH_SUBCH_3D, SYNTH_CLASS_3D);
+    synth_pb_set_object(pb, SYNTH_SUBCH_COMPUTE, SYNTH_CLASS_COMPUTE);
+    synth_pb_set_object(pb, SYNTH_SUBCH_I2M, SYNTH_CLASS_I2M);
+    synth_pb_set_object(pb, SYNTH_SUBCH_COPY, SYNTH_CLASS_COPY);
+}
+
+/* Fill segment `pb` with work by shape; may write MEMORY records (inputs) before the submission. */
+static vgt_status fill_segment(synth *s, synth_channel *c, synth_pb *pb)
+{
+    if (s->o.shape == SHAPE_PUSHBUF) {   /* bulk: large inline uploads, shaped like real push buffers */
+        uint32_t ops = 1 + synth_rng_below(&s->rng, 4);
+        for (uint32_t i = 0; i < ops; i++) {
+            op_i2m(s, pb, PAGE);
+            synth_pb_filler(pb, &s->rng);
+        }
+        return VGT_OK;
+    }
+    uint32_t ops = 1 + synth_rng_below(&s->rng, 3);
+    for (uint32_t i = 0; i < ops; i++) {
+        switch (synth_rng_below(&s->rng, 4)) {
+        case 0: op_i2m(s, pb, 512); break;
+        case 1: op_copy(s, pb, c); break;
+        case 2: VGT_TRY(op_compute(s, pb, c)); break;
+        default: synth_pb_filler(pb, &s->rng); break;
+        }
+    }
+    return VGT_OK;
+}
+
+/* Place the segments in the channel's push-buffer pool and build the GPFIFO_SUBMIT record. */
+static vgt_status submit_record(synth *s, synth_channel *c, uint32_t nseg)
+{
+    vgt_segment seg[MAX_SEGMENTS];
+    uint8_t entries[8 * MAX_SEGMENTS];
+    uint64_t blob = 0;
+    for (uint32_t i = 0; i < nseg; i++) {
+        uint32_t bytes = 4u * s->pb[i].len;
+        if (c->pb_cursor + bytes > PB_POOL_SIZE) c->pb_cursor = 0;   /* the pool is a ring */
+        seg[i] = (vgt_segment){.gpu_va = c->pb_va + c->pb_cursor, .length = bytes,
+                               .data = (const uint8_t *)s->pb[i].dw};
+        c->pb_cursor = (c->pb_cursor + bytes + 255) & ~255ull;
+        uint64_t e = synth_gp_entry(seg[i].gpu_va, s->pb[i].len);
+        for (int b = 0; b < 8; b++) entries[8 * i + b] = (uint8_t)(e >> (8 * b));
+        blob += 16 + pad8(bytes);
+    }
+    uint32_t put = (c->gp_put + nseg) % RING_ENTRIES;
+    vgt_rec_gpfifo_submit r = {.client = CLIENT, .channel = c->handle, .token = c->token,
+                               .gp_get_before = c->gp_put, .gp_put_before = c->gp_put, .gp_get_after = put,
+                               .gp_put_after = put, .entry_count = nseg, .segment_count = nseg,
+                               .entries = entries, .segments = seg};
+    c->gp_put = put;
+    account(s, VGT_REC_GPFIFO_SUBMIT, 8u * nseg + blob);
+    return vgt_write_gpfifo_submit(s->w, tick(s), &r, s->err);
+}
+
+static vgt_status after_submit(synth *s, synth_channel *c)
+{
+    uint64_t sem = VA_SEM + 16u * (uint64_t)(c - s->ch);
+    uint8_t v[8];
+    for (int b = 0; b < 8; b++) v[b] = (uint8_t)(c->sem_value >> (8 * b));
+    if (s->o.shape == SHAPE_ALL_TYPES) {
+        vgt_rec_doorbell d = {.token = c->token, .channel = c->handle, .offset = 0x90};
+        vgt_rec_semaphore sm = {.gpu_va = sem, .value = c->sem_value, .size = 8};
+        account(s, VGT_REC_DOORBELL, 0);
+        account(s, VGT_REC_SEMAPHORE, 0);
+        VGT_TRY(vgt_write_doorbell(s->w, tick(s), &d, s->err));
+        VGT_TRY(vgt_write_semaphore(s->w, tick(s), &sm, s->err));
+    }
+    if (s->o.shape == SHAPE_PUSHBUF) return VGT_OK;
+    VGT_TRY(memory(s, sem, v, 8, VGT_MEM_OBSERVED, s->sem_mem));
+    for (uint32_t i = 0; i < s->nobs; i++)
+        VGT_TRY(memory(s, s->obs[i].va, shadow_at(s, s->obs[i].va), s->obs[i].length, VGT_MEM_OBSERVED,
+                       s->data_mem));
+    return VGT_OK;
+}
+
+static vgt_status submission(synth *s)
+{
+    synth_channel *c = &s->ch[s->submit_no % s->o.channels];
+    uint32_t nseg = 1 + synth_rng_below(&s->rng, s->o.shape == SHAPE_PUSHBUF ? 2 : 3);
+    s->nobs = 0;
+    if (synth_rng_below(&s->rng, 2)) VGT_TRY(changed_page(s));
+    for (uint32_t i = 0; i < nseg; i++) {
+        synth_pb_reset(&s->pb[i]);
+        if (i == 0 && !c->bound) bind_subchannels(&s->pb[i]);
+        VGT_TRY(fill_segment(s, c, &s->pb[i]));
+    }
+    c->bound = 1;
+    synth_pb_host_release(&s->pb[nseg - 1], VA_SEM + 16u * (uint64_t)(c - s->ch), ++c->sem_value);
+    for (uint32_t i = 0; i < nseg; i++)
+        if (s->pb[i].overflow)
+            return VGT_FAIL(s->err, VGT_E_LIMIT, VGT_NO_OFFSET, "synth: segment over %u dwords", SEGMENT_DWORDS);
+    VGT_TRY(submit_record(s, c, nseg));
+    s->submit_no++;
+    return after_submit(s, c);
+}
+
+/* ---- the whole trace ---- */
+
+static vgt_status session(synth *s, int start)
+{
+    if (start) {
+        static const char cmd[] = "synthetic-app\0--iterations\0" "100\0";
+        vgt_rec_session_start st = {.wall_ns = 1767225600000000000ull, .pid = 4242, .ppid = 1,
+                                    .cmdline = (const uint8_t *)cmd, .cmdline_length = sizeof cmd - 1};
+        account(s, VGT_REC_SESSION_START, sizeof cmd - 1);
+        return vgt_write_session_start(s->w, tick(s), &st, s->err);
+    }
+    vgt_rec_session_end e = {.wall_ns = 1767225600000000000ull + s->ts - 1000000000ull, .exit_status = 0};
+    account(s, VGT_REC_SESSION_END, 0);
+    return vgt_write_session_end(s->w, tick(s), &e, s->err);
+}
+
+static vgt_status marker(synth *s, const char *text)
+{
+    vgt_rec_marker m = {.length = (uint32_t)strlen(text), .text = text};
+    account(s, VGT_REC_MARKER, m.length);
+    return vgt_write_marker(s->w, tick(s), &m, s->err);
+}
+
+static int more_submissions(const synth *s)
+{
+    if (s->o.bytes) return s->bytes < s->o.bytes;
+    return s->submit_no < s->o.submits;
+}
+
+static vgt_status generate(synth *s)
+{
+    char note[160];
+    snprintf(note, sizeof note, "vgt synth: shape %s, seed %llu (synthetic, not a capture)",
+             shape_names[s->o.shape], (unsigned long long)s->o.seed);
+    VGT_TRY(session(s, 1));
+    VGT_TRY(marker(s, note));
+    VGT_TRY(rm_objects(s));
+    if (s->o.shape == SHAPE_ALL_TYPES) VGT_TRY(extras_start(s));
+    VGT_TRY(memory_objects(s));
+    VGT_TRY(initial_memory(s));
+    for (uint32_t i = 0; i < s->o.channels; i++) VGT_TRY(channel(s, i));
+    uint8_t sched[3] = {1, 0, 0};   /* bEnable, bSkipSubmit, bSkipEnable */
+    VGT_TRY(rm_control(s, s->tsg, RM_CTRL_GPFIFO_SCHEDULE, sched, sched, sizeof sched));
+    int scratch_done = s->o.shape == SHAPE_PUSHBUF;
+    while (more_submissions(s)) {
+        if (!scratch_done && s->submit_no >= (s->o.submits == UINT64_MAX ? 4 : s->o.submits / 3)) {
+            VGT_TRY(scratch_object(s));
+            scratch_done = 1;
+        }
+        VGT_TRY(submission(s));
+    }
+    if (!scratch_done) VGT_TRY(scratch_object(s));
+    if (s->o.shape == SHAPE_ALL_TYPES) VGT_TRY(extras_end(s));
+    return session(s, 0);
+}
+
+/* ---- command line ---- */
+
+static int usage(FILE *f)
+{
+    fprintf(f,
+            "usage: vgt synth -o OUT [--shape pushbuf|mixed|all-types] [--submits N] [--bytes SIZE]\n"
+            "                 [--channels N] [--memory-pages N] [--seed S] [--level L] [--threads N]\n"
+            "                 [--chunk-size BYTES] [--stored] [--no-trailer]\n\n"
+            "Write a well-formed synthetic trace (identity capture_mode=synthetic): RM objects, memory,\n"
+            "channels of class 0xC86F with compute/copy/3D/I2M engines, memory pages, and GPFIFO\n"
+            "submissions of valid method streams. The output depends only on the options.\n\n"
+            "  --shape S         pushbuf: bulk push buffers and memory pages (benchmarks);\n"
+            "                    mixed (default): semaphores, I2M, copies, compute launches, observed memory;\n"
+            "                    all-types: mixed plus every record type of the format\n"
+            "  --submits N       GPFIFO submissions (default 16)\n"
+            "  --bytes SIZE      instead of --submits: write until the records total SIZE bytes (K, M, G)\n"
+            "  --channels N      channels (default 2, at most %u)\n"
+            "  --memory-pages N  4 KiB data pages (default 64, at least 4)\n"
+            "  --seed S          random seed (default 1)\n"
+            "  --level L         zstd level (default 3); --threads N: zstd workers (default 0)\n"
+            "  --chunk-size B    bytes of records per chunk (default 2 MiB); --stored: no compression\n"
+            "  --no-trailer      leave out the index and footer (as a killed capture would)\n",
+            MAX_CHANNELS);
+    return f == stdout ? VGT_EXIT_OK : VGT_EXIT_USAGE;
+}
+
+/* "1G", "512M", "64KiB", "4096": binary multiples. */
+static int parse_size(const char *str, uint64_t *out)
+{
+    char *end;
+    unsigned long long v = strtoull(str, &end, 0);
+    if (end == str || str[0] == '-') return -1;
+    int shift = 0;
+    switch (*end) {
+    case 'K': case 'k': shift = 10; end++; break;
+    case 'M': case 'm': shift = 20; end++; break;
+    case 'G': case 'g': shift = 30; end++; break;
+    case 'T': case 't': shift = 40; end++; break;
+    default: break;
+    }
+    if (shift && (!strcmp(end, "iB") || !strcmp(end, "B"))) end += strlen(end);
+    if (*end || v > (UINT64_MAX >> shift)) return -1;
+    *out = (uint64_t)v << shift;
+    return 0;
+}
+
+static int parse_args(int argc, char **argv, synth_opts *o)
+{
+    uint64_t v;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+        int takes = strcmp(a, "--stored") && strcmp(a, "--no-trailer");
+        if (takes && !val) return vgt_cli_error("synth", VGT_EXIT_USAGE, "%s needs a value", a);
+        if (!strcmp(a, "-o") || !strcmp(a, "--output")) o->out = val;
+        else if (!strcmp(a, "--shape")) {
+            o->shape = -1;
+            for (int k = 0; k < 3; k++)
+                if (!strcmp(val, shape_names[k])) o->shape = k;
+            if (o->shape < 0) return vgt_cli_error("synth", VGT_EXIT_USAGE, "unknown shape '%s'", val);
+        } else if (!strcmp(a, "--bytes")) {
+            if (parse_size(val, &o->bytes) || !o->bytes)
+                return vgt_cli_error("synth", VGT_EXIT_USAGE, "bad size '%s'", val);
+        } else if (!strcmp(a, "--chunk-size")) {
+            if (parse_size(val, &v) || v > VGT_MAX_CHUNK_RECORDS_BYTES)
+                return vgt_cli_error("synth", VGT_EXIT_USAGE, "bad chunk size '%s'", val);
+            o->wo.chunk_target = (uint32_t)v;
+        } else if (!strcmp(a, "--stored")) o->wo.codec = VGT_CODEC_STORED;
+        else if (!strcmp(a, "--no-trailer")) o->wo.write_trailer = 0;
+        else if (vgt_parse_u64(val, &v)) return vgt_cli_error("synth", VGT_EXIT_USAGE, "bad value '%s' for %s", val, a);
+        else if (!strcmp(a, "--submits")) o->submits = v;
+        else if (!strcmp(a, "--channels") && v >= 1 && v <= MAX_CHANNELS) o->channels = (uint32_t)v;
+        else if (!strcmp(a, "--memory-pages") && v >= 4 && v <= MAX_MEMORY_PAGES) o->memory_pages = (uint32_t)v;
+        else if (!strcmp(a, "--seed")) o->seed = v;
+        else if (!strcmp(a, "--level") && v <= 22) o->wo.zstd_level = (int)v;
+        else if (!strcmp(a, "--threads") && v <= 64) o->wo.zstd_threads = (int)v;
+        else return vgt_cli_error("synth", VGT_EXIT_USAGE, "unknown option or value out of range: %s %s", a, val);
+        i += takes;
+    }
+    if (!o->out) return vgt_cli_error("synth", VGT_EXIT_USAGE, "-o OUT is required (see --help)");
+    if (o->bytes) o->submits = UINT64_MAX;
+    return -1;
+}
+
+static void identity(const synth_opts *o, vgt_identity *id, uint32_t *n, char *cmd, size_t cmdsz, char *seed)
+{
+    snprintf(seed, 24, "%llu", (unsigned long long)o->seed);
+    int k = snprintf(cmd, cmdsz, "vgt synth --shape %s --channels %u --memory-pages %u --seed %s",
+                     shape_names[o->shape], o->channels, o->memory_pages, seed);
+    if (o->bytes) snprintf(cmd + k, cmdsz - (size_t)k, " --bytes %llu", (unsigned long long)o->bytes);
+    else snprintf(cmd + k, cmdsz - (size_t)k, " --submits %llu", (unsigned long long)o->submits);
+    const vgt_identity ids[] = {
+        {"producer", "vgt synth"}, {"producer_version", VGT_VERSION_STRING}, {"capture_mode", "synthetic"},
+        {"chip", "GH100"}, {"architecture", "hopper"}, {"command_line", cmd}, {"memory_mode", "changed"},
+        {"start_time_wall_ns", "1767225600000000000"}, {"start_time_monotonic_ns", "1000000000"},
+        {"synth_shape", shape_names[o->shape]}, {"synth_seed", seed},
+    };
+    *n = sizeof ids / sizeof ids[0];
+    memcpy(id, ids, sizeof ids);
+}
+
+int cmd_synth(int argc, char **argv)
+{
+    if (vgt_wants_help(argc, argv)) return usage(stdout);
+    synth *s = calloc(1, sizeof *s);
+    if (!s) return vgt_cli_error("synth", VGT_EXIT_USAGE, "out of memory");
+    s->o = (synth_opts){.submits = 16, .channels = 2, .memory_pages = 64, .seed = 1, .shape = SHAPE_MIXED,
+                        .wo = vgt_writer_defaults()};
+    int rc = parse_args(argc, argv, &s->o);
+    if (rc >= 0) {
+        free(s);
+        return rc;
+    }
+    vgt_error err;
+    vgt_error_clear(&err);
+    s->err = &err;
+    s->next_handle = HANDLE_BASE;
+    s->ts = 1000000000ull;
+    synth_rng_seed(&s->rng, s->o.seed);
+    s->shadow = calloc(s->o.memory_pages, PAGE);
+    s->scratch = malloc(4u * SEGMENT_DWORDS);
+    for (uint32_t i = 0; i < MAX_SEGMENTS; i++)
+        s->pb[i] = (synth_pb){.dw = malloc(4u * SEGMENT_DWORDS), .cap = SEGMENT_DWORDS};
+    int ok = s->shadow && s->scratch;
+    for (uint32_t i = 0; i < MAX_SEGMENTS; i++) ok = ok && s->pb[i].dw;
+
+    vgt_identity id[16];
+    uint32_t nid;
+    char cmd[256], seed[24];
+    identity(&s->o, id, &nid, cmd, sizeof cmd, seed);
+    vgt_status st = ok ? vgt_writer_open_path(&s->w, s->o.out, &s->o.wo, id, nid, &err)
+                       : VGT_FAIL(&err, VGT_E_NOMEM, VGT_NO_OFFSET, "synth: out of memory");
+    if (st == VGT_OK) {
+        st = generate(s);
+        vgt_error cerr;
+        vgt_status cst = vgt_writer_close(s->w, &cerr);
+        if (st == VGT_OK && cst != VGT_OK) {
+            st = cst;
+            err = cerr;
+        }
+    }
+    rc = st == VGT_OK ? VGT_EXIT_OK : vgt_cli_report("synth", &err);
+    if (st == VGT_OK)
+        printf("wrote %s: %llu submissions, %llu bytes of records (synthetic, shape %s)\n", s->o.out,
+               (unsigned long long)s->submit_no, (unsigned long long)s->bytes, shape_names[s->o.shape]);
+    for (uint32_t i = 0; i < MAX_SEGMENTS; i++) free(s->pb[i].dw);
+    free(s->shadow);
+    free(s->scratch);
+    free(s);
+    return rc;
+}

@@ -1,0 +1,250 @@
+/* synth_pushbuf.c: valid Hopper method streams and QMDs for `vgt synth` (see synth.h).
+ *
+ * Method header dword (nvidia-rm-userspace.md §3, from open-gpu-doc clc86f.h): SEC_OP 31:29, COUNT or
+ * immediate data 28:16, SUBCHANNEL 15:13, ADDRESS 11:0 = method >> 2. GPFIFO entry: word0 GET 31:2
+ * (VA[31:2]); word1 GET_HI 7:0 (VA[39:32]), LEVEL bit 9, LENGTH 30:10 (dwords).
+ */
+#include <string.h>
+
+#include "synth.h"
+
+/* SEC_OP values */
+enum { SEC_INC = 1, SEC_NONINC = 3, SEC_IMMD = 4, SEC_ONEINC = 5 };
+#define MAX_HEADER_COUNT 0x1FFFu   /* COUNT is 13 bits */
+
+/* Host (C86F) methods, §4 */
+#define HOST_NOP 0x008u
+#define HOST_SEM_ADDR_LO 0x05Cu
+#define HOST_SEM_EXECUTE_RELEASE 1u
+#define HOST_SEM_EXECUTE_RELEASE_WFI (1u << 20)
+#define HOST_SEM_EXECUTE_PAYLOAD_64 (1u << 24)
+/* I2M methods (A140; the same offsets in HOPPER_COMPUTE_A), §4 */
+#define I2M_LINE_LENGTH_IN 0x180u
+#define I2M_LAUNCH_DMA 0x1B0u
+#define I2M_LAUNCH_DMA_PITCH 1u
+#define I2M_LOAD_INLINE_DATA 0x1B4u
+/* HOPPER_DMA_COPY_A, §4 */
+#define CE_SET_SEMAPHORE_A 0x240u
+#define CE_LAUNCH_DMA 0x300u
+#define CE_OFFSET_IN_UPPER 0x400u
+#define CE_LAUNCH_NON_PIPELINED 2u
+#define CE_LAUNCH_FLUSH (1u << 2)
+#define CE_LAUNCH_SEM_ONE_WORD (1u << 3)
+#define CE_LAUNCH_SRC_PITCH (1u << 7)
+#define CE_LAUNCH_DST_PITCH (1u << 8)
+/* HOPPER_COMPUTE_A, §4 */
+#define COMPUTE_SEND_PCAS_A 0x2B4u
+#define COMPUTE_SEND_SIGNALING_PCAS2_B 0x2C0u
+#define PCAS_ACTION_INVALIDATE_COPY_SCHEDULE 3u
+
+void synth_rng_seed(synth_rng *r, uint64_t seed) { r->s = seed * 0x9E3779B97F4A7C15ull + 0x2545F4914F6CDD1Dull; }
+
+uint64_t synth_rng_next(synth_rng *r)
+{
+    uint64_t x = r->s;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    r->s = x;
+    return x * 0x2545F4914F6CDD1Dull;
+}
+
+uint32_t synth_rng_below(synth_rng *r, uint32_t n) { return (uint32_t)((synth_rng_next(r) >> 32) % n); }
+
+static void put32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+
+void synth_fill_page(synth_rng *r, uint8_t *dst, uint32_t len, uint32_t kind)
+{
+    uint32_t base = (uint32_t)synth_rng_next(r);
+    switch (kind % 4) {
+    case 0: /* a float ramp: vertex or tensor data */
+        for (uint32_t i = 0; i + 4 <= len; i += 4) {
+            float f = (float)(base % 1000) * 0.25f + (float)(i / 4) * 0.5f;
+            uint32_t u;
+            memcpy(&u, &f, 4);
+            put32(dst + i, u);
+        }
+        break;
+    case 1: /* an index list */
+        for (uint32_t i = 0; i + 4 <= len; i += 4) put32(dst + i, (base % 97) + i / 4 + (i / 12) % 3);
+        break;
+    case 2: /* mostly zero with a header: a freshly cleared buffer */
+        memset(dst, 0, len);
+        for (uint32_t i = 0; i < 64 && i + 4 <= len; i += 4) put32(dst + i, base ^ i);
+        break;
+    default: /* noise: compressed textures, random weights */
+        for (uint32_t i = 0; i + 8 <= len; i += 8) {
+            uint64_t v = synth_rng_next(r);
+            for (int b = 0; b < 8; b++) dst[i + b] = (uint8_t)(v >> (8 * b));
+        }
+        break;
+    }
+    for (uint32_t i = len & ~3u; i < len; i++) dst[i] = (uint8_t)base;
+}
+
+void synth_pb_reset(synth_pb *pb)
+{
+    pb->len = 0;
+    pb->overflow = 0;
+}
+
+static int room(synth_pb *pb, uint32_t n)
+{
+    if (pb->overflow || n > pb->cap - pb->len) {
+        pb->overflow = 1;
+        return 0;
+    }
+    return 1;
+}
+
+static uint32_t header(uint32_t sec_op, uint32_t count, uint32_t subch, uint32_t mthd)
+{
+    return (sec_op << 29) | ((count & MAX_HEADER_COUNT) << 16) | ((subch & 7u) << 13) | ((mthd >> 2) & 0xFFFu);
+}
+
+static void method_run(synth_pb *pb, uint32_t sec_op, uint32_t subch, uint32_t mthd, const uint32_t *data,
+                       uint32_t n)
+{
+    while (n) {   /* a run longer than COUNT allows is split into several headers */
+        uint32_t k = n > MAX_HEADER_COUNT ? MAX_HEADER_COUNT : n;
+        if (!room(pb, 1 + k)) return;
+        pb->dw[pb->len++] = header(sec_op, k, subch, mthd);
+        memcpy(pb->dw + pb->len, data, 4u * k);
+        pb->len += k;
+        if (sec_op == SEC_INC) mthd += 4u * k;
+        if (sec_op == SEC_ONEINC) {
+            mthd += 4u;
+            sec_op = SEC_NONINC;
+        }
+        data += k;
+        n -= k;
+    }
+}
+
+void synth_pb_inc(synth_pb *pb, uint32_t subch, uint32_t mthd, const uint32_t *data, uint32_t n)
+{
+    method_run(pb, SEC_INC, subch, mthd, data, n);
+}
+
+void synth_pb_noninc(synth_pb *pb, uint32_t subch, uint32_t mthd, const uint32_t *data, uint32_t n)
+{
+    method_run(pb, SEC_NONINC, subch, mthd, data, n);
+}
+
+void synth_pb_one_inc(synth_pb *pb, uint32_t subch, uint32_t mthd, const uint32_t *data, uint32_t n)
+{
+    method_run(pb, SEC_ONEINC, subch, mthd, data, n);
+}
+
+void synth_pb_immd(synth_pb *pb, uint32_t subch, uint32_t mthd, uint32_t data13)
+{
+    if (!room(pb, 1)) return;
+    pb->dw[pb->len++] = header(SEC_IMMD, data13, subch, mthd);
+}
+
+void synth_pb_set_object(synth_pb *pb, uint32_t subch, uint32_t cls)
+{
+    uint32_t v = cls & 0xFFFFu;   /* NVCLASS 15:0, ENGINE 20:16 = 0 */
+    synth_pb_inc(pb, subch, 0x000, &v, 1);
+}
+
+void synth_pb_host_release(synth_pb *pb, uint64_t va, uint64_t payload)
+{
+    uint32_t m[5] = {
+        (uint32_t)va & ~3u,                         /* SEM_ADDR_LO 31:2 */
+        (uint32_t)(va >> 32) & 0x1FFFFFFu,          /* SEM_ADDR_HI 24:0 */
+        (uint32_t)payload,                          /* SEM_PAYLOAD_LO */
+        (uint32_t)(payload >> 32),                  /* SEM_PAYLOAD_HI */
+        HOST_SEM_EXECUTE_RELEASE | HOST_SEM_EXECUTE_RELEASE_WFI | HOST_SEM_EXECUTE_PAYLOAD_64,
+    };
+    synth_pb_inc(pb, 0, HOST_SEM_ADDR_LO, m, 5);
+}
+
+void synth_pb_i2m(synth_pb *pb, uint32_t subch, uint64_t va, const uint8_t *bytes, uint32_t n)
+{
+    /* LINE_LENGTH_IN, LINE_COUNT, OFFSET_OUT_UPPER, OFFSET_OUT */
+    uint32_t setup[4] = {n, 1, (uint32_t)(va >> 32) & 0x1FFFFFFu, (uint32_t)va};
+    synth_pb_inc(pb, subch, I2M_LINE_LENGTH_IN, setup, 4);
+    synth_pb_immd(pb, subch, I2M_LAUNCH_DMA, I2M_LAUNCH_DMA_PITCH);
+    uint32_t words = n / 4;
+    uint32_t tmp[256];   /* one NON_INC header per 256 words, as drivers split long uploads */
+    for (uint32_t i = 0; i < words; i += 256) {   /* data words as little-endian dwords */
+        uint32_t k = words - i < 256 ? words - i : 256;
+        for (uint32_t j = 0; j < k; j++) {
+            const uint8_t *p = bytes + 4u * (i + j);
+            tmp[j] = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+        }
+        synth_pb_noninc(pb, subch, I2M_LOAD_INLINE_DATA, tmp, k);
+    }
+}
+
+void synth_pb_ce_copy(synth_pb *pb, uint64_t src, uint64_t dst, uint32_t n, uint64_t sem_va, uint32_t payload)
+{
+    /* OFFSET_IN_UPPER/LOWER, OFFSET_OUT_UPPER/LOWER, PITCH_IN, PITCH_OUT, LINE_LENGTH_IN, LINE_COUNT */
+    uint32_t off[8] = {(uint32_t)(src >> 32) & 0x1FFFFFFu, (uint32_t)src, (uint32_t)(dst >> 32) & 0x1FFFFFFu,
+                       (uint32_t)dst, n, n, n, 1};
+    synth_pb_inc(pb, SYNTH_SUBCH_COPY, CE_OFFSET_IN_UPPER, off, 8);
+    uint32_t sem[3] = {(uint32_t)(sem_va >> 32) & 0x1FFFFFFu, (uint32_t)sem_va, payload};
+    synth_pb_inc(pb, SYNTH_SUBCH_COPY, CE_SET_SEMAPHORE_A, sem, 3);
+    uint32_t launch = CE_LAUNCH_NON_PIPELINED | CE_LAUNCH_FLUSH | CE_LAUNCH_SEM_ONE_WORD | CE_LAUNCH_SRC_PITCH |
+                      CE_LAUNCH_DST_PITCH;
+    synth_pb_inc(pb, SYNTH_SUBCH_COPY, CE_LAUNCH_DMA, &launch, 1);
+}
+
+void synth_pb_compute_launch(synth_pb *pb, uint64_t qmd_va)
+{
+    uint32_t a = (uint32_t)(qmd_va >> 8);
+    synth_pb_inc(pb, SYNTH_SUBCH_COMPUTE, COMPUTE_SEND_PCAS_A, &a, 1);
+    synth_pb_immd(pb, SYNTH_SUBCH_COMPUTE, COMPUTE_SEND_SIGNALING_PCAS2_B, PCAS_ACTION_INVALIDATE_COPY_SCHEDULE);
+}
+
+void synth_pb_filler(synth_pb *pb, synth_rng *r)
+{
+    uint32_t n = 1 + synth_rng_below(r, 3);
+    uint32_t zero[3] = {0, 0, 0};
+    synth_pb_noninc(pb, 0, HOST_NOP, zero, n);
+    synth_pb_immd(pb, 0, HOST_NOP, synth_rng_below(r, 0x2000));
+}
+
+/* QMD V04_00 bit fields (§4, from open-gpu-doc clcbc0qmd.h): set bits hi:lo of the 96-dword QMD. */
+static void qmd_set(uint8_t *q, uint32_t lo, uint32_t hi, uint32_t v)
+{
+    for (uint32_t b = lo; b <= hi; b++) {
+        uint32_t bit = (v >> (b - lo)) & 1u;
+        q[b / 8] = (uint8_t)((q[b / 8] & ~(1u << (b % 8))) | (bit << (b % 8)));
+    }
+}
+
+void synth_qmd_build(uint8_t qmd[SYNTH_QMD_BYTES], const uint32_t grid[3], const uint32_t block[3],
+                     uint64_t program_va, uint64_t sem_va, uint32_t payload)
+{
+    memset(qmd, 0, SYNTH_QMD_BYTES);
+    qmd_set(qmd, 23, 25, 2);                       /* QMD_TYPE GRID_CTA */
+    qmd_set(qmd, 576, 579, 0);                     /* QMD_MINOR_VERSION */
+    qmd_set(qmd, 580, 583, 4);                     /* QMD_MAJOR_VERSION */
+    qmd_set(qmd, 0x80 * 8, 0x80 * 8 + 31, grid[0]);          /* GRID_WIDTH */
+    qmd_set(qmd, 0x84 * 8, 0x84 * 8 + 15, grid[1]);          /* GRID_HEIGHT */
+    qmd_set(qmd, 0x88 * 8, 0x88 * 8 + 15, grid[2]);          /* GRID_DEPTH */
+    qmd_set(qmd, 0x90 * 8, 0x90 * 8 + 15, block[0]);         /* CTA_THREAD_DIMENSION0 */
+    qmd_set(qmd, 0x92 * 8, 0x92 * 8 + 15, block[1]);
+    qmd_set(qmd, 0x94 * 8, 0x94 * 8 + 15, block[2]);
+    qmd_set(qmd, 0x98 * 8, 0x98 * 8 + 31, (uint32_t)program_va);          /* PROGRAM_ADDRESS_LOWER */
+    qmd_set(qmd, 0x9c * 8, 0x9c * 8 + 31, (uint32_t)(program_va >> 32));  /* PROGRAM_ADDRESS_UPPER */
+    qmd_set(qmd, 1200, 1208, 32);                  /* REGISTER_COUNT */
+    qmd_set(qmd, 320, 320, 1);                     /* RELEASE_ENABLE(0) */
+    qmd_set(qmd, 321, 322, 1);                     /* RELEASE_STRUCTURE_SIZE(0): ONE_WORD */
+    qmd_set(qmd, 0x50 * 8, 0x50 * 8 + 31, (uint32_t)sem_va);                         /* RELEASE_SEMAPHORE0 lo */
+    qmd_set(qmd, 0x54 * 8, 0x54 * 8 + 24, (uint32_t)(sem_va >> 32) & 0x1FFFFFFu);    /* hi 24:0 */
+    qmd_set(qmd, 0x58 * 8, 0x58 * 8 + 31, payload);                                  /* payload lo */
+}
+
+uint64_t synth_gp_entry(uint64_t va, uint32_t ndw)
+{
+    uint32_t w0 = (uint32_t)va & ~3u;
+    uint32_t w1 = (uint32_t)(va >> 32) & 0xFFu;    /* GET_HI, LEVEL 0 (main) */
+    w1 |= (ndw & 0x1FFFFFu) << 10;                /* LENGTH 30:10 */
+    return (uint64_t)w1 << 32 | w0;
+}

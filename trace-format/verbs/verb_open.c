@@ -1,0 +1,29 @@
+/* verb_open.c: see verb_open.h. */
+#include "verb_open.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "vgt/cli.h"
+
+int vgt_verb_open(const char *verb, const char *path, int streaming, vgt_reader **r)
+{
+    vgt_error e;
+    vgt_reader_options o = {streaming, 1};
+    vgt_status rc = !strcmp(path, "-") ? vgt_reader_open_fd(r, STDIN_FILENO, 0, &o, &e)
+                                       : vgt_reader_open_path(r, path, &o, &e);
+    if (rc == VGT_OK) return VGT_EXIT_OK;
+    if (!strcmp(path, "-")) vgt_error_prefix(&e, "standard input");
+    return vgt_cli_report(verb, &e);
+}
+
+const char *vgt_verb_opt(int argc, char **argv, int *i, const char *name)
+{
+    size_t n = strlen(name);
+    const char *a = argv[*i];
+    if (strncmp(a, name, n)) return NULL;
+    if (a[n] == '=') return a + n + 1;
+    if (a[n] || *i + 1 >= argc) return NULL;
+    return argv[++*i];
+}

@@ -1,0 +1,147 @@
+/* verify.c: `vgt verify TRACE [--salvage OUT]`: every check the format allows (header, chunk headers,
+ * checksums, decompression, sequence continuity, record structure, record padding, trailer agreement),
+ * stopping at the first problem and naming its byte offset. --salvage writes the records before the
+ * problem as a new, valid trace with an index. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "verb_open.h"
+#include "vgt/cli.h"
+
+static const char usage_text[] =
+    "usage: vgt verify TRACE [--salvage OUT] [--quiet]\n"
+    "\n"
+    "Check a trace completely: file header and identity, every chunk header, payload and records checksum,\n"
+    "decompression, sequence continuity, the structure of every record payload (and zero padding), and\n"
+    "that the trailer's index agrees with the chunks. Stops at the first problem and names its byte offset.\n"
+    "\n"
+    "  --salvage OUT  write every complete record before the first problem (all of them when there is no\n"
+    "                 problem) to OUT, a new valid trace with an index\n"
+    "  --quiet        print nothing when the trace is valid\n"
+    "\n"
+    "exit: 0 valid, 1 a problem was found, 2 usage or I/O error\n";
+
+struct verify_state {
+    const char *path;
+    uint64_t records, submits, chunks, last_chunk;
+    vgt_writer *salvage;
+    const char *salvage_path;
+};
+
+static int report_problem(const struct verify_state *s, const vgt_error *e)
+{
+    if (e->offset != VGT_NO_OFFSET)
+        fprintf(stderr, "vgt verify: %s: problem at offset %" PRIu64 ": %s\n", s->path, e->offset, e->msg);
+    else
+        fprintf(stderr, "vgt verify: %s: problem: %s\n", s->path, e->msg);
+    return VGT_EXIT_PROBLEM;
+}
+
+/* Payload structure (known types) and zero record padding. */
+static vgt_status check_record(const vgt_record *rec, vgt_error *e)
+{
+    if (vgt_rec_type_name(rec->type)) VGT_TRY(vgt_record_fields(rec, NULL, NULL, e));
+    for (uint32_t i = rec->length; i % 8; i++)
+        if (rec->payload[i])
+            return VGT_FAIL(e, VGT_E_FORMAT, rec->chunk_offset,
+                            "record seq %" PRIu64 " (in the chunk at offset %" PRIu64 "): non-zero padding byte after "
+                            "its %u-byte payload", rec->seq, rec->chunk_offset, rec->length);
+    return VGT_OK;
+}
+
+static int open_salvage(struct verify_state *s, vgt_reader *r)
+{
+    const vgt_trace_info *in = vgt_reader_info(r);
+    vgt_writer_options o = vgt_writer_defaults();
+    vgt_error e;
+    if (vgt_writer_open_path(&s->salvage, s->salvage_path, &o, in->identity, in->identity_count, &e) != VGT_OK)
+        return vgt_cli_report("verify", &e);
+    return 0;
+}
+
+static int close_salvage(struct verify_state *s)
+{
+    vgt_error e;
+    if (!s->salvage) return 0;
+    vgt_status rc = vgt_writer_close(s->salvage, &e);
+    s->salvage = NULL;
+    if (rc != VGT_OK) return vgt_cli_report("verify", &e);
+    if (s->records) printf("salvaged %" PRIu64 " records (seq 0..%" PRIu64 ") into %s\n", s->records, s->records - 1, s->salvage_path);
+    else printf("salvaged 0 records into %s (a valid trace with the identity only)\n", s->salvage_path);
+    return 0;
+}
+
+static int write_salvage(struct verify_state *s, const vgt_record *rec)
+{
+    vgt_error e;
+    if (!s->salvage) return 0;
+    if (vgt_write_record(s->salvage, rec->type, rec->flags, rec->ts, rec->payload, rec->length, NULL, &e) == VGT_OK) return 0;
+    vgt_writer_close(s->salvage, NULL);
+    s->salvage = NULL;
+    unlink(s->salvage_path);
+    return vgt_cli_report("verify", &e);
+}
+
+static int walk(struct verify_state *s, vgt_reader *r, int quiet)
+{
+    vgt_record rec;
+    vgt_error e;
+    vgt_status st;
+    int rc;
+    while ((st = vgt_reader_next(r, &rec, &e)) == VGT_OK) {
+        if (check_record(&rec, &e) != VGT_OK) break;
+        if ((rc = write_salvage(s, &rec))) return rc;
+        if (s->records++ == 0 || rec.chunk_offset != s->last_chunk) s->chunks++, s->last_chunk = rec.chunk_offset;
+        s->submits += rec.type == VGT_REC_GPFIFO_SUBMIT;
+        st = VGT_OK;
+    }
+    int has_trailer = 0;
+    if (st == VGT_E_EOF) st = vgt_reader_trailer_check(r, &has_trailer, &e);
+    int problem = st != VGT_OK;
+    if (problem) report_problem(s, &e);
+    if ((rc = close_salvage(s))) return rc;
+    if (problem) {
+        printf("valid prefix: %" PRIu64 " records in %" PRIu64 " chunks (bytes [0, %" PRIu64 "))\n", s->records, s->chunks,
+               vgt_reader_valid_end(r));
+        return e.code == VGT_E_IO || e.code == VGT_E_NOMEM ? VGT_EXIT_USAGE : VGT_EXIT_PROBLEM;
+    }
+    if (!quiet)
+        printf("ok: %s: %" PRIu64 " records, %" PRIu64 " chunks, %" PRIu64 " submissions, %s\n", s->path, s->records, s->chunks,
+               s->submits, has_trailer ? "index agrees with every chunk" : "no trailer (a stream or an interrupted capture)");
+    return VGT_EXIT_OK;
+}
+
+int cmd_verify(int argc, char **argv)
+{
+    if (vgt_wants_help(argc, argv)) {
+        fputs(usage_text, stdout);
+        return VGT_EXIT_OK;
+    }
+    struct verify_state s = {0};
+    int quiet = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *v;
+        if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q")) quiet = 1;
+        else if ((v = vgt_verb_opt(argc, argv, &i, "--salvage"))) s.salvage_path = v;
+        else if (argv[i][0] == '-' && argv[i][1]) return vgt_cli_error("verify", VGT_EXIT_USAGE, "unknown option '%s'", argv[i]);
+        else if (!s.path) s.path = argv[i];
+        else return vgt_cli_error("verify", VGT_EXIT_USAGE, "one trace only ('%s' is extra)", argv[i]);
+    }
+    if (!s.path) return vgt_cli_error("verify", VGT_EXIT_USAGE, "no trace given (see vgt verify --help)");
+    vgt_reader *r;
+    vgt_error e;
+    vgt_reader_options o = {0, 1};
+    vgt_status st = !strcmp(s.path, "-") ? vgt_reader_open_fd(&r, STDIN_FILENO, 0, &o, &e) : vgt_reader_open_path(&r, s.path, &o, &e);
+    if (st != VGT_OK) {
+        if (st == VGT_E_IO || st == VGT_E_NOMEM || st == VGT_E_ARG) return vgt_cli_report("verify", &e);
+        report_problem(&s, &e);
+        if (s.salvage_path) fprintf(stderr, "vgt verify: nothing to salvage: the file header is not valid\n");
+        return VGT_EXIT_PROBLEM;
+    }
+    int rc = s.salvage_path ? open_salvage(&s, r) : 0;
+    if (!rc) rc = walk(&s, r, quiet);
+    vgt_reader_close(r);
+    return rc;
+}
