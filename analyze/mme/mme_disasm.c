@@ -21,8 +21,10 @@ vgt_status vgt_mme_disasm(vgt_mme_format fmt, const uint32_t *code, uint32_t ndw
                           uint32_t max_insts, unsigned flags, FILE *out, vgt_error *err)
 {
     uint32_t step = vgt_mme_inst_dwords(fmt);
-    if (step == 0) return VGT_FAIL(err, VGT_E_ARG, VGT_NO_OFFSET, "MME format %d is neither TU104 nor Fermi", (int)fmt);
-    if (!out || (!code && ndwords)) return VGT_FAIL(err, VGT_E_ARG, VGT_NO_OFFSET, "MME disassembly needs code and a FILE");
+    if (step == 0)
+        return VGT_FAIL(err, VGT_E_ARG, VGT_NO_OFFSET, "MME format %d is neither TU104 nor Fermi", (int)fmt);
+    if (!out || (!code && ndwords))
+        return VGT_FAIL(err, VGT_E_ARG, VGT_NO_OFFSET, "MME disassembly needs code and a FILE");
     char line[512];
     uint32_t n = 0;
     for (uint64_t at = start; at + step <= ndwords && (max_insts == 0 || n < max_insts); at += step, n++) {

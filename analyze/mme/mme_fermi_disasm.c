@@ -12,8 +12,12 @@ static void put_operation(mme_text *t, const vgt_mme_fermi_inst *in, uint32_t in
     case VGT_MME_FERMI_MERGE:
         mme_text_put(t, "MERGE R%u, R%u <%u,%u,%u>", a, b, in->dst_bit, in->size, in->src_bit);
         return;
-    case VGT_MME_FERMI_BFE_LSL_IMM: mme_text_put(t, "BFE_LSL_IMM R%u, R%u <%u,%u>", a, b, in->size, in->dst_bit); return;
-    case VGT_MME_FERMI_BFE_LSL_REG: mme_text_put(t, "BFE_LSL_REG R%u, R%u <%u,%u>", a, b, in->src_bit, in->size); return;
+    case VGT_MME_FERMI_BFE_LSL_IMM:
+        mme_text_put(t, "BFE_LSL_IMM R%u, R%u <%u,%u>", a, b, in->size, in->dst_bit);
+        return;
+    case VGT_MME_FERMI_BFE_LSL_REG:
+        mme_text_put(t, "BFE_LSL_REG R%u, R%u <%u,%u>", a, b, in->src_bit, in->size);
+        return;
     case VGT_MME_FERMI_STATE:
         mme_text_put(t, "STATE R%u+#%d", a, (int)in->imm);
         if (a == 0) mme_text_put(t, " (method 0x%04x)", ((uint32_t)in->imm & 0xfff) << 2);

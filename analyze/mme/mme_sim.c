@@ -24,9 +24,10 @@ vgt_status mme_run_fail(mme_run *r, vgt_mme_error e, const char *fmt, ...)
     vsnprintf(why, sizeof why, fmt, ap);
     va_end(ap);
     r->res->error = e;
-    return vgt_fail(r->err, VGT_E_DECODE, r->res->pc_dword, "%s macro at dword 0x%x: %s at pc %u (dword 0x%x): %s",
-                    vgt_mme_format_name(r->fmt), r->start, vgt_mme_error_name(e), r->res->pc, r->res->pc_dword,
-                    why);
+    /* the offset is the instruction's dword in the instruction RAM; the text names it */
+    return vgt_fail(r->err, VGT_E_DECODE, r->res->pc_dword,
+                    "%s macro starting at dword 0x%x: %s at pc %u (dword offset 0x%x): %s", vgt_mme_format_name(r->fmt),
+                    r->start, vgt_mme_error_name(e), r->res->pc, r->res->pc_dword, why);
 }
 
 vgt_status mme_run_load(mme_run *r, uint32_t *v)
@@ -66,13 +67,13 @@ vgt_status mme_run_emit(mme_run *r, uint32_t value)
     if (illegal_from_macro(m))
         return mme_run_fail(r, VGT_MME_ILLEGAL_MME_METHOD, "emit to MME method 0x%04x", m);
     r->mthd = (r->mthd + r->inc * 4) & 0x3ffc;   /* 12-bit method word index wraps */
-    r->res->emits++;
     if (r->io->emit) {
         vgt_status rc = r->io->emit(r->io->user, m, value);
         if (rc != VGT_OK)
             return vgt_fail(r->err, rc, r->res->pc_dword, "emit of method 0x%04x at pc %u failed: %s", m, r->res->pc,
                             vgt_status_name(rc));
     }
+    r->res->emits++;
     if (r->fmt != VGT_MME_TU104 || m < VGT_MME_M_SET_MEM_ADDRESS_A || m > VGT_MME_M_SET_DATA_FIFO_CONFIG)
         return VGT_OK;
     vgt_error why;

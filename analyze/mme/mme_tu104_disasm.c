@@ -71,7 +71,8 @@ static void put_special(mme_text *t, const vgt_mme_tu104_inst *in, int i, uint32
     case VGT_MME_TU104_LOOP:
         mme_text_put(t, "LOOP ");
         put_src(t, in, i, a->src[0]);
-        mme_text_put(t, " x[%04x..%04llx]", index + 1, (unsigned long long)((int64_t)index + a->imm - 1) & 0xffffffffull);
+        mme_text_put(t, " x[%04x..%04llx]", index + 1,
+                     (unsigned long long)((int64_t)index + a->imm - 1) & 0xffffffffull);
         return;
     case VGT_MME_TU104_DREAD:
         mme_text_put(t, "DREAD %s, [", d);
@@ -149,7 +150,8 @@ size_t mme_tu104_line(const uint32_t *code, uint32_t index, unsigned flags, mme_
     mme_text_put(t, "%04x:", index);
     if (flags & VGT_MME_DISASM_RAW) mme_text_put(t, " [%08x %08x %08x]", code[0], code[1], code[2]);
     mme_text_put(t, " ");
-    if (in.pred_mode) mme_text_put(t, "@%s %s ; ", vgt_mme_tu104_pred_name(in.pred_mode), vgt_mme_tu104_reg_name(in.pred));
+    if (in.pred_mode)
+        mme_text_put(t, "@%s %s ; ", vgt_mme_tu104_pred_name(in.pred_mode), vgt_mme_tu104_reg_name(in.pred));
     put_alu(t, &in, 0, index);
     mme_text_put(t, " ; ");
     put_alu(t, &in, 1, index);

@@ -23,9 +23,10 @@ static void lookup_build(void)
         const sem_method_spec *s = &vgt_sem_method_table[k];
         for (unsigned i = 0; i < s->count; i++) {
             unsigned slot = (s->mthd + i * s->stride) >> 2;
-            if (slot < SEM_MTHD_SLOTS) {
-                lookup[s->family][slot].spec = (uint16_t)(k + 1);
-                lookup[s->family][slot].index = (uint16_t)i;
+            if (slot < SEM_MTHD_SLOTS && i < 256) {
+                lookup[s->family][slot].role = s->role;
+                lookup[s->family][slot].index = (uint8_t)i;
+                lookup[s->family][slot].min_class = s->min_class;
             }
         }
     }
@@ -54,6 +55,7 @@ vgt_status vgt_sem_new(vgt_sem_tracker **out, const vgt_sem_config *cfg, vgt_err
     vgt_sem_tracker *t = calloc(1, sizeof *t);
     if (!t) return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "allocating a semantic tracker (%zu bytes)", sizeof *t);
     t->cfg = *cfg;
+    t->last_cls = UINT32_MAX;
     if (!t->cfg.max_upload || t->cfg.max_upload > VGT_SEM_MAX_UPLOAD) t->cfg.max_upload = VGT_SEM_MAX_UPLOAD;
     *out = t;
     return VGT_OK;
@@ -62,18 +64,19 @@ vgt_status vgt_sem_new(vgt_sem_tracker **out, const vgt_sem_config *cfg, vgt_err
 void vgt_sem_free(vgt_sem_tracker *t)
 {
     if (!t) return;
-    for (unsigned i = 0; i < 8; i++) free(t->sub[i].i2m.buf);
+    for (unsigned i = 0; i < 8; i++) free(t->i2m[i].store);
     free(t);
 }
 
 void vgt_sem_reset(vgt_sem_tracker *t)
 {
     for (unsigned i = 0; i < 8; i++) {
-        uint8_t *buf = t->sub[i].i2m.buf;
-        uint64_t cap = t->sub[i].i2m.cap;
+        uint8_t *store = t->i2m[i].store;
+        uint64_t cap = t->i2m[i].cap;
+        memset(&t->i2m[i], 0, sizeof t->i2m[i]);
+        t->i2m[i].store = store;
+        t->i2m[i].cap = cap;
         memset(&t->sub[i], 0, sizeof t->sub[i]);
-        t->sub[i].i2m.buf = buf;
-        t->sub[i].i2m.cap = cap;
     }
     memset(&t->host, 0, sizeof t->host);
     t->draw_pending = 0;
@@ -105,7 +108,7 @@ static vgt_status dispatch(vgt_sem_tracker *t, unsigned role, unsigned index, co
 {
     sub_state *s = &t->sub[m->subch & 7];
     if (role <= R_SEMA_D) { sem_host(t, role, m); return VGT_OK; }
-    if (role <= R_I2M_DATA) return sem_i2m(t, s, role, m, err);
+    if (role <= R_I2M_DATA) return sem_i2m(t, &t->i2m[m->subch & 7], role, m, err);
     if (role <= R_REPX_EXECUTE) { sem_report(t, s, role, m); return VGT_OK; }
     if (role <= R_INLINE_QMD_DATA) return sem_launch(t, s, role, index, m, err);
     if (role <= R_BASE_INSTANCE) { sem_draw(t, s, role, m); return VGT_OK; }
@@ -116,19 +119,32 @@ static vgt_status dispatch(vgt_sem_tracker *t, unsigned role, unsigned index, co
 
 vgt_status vgt_sem_method(vgt_sem_tracker *t, const vgt_method *m, vgt_error *err)
 {
-    if (m->masked) return VGT_OK;   /* the subdevice mask excludes the GPU we model: it ignores the method */
-    unsigned fam = m->is_host ? FAM_HOST : family_of(m->cls);
+    if (__builtin_expect(m->masked, 0)) return VGT_OK;   /* the subdevice mask excludes the GPU we model */
+    const sem_cell *tab;
+    if (m->is_host) tab = lookup[FAM_HOST];
+    else {
+        if (m->cls != t->last_cls) {
+            unsigned fam = family_of(m->cls);
+            t->last_cls = m->cls;
+            t->last_tab = fam == FAM_NONE ? NULL : lookup[fam];
+        }
+        tab = t->last_tab;
+        if (!tab) return VGT_OK;
+    }
     unsigned slot = m->mthd >> 2;
-    if (fam == FAM_NONE || slot >= SEM_MTHD_SLOTS) return VGT_OK;
-    sem_cell c = lookup[fam][slot];
-    if (!c.spec) return VGT_OK;
-    const sem_method_spec *s = &vgt_sem_method_table[c.spec - 1];
-    if (s->min_class && (m->cls & 0xffff) < s->min_class && !m->is_host) return VGT_OK;
-    return dispatch(t, s->role, c.index, m, err);
+    if (slot >= SEM_MTHD_SLOTS) return VGT_OK;
+    sem_cell c = tab[slot];
+    if (c.role == R_NONE) return VGT_OK;
+    if (c.role == R_I2M_DATA) {
+        sem_i2m_data(t, &t->i2m[m->subch & 7], m);
+        return VGT_OK;
+    }
+    if (c.min_class && (m->cls & 0xffff) < c.min_class) return VGT_OK;
+    return dispatch(t, c.role, c.index, m, err);
 }
 
 void vgt_sem_flush(vgt_sem_tracker *t)
 {
     sem_flush_draw(t);
-    for (unsigned i = 0; i < 8; i++) sem_i2m_flush(t, &t->sub[i], i);
+    for (unsigned i = 0; i < 8; i++) sem_i2m_flush(t, &t->i2m[i], i);
 }

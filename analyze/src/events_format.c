@@ -98,7 +98,7 @@ static void text_body(out *o, const vgt_event *ev)
     case VGT_EV_LAUNCH: text_launch(o, &ev->u.launch); break;
     case VGT_EV_UPLOAD: {
         const vgt_ev_upload *u = &ev->u.upload;
-        put(o, " dst=0x%" PRIx64 " bytes=%" PRIu64 " lines=%ux%u pitch=%u %s%s%s", u->dst_va, u->length,
+        put(o, " dst=0x%" PRIx64 " bytes=%" PRIu64 " lines=%ux%u pitch_out=%u layout=%s%s%s", u->dst_va, u->length,
             u->line_length, u->line_count, u->pitch_out, u->pitch_layout ? "pitch" : "blocklinear",
             u->completion == 2 ? " release-semaphore" : u->completion == 1 ? " flush" : "",
             u->complete ? "" : " (incomplete)");
@@ -110,7 +110,7 @@ static void text_body(out *o, const vgt_event *ev)
         else put(o, " src=0x%" PRIx64 " dst=0x%" PRIx64, c->src_va, c->dst_va);
         put(o, " bytes=%" PRIu64 " line=%u", c->bytes, c->line_length);
         if (c->multi_line) put(o, "x%u pitch=%u/%u", c->line_count, c->pitch_in, c->pitch_out);
-        put(o, " %s->%s", c->src_pitch ? "pitch" : "blocklinear", c->dst_pitch ? "pitch" : "blocklinear");
+        put(o, " layout=%s->%s", c->src_pitch ? "pitch" : "blocklinear", c->dst_pitch ? "pitch" : "blocklinear");
         if (c->remap) put(o, " remap=0x%x", c->remap_components);
         if (c->semaphore_type) put(o, " sem=0x%" PRIx64 ":=%" PRIu64, c->sem_va, c->sem_payload);
         break;

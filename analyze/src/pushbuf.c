@@ -133,12 +133,22 @@ static inline __attribute__((always_inline)) uint32_t deliver(vgt_pb_state *st, 
     uint32_t chan_cls = st->channel_class, k = 0;
     if (first && mthd >= HOST_METHOD_END && st->subch_class[subch] == 0)
         diag(cb, VGT_DIAG_UNKNOWN_SUBCHANNEL, &pos, "method 0x%04x on subchannel %u, which has no SET_OBJECT yet", mthd, subch);
+    vgt_method m = {.subch = subch, .kind = kind, .first = first, .masked = masked, .pos = pos};
+    if (cb->noninc_run && kind == VGT_HDR_NONINC && take) {
+        m.mthd = mthd;
+        m.data = load_le32(p);
+        m.is_host = mthd < HOST_METHOD_END;
+        m.cls = m.is_host ? chan_cls : st->subch_class[subch];
+        if (mthd == MTHD_SET_OBJECT && !masked) st->subch_class[subch] = load_le32(p + 4u * (take - 1)) & 0xffffu;
+        *stop = cb->noninc_run(cb->ctx, &m, p, take) != 0;
+        *next = mthd;
+        return take;
+    }
     if (!cb->method && mthd != MTHD_SET_OBJECT && (!keep || mthd + 4u * take <= VGT_PB_METHOD_SPACE)) {
         /* nobody listens and no SET_OBJECT can be in the run: only the state moves */
         *next = keep ? mthd + 4u * take : mthd + (take ? step : 0);
         return take;
     }
-    vgt_method m = {.subch = subch, .kind = kind, .first = first, .masked = masked, .pos = pos};
     for (; k < take; k++) {
         m.mthd = mthd;
         m.data = load_le32(p + 4u * k);

@@ -39,13 +39,15 @@ static vgt_status start(vgt_sem_tracker *t, i2m_state *s, const vgt_method *m, v
     s->expected = (uint64_t)s->line_length * s->line_count;
     s->received = 0;
     s->active = 1;
-    if (t->cfg.keep_upload_bytes && s->expected <= t->cfg.max_upload) {
+    s->buf = s->store;
+    if (!t->cfg.keep_upload_bytes || s->expected > t->cfg.max_upload) s->buf = NULL;
+    else {
         if (s->cap < s->expected) {
             uint64_t cap = s->expected < 4096 ? 4096 : s->expected;
-            uint8_t *nb = realloc(s->buf, cap);
+            uint8_t *nb = realloc(s->store, cap);
             if (!nb) return VGT_FAIL(err, VGT_E_NOMEM, m->pos.dword, "allocating %llu bytes for an upload",
                                      (unsigned long long)cap);
-            s->buf = nb;
+            s->store = s->buf = nb;
             s->cap = cap;
         }
     }
@@ -53,21 +55,21 @@ static vgt_status start(vgt_sem_tracker *t, i2m_state *s, const vgt_method *m, v
     return VGT_OK;
 }
 
-static void data(vgt_sem_tracker *t, i2m_state *s, const vgt_method *m)
+void sem_i2m_collect(vgt_sem_tracker *t, i2m_state *s, const vgt_method *m)
 {
-    if (!s->active) return;   /* data without a LAUNCH_DMA: nothing to attach it to */
-    if (t->cfg.keep_upload_bytes && s->buf && s->expected <= t->cfg.max_upload && s->received < s->expected) {
-        uint64_t n = s->expected - s->received < 4 ? s->expected - s->received : 4;
-        uint8_t le[4] = { (uint8_t)m->data, (uint8_t)(m->data >> 8), (uint8_t)(m->data >> 16), (uint8_t)(m->data >> 24) };
-        memcpy(s->buf + s->received, le, n);
-    }
-    s->received += 4;
-    if (s->received >= s->expected) emit_upload(t, s, m, 1);
+    (void)t;
+    uint64_t n = s->expected - s->received < 4 ? s->expected - s->received : 4;
+    uint8_t le[4] = { (uint8_t)m->data, (uint8_t)(m->data >> 8), (uint8_t)(m->data >> 16), (uint8_t)(m->data >> 24) };
+    memcpy(s->buf + s->received, le, n);
 }
 
-vgt_status sem_i2m(vgt_sem_tracker *t, sub_state *sub, unsigned role, const vgt_method *m, vgt_error *err)
+void sem_i2m_complete(vgt_sem_tracker *t, i2m_state *s, const vgt_method *m)
 {
-    i2m_state *s = &sub->i2m;
+    emit_upload(t, s, m, 1);
+}
+
+vgt_status sem_i2m(vgt_sem_tracker *t, i2m_state *s, unsigned role, const vgt_method *m, vgt_error *err)
+{
     switch (role) {
     case R_I2M_LINE_LENGTH: s->line_length = m->data; break;
     case R_I2M_LINE_COUNT: s->line_count = m->data; break;
@@ -77,14 +79,13 @@ vgt_status sem_i2m(vgt_sem_tracker *t, sub_state *sub, unsigned role, const vgt_
     case R_I2M_LAUNCH:
         if (s->active) emit_upload(t, s, m, 0);   /* a new launch cut the previous one short */
         return start(t, s, m, err);
-    case R_I2M_DATA: data(t, s, m); break;
+    case R_I2M_DATA: sem_i2m_data(t, s, m); break;
     }
     return VGT_OK;
 }
 
-void sem_i2m_flush(vgt_sem_tracker *t, sub_state *sub, unsigned subch)
+void sem_i2m_flush(vgt_sem_tracker *t, i2m_state *s, unsigned subch)
 {
-    i2m_state *s = &sub->i2m;
     if (!s->active) return;
     vgt_method m = s->launch;
     m.subch = subch;

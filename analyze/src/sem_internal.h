@@ -12,7 +12,9 @@
 
 enum sem_family { FAM_NONE = 0, FAM_HOST, FAM_COMPUTE, FAM_3D, FAM_COPY, FAM_I2M, FAM_COUNT_ };
 
-/* Roles: what a method means to the tracker. Array methods carry their index separately. */
+/* Roles: what a method means to the tracker. Array methods carry their index separately. The roles are
+ * grouped by decoder, in this order: dispatch() in events.c picks the decoder by range (R_SEMA_D,
+ * R_I2M_DATA, R_REPX_EXECUTE, R_INLINE_QMD_DATA, R_BASE_INSTANCE, R_PIPE_ADDR_B end the groups). */
 enum sem_role {
     R_NONE = 0,
     /* host */
@@ -55,8 +57,8 @@ extern const uint32_t vgt_sem_method_table_count;
 
 #define SEM_MTHD_SLOTS 4096u  /* method offsets 0x0000..0x3ffc */
 
-/* A lookup cell: spec index + 1 (0 = nothing) and the array index. */
-typedef struct sem_cell { uint16_t spec; uint16_t index; } sem_cell;
+/* A lookup cell: the role (R_NONE = not listened to), the array index, the lowest class it applies to. */
+typedef struct sem_cell { uint8_t role; uint8_t index; uint16_t min_class; } sem_cell;
 
 typedef struct i2m_state {
     uint32_t line_length, line_count, pitch_out, offset_upper, offset;
@@ -64,7 +66,8 @@ typedef struct i2m_state {
     uint32_t raw;
     vgt_method launch;        /* the LAUNCH_DMA, for an upload cut short at a flush */
     uint64_t expected, received;
-    uint8_t *buf;             /* when keep_upload_bytes */
+    uint8_t *buf;             /* where this transfer's bytes go: store, or NULL when not collected */
+    uint8_t *store;           /* the allocation (keep_upload_bytes), cap bytes */
     uint64_t cap;
 } i2m_state;
 
@@ -102,7 +105,6 @@ typedef struct copy_state {
 } copy_state;
 
 typedef struct sub_state {
-    i2m_state i2m;
     report_state report;
     compute_state compute;
     draw_state draw;
@@ -116,7 +118,10 @@ typedef struct host_state {
 
 struct vgt_sem_tracker {
     vgt_sem_config cfg;
+    uint32_t last_cls;        /* class of the last engine method, and its family's lookup table */
+    const sem_cell *last_tab;
     host_state host;
+    i2m_state i2m[8];         /* per subchannel, apart from sub[] so the hot LOAD_INLINE_DATA path is cheap */
     sub_state sub[8];
     int draw_pending;         /* a draw held back for instance merging */
     vgt_event pending;
@@ -129,8 +134,18 @@ void sem_event_init(vgt_event *ev, vgt_event_kind kind, const vgt_method *m);
 
 /* Decoders: one per area, each given the role, the array index and the method. */
 void sem_host(vgt_sem_tracker *t, unsigned role, const vgt_method *m);
-vgt_status sem_i2m(vgt_sem_tracker *t, sub_state *s, unsigned role, const vgt_method *m, vgt_error *err);
-void sem_i2m_flush(vgt_sem_tracker *t, sub_state *s, unsigned subch);
+vgt_status sem_i2m(vgt_sem_tracker *t, i2m_state *s, unsigned role, const vgt_method *m, vgt_error *err);
+/* LOAD_INLINE_DATA is most of a bulk push buffer: the hot path, inlined into vgt_sem_method. */
+void sem_i2m_collect(vgt_sem_tracker *t, i2m_state *s, const vgt_method *m);
+void sem_i2m_complete(vgt_sem_tracker *t, i2m_state *s, const vgt_method *m);
+static inline void sem_i2m_data(vgt_sem_tracker *t, i2m_state *s, const vgt_method *m)
+{
+    if (__builtin_expect(!s->active, 0)) return;   /* data without a LAUNCH_DMA: nothing to attach it to */
+    if (s->buf && s->received < s->expected) sem_i2m_collect(t, s, m);
+    s->received += 4;
+    if (s->received >= s->expected) sem_i2m_complete(t, s, m);
+}
+void sem_i2m_flush(vgt_sem_tracker *t, i2m_state *s, unsigned subch);
 void sem_report(vgt_sem_tracker *t, sub_state *s, unsigned role, const vgt_method *m);
 vgt_status sem_launch(vgt_sem_tracker *t, sub_state *s, unsigned role, unsigned index, const vgt_method *m,
                       vgt_error *err);

@@ -44,6 +44,13 @@ static int tramp_method(void *ctx, const vgt_method *m)
     return w->stop;
 }
 
+static int tramp_run(void *ctx, const vgt_method *m, const uint8_t *data, uint32_t count)
+{
+    walker *w = ctx;
+    if (w->cb->on_noninc_run(w->cb->ctx, &w->cur, m, data, count)) w->stop = 1;
+    return w->stop;
+}
+
 static void tramp_entry(void *ctx, const vgt_gp_entry *e, uint32_t index, const vgt_mpos *pos)
 {
     walker *w = ctx;
@@ -156,7 +163,11 @@ static vgt_status walk_submit(walker *w, const vgt_record *r, vgt_error *err)
         w->stop = 1;
         return VGT_OK;
     }
-    vgt_pb_callbacks pcb = {w->deliver && cb->on_method ? tramp_method : NULL, tramp_entry, tramp_diag, w};
+    vgt_pb_callbacks pcb = {.method = w->deliver && cb->on_method ? tramp_method : NULL,
+                            .entry = tramp_entry,
+                            .diag = tramp_diag,
+                            .ctx = w,
+                            .noninc_run = w->deliver && cb->on_noninc_run ? tramp_run : NULL};
     uint64_t before = c->pb.methods;
     vgt_status rc = vgt_pb_decode_submit(&c->pb, r->seq, &sub, &pcb, err);
     w->st.methods += c->pb.methods - before;

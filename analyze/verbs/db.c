@@ -52,6 +52,7 @@ static int on_record(void *ctx, const vgt_record *rec, const vgt_model *model)
 static int on_submit_begin(void *ctx, const vgt_walk_submit *s)
 {
     db_ctx *c = ctx;
+    c->selected = s->selected;
     c->submission = s->index;
     c->channel = s->chan->handle;
     c->sub_methods = 0;
@@ -62,6 +63,7 @@ static int on_submit_end(void *ctx, const vgt_walk_submit *s)
 {
     db_ctx *c = ctx;
     if (s->chan->user) vgt_sem_flush(s->chan->user);
+    if (!s->selected) return c->failed;
     const vgt_rec_gpfifo_submit *g = s->sub;
     sqlite3_stmt *st = c->st[ST_SUBMISSION];
     db_bind_u64(st, 1, s->index);
@@ -82,7 +84,7 @@ static int on_submit_end(void *ctx, const vgt_walk_submit *s)
 static void on_entry(void *ctx, const vgt_walk_submit *s, const vgt_gp_entry *e, uint32_t index)
 {
     db_ctx *c = ctx;
-    if (c->failed) return;
+    if (c->failed || !s->selected) return;
     sqlite3_stmt *st = c->st[ST_ENTRY];
     db_bind_u64(st, 1, s->index);
     sqlite3_bind_int64(st, 2, index);
@@ -98,41 +100,61 @@ static void on_entry(void *ctx, const vgt_walk_submit *s, const vgt_gp_entry *e,
     db_step(c, st, "gpfifo_entries");
 }
 
-/* The method's name: static table text for scalars, "NAME(i)" for array elements, NULL when unknown. */
-static void bind_method_name(sqlite3_stmt *st, int col, uint32_t cls, uint32_t mthd)
+/* A method whose only field is the whole 32-bit integer value: its fields text would repeat `value`. */
+static int value_only(const vgt_method_info *mi)
 {
-    static uint32_t last_cls = UINT32_MAX;
-    static const vgt_class *last = NULL;
-    if (cls != last_cls) { last = vgt_class_find(cls); last_cls = cls; }
+    return mi && mi->field_count == 1 && mi->fields[0].hi == 31 && mi->fields[0].lo == 0 &&
+           mi->fields[0].enum_count == 0 && !(mi->fields[0].flags & VGT_CLASS_FIELD_FLOAT);
+}
+
+/* The method's name: static table text for scalars, "NAME(i)" for array elements (written into buf, which
+ * must live until the statement is stepped), NULL when unknown. Returns the method's table entry. */
+static const vgt_method_info *bind_method_name(db_ctx *c, sqlite3_stmt *st, int col, uint32_t cls, uint32_t mthd,
+                                               char *buf, size_t cap)
+{
+    if (cls != c->name_cls) { c->name_class = vgt_class_find(cls); c->name_cls = cls; }
     uint32_t index = 0;
-    const vgt_method_info *mi = vgt_class_method(last, mthd, &index);
-    if (!mi) { sqlite3_bind_null(st, col); return; }
-    if (mi->count <= 1) { sqlite3_bind_text(st, col, mi->name, -1, SQLITE_STATIC); return; }
-    char buf[96];
-    int n = snprintf(buf, sizeof buf, "%s(%u)", mi->name, index);
-    sqlite3_bind_text(st, col, buf, n < (int)sizeof buf ? n : (int)sizeof buf - 1, SQLITE_TRANSIENT);
+    const vgt_method_info *mi = vgt_class_method(c->name_class, mthd, &index);
+    if (!mi) { sqlite3_bind_null(st, col); return NULL; }
+    if (mi->count <= 1) { sqlite3_bind_text(st, col, mi->name, -1, SQLITE_STATIC); return mi; }
+    size_t n = strlen(mi->name);
+    if (n + 16 > cap) { sqlite3_bind_text(st, col, mi->name, (int)n, SQLITE_STATIC); return mi; }
+    memcpy(buf, mi->name, n);
+    char digits[12];
+    int k = 0;
+    do digits[k++] = (char)('0' + index % 10); while ((index /= 10) && k < 11);
+    buf[n++] = '(';
+    while (k) buf[n++] = digits[--k];
+    buf[n++] = ')';
+    sqlite3_bind_text(st, col, buf, (int)n, SQLITE_STATIC);
+    return mi;
 }
 
 static int on_method(void *ctx, const vgt_walk_submit *s, const vgt_method *m)
 {
     db_ctx *c = ctx;
+    if (!s->selected) {   /* outside the window: keep the trackers' state right, write nothing */
+        if (s->chan->user && vgt_sem_method(s->chan->user, m, &c->err) != VGT_OK) return c->failed = 1;
+        return c->failed;
+    }
     sqlite3_stmt *st = c->st[ST_METHOD];
-    db_bind_u64(st, 1, m->pos.seq);
-    db_bind_u64(st, 2, s->index);
-    sqlite3_bind_int64(st, 3, m->pos.entry);
-    sqlite3_bind_int64(st, 4, m->pos.dword);
-    sqlite3_bind_int64(st, 5, c->channel);
-    sqlite3_bind_int(st, 6, (int)m->subch);
-    sqlite3_bind_int64(st, 7, m->cls);
-    bind_method_name(st, 8, m->cls, m->mthd);
-    sqlite3_bind_int64(st, 9, m->mthd);
-    sqlite3_bind_int64(st, 10, m->data);
-    if (c->with_fields) {
-        char buf[512];
-        size_t n = vgt_method_format_fields(m->cls, m->mthd, m->data, buf, sizeof buf);
-        sqlite3_bind_text(st, 11, buf, n < sizeof buf ? (int)n : (int)sizeof buf - 1, SQLITE_TRANSIENT);
+    char name[128], fields[512];   /* bound SQLITE_STATIC: they must outlive the step below */
+    db_bind_u64(st, 1, s->index);
+    sqlite3_bind_int64(st, 2, m->pos.entry);
+    sqlite3_bind_int64(st, 3, m->pos.dword);
+    db_bind_u64(st, 4, c->method_rows);
+    db_bind_u64(st, 5, m->pos.seq);
+    sqlite3_bind_int64(st, 6, c->channel);
+    sqlite3_bind_int(st, 7, (int)m->subch);
+    sqlite3_bind_int64(st, 8, m->cls);
+    const vgt_method_info *mi = bind_method_name(c, st, 9, m->cls, m->mthd, name, sizeof name);
+    sqlite3_bind_int64(st, 10, m->mthd);
+    sqlite3_bind_int64(st, 11, m->data);
+    if (c->with_fields && !value_only(mi)) {
+        size_t n = vgt_method_format_fields(m->cls, m->mthd, m->data, fields, sizeof fields);
+        sqlite3_bind_text(st, 12, fields, n < sizeof fields ? (int)n : (int)sizeof fields - 1, SQLITE_STATIC);
     } else {
-        sqlite3_bind_null(st, 11);
+        sqlite3_bind_null(st, 12);
     }
     if (db_step(c, st, "methods")) return 1;
     c->method_rows++;
@@ -144,7 +166,7 @@ static int on_method(void *ctx, const vgt_walk_submit *s, const vgt_method *m)
 static void on_diag(void *ctx, const vgt_walk_submit *s, vgt_diag_kind kind, const vgt_mpos *pos, const char *msg)
 {
     db_ctx *c = ctx;
-    if (c->failed) return;
+    if (c->failed || !s->selected) return;
     sqlite3_stmt *st = c->st[ST_DIAG];
     db_bind_u64(st, 1, pos->seq);
     db_bind_u64(st, 2, s->index);
@@ -187,14 +209,19 @@ static int write_identity(db_ctx *c, const char *trace)
 static int usage(FILE *f)
 {
     fprintf(f,
-            "usage: vgt db TRACE -o OUT.sqlite [--with-bytes] [--no-fields] [--quiet]\n"
+            "usage: vgt db TRACE -o OUT.sqlite [--with-bytes] [--no-fields] [--submit N|A..B] [--channel H] [--quiet]\n"
             "Export a trace to SQLite: identity, objects, channels, mappings, memory records, submissions,\n"
             "GPFIFO entries, every method (name, address, value, decoded fields), and the semantic events:\n"
             "launches, uploads, copies, semaphores, draws, program binds. Schema: docs/sqlite-schema.md;\n"
             "example queries: docs/forensics.md.\n"
             "  -o OUT          the database to write (replaced if it exists)\n"
             "  --with-bytes    keep memory-record and upload bytes as BLOBs (default: lengths only)\n"
-            "  --no-fields     leave methods.fields NULL (faster, smaller)\n"
+            "  --no-fields     leave methods.fields NULL (faster, smaller); it is NULL anyway for methods\n"
+            "                  whose only field is the whole value (LOAD_INLINE_DATA, ...)\n"
+            "  --submit R      submissions, entries, methods and events only for submissions R (0-based\n"
+            "                  GPFIFO_SUBMIT index); the other records, up to the last selected submission,\n"
+            "                  are exported in full\n"
+            "  --channel H     submissions, entries, methods and events only for channel handle H\n"
             "  --quiet         no summary line\n"
             "exit: 0 ok, 1 the trace could not be exported to the end, 2 usage or I/O error\n");
     return f == stdout ? VGT_EXIT_OK : VGT_EXIT_USAGE;
@@ -211,7 +238,8 @@ static int finish(db_ctx *c, int ok)
 int cmd_db(int argc, char **argv)
 {
     if (vgt_wants_help(argc, argv)) return usage(stdout);
-    db_ctx c = { .with_fields = 1 };
+    db_ctx c = { .with_fields = 1, .name_cls = UINT32_MAX };
+    vgt_walk_options opt = vgt_walk_defaults();
     const char *path = NULL, *out = NULL;
     int quiet = 0;
     for (int i = 1; i < argc; i++) {
@@ -220,6 +248,18 @@ int cmd_db(int argc, char **argv)
         else if (!strcmp(a, "--with-bytes")) c.with_bytes = 1;
         else if (!strcmp(a, "--no-fields")) c.with_fields = 0;
         else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) quiet = 1;
+        else if (!strcmp(a, "--submit") && i + 1 < argc) {
+            vgt_range r;
+            if (vgt_parse_range(argv[++i], &r)) return vgt_cli_error("db", VGT_EXIT_USAGE, "bad range '%s'", argv[i]);
+            opt.submit_first = r.first;
+            opt.submit_last = r.last;
+        } else if (!strcmp(a, "--channel") && i + 1 < argc) {
+            uint64_t h;
+            if (vgt_parse_u64(argv[++i], &h) || h > UINT32_MAX)
+                return vgt_cli_error("db", VGT_EXIT_USAGE, "bad channel handle '%s'", argv[i]);
+            opt.has_channel = 1;
+            opt.channel = (uint32_t)h;
+        }
         else if (a[0] == '-' && a[1]) return vgt_cli_error("db", VGT_EXIT_USAGE, "unknown option '%s'", a);
         else if (!path) path = a;
         else return vgt_cli_error("db", VGT_EXIT_USAGE, "more than one trace given ('%s')", a);
@@ -229,8 +269,11 @@ int cmd_db(int argc, char **argv)
     char *tmp = malloc(tl);
     if (!tmp) return vgt_cli_error("db", VGT_EXIT_USAGE, "out of memory");
     snprintf(tmp, tl, "%s.partial", out);
+    /* before SQLite initialises: no memory statistics (a global mutex per allocation); may fail harmlessly
+     * when something already initialised SQLite */
+    sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
     unlink(tmp);
-    if (sqlite3_open_v2(tmp, &c.db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
+    if (sqlite3_open_v2(tmp, &c.db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
         int rc = vgt_cli_error("db", VGT_EXIT_USAGE, "cannot create '%s': %s", tmp, sqlite3_errmsg(c.db));
         sqlite3_close(c.db);
         free(tmp);
@@ -241,7 +284,7 @@ int cmd_db(int argc, char **argv)
     vgt_error err;
     vgt_status rc = VGT_OK;
     if (ok) {
-        vgt_walk_options opt = vgt_walk_defaults();
+        opt.deliver_unselected = 1;   /* trackers see every submission; rows only for the selected ones */
         vgt_walk_callbacks cb = { .on_record = on_record, .on_channel = on_channel, .on_submit_begin = on_submit_begin,
                                   .on_submit_end = on_submit_end, .on_entry = on_entry, .on_method = on_method,
                                   .on_diag = on_diag, .on_channel_end = on_channel_end, .ctx = &c };

@@ -113,7 +113,7 @@ static void row_bind(db_ctx *c, sqlite3_int64 id, const vgt_event *ev)
 void db_event_rows(void *ctx, const vgt_event *ev)
 {
     db_ctx *c = ctx;
-    if (c->failed) return;
+    if (c->failed || !c->selected) return;
     char text[1024];
     vgt_event_format(ev, text, sizeof text);
     sqlite3_stmt *st = c->st[ST_EVENT];

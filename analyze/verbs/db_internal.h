@@ -30,6 +30,9 @@ typedef struct db_ctx {
     uint32_t channel;
     uint64_t method_rows, event_rows;
     uint64_t sub_methods;
+    int selected;             /* the current submission passes --submit/--channel */
+    uint32_t name_cls;        /* class of the last method named, and its table */
+    const struct vgt_class *name_class;
     int failed;
     vgt_error err;
     char msg[256];

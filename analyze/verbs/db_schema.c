@@ -29,8 +29,11 @@ static const char *const schema_sql =
     "CREATE TABLE gpfifo_entries(submission INTEGER, entry INTEGER, seq INTEGER, raw INTEGER, va INTEGER,"
     " length INTEGER, level INTEGER, sync INTEGER, is_control INTEGER, opcode INTEGER, operand INTEGER,"
     " PRIMARY KEY(submission, entry)) WITHOUT ROWID;\n"
-    "CREATE TABLE methods(id INTEGER PRIMARY KEY, seq INTEGER, submission INTEGER, entry INTEGER, dword INTEGER,"
-    " channel INTEGER, subch INTEGER, class INTEGER, method TEXT, address INTEGER, value INTEGER, fields TEXT);\n"
+    /* Clustered on the stream position (rows arrive in that order, so the b-tree only appends, and no
+     * separate index by submission is needed); id is the row's number in stream order. */
+    "CREATE TABLE methods(submission INTEGER, entry INTEGER, dword INTEGER, id INTEGER, seq INTEGER,"
+    " channel INTEGER, subch INTEGER, class INTEGER, method TEXT, address INTEGER, value INTEGER, fields TEXT,"
+    " PRIMARY KEY(submission, entry, dword, id)) WITHOUT ROWID;\n"
     "CREATE TABLE events(id INTEGER PRIMARY KEY, seq INTEGER, submission INTEGER, entry INTEGER, dword INTEGER,"
     " channel INTEGER, subch INTEGER, class INTEGER, kind TEXT, text TEXT);\n"
     "CREATE TABLE launches(event INTEGER PRIMARY KEY, seq INTEGER, submission INTEGER, channel INTEGER, qmd_va INTEGER,"
@@ -55,7 +58,6 @@ static const char *const schema_sql =
     " kind TEXT, message TEXT);\n";
 
 static const char *const index_sql =
-    "CREATE INDEX methods_by_submission ON methods(submission, entry, dword);\n"
     "CREATE INDEX methods_by_class ON methods(class, address);\n"
     "CREATE INDEX events_by_submission ON events(submission);\n"
     "CREATE INDEX launches_by_submission ON launches(submission);\n"
@@ -99,7 +101,7 @@ const char *const db_insert_sql[ST_COUNT_] = {
     [ST_MEMORY] = "INSERT INTO memory VALUES(?,?,?,?,?,?,?,?)",
     [ST_SUBMISSION] = "INSERT INTO submissions VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
     [ST_ENTRY] = "INSERT INTO gpfifo_entries VALUES(?,?,?,?,?,?,?,?,?,?,?)",
-    [ST_METHOD] = "INSERT INTO methods VALUES(NULL,?,?,?,?,?,?,?,?,?,?,?)",
+    [ST_METHOD] = "INSERT INTO methods VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
     [ST_EVENT] = "INSERT INTO events VALUES(NULL,?,?,?,?,?,?,?,?,?)",
     [ST_LAUNCH] = "INSERT INTO launches VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [ST_UPLOAD] = "INSERT INTO uploads VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
@@ -142,7 +144,7 @@ int db_create_schema(db_ctx *c)
 {
     /* One writer, a fresh file, and a failure means a bad output anyway: no journal, no syncs. */
     if (exec(c, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA locking_mode=EXCLUSIVE;"
-                " PRAGMA temp_store=MEMORY; PRAGMA cache_size=-262144; PRAGMA page_size=65536;", "pragmas"))
+                " PRAGMA temp_store=MEMORY; PRAGMA cache_size=-32768; PRAGMA page_size=65536;", "pragmas"))
         return 1;
     if (exec(c, schema_sql, "creating tables")) return 1;
     for (int i = 0; i < ST_COUNT_; i++)

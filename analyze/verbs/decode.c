@@ -3,7 +3,7 @@
  *
  *   submit 3 seq 41 channel 0xcafe0001 client 0xc1d00001 HOPPER_CHANNEL_GPFIFO_A gp_put 2..4 entries 2 segments 1
  *     entry 0 va 0x200001000 dwords 12 main
- *       41:0:1    s1 HOPPER_COMPUTE_A         SEND_PCAS_A = QMD_ADDRESS_SHIFTED8=0x2000100
+ *       41:0:1       s1 HOPPER_COMPUTE_A           0x02000100 SEND_PCAS_A = QMD_ADDRESS_SHIFTED8=0x2000100
  *       => LAUNCH qmd=0x200010000 ...
  *       !! 41:0:12 COUNT_PAST_SEGMENT: count runs past segment end at entry 0 dword 12: ...
  *
@@ -36,11 +36,12 @@ static const char usage_text[] =
     "  --channel H       only submissions to channel handle H\n"
     "  --method NAME     only methods with this name (shell pattern, any case: 'SEM_*', 'CALL_MME_MACRO(3)')\n"
     "                    or this byte address (0x2b4); may be repeated\n"
-    "  --no-fields       print each method's raw data instead of its decoded fields\n"
+    "  --no-fields       print method names without their decoded fields (the raw data is always shown)\n"
     "  --no-events       do not print semantic events\n"
     "\n"
-    "exit: 0 decoded; 1 the trace is unreadable or the decoder met an illegal header, an entry outside the\n"
-    "captured push buffers or a truncated segment; 2 usage or I/O error\n";
+    "exit: 0 decoded; 1 the trace is unreadable, or the decoder met an illegal header, an entry outside the\n"
+    "captured push buffers, a truncated segment or an unknown control entry, or the semantic decoders\n"
+    "failed; 2 usage or I/O error\n";
 
 #define MAX_METHOD_FILTERS 16
 
@@ -133,30 +134,76 @@ static void print_entry(decoder *d, const vgt_walk_submit *s, const vgt_gp_entry
                 e->level ? "subroutine" : "main", e->sync ? " sync" : "", e->fetch ? " conditional-fetch" : "");
 }
 
+/* Decimal digits of v at p; returns the end. */
+static char *put_dec(char *p, uint64_t v)
+{
+    char t[24];
+    int n = 0;
+    do {
+        t[n++] = (char)('0' + v % 10u);
+        v /= 10u;
+    } while (v);
+    while (n) *p++ = t[--n];
+    return p;
+}
+
+static void print_method_json(decoder *d, const vgt_method *m, const char *cls)
+{
+    char text[2048];
+    size_t n = vgt_method_format_json(m->cls, m->mthd, m->data, text, sizeof text);
+    if (n >= sizeof text) snprintf(text, sizeof text, "{\"method\":null,\"fields\":{}}");
+    fprintf(d->out,
+            "{\"type\":\"method\",\"seq\":%llu,\"entry\":%u,\"dword\":%u,\"subch\":%u,\"class\":%u,\"class_name\":\"%s\","
+            "\"mthd\":%u,\"data\":%u,\"kind\":\"%s\",\"first\":%u,\"masked\":%u,%s\n",
+            (unsigned long long)m->pos.seq, m->pos.entry, m->pos.dword, m->subch, m->cls, cls, m->mthd, m->data,
+            vgt_hdr_kind_name(m->kind), m->first, m->masked, text + 1);
+}
+
+/* "    seq:entry:dword  sN CLASS  DATA NAME = FIELDS": built by hand, the dumper's hot path. */
 static void print_method(decoder *d, const vgt_method *m)
 {
-    char text[2048], cb[32];
+    char line[2300], cb[32], *p = line;
     const char *cls = class_label(m->cls, cb, sizeof cb);
     if (d->o.jsonl) {
-        size_t n = vgt_method_format_json(m->cls, m->mthd, m->data, text, sizeof text);
-        if (n >= sizeof text) snprintf(text, sizeof text, "{\"method\":null,\"fields\":{}}");
-        fprintf(d->out,
-                "{\"type\":\"method\",\"seq\":%llu,\"entry\":%u,\"dword\":%u,\"subch\":%u,\"class\":%u,\"class_name\":\"%s\","
-                "\"mthd\":%u,\"data\":%u,\"kind\":\"%s\",\"first\":%u,\"masked\":%u,%s\n",
-                (unsigned long long)m->pos.seq, m->pos.entry, m->pos.dword, m->subch, m->cls, cls, m->mthd, m->data,
-                vgt_hdr_kind_name(m->kind), m->first, m->masked, text + 1);
+        print_method_json(d, m, cls);
         return;
     }
-    if (d->o.no_fields) {
-        size_t n = vgt_method_name(m->cls, m->mthd, text, sizeof text);
-        snprintf(text + (n < sizeof text ? n : sizeof text - 1), sizeof text - (n < sizeof text ? n : sizeof text - 1),
-                 " = 0x%08x", m->data);
-    } else {
-        vgt_method_format(m->cls, m->mthd, m->data, text, sizeof text);
+    memcpy(p, "    ", 4);
+    p += 4;
+    char *pos = p;
+    p = put_dec(p, m->pos.seq);
+    *p++ = ':';
+    p = put_dec(p, m->pos.entry);
+    *p++ = ':';
+    p = put_dec(p, m->pos.dword);
+    while (p - pos < 12) *p++ = ' ';
+    *p++ = ' ';
+    *p++ = 's';
+    *p++ = (char)('0' + (m->subch & 7u));
+    *p++ = ' ';
+    char *c = p;
+    size_t cn = strlen(cls);
+    memcpy(p, cls, cn);
+    p += cn;
+    while (p - c < 26) *p++ = ' ';
+    *p++ = ' ';
+    *p++ = '0';
+    *p++ = 'x';
+    for (int sh = 28; sh >= 0; sh -= 4) *p++ = "0123456789abcdef"[(m->data >> sh) & 15u];
+    *p++ = ' ';
+    size_t room = sizeof line - (size_t)(p - line) - 32;
+    size_t n;
+    if (d->o.no_fields)
+        n = vgt_method_name(m->cls, m->mthd, p, room);
+    else
+        n = vgt_method_format(m->cls, m->mthd, m->data, p, room);
+    p += n < room ? n : room - 1;
+    if (m->masked) {
+        memcpy(p, "  (masked off)", 14);
+        p += 14;
     }
-    char pos[48];
-    snprintf(pos, sizeof pos, "%llu:%u:%u", (unsigned long long)m->pos.seq, m->pos.entry, m->pos.dword);
-    fprintf(d->out, "    %-12s s%u %-26s %s%s\n", pos, m->subch, cls, text, m->masked ? "  (masked off)" : "");
+    *p++ = '\n';
+    fwrite(line, 1, (size_t)(p - line), d->out);
 }
 
 static int is_problem(vgt_diag_kind k)
@@ -230,7 +277,8 @@ static void on_channel(void *ctx, vgt_walk_channel *c)
         vgt_sem_reset(c->user);
         return;
     }
-    vgt_sem_config cfg = {on_event, d, vgt_sem_model_reader, (void *)d->model, 0, 1};
+    vgt_sem_config cfg = {.on_event = on_event, .ctx = d, .mem_read = vgt_sem_model_reader,
+                          .mem_ctx = (void *)d->model, .keep_upload_bytes = 1};
     vgt_sem_tracker *t = NULL;
     if (vgt_sem_new(&t, &cfg, &d->sem_err) != VGT_OK) d->sem_failed = 1;   /* decode goes on without events */
     c->user = t;
@@ -353,8 +401,9 @@ int cmd_decode(int argc, char **argv)
     d.any_filter = wo.has_channel || wo.submit_first != 0 || wo.submit_last != UINT64_MAX || d.o.nmethods;
     static char outbuf[1 << 20];
     setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
-    vgt_walk_callbacks cb = {on_record, on_channel, on_submit_begin, on_submit_end, on_entry, on_method, on_diag,
-                             on_channel_end, &d};
+    vgt_walk_callbacks cb = {.on_record = on_record, .on_channel = on_channel, .on_submit_begin = on_submit_begin,
+                             .on_submit_end = on_submit_end, .on_entry = on_entry, .on_method = on_method,
+                             .on_diag = on_diag, .on_channel_end = on_channel_end, .ctx = &d};
     vgt_walk_stats st;
     vgt_error err;
     vgt_status s = vgt_walk_path(path, &wo, &cb, &st, &err);
@@ -362,5 +411,5 @@ int cmd_decode(int argc, char **argv)
     if (s != VGT_OK) return vgt_cli_report("decode", &err);
     if (ferror(stdout)) return vgt_cli_error("decode", VGT_EXIT_USAGE, "writing the output failed");
     print_summary(&d, &st);
-    return d.problems ? VGT_EXIT_PROBLEM : VGT_EXIT_OK;
+    return d.problems || d.sem_failed ? VGT_EXIT_PROBLEM : VGT_EXIT_OK;
 }

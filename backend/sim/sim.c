@@ -28,7 +28,6 @@ static vgt_status sim_open(vgt_backend **out, const vgt_backend_config *cfg, vgt
         free(b);
         return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "sim: out of memory");
     }
-    sim_exec_init_tables(b);
     *out = b;
     return VGT_OK;
 }
@@ -109,8 +108,10 @@ static vgt_status sim_channel_create(vgt_backend *b, const vgt_backend_channel_d
     if (!c) return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "sim: out of memory");
     c->id = b->nchans, c->vas = d->vas, c->cls = d->cls, c->handle = d->handle;
     c->ring_va = d->ring_va, c->entries = d->entries;
-    c->mme_pending_subch = -1;
-    vgt_pb_state_init(&c->pb, d->cls);
+    if (sim_channel_init(b, c, err) != VGT_OK) {
+        sim_channel_free(c);
+        return err ? err->code : VGT_E_NOMEM;
+    }
     b->chans[b->nchans++] = c;
     *ch = c->id;
     return VGT_OK;

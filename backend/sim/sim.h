@@ -1,8 +1,8 @@
 /* sim.h: private structures of the `sim` backend, a software model of the GPU front end.
  *
  * Files: sim_mem.c (sparse bounds-checked memory keyed by GPU VA), sim_fetch.c (channels, GPFIFO fetch,
- * the blocked-channel queue, MME glue), sim_exec.c (method dispatch tables by class family and the
- * engines' triggers), sim_sem.c (semaphore release/acquire/reduction), sim.c (the operation table).
+ * the blocked-channel queue), sim_exec.c (MME glue; the sim's actions on analyze's semantic events),
+ * sim_sem.c (semaphore release/acquire/reduction), sim.c (the operation table).
  *
  * Invariants:
  *  - Every byte the sim reads or writes goes through sim_mem_*, which checks it against the mapped
@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "vgt/backend.h"
+#include "vgt/events.h"
 #include "vgt/mme.h"
 #include "vgt/pushbuf.h"
 
@@ -26,11 +27,8 @@
 #define SIM_PAGE_SIZE (1u << SIM_PAGE_SHIFT)
 #define SIM_MAX_VAS 64u
 #define SIM_MAX_OBJECTS_PER_CHANNEL 64u
-#define SIM_SHADOW_WORDS 0x1000u      /* one word per method byte address < 0x4000 */
-#define SIM_HOST_WORDS 0x40u          /* host methods 0x000..0x0fc */
-#define SIM_MAX_UPLOAD_BYTES (256u << 20)
+#define SIM_METHOD_LIMIT 0x4000u      /* method byte addresses the classes define */
 #define SIM_MAX_COPY_BYTES (1ull << 32)
-#define SIM_QMD_INLINE_MAX_DWORDS 96u
 #define SIM_WRITE_LOG_MAX (1u << 20)
 
 /* ---- memory (sim_mem.c) ---- */
@@ -55,6 +53,7 @@ typedef struct sim_page {
 typedef struct sim_mem {
     sim_range *ranges;
     uint32_t nranges, cap_ranges;
+    uint32_t hit;           /* index of the range the last check fell in (a cache), UINT32_MAX none */
     sim_page **slots;       /* open addressing on pfn */
     uint32_t cap_slots, npages;
     uint64_t max_pages;
@@ -80,14 +79,6 @@ enum sim_family {
     SIM_FAM_COUNT_
 };
 
-typedef struct sim_i2m {
-    int active;
-    int pitch_layout;
-    uint64_t dst, total, done;
-    uint32_t line_length, pitch;
-    uint32_t launch;        /* the LAUNCH_DMA value, for completion */
-} sim_i2m;
-
 struct sim_channel;
 
 typedef struct sim_obj {
@@ -96,11 +87,7 @@ typedef struct sim_obj {
     uint32_t subch;
     uint32_t cls;
     int family;
-    uint32_t *shadow;       /* SIM_SHADOW_WORDS, allocated on first use */
-    sim_i2m i2m;
-    int in_begin;           /* 3D: between BEGIN and END */
-    uint32_t qmd_inline[SIM_QMD_INLINE_MAX_DWORDS];
-    uint32_t qmd_inline_mask_lo, qmd_inline_count;
+    uint32_t i2m_sem[3];    /* SET_I2M_SEMAPHORE_A/B/C: the one I2M field the UPLOAD event leaves out */
     vgt_mme_tracker *mme;
 } sim_obj;
 
@@ -110,17 +97,29 @@ typedef struct sim_qitem {
                                    feed completed a call before the channel blocked) */
 } sim_qitem;
 
+/* An acquire that was not satisfied: the channel waits on it (sim_exec.c on_acquire). */
+typedef struct sim_acquire {
+    int active;
+    int cmp;                    /* enum sim_acq */
+    uint32_t size;
+    uint64_t va, payload;
+    vgt_method at;              /* the method that executed it, for positions */
+} sim_acquire;
+
 typedef struct sim_channel {
+    struct vgt_backend *b;
     uint32_t id, vas, cls, handle;
     uint64_t ring_va;
     uint32_t entries;
     vgt_pb_state pb;
     uint64_t ext_base;          /* SET_PB_SEGMENT_EXTENDED_BASE: VA bits 63:40 */
-    uint32_t host_shadow[SIM_HOST_WORDS];
+    vgt_sem_tracker *sem;       /* analyze's semantic tracker: methods in, events (what to do) out */
+    uint32_t cur_mthd;          /* the method being fed to it (events do not carry it) */
+    sim_acquire acq;
     sim_obj subch[8];
     uint32_t object_cls[SIM_MAX_OBJECTS_PER_CHANNEL];
     uint32_t object_count;
-    /* blocked state: queue[qhead..qtail) waits; queue[qhead] is the acquire that blocked */
+    /* blocked state: acq holds the acquire that blocked; queue[qhead..qtail) the methods after it */
     sim_qitem *queue;
     uint64_t qhead, qtail, qcap;
     uint64_t qins;              /* where a method that must run next is inserted (sim_queue_insert) */
@@ -151,7 +150,6 @@ struct vgt_backend {
     uint8_t *fetch_buf;
     uint32_t fetch_cap;
     uint8_t *copy_buf;
-    uint8_t action[SIM_FAM_COUNT_][SIM_SHADOW_WORDS];  /* method dispatch tables (sim_exec.c) */
 };
 
 /* sim_fetch.c */
@@ -165,15 +163,20 @@ void sim_fault(vgt_backend *b, const vgt_method *m, const vgt_error *e);
 
 /* Queue a method at c->qins (the front of what is left to run); 0, or -1 when the queue is full. */
 int sim_queue_insert(vgt_backend *b, sim_channel *c, const vgt_method *m, int fed);
-static inline int sim_blocked(const sim_channel *c) { return c->qhead < c->qtail; }
+static inline int sim_blocked(const sim_channel *c) { return c->acq.active || c->qhead < c->qtail; }
 
-/* sim_exec.c. sim_exec_method runs one method; when it cannot complete (an acquire not yet satisfied,
- * here or in a macro it completed) it queues itself at c->qins and returns 1. */
-void sim_exec_init_tables(vgt_backend *b);
+/* sim_exec.c. sim_exec_method runs one method: MME tracker, then analyze's semantic tracker, whose
+ * events the sim acts on. It returns 1 when the channel blocked (an acquire not yet satisfied, in this
+ * method or in a macro it completed); a method that could not run yet is queued at c->qins. */
 int sim_family_of(uint32_t cls);
 int sim_exec_method(vgt_backend *b, sim_channel *c, const vgt_method *m, int fed);
+/* Retry the acquire a channel waits on: 1 satisfied (cleared), 0 still waiting. */
+int sim_retry_acquire(vgt_backend *b, sim_channel *c);
+vgt_status sim_channel_init(vgt_backend *b, sim_channel *c, vgt_error *err);
 void sim_obj_reset(sim_obj *o);
 vgt_status sim_mme_flush(vgt_backend *b, sim_channel *c);
+/* The submission ended: deliver what the semantic tracker holds back (a merged draw, a short upload). */
+void sim_end_of_submission(vgt_backend *b, sim_channel *c);
 
 /* sim_sem.c */
 enum sim_red { SIM_RED_MIN, SIM_RED_MAX, SIM_RED_XOR, SIM_RED_AND, SIM_RED_OR, SIM_RED_ADD, SIM_RED_INC, SIM_RED_DEC };

@@ -1,25 +1,30 @@
-/* sim_exec.c: method dispatch by the class bound to the subchannel, and what each engine does.
+/* sim_exec.c: what the sim does with a method. The meaning of methods is NOT re-derived here: every
+ * method goes to analyze's semantic tracker (events.h), and the sim acts on the events it delivers:
  *
- * Every method write lands in its object's shadow (one word per method address, as the hardware's
- * method state); the few methods that DO something (a semaphore execute, a LAUNCH_DMA, a QMD send, a
- * draw) are found through a per-family action table built from the data below. Parameters are read
- * from the shadow at the trigger, so the order of the parameter methods does not matter.
+ *   SEM_RELEASE  write the payload (32/64-bit, + timestamp for four-word structures) or apply the
+ *                reduction; host, report, copy-engine and QMD releases alike
+ *   SEM_ACQUIRE  compare (ACQUIRE, ACQ_STRICT_GEQ, ACQ_CIRC_GEQ, ACQ_AND, ACQ_NOR); when not satisfied
+ *                the channel blocks on it (sim_fetch.c runs it again after later writes)
+ *   REPORT       a counter/timestamp report: written as zeros, never "produced" (not reproducible)
+ *   UPLOAD       the inline-to-memory bytes written line by line at pitch; its completion semaphore
+ *   COPY         linear/pitch copy or remapped copy/memset, done through sim memory
+ *   LAUNCH       counted (shaders are not executed); an inline QMD is stored at its address; the QMD's
+ *                release semaphores arrive as SEM_RELEASE events
+ *   DRAW         counted, not rasterized
+ * Before that, 3D and compute methods feed the object's MME tracker (mme.h): a completed macro call's
+ * emitted methods are executed like any other method.
  *
- * Method offsets and fields are facts from NVIDIA open-gpu-doc class headers, transcribed here:
- * classes/host/clc56f.h (SEMAPHOREA-D, SEM_ADDR_LO..SEM_EXECUTE; C86F per shared/reference §4),
- * classes/compute/clcbc0.h (I2M, report semaphores, SEND_PCAS_A, SEND_SIGNALING_PCAS(2)_B, inline QMD),
- * classes/3d/clcb97.h (BEGIN/END and the single-method draws, report semaphores),
- * classes/dma-copy/clc8b5.h (LAUNCH_DMA, offsets, pitches, remap, semaphore),
- * classes/inline-to-memory/cla140.h (LINE_LENGTH_IN..LOAD_INLINE_DATA, SET_I2M_SEMAPHORE_A-C).
- */
+ * The one field the UPLOAD event does not carry, the I2M completion semaphore (SET_I2M_SEMAPHORE_A/B/C
+ * 0x1dc/0x1e0/0x1e4 and LAUNCH_DMA SEMAPHORE_STRUCT_SIZE 12, REDUCTION_ENABLE 1, REDUCTION_OP 15:13,
+ * REDUCTION_FORMAT 3:2; NVIDIA open-gpu-doc classes/inline-to-memory/cla140.h, compute/clcbc0.h), is kept
+ * here per object. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sim.h"
-#include "vgt/qmd.h"
 
-/* ---- class families ---- */
+/* ---- class families: which objects have an MME, and which classes the sim knows at all ---- */
 static const struct { uint32_t cls; uint8_t family; } class_table[] = {
     {0xA140, SIM_FAM_I2M}, {0x902D, SIM_FAM_2D},
     {0xC36F, SIM_FAM_HOST}, {0xC46F, SIM_FAM_HOST}, {0xC56F, SIM_FAM_HOST}, {0xC86F, SIM_FAM_HOST},
@@ -37,303 +42,151 @@ int sim_family_of(uint32_t cls)
     return SIM_FAM_NONE;
 }
 
-/* ---- actions ---- */
-enum action {
-    A_NONE = 0,
-    A_HOST_SEM_EXECUTE, A_HOST_SEMAPHORED,
-    A_I2M_LAUNCH, A_I2M_DATA,
-    A_PCAS_SIGNALING_B, A_PCAS2_B, A_INLINE_QMD_DATA,
-    A_REPORT_EXECUTE, A_REPORT_D,
-    A_BEGIN, A_END, A_DRAW,
-    A_COPY_LAUNCH,
-};
-
-/* {family, method, count, action}: count consecutive methods (stride 4) share the action. */
-static const struct { uint8_t family; uint16_t mthd, count; uint8_t action; } action_data[] = {
-    {SIM_FAM_HOST, 0x001c, 1, A_HOST_SEMAPHORED},
-    {SIM_FAM_HOST, 0x006c, 1, A_HOST_SEM_EXECUTE},
-    {SIM_FAM_I2M, 0x01b0, 1, A_I2M_LAUNCH},
-    {SIM_FAM_I2M, 0x01b4, 1, A_I2M_DATA},
-    {SIM_FAM_COMPUTE, 0x01b0, 1, A_I2M_LAUNCH},
-    {SIM_FAM_COMPUTE, 0x01b4, 1, A_I2M_DATA},
-    {SIM_FAM_COMPUTE, 0x0168, 1, A_REPORT_EXECUTE},
-    {SIM_FAM_COMPUTE, 0x1b0c, 1, A_REPORT_D},
-    {SIM_FAM_COMPUTE, 0x02bc, 1, A_PCAS_SIGNALING_B},
-    {SIM_FAM_COMPUTE, 0x02c0, 1, A_PCAS2_B},
-    {SIM_FAM_COMPUTE, 0x0320, SIM_QMD_INLINE_MAX_DWORDS, A_INLINE_QMD_DATA},
-    {SIM_FAM_3D, 0x01b0, 1, A_I2M_LAUNCH},
-    {SIM_FAM_3D, 0x01b4, 1, A_I2M_DATA},
-    {SIM_FAM_3D, 0x0168, 1, A_REPORT_EXECUTE},
-    {SIM_FAM_3D, 0x1b0c, 1, A_REPORT_D},
-    {SIM_FAM_3D, 0x1618, 1, A_BEGIN},
-    {SIM_FAM_3D, 0x1614, 1, A_END},
-    {SIM_FAM_3D, 0x026c, 1, A_DRAW},   /* DRAW_INDEX_BUFFER_BEGIN_END_B */
-    {SIM_FAM_3D, 0x0274, 1, A_DRAW},   /* DRAW_VERTEX_ARRAY_BEGIN_END_B */
-    {SIM_FAM_3D, 0x1214, 2, A_DRAW},   /* DRAW_VERTEX_ARRAY_BEGIN_END_INSTANCE_FIRST/SUBSEQUENT */
-    {SIM_FAM_3D, 0x17e4, 6, A_DRAW},   /* DRAW_INDEX_BUFFER{32,16,8}_BEGIN_END_INSTANCE_FIRST/SUBSEQUENT */
-    {SIM_FAM_COPY, 0x0300, 1, A_COPY_LAUNCH},
-};
-
-void sim_exec_init_tables(vgt_backend *b)
+/* events.h reductions -> sim_sem.c's; the float ones are not modelled (-1). */
+static int red_of(unsigned r)
 {
-    memset(b->action, 0, sizeof b->action);
-    for (size_t i = 0; i < sizeof action_data / sizeof action_data[0]; i++)
-        for (uint32_t k = 0; k < action_data[i].count; k++)
-            b->action[action_data[i].family][(action_data[i].mthd >> 2) + k] = action_data[i].action;
+    static const int8_t map[] = {[VGT_RED_ADD] = SIM_RED_ADD, [VGT_RED_MIN] = SIM_RED_MIN, [VGT_RED_MAX] = SIM_RED_MAX,
+                                 [VGT_RED_INC] = SIM_RED_INC, [VGT_RED_DEC] = SIM_RED_DEC, [VGT_RED_AND] = SIM_RED_AND,
+                                 [VGT_RED_OR] = SIM_RED_OR, [VGT_RED_XOR] = SIM_RED_XOR};
+    return r >= VGT_RED_ADD && r <= VGT_RED_XOR ? map[r] : -1;
 }
 
-/* Reduction encodings: host/copy SEM_EXECUTE use IMIN..DEC (our order); I2M, report semaphores and QMD
- * releases use RED_ADD, MIN, MAX, INC, DEC, AND, OR, XOR. */
-static const uint8_t red_from_report[8] = {SIM_RED_ADD, SIM_RED_MIN, SIM_RED_MAX, SIM_RED_INC,
-                                           SIM_RED_DEC, SIM_RED_AND, SIM_RED_OR, SIM_RED_XOR};
+/* events.h acquire ops -> sim_sem.c comparisons. */
+static int cmp_of(unsigned op)
+{
+    switch (op) {
+    case VGT_SEM_OP_ACQUIRE: return SIM_ACQ_EQ;
+    case VGT_SEM_OP_ACQ_STRICT_GEQ: return SIM_ACQ_STRICT_GEQ;
+    case VGT_SEM_OP_ACQ_CIRC_GEQ: return SIM_ACQ_CIRC_GEQ;
+    case VGT_SEM_OP_ACQ_AND: return SIM_ACQ_AND;
+    case VGT_SEM_OP_ACQ_NOR: return SIM_ACQ_NOR;
+    default: return -1;
+    }
+}
 
-static inline uint32_t sh(const sim_obj *o, uint32_t mthd) { return o->shadow[mthd >> 2]; }
 static inline uint64_t addr(uint32_t upper, uint32_t lower) { return ((uint64_t)(upper & 0x1FFFFFFu) << 32) | lower; }
 
-static int block(vgt_backend *b, sim_channel *c, const vgt_method *m, int fed)
+static void unsupported(vgt_backend *b, const vgt_method *m, const char *what)
 {
+    b->ctr.unsupported++;
+    sim_event(b, VGT_BEV_UNSUPPORTED, m, "%s", what);
+}
+
+/* ---- semaphores ---- */
+static void on_release(vgt_backend *b, const vgt_method *m, const vgt_ev_sem *s)
+{
+    if (s->source == VGT_SEM_SRC_REPORT) b->ctr.report_semaphores++;
+    if (s->op == VGT_SEM_OP_RELEASE) {
+        sim_sem_release(b, m, s->va, s->payload, s->size, (s->flags & VGT_SEM_FLAG_TIMESTAMP) != 0);
+        return;
+    }
+    int red = red_of(s->reduction);
+    if (red < 0) {
+        char msg[96];
+        snprintf(msg, sizeof msg, "semaphore reduction %s at VA 0x%llx is not modelled", vgt_sem_red_name(s->reduction),
+                 (unsigned long long)s->va);
+        unsupported(b, m, msg);
+        return;
+    }
+    sim_sem_reduce(b, m, s->va, red, (s->flags & VGT_SEM_FLAG_SIGNED) != 0, s->payload, s->size);
+}
+
+/* SET_REPORT_SEMAPHORE_D of the 3D class has COMPARISON (bit 16: 0 EQ, 1 GE) for its ACQUIRE
+ * (classes/3d/clcb97.h); the event gives the raw word. */
+static void on_acquire(vgt_backend *b, sim_channel *c, const vgt_method *m, const vgt_ev_sem *s)
+{
+    int cmp = cmp_of(s->op);
+    if (s->source == VGT_SEM_SRC_REPORT && m->mthd == 0x1b0c && ((s->raw >> 16) & 1)) cmp = SIM_ACQ_STRICT_GEQ;
+    if (cmp < 0) return;
+    c->acq = (sim_acquire){1, cmp, s->size, s->va, s->payload, *m};
+    if (sim_retry_acquire(b, c)) return;
     c->blocks++;
-    if (sim_queue_insert(b, c, m, fed)) return 0;
     if (!c->blocked_reported) {
         c->blocked_reported = 1;
         b->ctr.blocked_waits++;
         sim_event(b, VGT_BEV_BLOCKED, m, "channel 0x%x blocks on %s", c->handle, c->blocked_on);
     }
+}
+
+int sim_retry_acquire(vgt_backend *b, sim_channel *c)
+{
+    if (!c->acq.active) return 1;
+    sim_channel *saved = b->cur;
+    b->cur = c;
+    int r = sim_sem_acquire(b, &c->acq.at, c->acq.va, c->acq.cmp, c->acq.payload, c->acq.size);
+    b->cur = saved;
+    if (r == 0) return 0;
+    c->acq.active = 0;   /* satisfied, or faulted (reported): the channel goes on either way */
+    if (r > 0) b->ctr.sem_acquires++;
     return 1;
 }
 
-/* ---- host ---- */
-static const int8_t acq_from_sem_execute[8] = {SIM_ACQ_EQ, -1, SIM_ACQ_STRICT_GEQ, SIM_ACQ_CIRC_GEQ,
-                                                SIM_ACQ_AND, SIM_ACQ_NOR, -1, -1};
-
-static int host_sem_execute(vgt_backend *b, sim_channel *c, const vgt_method *m, int fed)
-{
-    const uint32_t *hs = c->host_shadow, d = m->data;
-    uint64_t va = addr(hs[0x60 >> 2], hs[0x5c >> 2] & ~3u);
-    uint32_t size = (d >> 24) & 1 ? 8 : 4, op = d & 7;
-    uint64_t payload = hs[0x64 >> 2] | (size == 8 ? (uint64_t)hs[0x68 >> 2] << 32 : 0);
-    if (op == 1) {
-        sim_sem_release(b, m, va, payload, size, (d >> 25) & 1);
-    } else if (op == 6) {
-        sim_sem_reduce(b, m, va, (int)((d >> 27) & 15), !((d >> 31) & 1), payload, size);
-    } else if (acq_from_sem_execute[op] >= 0) {
-        int r = sim_sem_acquire(b, m, va, acq_from_sem_execute[op], payload, size);
-        if (r == 0) return block(b, c, m, fed);
-        b->ctr.sem_acquires++;
-    } else {
-        b->ctr.unsupported++;
-        sim_event(b, VGT_BEV_UNSUPPORTED, m, "SEM_EXECUTE with the undefined OPERATION %u", op);
-    }
-    return 0;
-}
-
-/* The pre-Volta SEMAPHOREA-D methods (clc56f.h keeps them): D OPERATION is a bit mask. */
-static int host_semaphored(vgt_backend *b, sim_channel *c, const vgt_method *m, int fed)
-{
-    const uint32_t *hs = c->host_shadow, d = m->data;
-    uint64_t va = ((uint64_t)(hs[0x10 >> 2] & 0xFF) << 32) | (hs[0x14 >> 2] & ~3u);
-    uint32_t payload = hs[0x18 >> 2], op = d & 0x1F;
-    int cmp = op == 1 ? SIM_ACQ_EQ : op == 4 ? SIM_ACQ_STRICT_GEQ : op == 8 ? SIM_ACQ_AND : -1;
-    if (op == 2) {
-        sim_sem_release(b, m, va, payload, 4, !((d >> 24) & 1));
-    } else if (op == 0x10) {
-        sim_sem_reduce(b, m, va, (int)((d >> 27) & 15), !((d >> 31) & 1), payload, 4);
-    } else if (cmp >= 0) {
-        int r = sim_sem_acquire(b, m, va, cmp, payload, 4);
-        if (r == 0) return block(b, c, m, fed);
-        b->ctr.sem_acquires++;
-    } else {
-        b->ctr.unsupported++;
-        sim_event(b, VGT_BEV_UNSUPPORTED, m, "SEMAPHORED with the OPERATION mask 0x%x", op);
-    }
-    return 0;
-}
-
-/* ---- inline to memory (A140, and the same methods in compute and 3D classes) ---- */
-static void i2m_complete(vgt_backend *b, sim_obj *o, const vgt_method *m)
-{
-    uint32_t l = o->i2m.launch;
-    o->i2m.active = 0;
-    b->ctr.uploads++;
-    b->ctr.upload_bytes += o->i2m.total;
-    if (((l >> 4) & 3) != 2) return;   /* COMPLETION_TYPE RELEASE_SEMAPHORE */
-    uint64_t va = addr(sh(o, 0x1dc), sh(o, 0x1e0));
-    if ((l >> 1) & 1) sim_sem_reduce(b, m, va, red_from_report[(l >> 13) & 7], ((l >> 2) & 3) == 1, sh(o, 0x1e4), 4);
-    else sim_sem_release(b, m, va, sh(o, 0x1e4), 4, !((l >> 12) & 1));
-}
-
-static void i2m_launch(vgt_backend *b, sim_obj *o, const vgt_method *m)
-{
-    sim_i2m *u = &o->i2m;
-    if (u->active) sim_event(b, VGT_BEV_DIAG, m, "I2M LAUNCH_DMA while %llu of %llu bytes of the previous upload are missing",
-                             (unsigned long long)(u->total - u->done), (unsigned long long)u->total);
-    u->line_length = sh(o, 0x180);
-    u->pitch = sh(o, 0x190);
-    u->dst = addr(sh(o, 0x188), sh(o, 0x18c));
-    u->total = (uint64_t)u->line_length * sh(o, 0x184);
-    u->done = 0;
-    u->launch = m->data;
-    u->pitch_layout = m->data & 1;
-    u->active = 1;
-    if (u->total > SIM_MAX_UPLOAD_BYTES) {
-        b->ctr.unsupported++;
-        sim_event(b, VGT_BEV_LIMIT, m, "I2M upload of %llu bytes is over the sim's limit of %u", (unsigned long long)u->total,
-                  SIM_MAX_UPLOAD_BYTES);
-        u->active = 0;
-        return;
-    }
-    if (!u->pitch_layout) {
-        b->ctr.unsupported++;
-        sim_event(b, VGT_BEV_UNSUPPORTED, m, "I2M upload to a block-linear destination at VA 0x%llx is not modelled",
-                  (unsigned long long)u->dst);
-    }
-    if (u->total == 0) i2m_complete(b, o, m);
-}
-
-static void i2m_data(vgt_backend *b, sim_channel *c, sim_obj *o, const vgt_method *m)
-{
-    sim_i2m *u = &o->i2m;
-    if (!u->active) {
-        b->ctr.diagnostics++;
-        sim_event(b, VGT_BEV_DIAG, m, "LOAD_INLINE_DATA with no I2M upload in progress");
-        return;
-    }
-    uint8_t bytes[4] = {(uint8_t)m->data, (uint8_t)(m->data >> 8), (uint8_t)(m->data >> 16), (uint8_t)(m->data >> 24)};
-    uint32_t n = u->total - u->done < 4 ? (uint32_t)(u->total - u->done) : 4;
-    vgt_error e;
-    for (uint32_t i = 0; i < n && u->pitch_layout;) {
-        uint64_t line = (u->done + i) / u->line_length, col = (u->done + i) % u->line_length;
-        uint32_t k = n - i;
-        if (k > u->line_length - col) k = (uint32_t)(u->line_length - col);
-        if (sim_mem_write(sim_vas_mem(b, c->vas), u->dst + line * u->pitch + col, bytes + i, k, SIM_GPU, "I2M upload",
-                          &e) != VGT_OK) {
-            sim_fault(b, m, &e);
-            break;
-        }
-        i += k;
-    }
-    u->done += n;
-    if (u->done == u->total) i2m_complete(b, o, m);
-}
-
-/* ---- compute launches ---- */
-static void qmd_run(vgt_backend *b, const vgt_method *m, const uint8_t *qmd, uint32_t len, uint64_t va)
-{
-    vgt_qmd q;
-    vgt_error e;
-    b->ctr.launches++;
-    if (vgt_qmd_decode(qmd, len, &q, &e) != VGT_OK) {
-        b->ctr.unsupported++;
-        sim_event(b, VGT_BEV_UNSUPPORTED, m, "QMD at VA 0x%llx: %s", (unsigned long long)va, e.msg);
-        return;
-    }
-    for (uint32_t i = 0; i < q.release_count && i < VGT_QMD_MAX_RELEASE; i++) {
-        const vgt_qmd_release *r = &q.release[i];
-        if (!r->enabled) continue;
-        uint32_t size = r->payload64 ? 8 : 4;
-        if (r->reduction_enable)
-            sim_sem_reduce(b, m, r->va, red_from_report[r->reduction_op & 7], r->reduction_format == 1, r->payload, size);
-        else sim_sem_release(b, m, r->va, r->payload, size, r->structure_size == 0);
-    }
-}
-
-static void launch_by_address(vgt_backend *b, sim_channel *c, sim_obj *o, const vgt_method *m)
-{
-    uint64_t va = (uint64_t)sh(o, 0x2b4) << 8;
-    uint8_t qmd[VGT_QMD_MAX_BYTES];
-    vgt_error e;
-    sim_mem *mem = sim_vas_mem(b, c->vas);
-    if (sim_mem_read(mem, va, qmd, 256, "QMD fetch", &e) != VGT_OK) {
-        b->ctr.launches++;
-        sim_fault(b, m, &e);
-        return;
-    }
-    uint32_t len = 256;
-    if (vgt_qmd_version_size(vgt_qmd_detect(qmd, 256)) > 256 &&
-        sim_mem_read(mem, va + 256, qmd + 256, VGT_QMD_MAX_BYTES - 256, "QMD fetch", &e) == VGT_OK)
-        len = VGT_QMD_MAX_BYTES;
-    qmd_run(b, m, qmd, len, va);
-}
-
-/* LOAD_INLINE_QMD_DATA(i): the QMD arrives in the push buffer; the launch happens with its last dword.
- * SET_INLINE_QMD_ADDRESS_A INLINE_SIZE (bit 30) picks 256 or 384 bytes; the QMD is also stored at the
- * address A/B give (QMD_ADDRESS_SHIFTED8) when that address is mapped. */
-static void inline_qmd(vgt_backend *b, sim_channel *c, sim_obj *o, const vgt_method *m)
-{
-    uint32_t i = (m->mthd - 0x320) >> 2, a = sh(o, 0x318), n = (a >> 30) & 1 ? 96 : 64;
-    if (i >= n) return;
-    o->qmd_inline[i] = m->data;
-    if (i != n - 1) return;
-    uint8_t qmd[VGT_QMD_MAX_BYTES];
-    for (uint32_t k = 0; k < n; k++)
-        for (int j = 0; j < 4; j++) qmd[4 * k + (uint32_t)j] = (uint8_t)(o->qmd_inline[k] >> (8 * j));
-    uint64_t va = (((uint64_t)(a & 0x1FF) << 32) | sh(o, 0x31c)) << 8;
-    sim_mem *mem = sim_vas_mem(b, c->vas);
-    if (sim_mem_check(mem, va, 4 * n, "inline QMD", NULL) == VGT_OK)
-        sim_mem_write(mem, va, qmd, 4 * n, SIM_GPU, "inline QMD", NULL);
-    qmd_run(b, m, qmd, 4 * n, va);
-}
-
-/* ---- report semaphores ---- */
-static void report_only(vgt_backend *b, const vgt_method *m, uint64_t va, uint32_t len)
+static void on_report(vgt_backend *b, const vgt_method *m, const vgt_ev_sem *s)
 {
     static const uint8_t zeros[16];
     vgt_error e;
-    /* a counter value (samples, invocations) the sim cannot produce: written as 0, never checked */
-    if (sim_mem_write(sim_vas_mem(b, b->cur->vas), va, zeros, len, SIM_GPU_VOLATILE, "report", &e) != VGT_OK)
+    b->ctr.report_semaphores++;
+    if (s->op != VGT_SEM_OP_REPORT_ONLY) return;   /* a trap writes nothing */
+    /* a counter (samples, invocations) the sim cannot produce: written as 0, never compared */
+    uint32_t len = s->flags & VGT_SEM_FLAG_TIMESTAMP ? 16 : s->size;
+    if (sim_mem_write(sim_vas_mem(b, b->cur->vas), s->va, zeros, len, SIM_GPU_VOLATILE, "report", &e) != VGT_OK)
         sim_fault(b, m, &e);
 }
 
-static int report_d(vgt_backend *b, sim_channel *c, sim_obj *o, const vgt_method *m, int fed)
+/* ---- uploads ---- */
+static void i2m_semaphore(vgt_backend *b, const sim_obj *o, const vgt_method *m, uint32_t launch)
 {
-    uint32_t d = m->data, op = d & 3, one_word = (d >> 28) & 1;
-    uint64_t va = addr(sh(o, 0x1b00), sh(o, 0x1b04));
-    uint32_t payload = sh(o, 0x1b08);
-    b->ctr.report_semaphores++;
-    if (op == 0) {
-        if ((d >> 3) & 1) sim_sem_reduce(b, m, va, red_from_report[(d >> 9) & 7], ((d >> 17) & 3) == 1, payload, 4);
-        else sim_sem_release(b, m, va, payload, 4, !one_word);
-    } else if (op == 1) {
-        int r = sim_sem_acquire(b, m, va, (d >> 16) & 1 ? SIM_ACQ_STRICT_GEQ : SIM_ACQ_EQ, payload, 4);
-        if (r == 0) return block(b, c, m, fed);
-        b->ctr.sem_acquires++;
-    } else if (op == 2) {
-        report_only(b, m, va, one_word ? 4 : 16);
-    }
-    return 0;
+    uint64_t va = addr(o->i2m_sem[0], o->i2m_sem[1]);
+    static const int8_t red[8] = {SIM_RED_ADD, SIM_RED_MIN, SIM_RED_MAX, SIM_RED_INC, SIM_RED_DEC, SIM_RED_AND, SIM_RED_OR, SIM_RED_XOR};
+    if ((launch >> 1) & 1) sim_sem_reduce(b, m, va, red[(launch >> 13) & 7], ((launch >> 2) & 3) == 1, o->i2m_sem[2], 4);
+    else sim_sem_release(b, m, va, o->i2m_sem[2], 4, !((launch >> 12) & 1));
 }
 
-static int report_execute(vgt_backend *b, sim_channel *c, sim_obj *o, const vgt_method *m, int fed)
+static void on_upload(vgt_backend *b, sim_channel *c, const vgt_method *m, const vgt_ev_upload *u)
 {
-    uint32_t d = m->data, op = d & 3, structure = (d >> 3) & 3, size = (d >> 12) & 1 ? 8 : 4;
-    uint64_t va = addr(sh(o, 0x164), sh(o, 0x160));
-    uint64_t payload = sh(o, 0x158) | (size == 8 ? (uint64_t)sh(o, 0x15c) << 32 : 0);
-    b->ctr.report_semaphores++;
-    if (op == 0) {
-        if ((d >> 6) & 1) sim_sem_reduce(b, m, va, red_from_report[(d >> 7) & 7], ((d >> 10) & 3) == 1, payload, size);
-        else sim_sem_release(b, m, va, payload, size, structure == 0);
-    } else if (op == 1) {
-        int r = sim_sem_acquire(b, m, va, SIM_ACQ_EQ, payload, size);
-        if (r == 0) return block(b, c, m, fed);
-        b->ctr.sem_acquires++;
-    } else if (op == 2) {
-        report_only(b, m, va, structure == 1 ? 4 : structure == 2 ? 8 : 16);
+    b->ctr.uploads++;
+    b->ctr.upload_bytes += u->length;
+    if (!u->pitch_layout) {
+        char msg[128];
+        snprintf(msg, sizeof msg, "I2M upload to a block-linear destination at VA 0x%llx is not modelled",
+                 (unsigned long long)u->dst_va);
+        unsupported(b, m, msg);
+    } else if (!u->data && u->length) {
+        unsupported(b, m, "I2M upload larger than the semantic tracker keeps; not written");
+    } else {
+        uint64_t have = u->received < u->length ? u->received : u->length;
+        vgt_error e;
+        for (uint64_t off = 0, line = 0; off < have && u->line_length; off += u->line_length, line++) {
+            uint64_t n = have - off < u->line_length ? have - off : u->line_length;
+            if (sim_mem_write(sim_vas_mem(b, c->vas), u->dst_va + line * u->pitch_out, u->data + off, n, SIM_GPU,
+                              "I2M upload", &e) != VGT_OK) {
+                sim_fault(b, m, &e);
+                break;
+            }
+        }
     }
-    return 0;
+    if (!u->complete) {
+        b->ctr.diagnostics++;
+        sim_event(b, VGT_BEV_DIAG, m, "I2M upload to VA 0x%llx ended after %llu of %llu bytes",
+                  (unsigned long long)u->dst_va, (unsigned long long)u->received, (unsigned long long)u->length);
+    } else if (u->completion == 2) {
+        i2m_semaphore(b, &c->subch[m->subch & 7], m, u->raw);
+    }
 }
 
-/* ---- copy engine ---- */
+/* ---- copies ---- */
 #define COPY_CHUNK (64u << 10)
 
-static int copy_lines(vgt_backend *b, sim_mem *mem, const vgt_method *m, uint64_t src, uint64_t dst, uint64_t len,
-                      uint32_t lines, uint32_t pin, uint32_t pout)
+static int copy_lines(vgt_backend *b, sim_mem *mem, const vgt_method *m, const vgt_ev_copy *k)
 {
     vgt_error e;
+    uint32_t lines = k->multi_line ? k->line_count : 1;
     for (uint32_t l = 0; l < lines; l++)
-        for (uint64_t off = 0; off < len; off += COPY_CHUNK) {
-            uint64_t n = len - off < COPY_CHUNK ? len - off : COPY_CHUNK;
-            if (sim_mem_read(mem, src + (uint64_t)l * pin + off, b->copy_buf, n, "copy source", &e) != VGT_OK ||
-                sim_mem_write(mem, dst + (uint64_t)l * pout + off, b->copy_buf, n, SIM_GPU, "copy destination", &e) != VGT_OK) {
+        for (uint64_t off = 0; off < k->line_length; off += COPY_CHUNK) {
+            uint64_t n = k->line_length - off < COPY_CHUNK ? k->line_length - off : COPY_CHUNK;
+            if (sim_mem_read(mem, k->src_va + (uint64_t)l * k->pitch_in + off, b->copy_buf, n, "copy source", &e) != VGT_OK ||
+                sim_mem_write(mem, k->dst_va + (uint64_t)l * k->pitch_out + off, b->copy_buf, n, SIM_GPU, "copy destination",
+                              &e) != VGT_OK) {
                 sim_fault(b, m, &e);
                 return -1;
             }
@@ -341,76 +194,113 @@ static int copy_lines(vgt_backend *b, sim_mem *mem, const vgt_method *m, uint64_
     return 0;
 }
 
-/* Remapped copy: each destination element is num_dst components of comp bytes, taken from the source
- * element's components (SRC_X..SRC_W), CONST_A/B, or left alone (NO_WRITE). */
-static int copy_remap(vgt_backend *b, sim_mem *mem, sim_obj *o, const vgt_method *m, uint64_t src, uint64_t dst,
-                      uint32_t elems, uint32_t lines, uint32_t pin, uint32_t pout)
+/* Remapped copy (SET_REMAP_COMPONENTS, classes/dma-copy/clc8b5.h): each destination element is
+ * NUM_DST_COMPONENTS (25:24) components of COMPONENT_SIZE (17:16) bytes, each DST_X..W (3 bits at 4i)
+ * taken from the source element's SRC_X..W (0-3), CONST_A/B (4, 5) or left alone (NO_WRITE, 6). */
+static int copy_remap(vgt_backend *b, sim_mem *mem, const vgt_method *m, const vgt_ev_copy *k)
 {
-    uint32_t rc = sh(o, 0x708), comp = ((rc >> 16) & 3) + 1, nsrc = ((rc >> 20) & 3) + 1, ndst = ((rc >> 24) & 3) + 1;
-    uint32_t consts[2] = {sh(o, 0x700), sh(o, 0x704)};
-    int uses_src = 0;
-    for (uint32_t k = 0; k < ndst; k++) uses_src |= ((rc >> (4 * k)) & 7) < 4;
-    uint8_t in[16], out[16];
+    uint32_t rc = k->remap_components, comp = ((rc >> 16) & 3) + 1, nsrc = ((rc >> 20) & 3) + 1, ndst = ((rc >> 24) & 3) + 1;
+    uint32_t consts[2] = {k->remap_const_a, k->remap_const_b}, lines = k->multi_line ? k->line_count : 1;
+    uint8_t in[16] = {0}, out[16];
     vgt_error e;
     for (uint32_t l = 0; l < lines; l++)
-        for (uint32_t x = 0; x < elems; x++) {
-            uint64_t s = src + (uint64_t)l * pin + (uint64_t)x * nsrc * comp, d = dst + (uint64_t)l * pout + (uint64_t)x * ndst * comp;
-            if (uses_src && sim_mem_read(mem, s, in, nsrc * comp, "copy source", &e) != VGT_OK) goto fault;
-            for (uint32_t k = 0; k < ndst; k++) {
-                uint32_t sel = (rc >> (4 * k)) & 7;
-                if (sel >= 6) continue;   /* NO_WRITE */
+        for (uint32_t x = 0; x < k->line_length; x++) {
+            uint64_t s = k->src_va + (uint64_t)l * k->pitch_in + (uint64_t)x * nsrc * comp;
+            uint64_t d = k->dst_va + (uint64_t)l * k->pitch_out + (uint64_t)x * ndst * comp;
+            if (!k->memset && sim_mem_read(mem, s, in, nsrc * comp, "copy source", &e) != VGT_OK) goto fault;
+            for (uint32_t c = 0; c < ndst; c++) {
+                uint32_t sel = (rc >> (4 * c)) & 7;
+                if (sel >= 6) continue;
                 for (uint32_t j = 0; j < comp; j++)
                     out[j] = sel < 4 ? (sel < nsrc ? in[sel * comp + j] : 0) : (uint8_t)(consts[sel - 4] >> (8 * (j & 3)));
-                if (sim_mem_write(mem, d + k * comp, out, comp, SIM_GPU, "copy destination", &e) != VGT_OK) goto fault;
+                if (sim_mem_write(mem, d + c * comp, out, comp, SIM_GPU, "copy destination", &e) != VGT_OK) goto fault;
             }
         }
-    if (!uses_src) b->ctr.memsets++;
     return 0;
 fault:
     sim_fault(b, m, &e);
     return -1;
 }
 
-static void copy_launch(vgt_backend *b, sim_channel *c, sim_obj *o, const vgt_method *m)
+static void on_copy(vgt_backend *b, sim_channel *c, const vgt_method *m, const vgt_ev_copy *k)
 {
-    uint32_t d = m->data, lines = (d >> 9) & 1 ? sh(o, 0x41c) : 1, len = sh(o, 0x418);
-    uint64_t src = addr(sh(o, 0x400), sh(o, 0x404)), dst = addr(sh(o, 0x408), sh(o, 0x40c));
-    sim_mem *mem = sim_vas_mem(b, c->vas);
-    if (d & 3) {   /* DATA_TRANSFER_TYPE != NONE */
-        uint32_t remap = (d >> 10) & 1, rc = sh(o, 0x708);
-        uint64_t elem = remap ? (uint64_t)(((rc >> 16) & 3) + 1) * (((rc >> 24) & 3) + 1) : 1;
-        uint64_t total = (uint64_t)len * elem * lines;
-        b->ctr.copies++;
-        if (!((d >> 7) & 1) || !((d >> 8) & 1)) {
-            b->ctr.unsupported++;
-            sim_event(b, VGT_BEV_UNSUPPORTED, m, "copy with a block-linear %s is not modelled (src 0x%llx dst 0x%llx)",
-                      !((d >> 7) & 1) ? "source" : "destination", (unsigned long long)src, (unsigned long long)dst);
-        } else if ((d >> 12) & 3) {
-            b->ctr.unsupported++;
-            sim_event(b, VGT_BEV_UNSUPPORTED, m, "copy with a physical address is not modelled");
-        } else if (total > SIM_MAX_COPY_BYTES) {
-            b->ctr.unsupported++;
-            sim_event(b, VGT_BEV_LIMIT, m, "copy of %llu bytes is over the sim's limit", (unsigned long long)total);
-        } else if (remap ? copy_remap(b, mem, o, m, src, dst, len, lines, sh(o, 0x410), sh(o, 0x414)) == 0
-                         : copy_lines(b, mem, m, src, dst, len, lines, sh(o, 0x410), sh(o, 0x414)) == 0) {
-            b->ctr.copy_bytes += total;
-        }
+    if (!k->transfer_type) return;   /* a semaphore-only LAUNCH_DMA: its SEM_RELEASE event follows */
+    char msg[160];
+    b->ctr.copies++;
+    if (!k->src_pitch || !k->dst_pitch) {
+        snprintf(msg, sizeof msg, "copy with a block-linear %s is not modelled (src 0x%llx dst 0x%llx)",
+                 !k->src_pitch ? "source" : "destination", (unsigned long long)k->src_va, (unsigned long long)k->dst_va);
+        unsupported(b, m, msg);
+    } else if (k->src_physical || k->dst_physical) {
+        unsupported(b, m, "copy with a physical address is not modelled");
+    } else if (k->bytes > SIM_MAX_COPY_BYTES) {
+        snprintf(msg, sizeof msg, "copy of %llu bytes is over the sim's limit", (unsigned long long)k->bytes);
+        unsupported(b, m, msg);
+    } else if ((k->remap ? copy_remap(b, sim_vas_mem(b, c->vas), m, k) : copy_lines(b, sim_vas_mem(b, c->vas), m, k)) == 0) {
+        b->ctr.copy_bytes += k->bytes;
+        if (k->memset) b->ctr.memsets++;
     }
-    uint32_t sem = (d >> 3) & 3, size = (d >> 27) & 1 ? 8 : 4;
-    if (!sem) return;
-    uint64_t va = addr(sh(o, 0x240), sh(o, 0x244));
-    uint64_t payload = sh(o, 0x248) | (size == 8 ? (uint64_t)sh(o, 0x24c) << 32 : 0);
-    if ((d >> 19) & 1) {
-        uint32_t op = (d >> 14) & 15;
-        if (op > SIM_RED_DEC) {
-            b->ctr.unsupported++;
-            sim_event(b, VGT_BEV_UNSUPPORTED, m, "copy semaphore reduction %u (float or invalid) is not modelled", op);
-            return;
-        }
-        sim_sem_reduce(b, m, va, (int)op, !((d >> 18) & 1), payload, size);
-    } else {
-        sim_sem_release(b, m, va, payload, size, sem == 2);
+}
+
+/* ---- launches and draws ---- */
+static void on_launch(vgt_backend *b, sim_channel *c, const vgt_method *m, const vgt_ev_launch *l)
+{
+    b->ctr.launches++;
+    if (l->inline_qmd && l->qmd_bytes) {   /* the GPU stores an inline QMD at its address */
+        sim_mem *mem = sim_vas_mem(b, c->vas);
+        if (sim_mem_check(mem, l->qmd_va, l->qmd_length, "inline QMD", NULL) == VGT_OK)
+            sim_mem_write(mem, l->qmd_va, l->qmd_bytes, l->qmd_length, SIM_GPU, "inline QMD", NULL);
     }
+    if (!l->decoded || !l->qmd_known) {
+        char msg[128];
+        snprintf(msg, sizeof msg, "QMD at VA 0x%llx %s; its release semaphores are not written",
+                 (unsigned long long)l->qmd_va, l->qmd_known ? "has an unknown version" : "is not fully known");
+        unsupported(b, m, msg);
+    }
+}
+
+static void on_event(void *ctx, const vgt_event *ev)
+{
+    sim_channel *c = ctx;
+    vgt_backend *b = c->b;
+    vgt_method m = {.subch = ev->subch, .cls = ev->cls, .pos = ev->pos};
+    if (b->state_only) return;   /* outside --submits: the tracker keeps its state, nothing happens */
+    switch (ev->kind) {
+    case VGT_EV_SEM_RELEASE: on_release(b, &m, &ev->u.sem); break;
+    case VGT_EV_SEM_ACQUIRE: m.mthd = c->cur_mthd; on_acquire(b, c, &m, &ev->u.sem); break;
+    case VGT_EV_REPORT: on_report(b, &m, &ev->u.sem); break;
+    case VGT_EV_UPLOAD: on_upload(b, c, &m, &ev->u.upload); break;
+    case VGT_EV_COPY: on_copy(b, c, &m, &ev->u.copy); break;
+    case VGT_EV_LAUNCH: on_launch(b, c, &m, &ev->u.launch); break;
+    case VGT_EV_DRAW: b->ctr.draws++; break;
+    default: break;
+    }
+}
+
+/* The semantic tracker reads QMDs from sim memory: an unmapped QMD is a fault. */
+static vgt_status sem_read(void *ctx, uint64_t va, void *dst, uint64_t len, uint64_t *known, vgt_error *err)
+{
+    sim_channel *c = ctx;
+    *known = 0;
+    VGT_TRY(sim_mem_read(sim_vas_mem(c->b, c->vas), va, dst, len, "QMD fetch", err));
+    *known = len;
+    return VGT_OK;
+}
+
+vgt_status sim_channel_init(vgt_backend *b, sim_channel *c, vgt_error *err)
+{
+    c->b = b;
+    c->mme_pending_subch = -1;
+    vgt_pb_state_init(&c->pb, c->cls);
+    vgt_sem_config sc = {.on_event = on_event, .ctx = c, .mem_read = sem_read, .mem_ctx = c, .keep_upload_bytes = 1};
+    return vgt_sem_new(&c->sem, &sc, err);
+}
+
+void sim_end_of_submission(vgt_backend *b, sim_channel *c)
+{
+    sim_mme_flush(b, c);
+    b->cur = c;
+    vgt_sem_flush(c->sem);
 }
 
 /* ---- MME ---- */
@@ -449,11 +339,9 @@ static vgt_status mme_on_call(void *user, const vgt_mme_call *call, vgt_error *e
 static sim_obj *obj_for(vgt_backend *b, sim_channel *c, const vgt_method *m)
 {
     sim_obj *o = &c->subch[m->subch & 7];
-    if (o->cls == m->cls && o->shadow) return o;
+    if (o->cls == m->cls && o->family) return o;
     sim_obj_reset(o);
     o->b = b, o->c = c, o->subch = m->subch & 7, o->cls = m->cls, o->family = sim_family_of(m->cls);
-    o->shadow = calloc(SIM_SHADOW_WORDS, sizeof *o->shadow);
-    if (!o->shadow) return NULL;
     if ((o->family == SIM_FAM_3D || o->family == SIM_FAM_COMPUTE) && vgt_mme_format_for_class(o->cls) != VGT_MME_NONE) {
         vgt_mme_tracker_config tc = {.cls = o->cls, .read_mem = mme_read, .on_call = mme_on_call, .user = o};
         if (vgt_mme_tracker_create(&tc, &o->mme, NULL) != VGT_OK) o->mme = NULL;
@@ -464,7 +352,6 @@ static sim_obj *obj_for(vgt_backend *b, sim_channel *c, const vgt_method *m)
 void sim_obj_reset(sim_obj *o)
 {
     if (o->mme) vgt_mme_tracker_destroy(o->mme);
-    free(o->shadow);
     memset(o, 0, sizeof *o);
 }
 
@@ -491,61 +378,43 @@ static int mme_feed(vgt_backend *b, sim_channel *c, sim_obj *o, const vgt_method
     return is_call;
 }
 
-/* ---- dispatch ---- */
-static int run_action(vgt_backend *b, sim_channel *c, sim_obj *o, const vgt_method *m, int fed)
+/* ---- one method ---- */
+static void semantic(vgt_backend *b, sim_channel *c, const vgt_method *m)
 {
-    switch (b->action[o->family][m->mthd >> 2]) {
-    case A_I2M_LAUNCH: i2m_launch(b, o, m); break;
-    case A_I2M_DATA: i2m_data(b, c, o, m); break;
-    case A_PCAS_SIGNALING_B: if ((m->data >> 1) & 1) launch_by_address(b, c, o, m); break;
-    case A_PCAS2_B: {
-        uint32_t a = m->data & 15;   /* the PCAS_ACTIONs that SCHEDULE: 2, 3, 9, 10 */
-        if (a == 2 || a == 3 || a == 9 || a == 10) launch_by_address(b, c, o, m);
-        break;
-    }
-    case A_INLINE_QMD_DATA: inline_qmd(b, c, o, m); break;
-    case A_REPORT_EXECUTE: return report_execute(b, c, o, m, fed);
-    case A_REPORT_D: return report_d(b, c, o, m, fed);
-    case A_BEGIN: o->in_begin = 1; break;
-    case A_END: if (o->in_begin) b->ctr.draws++; o->in_begin = 0; break;
-    case A_DRAW: b->ctr.draws++; break;
-    case A_COPY_LAUNCH: copy_launch(b, c, o, m); break;
-    default: break;
-    }
-    return 0;
+    vgt_error e;
+    b->cur = c;
+    c->cur_mthd = m->mthd;
+    if (vgt_sem_method(c->sem, m, &e) != VGT_OK) sim_fault(b, m, &e);
 }
 
 int sim_exec_method(vgt_backend *b, sim_channel *c, const vgt_method *m, int fed)
 {
     b->ctr.methods++;
     b->cur = c;
+    uint64_t blocks = c->blocks;
     if (m->is_host) {
         b->ctr.host_methods++;
-        if (m->mthd >= 0x100) return 0;
         if (c->mme_pending_subch >= 0) sim_mme_flush(b, c);
-        c->host_shadow[m->mthd >> 2] = m->data;
-        if (b->state_only) return 0;
-        switch (b->action[SIM_FAM_HOST][m->mthd >> 2]) {
-        case A_HOST_SEM_EXECUTE: return host_sem_execute(b, c, m, fed);
-        case A_HOST_SEMAPHORED: return host_semaphored(b, c, m, fed);
-        default: return 0;
+        if (c->blocks != blocks) {   /* the macro call it completed blocked */
+            sim_queue_insert(b, c, m, 1);
+            return 1;
         }
+        semantic(b, c, m);
+        return c->blocks != blocks;
     }
     sim_obj *o = m->cls ? obj_for(b, c, m) : NULL;
-    if (!o || o->family == SIM_FAM_NONE || m->mthd >= 4 * SIM_SHADOW_WORDS) {
+    if (!o || o->family == SIM_FAM_NONE || m->mthd >= SIM_METHOD_LIMIT) {
         b->ctr.unknown_class_methods++;
         return 0;
     }
     if (o->mme && !fed) {
-        uint64_t blocks = c->blocks;
         if (mme_feed(b, c, o, m)) return 0;
-        fed = 1;
         if (c->blocks != blocks) {   /* the call it completed blocked: this method runs after it */
             sim_queue_insert(b, c, m, 1);
             return 1;
         }
     }
-    o->shadow[m->mthd >> 2] = m->data;
-    if (b->state_only) return 0;
-    return run_action(b, c, o, m, fed);
+    if (m->mthd >= 0x1dc && m->mthd <= 0x1e4) o->i2m_sem[(m->mthd - 0x1dc) >> 2] = m->data;   /* SET_I2M_SEMAPHORE_A-C */
+    semantic(b, c, m);
+    return c->blocks != blocks;
 }

@@ -146,22 +146,25 @@ static uint64_t run_channel(vgt_backend *b, sim_channel *c)
     uint64_t done = 0;
     int saved = b->state_only;
     b->state_only = 0;
-    while (c->qhead < c->qtail) {
+    if (!sim_retry_acquire(b, c)) {
+        b->state_only = saved;
+        return 0;
+    }
+    done++;
+    while (c->qhead < c->qtail && !c->acq.active) {
         sim_qitem it = c->queue[c->qhead++];
         c->qins = c->qhead;
-        uint64_t blocks = c->blocks;
         b->cur = c;
-        sim_exec_method(b, c, &it.m, it.fed);
-        if (c->blocks != blocks) break;
+        if (sim_exec_method(b, c, &it.m, it.fed)) break;
         done++;
     }
-    if (c->qhead == c->qtail) {
-        c->qhead = c->qtail = c->qins = 0;
+    if (c->qhead == c->qtail) c->qhead = c->qtail = c->qins = 0;
+    if (!sim_blocked(c)) {
         if (c->blocked_reported) {
             c->blocked_reported = 0;
             sim_event(b, VGT_BEV_UNBLOCKED, NULL, "channel 0x%x resumed", c->handle);
         }
-        sim_mme_flush(b, c);
+        sim_end_of_submission(b, c);
     }
     b->state_only = saved;
     return done;
@@ -191,7 +194,7 @@ vgt_status sim_submit(vgt_backend *b, uint32_t ch, const uint64_t *entries, uint
         fetch_entry(b, c, entries[i], i);
     }
     b->cur = c;
-    if (!sim_blocked(c)) sim_mme_flush(b, c);
+    if (!sim_blocked(c)) sim_end_of_submission(b, c);
     b->state_only = 0;
     sim_run_blocked(b);
     if (b->limit_hit)
@@ -230,6 +233,7 @@ void sim_channel_free(sim_channel *c)
 {
     if (!c) return;
     for (int i = 0; i < 8; i++) sim_obj_reset(&c->subch[i]);
+    vgt_sem_free(c->sem);
     free(c->queue);
     free(c);
 }

@@ -15,6 +15,7 @@ void sim_mem_init(sim_mem *m, uint64_t max_bytes)
 {
     memset(m, 0, sizeof *m);
     m->max_pages = max_bytes / SIM_PAGE_SIZE;
+    m->hit = UINT32_MAX;
 }
 
 void sim_mem_free(sim_mem *m)
@@ -47,6 +48,8 @@ static int64_t range_floor(const sim_mem *m, uint64_t addr)
 vgt_status sim_mem_check(const sim_mem *m, uint64_t va, uint64_t len, const char *what, vgt_error *err)
 {
     if (len == 0) return VGT_OK;
+    const sim_range *hit = m->hit < m->nranges ? &m->ranges[m->hit] : NULL;
+    if (hit && va >= hit->va && va + len <= hit->end && va + len > va) return VGT_OK;   /* the common case */
     if (va + len < va)
         return VGT_FAIL(err, VGT_E_FAULT, VGT_NO_OFFSET, "%s: %llu bytes at VA 0x%llx wrap around the address space",
                         what, (unsigned long long)len, (unsigned long long)va);
@@ -57,6 +60,7 @@ vgt_status sim_mem_check(const sim_mem *m, uint64_t va, uint64_t len, const char
             return VGT_FAIL(err, VGT_E_FAULT, VGT_NO_OFFSET,
                             "%s: %llu bytes at VA 0x%llx: VA 0x%llx is not mapped (fault)", what,
                             (unsigned long long)len, (unsigned long long)va, (unsigned long long)p);
+        if (p == va && va + len <= m->ranges[i].end) ((sim_mem *)m)->hit = (uint32_t)i;   /* cache, not state */
         p = m->ranges[i].end;
         i++;
     }
@@ -117,6 +121,7 @@ static vgt_status ranges_adjust(sim_mem *m, uint64_t a, uint64_t b, int delta, u
     m->ranges = o.v;
     m->nranges = o.n;
     m->cap_ranges = o.cap;
+    m->hit = UINT32_MAX;
     return VGT_OK;
 }
 
@@ -238,9 +243,20 @@ static void log_write(sim_mem *m, uint64_t va, uint64_t len)
     m->log[m->nlog++] = (vgt_backend_write){va, len};
 }
 
+/* Set or clear the produced bits of bytes [off, off+n) of a page: bit by bit at the ends, whole bytes
+ * of the bitmap in between. */
 static void mark(sim_page *p, uint64_t off, uint64_t n, int set)
 {
-    for (uint64_t i = off; i < off + n; i++) {
+    uint64_t i = off, end = off + n;
+    for (; i < end && (i & 7); i++) {
+        if (set) p->produced[i >> 3] |= (uint8_t)(1u << (i & 7));
+        else p->produced[i >> 3] &= (uint8_t)~(1u << (i & 7));
+    }
+    if (end - i >= 8) {
+        memset(p->produced + (i >> 3), set ? 0xFF : 0, (end - i) >> 3);
+        i += (end - i) & ~7ull;
+    }
+    for (; i < end; i++) {
         if (set) p->produced[i >> 3] |= (uint8_t)(1u << (i & 7));
         else p->produced[i >> 3] &= (uint8_t)~(1u << (i & 7));
     }

@@ -29,6 +29,7 @@ vgt_status vgt_capture_open(vgt_capture **out, vgt_writer *w, const vgt_capture_
     c->w = w;
     c->opt.max_segment_bytes = opt && opt->max_segment_bytes ? opt->max_segment_bytes : DEFAULT_SEGMENT_BYTES;
     c->opt.max_submit_bytes = opt && opt->max_submit_bytes ? opt->max_submit_bytes : DEFAULT_SUBMIT_BYTES;
+    c->opt.device_views = opt ? opt->device_views : 0;
     pthread_mutex_init(&c->mu, NULL);
     /* Preallocate the submission scratch so the common doorbell path does not allocate. */
     c->scratch_size = 1u << 20;

@@ -101,7 +101,8 @@ uint64_t cap_read_locked(vgt_capture *c, uint64_t gpu_va, void *dst, uint64_t le
         uint64_t off = gpu_va + done - v->gpu_va, n = v->length - off;
         if (n > len - done) n = len - done;
         if (v->host) {
-            memcpy((uint8_t *)dst + done, (const uint8_t *)v->host + off, n);
+            if (c->opt.device_views) vgt_capture_copy_device((uint8_t *)dst + done, (const uint8_t *)v->host + off, n);
+            else memcpy((uint8_t *)dst + done, (const uint8_t *)v->host + off, n);
             done += n;
             continue;
         }
@@ -122,7 +123,7 @@ const void *cap_direct_locked(vgt_capture *c, uint64_t gpu_va, uint64_t len)
     if (i < 0) return NULL;
     const vgt_capture_view *v = &c->views[i];
     uint64_t off = gpu_va - v->gpu_va;
-    if (!v->host || len > v->length - off) return NULL;
+    if (!v->host || c->opt.device_views || len > v->length - off) return NULL;
     return (const uint8_t *)v->host + off;
 }
 
@@ -138,8 +139,18 @@ uint64_t vgt_capture_read(vgt_capture *c, uint64_t gpu_va, void *dst, uint64_t l
 static vgt_status memory_piece(vgt_capture *c, const vgt_capture_view *v, uint64_t va, uint32_t n, uint32_t reason,
                                vgt_error *err)
 {
-    const void *data = v->host ? (const uint8_t *)v->host + (va - v->gpu_va) : NULL;
-    if (!data) {
+    const void *data = v->host && !c->opt.device_views ? (const uint8_t *)v->host + (va - v->gpu_va) : NULL;
+    if (!data && v->host) {
+        if (c->scratch_size < n) {
+            void *p = realloc(c->scratch, n);
+            if (!p) return VGT_FAIL(err, VGT_E_NOMEM, va, "capture: out of memory reading %u bytes at 0x%llx", n,
+                                    (unsigned long long)va);
+            c->scratch = p;
+            c->scratch_size = n;
+        }
+        vgt_capture_copy_device(c->scratch, (const uint8_t *)v->host + (va - v->gpu_va), n);
+        data = c->scratch;
+    } else if (!data) {
         if (c->scratch_size < n) {
             void *p = realloc(c->scratch, n);
             if (!p) return VGT_FAIL(err, VGT_E_NOMEM, va, "capture: out of memory reading %u bytes at 0x%llx", n,

@@ -20,6 +20,7 @@
 #define VGT_CAPTURE_SHIM_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <signal.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -73,9 +74,17 @@ extern shim_state g_shim;
 /* A capture problem: one stderr line (first few only) and a DIAGNOSTIC record; never fatal. */
 void shim_problem(uint32_t severity, vgt_status code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void shim_finish(int exit_status);
+void shim_activate(void);   /* at the first NVIDIA open */
 int shim_out_fd(void);
 uint64_t shim_trap_doorbells(void);
 uint64_t shim_mem_write_faults(void);
+/* 1 the first time key is seen (a small fixed table; later problems of the same kind stay quiet). */
+int shim_first_time(uint64_t key);
+/* Where the shim's time goes (printed with VGT_CAPTURE_STATS=1). */
+typedef struct shim_time {
+    _Atomic uint64_t initial_ns, submit_ns, observed_ns, ioctl_ns, memory_ns, memory_records, memory_bytes;
+} shim_time;
+extern shim_time g_shim_time;
 /* Count a failed write (records_lost) and report it once. */
 void shim_write_failed(const vgt_error *err);
 

@@ -12,7 +12,10 @@ static int open_mode_needed(int flags) { return (flags & O_CREAT) || (flags & O_
 
 static int after_open(int fd, const char *path)
 {
-    if (fd >= 0 && shim_node_of_path(path) != SHIM_NODE_NONE) shim_fd_opened(fd, path);
+    if (fd >= 0 && shim_node_of_path(path) != SHIM_NODE_NONE) {
+        shim_activate();
+        shim_fd_opened(fd, path);
+    }
     else if (fd >= 0 && shim_fd_node(fd) != SHIM_NODE_NONE) shim_fd_closed(fd);   /* stale entry */
     return fd;
 }

@@ -30,6 +30,26 @@ static _Atomic unsigned stderr_lines;
 
 int shim_out_fd(void) { return out_fd; }
 
+shim_time g_shim_time;
+
+#define SEEN_SLOTS 1024u
+static _Atomic uint64_t seen[SEEN_SLOTS];
+
+int shim_first_time(uint64_t key)
+{
+    key |= 1ull << 63;   /* never 0, the empty slot */
+    for (uint32_t i = 0, h = (uint32_t)(key * 0x9E3779B97F4A7C15ull >> 54); i < SEEN_SLOTS; i++, h = (h + 1) % SEEN_SLOTS) {
+        uint64_t cur = atomic_load(&seen[h]);
+        if (cur == key) return 0;
+        if (cur == 0) {
+            uint64_t expected = 0;
+            if (atomic_compare_exchange_strong(&seen[h], &expected, key)) return 1;
+            if (expected == key) return 0;
+        }
+    }
+    return 0;   /* table full: stay quiet */
+}
+
 void shim_problem(uint32_t severity, vgt_status code, const char *fmt, ...)
 {
     char msg[512];
@@ -139,25 +159,43 @@ static void after_fork_child(void)
     g_shim.active = 0;   /* the parent owns the stream; a forked child passes through */
 }
 
+static int armed;                    /* this process may capture; starts at its first NVIDIA open */
+static pthread_mutex_t start_mu = PTHREAD_MUTEX_INITIALIZER;
+
+/* Start capturing: the trap engine, the writer, the SIGSEGV handler. Runs at the first open of an NVIDIA
+ * device node, not at load: wrapper scripts exec several programs in one process, and only the one that
+ * talks to the GPU should own the stream (the fd becomes close-on-exec once it is in use). */
+void shim_activate(void)
+{
+    if (!armed || g_shim.active) return;
+    pthread_mutex_lock(&start_mu);
+    if (armed && !g_shim.active) {
+        armed = 0;   /* one attempt; also stops recursion from the identity probe's own open */
+        vgt_error err;
+        if (vgt_trap_engine_new(&g_shim.trap, &err) != VGT_OK || open_writer(&err) != VGT_OK ||
+            vgt_capture_open(&g_shim.cap, g_shim.w, &(vgt_capture_options){ .device_views = 1 }, &err) != VGT_OK) {
+            char line[600];
+            int n = snprintf(line, sizeof line, "vgt-capture: capture disabled: %s\n", err.msg);
+            if (n > 0) { ssize_t w = write(2, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1); (void)w; }
+        } else {
+            if (shim_trap_install() != 0) shim_problem(2, VGT_E_IO, "cannot install the SIGSEGV handler: %s", strerror(errno));
+            pthread_atfork(NULL, NULL, after_fork_child);
+            g_shim.active = 1;
+            write_process_start();
+        }
+    }
+    pthread_mutex_unlock(&start_mu);
+}
+
 __attribute__((constructor(101))) static void shim_start(void)
 {
     shim_libc_resolve();
     if (!getenv("VGT_CAPTURE_FD") && !getenv("VGT_CAPTURE_OUT")) return;
     int want_pid = env_int("VGT_CAPTURE_PID", 0);
-    if (want_pid && want_pid != getpid()) return;   /* a child or another program: pass through */
+    if (want_pid && want_pid != getpid()) return;   /* a child: pass through */
+    if (getenv("VGT_CAPTURE_FD") && fcntl(env_int("VGT_CAPTURE_FD", -1), F_GETFD) < 0) return;   /* an earlier image owns it */
     read_options();
-    vgt_error err;
-    if (vgt_trap_engine_new(&g_shim.trap, &err) != VGT_OK || open_writer(&err) != VGT_OK ||
-        vgt_capture_open(&g_shim.cap, g_shim.w, NULL, &err) != VGT_OK) {
-        char line[600];
-        int n = snprintf(line, sizeof line, "vgt-capture: capture disabled: %s\n", err.msg);
-        if (n > 0) { ssize_t w = write(2, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1); (void)w; }
-        return;
-    }
-    if (shim_trap_install() != 0) shim_problem(2, VGT_E_IO, "cannot install the SIGSEGV handler: %s", strerror(errno));
-    pthread_atfork(NULL, NULL, after_fork_child);
-    g_shim.active = 1;
-    write_process_start();
+    armed = 1;
 }
 
 /* Finish once: observed memory, PROCESS_END (and SESSION_END when standalone), close the writer. */
@@ -177,11 +215,16 @@ void shim_finish(int exit_status)
         vgt_capture_stats cs = vgt_capture_get_stats(g_shim.cap);
         fprintf(stderr, "vgt-capture: stats pid=%d doorbells=%llu submits=%llu entries=%llu segment_bytes=%llu "
                 "memory_records=%llu memory_bytes=%llu write_faults=%llu unknown_tokens=%llu read_failures=%llu "
-                "problems=%llu records_lost=%u\n", (int)getpid(), (unsigned long long)shim_trap_doorbells(),
+                "problems=%llu records_lost=%u time_ms initial=%.1f submit=%.1f (memory %.1f) observed=%.1f ioctl=%.1f "
+                "shim_memory_records=%llu shim_memory_bytes=%llu\n", (int)getpid(), (unsigned long long)shim_trap_doorbells(),
                 (unsigned long long)cs.submits, (unsigned long long)cs.entries, (unsigned long long)cs.segment_bytes,
                 (unsigned long long)cs.memory_records, (unsigned long long)cs.memory_bytes,
                 (unsigned long long)shim_mem_write_faults(), (unsigned long long)cs.unknown_tokens,
-                (unsigned long long)cs.read_failures, (unsigned long long)g_shim.problems, g_shim.records_lost);
+                (unsigned long long)cs.read_failures, (unsigned long long)g_shim.problems, g_shim.records_lost,
+                atomic_load(&g_shim_time.initial_ns) / 1e6, atomic_load(&g_shim_time.submit_ns) / 1e6,
+                atomic_load(&g_shim_time.memory_ns) / 1e6, atomic_load(&g_shim_time.observed_ns) / 1e6,
+                atomic_load(&g_shim_time.ioctl_ns) / 1e6, (unsigned long long)atomic_load(&g_shim_time.memory_records),
+                (unsigned long long)atomic_load(&g_shim_time.memory_bytes));
     }
     g_shim.active = 0;
     vgt_writer *w = g_shim.w;

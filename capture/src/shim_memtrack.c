@@ -15,6 +15,7 @@
  * The write-fault path is lock-free but for a spin lock around the dirty-page queue, which no thread
  * holds while it could fault. */
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <xxhash.h>
@@ -55,40 +56,96 @@ static void *meta_alloc(size_t n)
     return p == MAP_FAILED ? NULL : p;
 }
 
-static void record_run(region *r, uint32_t first, uint32_t count, uint32_t reason)
+#define STAGE_PAGES 256u          /* 1 MiB: device memory is read once into this cached buffer */
+static uint8_t *stage;
+
+static int stage_ready(void)
 {
-    uint64_t off = (uint64_t)first * PAGE, n = (uint64_t)count * PAGE;
-    if (off + n > r->len) n = r->len - off;
-    vgt_error err;
-    if (vgt_capture_memory(g_shim.cap, r->gpu_va + off, n, reason, &err) != VGT_OK) shim_write_failed(&err);
+    if (!stage) stage = meta_alloc((size_t)STAGE_PAGES * PAGE);
+    return stage != NULL;
 }
 
-static uint64_t page_hash(const region *r, uint32_t p)
+static uint64_t run_bytes(const region *r, uint32_t first, uint32_t count)
 {
-    uint64_t off = (uint64_t)p * PAGE, n = r->len - off < PAGE ? r->len - off : PAGE;
-    return XXH3_64bits((const uint8_t *)atomic_load(&((region *)r)->cpu) + off, n);
+    uint64_t off = (uint64_t)first * PAGE, n = (uint64_t)count * PAGE;
+    return off + n > r->len ? r->len - off : n;
+}
+
+/* Pages [first, first+count) (count <= STAGE_PAGES) are in stage: one MEMORY record. */
+static void write_staged(const region *r, uint32_t first, uint32_t count, uint32_t reason)
+{
+    vgt_rec_memory m = { .gpu_va = r->gpu_va + (uint64_t)first * PAGE, .length = (uint32_t)run_bytes(r, first, count),
+                         .reason = reason, .memory = r->memory, .data = stage };
+    vgt_error err;
+    if (vgt_write_memory(g_shim.w, vgt_now_ns(), &m, &err) != VGT_OK) shim_write_failed(&err);
+    atomic_fetch_add(&g_shim_time.memory_records, 1);
+    atomic_fetch_add(&g_shim_time.memory_bytes, m.length);
+}
+
+static void stage_in(const region *r, uint32_t first, uint32_t count)
+{
+    vgt_capture_copy_device(stage, (const uint8_t *)atomic_load(&((region *)r)->cpu) + (uint64_t)first * PAGE,
+                            run_bytes(r, first, count));
+}
+
+static uint64_t staged_hash(const region *r, uint32_t first, uint32_t i)
+{
+    uint64_t off = (uint64_t)(first + i) * PAGE, n = r->len - off < PAGE ? r->len - off : PAGE;
+    return XXH3_64bits(stage + (uint64_t)i * PAGE, n);
+}
+
+/* Read, hash and record pages [first, first+count) in stage-sized pieces. */
+static void record_run(region *r, uint32_t first, uint32_t count, uint32_t reason)
+{
+    if (!stage_ready()) return;
+    for (uint32_t done = 0; done < count;) {
+        uint32_t n = count - done < STAGE_PAGES ? count - done : STAGE_PAGES;
+        stage_in(r, first + done, n);
+        for (uint32_t i = 0; i < n; i++) r->hash[first + done + i] = staged_hash(r, first + done, i);
+        write_staged(r, first + done, n, reason);
+        done += n;
+    }
 }
 
 /* Hash every page; record runs of pages whose hash differs from the last recorded one. */
 static void record_hash_changes(region *r, uint32_t reason)
 {
-    uint32_t run = 0, start = 0;
-    for (uint32_t p = 0; p < r->npages; p++) {
-        uint64_t h = page_hash(r, p);
-        int changed = h != r->hash[p];
-        r->hash[p] = h;
-        if (changed && run == 0) start = p;
-        if (changed) run++;
-        if ((!changed || p + 1 == r->npages || run == VGT_CAPTURE_MAX_MEMORY_RECORD / PAGE) && run) {
-            record_run(r, start, run, reason);
-            run = 0;
+    if (!stage_ready()) return;
+    for (uint32_t base = 0; base < r->npages; base += STAGE_PAGES) {
+        uint32_t n = r->npages - base < STAGE_PAGES ? r->npages - base : STAGE_PAGES;
+        stage_in(r, base, n);
+        uint32_t run = 0, start = 0;
+        for (uint32_t i = 0; i <= n; i++) {
+            int changed = 0;
+            if (i < n) {
+                uint64_t h = staged_hash(r, base, i);
+                changed = h != r->hash[base + i];
+                r->hash[base + i] = h;
+            }
+            if (changed && run++ == 0) start = i;
+            if (!changed && run) {
+                /* The run is in stage at [start, start+run): move it to the front and record it. */
+                if (start) memmove(stage, stage + (uint64_t)start * PAGE, run_bytes(r, base + start, run));
+                write_staged(r, base + start, run, reason);
+                stage_in(r, base, n);   /* restore the rest of the piece (rare: only after a change) */
+                run = 0;
+            }
         }
     }
 }
 
+static void view_added(uint64_t gpu_va, uint64_t length, void *cpu, uint32_t client, uint32_t memory);
+
 void shim_mem_view_added(uint64_t gpu_va, uint64_t length, void *cpu, uint32_t client, uint32_t memory)
 {
     if (g_shim.memory_mode == SHIM_MEM_NONE || !g_shim.active) return;
+    uint64_t t0 = vgt_now_ns();
+    view_added(gpu_va, length, cpu, client, memory);
+    atomic_fetch_add(&g_shim_time.initial_ns, vgt_now_ns() - t0);
+}
+
+static void view_added(uint64_t gpu_va, uint64_t length, void *cpu, uint32_t client, uint32_t memory)
+{
     int slot = -1;
     for (int i = 0; i < MAX_REGIONS && slot < 0; i++) if (!atomic_load(&regions[i].cpu)) slot = i;
     if (slot < 0) { shim_problem(1, VGT_E_LIMIT, "more than %d memory regions: 0x%llx not tracked", MAX_REGIONS,
@@ -110,9 +167,7 @@ void shim_mem_view_added(uint64_t gpu_va, uint64_t length, void *cpu, uint32_t c
     while (slot >= hw && !atomic_compare_exchange_weak(&region_hw, &hw, slot + 1)) { }
     if (!r->hashed && g_shim.memory_mode == SHIM_MEM_CHANGED && g_libc.mprotect(cpu, length, PROT_READ) != 0)
         r->hashed = 1;   /* this mapping cannot be write-protected: fall back to hashing it */
-    vgt_error err;
-    if (vgt_capture_memory(g_shim.cap, gpu_va, length, VGT_MEM_INITIAL, &err) != VGT_OK) shim_write_failed(&err);
-    for (uint32_t p = 0; p < r->npages; p++) r->hash[p] = page_hash(r, p);
+    record_run(r, 0, r->npages, VGT_MEM_INITIAL);
 }
 
 static region *find_region(uintptr_t a)
@@ -149,7 +204,15 @@ int shim_mem_write_fault(void *addr)
     return 1;
 }
 
-/* Write mode: record each dirty page (reason changed) after protecting it again. */
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Write mode: record the dirty pages (reason changed), each run of neighbours with one mprotect and one
+ * record. Order per run: clear the marks, protect, then read: a write after the protect faults again
+ * and is seen at the next submission. */
 static void drain_dirty(void)
 {
     while (atomic_flag_test_and_set_explicit(&dq_lock, memory_order_acquire)) { }
@@ -167,22 +230,25 @@ static void drain_dirty(void)
                 for (uint32_t p = 0; p < regions[i].npages; p++)
                     if (atomic_load(&regions[i].dirty[p]) && n < DQ_MAX) dq_copy[n++] = (uint64_t)i << 32 | p;
     }
-    for (uint32_t i = 0; i < n; i++) {
+    if (n > 1) qsort(dq_copy, n, sizeof dq_copy[0], cmp_u64);
+    for (uint32_t i = 0; i < n;) {
+        uint32_t j = i + 1;
+        while (j < n && dq_copy[j] == dq_copy[j - 1] + 1 && j - i < STAGE_PAGES) j++;
         region *r = &regions[dq_copy[i] >> 32];
-        uint32_t p = (uint32_t)dq_copy[i];
+        uint32_t p = (uint32_t)dq_copy[i], count = j - i;
+        i = j;
         uintptr_t cpu = atomic_load(&r->cpu);
-        if (!cpu || !r->dirty || p >= r->npages) continue;
-        /* Order: clear, protect, then read: a write after the protect faults again and is seen next time. */
-        atomic_store(&r->dirty[p], 0);
-        g_libc.mprotect((void *)(cpu + (uint64_t)p * PAGE), PAGE, PROT_READ);
-        r->hash[p] = page_hash(r, p);
-        record_run(r, p, 1, VGT_MEM_CHANGED);
+        if (!cpu || !r->dirty || p + count > r->npages) continue;
+        for (uint32_t k = 0; k < count; k++) atomic_store(&r->dirty[p + k], 0);
+        g_libc.mprotect((void *)(cpu + (uint64_t)p * PAGE), (size_t)count * PAGE, PROT_READ);
+        record_run(r, p, count, VGT_MEM_CHANGED);
     }
 }
 
 void shim_mem_before_submit(void)
 {
     if (g_shim.memory_mode == SHIM_MEM_NONE) return;
+    uint64_t t0 = vgt_now_ns();
     if (g_shim.memory_mode == SHIM_MEM_CHANGED) drain_dirty();
     int hw = atomic_load(&region_hw);
     for (int i = 0; i < hw; i++) {
@@ -191,6 +257,7 @@ void shim_mem_before_submit(void)
         if (g_shim.memory_mode == SHIM_MEM_ALL) record_run(r, 0, r->npages, VGT_MEM_CHANGED);
         else if (r->hashed) record_hash_changes(r, VGT_MEM_CHANGED);
     }
+    atomic_fetch_add(&g_shim_time.memory_ns, vgt_now_ns() - t0);
 }
 
 static void release(region *r)
@@ -209,6 +276,7 @@ static void release(region *r)
 
 void shim_mem_view_removing(uint64_t gpu_va, uint64_t length)
 {
+    uint64_t t0 = vgt_now_ns();
     int hw = atomic_load(&region_hw);
     for (int i = 0; i < hw; i++) {
         region *r = &regions[i];
@@ -216,6 +284,7 @@ void shim_mem_view_removing(uint64_t gpu_va, uint64_t length)
         record_hash_changes(r, VGT_MEM_OBSERVED);
         release(r);
     }
+    atomic_fetch_add(&g_shim_time.observed_ns, vgt_now_ns() - t0);
 }
 
 void shim_mem_at_exit(void)

@@ -51,6 +51,16 @@ typedef struct rm_call {
 
 static void write_failed_if(vgt_status rc, const vgt_error *err) { if (rc != VGT_OK) shim_write_failed(err); }
 
+/* RM_ALLOC copies the size it registered for the class, whatever paramsSize says (the NVIDIA Vulkan
+ * and CUDA drivers pass 0 for channels): for the classes the shim decodes, read that size. Sizes of
+ * NV_CHANNEL_ALLOC_PARAMS and NV_MEMORY_ALLOCATION_PARAMS in 580 (checked by the H200 probe,
+ * probes/README.md: CHANNEL=0x170 MEM_ALLOC=0x80). */
+static uint32_t class_params_size(uint32_t cls, uint32_t given)
+{
+    uint32_t need = shim_class_is_channel(cls) ? 0x170u : (cls == 0x3e || cls == 0x40) ? 0x80u : 0;
+    return given > need ? given : need;
+}
+
 /* Copy a params block the escape points at (before the call; after it with out != NULL). */
 static void params_snapshot(rm_call *c, uint64_t ptr, uint32_t len)
 {
@@ -264,12 +274,14 @@ int shim_rm_ioctl(int fd, int node, unsigned long request, void *arg)
     c.in = calloc(1, c.size ? c.size : 1);
     int readable = c.in && shim_copy_in(c.in, c.arg, c.size) == c.size;
     if (readable && c.nr == ESC_RM_ALLOC && c.size >= 0x20)
-        params_snapshot(&c, shim_rd64(c.in, 0x10), shim_rd32(c.in, c.size >= 0x30 ? 0x20 : 0x18));
+        params_snapshot(&c, shim_rd64(c.in, 0x10),
+                        class_params_size(shim_rd32(c.in, 0xc), shim_rd32(c.in, c.size >= 0x30 ? 0x20 : 0x18)));
     if (readable && c.nr == ESC_RM_CONTROL && c.size >= 0x20)
         params_snapshot(&c, shim_rd64(c.in, 0x10), shim_rd32(c.in, 0x18));
     c.rc = g_libc.ioctl(fd, request, arg);
     int saved = errno;
     if (readable) {
+        uint64_t t0 = vgt_now_ns();
         pthread_mutex_lock(&g_shim.mu);
         if (g_shim.active) switch (c.nr) {
         case ESC_RM_ALLOC: on_alloc(&c); break;
@@ -282,6 +294,7 @@ int shim_rm_ioctl(int fd, int node, unsigned long request, void *arg)
         default: record_ioctl(&c); break;
         }
         pthread_mutex_unlock(&g_shim.mu);
+        atomic_fetch_add(&g_shim_time.ioctl_ns, vgt_now_ns() - t0);
     }
     free(c.in);
     free(c.pin);

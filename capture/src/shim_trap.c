@@ -103,9 +103,18 @@ static void untrap(trap_page *t)
         shim_problem(2, VGT_E_FAULT, "cannot restore the usermode page at 0x%lx: %s", (unsigned long)fake, strerror(errno));
 }
 
+static void doorbell_locked(uint32_t token);
+
 /* A doorbell store of token: record the submission it announces (runs in the signal handler; see shim.h
  * for why taking g_shim.mu here cannot deadlock). */
 static void doorbell(uint32_t token)
+{
+    uint64_t t0 = vgt_now_ns();
+    doorbell_locked(token);
+    atomic_fetch_add(&g_shim_time.submit_ns, vgt_now_ns() - t0);
+}
+
+static void doorbell_locked(uint32_t token)
 {
     atomic_fetch_add(&doorbells, 1);
     if (!g_shim.active) return;
@@ -115,7 +124,8 @@ static void doorbell(uint32_t token)
     vgt_error err;
     if (vgt_capture_channel_of_token(g_shim.cap, token, &client, &channel, &err) != VGT_OK) {
         vgt_capture_doorbell_token(g_shim.cap, token, 0, 0, NULL, &err);   /* writes DOORBELL, channel 0 */
-        shim_problem(1, VGT_E_NOT_FOUND, "doorbell with token 0x%x that no recorded channel owns", token);
+        if (shim_first_time(0x1000000000ull | token))
+            shim_problem(1, VGT_E_NOT_FOUND, "doorbell with token 0x%x that no recorded channel owns (reported once)", token);
         pthread_mutex_unlock(&g_shim.mu);
         return;
     }
@@ -124,8 +134,9 @@ static void doorbell(uint32_t token)
     if (!userd) {
         vgt_rec_doorbell d = { .token = token, .channel = channel, .offset = DOORBELL_OFFSET };
         if (vgt_write_doorbell(g_shim.w, vgt_now_ns(), &d, &err) != VGT_OK) shim_write_failed(&err);
-        shim_problem(1, VGT_E_NOT_FOUND, "channel 0x%x: USERD (memory 0x%x + 0x%llx) is not CPU-mapped; GP_PUT unknown",
-                     channel, o ? o->userd_memory : 0, o ? (unsigned long long)o->userd_offset : 0ull);
+        if (shim_first_time(0x2000000000ull | channel))
+            shim_problem(1, VGT_E_NOT_FOUND, "channel 0x%x: USERD (memory 0x%x + 0x%llx) is not CPU-mapped; GP_PUT unknown "
+                         "(reported once)", channel, o ? o->userd_memory : 0, o ? (unsigned long long)o->userd_offset : 0ull);
         pthread_mutex_unlock(&g_shim.mu);
         return;
     }
@@ -134,7 +145,7 @@ static void doorbell(uint32_t token)
     shim_mem_before_submit();
     if (vgt_capture_doorbell(g_shim.cap, client, channel, gp_get, gp_put, NULL, &err) != VGT_OK) {
         if (err.code == VGT_E_IO || err.code == VGT_E_NOMEM) shim_write_failed(&err);
-        else shim_problem(1, err.code, "%s", err.msg);
+        else if (shim_first_time(0x3000000000ull | channel)) shim_problem(1, err.code, "%s (reported once per channel)", err.msg);
     }
     pthread_mutex_unlock(&g_shim.mu);
 }

@@ -143,10 +143,12 @@ static uint64_t relay(int rfd, vgt_writer *w, int crash_safe, uint32_t *lost)
     vgt_error err;
     vgt_reader_options ro = { .streaming = 1, .verify_checksums = 1 };
     if (vgt_reader_open_fd(&r, rfd, 0, &ro, &err) != VGT_OK) {
+        /* The shim starts at the program's first open of an NVIDIA device node: no stream means no such
+         * open (or a program that cannot preload: static, setuid). Not an error of the capture. */
         char msg[700];
-        snprintf(msg, sizeof msg, "the capture library sent no trace (%s): the program did not load it (a static "
-                 "or setuid program?) or it failed to start", err.msg);
-        diag(w, 2, err.code, msg);
+        snprintf(msg, sizeof msg, "the program opened no NVIDIA device node, or could not load the capture "
+                 "library (a static or setuid program?): no GPU activity recorded (%s)", err.msg);
+        diag(w, 0, err.code, msg);
         fprintf(stderr, "vgt record: %s\n", msg);
         return 0;
     }
@@ -205,6 +207,7 @@ int cmd_record(int argc, char **argv)
     int pfd[2];
     if (pipe(pfd) != 0) return vgt_cli_error("record", VGT_EXIT_USAGE, "pipe: %s", strerror(errno));
     fcntl(pfd[0], F_SETFD, FD_CLOEXEC);
+    fcntl(pfd[0], F_SETPIPE_SZ, 1 << 20);   /* fewer round trips for the shim's 1 MiB chunks (best effort) */
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0) return vgt_cli_error("record", VGT_EXIT_USAGE, "fork: %s", strerror(errno));

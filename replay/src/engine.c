@@ -81,7 +81,7 @@ vgt_status vgt_replay_open(vgt_replay **out, const vgt_replay_options *o, vgt_er
     if ((rc = vgt_model_new(&rp->model, err)) != VGT_OK) goto fail;
     if (rp->opt.model_memory_limit) vgt_model_set_memory_limit(rp->model, rp->opt.model_memory_limit);
     if ((rc = rp->ops->open(&rp->be, &rp->opt.backend_cfg, err)) != VGT_OK) goto fail;
-    rp->ops->set_event_handler(rp->be, on_backend_event, rp);
+    if (rp->ops->set_event_handler) rp->ops->set_event_handler(rp->be, on_backend_event, rp);
     if ((rc = rp->ops->vaspace_create(rp->be, &rp->vas, err)) != VGT_OK) goto fail;
     rp->sum.backend = rp->ops->name;
     rp->sum.lane = rp->lane->name;
@@ -247,7 +247,7 @@ static vgt_status on_submit(vgt_replay *rp, const vgt_record *rec, vgt_error *er
         return VGT_OK;
     }
     uint32_t ch = rp->chans[ci].id;
-    rp->ops->set_context(rp->be, rec->seq);
+    if (rp->ops->set_context) rp->ops->set_context(rp->be, rec->seq);
     if (!vgt_range_has(&rp->opt.submits, (uint64_t)index)) {
         /* outside --submits: keep subchannel bindings and macros right for the ones that do run */
         rp->cur_index = -1;
@@ -294,13 +294,13 @@ vgt_status vgt_replay_finish(vgt_replay *rp, vgt_error *err)
     check_close_submission(rp);
     vgt_status rc = rp->ops->idle ? rp->ops->idle(rp->be, 0, err) : VGT_OK;
     rp->sum.blocked = rc == VGT_E_TIMEOUT;
-    rp->ops->counters(rp->be, &rp->sum.ctr);
+    if (rp->ops->counters) rp->ops->counters(rp->be, &rp->sum.ctr);
     return rc;
 }
 
 const vgt_replay_summary *vgt_replay_summary_get(vgt_replay *rp)
 {
-    rp->ops->counters(rp->be, &rp->sum.ctr);
+    if (rp->ops->counters) rp->ops->counters(rp->be, &rp->sum.ctr);
     return &rp->sum;
 }
 

@@ -4,7 +4,9 @@
  * direct run; bits 7:2: parameter count), byte 1 a start offset, the rest little-endian dwords:
  * parameters first, then code (direct run) or (method, value) pairs (tracker). GPU memory for DMA
  * answers from the input itself and fails on every other 4 KB page.
- * Build: CC=clang cmake -DVGT_FUZZ=ON -DVGT_SANITIZE=ON ...; run: build/fuzz/fuzz_mme -max_total_time=60
+ * Build: CC=clang CFLAGS=-fsanitize=fuzzer-no-link cmake -DVGT_FUZZ=ON -DVGT_SANITIZE=ON ... (the CFLAGS
+ * give the libraries coverage; without them the fuzzer sees only this file);
+ * run: <build>/fuzz/fuzz_mme -max_total_time=60 <corpus dir>
  */
 #include "vgt/mme.h"
 
@@ -51,7 +53,7 @@ static void direct_run(vgt_mme_format fmt, const uint32_t *w, uint32_t nw, uint3
     uint32_t n = nw - np;
     disassemble(fmt, code, n, start < n ? start : 0);
     vgt_mme_sim_io io = {.emit = fuzz_emit, .state = fuzz_state, .read_mem = fuzz_mem, .user = in};
-    vgt_mme_sim_config cfg = {.max_instructions = 1u << 16};
+    vgt_mme_sim_config cfg = {.max_instructions = 1u << 12};
     vgt_mme_result res;
     vgt_error err;
     vgt_status rc = vgt_mme_sim_run(&cfg, fmt, code, n, start, w, np, &io, NULL, &res, &err);
@@ -62,7 +64,7 @@ static void direct_run(vgt_mme_format fmt, const uint32_t *w, uint32_t nw, uint3
 static void tracker_run(uint32_t cls, const uint32_t *w, uint32_t nw, input *in)
 {
     vgt_mme_tracker_config cfg = {.cls = cls, .on_call = fuzz_call, .read_mem = fuzz_mem, .user = in,
-                                  .sim = {.max_instructions = 1u << 14}, .max_call_params = 1024};
+                                  .sim = {.max_instructions = 1u << 10}, .max_call_params = 1024};
     vgt_mme_tracker *t;
     if (vgt_mme_tracker_create(&cfg, &t, NULL) != VGT_OK) abort();
     for (uint32_t i = 0; i + 1 < nw; i += 2) {

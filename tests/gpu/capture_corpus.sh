@@ -32,7 +32,7 @@ for w in $WORKLOADS; do
     t0=$(now); timeout 120 "$B/$w" $(wl_args "$w" plain) >"$T/$w.plain.out" 2>"$T/$w.plain.err"; prc=$?; t1=$(now)
     echo "plain: rc=$prc $(( (t1 - t0) / 1000 )) ms"
     t0=$(now)
-    VGT_CAPTURE_STATS=1 timeout 300 "$V" record -o "$T/$w.vgt" ${REC_OPTS:-} -- "$B/$w" $(wl_args "$w" cap) \
+    VGT_CAPTURE_STATS=1 timeout "${TIMEOUT:-120}" "$V" record -o "$T/$w.vgt" ${REC_OPTS:-} -- "$B/$w" $(wl_args "$w" cap) \
         >"$T/$w.cap.out" 2>"$T/$w.cap.err"
     crc=$?; t1=$(now)
     echo "captured: rc=$crc $(( (t1 - t0) / 1000 )) ms, trace $(stat -c %s "$T/$w.vgt" 2>/dev/null) bytes"
@@ -52,10 +52,10 @@ if [ "${MODES:-1}" = 1 ]; then
     for w in vadd streams_threads vk_compute vk_triangle gl_egl many_launches; do
         for m in write hash; do
             t0=$(now)
-            VGT_CAPTURE_STATS=1 timeout 120 "$V" record -o "/tmp/mode_$w_$m.vgt" --track=$m -- "$B/$w" $(wl_args "$w" mode) \
+            VGT_CAPTURE_STATS=1 timeout 30 "$V" record -o "/tmp/mode_${w}_${m}.vgt" --track=$m -- "$B/$w" $(wl_args "$w" mode) \
                 >/dev/null 2>"/tmp/mode.err"
             rc=$?; t1=$(now)
-            echo "MODE $w $m rc=$rc $(( (t1 - t0) / 1000 )) ms size=$(stat -c %s "/tmp/mode_$w_$m.vgt") $(grep -o 'submits=[0-9]*.*write_faults=[0-9]*' /tmp/mode.err | head -1)"
+            echo "MODE $w $m rc=$rc $(( (t1 - t0) / 1000 )) ms size=$(stat -c %s "/tmp/mode_${w}_${m}.vgt") $(grep -o 'submits=.*' /tmp/mode.err | head -1)"
         done
     done
 fi

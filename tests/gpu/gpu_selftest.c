@@ -10,8 +10,9 @@
  *   ce          memset + sysmem->vidmem->sysmem + CE semaphore, vidmem read back through BAR1
  *   i2m_3d      HOPPER_A bound, upload through 3D      fence    channel fence
  *   rate        trivial submissions per second (info)
- *   mme         on a channel of its own: a macro uploaded to HOPPER_A and called, emitting an I2M
- *               upload; the address and value written equal the MME simulator's prediction
+ *   mme_*       on channels of their own: macros uploaded to HOPPER_A and called, each emitting an I2M
+ *               upload; the address and value written must equal the MME simulator's prediction
+ *               (five variants that isolate the instruction form the H200 refused; see step_mme)
  *   c56f_3d     an AMPERE_CHANNEL_GPFIFO_A (Vulkan's class) channel: upload through HOPPER_A
  *   fault       a release to an unmapped VA on a second channel must end the wait with VGT_E_FAULT
  *   after_fault the first channel still works
@@ -78,13 +79,13 @@ typedef struct row {
     char detail[800];
 } row;
 
-static row rows[32];
+static row rows[40];
 static int nrows;
 static int verbose;
 
 static row *row_begin(const char *name)
 {
-    row *r = &rows[nrows < 31 ? nrows++ : 31];
+    row *r = &rows[nrows < 39 ? nrows++ : 39];
     memset(r, 0, sizeof *r);
     r->name = name;
     r->result = "FAIL";
@@ -363,10 +364,23 @@ static void step_ce(ctx *t)
 
 /* ---- MME on HOPPER_A ----------------------------------------------------------------------------------- */
 #ifdef VGT_SELFTEST_MME
-/* A macro that emits an I2M upload of a*b to (hi, lo): parameters hi, lo, a, b. */
-static void build_macro(enc_prog *p)
+/* Macros that emit an I2M upload of one word (LINE_LENGTH_IN 4, LINE_COUNT 1, OFFSET_OUT_UPPER/OFFSET_OUT,
+ * LAUNCH_DMA, LOAD_INLINE_DATA). On the H200 (2026-11-30) variant "loads_out" raised MME ILLEGAL_OPCODE
+ * (ESR 0x404490 = 0x80000004) while the simulator accepted it: the variants isolate which instruction
+ * form the hardware refuses, each on a channel of its own:
+ *   nop        consumes the call word, emits nothing: upload and call alone (passes when the semaphore
+ *              after the call is released and the simulator predicts no emission)
+ *   loads_out  parameters emitted straight from LOAD0/LOAD1; MUL LOAD0 x LOAD1   (the form that failed)
+ *   loads_alu  parameters through ALU results; MUL LOAD0 x LOAD1
+ *   mul_regs   parameters through ALU results; MUL on registers
+ *   add_regs   as mul_regs with ADD instead of MUL
+ *   imm_only   no parameter but the call word; address and value from IMM32 outputs */
+typedef enum { V_NOP, V_LOADS_OUT, V_LOADS_ALU, V_MUL_REGS, V_ADD_REGS, V_IMM_ONLY, V_COUNT } mme_variant;
+static const char *const variant_names[V_COUNT] = { "mme_nop", "mme_loads_out", "mme_loads_alu", "mme_mul_regs",
+                                                    "mme_add_regs", "mme_imm_only" };
+
+static void macro_head(enc_prog *p)
 {
-    memset(p, 0, sizeof *p);
     vgt_mme_tu104_inst in = tu_nop();          /* LINE_LENGTH_IN = 4, method -> 0x184 */
     in.alu[0].imm = tu_mthd_imm(I2M_LINE_LENGTH_IN, 1);
     in.alu[1].imm = 4;
@@ -376,17 +390,102 @@ static void build_macro(enc_prog *p)
     tu_alu(&in, 0, VGT_MME_TU104_ADD, 1, VGT_MME_TU104_ZERO, VGT_MME_TU104_IMM, 1);
     tu_out(&in, 0, VGT_MME_OUT_NONE, VGT_MME_OUT_ALU0);
     tu_add(p, &in);
-    in = tu_nop();                             /* OFFSET_OUT_UPPER, OFFSET_OUT from the parameters */
-    tu_out(&in, 0, VGT_MME_OUT_NONE, VGT_MME_OUT_LOAD0);
-    tu_out(&in, 1, VGT_MME_OUT_NONE, VGT_MME_OUT_LOAD1);
+}
+
+/* OFFSET_OUT_UPPER, OFFSET_OUT from the next two parameters. */
+static void macro_address(enc_prog *p, int through_alu)
+{
+    vgt_mme_tu104_inst in = tu_nop();
+    if (through_alu) {
+        tu_alu(&in, 0, VGT_MME_TU104_ADD, 3, VGT_MME_TU104_LOAD0, VGT_MME_TU104_ZERO, 0);
+        tu_alu(&in, 1, VGT_MME_TU104_ADD, 4, VGT_MME_TU104_LOAD1, VGT_MME_TU104_ZERO, 0);
+        tu_out(&in, 0, VGT_MME_OUT_NONE, VGT_MME_OUT_ALU0);
+        tu_out(&in, 1, VGT_MME_OUT_NONE, VGT_MME_OUT_ALU1);
+    } else {
+        tu_out(&in, 0, VGT_MME_OUT_NONE, VGT_MME_OUT_LOAD0);
+        tu_out(&in, 1, VGT_MME_OUT_NONE, VGT_MME_OUT_LOAD1);
+    }
     tu_add(p, &in);
-    in = tu_nop();                             /* LAUNCH_DMA, then LOAD_INLINE_DATA = a * b */
-    tu_alu(&in, 0, VGT_MME_TU104_MUL, 2, VGT_MME_TU104_LOAD0, VGT_MME_TU104_LOAD1, tu_mthd_imm(I2M_LAUNCH_DMA, 1));
+}
+
+/* LAUNCH_DMA, then LOAD_INLINE_DATA = ALU0 of an instruction computing op(x, y). */
+static void macro_launch(enc_prog *p, unsigned op, unsigned x, unsigned y)
+{
+    vgt_mme_tu104_inst in = tu_nop();
+    tu_alu(&in, 0, op, 2, x, y, tu_mthd_imm(I2M_LAUNCH_DMA, 1));
     in.alu[1].imm = I2M_LAUNCH_PITCH_FLUSH;
     tu_out(&in, 0, VGT_MME_OUT_IMM0, VGT_MME_OUT_IMM1);
     tu_out(&in, 1, VGT_MME_OUT_NONE, VGT_MME_OUT_ALU0);
     tu_add(p, &in);
+}
+
+/* R5, R6 = the next two parameters. */
+static void macro_load_pair(enc_prog *p)
+{
+    vgt_mme_tu104_inst in = tu_nop();
+    tu_alu(&in, 0, VGT_MME_TU104_ADD, 5, VGT_MME_TU104_LOAD0, VGT_MME_TU104_ZERO, 0);
+    tu_alu(&in, 1, VGT_MME_TU104_ADD, 6, VGT_MME_TU104_LOAD1, VGT_MME_TU104_ZERO, 0);
+    tu_add(p, &in);
+}
+
+/* One output of IMM32 (imm0 << 16 | imm1). */
+static void macro_imm32(enc_prog *p, uint32_t v, int first_is_load)
+{
+    vgt_mme_tu104_inst in = tu_nop();
+    if (first_is_load)   /* consume the call word */
+        tu_alu(&in, 0, VGT_MME_TU104_ADD, VGT_MME_TU104_ZERO, VGT_MME_TU104_LOAD0, VGT_MME_TU104_ZERO, 0);
+    in.alu[0].imm = (uint16_t)(v >> 16);
+    in.alu[1].imm = (uint16_t)v;
+    tu_out(&in, 0, VGT_MME_OUT_NONE, VGT_MME_OUT_IMM32);
+    tu_add(p, &in);
+}
+
+/* Builds the variant's macro and its parameters (returns how many). */
+static uint32_t build_macro(enc_prog *p, mme_variant v, uint64_t dst, uint32_t *params)
+{
+    memset(p, 0, sizeof *p);
+    if (v == V_NOP) {
+        vgt_mme_tu104_inst in = tu_nop();
+        tu_alu(&in, 0, VGT_MME_TU104_ADD, VGT_MME_TU104_ZERO, VGT_MME_TU104_LOAD0, VGT_MME_TU104_ZERO, 0);
+        tu_add(p, &in);
+        tu_end(p);
+        params[0] = 0x0badf00du;
+        return 1;
+    }
+    params[0] = (uint32_t)(dst >> 32);
+    params[1] = (uint32_t)dst;
+    params[2] = 0x1234u;
+    params[3] = 0x5678u;
+    macro_head(p);
+    switch (v) {
+    case V_LOADS_OUT:
+    case V_LOADS_ALU:
+        macro_address(p, v == V_LOADS_ALU);
+        macro_launch(p, VGT_MME_TU104_MUL, VGT_MME_TU104_LOAD0, VGT_MME_TU104_LOAD1);
+        break;
+    case V_MUL_REGS:
+    case V_ADD_REGS:
+        macro_address(p, 1);
+        macro_load_pair(p);
+        macro_launch(p, v == V_MUL_REGS ? VGT_MME_TU104_MUL : VGT_MME_TU104_ADD, 5, 6);
+        break;
+    default:
+        macro_imm32(p, params[0], 1);
+        macro_imm32(p, params[1], 0);
+        params[0] = 0x600d;   /* the only parameter: consumed, not used */
+        {
+            vgt_mme_tu104_inst in = tu_nop();   /* LAUNCH_DMA, LOAD_INLINE_DATA = 0x600dcafe */
+            in.alu[0].imm = tu_mthd_imm(I2M_LAUNCH_DMA, 1);
+            in.alu[1].imm = I2M_LAUNCH_PITCH_FLUSH;
+            tu_out(&in, 0, VGT_MME_OUT_IMM0, VGT_MME_OUT_IMM1);
+            tu_add(p, &in);
+        }
+        macro_imm32(p, 0x600dcafeu, 0);
+        tu_end(p);
+        return 1;
+    }
     tu_end(p);
+    return 4;
 }
 
 /* Predicted memory writes: replay the emitted I2M methods (one line, inline data dwords). */
@@ -408,56 +507,79 @@ static int predict_i2m(const vgt_mme_emit_list *l, uint64_t *va, uint32_t *value
     return have;
 }
 
-static void step_mme(ctx *t)
+/* Upload at instruction RAM 0 as macro 0, call, release a semaphore; on a channel of its own. */
+static int run_macro(ctx *t, row *r, const enc_prog *prog, const uint32_t *params, uint32_t np, uint32_t sem_value)
 {
-    row *r = row_begin("mme");
-    static enc_prog prog;
-    build_macro(&prog);
-    uint64_t dst = sys(I2M_OFF + 0x8000);
-    const uint32_t params[4] = { (uint32_t)(dst >> 32), (uint32_t)dst, 0x1234u, 0x5678u };
-    vgt_mme_emit_list emits = { 0 };
-    vgt_mme_sim_io io = { .emit = vgt_mme_emit_list_push, .user = &emits };
-    vgt_mme_result res;
     vgt_error err;
-    vgt_status sst = vgt_mme_sim_run(NULL, VGT_MME_TU104, prog.code, prog.n, 0, params, 4, &io, NULL, &res, &err);
-    uint64_t pva = 0;
-    uint32_t pval = 0;
-    if (sst != VGT_OK || !predict_i2m(&emits, &pva, &pval)) {
-        snprintf(r->detail, sizeof r->detail, "simulator: %s %s (%u emits)", vgt_status_name(sst),
-                 sst != VGT_OK ? err.msg : "no I2M write predicted", emits.n);
-        vgt_mme_emit_list_free(&emits);
-        return;
-    }
-    vgt_gpu_chan *c3;   /* its own channel: a GR error here must not spoil the other steps */
-    if (vgt_gpu_chan_create(t->g, NULL, &c3, &err) != VGT_OK) {
+    vgt_gpu_chan *c;
+    if (vgt_gpu_chan_create(t->g, NULL, &c, &err) != VGT_OK) {
         fail_row(r, &err);
-        vgt_mme_emit_list_free(&emits);
-        return;
+        return 0;
     }
     uint32_t dw[256];
     vgt_gpu_pb pb;
     vgt_gpu_pb_init(&pb, dw, 256);
     vgt_gpu_pb_set_object(&pb, SUB_3D, VGT_GPU_CLASS_HOPPER_3D);
     vgt_gpu_pb_1(&pb, SUB_3D, VGT_MME_M_LOAD_INSTRUCTION_RAM_POINTER, 0);
-    vgt_gpu_pb_non_inc(&pb, SUB_3D, VGT_MME_M_LOAD_INSTRUCTION_RAM, prog.code, prog.n);
+    vgt_gpu_pb_non_inc(&pb, SUB_3D, VGT_MME_M_LOAD_INSTRUCTION_RAM, prog->code, prog->n);
     vgt_gpu_pb_1(&pb, SUB_3D, VGT_MME_M_LOAD_START_ADDRESS_RAM_POINTER, 0);
     vgt_gpu_pb_1(&pb, SUB_3D, VGT_MME_M_LOAD_START_ADDRESS_RAM, 0);
-    vgt_gpu_pb_one_inc(&pb, SUB_3D, VGT_MME_M_CALL_MACRO0, params, 4);
-    vgt_gpu_fill32(t->g, dst, 0, 4, &err);
-    int ran = finish_sem_step_on(t, c3, r, &pb, SEM_OFF + 0xa0, 0xcafe0006u);
-    vgt_gpu_chan_destroy(c3);
-    if (!ran) {
+    vgt_gpu_pb_one_inc(&pb, SUB_3D, VGT_MME_M_CALL_MACRO0, params, np);
+    int ran = finish_sem_step_on(t, c, r, &pb, SEM_OFF + 0xa0, sem_value);
+    vgt_gpu_chan_destroy(c);
+    return ran;
+}
+
+static void step_mme_variant(ctx *t, mme_variant v)
+{
+    row *r = row_begin(variant_names[v]);
+    static enc_prog prog;
+    uint64_t dst = sys(I2M_OFF + 0x8000 + 0x100 * v);
+    uint32_t params[4];
+    uint32_t np = build_macro(&prog, v, dst, params);
+    vgt_mme_emit_list emits = { 0 };
+    vgt_mme_sim_io io = { .emit = vgt_mme_emit_list_push, .user = &emits };
+    vgt_mme_result res;
+    vgt_error err;
+    vgt_status sst = vgt_mme_sim_run(NULL, VGT_MME_TU104, prog.code, prog.n, 0, params, np, &io, NULL, &res, &err);
+    uint64_t pva = 0;
+    uint32_t pval = 0, got = 0;
+    if (v == V_NOP) {
+        if (sst == VGT_OK && emits.n == 0 && run_macro(t, r, &prog, params, np, 0xcafe0600u + v))
+            snprintf(r->detail, sizeof r->detail, "%u-dword macro uploaded and called; no emission, as simulated",
+                     prog.n);
+        else if (sst != VGT_OK || emits.n)
+            snprintf(r->detail, sizeof r->detail, "simulator: %s, %u emits (expected none)", vgt_status_name(sst),
+                     emits.n);
         vgt_mme_emit_list_free(&emits);
         return;
     }
-    uint32_t got = 0;
-    vgt_gpu_read(t->g, pva, &got, 4, &err);
-    int ok = pva == dst && got == pval;
-    r->result = ok ? "PASS" : "FAIL";
-    snprintf(r->detail, sizeof r->detail, "%u-dword macro, %u emits, %llu instructions simulated; predicted 0x%08x "
-             "at 0x%llx, hardware wrote 0x%08x", prog.n, emits.n, (unsigned long long)res.instructions, pval,
-             (unsigned long long)pva, got);
+    if (sst != VGT_OK || !predict_i2m(&emits, &pva, &pval) || pva != dst) {
+        snprintf(r->detail, sizeof r->detail, "simulator: %s %s (%u emits)", vgt_status_name(sst),
+                 sst != VGT_OK ? err.msg : "no I2M write to the target predicted", emits.n);
+        vgt_mme_emit_list_free(&emits);
+        return;
+    }
+    vgt_gpu_fill32(t->g, dst, 0, 4, &err);
+    if (run_macro(t, r, &prog, params, np, 0xcafe0600u + v)) {
+        vgt_gpu_read(t->g, dst, &got, 4, &err);
+        r->result = got == pval ? "PASS" : "FAIL";
+        snprintf(r->detail, sizeof r->detail, "%u-dword macro, %u emits, %llu instructions simulated; predicted "
+                 "0x%08x at 0x%llx, hardware wrote 0x%08x", prog.n, emits.n, (unsigned long long)res.instructions,
+                 pval, (unsigned long long)pva, got);
+    } else {
+        char d[700];
+        snprintf(d, sizeof d, "simulator predicted 0x%08x at 0x%llx; hardware: %s", pval, (unsigned long long)pva,
+                 r->detail);
+        snprintf(r->detail, sizeof r->detail, "%s", d);
+    }
     vgt_mme_emit_list_free(&emits);
+}
+
+static void step_mme(ctx *t)
+{
+    for (int v = 0; v < V_COUNT; v++)
+        step_mme_variant(t, (mme_variant)v);
 }
 #else
 static void step_mme(ctx *t)

@@ -1,7 +1,8 @@
 """Systematic corruption: `vgt verify` must catch every damaged chunk-header field, payload byte, record
-header, index and footer byte and every truncation, exit 1 and name the right byte offset (the chunk
-header's for anything in a chunk, the trailer's for the trailer); `vgt verify --salvage OUT` must write a
-valid trace that keeps every complete record before the problem, checked by the Python twin.
+header, index and footer byte and every truncation inside a structure, exit 1 and name the right byte
+offset (the chunk header's for anything in a chunk, the trailer's for the trailer); `vgt verify --salvage
+OUT` must write a valid trace that keeps every complete record before the problem, checked by the Python
+twin. A cut exactly between chunks is a valid trace without trailer (a killed crash-safe capture).
 Also: unknown header flags and a newer major are rejected with a clear message; unknown record types are
 skipped, unknown record and chunk flags ignored, older and newer minors accepted.
 
@@ -128,15 +129,31 @@ def test_index_and_footer_bytes(base, check):
         check.problem(flip(data, pos, 0x04), [ioff, foff, entry_off], len(t.records), f"trailer byte at {pos}")
 
 
+def test_truncation_at_a_chunk_boundary_is_a_trace_without_trailer(base, vgt, tmp_path):
+    """A file cut exactly between chunks is what a crash-safe capture killed after a flush leaves: valid
+    (spec sections 1 and 6: complete up to its last whole chunk, read by a linear scan). verify says so,
+    with the number of records it holds, and the Python twin reads the same prefix."""
+    data, t = base
+    p = tmp_path / "cut.vgt"
+    for c in t.chunks + [None]:
+        cut = c.offset if c else t.footer["index_offset"]
+        p.write_bytes(data[:cut])
+        r = vgt("verify", p)
+        assert r.returncode == 0 and "no trailer" in r.stdout, f"cut at {cut}: {r.stdout}{r.stderr}"
+        want = c.first_seq if c else len(t.records)
+        assert re.search(rf"\b{want} records\b", r.stdout), f"cut at {cut}: expected {want} records: {r.stdout}"
+        assert [x.payload for x in vgtpy.read_trace(p).records] == [x.payload for x in t.records[:want]]
+
+
 def test_truncation(base, check):
     data, t = base
     ioff = t.footer["index_offset"]
     for k, c in enumerate(t.chunks):
-        for cut in (c.offset, c.offset + 1, c.offset + 40, c.offset + spec.CHUNK_HEADER_SIZE - 1,
+        for cut in (c.offset + 1, c.offset + 40, c.offset + spec.CHUNK_HEADER_SIZE - 1,
                     c.offset + spec.CHUNK_HEADER_SIZE, c.offset + spec.CHUNK_HEADER_SIZE + c.compressed_length // 2,
                     c.end - 1):
             check.problem(data[:cut], [c.offset], c.first_seq, f"truncated at {cut} (chunk {k} at {c.offset})")
-    for cut in (ioff, ioff + 3, ioff + 30, len(data) - spec.FOOTER_SIZE, len(data) - 1):
+    for cut in (ioff + 3, ioff + 30, len(data) - spec.FOOTER_SIZE, len(data) - 1):
         check.problem(data[:cut], [ioff, len(data) - spec.FOOTER_SIZE, cut], len(t.records), f"truncated at {cut} (trailer)")
 
 

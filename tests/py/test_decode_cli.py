@@ -110,11 +110,11 @@ def test_text_output(vgt, hand_trace):
     assert lines[0].startswith("channel 0xcafe0001 client 0xc1d00001 HOPPER_CHANNEL_GPFIFO_A")
     assert "submit 0 seq 2 channel 0xcafe0001 client 0xc1d00001 HOPPER_CHANNEL_GPFIFO_A gp_put 0..1 entries 1" in out
     assert "  entry 0 va 0x200000 dwords 2 main" in lines
-    assert any(l.split()[:4] == ["2:0:1", "s1", "HOPPER_CHANNEL_GPFIFO_A", "SET_OBJECT"] and "NVCLASS=0xcbc0" in l
-               for l in lines)
+    assert any(l.split()[:5] == ["2:0:1", "s1", "HOPPER_CHANNEL_GPFIFO_A", "0x0000cbc0", "SET_OBJECT"] and
+               "NVCLASS=0xcbc0" in l for l in lines)
     # the binding from submission 0 names submission 1's methods
-    assert any(l.split()[:3] == ["3:0:1", "s1", "HOPPER_COMPUTE_A"] and "SEND_PCAS_A = QMD_ADDRESS_SHIFTED8=0x123456" in l
-               for l in lines)
+    assert any(l.split()[:4] == ["3:0:1", "s1", "HOPPER_COMPUTE_A", "0x00123456"] and
+               "SEND_PCAS_A = QMD_ADDRESS_SHIFTED8=0x123456" in l for l in lines)
     # NON_INC run: 4 dwords, two in entry 0 and two in the subroutine entry 1, all LOAD_INLINE_DATA
     runs = [l.split()[0] for l in lines if "LOAD_INLINE_DATA" in l]
     assert runs == ["3:0:3", "3:0:4", "3:1:0", "3:1:1"]
@@ -159,11 +159,11 @@ def test_filters(vgt, hand_trace):
     assert [o["channel"] for o in objs if o.get("type") == "submit"] == [CHANNEL2]
 
     out = vgt("decode", "--no-events", "--method", "sem_*", "--method", "0x2b4", hand_trace, check=0).stdout
-    names = [l.split()[3] for l in out.splitlines()]
+    names = [l.split()[4] for l in out.splitlines()]
     assert names == ["SEND_PCAS_A", "SEM_ADDR_LO", "SEM_ADDR_HI", "SEM_EXECUTE"]
 
     out = vgt("decode", "--no-fields", "--method", "SEND_PCAS_A", hand_trace, check=0).stdout
-    assert out.split()[3:] == ["SEND_PCAS_A", "=", "0x00123456"]
+    assert out.split() == ["3:0:1", "s1", "HOPPER_COMPUTE_A", "0x00123456", "SEND_PCAS_A"]
 
     r = vgt("decode", "--submit", "7..9", hand_trace, check=0)
     assert "submit" not in r.stdout
@@ -172,9 +172,9 @@ def test_filters(vgt, hand_trace):
 def test_problems_exit_1(vgt, bad_trace):
     r = vgt("decode", bad_trace, check=1)
     lines = r.stdout.splitlines()
-    assert any("!! 2:0:2 ILLEGAL_HEADER" in l for l in lines)
+    assert any("!! 1:0:2 ILLEGAL_HEADER" in l for l in lines)
     assert any("COUNT_PAST_SEGMENT" in l and "count runs past segment end at entry 0 dword 6" in l for l in lines)
-    assert any("!! 2:1:0 ADDRESS_NOT_CAPTURED" in l and "0x900000" in l for l in lines)
+    assert any("!! 1:1:0 ADDRESS_NOT_CAPTURED" in l and "0x900000" in l for l in lines)
     assert "decoder problem" in r.stderr
     objs = jsonl(vgt("decode", "--jsonl", bad_trace, check=1).stdout)
     assert sum(1 for o in objs if o.get("type") == "diag" and o["problem"]) == 2
@@ -183,14 +183,19 @@ def test_problems_exit_1(vgt, bad_trace):
 def test_synth_trace(vgt, small_trace):
     """Every submission of a synthetic trace decodes without problems, every method is named, and the
     compute launches come back as LAUNCH events after their scheduling method."""
-    objs = jsonl(vgt("decode", "--jsonl", small_trace, check=0).stdout)
+    objs = jsonl(vgt("decode", "--jsonl", "--no-events", small_trace, check=0).stdout)
+    assert not any("event" in o for o in objs)
     subs = [o for o in objs if o.get("type") == "submit"]
     assert [s["index"] for s in subs] == list(range(len(subs))) and len(subs) == 12
     methods = [o for o in objs if o.get("type") == "method"]
     assert methods and all(m["method"] is not None for m in methods)
     assert not any(o.get("type") == "diag" and o["problem"] for o in objs)
-    signals = sum(1 for m in methods if m["method"] == "SEND_SIGNALING_PCAS2_B")
-    launches = [o for o in objs if o.get("event") == "LAUNCH"]
-    assert signals > 0 and len(launches) == signals
-    text = vgt("decode", small_trace, check=0).stdout
-    assert text.count("=> LAUNCH") == signals
+    signals = [m for m in methods if m["method"] == "SEND_SIGNALING_PCAS2_B"]
+    assert signals
+    # each launch by address is printed right after the method that schedules it
+    lines = vgt("decode", small_trace, check=0).stdout.splitlines()
+    launches = [i for i, l in enumerate(lines) if l.startswith("    => LAUNCH")]
+    assert len(launches) == len(signals)
+    assert all("SEND_SIGNALING_PCAS2_B" in lines[i - 1] for i in launches)
+    want = ["%d:%d:%d" % (m["seq"], m["entry"], m["dword"]) for m in signals]
+    assert [lines[i - 1].split()[0] for i in launches] == want

@@ -167,3 +167,25 @@ def test_bad_input_is_not_a_trace(vgt, tmp_path):
     assert r.returncode == 1 and "magic" in r.stderr
     r = vgt("info", p)
     assert r.returncode == 1 and "magic" in r.stderr
+
+
+def test_verify_checks_payload_structure_behind_valid_checksums(vgt, tmp_path):
+    """A record whose blob runs past its payload, in a chunk whose checksums are right (written by the
+    Python twin): only the structure check can catch it; dump shows it as malformed."""
+    import vgtpy
+    p = tmp_path / "blob.vgt"
+    with open(p, "wb") as f:
+        w = vgtpy.Writer(f, identity=[("producer", "test_format_cli")])
+        w.write("MARKER", {"text": b"fine"}, 10)
+        w.write("MARKER", struct.pack("<II", 99, 0) + b"abc", 11)
+        w.close()
+    r = vgt("verify", p)
+    assert r.returncode == 1 and "seq 1" in r.stderr and "'text'" in r.stderr, r.stderr
+    out = tmp_path / "fixed.vgt"
+    r = vgt("verify", p, "--salvage", out)
+    assert r.returncode == 1 and "salvaged 1 records" in r.stdout
+    assert [x["fields"]["text"] for x in jsonl(vgt, out)] == ["fine"]
+    r = vgt("dump", p, "--jsonl")
+    assert r.returncode == 1 and "seq 1" in r.stderr
+    dumped = [json.loads(x) for x in r.stdout.splitlines()]
+    assert "error" in dumped[1] and "error" not in dumped[0]

@@ -322,8 +322,31 @@ static void test_noise(void)
     CHECK(count_sink > 0, "noise produced no events at all");
 }
 
+/* An upload over cfg.max_upload is reported with its length, its bytes dropped. */
+static void test_upload_limit(void)
+{
+    sink s;
+    memset(&s, 0, sizeof s);
+    vgt_sem_config cfg = { .on_event = on_event, .ctx = &s, .keep_upload_bytes = 1, .max_upload = 8 };
+    vgt_sem_tracker *t = NULL;
+    vgt_error err;
+    CHECK(vgt_sem_new(&t, &cfg, &err) == VGT_OK, "new");
+    feed(t, 0xCB97, 2, 0x180, 16); feed(t, 0xCB97, 2, 0x184, 1); feed(t, 0xCB97, 2, 0x1b0, 1);
+    for (int i = 0; i < 4; i++) feed(t, 0xCB97, 2, 0x1b4, 0xffffffffu);
+    feed(t, 0xCB97, 2, 0x180, 4); feed(t, 0xCB97, 2, 0x1b0, 1); feed(t, 0xCB97, 2, 0x1b4, 0x04030201);
+    CHECK(s.n == 2 && s.ev[0].u.upload.complete && s.ev[0].u.upload.length == 16 && s.ev[0].u.upload.received == 16,
+          "big upload: %s", s.text[0]);
+    CHECK(s.ev[1].u.upload.length == 4 && s.upload[1][0] == 1 && s.upload[1][3] == 4, "small upload after: %s", s.text[1]);
+    /* data outside any transfer, and masked methods, are ignored */
+    feed(t, 0xCB97, 2, 0x1b4, 1);
+    vgt_method m = { .cls = 0xC86F, .mthd = 0x6c, .data = 1, .is_host = 1, .masked = 1 };
+    CHECK(vgt_sem_method(t, &m, &err) == VGT_OK && s.n == 2, "masked or stray methods made events: %d", s.n);
+    vgt_sem_free(t);
+}
+
 int main(void)
 {
+    test_upload_limit();
     test_host_semaphores();
     test_upload();
     test_inline_launch();

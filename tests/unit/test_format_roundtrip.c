@@ -206,13 +206,14 @@ static void check_all_types(vgt_reader *r, uint64_t first_seq, uint64_t base_ts)
 
 static void path_of(char *out, size_t n, const char *name) { snprintf(out, n, "%s/%s", tmpdir, name); }
 
-static void test_every_type(int codec, uint32_t chunk_target)
+static void test_every_type(int codec, uint32_t chunk_target, int threads)
 {
     char path[512];
     path_of(path, sizeof path, "all.vgt");
     vgt_writer_options o = vgt_writer_defaults();
     o.codec = codec;
     o.chunk_target = chunk_target;
+    o.zstd_threads = threads;
     vgt_writer *w;
     vgt_error e;
     CHECK(vgt_writer_open_path(&w, path, &o, IDENT, 3, &e) == VGT_OK, "open: %s", e.msg);
@@ -257,13 +258,14 @@ static void write_many(vgt_writer *w, uint32_t n)
     }
 }
 
-static void test_seeks(int trailer)
+static void test_seeks(int trailer, int threads)
 {
     char path[512];
     path_of(path, sizeof path, trailer ? "seek.vgt" : "seek-notrailer.vgt");
     vgt_writer_options o = vgt_writer_defaults();
     o.chunk_target = 4096;
     o.write_trailer = trailer;
+    o.zstd_threads = threads;
     vgt_writer *w;
     vgt_error e;
     CHECK(vgt_writer_open_path(&w, path, &o, IDENT, 1, &e) == VGT_OK, "open: %s", e.msg);
@@ -386,7 +388,7 @@ static void test_crash_safe(void)
 }
 
 /* A child process limits the file size, so that a later chunk write fails with EFBIG. */
-static void test_write_failure(void)
+static void test_write_failure(int threads)
 {
     char path[512];
     path_of(path, sizeof path, "full.vgt");
@@ -396,15 +398,17 @@ static void test_write_failure(void)
         struct rlimit rl = {20000, 20000};
         setrlimit(RLIMIT_FSIZE, &rl);
         vgt_writer_options o = vgt_writer_defaults();
-        o.codec = VGT_CODEC_STORED;
+        o.codec = threads ? VGT_CODEC_ZSTD : VGT_CODEC_STORED;
+        o.zstd_level = 1;
+        o.zstd_threads = threads;
         o.chunk_target = 4096;
         vgt_writer *w;
         vgt_error e;
         if (vgt_writer_open_path(&w, path, &o, IDENT, 1, &e) != VGT_OK) _exit(10);
         uint8_t page[1000];
-        memset(page, 0xab, sizeof page);
+        for (unsigned k = 0; k < sizeof page; k++) page[k] = (uint8_t)(k * 2654435761u >> 13);   /* incompressible */
         vgt_status rc = VGT_OK;
-        for (int i = 0; i < 100 && rc == VGT_OK; i++) {
+        for (int i = 0; i < 200 && rc == VGT_OK; i++) {
             vgt_rec_memory m = {0x1000ull * i, sizeof page, 0, 0, 0, page};
             rc = vgt_write_memory(w, i, &m, &e);
         }
@@ -429,6 +433,65 @@ static void test_write_failure(void)
     while ((rc = vgt_reader_next(r, &rec, &e)) == VGT_OK) n++;
     CHECK(rc == VGT_E_EOF && n >= 8, "the chunks before the failure read back cleanly: %llu records, %s", (unsigned long long)n,
           rc == VGT_E_EOF ? "" : e.msg);
+    vgt_reader_close(r);
+}
+
+/* Several threads append at once: sequence numbers stay contiguous and each thread's records keep
+ * their order. */
+struct thread_job { vgt_writer *w; uint32_t id; int ok; };
+
+static void *thread_writer(void *arg)
+{
+    struct thread_job *j = arg;
+    vgt_error e;
+    j->ok = 1;
+    for (uint32_t i = 0; i < 2000; i++) {
+        uint32_t v[2] = {j->id, i};
+        j->ok &= vgt_write_record(j->w, 0xF001, 0, i, v, sizeof v, NULL, &e) == VGT_OK;
+    }
+    return NULL;
+}
+
+static void test_threads(void)
+{
+    char path[512];
+    path_of(path, sizeof path, "threads.vgt");
+    vgt_writer_options o = vgt_writer_defaults();
+    o.chunk_target = 8192;
+    vgt_writer *w;
+    vgt_error e;
+    if (vgt_writer_open_path(&w, path, &o, NULL, 0, &e) != VGT_OK) {
+        CHECK(0, "open: %s", e.msg);
+        return;
+    }
+    struct thread_job jobs[4];
+    pthread_t t[4];
+    for (uint32_t i = 0; i < 4; i++) {
+        jobs[i] = (struct thread_job){w, i, 0};
+        pthread_create(&t[i], NULL, thread_writer, &jobs[i]);
+    }
+    for (int i = 0; i < 4; i++) {
+        pthread_join(t[i], NULL);
+        CHECK(jobs[i].ok, "thread %d", i);
+    }
+    CHECK(vgt_writer_close(w, &e) == VGT_OK, "close: %s", e.msg);
+    vgt_reader *r;
+    if (vgt_reader_open_path(&r, path, NULL, &e) != VGT_OK) {
+        CHECK(0, "reopen: %s", e.msg);
+        return;
+    }
+    uint32_t next[4] = {0};
+    uint64_t n = 0;
+    vgt_record rec;
+    while (vgt_reader_next(r, &rec, &e) == VGT_OK) {
+        uint32_t id, i;
+        memcpy(&id, rec.payload, 4);
+        memcpy(&i, rec.payload + 4, 4);
+        CHECK(rec.seq == n && id < 4 && i == next[id], "seq %llu: thread %u record %u", (unsigned long long)rec.seq, id, i);
+        if (id < 4) next[id] = i + 1;
+        n++;
+    }
+    CHECK(n == 8000, "8000 records, got %llu", (unsigned long long)n);
     vgt_reader_close(r);
 }
 
@@ -467,14 +530,18 @@ int main(void)
         perror("mkdtemp");
         return 2;
     }
-    test_every_type(VGT_CODEC_ZSTD, 2u << 20);
-    test_every_type(VGT_CODEC_STORED, 2u << 20);
-    test_every_type(VGT_CODEC_ZSTD, 1);      /* clamped to 4 KiB: several chunks */
-    test_seeks(1);
-    test_seeks(0);
+    test_every_type(VGT_CODEC_ZSTD, 2u << 20, 0);
+    test_every_type(VGT_CODEC_STORED, 2u << 20, 0);
+    test_every_type(VGT_CODEC_ZSTD, 1, 0);      /* clamped to 4 KiB */
+    test_every_type(VGT_CODEC_ZSTD, 1, 3);      /* compression threads */
+    test_seeks(1, 0);
+    test_seeks(0, 0);
+    test_seeks(1, 3);                           /* chunks compressed in parallel, written in order */
     test_pipe();
     test_crash_safe();
-    test_write_failure();
+    test_write_failure(0);
+    test_write_failure(2);
+    test_threads();
     test_bad_args();
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);

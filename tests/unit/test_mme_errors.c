@@ -150,6 +150,49 @@ static void test_run_failures(void)
           vgt_mme_error_name(res.error));
 }
 
+static vgt_status sum_emit(void *user, uint32_t m, uint32_t v)
+{
+    *(uint64_t *)user += (uint64_t)m * 1000 + v;
+    return m == 0xdead ? VGT_E_BACKEND : VGT_OK;
+}
+
+/* The emission list: bounded, dispatched in order, stops at the first failure. */
+static void test_emit_list(void)
+{
+    vgt_mme_emit_list l = {.max = 3};
+    CHECK(vgt_mme_emit_list_push(&l, 1, 10) == VGT_OK && vgt_mme_emit_list_push(&l, 2, 20) == VGT_OK &&
+              vgt_mme_emit_list_push(&l, 3, 30) == VGT_OK,
+          "push");
+    CHECK(vgt_mme_emit_list_push(&l, 4, 40) == VGT_E_LIMIT && l.n == 3, "the fourth push is over the limit");
+    uint64_t sum = 0;
+    CHECK(vgt_mme_emit_list_dispatch(&l, sum_emit, &sum) == VGT_OK && sum == 6060, "dispatch sum %llu",
+          (unsigned long long)sum);
+    vgt_mme_emit_list_clear(&l);
+    vgt_mme_emit_list_push(&l, 0xdead, 0);
+    vgt_mme_emit_list_push(&l, 5, 0);
+    sum = 0;
+    CHECK(vgt_mme_emit_list_dispatch(&l, sum_emit, &sum) == VGT_E_BACKEND && sum == 0xdead * 1000ull,
+          "dispatch stops at a failure");
+    vgt_mme_emit_list_free(&l);
+    CHECK(l.v == NULL && l.n == 0 && l.cap == 0, "free");
+
+    /* a macro emitting more than the list takes ends with VGT_E_LIMIT, not a hardware class */
+    enc_prog p = {.n = 0};
+    vgt_mme_tu104_inst in = tu_nop();
+    tu_out(&in, 0, VGT_MME_OUT_NONE, VGT_MME_OUT_IMM0);
+    tu_out(&in, 1, VGT_MME_OUT_NONE, VGT_MME_OUT_IMM1);
+    for (int i = 0; i < 4; i++) tu_add(&p, &in);
+    tu_end(&p);
+    vgt_mme_emit_list small = {.max = 5};
+    vgt_mme_sim_io io = {.emit = vgt_mme_emit_list_push, .user = &small};
+    vgt_mme_result res;
+    vgt_error err;
+    vgt_status rc = vgt_mme_sim_run(NULL, VGT_MME_TU104, p.code, p.n, 0, NULL, 0, &io, NULL, &res, &err);
+    CHECK(rc == VGT_E_LIMIT && res.error == VGT_MME_OK && small.n == 5 && res.emits == 5 && res.pc == 2, "emit limit: %s at pc %u: %s",
+          vgt_status_name(rc), res.pc, err.msg);
+    vgt_mme_emit_list_free(&small);
+}
+
 static void test_tables(void)
 {
     CHECK(vgt_mme_format_for_class(0xC597) == VGT_MME_TU104, "TURING_A");
@@ -175,6 +218,7 @@ int main(void)
     test_illegal();
     test_control_errors();
     test_run_failures();
+    test_emit_list();
     test_tables();
     return mme_t_finish("test_mme_errors");
 }

@@ -286,6 +286,16 @@ static void test_disasm(void)
     expect_line(&p, 3, "0003: BNZ.ND R2 -> 0000");
     expect_line(&p, 4, "0004: STATE R0+#3328 (method 0x3400) ; MOVE -> R2");
     expect_line(&p, 5, "0005: RESERVED R1, R1 ; MOVE -> R1 ; ILLEGAL(reserved ALU operation)");
+    for (unsigned a = 0; a < 8; a++) {
+        enc_prog q = {.n = 1, .code = {fe_imm(ADD_IMM, a, 1, 1, 0)}};
+        char l[256];
+        vgt_mme_disasm_line(VGT_MME_FERMI, q.code, q.n, 0, 0, 0, l, sizeof l);
+        CHECK(strstr(l, vgt_mme_fermi_assign_name(a)) != NULL, "assign %u not named in \"%s\"", a, l);
+    }
+    enc_prog q = {.n = 1, .code = {6}};
+    char l[256];
+    vgt_mme_disasm_line(VGT_MME_FERMI, q.code, q.n, 0, 0, VGT_MME_DISASM_RAW, l, sizeof l);
+    CHECK(strcmp(l, "0000: [00000006] UNK6 ; LOAD -> R0 ; ILLEGAL(opcode 6 is unknown)") == 0, "UNK6: \"%s\"", l);
 }
 
 int main(void)

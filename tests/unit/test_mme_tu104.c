@@ -758,6 +758,16 @@ static void test_disasm(void)
     expect_line(&p, 3, "0003: ADDC R1, R2, R3 ; - ; - ; - ; ILLEGAL(ADDC/SUBB/MULH are only valid in ALU1)");
     expect_line(&p, 4, "0004: BLT R1, R2 ?F -> 0000 ; JAL ZERO -> 000b ; - ; -");
     expect_line(&p, 5, "0005: DWRITE [#5], LOAD1 ; DREAD R7, [#5(pair)] ; emit(LOAD0) ; emit(IMM32=0x50000)");
+    /* every op shows its name (ADD with a real destination, so it is not the "-" no-op) */
+    for (unsigned op = 0; op < 32; op++) {
+        enc_prog q = {.n = 0};
+        in = tu_nop();
+        tu_alu(&in, 1, op, 1, 2, 3, 0);
+        tu_add(&q, &in);
+        char l[512];
+        vgt_mme_disasm_line(VGT_MME_TU104, q.code, q.n, 0, 0, 0, l, sizeof l);
+        CHECK(strstr(l, vgt_mme_tu104_op_name(op)) != NULL, "op %u not named in \"%s\"", op, l);
+    }
     char line[64];
     CHECK(vgt_mme_disasm_line(VGT_MME_TU104, p.code, p.n, 0, p.n - 2, 0, line, sizeof line) == 0,
           "a partial group is not disassembled");

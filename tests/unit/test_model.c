@@ -74,6 +74,7 @@ static void write_trace(void)
     vgt_write_gpfifo_submit(w, 11, &(vgt_rec_gpfifo_submit){C, CHAN, 0x77, 0, 0, 510, VGT_GP_NOT_READ, 0, 2, 1, entries, &seg}, &e);
     marks[MARK_AFTER_SUBMIT] = vgt_writer_next_seq(w);
     vgt_write_gpu_unmap(w, 12, &(vgt_rec_gpu_unmap){C, DEV, VAS, MEM_A, 0x100000000ull, 0x10000, VGT_MAP_RM_DMA, 0}, &e);
+    vgt_write_rm_free(w, 12, &(vgt_rec_rm_free){C, CHAN, 0x5c000031, 0}, &e);   /* one engine object alone */
     marks[MARK_AFTER_UNMAP] = vgt_writer_next_seq(w);
     vgt_write_rm_free(w, 13, &(vgt_rec_rm_free){C, C, DEV, 0}, &e);
     marks[MARK_AFTER_FREE] = vgt_writer_next_seq(w);
@@ -139,6 +140,9 @@ static void check_unmap(const vgt_model *m)
     CHECK(vgt_model_mapping_count(m) == 1 && vgt_model_mapping_find(m, 0x100000000ull) == NULL, "unmapped");
     CHECK(vgt_model_mem_read(m, 0x100000000ull, buf, 16, &known, &e) == VGT_OK && known == 0, "contents forgotten with the mapping");
     CHECK(vgt_model_mem_read(m, 0x80000000ull + 8 * 510, buf, 16, &known, &e) == VGT_OK && known == 16, "other mapping kept");
+    const vgt_model_channel *ch = vgt_model_channel_find(m, C, CHAN);
+    CHECK(ch && ch->engine_count == 1 && vgt_model_engine_class(ch, 0x5c000031) == 0 &&
+          vgt_model_object_find(m, C, 0x5c000031) == NULL, "a freed engine object leaves its channel");
 }
 
 static void check_free(const vgt_model *m)

@@ -90,7 +90,7 @@ static void on_entry(void *ctx, const vgt_gp_entry *e, uint32_t index, const vgt
 static vgt_pb_callbacks callbacks(rec *r)
 {
     memset(r, 0, sizeof *r);
-    vgt_pb_callbacks cb = {on_method, on_entry, on_diag, r};
+    vgt_pb_callbacks cb = {.method = on_method, .entry = on_entry, .diag = on_diag, .ctx = r};
     return cb;
 }
 
@@ -319,6 +319,40 @@ static void test_split_runs(void)
     }
 }
 
+/* The bulk path: a NON_INC run in one call, split where the entry ends; SET_OBJECT by NON_INC binds. */
+static int runs, run_count_total;
+static uint32_t run_first_data, run_last_data, run_mthd;
+static int on_run(void *ctx, const vgt_method *m, const uint8_t *data, uint32_t count)
+{
+    runs++;
+    run_count_total += (int)count;
+    run_first_data = m->data;
+    run_mthd = m->mthd;
+    run_last_data = (uint32_t)data[4 * count - 4] | (uint32_t)data[4 * count - 3] << 8;
+    return 0;
+}
+
+static void test_noninc_run(void)
+{
+    uint32_t pb[] = {NONINC(2, 0x0000, 2), 0xA140, 0xC8B5, NONINC(2, 0x0700, 5), 10, 11, 12, 13};
+    uint8_t buf[sizeof pb];
+    to_bytes(pb, 8, buf);
+    vgt_pb_state st;
+    rec r;
+    vgt_pb_callbacks cb = callbacks(&r);
+    cb.noninc_run = on_run;
+    vgt_error err;
+    vgt_mpos pos = {7, 0, 0};
+    vgt_pb_state_init(&st, 0xC86F);
+    vgt_pb_decode(&st, buf, sizeof buf, pos, &cb, &err);
+    CHECK(st.subch_class[2] == 0xC8B5, "the last SET_OBJECT of the run binds: %04x", st.subch_class[2]);
+    CHECK(r.nm == 0 && runs == 2 && run_count_total == 6 && run_mthd == 0x0700 && run_first_data == 10 &&
+              run_last_data == 13 && st.run_remaining == 1,
+          "bulk: %d methods, %d runs of %d dwords, mthd 0x%x first %u last %u, %u left", r.nm, runs, run_count_total,
+          run_mthd, run_first_data, run_last_data, st.run_remaining);
+    CHECK(st.methods == 6, "statistics count bulk methods: %llu", (unsigned long long)st.methods);
+}
+
 static void test_extended_base_and_truncation(void)
 {
     uint32_t seg[] = {IMMD(0, 0x0008, 1), IMMD(0, 0x0008, 2)};
@@ -416,6 +450,7 @@ int main(void)
     test_count_past_segment();
     test_run_across_entries();
     test_split_runs();
+    test_noninc_run();
     test_extended_base_and_truncation();
     test_stop();
     test_hostile();

@@ -23,6 +23,21 @@ static void remove_object_at(vgt_model *m, uint32_t i)
     m->nobj--;
 }
 
+/* An engine object freed on its own leaves its channel's list too. */
+static void remove_engine(vgt_model *m, uint32_t client, uint32_t handle)
+{
+    for (uint32_t i = 0; i < m->nch; i++) {
+        vgt_model_channel *ch = &m->chans[i];
+        if (ch->rec.client != client) continue;
+        for (uint32_t k = 0; k < ch->engine_count; k++) {
+            if (ch->engines[k].handle != handle) continue;
+            memmove(&ch->engines[k], &ch->engines[k + 1], sizeof ch->engines[0] * (ch->engine_count - k - 1));
+            ch->engine_count--;
+            break;
+        }
+    }
+}
+
 static void remove_channel(vgt_model *m, uint32_t client, uint32_t handle)
 {
     for (uint32_t i = 0; i < m->nch; i++) {
@@ -88,6 +103,7 @@ vgt_status model_object_free(vgt_model *m, uint32_t client, uint32_t handle, vgt
         uint32_t i;
         if (u64map_get(&m->objmap, model_key(client, set[k]), &i)) remove_object_at(m, i);
         remove_channel(m, client, set[k]);
+        remove_engine(m, client, set[k]);
         model_map_remove_object(m, client, set[k]);
     }
     free(set);

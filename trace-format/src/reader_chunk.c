@@ -2,6 +2,7 @@
  * (docs/trace-format.md section 3). The chunk becomes current only when every check passed. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <xxhash.h>
 #include <zstd.h>
 
@@ -25,6 +26,9 @@ static vgt_status ensure(uint8_t **p, size_t *cap, size_t need, uint64_t off, vg
 
 static vgt_status read_payload(vgt_reader *r, const chunk_header *h, uint64_t off, vgt_error *err)
 {
+    struct stat st;   /* a followed file: nothing is allocated for a chunk that has not fully arrived */
+    if (following(r) && fstat(r->fd, &st) == 0 && off + VGT_CHUNK_HEADER_SIZE + h->compressed_length > (uint64_t)st.st_size)
+        return not_yet();
     VGT_TRY(ensure(&r->payload, &r->payload_cap, h->compressed_length ? h->compressed_length : 1, off, err));
     uint64_t got;
     VGT_TRY(reader_read_at(r, r->payload, h->compressed_length, off + VGT_CHUNK_HEADER_SIZE, &got, err));

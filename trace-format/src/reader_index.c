@@ -276,7 +276,7 @@ static vgt_status enter_chunk(vgt_reader *r, uint32_t i, vgt_error *err)
 typedef int (*rec_pred)(const vgt_record *rec, uint64_t key, uint64_t *state);
 
 /* Inside the current chunk, stops before the first record that satisfies pred. */
-static vgt_status skip_to(vgt_reader *r, rec_pred pred, uint64_t key, uint64_t state, vgt_error *err)
+static vgt_status skip_to(vgt_reader *r, rec_pred pred, uint64_t key, uint64_t state)
 {
     while (r->rec_index < r->cur.record_count) {
         const uint8_t *p = r->view + r->rec_pos;
@@ -319,7 +319,7 @@ vgt_status vgt_reader_seek_seq(vgt_reader *r, uint64_t seq, vgt_error *err)
                         (unsigned long long)seq,
                         (unsigned long long)(r->nchunks ? r->chunks[r->nchunks - 1].first_seq + r->chunks[r->nchunks - 1].record_count : 0));
     VGT_TRY(enter_chunk(r, lo, err));
-    return skip_to(r, at_seq, seq, 0, err);
+    return skip_to(r, at_seq, seq, 0);
 }
 
 vgt_status vgt_reader_seek_time(vgt_reader *r, uint64_t ts, vgt_error *err)
@@ -328,7 +328,7 @@ vgt_status vgt_reader_seek_time(vgt_reader *r, uint64_t ts, vgt_error *err)
     for (uint32_t i = 0; i < r->nchunks; i++) {
         if (r->chunks[i].last_ts < ts && r->chunks[i].first_ts < ts) continue;
         VGT_TRY(enter_chunk(r, i, err));
-        VGT_TRY(skip_to(r, at_time, ts, 0, err));
+        VGT_TRY(skip_to(r, at_time, ts, 0));
         if (r->rec_index < r->cur.record_count) return VGT_OK;
     }
     return VGT_FAIL(err, VGT_E_NOT_FOUND, VGT_NO_OFFSET, "no record at or after time %llu ns", (unsigned long long)ts);
@@ -341,7 +341,7 @@ vgt_status vgt_reader_seek_submit(vgt_reader *r, uint64_t n, vgt_error *err)
         const vgt_chunk_info *c = &r->chunks[i];
         if (n >= c->first_submit + c->submit_count) continue;
         VGT_TRY(enter_chunk(r, i, err));
-        return skip_to(r, at_submit, n - c->first_submit, 0, err);
+        return skip_to(r, at_submit, n - c->first_submit, 0);
     }
     return VGT_FAIL(err, VGT_E_NOT_FOUND, VGT_NO_OFFSET, "no GPFIFO_SUBMIT number %llu in the trace", (unsigned long long)n);
 }

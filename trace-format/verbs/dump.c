@@ -94,14 +94,18 @@ int cmd_dump(int argc, char **argv)
     }
     vgt_record rec;
     vgt_status st;
+    uint64_t malformed = 0, first_bad = 0;
     while ((st = vgt_reader_next(r, &rec, &e)) == VGT_OK) {
         if (rec.seq > o.seq.last) break;
         if (rec.seq < o.seq.first || !wanted(&o, &rec)) continue;
-        if (o.jsonl) vgt_dump_record_json(stdout, &rec);
-        else vgt_dump_record_text(stdout, &rec);
+        int bad = o.jsonl ? vgt_dump_record_json(stdout, &rec) : vgt_dump_record_text(stdout, &rec);
+        if (bad && !malformed++) first_bad = rec.seq;
     }
     fflush(stdout);
     vgt_reader_close(r);
     if (st != VGT_OK && st != VGT_E_EOF) return vgt_cli_report("dump", &e);
+    if (malformed)
+        return vgt_cli_error("dump", VGT_EXIT_PROBLEM, "%llu records did not decode (the first is seq %llu)",
+                             (unsigned long long)malformed, (unsigned long long)first_bad);
     return VGT_EXIT_OK;
 }

@@ -63,7 +63,7 @@ static int text_field(void *ctx, const vgt_field *v)
     return 0;
 }
 
-void vgt_dump_record_text(FILE *f, const vgt_record *r)
+int vgt_dump_record_text(FILE *f, const vgt_record *r)
 {
     const char *name = vgt_rec_type_name(r->type);
     fprintf(f, "%" PRIu64 " %" PRIu64 " ", r->seq, r->ts);
@@ -71,13 +71,16 @@ void vgt_dump_record_text(FILE *f, const vgt_record *r)
     else fprintf(f, "TYPE_0x%04x", r->type);
     if (r->flags) fprintf(f, " rflags=0x%x", r->flags);
     vgt_error e;
+    int bad = 0;
     if (!name) {
         fputs(" payload=", f);
         hex_prefix(f, r->payload, r->length);
     } else if (vgt_record_fields(r, text_field, f, &e) != VGT_OK) {
         fprintf(f, " !malformed: %s", e.msg);
+        bad = 1;
     }
     fputc('\n', f);
+    return bad;
 }
 
 /* ---- JSON ---- */
@@ -151,7 +154,7 @@ static int json_field(void *vctx, const vgt_field *v)
     return 0;
 }
 
-void vgt_dump_record_json(FILE *f, const vgt_record *r)
+int vgt_dump_record_json(FILE *f, const vgt_record *r)
 {
     const char *name = vgt_rec_type_name(r->type);
     fprintf(f, "{\"seq\":%" PRIu64 ",\"ts\":%" PRIu64 ",\"type\":", r->seq, r->ts);
@@ -175,4 +178,5 @@ void vgt_dump_record_json(FILE *f, const vgt_record *r)
         vgt_json_string(f, e.msg);
     }
     fputs("}\n", f);
+    return rc != VGT_OK;
 }

@@ -123,10 +123,10 @@ static vgt_status check_range(slice_plan *p, vgt_reader *r, vgt_error *err)
     VGT_TRY(vgt_reader_chunks(r, &chunks, &n, err));
     uint64_t total = 0;
     for (uint32_t i = 0; i < n; i++) total += chunks[i].submit_count;
-    if (p->submits.first >= total || (p->submits.last != UINT64_MAX && p->submits.last >= total))
-        return VGT_FAIL(err, VGT_E_NOT_FOUND, VGT_NO_OFFSET, "%s has %llu submissions (0..%lld); %llu..%llu is outside",
-                        p->in, (unsigned long long)total, (long long)total - 1, (unsigned long long)p->submits.first,
-                        (unsigned long long)p->submits.last);
+    uint64_t last = p->submits.last == UINT64_MAX ? p->submits.first : p->submits.last;
+    if (last >= total)
+        return VGT_FAIL(err, VGT_E_NOT_FOUND, VGT_NO_OFFSET, "%s has %llu submissions; submission %llu does not exist",
+                        p->in, (unsigned long long)total, (unsigned long long)last);
     return VGT_OK;
 }
 

@@ -91,11 +91,10 @@ static int walk(struct verify_state *s, vgt_reader *r, int quiet)
     vgt_status st;
     int rc;
     while ((st = vgt_reader_next(r, &rec, &e)) == VGT_OK) {
-        if (check_record(&rec, &e) != VGT_OK) break;
+        if ((st = check_record(&rec, &e)) != VGT_OK) break;
         if ((rc = write_salvage(s, &rec))) return rc;
         if (s->records++ == 0 || rec.chunk_offset != s->last_chunk) s->chunks++, s->last_chunk = rec.chunk_offset;
         s->submits += rec.type == VGT_REC_GPFIFO_SUBMIT;
-        st = VGT_OK;
     }
     int has_trailer = 0;
     if (st == VGT_E_EOF) st = vgt_reader_trailer_check(r, &has_trailer, &e);

@@ -197,9 +197,9 @@ const char *vgt_mme_fermi_assign_name(unsigned assign);
  *   Fermi:  IIII: OPERATION ; ASSIGNMENT [; exit]
  *     OPERATION  "ADD R2, R3" | "ADD_IMM R2, #-4" | "MERGE R1, R2 <dst_pos,width,src_pos>" |
  *                "BFE_LSL_IMM R1, R2 <width,dst_pos>" | "BFE_LSL_REG R1, R2 <src_pos,width>" |
- *                "STATE R1+#0x10" | "BZ R1 -> IIII" | "BNZ.ND R1 -> IIII" (.ND: no delay slot)
+ *                "STATE R1+#16" | "BZ R1 -> IIII" | "BNZ.ND R1 -> IIII" (.ND: no delay slot)
  *     ASSIGNMENT assign op name and destination, e.g. "MOVE_EMIT -> R3"; absent for branches.
- *   Undefined encodings print as "ILLEGAL(<why>)" in place of the offending part.
+ *   An instruction the simulator would refuse ends with " ; ILLEGAL(<why>)" (vgt_mme_*_check()).
  */
 #define VGT_MME_DISASM_RAW 1u
 
@@ -305,7 +305,10 @@ uint64_t vgt_mme_body_hash(vgt_mme_format fmt, const uint32_t *iram, uint32_t ir
 /* One tracker follows one channel's object of one class: fed every method write of that object in
  * stream order, it keeps the instruction RAM, the start address RAM, the shadow state and the DMA
  * machine, collects each macro call's parameters and, when the call is complete, runs the macro and
- * reports it.
+ * reports it. The shadow state (what STATE reads) takes every non-MME method of the stream and every
+ * method a macro emits; SET_MME_SHADOW_RAM_CONTROL METHOD_PASSTHROUGH and METHOD_REPLAY stop it from
+ * changing, except SET_MME_SHADOW_SCRATCH(i) [mode semantics unconfirmed]. Hardware error classes
+ * of a call are reported to on_call (call->status, call->result->error); they do not fail the feed.
  *
  *   idle --CALL_MME_MACRO(j)--> collecting(j) --CALL_MME_DATA(j)--> collecting(j)
  *   collecting(j) --any other method / flush()--> run_call(): simulate, report --> idle
@@ -329,7 +332,8 @@ typedef struct vgt_mme_call {
     uint32_t nemits;
 } vgt_mme_call;
 
-/* A non-OK return stops the feed/flush that triggered it with that status. */
+/* Called once per completed call; the pointers in *call are valid only during the call. A non-OK
+ * return stops the feed/flush that triggered it with that status. */
 typedef vgt_status (*vgt_mme_call_fn)(void *user, const vgt_mme_call *call, vgt_error *err);
 
 typedef struct vgt_mme_tracker_config {
@@ -345,7 +349,7 @@ typedef struct vgt_mme_tracker_config {
 typedef struct vgt_mme_tracker_stats {
     uint64_t methods;               /* writes fed */
     uint64_t calls;                 /* calls completed */
-    uint64_t call_errors;           /* calls whose run ended with a hardware error class */
+    uint64_t call_errors;           /* calls that did not end cleanly (an error class, or VGT_E_LIMIT) */
     uint64_t iram_words;            /* LOAD_MME_INSTRUCTION_RAM words stored */
     uint64_t iram_out_of_bounds;    /* ... dropped: pointer at or beyond the RAM */
     uint64_t start_out_of_bounds;   /* LOAD_MME_START_ADDRESS_RAM with pointer >= 256 */

@@ -90,6 +90,12 @@ typedef struct vgt_pb_callbacks {
     void (*entry)(void *ctx, const vgt_gp_entry *e, uint32_t index, const vgt_mpos *pos);   /* optional */
     void (*diag)(void *ctx, vgt_diag_kind kind, const vgt_mpos *pos, const char *msg);     /* optional */
     void *ctx;
+    /* Optional bulk path for non-increasing runs (one method, many dwords: LOAD_INLINE_DATA uploads,
+     * MME instruction and data uploads). When set, the dwords of a NON_INC header that lie in one entry
+     * reach this callback in one call instead of one `method` call each: m is the event of the first
+     * (m->data its value), data points at count little-endian dwords (data[0..3] is m->data). A run split
+     * across entries arrives as one call per entry. Return non-zero to stop (after the whole call). */
+    int (*noninc_run)(void *ctx, const vgt_method *m, const uint8_t *data, uint32_t count);
 } vgt_pb_callbacks;
 
 /* Per-channel decoder state. Zero-initialise with vgt_pb_state_init. */

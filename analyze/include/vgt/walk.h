@@ -63,7 +63,8 @@ typedef struct vgt_walk_submit {
 typedef struct vgt_walk_callbacks {
     /* All optional. int-returning callbacks stop the walk with a non-zero return. */
     int (*on_record)(void *ctx, const vgt_record *rec, const vgt_model *model);
-    /* A channel first seen, or seen re-allocated: set or reset chan->user here. */
+    /* A channel first seen (chan->user NULL), or seen re-allocated under the same handle (chan->user as
+     * left, decoder state already reset): set or reset chan->user here. */
     void (*on_channel)(void *ctx, vgt_walk_channel *chan);
     int (*on_submit_begin)(void *ctx, const vgt_walk_submit *s);
     int (*on_submit_end)(void *ctx, const vgt_walk_submit *s);
@@ -73,6 +74,9 @@ typedef struct vgt_walk_callbacks {
     /* Called once per channel when the walk ends (also on error): free chan->user here. */
     void (*on_channel_end)(void *ctx, vgt_walk_channel *chan);
     void *ctx;
+    /* Optional bulk path (see vgt_pb_callbacks.noninc_run): the dwords of a NON_INC header within one
+     * entry in one call instead of one on_method each. For consumers that take uploads in bulk. */
+    int (*on_noninc_run)(void *ctx, const vgt_walk_submit *s, const vgt_method *m, const uint8_t *data, uint32_t count);
 } vgt_walk_callbacks;
 
 typedef struct vgt_walk_options {

@@ -114,6 +114,9 @@ enum vgt_backend_event_kind {
 
 typedef void (*vgt_backend_event_fn)(void *ctx, const vgt_backend_event *ev);
 
+/* Every member is required of a backend whose probe can succeed, except produced, write_log_reset and
+ * write_log, which are NULL (or fail) when caps() lacks VGT_CAP_WRITE_LOG. A backend registered only to
+ * say why it is unavailable needs name, summary, probe, caps and open. */
 typedef struct vgt_backend_ops {
     const char *name;              /* "sim", "gpu", "cuda" */
     const char *summary;           /* one line for --help */

@@ -93,7 +93,9 @@ const vgt_model_mapping *vgt_model_mapping_find(const vgt_model *m, uint64_t gpu
 vgt_status vgt_model_mem_read(const vgt_model *m, uint64_t gpu_va, void *dst, uint64_t len, uint64_t *known,
                               vgt_error *err);
 vgt_status vgt_model_mem_write(vgt_model *m, uint64_t gpu_va, const void *src, uint64_t len, vgt_error *err);
-/* Visit every known page (ascending VA) with its bytes and a mask of known bytes (NULL when all known). */
+/* Visit every known page (ascending VA) with its bytes and a mask of known bytes (NULL when all known;
+ * else VGT_MODEL_PAGE_SIZE bytes, non-zero where the byte is known). Return non-zero to stop. A GPU_UNMAP
+ * (or freeing the memory, its VA space or device) forgets the contents under the mapping. */
 typedef int (*vgt_model_page_fn)(void *ctx, uint64_t page_va, const uint8_t *bytes, const uint8_t *known_mask);
 vgt_status vgt_model_mem_foreach(const vgt_model *m, vgt_model_page_fn fn, void *ctx, vgt_error *err);
 uint64_t vgt_model_mem_bytes(const vgt_model *m);     /* bytes of page storage held */

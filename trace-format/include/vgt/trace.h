@@ -247,7 +247,8 @@ typedef struct vgt_writer vgt_writer;
 typedef struct vgt_writer_options {
     int codec;                 /* VGT_CODEC_ZSTD (default) or VGT_CODEC_STORED */
     int zstd_level;            /* default 3 */
-    int zstd_threads;          /* 0 = compress in the calling thread; N > 0 uses zstd's own workers */
+    int zstd_threads;          /* 0 = compress in the calling thread; N > 0: N compression threads, each
+                                * compressing whole chunks (several chunks at once), written in order */
     uint32_t chunk_target;     /* bytes of records per chunk, default 2 MiB, clamped to [4 KiB, 64 MiB] */
     int crash_safe;            /* close the chunk and fsync... at every GPFIFO_SUBMIT (flush, see below) */
     int write_trailer;         /* default 1; 0 leaves a stream without trailer */
@@ -353,7 +354,8 @@ vgt_status vgt_reader_current_chunk(const vgt_reader *r, vgt_chunk_info *out, vg
  * valid prefix of whole chunks, for salvage tools. */
 uint64_t vgt_reader_valid_end(const vgt_reader *r);
 
-/* Chunk list: from the index when present, else by a scan of chunk headers (files only). */
+/* Chunk list: from the index when present, else by a scan of chunk headers (files only). Entries from
+ * the index carry no codec or lengths (0); entries from a scan carry all fields. */
 vgt_status vgt_reader_chunks(vgt_reader *r, const vgt_chunk_info **chunks, uint32_t *count, vgt_error *err);
 /* Position so that the next vgt_reader_next returns the record with that sequence number / the first
  * record with ts >= t / the n-th (0-based) GPFIFO_SUBMIT record. Files only. */

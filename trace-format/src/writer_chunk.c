@@ -1,0 +1,109 @@
+/* writer_chunk.c: one chunk from records to bytes on the fd: compression, checksums, header, write,
+ * index entry. Compression may run on any thread; emitting is done by one thread at a time, in order. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include "writer_impl.h"
+
+ZSTD_CCtx *chunk_cctx_new(const vgt_writer_options *o)
+{
+    ZSTD_CCtx *c = ZSTD_createCCtx();
+    if (!c) return NULL;
+    ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, o->zstd_level);
+    ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, 0);     /* the chunk header carries xxh64s */
+    ZSTD_CCtx_setParameter(c, ZSTD_c_contentSizeFlag, 1);
+    return c;
+}
+
+void chunk_compress(const vgt_writer_options *o, ZSTD_CCtx *cctx, chunk_job *j)
+{
+    chunk_header *h = &j->h;
+    memset(h, 0, sizeof *h);
+    vgt_error_clear(&j->err);
+    h->codec = VGT_CODEC_STORED;
+    h->compressed_length = h->uncompressed_length = j->len;
+    h->first_seq = j->first_seq;
+    h->record_count = j->count;
+    h->submit_count = j->submits;
+    h->first_ts = j->first_ts;
+    h->last_ts = j->last_ts;
+    j->payload = j->buf;
+    if (o->codec == VGT_CODEC_ZSTD) {
+        size_t bound = ZSTD_compressBound(j->len);
+        if (bound > j->ccap) {
+            free(j->cbuf);
+            j->cbuf = malloc(bound);
+            j->ccap = j->cbuf ? bound : 0;
+        }
+        size_t n = j->cbuf ? ZSTD_compress2(cctx, j->cbuf, j->ccap, j->buf, j->len) : 0;
+        if (!j->cbuf || ZSTD_isError(n)) {
+            VGT_FAIL(&j->err, VGT_E_NOMEM, VGT_NO_OFFSET, "zstd could not compress a chunk of %u bytes: %s", j->len,
+                     j->cbuf ? ZSTD_getErrorName(n) : "no memory");
+            return;
+        }
+        if (n < j->len) {
+            h->codec = VGT_CODEC_ZSTD;
+            h->compressed_length = (uint32_t)n;
+            j->payload = j->cbuf;
+        }
+    }
+    h->records_xxh64 = XXH64(j->buf, j->len, 0);
+    h->payload_xxh64 = h->codec == VGT_CODEC_STORED ? h->records_xxh64 : XXH64(j->payload, h->compressed_length, 0);
+}
+
+static vgt_status fail_write(vgt_writer *w, const chunk_job *j, uint64_t start, vgt_error *err)
+{
+    /* Cut the partial chunk off so that what is on disk stays a valid (trailer-less) trace. */
+    if (w->is_file && ftruncate(w->fd, (off_t)start) == 0) lseek(w->fd, (off_t)start, SEEK_SET);
+    vgt_error_prefix(err, "writing chunk %u (records %llu..%llu)", w->nindex, (unsigned long long)j->first_seq,
+                     (unsigned long long)(j->first_seq + j->count - 1));
+    size_t n = strlen(err->msg);
+    snprintf(err->msg + n, sizeof err->msg - n, "; the %u chunks (%llu records) before it are intact", w->nindex,
+             (unsigned long long)j->first_seq);
+    return err->code;
+}
+
+static vgt_status add_index(vgt_writer *w, const chunk_header *h, uint64_t off, vgt_error *err)
+{
+    if (w->nindex == w->index_cap) {
+        uint32_t ncap = w->index_cap ? 2 * w->index_cap : 64;
+        vgt_chunk_info *q = realloc(w->index, sizeof *q * ncap);
+        if (!q) return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "no memory for %u index entries", ncap);
+        w->index = q;
+        w->index_cap = ncap;
+    }
+    w->index[w->nindex++] = (vgt_chunk_info){off, h->first_seq, h->first_ts, h->last_ts, w->total_submits,
+                                             h->record_count, h->submit_count, h->codec, h->compressed_length,
+                                             h->uncompressed_length};
+    return VGT_OK;
+}
+
+vgt_status chunk_emit(vgt_writer *w, chunk_job *j, vgt_error *err)
+{
+    if (j->err.code != VGT_OK) {
+        *err = j->err;
+        return err->code;
+    }
+    uint8_t hb[VGT_CHUNK_HEADER_SIZE];
+    chunk_header_encode(&j->h, hb);
+    uint64_t start = w->file_off;
+    if (io_write_all(w->fd, hb, sizeof hb, start, err) != VGT_OK ||
+        io_write_all(w->fd, j->payload, j->h.compressed_length, start + sizeof hb, err) != VGT_OK)
+        return fail_write(w, j, start, err);
+    VGT_TRY(add_index(w, &j->h, start, err));
+    w->file_off = start + sizeof hb + j->h.compressed_length;
+    w->total_submits += j->submits;
+    return VGT_OK;
+}
+
+void chunk_job_free(chunk_job *j)
+{
+    free(j->buf);
+    free(j->cbuf);
+    j->buf = j->cbuf = NULL;
+    j->cap = 0;
+    j->ccap = 0;
+}
