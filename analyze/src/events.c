@@ -56,6 +56,7 @@ vgt_status vgt_sem_new(vgt_sem_tracker **out, const vgt_sem_config *cfg, vgt_err
     if (!t) return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "allocating a semantic tracker (%zu bytes)", sizeof *t);
     t->cfg = *cfg;
     t->last_cls = UINT32_MAX;
+    t->hot_mthd = UINT32_MAX;   /* no method address is this */
     if (!t->cfg.max_upload || t->cfg.max_upload > VGT_SEM_MAX_UPLOAD) t->cfg.max_upload = VGT_SEM_MAX_UPLOAD;
     *out = t;
     return VGT_OK;
@@ -117,9 +118,10 @@ static vgt_status dispatch(vgt_sem_tracker *t, unsigned role, unsigned index, co
     return VGT_OK;
 }
 
-vgt_status vgt_sem_method(vgt_sem_tracker *t, const vgt_method *m, vgt_error *err)
+/* Everything but the LOAD_INLINE_DATA fast path; kept out of line so the fast path needs no frame. */
+static __attribute__((noinline)) vgt_status method_slow(vgt_sem_tracker *t, const vgt_method *m, vgt_error *err)
 {
-    if (__builtin_expect(m->masked, 0)) return VGT_OK;   /* the subdevice mask excludes the GPU we model */
+    if (m->masked) return VGT_OK;   /* the subdevice mask excludes the GPU we model: it ignores the method */
     const sem_cell *tab;
     if (m->is_host) tab = lookup[FAM_HOST];
     else {
@@ -136,11 +138,26 @@ vgt_status vgt_sem_method(vgt_sem_tracker *t, const vgt_method *m, vgt_error *er
     sem_cell c = tab[slot];
     if (c.role == R_NONE) return VGT_OK;
     if (c.role == R_I2M_DATA) {
+        t->hot_cls = m->cls;
+        t->hot_mthd = m->mthd;
         sem_i2m_data(t, &t->i2m[m->subch & 7], m);
         return VGT_OK;
     }
     if (c.min_class && (m->cls & 0xffff) < c.min_class) return VGT_OK;
     return dispatch(t, c.role, c.index, m, err);
+}
+
+vgt_status vgt_sem_method(vgt_sem_tracker *t, const vgt_method *m, vgt_error *err)
+{
+    /* Bulk push buffers are mostly LOAD_INLINE_DATA runs: the last such (class, method) skips the lookup. */
+    if (m->mthd == t->hot_mthd && m->cls == t->hot_cls && !m->masked) {
+        i2m_state *s = &t->i2m[m->subch & 7];
+        if (s->active && !s->buf && s->received + 4 < s->expected) {   /* counting only, not the last dword */
+            s->received += 4;
+            return VGT_OK;
+        }
+    }
+    return method_slow(t, m, err);   /* everything else, including the last dword of a transfer */
 }
 
 void vgt_sem_flush(vgt_sem_tracker *t)

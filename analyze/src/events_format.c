@@ -181,10 +181,8 @@ static void json_body(FILE *f, const vgt_event *ev)
                    ",\"pitch\":%u,\"completion\":%u,\"complete\":%u", u->dst_va, u->length, u->line_length,
                 u->line_count, u->pitch_out, u->pitch_layout, u->completion, u->complete);
         if (u->data) {
-            fputs(",\"data\":", f);
-            fputc('"', f);
+            fputs(",\"data\":", f);   /* vgt_json_bytes_hex writes its own quotes */
             vgt_json_bytes_hex(f, u->data, u->received < u->length ? u->received : u->length);
-            fputc('"', f);
         }
         break;
     }

@@ -17,12 +17,16 @@
  *  - Method runs, SET_OBJECT bindings and the subdevice mask live in vgt_pb_state and so continue
  *    across GPFIFO entries and submissions of one channel.
  *
- * Run state (one per channel):
+ * Run state (one per channel). A run that fits in the entry is delivered straight from the header
+ * (deliver), never stored; only one cut by the end of the entry becomes pending state:
  *
- *     HEADER --INC/NONINC/ONEINC count>0 (start_run)--> IN_RUN --data dword (emit_run)--> IN_RUN
- *       ^                                                  |  count reaches 0                |
- *       +--------------------------------------------------+  segment ends: stays IN_RUN for the next entry
+ *     HEADER --INC/NONINC/ONEINC, count fits (deliver)--> HEADER
+ *       |
+ *       +--count runs past the entry (start_run)--> PENDING --next entry's dwords (run_dwords)--> HEADER
+ *                                                      |  entry ends again: stays PENDING
+ *     IMMD (a one-dword run from the header's data), GRP0 mask ops, END_PB_SEGMENT: handled in header()
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -100,8 +104,6 @@ void vgt_pb_state_init(vgt_pb_state *st, uint32_t channel_class)
 
 static void diag(const vgt_pb_callbacks *cb, vgt_diag_kind kind, const vgt_mpos *pos, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
-
-#include <stdarg.h>
 static void diag(const vgt_pb_callbacks *cb, vgt_diag_kind kind, const vgt_mpos *pos, const char *fmt, ...)
 {
     if (!cb->diag) return;
@@ -118,6 +120,13 @@ static inline uint32_t load_le32(const uint8_t *p)
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
+/* SET_OBJECT: NVCLASS 15:0 binds the subchannel. */
+static void bind(vgt_pb_state *st, uint32_t subch, uint32_t data)
+{
+    st->subch_class[subch] = data & 0xffffu;
+    st->unbound_reported &= (uint8_t)~(1u << subch);
+}
+
 /* The method loop: deliver take data dwords (at p; the first at dword pos.dword of the entry) of a run
  * starting at method mthd. step is 4 (INC, or ONEINC before its first method) or 0; keep is ~0 for INC
  * (the step repeats) and 0 otherwise. Returns how many were consumed (fewer than take when a callback
@@ -131,15 +140,19 @@ static inline __attribute__((always_inline)) uint32_t deliver(vgt_pb_state *st, 
 {
     uint8_t masked = (st->subdevice_mask & 1u) == 0;
     uint32_t chan_cls = st->channel_class, k = 0;
-    if (first && mthd >= HOST_METHOD_END && st->subch_class[subch] == 0)
-        diag(cb, VGT_DIAG_UNKNOWN_SUBCHANNEL, &pos, "method 0x%04x on subchannel %u, which has no SET_OBJECT yet", mthd, subch);
+    if (first && mthd >= HOST_METHOD_END && st->subch_class[subch] == 0 && !(st->unbound_reported >> subch & 1u)) {
+        st->unbound_reported |= (uint8_t)(1u << subch);
+        diag(cb, VGT_DIAG_UNKNOWN_SUBCHANNEL, &pos,
+             "method 0x%04x on subchannel %u, which has no SET_OBJECT yet (its methods have class 0 until one)", mthd,
+             subch);
+    }
     vgt_method m = {.subch = subch, .kind = kind, .first = first, .masked = masked, .pos = pos};
     if (cb->noninc_run && kind == VGT_HDR_NONINC && take) {
         m.mthd = mthd;
         m.data = load_le32(p);
         m.is_host = mthd < HOST_METHOD_END;
         m.cls = m.is_host ? chan_cls : st->subch_class[subch];
-        if (mthd == MTHD_SET_OBJECT && !masked) st->subch_class[subch] = load_le32(p + 4u * (take - 1)) & 0xffffu;
+        if (mthd == MTHD_SET_OBJECT && !masked) bind(st, subch, load_le32(p + 4u * (take - 1)));
         *stop = cb->noninc_run(cb->ctx, &m, p, take) != 0;
         *next = mthd;
         return take;
@@ -155,7 +168,7 @@ static inline __attribute__((always_inline)) uint32_t deliver(vgt_pb_state *st, 
         m.pos.dword = pos.dword + k;
         m.is_host = mthd < HOST_METHOD_END;
         m.cls = m.is_host ? chan_cls : st->subch_class[subch];
-        if (mthd == MTHD_SET_OBJECT && !masked) st->subch_class[subch] = m.data & 0xffffu;   /* NVCLASS 15:0 */
+        if (mthd == MTHD_SET_OBJECT && !masked) bind(st, subch, m.data);
         mthd = (mthd + step) & (VGT_PB_METHOD_SPACE - 4u);
         step &= keep;
         if (cb->method && cb->method(cb->ctx, &m)) {

@@ -3,6 +3,8 @@
  * Invariants: no read past len (vgt_qmd_bits treats missing bits as 0 and decode refuses a QMD shorter
  * than its layout); every table entry has hi - lo < 64 and lies inside the layout's size (checked by
  * tests/unit/test_qmd.c). */
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "qmd_roles.h"
@@ -163,4 +165,25 @@ vgt_status vgt_qmd_decode(const uint8_t *qmd, uint32_t len, vgt_qmd *out, vgt_er
                         (unsigned)vgt_qmd_bits(qmd, len, 583, 580), (unsigned)vgt_qmd_bits(qmd, len, 579, 576));
     }
     return vgt_qmd_decode_as(v, qmd, len, out, err);
+}
+
+int vgt_qmd_format_fields(vgt_qmd_version v, const uint8_t *qmd, uint32_t len, char *buf, uint32_t cap)
+{
+    uint32_t n = 0, total = 0;
+    const vgt_qmd_field *f = vgt_qmd_fields(v, &n);
+    if (cap) buf[0] = 0;
+    for (uint32_t k = 0; k < n; k++)
+        for (unsigned i = 0; i < f[k].count; i++) {
+            unsigned off = i * f[k].stride;
+            uint64_t val = vgt_qmd_bits(qmd, len, f[k].hi + off, f[k].lo + off);
+            if (f[k].count > 1 && !val) continue;   /* arrays: only the elements in use */
+            char name[64];
+            if (f[k].count > 1) snprintf(name, sizeof name, "%s(%u)", f[k].name, f[k].first + i);
+            else snprintf(name, sizeof name, "%s", f[k].name);
+            uint32_t room = total < cap ? cap - total : 0;
+            int w = snprintf(room ? buf + total : NULL, room, "%s%s=%s%" PRIx64, total ? ", " : "", name,
+                             val > 9 ? "0x" : "", val);
+            if (w > 0) total += (uint32_t)w;
+        }
+    return (int)total;
 }

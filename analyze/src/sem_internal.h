@@ -120,6 +120,7 @@ struct vgt_sem_tracker {
     vgt_sem_config cfg;
     uint32_t last_cls;        /* class of the last engine method, and its family's lookup table */
     const sem_cell *last_tab;
+    uint32_t hot_cls, hot_mthd;   /* the last LOAD_INLINE_DATA seen (class, address): the fast path */
     host_state host;
     i2m_state i2m[8];         /* per subchannel, apart from sub[] so the hot LOAD_INLINE_DATA path is cheap */
     sub_state sub[8];

@@ -7,7 +7,8 @@
  * Inline: SET_INLINE_QMD_ADDRESS_A 0x318 (QMD_ADDRESS_SHIFTED8_UPPER; on CBC0 bits 8:0, and INLINE_SIZE
  * bit 30: 0 = 256 bytes, 1 = 384 bytes) and _B 0x31c (SHIFTED8_LOWER), then LOAD_INLINE_QMD_DATA(i)
  * 0x320 + 4i; the launch happens when the last dword of the inline size arrives. A 256-byte inline V04
- * QMD takes its last 128 bytes from memory at the QMD address.
+ * QMD takes its last 128 bytes from memory at the QMD address [unconfirmed: the class header only names
+ * the two sizes; we read the rest from the model and report qmd_known = 0 when it is not there].
  * Facts: NVIDIA open-gpu-doc classes/compute/clc5c0.h, clc6c0.h, clcbc0.h.
  *
  * Each enabled release semaphore of the QMD is also delivered as a SEM_RELEASE (source qmd), after the

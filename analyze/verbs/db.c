@@ -15,6 +15,7 @@
 #include "db_internal.h"
 #include "vgt/classes.h"
 #include "vgt/cli.h"
+#include "vgt/mme_trace.h"
 
 static vgt_status mem_read(void *ctx, uint64_t va, void *dst, uint64_t len, uint64_t *known, vgt_error *err)
 {
@@ -78,6 +79,7 @@ static int on_submit_end(void *ctx, const vgt_walk_submit *s)
     sqlite3_bind_int64(st, 10, g->gp_put_before);
     sqlite3_bind_int64(st, 11, g->gp_put_after);
     db_bind_u64(st, 12, c->sub_methods);
+    c->submission_rows++;
     return db_step(c, st, "submissions") || c->failed;
 }
 
@@ -157,6 +159,7 @@ static int on_method(void *ctx, const vgt_walk_submit *s, const vgt_method *m)
         sqlite3_bind_null(st, 12);
     }
     if (db_step(c, st, "methods")) return 1;
+    db_count_method(&c->counts, m->cls, m->mthd);
     c->method_rows++;
     c->sub_methods++;
     if (s->chan->user && vgt_sem_method(s->chan->user, m, &c->err) != VGT_OK) return c->failed = 1;
@@ -209,7 +212,8 @@ static int write_identity(db_ctx *c, const char *trace)
 static int usage(FILE *f)
 {
     fprintf(f,
-            "usage: vgt db TRACE -o OUT.sqlite [--with-bytes] [--no-fields] [--submit N|A..B] [--channel H] [--quiet]\n"
+            "usage: vgt db TRACE -o OUT.sqlite [--with-bytes] [--no-fields] [--index-methods] [--submit N|A..B]\n"
+            "              [--channel H] [--quiet]\n"
             "Export a trace to SQLite: identity, objects, channels, mappings, memory records, submissions,\n"
             "GPFIFO entries, every method (name, address, value, decoded fields), and the semantic events:\n"
             "launches, uploads, copies, semaphores, draws, program binds. Schema: docs/sqlite-schema.md;\n"
@@ -218,6 +222,7 @@ static int usage(FILE *f)
             "  --with-bytes    keep memory-record and upload bytes as BLOBs (default: lengths only)\n"
             "  --no-fields     leave methods.fields NULL (faster, smaller); it is NULL anyway for methods\n"
             "                  whose only field is the whole value (LOAD_INLINE_DATA, ...)\n"
+            "  --index-methods also index methods by (class, address) (slower export, fast lookups by method)\n"
             "  --submit R      submissions, entries, methods and events only for submissions R (0-based\n"
             "                  GPFIFO_SUBMIT index); the other records, up to the last selected submission,\n"
             "                  are exported in full\n"
@@ -247,6 +252,7 @@ int cmd_db(int argc, char **argv)
         if (!strcmp(a, "-o") && i + 1 < argc) out = argv[++i];
         else if (!strcmp(a, "--with-bytes")) c.with_bytes = 1;
         else if (!strcmp(a, "--no-fields")) c.with_fields = 0;
+        else if (!strcmp(a, "--index-methods")) c.index_methods = 1;
         else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) quiet = 1;
         else if (!strcmp(a, "--submit") && i + 1 < argc) {
             vgt_range r;
@@ -289,8 +295,13 @@ int cmd_db(int argc, char **argv)
                                   .on_submit_end = on_submit_end, .on_entry = on_entry, .on_method = on_method,
                                   .on_diag = on_diag, .on_channel_end = on_channel_end, .ctx = &c };
         rc = vgt_walk_path(path, &opt, &cb, &st, &err);
-        ok = rc == VGT_OK && !c.failed && !db_create_indexes(&c);
+        ok = rc == VGT_OK && !c.failed && !db_write_counts(&c);
+        /* MME macros, calls, parameters and emissions (docs/sqlite-schema.md): a second walk */
+        if (ok && (vgt_mme_db_schema(c.db, &c.err) != VGT_OK || vgt_mme_db_fill(c.db, path, &opt, NULL, &c.err) != VGT_OK))
+            ok = 0;
+        ok = ok && !db_create_indexes(&c);
     }
+    free(c.counts.slot);   /* when the walk failed before the counts were written */
     ok = finish(&c, ok);
     if (!ok) {
         unlink(tmp);
@@ -306,6 +317,6 @@ int cmd_db(int argc, char **argv)
     free(tmp);
     if (!quiet)
         printf("wrote %s: %" PRIu64 " records, %" PRIu64 " submissions, %" PRIu64 " methods, %" PRIu64 " events\n", out,
-               st.records, st.submits, c.method_rows, c.event_rows);
+               st.records, c.submission_rows, c.method_rows, c.event_rows);
     return VGT_EXIT_OK;
 }

@@ -15,20 +15,30 @@
 enum db_stmt {
     ST_META, ST_IDENTITY, ST_RECORD, ST_OBJECT, ST_FREE, ST_CHANNEL, ST_ENGINE, ST_MAPPING, ST_UNMAP, ST_MEMORY,
     ST_SUBMISSION, ST_ENTRY, ST_METHOD, ST_EVENT, ST_LAUNCH, ST_UPLOAD, ST_COPY, ST_SEMAPHORE, ST_DRAW, ST_BIND,
-    ST_DIAG, ST_COUNT_
+    ST_DIAG, ST_COUNT, ST_COUNT_
 };
+
+/* Methods per (class, address), see db_counts.c. */
+typedef struct db_count_slot { uint32_t key; uint64_t n; } db_count_slot;
+typedef struct db_counts {
+    db_count_slot *slot, *last;
+    uint32_t cap, used;
+    uint64_t overflow;        /* methods of pairs past the table's maximum */
+} db_counts;
 
 typedef struct db_ctx {
     sqlite3 *db;
     sqlite3_stmt *st[ST_COUNT_];
     int with_bytes;           /* memory record and upload bytes as BLOBs */
     int with_fields;          /* decoded field text for every method */
+    int index_methods;        /* also index methods by (class, address) */
+    db_counts counts;
     const vgt_model *model;
     /* the submission being written */
     uint64_t submission;      /* index */
     uint64_t seq;
     uint32_t channel;
-    uint64_t method_rows, event_rows;
+    uint64_t method_rows, event_rows, submission_rows;
     uint64_t sub_methods;
     int selected;             /* the current submission passes --submit/--channel */
     uint32_t name_cls;        /* class of the last method named, and its table */
@@ -48,6 +58,10 @@ int db_create_indexes(db_ctx *c);
 int db_fail(db_ctx *c, const char *what);
 /* Step and reset a bound statement; 0 ok, 1 failed. */
 int db_step(db_ctx *c, sqlite3_stmt *st, const char *what);
+
+void db_count_method(db_counts *h, uint32_t cls, uint32_t mthd);
+/* Write `method_counts` and free the table. */
+int db_write_counts(db_ctx *c);
 
 /* Rows for non-submission records (identity, objects, channels, mappings, memory, ...). */
 int db_record_rows(db_ctx *c, const vgt_record *rec);

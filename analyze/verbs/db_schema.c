@@ -54,11 +54,11 @@ static const char *const schema_sql =
     " base_vertex INTEGER, base_instance INTEGER);\n"
     "CREATE TABLE program_binds(event INTEGER PRIMARY KEY, seq INTEGER, submission INTEGER, channel INTEGER,"
     " stage INTEGER, type INTEGER, enabled INTEGER, program_va INTEGER, registers INTEGER);\n"
+    "CREATE TABLE method_counts(class INTEGER, address INTEGER, method TEXT, n INTEGER);\n"
     "CREATE TABLE diagnostics(id INTEGER PRIMARY KEY, seq INTEGER, submission INTEGER, entry INTEGER, dword INTEGER,"
     " kind TEXT, message TEXT);\n";
 
 static const char *const index_sql =
-    "CREATE INDEX methods_by_class ON methods(class, address);\n"
     "CREATE INDEX events_by_submission ON events(submission);\n"
     "CREATE INDEX launches_by_submission ON launches(submission);\n"
     "CREATE INDEX semaphores_by_va ON semaphores(va);\n"
@@ -86,7 +86,7 @@ static const char *const index_sql =
     " UNION ALL SELECT submission, seq, 'semaphore:' || source, va, size FROM semaphores WHERE kind IN ('release', 'report');\n"
     "CREATE VIEW semaphore_releases AS SELECT submission, seq, source, op, va, payload, size, reduction FROM semaphores"
     " WHERE kind = 'release';\n"
-    "CREATE VIEW method_histogram AS SELECT class, method, count(*) AS n FROM methods GROUP BY class, method;\n";
+    "CREATE VIEW method_histogram AS SELECT class, method, n FROM method_counts;\n";
 
 const char *const db_insert_sql[ST_COUNT_] = {
     [ST_META] = "INSERT OR REPLACE INTO meta VALUES(?,?)",
@@ -110,6 +110,7 @@ const char *const db_insert_sql[ST_COUNT_] = {
     [ST_DRAW] = "INSERT INTO draws VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [ST_BIND] = "INSERT INTO program_binds VALUES(?,?,?,?,?,?,?,?,?)",
     [ST_DIAG] = "INSERT INTO diagnostics VALUES(NULL,?,?,?,?,?,?)",
+    [ST_COUNT] = "INSERT INTO method_counts VALUES(?,?,?,?)",
 };
 
 int db_fail(db_ctx *c, const char *what)
@@ -155,5 +156,8 @@ int db_create_schema(db_ctx *c)
 
 int db_create_indexes(db_ctx *c)
 {
-    return exec(c, index_sql, "creating indexes and views");
+    if (exec(c, index_sql, "creating indexes and views")) return 1;
+    if (c->index_methods && exec(c, "CREATE INDEX methods_by_class ON methods(class, address);", "indexing methods"))
+        return 1;
+    return 0;
 }

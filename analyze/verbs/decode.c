@@ -20,15 +20,20 @@
 #include "vgt/classes.h"
 #include "vgt/cli.h"
 #include "vgt/events.h"
+#include "vgt/mme_trace.h"
 #include "vgt/walk.h"
 
 static const char usage_text[] =
-    "usage: vgt decode TRACE [--jsonl] [--submit N|A..B] [--channel H] [--method NAME]... [--no-fields]\n"
-    "                        [--no-events]\n"
+    "usage: vgt decode TRACE|- [--jsonl] [--submit N|A..B] [--channel H] [--method NAME]... [--no-fields]\n"
+    "                        [--no-events] [--expand-macros]\n"
     "\n"
-    "Decode every submission of a trace: the GPFIFO entries, each method with its class and decoded fields\n"
-    "(from the class tables), and the launches, uploads, copies, semaphores and draws they make (\"=>\").\n"
-    "Diagnostics (\"!!\") are printed where they occur.\n"
+    "Decode every submission of a trace (\"-\": a trace stream on stdin): the GPFIFO entries, each method\n"
+    "with its class and decoded fields (from the class tables), and the launches, uploads, copies,\n"
+    "semaphores and draws they make (\"=>\").\n"
+    "Diagnostics (\"!!\") are printed where they occur. A method line reads\n"
+    "    SEQ:ENTRY:DWORD  sSUBCH CLASS  DATA NAME(INDEX) = FIELD=VALUE, ...\n"
+    "(the submission record's sequence number, the GPFIFO entry in it, the dword in that entry's push\n"
+    "buffer). Without filters, channel and engine-object records are listed as they come.\n"
     "\n"
     "  --jsonl           one JSON object a line: {\"type\":\"submit\"|\"entry\"|\"method\"|\"diag\"|\"channel\"|\"object\",...}\n"
     "                    and {\"event\":...} for semantic events\n"
@@ -38,6 +43,8 @@ static const char usage_text[] =
     "                    or this byte address (0x2b4); may be repeated\n"
     "  --no-fields       print method names without their decoded fields (the raw data is always shown)\n"
     "  --no-events       do not print semantic events\n"
+    "  --expand-macros   after each MME macro call, the call (macro, version, name, parameters, outcome) and\n"
+    "                    the methods it emitted, decoded (\"    => \" lines; JSON: {\"type\":\"macro_call\",...})\n"
     "\n"
     "exit: 0 decoded; 1 the trace is unreadable, or the decoder met an illegal header, an entry outside the\n"
     "captured push buffers, a truncated segment or an unknown control entry, or the semantic decoders\n"
@@ -46,7 +53,7 @@ static const char usage_text[] =
 #define MAX_METHOD_FILTERS 16
 
 typedef struct decode_opts {
-    int jsonl, no_fields, no_events;
+    int jsonl, no_fields, no_events, expand_macros;
     int nmethods;
     const char *methods[MAX_METHOD_FILTERS];
 } decode_opts;
@@ -62,6 +69,7 @@ typedef struct decoder {
     uint64_t diag_count[16];
     vgt_error sem_err;
     int sem_failed;
+    vgt_mme_trace *mme;           /* --expand-macros */
 } decoder;
 
 /* ---- filters ---- */
@@ -294,6 +302,7 @@ static int on_record(void *ctx, const vgt_record *rec, const vgt_model *model)
 {
     decoder *d = ctx;
     d->model = model;
+    if (d->mme) vgt_mme_trace_model(d->mme, model);
     if (!d->any_filter) print_record(d, rec);
     return 0;
 }
@@ -311,6 +320,7 @@ static int on_submit_end(void *ctx, const vgt_walk_submit *s)
     decoder *d = ctx;
     d->printing = !d->o.nmethods;   /* events completed by the end of the submission */
     if (s->chan->user) vgt_sem_flush(s->chan->user);
+    if (d->mme && vgt_mme_trace_submit_end(d->mme, s, &d->sem_err) != VGT_OK) d->sem_failed = 1;
     d->cur = NULL;
     return ferror(d->out) ? 1 : 0;
 }
@@ -324,6 +334,7 @@ static void on_entry(void *ctx, const vgt_walk_submit *s, const vgt_gp_entry *e,
 static int on_method(void *ctx, const vgt_walk_submit *s, const vgt_method *m)
 {
     decoder *d = ctx;
+    if (d->mme && vgt_mme_trace_method(d->mme, s, m, &d->sem_err) != VGT_OK) d->sem_failed = 1;
     d->printing = s->selected && method_matches(d, m);
     if (d->printing) print_method(d, m);
     if (s->chan->user && vgt_sem_method(s->chan->user, m, &d->sem_err) != VGT_OK) d->sem_failed = 1;
@@ -351,6 +362,7 @@ static int parse_args(int argc, char **argv, decode_opts *o, vgt_walk_options *w
         if (!strcmp(a, "--jsonl")) o->jsonl = 1;
         else if (!strcmp(a, "--no-fields")) o->no_fields = 1;
         else if (!strcmp(a, "--no-events")) o->no_events = 1;
+        else if (!strcmp(a, "--expand-macros")) o->expand_macros = 1;
         else if (!strcmp(a, "--submit") && has_value) {
             if (vgt_parse_range(argv[++i], &r)) return vgt_cli_error("decode", VGT_EXIT_USAGE, "bad --submit '%s'", argv[i]);
             w->submit_first = r.first;
@@ -364,7 +376,7 @@ static int parse_args(int argc, char **argv, decode_opts *o, vgt_walk_options *w
             if (o->nmethods == MAX_METHOD_FILTERS)
                 return vgt_cli_error("decode", VGT_EXIT_USAGE, "at most %d --method filters", MAX_METHOD_FILTERS);
             o->methods[o->nmethods++] = argv[++i];
-        } else if (a[0] == '-' && a[1]) {
+        } else if (a[0] == '-' && a[1]) {   /* "-" alone is stdin */
             return vgt_cli_error("decode", VGT_EXIT_USAGE, "unknown option '%s' (see vgt decode --help)", a);
         } else if (!*path) {
             *path = a;
@@ -374,6 +386,19 @@ static int parse_args(int argc, char **argv, decode_opts *o, vgt_walk_options *w
     }
     if (!*path) return vgt_cli_error("decode", VGT_EXIT_USAGE, "no trace given (see vgt decode --help)");
     return VGT_EXIT_OK;
+}
+
+/* A path, or "-": a stream on stdin (a pipe from a capture), read without seeking. */
+static vgt_status walk(const char *path, vgt_walk_options *wo, const vgt_walk_callbacks *cb, vgt_walk_stats *st,
+                       vgt_error *err)
+{
+    if (strcmp(path, "-") != 0) return vgt_walk_path(path, wo, cb, st, err);
+    vgt_reader_options ro = {.streaming = 1, .verify_checksums = wo->verify_checksums};
+    vgt_reader *r;
+    VGT_TRY(vgt_reader_open_fd(&r, 0, 0, &ro, err));
+    vgt_status rc = vgt_walk_reader(r, wo, cb, st, err);
+    vgt_reader_close(r);
+    return rc;
 }
 
 static void print_summary(const decoder *d, const vgt_walk_stats *st)
@@ -406,7 +431,11 @@ int cmd_decode(int argc, char **argv)
                              .on_diag = on_diag, .on_channel_end = on_channel_end, .ctx = &d};
     vgt_walk_stats st;
     vgt_error err;
-    vgt_status s = vgt_walk_path(path, &wo, &cb, &st, &err);
+    if (d.o.expand_macros && vgt_mme_trace_new_printer(stdout, d.o.jsonl, &d.mme, &err) != VGT_OK)
+        return vgt_cli_report("decode", &err);
+    vgt_status s = walk(path, &wo, &cb, &st, &err);
+    if (d.mme && s == VGT_OK && vgt_mme_trace_finish(d.mme, &d.sem_err) != VGT_OK) d.sem_failed = 1;
+    vgt_mme_trace_free(d.mme);
     fflush(stdout);
     if (s != VGT_OK) return vgt_cli_report("decode", &err);
     if (ferror(stdout)) return vgt_cli_error("decode", VGT_EXIT_USAGE, "writing the output failed");

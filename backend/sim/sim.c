@@ -23,8 +23,12 @@ static vgt_status sim_open(vgt_backend **out, const vgt_backend_config *cfg, vgt
     if (!b->cfg.max_methods_per_submit) b->cfg.max_methods_per_submit = VGT_BACKEND_DEFAULT_MAX_METHODS;
     if (!b->cfg.max_queued_methods) b->cfg.max_queued_methods = VGT_BACKEND_DEFAULT_MAX_QUEUED;
     if (!b->cfg.max_channels) b->cfg.max_channels = VGT_BACKEND_DEFAULT_MAX_CHANNELS;
+    if (!b->cfg.max_copy_bytes) b->cfg.max_copy_bytes = VGT_BACKEND_DEFAULT_MAX_COPY;
     b->copy_buf = malloc(64u << 10);
-    if (!b->copy_buf) {
+    b->copy_mask = malloc(64u << 10);
+    if (!b->copy_buf || !b->copy_mask) {
+        free(b->copy_buf);
+        free(b->copy_mask);
         free(b);
         return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "sim: out of memory");
     }
@@ -40,6 +44,7 @@ static void sim_close(vgt_backend *b)
     for (uint32_t i = 0; i < b->nvas; i++) sim_mem_free(&b->mem[i]);
     free(b->fetch_buf);
     free(b->copy_buf);
+    free(b->copy_mask);
     free(b);
 }
 

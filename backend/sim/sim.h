@@ -8,10 +8,11 @@
  *  - Every byte the sim reads or writes goes through sim_mem_*, which checks it against the mapped
  *    ranges first: a hostile push buffer can fault, never touch host memory outside the page store.
  *  - A channel executes its methods in stream order. When an acquire is not satisfied the channel is
- *    BLOCKED: that method and every later one are queued and run when some write (another channel's
- *    release, a host write) lets the acquire pass. Nothing ever spins.
+ *    BLOCKED: the acquire is held in c->acq, every later method is queued, and they run when some write
+ *    (another channel's release, a host write) lets the acquire pass. Nothing ever spins.
  *  - Shaders are not executed and draws are not rasterized: launches and draws are counted, and only
- *    what the front end writes itself (semaphores, uploads, copies, QMD releases) reaches memory.
+ *    what the front end writes itself (semaphores, uploads, copies, QMD releases) reaches memory; since
+ *    a shader may write anywhere, a launch or draw makes all memory "unknown" for --check.
  */
 #ifndef VGT_SIM_H
 #define VGT_SIM_H
@@ -28,14 +29,18 @@
 #define SIM_MAX_VAS 64u
 #define SIM_MAX_OBJECTS_PER_CHANNEL 64u
 #define SIM_METHOD_LIMIT 0x4000u      /* method byte addresses the classes define */
-#define SIM_MAX_COPY_BYTES (1ull << 32)
 #define SIM_WRITE_LOG_MAX (1u << 20)
 
 /* ---- memory (sim_mem.c) ---- */
+/* Every byte is KNOWN (its value is what the real GPU had: written by the host from the trace, or by
+ * the GPU from known inputs) or not, and PRODUCED (the GPU wrote it from known inputs, and no host write
+ * replaced it since) or not. --check compares produced bytes only. A shader that runs (a launch, a
+ * draw) may write anywhere: sim_mem_invalidate() then makes every byte unknown (lazily, per page). */
 enum sim_write_kind {
-    SIM_HOST = 0,          /* a host (engine) write: clears "produced" */
-    SIM_GPU = 1,           /* a deterministic GPU write: sets "produced", logged */
-    SIM_GPU_VOLATILE = 2,  /* a GPU write whose value is not reproducible (timestamps): logged, not produced */
+    SIM_HOST = 0,          /* a host (engine) write: known, not produced */
+    SIM_GPU = 1,           /* a GPU write from known inputs: known and produced; logged */
+    SIM_GPU_VOLATILE = 2,  /* a GPU write whose value is not reproducible (timestamps, counters, results of
+                              unknown inputs): neither; logged */
 };
 
 typedef struct sim_range {
@@ -46,8 +51,10 @@ typedef struct sim_range {
 
 typedef struct sim_page {
     uint64_t pfn;
+    uint32_t gen;                          /* the bits below are valid when gen == sim_mem.gen */
     uint8_t data[SIM_PAGE_SIZE];
-    uint8_t produced[SIM_PAGE_SIZE / 8];   /* bit per byte */
+    uint8_t known[SIM_PAGE_SIZE / 8];      /* bit per byte */
+    uint8_t produced[SIM_PAGE_SIZE / 8];
 } sim_page;
 
 typedef struct sim_mem {
@@ -58,6 +65,7 @@ typedef struct sim_mem {
     uint32_t cap_slots, npages;
     uint64_t max_pages;
     sim_page *last;         /* one-entry cache */
+    uint32_t gen;           /* bumped by sim_mem_invalidate */
     vgt_backend_write *log;
     uint32_t nlog, cap_log;
 } sim_mem;
@@ -71,7 +79,14 @@ vgt_status sim_mem_check(const sim_mem *m, uint64_t va, uint64_t len, const char
 vgt_status sim_mem_read(sim_mem *m, uint64_t va, void *dst, uint64_t len, const char *what, vgt_error *err);
 vgt_status sim_mem_write(sim_mem *m, uint64_t va, const void *src, uint64_t len, int kind, const char *what,
                          vgt_error *err);
+/* A GPU write whose bytes are known (and produced) where known_mask[i] is 1, unknown elsewhere. */
+vgt_status sim_mem_write_masked(sim_mem *m, uint64_t va, const void *src, uint64_t len, const uint8_t *known_mask,
+                                const char *what, vgt_error *err);
+/* mask[i] = 1 when byte va+i is produced / known. */
 vgt_status sim_mem_produced(sim_mem *m, uint64_t va, uint64_t len, uint8_t *mask, vgt_error *err);
+vgt_status sim_mem_known(sim_mem *m, uint64_t va, uint64_t len, uint8_t *mask, vgt_error *err);
+/* A shader ran: every byte may have changed (nothing is known or produced any more). O(1). */
+void sim_mem_invalidate(sim_mem *m);
 
 /* ---- objects and channels ---- */
 enum sim_family {
@@ -95,6 +110,7 @@ typedef struct sim_qitem {
     vgt_method m;
     uint8_t fed;                /* already fed to the MME tracker (a macro emission, or a method whose
                                    feed completed a call before the channel blocked) */
+    uint8_t state_only;         /* queued by a VGT_SUBMIT_STATE_ONLY submission: runs without effects */
 } sim_qitem;
 
 /* An acquire that was not satisfied: the channel waits on it (sim_exec.c on_acquire). */
@@ -150,6 +166,7 @@ struct vgt_backend {
     uint8_t *fetch_buf;
     uint32_t fetch_cap;
     uint8_t *copy_buf;
+    uint8_t *copy_mask;
 };
 
 /* sim_fetch.c */

@@ -9,8 +9,10 @@
  *   UPLOAD       the inline-to-memory bytes written line by line at pitch; its completion semaphore
  *   COPY         linear/pitch copy or remapped copy/memset, done through sim memory
  *   LAUNCH       counted (shaders are not executed); an inline QMD is stored at its address; the QMD's
- *                release semaphores arrive as SEM_RELEASE events
- *   DRAW         counted, not rasterized
+ *                release semaphores arrive as SEM_RELEASE events. As the shader may have written
+ *                anywhere, every byte of memory becomes unknown (sim_mem_invalidate): later checks
+ *                compare only what the front end wrote after it
+ *   DRAW         counted, not rasterized; memory becomes unknown as for a launch
  * Before that, 3D and compute methods feed the object's MME tracker (mme.h): a completed macro call's
  * emitted methods are executed like any other method.
  *
@@ -184,9 +186,12 @@ static int copy_lines(vgt_backend *b, sim_mem *mem, const vgt_method *m, const v
     for (uint32_t l = 0; l < lines; l++)
         for (uint64_t off = 0; off < k->line_length; off += COPY_CHUNK) {
             uint64_t n = k->line_length - off < COPY_CHUNK ? k->line_length - off : COPY_CHUNK;
-            if (sim_mem_read(mem, k->src_va + (uint64_t)l * k->pitch_in + off, b->copy_buf, n, "copy source", &e) != VGT_OK ||
-                sim_mem_write(mem, k->dst_va + (uint64_t)l * k->pitch_out + off, b->copy_buf, n, SIM_GPU, "copy destination",
-                              &e) != VGT_OK) {
+            uint64_t src = k->src_va + (uint64_t)l * k->pitch_in + off;
+            /* the destination is as known as the source was */
+            if (sim_mem_read(mem, src, b->copy_buf, n, "copy source", &e) != VGT_OK ||
+                sim_mem_known(mem, src, n, b->copy_mask, &e) != VGT_OK ||
+                sim_mem_write_masked(mem, k->dst_va + (uint64_t)l * k->pitch_out + off, b->copy_buf, n, b->copy_mask,
+                                     "copy destination", &e) != VGT_OK) {
                 sim_fault(b, m, &e);
                 return -1;
             }
@@ -201,25 +206,42 @@ static int copy_remap(vgt_backend *b, sim_mem *mem, const vgt_method *m, const v
 {
     uint32_t rc = k->remap_components, comp = ((rc >> 16) & 3) + 1, nsrc = ((rc >> 20) & 3) + 1, ndst = ((rc >> 24) & 3) + 1;
     uint32_t consts[2] = {k->remap_const_a, k->remap_const_b}, lines = k->multi_line ? k->line_count : 1;
-    uint8_t in[16] = {0}, out[16];
+    uint8_t in[16] = {0}, known[16], out[16];
     vgt_error e;
     for (uint32_t l = 0; l < lines; l++)
         for (uint32_t x = 0; x < k->line_length; x++) {
             uint64_t s = k->src_va + (uint64_t)l * k->pitch_in + (uint64_t)x * nsrc * comp;
             uint64_t d = k->dst_va + (uint64_t)l * k->pitch_out + (uint64_t)x * ndst * comp;
-            if (!k->memset && sim_mem_read(mem, s, in, nsrc * comp, "copy source", &e) != VGT_OK) goto fault;
+            int src_known = 1;
+            if (!k->memset) {
+                if (sim_mem_read(mem, s, in, nsrc * comp, "copy source", &e) != VGT_OK ||
+                    sim_mem_known(mem, s, nsrc * comp, known, &e) != VGT_OK)
+                    goto fault;
+                for (uint32_t j = 0; j < nsrc * comp; j++) src_known &= known[j];
+            }
             for (uint32_t c = 0; c < ndst; c++) {
                 uint32_t sel = (rc >> (4 * c)) & 7;
                 if (sel >= 6) continue;
                 for (uint32_t j = 0; j < comp; j++)
                     out[j] = sel < 4 ? (sel < nsrc ? in[sel * comp + j] : 0) : (uint8_t)(consts[sel - 4] >> (8 * (j & 3)));
-                if (sim_mem_write(mem, d + c * comp, out, comp, SIM_GPU, "copy destination", &e) != VGT_OK) goto fault;
+                int kind = sel < 4 && !src_known ? SIM_GPU_VOLATILE : SIM_GPU;
+                if (sim_mem_write(mem, d + c * comp, out, comp, kind, "copy destination", &e) != VGT_OK) goto fault;
             }
         }
     return 0;
 fault:
     sim_fault(b, m, &e);
     return -1;
+}
+
+/* The bytes a copy touches, counted so that a zero pitch cannot hide the work: every line moves its
+ * line, whatever the pitches (a hostile LINE_COUNT of 2^32 with pitch 0 is 2^32 lines of work). */
+static uint64_t copy_work(const vgt_ev_copy *k)
+{
+    uint64_t lines = k->multi_line ? k->line_count : 1, line = k->line_length;
+    if (k->remap) line *= (uint64_t)(((k->remap_components >> 16) & 3) + 1) * (((k->remap_components >> 24) & 3) + 1);
+    if (!lines || !line) return 0;
+    return line > UINT64_MAX / lines ? UINT64_MAX : line * lines;
 }
 
 static void on_copy(vgt_backend *b, sim_channel *c, const vgt_method *m, const vgt_ev_copy *k)
@@ -233,8 +255,10 @@ static void on_copy(vgt_backend *b, sim_channel *c, const vgt_method *m, const v
         unsupported(b, m, msg);
     } else if (k->src_physical || k->dst_physical) {
         unsupported(b, m, "copy with a physical address is not modelled");
-    } else if (k->bytes > SIM_MAX_COPY_BYTES) {
-        snprintf(msg, sizeof msg, "copy of %llu bytes is over the sim's limit", (unsigned long long)k->bytes);
+    } else if (copy_work(k) > b->cfg.max_copy_bytes) {
+        snprintf(msg, sizeof msg, "copy of %llu bytes (%llu lines) is over the sim's limit of %llu bytes",
+                 (unsigned long long)k->bytes, (unsigned long long)(k->multi_line ? k->line_count : 1),
+                 (unsigned long long)b->cfg.max_copy_bytes);
         unsupported(b, m, msg);
     } else if ((k->remap ? copy_remap(b, sim_vas_mem(b, c->vas), m, k) : copy_lines(b, sim_vas_mem(b, c->vas), m, k)) == 0) {
         b->ctr.copy_bytes += k->bytes;
@@ -243,9 +267,13 @@ static void on_copy(vgt_backend *b, sim_channel *c, const vgt_method *m, const v
 }
 
 /* ---- launches and draws ---- */
+/* A launch or a draw runs shaders the sim does not execute; they may write anywhere. */
+static void shaders_ran(vgt_backend *b, sim_channel *c) { sim_mem_invalidate(sim_vas_mem(b, c->vas)); }
+
 static void on_launch(vgt_backend *b, sim_channel *c, const vgt_method *m, const vgt_ev_launch *l)
 {
     b->ctr.launches++;
+    shaders_ran(b, c);
     if (l->inline_qmd && l->qmd_bytes) {   /* the GPU stores an inline QMD at its address */
         sim_mem *mem = sim_vas_mem(b, c->vas);
         if (sim_mem_check(mem, l->qmd_va, l->qmd_length, "inline QMD", NULL) == VGT_OK)
@@ -272,7 +300,7 @@ static void on_event(void *ctx, const vgt_event *ev)
     case VGT_EV_UPLOAD: on_upload(b, c, &m, &ev->u.upload); break;
     case VGT_EV_COPY: on_copy(b, c, &m, &ev->u.copy); break;
     case VGT_EV_LAUNCH: on_launch(b, c, &m, &ev->u.launch); break;
-    case VGT_EV_DRAW: b->ctr.draws++; break;
+    case VGT_EV_DRAW: b->ctr.draws++; shaders_ran(b, c); break;
     default: break;
     }
 }
@@ -323,6 +351,10 @@ static vgt_status mme_on_call(void *user, const vgt_mme_call *call, vgt_error *e
     }
     uint64_t blocks = c->blocks;
     for (uint32_t i = 0; i < call->nemits; i++) {
+        if (++b->methods_this_submit > b->cfg.max_methods_per_submit) {   /* emissions count as methods */
+            b->limit_hit = 1;
+            break;
+        }
         em.mthd = call->emits[i].method;
         em.data = call->emits[i].value;
         em.is_host = em.mthd < 0x100;
@@ -343,7 +375,8 @@ static sim_obj *obj_for(vgt_backend *b, sim_channel *c, const vgt_method *m)
     sim_obj_reset(o);
     o->b = b, o->c = c, o->subch = m->subch & 7, o->cls = m->cls, o->family = sim_family_of(m->cls);
     if ((o->family == SIM_FAM_3D || o->family == SIM_FAM_COMPUTE) && vgt_mme_format_for_class(o->cls) != VGT_MME_NONE) {
-        vgt_mme_tracker_config tc = {.cls = o->cls, .read_mem = mme_read, .on_call = mme_on_call, .user = o};
+        vgt_mme_tracker_config tc = {.cls = o->cls, .read_mem = mme_read, .on_call = mme_on_call, .user = o,
+                                     .sim = {.max_instructions = b->cfg.max_macro_instructions}};
         if (vgt_mme_tracker_create(&tc, &o->mme, NULL) != VGT_OK) o->mme = NULL;
     }
     return o;

@@ -4,15 +4,15 @@
  *
  * Channel states (a channel is RUNNING or BLOCKED; every transition names its function):
  *
- *              sim_submit() / fetch_entry()                     method_cb(): acquire not satisfied
- *   RUNNING ------------------------------------> RUNNING ---------------------------------------+
- *      ^        (methods execute as decoded)                  (sim_exec.c block(): the method and |
- *      |                                                       everything after it are queued)    v
- *      |   run_channel(): the queue drains                                                     BLOCKED
- *      +---------------------------------------------------------------------------------------+ |
- *                                                                                                 |
- *   BLOCKED --sim_submit() on this channel--> BLOCKED (the new methods are appended to the queue) |
- *   BLOCKED --sim_run_blocked() after any submit or host write: run_channel() retries the head --+
+ *              sim_submit() -> fetch_entry() -> method_cb()       sim_exec.c on_acquire(): not satisfied
+ *   RUNNING -------------------------------------------> RUNNING ------------------------------------+
+ *      ^        (methods execute as they are decoded)             (c->acq holds the acquire; every    |
+ *      |                                                           later method is queued)            v
+ *      |   run_channel(): sim_retry_acquire() passes, the queue drains                             BLOCKED
+ *      +----------------------------------------------------------------------------------------------+
+ *
+ *   BLOCKED --sim_submit() on this channel--> BLOCKED (its methods are appended to the queue)
+ *   BLOCKED --sim_run_blocked(), after any submit or host write--> run_channel() retries the acquire
  *   BLOCKED --sim_idle() with no channel able to progress--> reported "can never be satisfied in sim"
  *
  * A GPFIFO entry's LEVEL (main or subroutine) does not change how it is fetched: each entry names its
@@ -70,7 +70,7 @@ int sim_queue_insert(vgt_backend *b, sim_channel *c, const vgt_method *m, int fe
     }
     if (c->qins < c->qhead || c->qins > c->qtail) c->qins = c->qtail;
     memmove(c->queue + c->qins + 1, c->queue + c->qins, (c->qtail - c->qins) * sizeof *c->queue);
-    c->queue[c->qins] = (sim_qitem){*m, (uint8_t)fed};
+    c->queue[c->qins] = (sim_qitem){*m, (uint8_t)fed, (uint8_t)b->state_only};
     c->qins++;
     c->qtail++;
     return 0;
@@ -155,7 +155,10 @@ static uint64_t run_channel(vgt_backend *b, sim_channel *c)
         sim_qitem it = c->queue[c->qhead++];
         c->qins = c->qhead;
         b->cur = c;
-        if (sim_exec_method(b, c, &it.m, it.fed)) break;
+        b->state_only = it.state_only;
+        int blocked = sim_exec_method(b, c, &it.m, it.fed);
+        b->state_only = 0;
+        if (blocked) break;
         done++;
     }
     if (c->qhead == c->qtail) c->qhead = c->qtail = c->qins = 0;

@@ -1,10 +1,11 @@
 /* sim_mem.c: the sim's memory: a sorted list of disjoint mapped ranges (reference-counted, so that two
  * mappings of one VA range nest) and a sparse store of 4 KiB pages keyed by page number, allocated on
- * first write. Reads of mapped, never-written bytes give 0. Every access is checked against the mapped
- * ranges first; the page store is bounded by max_pages.
+ * first write. Reads of mapped, never-written bytes give 0 (and are not known). Every access is checked
+ * against the mapped ranges first; the page store is bounded by max_pages.
  *
- * Each page carries a bit per byte: "produced", set by deterministic GPU writes and cleared by host
- * writes, which is what --check compares. GPU writes are also appended to a write log (coalesced). */
+ * Each page carries two bits per byte, "known" and "produced" (sim.h says what they mean); a page's
+ * bits are valid only while its generation equals the memory's, so that sim_mem_invalidate (a shader
+ * ran) is O(1). GPU writes are also appended to a write log (coalesced). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,20 @@ void sim_mem_init(sim_mem *m, uint64_t max_bytes)
     memset(m, 0, sizeof *m);
     m->max_pages = max_bytes / SIM_PAGE_SIZE;
     m->hit = UINT32_MAX;
+    m->gen = 1;
+}
+
+void sim_mem_invalidate(sim_mem *m) { m->gen++; }
+
+/* Bring a page's bits to the current generation: after an invalidation nothing is known. */
+static sim_page *page_sync(const sim_mem *m, sim_page *p)
+{
+    if (p && p->gen != m->gen) {
+        memset(p->known, 0, sizeof p->known);
+        memset(p->produced, 0, sizeof p->produced);
+        p->gen = m->gen;
+    }
+    return p;
 }
 
 void sim_mem_free(sim_mem *m)
@@ -196,6 +211,7 @@ static sim_page *page_get(sim_mem *m, uint64_t pfn, vgt_error *err)
         return NULL;
     }
     p->pfn = pfn;
+    p->gen = m->gen;
     uint32_t i = slot_of(pfn, m->cap_slots);
     while (m->slots[i]) i = (i + 1) & (m->cap_slots - 1);
     m->slots[i] = p;
@@ -245,20 +261,20 @@ static void log_write(sim_mem *m, uint64_t va, uint64_t len)
 
 /* Set or clear the produced bits of bytes [off, off+n) of a page: bit by bit at the ends, whole bytes
  * of the bitmap in between. */
-static void mark(sim_page *p, uint64_t off, uint64_t n, int set)
+static void mark(uint8_t *bits, uint64_t off, uint64_t n, int set)
 {
     uint64_t i = off, end = off + n;
     for (; i < end && (i & 7); i++) {
-        if (set) p->produced[i >> 3] |= (uint8_t)(1u << (i & 7));
-        else p->produced[i >> 3] &= (uint8_t)~(1u << (i & 7));
+        if (set) bits[i >> 3] |= (uint8_t)(1u << (i & 7));
+        else bits[i >> 3] &= (uint8_t)~(1u << (i & 7));
     }
     if (end - i >= 8) {
-        memset(p->produced + (i >> 3), set ? 0xFF : 0, (end - i) >> 3);
+        memset(bits + (i >> 3), set ? 0xFF : 0, (end - i) >> 3);
         i += (end - i) & ~7ull;
     }
     for (; i < end; i++) {
-        if (set) p->produced[i >> 3] |= (uint8_t)(1u << (i & 7));
-        else p->produced[i >> 3] &= (uint8_t)~(1u << (i & 7));
+        if (set) bits[i >> 3] |= (uint8_t)(1u << (i & 7));
+        else bits[i >> 3] &= (uint8_t)~(1u << (i & 7));
     }
 }
 
@@ -271,23 +287,51 @@ vgt_status sim_mem_write(sim_mem *m, uint64_t va, const void *src, uint64_t len,
     while (len) {
         uint64_t off = va & (SIM_PAGE_SIZE - 1), n = SIM_PAGE_SIZE - off;
         if (n > len) n = len;
-        sim_page *p = page_get(m, va >> SIM_PAGE_SHIFT, err);
+        sim_page *p = page_sync(m, page_get(m, va >> SIM_PAGE_SHIFT, err));
         if (!p) return err ? err->code : VGT_E_NOMEM;
         memcpy(p->data + off, s, n);
-        mark(p, off, n, kind == SIM_GPU);
+        mark(p->known, off, n, kind != SIM_GPU_VOLATILE);
+        mark(p->produced, off, n, kind == SIM_GPU);
         s += n, va += n, len -= n;
+    }
+    return VGT_OK;
+}
+
+vgt_status sim_mem_write_masked(sim_mem *m, uint64_t va, const void *src, uint64_t len, const uint8_t *known_mask,
+                                const char *what, vgt_error *err)
+{
+    VGT_TRY(sim_mem_write(m, va, src, len, SIM_GPU, what, err));
+    for (uint64_t i = 0; i < len; i++) {
+        if (known_mask[i]) continue;
+        sim_page *p = page_find(m, (va + i) >> SIM_PAGE_SHIFT);
+        uint64_t off = (va + i) & (SIM_PAGE_SIZE - 1);
+        p->known[off >> 3] &= (uint8_t)~(1u << (off & 7));
+        p->produced[off >> 3] &= (uint8_t)~(1u << (off & 7));
+    }
+    return VGT_OK;
+}
+
+static vgt_status bits_of(sim_mem *m, uint64_t va, uint64_t len, uint8_t *mask, int produced, vgt_error *err)
+{
+    VGT_TRY(sim_mem_check(m, va, len, produced ? "sim: produced" : "sim: known", err));
+    for (uint64_t i = 0; i < len;) {
+        uint64_t a = va + i, off = a & (SIM_PAGE_SIZE - 1), n = SIM_PAGE_SIZE - off;
+        if (n > len - i) n = len - i;
+        const sim_page *p = page_sync(m, page_find(m, a >> SIM_PAGE_SHIFT));
+        const uint8_t *bits = p ? (produced ? p->produced : p->known) : NULL;
+        for (uint64_t k = 0; k < n; k++, off++) mask[i + k] = bits ? (bits[off >> 3] >> (off & 7)) & 1 : 0;
+        i += n;
     }
     return VGT_OK;
 }
 
 vgt_status sim_mem_produced(sim_mem *m, uint64_t va, uint64_t len, uint8_t *mask, vgt_error *err)
 {
-    VGT_TRY(sim_mem_check(m, va, len, "sim: produced", err));
-    for (uint64_t i = 0; i < len; i++) {
-        uint64_t a = va + i;
-        const sim_page *p = page_find(m, a >> SIM_PAGE_SHIFT);
-        uint64_t off = a & (SIM_PAGE_SIZE - 1);
-        mask[i] = p ? (p->produced[off >> 3] >> (off & 7)) & 1 : 0;
-    }
-    return VGT_OK;
+    return bits_of(m, va, len, mask, 1, err);
 }
+
+vgt_status sim_mem_known(sim_mem *m, uint64_t va, uint64_t len, uint8_t *mask, vgt_error *err)
+{
+    return bits_of(m, va, len, mask, 0, err);
+}
+

@@ -80,7 +80,12 @@ void sim_sem_reduce(vgt_backend *b, const vgt_method *m, uint64_t va, int op, in
     }
     uint64_t v = reduce(op, is_signed, get_le(buf, size), payload & (size == 4 ? 0xFFFFFFFFull : ~0ull), size);
     put_le(buf, v, size);
-    if (sim_mem_write(cur_mem(b), va, buf, size, SIM_GPU, "semaphore reduction", &e) != VGT_OK) sim_fault(b, m, &e);
+    /* the result is known only when the old value was */
+    uint8_t known[8] = {0};
+    int all_known = sim_mem_known(cur_mem(b), va, size, known, NULL) == VGT_OK;
+    for (uint32_t i = 0; i < size; i++) all_known &= known[i];
+    if (sim_mem_write(cur_mem(b), va, buf, size, all_known ? SIM_GPU : SIM_GPU_VOLATILE, "semaphore reduction", &e) != VGT_OK)
+        sim_fault(b, m, &e);
 }
 
 static const char *const acq_names[] = {"ACQUIRE", "ACQ_STRICT_GEQ", "ACQ_CIRC_GEQ", "ACQ_AND", "ACQ_NOR"};

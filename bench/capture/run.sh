@@ -3,7 +3,7 @@
 #
 #   bench/capture/run.sh VGT WORKLOAD [RUNS] [OUTDIR]
 #
-# Interleaves RUNS plain runs and RUNS runs under `vgt record` (default options) in the same session, so
+# Interleaves RUNS plain runs and RUNS runs under `vgt record` ($REC_OPTS, default options when unset) in the same session, so
 # both see the same machine state; prints each wall time, the medians, their ratio (goal <= 1.10) and
 # the trace bytes per submission of the captured runs. Wall time is the whole process (start-up included),
 # as a user of the tool experiences it.
@@ -22,7 +22,7 @@ plain=() captured=() bps=()
 for i in $(seq 1 "$RUNS"); do
     t0=$(now); "$WL" >/dev/null; t1=$(now)
     plain+=($((t1 - t0)))
-    t0=$(now); VGT_CAPTURE_STATS=1 "$VGT" record -o "$OUT/bench_$i.vgt" -- "$WL" >/dev/null 2>"$OUT/bench_$i.err"; t1=$(now)
+    t0=$(now); VGT_CAPTURE_STATS=1 "$VGT" record -o "$OUT/bench_$i.vgt" ${REC_OPTS:-} -- "$WL" >/dev/null 2>"$OUT/bench_$i.err"; t1=$(now)
     captured+=($((t1 - t0)))
     subs=$(sed -n 's/.*stats pid=[0-9]* doorbells=[0-9]* submits=\([0-9]*\).*/\1/p' "$OUT/bench_$i.err" | head -1)
     size=$(stat -c %s "$OUT/bench_$i.vgt")
@@ -33,4 +33,5 @@ mp=$(printf '%s\n' "${plain[@]}" | median)
 mc=$(printf '%s\n' "${captured[@]}" | median)
 mb=$(printf '%s\n' "${bps[@]:-0}" | median)
 ratio=$(awk -v a="$mc" -v b="$mp" 'BEGIN {printf "%.3f", a / b}')
-echo "median plain ${mp} us, median captured ${mc} us, ratio ${ratio} (goal <= 1.10), trace bytes per submission ${mb}"
+echo "options '${REC_OPTS:-}': median plain ${mp} us, median captured ${mc} us, ratio ${ratio} (goal <= 1.10), trace bytes per submission ${mb}"
+grep -ho 'time_ms.*' "$OUT/bench_1.err" | head -1

@@ -2,7 +2,8 @@
 # bench/decode/run.sh: push-buffer decode-to-census throughput (GB/s, one core) and `vgt db` method rows
 # per second, each beside a baseline measured in the same run.
 #
-#   1. `vgt synth --shape pushbuf --bytes SIZE`: a synthetic trace of SIZE bytes of push buffer
+#   1. `vgt synth --shape pushbuf --bytes SIZE`: a synthetic trace of SIZE bytes of records, about 80% of
+#      them push buffer (the default 1300M gives more than 1 GiB of push buffer)
 #   2. `bench_decode TRACE`: the push buffers loaded in memory, then (best of REPEAT) a plain pass that sums
 #      their dwords (the ceiling) and the census pass (push-buffer decoder + per-class counts + semantic
 #      tracker per channel): GB/s of push buffer and census/ceiling; goal census >= 1 GB/s
@@ -10,14 +11,17 @@
 #   4. `vgt db` on the first DB_SUBMITS submissions of the same trace (--submit 0..N-1): method rows/s,
 #      and the same window through `vgt census` as the baseline; goal db >= 1e6 rows/s
 #
-# Environment: SIZE (default 1G), DB_SUBMITS (default 64), REPEAT (3), VGT_BUILD (build dir, default
-# <repo>/build), WORK (scratch dir, default /tmp/vgt-bench-decode; needs about SIZE/4 plus the db), KEEP=1
-# keeps the files. Pinned to one core with taskset when available.
+# Figures are printed against wall time and against CPU time (user + sys): on a shared machine the CPU
+# figures are the ones other load disturbs less.
+#
+# Environment: SIZE (default 1300M), DB_SUBMITS (default 1024, about 2 million methods), REPEAT (3),
+# VGT_BUILD (build dir, default <repo>/build), WORK (scratch dir, default /tmp/vgt-bench-decode; needs about
+# SIZE/4 plus the db), KEEP=1 keeps the files. Pinned to one core with taskset when available.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 build=${VGT_BUILD:-$repo/build}
-size=${SIZE:-1G}
-db_submits=${DB_SUBMITS:-64}
+size=${SIZE:-1300M}
+db_submits=${DB_SUBMITS:-1024}
 repeat=${REPEAT:-3}
 work=${WORK:-/tmp/vgt-bench-decode}
 vgt=$build/bin/vgt
@@ -31,6 +35,13 @@ mkdir -p "$work"
 trap '[ "${KEEP:-0}" = 1 ] || rm -f "$work"/pb.vgt "$work"/pb.sqlite' EXIT
 now() { date +%s.%N; }
 secs() { awk -v a="$1" -v b="$2" 'BEGIN { print b - a }'; }
+# timed CMD...: run it, set wall and cpu (user + sys seconds); cpu is less disturbed by other load
+timed() {
+    local t
+    t=$( { /usr/bin/time -f "%e %U %S" "$@" >/dev/null; } 2>&1 | tail -1 )
+    wall=$(awk '{ print $1 }' <<<"$t")
+    cpu=$(awk '{ print $2 + $3 }' <<<"$t")
+}
 
 echo "== setup: vgt synth --shape pushbuf --bytes $size"
 [ -s "$work/pb.vgt" ] && [ "${KEEP:-0}" = 1 ] || "$vgt" synth -o "$work/pb.vgt" --shape pushbuf --bytes "$size" >/dev/null
@@ -43,32 +54,33 @@ field() { sed -E "s/.*(^| )$1=([^ ]+).*/\\2/" <<<"$line"; }
 bytes=$(field bytes)
 
 echo "== vgt census --total (end to end)"
-t0=$(now); "${pin[@]}" "$vgt" census "$work/pb.vgt" --total >"$work/census.txt"; t1=$(now)
-census_s=$(secs "$t0" "$t1")
+timed "${pin[@]}" "$vgt" census "$work/pb.vgt" --total
+census_s=$wall census_cpu=$cpu
 
 echo "== vgt db --submit 0..$((db_submits - 1)) vs vgt census on the same window"
-t0=$(now); "${pin[@]}" "$vgt" census "$work/pb.vgt" --total --submit "0..$((db_submits - 1))" >"$work/census_w.txt"; t1=$(now)
-cw_s=$(secs "$t0" "$t1")
-rm -f "$work/pb.sqlite"
-t0=$(now); "${pin[@]}" "$vgt" db "$work/pb.vgt" -o "$work/pb.sqlite" --submit "0..$((db_submits - 1))" --quiet; t1=$(now)
-db_s=$(secs "$t0" "$t1")
+"$vgt" census "$work/pb.vgt" --total --submit "0..$((db_submits - 1))" >"$work/census_w.txt"
 rows=$(grep -E "^total:" "$work/census_w.txt" | sed -E 's/.* ([0-9]+) methods.*/\1/')
-t0=$(now); "${pin[@]}" "$vgt" db "$work/pb.vgt" -o "$work/pb.sqlite" --submit "0..$((db_submits - 1))" --quiet --no-fields; t1=$(now)
-dbnf_s=$(secs "$t0" "$t1")
+timed "${pin[@]}" "$vgt" census "$work/pb.vgt" --total --submit "0..$((db_submits - 1))"
+cw_s=$wall cw_cpu=$cpu
+timed "${pin[@]}" "$vgt" db "$work/pb.vgt" -o "$work/pb.sqlite" --submit "0..$((db_submits - 1))" --quiet --no-fields
+dbnf_s=$wall dbnf_cpu=$cpu
+timed "${pin[@]}" "$vgt" db "$work/pb.vgt" -o "$work/pb.sqlite" --submit "0..$((db_submits - 1))" --quiet
+db_s=$wall db_cpu=$cpu
 dbsize=$(stat -c %s "$work/pb.sqlite")
 
-printf '\npush buffer: %s bytes (%.2f GiB), %s cores, pinned: %s\n' "$bytes" \
-    "$(awk -v b="$bytes" 'BEGIN { print b / 1073741824 }')" "$(nproc)" "${pin[*]:-no}"
-printf '%-40s %12s\n' "ceiling (sum dwords, in memory)" "$(field ceiling_gbps) GB/s"
-printf '%-40s %12s   ratio to ceiling %s   goal >= 1 GB/s\n' "census pass (decode+track, in memory)" \
-    "$(field census_gbps) GB/s" "$(field ratio)"
-printf '%-40s %12s\n' "vgt census end to end (zstd, model)" \
-    "$(awk -v b="$bytes" -v s="$census_s" 'BEGIN { printf "%.3f GB/s", b / s / 1e9 }')"
-printf '%-40s %12s rows in %.2fs = %s rows/s   goal >= 1e6\n' "vgt db (fields text)" "$rows" "$db_s" \
-    "$(awk -v r="$rows" -v s="$db_s" 'BEGIN { printf "%.0f", r / s }')"
-printf '%-40s %12s rows in %.2fs = %s rows/s\n' "vgt db --no-fields" "$rows" "$dbnf_s" \
-    "$(awk -v r="$rows" -v s="$dbnf_s" 'BEGIN { printf "%.0f", r / s }')"
-printf '%-40s %12s rows in %.2fs = %s rows/s (baseline; db/census time %.2f)\n' "vgt census, same window" "$rows" \
-    "$cw_s" "$(awk -v r="$rows" -v s="$cw_s" 'BEGIN { printf "%.0f", r / s }')" \
-    "$(awk -v a="$db_s" -v b="$cw_s" 'BEGIN { print a / b }')"
+rate() { awk -v n="$1" -v s="$2" 'BEGIN { printf "%.0f", n / s }'; }
+gbps() { awk -v n="$1" -v s="$2" 'BEGIN { printf "%.3f", n / s / 1e9 }'; }
+printf '\npush buffer: %s bytes (%.2f GiB), %s cores, load %s, pinned: %s\n' "$bytes" \
+    "$(awk -v b="$bytes" 'BEGIN { print b / 1073741824 }')" "$(nproc)" "$(cut -d' ' -f1 /proc/loadavg)" "${pin[*]:-no}"
+printf '%-38s %14s %20s\n' "" "wall" "cpu (user+sys)"
+printf '%-38s %9s GB/s\n' "ceiling (sum dwords, in memory)" "$(field ceiling_gbps)"
+printf '%-38s %9s GB/s %15s GB/s   ratio to ceiling %s; goal >= 1 GB/s\n' "census pass (decode+track, in memory)" \
+    "$(field census_gbps)" "$(field census_cpu_gbps)" "$(field ratio)"
+printf '%-38s %9s GB/s %15s GB/s\n' "vgt census end to end (zstd, model)" "$(gbps "$bytes" "$census_s")" \
+    "$(gbps "$bytes" "$census_cpu")"
+printf '%-38s %9s rows/s %13s rows/s  (%s rows; goal >= 1e6)\n' "vgt db" "$(rate "$rows" "$db_s")" \
+    "$(rate "$rows" "$db_cpu")" "$rows"
+printf '%-38s %9s rows/s %13s rows/s\n' "vgt db --no-fields" "$(rate "$rows" "$dbnf_s")" "$(rate "$rows" "$dbnf_cpu")"
+printf '%-38s %9s rows/s %13s rows/s  (baseline: census of the same window)\n' "vgt census, same window" \
+    "$(rate "$rows" "$cw_s")" "$(rate "$rows" "$cw_cpu")"
 printf 'db file: %s bytes\n' "$dbsize"

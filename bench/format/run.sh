@@ -8,8 +8,11 @@
 #   4. `bench_format write RAW` (writer, same level, THREADS zstd workers) and `bench_format read`
 #   5. MB/s (10^6 bytes of records per second) and ratios to zstd; goal: both >= 0.9
 #
-# Environment: SIZE (default 1G), LEVEL (3), THREADS (nproc), CHUNK (writer chunk target, default the
-# library's), VGT_BUILD (build dir, default <repo>/build), WORK (scratch dir, default /tmp/vgt-bench-format;
+# Each measurement is repeated REPEAT times (default 3), interleaved, and the best time of each is kept:
+# on a shared machine the best run is the one least disturbed by others.
+#
+# Environment: SIZE (default 1G), LEVEL (3), THREADS (nproc), REPEAT (3), CHUNK (writer chunk target,
+# default the library's), VGT_BUILD (build dir, default <repo>/build), WORK (scratch dir, default /tmp/vgt-bench-format;
 # needs about 2.5x SIZE of disk), KEEP=1 keeps the files.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
@@ -17,6 +20,7 @@ build=${VGT_BUILD:-$repo/build}
 size=${SIZE:-1G}
 level=${LEVEL:-3}
 threads=${THREADS:-$(nproc)}
+repeat=${REPEAT:-3}
 work=${WORK:-/tmp/vgt-bench-format}
 vgt=$build/bin/vgt
 bench=$build/bench/bench_format
@@ -38,20 +42,24 @@ echo "== setup: vgt synth --shape pushbuf --bytes $size (level 1)"
 bytes=$(stat -c %s "$work/raw.bin")
 cat "$work/raw.bin" >/dev/null   # page cache warm for everyone
 
-echo "== zstd -$level -T$threads (baseline)"
-t0=$(now); zstd -q -f "-$level" "-T$threads" "$work/raw.bin" -o "$work/raw.zst"; t1=$(now)
-zc=$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')
-t0=$(now); zstd -q -d -f "$work/raw.zst" -o /dev/null; t1=$(now)
-zd=$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')
-zsize=$(stat -c %s "$work/raw.zst")
-
-echo "== vgt writer and reader"
+secs() { awk -v a="$1" -v b="$2" 'BEGIN { print b - a }'; }
+best() { printf '%s\n' "$@" | sort -g | head -1; }
 wargs=(--level "$level" --threads "$threads")
 [ -n "${CHUNK:-}" ] && wargs+=(--chunk-size "$CHUNK")
-wline=$("$bench" write "$work/raw.bin" "$work/out.vgt" "${wargs[@]}")
-rline=$("$bench" read "$work/out.vgt")
-ws=$(sed -E 's/.*seconds=([0-9.]+).*/\1/' <<<"$wline")
-rs=$(sed -E 's/.*seconds=([0-9.]+).*/\1/' <<<"$rline")
+zc_all=(); zd_all=(); ws_all=(); rs_all=()
+echo "== $repeat rounds of: zstd -$level -T$threads, vgt writer, zstd -d, vgt reader (best of each is kept)"
+for _ in $(seq "$repeat"); do
+    t0=$(now); zstd -q -f "-$level" "-T$threads" "$work/raw.bin" -o "$work/raw.zst"; t1=$(now)
+    zc_all+=("$(secs "$t0" "$t1")")
+    wline=$("$bench" write "$work/raw.bin" "$work/out.vgt" "${wargs[@]}")
+    ws_all+=("$(sed -E 's/.*seconds=([0-9.]+).*/\1/' <<<"$wline")")
+    t0=$(now); zstd -q -d -f "$work/raw.zst" -o /dev/null; t1=$(now)
+    zd_all+=("$(secs "$t0" "$t1")")
+    rline=$("$bench" read "$work/out.vgt")
+    rs_all+=("$(sed -E 's/.*seconds=([0-9.]+).*/\1/' <<<"$rline")")
+done
+zc=$(best "${zc_all[@]}"); ws=$(best "${ws_all[@]}"); zd=$(best "${zd_all[@]}"); rs=$(best "${rs_all[@]}")
+zsize=$(stat -c %s "$work/raw.zst")
 vsize=$(stat -c %s "$work/out.vgt")
 
 printf '\nrecords: %s bytes (%.2f GiB); level %s; %s threads; %s cores\n' "$bytes" \
@@ -61,6 +69,7 @@ printf '%-22s %10.3f %10s %12s\n' "zstd -$level -T$threads" "$zc" "$(mbps "$byte
 printf '%-22s %10.3f %10s %12s\n' "vgt writer" "$ws" "$(mbps "$bytes" "$ws")" "$vsize"
 printf '%-22s %10.3f %10s\n' "zstd -d" "$zd" "$(mbps "$bytes" "$zd")"
 printf '%-22s %10.3f %10s\n' "vgt reader" "$rs" "$(mbps "$bytes" "$rs")"
+echo "all runs (s): zstd ${zc_all[*]} | writer ${ws_all[*]} | zstd -d ${zd_all[*]} | reader ${rs_all[*]}"
 wr=$(awk -v z="$zc" -v v="$ws" 'BEGIN { printf "%.2f", z / v }')
 rr=$(awk -v z="$zd" -v v="$rs" 'BEGIN { printf "%.2f", z / v }')
 echo

@@ -44,21 +44,45 @@ __attribute__((target("sse4.1"))) static void copy_sse41(uint8_t *dst, const uin
         _mm_storeu_si128((__m128i *)(dst + i + 32), c);
         _mm_storeu_si128((__m128i *)(dst + i + 48), d);
     }
+    for (; i + 16 <= n; i += 16) _mm_storeu_si128((__m128i *)(dst + i), _mm_stream_load_si128((__m128i *)(src + i)));
     for (; i < n; i++) dst[i] = ((const volatile uint8_t *)src)[i];
 }
 #endif
 
+/* Copy [src, src+n) by whole aligned 32-byte blocks: on uncached memory every load is a bus transaction,
+ * so an unaligned head or tail is read as one block (a block never crosses a page), never byte by byte. */
+static void copy_blocks(uint8_t *d, const uint8_t *s, uint64_t n, int level)
+{
+    uintptr_t first = (uintptr_t)s & ~(uintptr_t)31, end = (uintptr_t)s + n;
+    for (uintptr_t b = first; b < end; b += 32) {
+        uint8_t blk[32] __attribute__((aligned(32)));
+        uintptr_t lo = b < (uintptr_t)s ? (uintptr_t)s : b, hi = b + 32 < end ? b + 32 : end;
+        if (lo == b && hi == b + 32 && end - b >= 128 && level) {   /* aligned bulk: straight through */
+            uint64_t bulk = (end - b) & ~(uint64_t)127;
+#if defined(__x86_64__)
+            if (level == 2) copy_avx2(d + (b - (uintptr_t)s), (const uint8_t *)b, bulk);
+            else copy_sse41(d + (b - (uintptr_t)s), (const uint8_t *)b, bulk);
+#endif
+            b += bulk - 32;
+            continue;
+        }
+#if defined(__x86_64__)
+        if (level) copy_sse41(blk, (const uint8_t *)b, 32);
+        else
+#endif
+            for (int i = 0; i < 4; i++) ((uint64_t *)blk)[i] = ((const volatile uint64_t *)b)[i];
+        memcpy(d + (lo - (uintptr_t)s), blk + (lo - b), hi - lo);
+    }
+}
+
 void vgt_capture_copy_device(void *dst, const void *src, uint64_t n)
 {
-    uint8_t *d = dst;
-    const uint8_t *s = src;
-#if defined(__x86_64__)
-    /* Streaming loads need aligned sources: byte-copy up to the first 32-byte boundary. */
-    while (n && ((uintptr_t)s & 31)) { *d++ = *(const volatile uint8_t *)s++; n--; }
+    if (n == 0) return;
     static int level = -1;   /* 2 AVX2, 1 SSE4.1, 0 neither; a benign race: every thread computes the same */
+#if defined(__x86_64__)
     if (level < 0) level = __builtin_cpu_supports("avx2") ? 2 : __builtin_cpu_supports("sse4.1") ? 1 : 0;
-    if (level == 2) { copy_avx2(d, s, n); return; }
-    if (level == 1) { copy_sse41(d, s, n); return; }
+#else
+    level = 0;
 #endif
-    for (uint64_t i = 0; i < n; i++) d[i] = ((const volatile uint8_t *)s)[i];
+    copy_blocks(dst, src, n, level);
 }

@@ -9,7 +9,8 @@
  *   shim_rm.c       RM escapes (nvidiactl / nvidiaN) -> records
  *   shim_uvm.c      UVM ioctls -> records
  *   shim_trap.c     usermode pages kept PROT_NONE, the SIGSEGV handler, doorbell -> submission
- *   shim_memtrack.c memory contents: initial, changed (page hashing or write tracking), observed
+ *   shim_memtrack.c memory contents: initial, changed (write tracking, userfaultfd, or hashing), observed
+ *   shim_copy.h     reading the program's ioctl parameters through length-checked copies
  *
  * Locks, always taken in this order: g_shim.mu (tables) -> the embedded capture's mutex -> the writer's.
  * The shim never touches a trapped or write-protected page while holding any of them, so the SIGSEGV
@@ -144,7 +145,6 @@ int shim_trap_install(void);
 void *shim_trap_map(void *addr, size_t len, int prot, int flags, int fd, off_t off);
 /* munmap of a stand-in (returns 1 when handled). */
 int shim_trap_unmap(void *addr, size_t len);
-int shim_trap_owns(const void *addr, size_t len);
 int shim_sigaction_hook(int sig, const struct sigaction *act, struct sigaction *old, int *handled);
 
 /* ---- shim_memtrack.c ---- */

@@ -10,8 +10,12 @@
  *          faults once, the handler marks the page and makes it writable again (like gfxreconstruct's
  *          page_guard). Only the CPU's writes are seen, which is what a replay must supply.
  *   hash   every page is hashed (XXH3-64) at every submission and compared with the last recorded hash.
- * Memory pinned from the program's own pages (OS descriptors, class 0x71) is always hashed: protecting
- * the program's heap would turn its syscalls into EFAULTs.
+ * Ordinary memory (the program's own pages pinned as OS descriptors, class 0x71) is tracked with
+ * userfaultfd's asynchronous write-protect instead (capture_wp.c): mprotect would turn the program's
+ * system calls that write there into EFAULTs; without userfaultfd it is hashed.
+ * A changed page is compared with a shadow of what was last recorded and only the changed byte range is
+ * written. A page dirtied at two submissions in a row becomes "hot": it stays writable and is compared
+ * at every submission (no fault, no mprotect) until it has been quiet for HOT_QUIET submissions.
  * The write-fault path is lock-free but for a spin lock around the dirty-page queue, which no thread
  * holds while it could fault. */
 #include <stdatomic.h>
@@ -31,9 +35,13 @@ typedef struct region {
     _Atomic uintptr_t cpu;        /* 0: free slot */
     uint64_t len, gpu_va;
     uint32_t client, memory, npages;
-    int hashed;                   /* 1: detect by hashing (hash mode, or OS-descriptor memory) */
-    _Atomic uint8_t *dirty;       /* write mode: one byte per page */
+    int hashed;                   /* 1: detect by hashing (--track=hash, or nothing else works) */
+    int uffd;                     /* 1: tracked by userfaultfd async write-protect (ordinary memory) */
+    _Atomic uint8_t *dirty;       /* write mode, per page: 0 protected, 1 dirty (queued), 2 hot (writable) */
     uint64_t *hash;               /* per page: hash of the contents last recorded */
+    uint8_t *shadow;              /* the bytes last recorded, for pages with shadow_ok (lazy, virtual) */
+    uint8_t *shadow_ok;
+    uint32_t *last_dirty;         /* drain number at which the page was last found dirty */
 } region;
 
 static region regions[MAX_REGIONS];
@@ -47,6 +55,12 @@ static _Atomic uintptr_t grave_lo[GRAVE], grave_hi[GRAVE];
 static _Atomic uint32_t grave_n;
 static __thread int grave_retry;
 static _Atomic uint64_t write_faults;
+static uint32_t drain_no;                       /* submissions drained so far */
+#define HOT_MAX 32u
+#define HOT_QUIET 4u
+typedef struct hot_page { uint32_t region, page, quiet; } hot_page;
+static hot_page hot[HOT_MAX];
+static uint32_t hot_n;
 
 uint64_t shim_mem_write_faults(void) { return atomic_load(&write_faults); }
 
@@ -54,6 +68,19 @@ static void *meta_alloc(size_t n)
 {
     void *p = g_libc.mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     return p == MAP_FAILED ? NULL : p;
+}
+
+static vgt_capture_wp *wp;       /* userfaultfd tracker, opened at the first region */
+static int wp_tried;
+
+static int wp_ready(void)
+{
+    if (!wp_tried) {
+        wp_tried = 1;
+        vgt_error err;
+        if (vgt_capture_wp_open(&wp, &err) != VGT_OK) wp = NULL;
+    }
+    return wp != NULL;
 }
 
 #define STAGE_PAGES 256u          /* 1 MiB: device memory is read once into this cached buffer */
@@ -107,6 +134,38 @@ static void record_run(region *r, uint32_t first, uint32_t count, uint32_t reaso
     }
 }
 
+/* One changed page: read it once, compare it with its shadow, record the changed byte range (the whole
+ * page when there is no shadow yet), update shadow and hash. Returns 1 when a record was written. */
+static int record_changed_page(region *r, uint32_t p)
+{
+    if (!stage_ready()) return 0;
+    uint64_t n = run_bytes(r, p, 1), off = (uint64_t)p * PAGE;
+    if (!r->shadow && (r->shadow = meta_alloc(r->len)) != NULL) r->shadow_ok = meta_alloc(r->npages);
+    stage_in(r, p, 1);
+    uint64_t lo = 0, hi = n;
+    if (r->shadow && r->shadow_ok && r->shadow_ok[p]) {
+        const uint8_t *old = r->shadow + off;
+        while (lo < n && stage[lo] == old[lo]) lo++;
+        if (lo == n) return 0;
+        while (hi > lo && stage[hi - 1] == old[hi - 1]) hi--;
+        lo &= ~7ull;
+        hi = (hi + 7) & ~7ull;
+        if (hi > n) hi = n;
+    }
+    vgt_rec_memory m = { .gpu_va = r->gpu_va + off + lo, .length = (uint32_t)(hi - lo), .reason = VGT_MEM_CHANGED,
+                         .memory = r->memory, .data = stage + lo };
+    vgt_error err;
+    if (vgt_write_memory(g_shim.w, vgt_now_ns(), &m, &err) != VGT_OK) shim_write_failed(&err);
+    atomic_fetch_add(&g_shim_time.memory_records, 1);
+    atomic_fetch_add(&g_shim_time.memory_bytes, m.length);
+    if (r->shadow && r->shadow_ok) {
+        memcpy(r->shadow + off, stage, n);
+        r->shadow_ok[p] = 1;
+    }
+    r->hash[p] = XXH3_64bits(stage, n);
+    return 1;
+}
+
 /* Hash every page; record runs of pages whose hash differs from the last recorded one. */
 static void record_hash_changes(region *r, uint32_t reason)
 {
@@ -157,15 +216,26 @@ static void view_added(uint64_t gpu_va, uint64_t length, void *cpu, uint32_t cli
     r->memory = memory;
     r->npages = (uint32_t)((length + PAGE - 1) / PAGE);
     shim_object *o = shim_obj_find(client, memory);
-    r->hashed = g_shim.track_mode == SHIM_TRACK_HASH || (o && o->cls == 0x71) || ((uintptr_t)cpu & (PAGE - 1));
+    r->hashed = g_shim.track_mode == SHIM_TRACK_HASH || ((uintptr_t)cpu & (PAGE - 1));
+    r->uffd = 0;
+    /* Ordinary memory (the program's own pages, OS descriptors) goes to userfaultfd: mprotect would turn
+     * the program's system calls that write into it into EFAULTs. Device mappings fall back to mprotect. */
+    if (!r->hashed && g_shim.memory_mode == SHIM_MEM_CHANGED && wp_ready()) {
+        vgt_error err;
+        r->uffd = vgt_capture_wp_add(wp, cpu, length, &err) == VGT_OK;
+        if (!r->uffd && o && o->cls == 0x71) r->hashed = 1;   /* never mprotect the program's own pages */
+    }
     r->hash = meta_alloc((size_t)r->npages * 8);
-    r->dirty = r->hashed ? NULL : meta_alloc(r->npages);
-    if (!r->hash || (!r->hashed && !r->dirty)) { shim_problem(1, VGT_E_NOMEM, "no memory to track 0x%llx", (unsigned long long)gpu_va); return; }
+    r->last_dirty = meta_alloc((size_t)r->npages * 4);
+    r->shadow = NULL;
+    r->shadow_ok = NULL;
+    r->dirty = r->hashed || r->uffd ? NULL : meta_alloc(r->npages);
+    if (!r->hash || !r->last_dirty || (!r->hashed && !r->uffd && !r->dirty)) { shim_problem(1, VGT_E_NOMEM, "no memory to track 0x%llx", (unsigned long long)gpu_va); return; }
     /* Publish, protect, then copy: a write racing with this lands before the copy or faults after it. */
     atomic_store_explicit(&r->cpu, (uintptr_t)cpu, memory_order_release);
     int hw = atomic_load(&region_hw);
     while (slot >= hw && !atomic_compare_exchange_weak(&region_hw, &hw, slot + 1)) { }
-    if (!r->hashed && g_shim.memory_mode == SHIM_MEM_CHANGED && g_libc.mprotect(cpu, length, PROT_READ) != 0)
+    if (!r->hashed && !r->uffd && g_shim.memory_mode == SHIM_MEM_CHANGED && g_libc.mprotect(cpu, length, PROT_READ) != 0)
         r->hashed = 1;   /* this mapping cannot be write-protected: fall back to hashing it */
     record_run(r, 0, r->npages, VGT_MEM_INITIAL);
 }
@@ -194,7 +264,8 @@ int shim_mem_write_fault(void *addr)
     grave_retry = 0;
     uint32_t p = (uint32_t)((a - atomic_load(&r->cpu)) / PAGE);
     atomic_fetch_add(&write_faults, 1);
-    if (atomic_exchange(&r->dirty[p], 1) == 0) {
+    uint8_t expected = 0;   /* 1 already queued; 2 hot (writable: a fault here is a leftover of a race) */
+    if (atomic_compare_exchange_strong(&r->dirty[p], &expected, 1)) {
         while (atomic_flag_test_and_set_explicit(&dq_lock, memory_order_acquire)) { }
         if (dq_n < DQ_MAX) dq[dq_n++] = (uint64_t)(r - regions) << 32 | p;
         else dq_overflow = 1;
@@ -204,17 +275,48 @@ int shim_mem_write_fault(void *addr)
     return 1;
 }
 
+
+static void hot_add(region *r, uint32_t p)
+{
+    hot[hot_n++] = (hot_page){ (uint32_t)(r - regions), p, 0 };
+}
+
+/* Hot pages: compare each with its shadow; one quiet for HOT_QUIET submissions is protected again. Order
+ * when demoting: mark clean, protect, then read, so no write between the last read and the protection
+ * is lost (a write after the protection faults and is queued as usual). */
+static void scan_hot(void)
+{
+    for (uint32_t i = 0; i < hot_n;) {
+        region *r = &regions[hot[i].region];
+        uint32_t p = hot[i].page;
+        uintptr_t cpu = atomic_load(&r->cpu);
+        if (!cpu || !r->dirty || p >= r->npages) { hot[i] = hot[--hot_n]; continue; }
+        if (r->last_dirty[p] == drain_no) { i++; continue; }   /* just promoted and recorded */
+        if (hot[i].quiet + 1 >= HOT_QUIET) {
+            atomic_store(&r->dirty[p], 0);
+            g_libc.mprotect((void *)(cpu + (uint64_t)p * PAGE), PAGE, PROT_READ);
+            record_changed_page(r, p);
+            hot[i] = hot[--hot_n];
+            continue;
+        }
+        if (record_changed_page(r, p)) { hot[i].quiet = 0; r->last_dirty[p] = drain_no; }
+        else hot[i].quiet++;
+        i++;
+    }
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
     return x < y ? -1 : x > y;
 }
 
-/* Write mode: record the dirty pages (reason changed), each run of neighbours with one mprotect and one
- * record. Order per run: clear the marks, protect, then read: a write after the protect faults again
- * and is seen at the next submission. */
+/* Write mode: record the dirty pages (reason changed). Order per page: mark clean, protect, then read:
+ * a write after the protection faults again and is seen at the next submission. A page dirty at two
+ * submissions in a row is promoted to hot instead of being protected again. */
 static void drain_dirty(void)
 {
+    drain_no++;
     while (atomic_flag_test_and_set_explicit(&dq_lock, memory_order_acquire)) { }
     uint32_t n = dq_n;
     int overflow = dq_overflow;
@@ -228,21 +330,35 @@ static void drain_dirty(void)
         for (int i = 0; i < hw; i++)
             if (atomic_load(&regions[i].cpu) && regions[i].dirty)
                 for (uint32_t p = 0; p < regions[i].npages; p++)
-                    if (atomic_load(&regions[i].dirty[p]) && n < DQ_MAX) dq_copy[n++] = (uint64_t)i << 32 | p;
+                    if (atomic_load(&regions[i].dirty[p]) == 1 && n < DQ_MAX) dq_copy[n++] = (uint64_t)i << 32 | p;
     }
     if (n > 1) qsort(dq_copy, n, sizeof dq_copy[0], cmp_u64);
-    for (uint32_t i = 0; i < n;) {
-        uint32_t j = i + 1;
-        while (j < n && dq_copy[j] == dq_copy[j - 1] + 1 && j - i < STAGE_PAGES) j++;
+    for (uint32_t i = 0; i < n; i++) {
+        if (i && dq_copy[i] == dq_copy[i - 1]) continue;
         region *r = &regions[dq_copy[i] >> 32];
-        uint32_t p = (uint32_t)dq_copy[i], count = j - i;
-        i = j;
+        uint32_t p = (uint32_t)dq_copy[i];
         uintptr_t cpu = atomic_load(&r->cpu);
-        if (!cpu || !r->dirty || p + count > r->npages) continue;
-        for (uint32_t k = 0; k < count; k++) atomic_store(&r->dirty[p + k], 0);
-        g_libc.mprotect((void *)(cpu + (uint64_t)p * PAGE), (size_t)count * PAGE, PROT_READ);
-        record_run(r, p, count, VGT_MEM_CHANGED);
+        if (!cpu || !r->dirty || p >= r->npages || atomic_load(&r->dirty[p]) != 1) continue;
+        int promote = r->last_dirty[p] != 0 && r->last_dirty[p] + 1 == drain_no && hot_n < HOT_MAX;
+        if (promote) {
+            atomic_store(&r->dirty[p], 2);
+            hot_add(r, p);
+        } else {
+            atomic_store(&r->dirty[p], 0);
+            g_libc.mprotect((void *)(cpu + (uint64_t)p * PAGE), PAGE, PROT_READ);
+        }
+        record_changed_page(r, p);
+        r->last_dirty[p] = drain_no;
     }
+    scan_hot();
+}
+
+static void on_written(void *ctx, void *addr, uint64_t len)
+{
+    region *r = ctx;
+    uint64_t off = (uint64_t)((uintptr_t)addr - atomic_load(&r->cpu));
+    uint32_t first = (uint32_t)(off / PAGE), count = (uint32_t)((len + PAGE - 1) / PAGE);
+    for (uint32_t p = first; p < first + count && p < r->npages; p++) record_changed_page(r, p);
 }
 
 void shim_mem_before_submit(void)
@@ -256,22 +372,39 @@ void shim_mem_before_submit(void)
         if (!atomic_load(&r->cpu)) continue;
         if (g_shim.memory_mode == SHIM_MEM_ALL) record_run(r, 0, r->npages, VGT_MEM_CHANGED);
         else if (r->hashed) record_hash_changes(r, VGT_MEM_CHANGED);
+        else if (r->uffd) {
+            vgt_error err;
+            if (vgt_capture_wp_collect(wp, (void *)atomic_load(&r->cpu), r->len, on_written, r, &err) != VGT_OK) {
+                shim_problem(1, err.code, "%s: hashing this region from now on", err.msg);
+                r->uffd = 0;
+                r->hashed = 1;
+            }
+        }
     }
     atomic_fetch_add(&g_shim_time.memory_ns, vgt_now_ns() - t0);
 }
 
 static void release(region *r)
 {
+    for (uint32_t i = 0; i < hot_n;)   /* its hot pages go with it (the slot may be reused) */
+        if (hot[i].region == (uint32_t)(r - regions)) hot[i] = hot[--hot_n];
+        else i++;
     uintptr_t cpu = atomic_load(&r->cpu);
-    if (!r->hashed) g_libc.mprotect((void *)cpu, r->len, PROT_READ | PROT_WRITE);
+    if (r->uffd) vgt_capture_wp_remove(wp, (void *)cpu, r->len);
+    else if (!r->hashed) g_libc.mprotect((void *)cpu, r->len, PROT_READ | PROT_WRITE);
     uint32_t g = atomic_fetch_add(&grave_n, 1) % GRAVE;
     atomic_store(&grave_lo[g], cpu);
     atomic_store(&grave_hi[g], cpu + r->len);
     atomic_store(&r->cpu, 0);
     if (r->dirty) g_libc.munmap((void *)r->dirty, r->npages);
     if (r->hash) g_libc.munmap(r->hash, (size_t)r->npages * 8);
+    if (r->last_dirty) g_libc.munmap(r->last_dirty, (size_t)r->npages * 4);
+    if (r->shadow) g_libc.munmap(r->shadow, r->len);
+    if (r->shadow_ok) g_libc.munmap(r->shadow_ok, r->npages);
     r->dirty = NULL;
     r->hash = NULL;
+    r->last_dirty = NULL;
+    r->shadow = r->shadow_ok = NULL;
 }
 
 void shim_mem_view_removing(uint64_t gpu_va, uint64_t length)

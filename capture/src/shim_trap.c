@@ -50,16 +50,6 @@ static trap_page *find_trap(uintptr_t a)
     return NULL;
 }
 
-int shim_trap_owns(const void *addr, size_t len)
-{
-    uintptr_t a = (uintptr_t)addr;
-    for (int i = 0; i < MAX_TRAPS; i++) {
-        uintptr_t f = atomic_load(&traps[i].fake);
-        if (f && a < f + traps[i].len && f < a + len) return 1;
-    }
-    return 0;
-}
-
 void *shim_trap_map(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
     void *real = g_libc.mmap(NULL, len, prot, flags & ~(MAP_FIXED | MAP_FIXED_NOREPLACE), fd, off);

@@ -8,9 +8,10 @@
  *
  *   (none) --on_channel(): CHANNEL record, backend channel_create--> CREATED
  *   CREATED --on_engine_object(): ENGINE_OBJECT, backend object_create--> CREATED (objects bound)
- *   CREATED --on_submit(): GPFIFO_SUBMIT inside --submits--> the lane runs it --> RUNNING
- *   CREATED/RUNNING --on_submit(): outside --submits--> submit(STATE_ONLY): bindings and macros
- *            tracked, no side effects --> CREATED/RUNNING
+ *   CREATED --on_submit(): GPFIFO_SUBMIT inside --submits--> the lane runs it, checks open --> RUNNING
+ *   CREATED/RUNNING --on_submit(): before --submits--> the lane runs it unchecked, or with
+ *            prefix_state_only submit(STATE_ONLY): bindings and macros tracked, no work --> RUNNING
+ *   any --on_submit(): past --submits--> done (vgt_replay_done: reading may stop)
  *   RUNNING --(backend) acquire not satisfied--> BLOCKED --(another channel's release, a host MEMORY
  *            write: the backend retries)--> RUNNING
  *   any --vgt_replay_finish(): backend idle--> DONE, or reported as never finishing
@@ -103,6 +104,7 @@ void vgt_replay_close(vgt_replay *rp)
     free(rp->wlog);
     free(rp->mask);
     free(rp->buf);
+    free(rp->prev);
     free(rp);
 }
 
@@ -183,13 +185,12 @@ static vgt_status on_gpu_unmap(vgt_replay *rp, const vgt_record *rec, vgt_error 
     return VGT_OK;
 }
 
-/* MEMORY: initial and changed contents are host writes (checked first against what the last
- * submission wrote); observed contents are only compared, never written. */
+/* MEMORY: initial and changed contents are host writes (checked first, in vgt_replay_record, against
+ * what the last submission wrote); observed contents are only compared, never written. */
 static vgt_status on_memory(vgt_replay *rp, const vgt_record *rec, vgt_error *err)
 {
     vgt_rec_memory m;
     VGT_TRY(vgt_decode_memory(rec, &m, err));
-    if (rp->opt.check) check_memory(rp, rec, &m);
     if (m.reason == VGT_MEM_OBSERVED || m.length == 0) return VGT_OK;
     vgt_error e;
     if (rp->ops->mem_write(rp->be, rp->vas, m.gpu_va, m.data, m.length, &e) != VGT_OK)
@@ -231,11 +232,11 @@ static vgt_status on_submit(vgt_replay *rp, const vgt_record *rec, vgt_error *er
     VGT_TRY(decode_submit(rp, rec, &sub, err));
     check_close_submission(rp);
     int64_t index = (int64_t)vgt_model_submit_count(rp->model) - 1;
-    rp->sum.submissions++;
     if (rp->opt.submits.last != UINT64_MAX && (uint64_t)index > rp->opt.submits.last) {
-        rp->done = 1;
+        rp->done = 1;   /* past --submits: the caller may stop reading */
         return VGT_OK;
     }
+    rp->sum.submissions++;
     rp->cur_index = index;
     rp->cur_seq = rec->seq;
     rp->cur_channel = sub.channel;
@@ -249,11 +250,13 @@ static vgt_status on_submit(vgt_replay *rp, const vgt_record *rec, vgt_error *er
     uint32_t ch = rp->chans[ci].id;
     if (rp->ops->set_context) rp->ops->set_context(rp->be, rec->seq);
     if (!vgt_range_has(&rp->opt.submits, (uint64_t)index)) {
-        /* outside --submits: keep subchannel bindings and macros right for the ones that do run */
-        rp->cur_index = -1;
-        return lane_state_only(rp, rec, &sub, ch, err);
+        /* before --submits: run unchecked so that the window starts from the state this prefix leaves,
+         * or (prefix_state_only) only keep subchannel bindings and macros right */
+        rp->sum.submissions_prefix++;
+        if (rp->opt.prefix_state_only) return lane_state_only(rp, rec, &sub, ch, err);
+        return rp->lane->run(rp, rec, &sub, ch, err);
     }
-    if (rp->opt.check && rp->ops->write_log_reset) rp->ops->write_log_reset(rp->be);
+    if (rp->ops->write_log_reset) rp->ops->write_log_reset(rp->be);
     VGT_TRY(rp->lane->run(rp, rec, &sub, ch, err));
     rp->cur_replayed = 1;
     rp->sum.submissions_replayed++;
@@ -264,6 +267,12 @@ static vgt_status on_submit(vgt_replay *rp, const vgt_record *rec, vgt_error *er
 vgt_status vgt_replay_record(vgt_replay *rp, const vgt_record *rec, vgt_error *err)
 {
     if (rp->done) return VGT_OK;
+    if (rec->type == VGT_REC_MEMORY && rp->opt.check) {
+        /* before the model takes the record: the check wants the contents it replaces */
+        vgt_rec_memory m;
+        VGT_TRY(vgt_decode_memory(rec, &m, err));
+        check_memory(rp, rec, &m);
+    }
     VGT_TRY(vgt_model_apply(rp->model, rec, err));
     rp->sum.records++;
     switch (rec->type) {

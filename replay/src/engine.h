@@ -42,6 +42,7 @@ struct vgt_replay {
     uint32_t nwlog, cap_wlog;
     uint8_t *mask;               /* scratch for produced() */
     uint8_t *buf;                /* scratch for reads */
+    uint8_t *prev;               /* scratch: the model's contents before a MEMORY record */
     uint64_t cap_scratch;
     int done;
     vgt_replay_summary sum;

@@ -1,6 +1,7 @@
 /* corpus.c: `vgt corpus check DIR` and `vgt corpus bless DIR`: the regression corpus.
  *
- * For every corpus trace (the lines of DIR/manifest.txt when it exists, else every DIR/NAME.vgt in name order):
+ * For every corpus trace (listed by DIR/manifest.txt, else named in DIR/manifest.json, else every
+ * DIR/NAME.vgt in name order):
  *  1. replay on sim with --check: every sim-producible check must pass, no fault, no channel left
  *     blocked;
  *  2. `vgt decode TRACE`, `vgt census TRACE --json` and `vgt db TRACE -o X` (a summary of X: its schema
@@ -38,8 +39,9 @@ static const char usage_text[] =
     "usage: vgt corpus check DIR [--verbose]\n"
     "       vgt corpus bless DIR\n"
     "\n"
-    "The regression corpus: DIR holds traces (DIR/manifest.txt lists them, one path per line, '#'\n"
-    "comments; without it every DIR/*.vgt) and DIR/goldens/ their expected outputs.\n"
+    "The regression corpus: DIR holds traces and DIR/goldens/ their expected outputs. The traces are\n"
+    "those DIR/manifest.txt lists (one path per line, '#' comments), else the .vgt files named in\n"
+    "DIR/manifest.json, else every .vgt file in DIR.\n"
     "  check  replay each trace on sim with --check (every sim-producible check must pass), then\n"
     "         compare `vgt decode`, `vgt census --json` and a summary of `vgt db` with the goldens\n"
     "         <name>.decode.txt.zst, <name>.census.json, <name>.db.sql; print a diff summary\n"
@@ -262,7 +264,7 @@ static int replay_checked(corpus *c, const char *path)
         vgt_status rc = vgt_replay_finish(rp, &err);
         const vgt_replay_summary *s = vgt_replay_summary_get(rp);
         bad = rc != VGT_OK || vgt_replay_summary_failed(s);
-        printf("  replay on sim: %llu submissions, %llu checks passed, %llu failed, %llu not producible, %llu faults%s\n",
+        printf("  replay on sim: %llu submissions, %llu checks passed, %llu failed, %llu not comparable, %llu faults%s\n",
                (unsigned long long)s->submissions_replayed, (unsigned long long)s->checks_passed,
                (unsigned long long)s->checks_failed, (unsigned long long)s->checks_skipped,
                (unsigned long long)s->ctr.faults, rc != VGT_OK ? "; channels never finished" : "");
@@ -338,55 +340,105 @@ static int one_trace(corpus *c, const char *rel)
     if (dot && !strcmp(dot, ".vgt")) *dot = '\0';
     printf("%s:\n", path);
     c->traces++;
-    int bad = replay_checked(c, path);
-    if (bad) c->problems++;
+    int replay_bad = replay_checked(c, path), outputs_bad = 0;
+    if (replay_bad) c->problems++;
     static const char *const what[3] = {"decode", "census", "db"}, *const suffix[3] = {"decode.txt.zst", "census.json", "db.sql"};
     for (int i = 0; i < 3; i++) {
         int r = one_output(c, rel, name, what[i], suffix[i]);
         if (r == 2) return 2;
-        if (r) c->differences++, bad = 1;
+        if (r) c->differences++, outputs_bad = 1;
     }
-    printf("  %s\n", bad ? "DIFFERENT" : c->bless ? "blessed" : "same");
+    int bad = replay_bad || outputs_bad;
+    if (!bad) printf("  %s\n", c->bless ? "blessed" : "same");
+    else printf("  %s%s%s\n", replay_bad ? "REPLAY PROBLEMS" : "", replay_bad && outputs_bad ? ", " : "",
+                outputs_bad ? (c->bless ? "OUTPUTS NOT PRODUCED" : "OUTPUTS DIFFERENT") : "");
     return bad;
 }
 
 /* ---- the list of traces ---- */
 
+static int add_trace(char **v, uint32_t *n, const char *name, size_t len)
+{
+    for (uint32_t i = 0; i < *n; i++)
+        if (strlen(v[i]) == len && !memcmp(v[i], name, len)) return 0;   /* listed twice */
+    if (*n == MAX_TRACES || !(v[*n] = strndup(name, len))) return -1;
+    (*n)++;
+    return 0;
+}
+
+/* manifest.txt: one trace path per line, '#' comments. */
+static int from_manifest_txt(FILE *f, char **v, uint32_t *n)
+{
+    char line[4096];
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\r\n")] = '\0';
+        char *s = line + strspn(line, " \t");
+        if (*s && *s != '#' && add_trace(v, n, s, strlen(s))) return -1;
+    }
+    return 0;
+}
+
+/* manifest.json (the capture's, with workload metadata): every string value that names a .vgt file,
+ * in order. The strings are found lexically; escapes inside them are not expected in file names. */
+static int from_manifest_json(FILE *f, char **v, uint32_t *n)
+{
+    buf b = {0};
+    if (fseek(f, 0, SEEK_END) || ftell(f) < 0 || ftell(f) > (16l << 20)) return -1;
+    b.n = (size_t)ftell(f);
+    rewind(f);
+    if (!(b.p = malloc(b.n + 1)) || fread(b.p, 1, b.n, f) != b.n) {
+        free(b.p);
+        return -1;
+    }
+    b.p[b.n] = '\0';
+    int rc = 0;
+    for (char *q = b.p; rc == 0 && (q = strchr(q, '"'));) {
+        char *end = strchr(q + 1, '"');
+        if (!end) break;
+        const char *name = q + 1, *slash = memrchr(name, '/', (size_t)(end - name));
+        if (slash) name = slash + 1;   /* the traces live in DIR, whatever path the manifest gives */
+        size_t len = (size_t)(end - name);
+        if (len > 4 && !memcmp(end - 4, ".vgt", 4)) rc = add_trace(v, n, name, len);
+        q = end + 1;
+    }
+    free(b.p);
+    return rc;
+}
+
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
+/* The corpus: DIR/manifest.txt, else DIR/manifest.json, else every DIR/NAME.vgt in name order. */
 static int list_traces(const char *dir, char ***out, uint32_t *n)
 {
-    char mpath[4096];
-    snprintf(mpath, sizeof mpath, "%s/manifest.txt", dir);
+    char path[4096];
     char **v = calloc(MAX_TRACES, sizeof *v);
     if (!v) return -1;
     *n = 0;
-    FILE *m = fopen(mpath, "r");
-    if (m) {
-        char line[4096];
-        while (fgets(line, sizeof line, m) && *n < MAX_TRACES) {
-            line[strcspn(line, "\r\n")] = '\0';
-            char *s = line + strspn(line, " \t");
-            if (!*s || *s == '#') continue;
-            if ((v[*n] = strdup(s))) (*n)++;
-        }
-        fclose(m);
-    } else {
+    int rc = 0, found = 0;
+    static const char *const manifests[2] = {"manifest.txt", "manifest.json"};
+    for (int i = 0; i < 2 && !found; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, manifests[i]);
+        FILE *f = fopen(path, "r");
+        if (!f) continue;
+        found = 1;
+        rc = i == 0 ? from_manifest_txt(f, v, n) : from_manifest_json(f, v, n);
+        fclose(f);
+    }
+    if (!found) {
         DIR *d = opendir(dir);
         if (!d) {
             free(v);
             return -1;
         }
-        for (struct dirent *e; (e = readdir(d)) && *n < MAX_TRACES;) {
+        for (struct dirent *e; rc == 0 && (e = readdir(d));) {
             size_t l = strlen(e->d_name);
-            if (l < 5 || strcmp(e->d_name + l - 4, ".vgt")) continue;
-            if ((v[*n] = strdup(e->d_name))) (*n)++;
+            if (l >= 5 && !strcmp(e->d_name + l - 4, ".vgt")) rc = add_trace(v, n, e->d_name, l);
         }
         closedir(d);
         qsort(v, *n, sizeof *v, cmp_str);
     }
     *out = v;
-    return 0;
+    return rc;
 }
 
 int cmd_corpus(int argc, char **argv)
@@ -421,8 +473,8 @@ int cmd_corpus(int argc, char **argv)
         free(traces[i]);
     }
     free(traces);
-    printf("corpus %s: %llu trace(s), %llu with replay problems, %llu output(s) different%s\n", c.dir,
+    printf("corpus %s: %llu trace(s), %llu with replay problems, %llu output(s) %s\n", c.dir,
            (unsigned long long)c.traces, (unsigned long long)c.problems, (unsigned long long)c.differences,
-           c.bless ? " (blessed)" : "");
+           c.bless ? "not produced (the rest blessed)" : "different");
     return rc;
 }

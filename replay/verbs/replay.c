@@ -15,7 +15,8 @@
 
 static const char usage_text[] =
     "usage: vgt replay TRACE [--backend sim|gpu|cuda] [--lane verbatim|synth|cuda|auto]\n"
-    "                        [--submits A..B] [--check] [--dump VA:LEN:FILE]... [--json] [--quiet]\n"
+    "                        [--submits A..B [--prefix run|state]] [--check] [--dump VA:LEN:FILE]...\n"
+    "                        [--json] [--quiet]\n"
     "\n"
     "Replay a trace (TRACE, or - for a stream on stdin) on a backend: objects, channels, mappings and\n"
     "memory are rebuilt, then each submission runs on a lane. Without --backend the GPU is used when one\n"
@@ -23,7 +24,9 @@ static const char usage_text[] =
     "\n"
     "  --backend NAME   sim (software front end), gpu (H200 through RM/UVM), cuda\n"
     "  --lane NAME      verbatim (captured push buffers at captured VAs), synth, cuda, auto (default)\n"
-    "  --submits A..B   run only submissions A..B (0-based); the others only track state\n"
+    "  --submits A..B   replay and check submissions A..B (0-based); reading stops after B\n"
+    "  --prefix MODE    what happens to submissions before A: run (default: executed unchecked, so A\n"
+    "                   starts from the state they leave) or state (bindings and macros only, no work)\n"
     "  --check          after each submission compare replayed memory with the trace's observed contents\n"
     "                   (SEMAPHORE records, MEMORY observed, and MEMORY changed for bytes the submission\n"
     "                   wrote), wherever the backend can produce them; report per submission\n"
@@ -81,7 +84,7 @@ static void keep_json(cli *c, const vgt_replay_report *r)
     fprintf(f, "{\"kind\":\"%s\",\"submission\":%lld,\"seq\":%llu,\"channel\":%u", kinds[r->kind >= 1 && r->kind <= 4 ? r->kind : 0],
             (long long)r->submit_index, (unsigned long long)r->submit_seq, r->channel);
     if (r->kind == VGT_RPT_SUBMIT_CHECKS)
-        fprintf(f, ",\"passed\":%u,\"failed\":%u,\"not_producible\":%u", r->passed, r->failed, r->skipped);
+        fprintf(f, ",\"passed\":%u,\"failed\":%u,\"not_comparable\":%u", r->passed, r->failed, r->skipped);
     if (r->kind == VGT_RPT_MISMATCH) {
         fprintf(f, ",\"record_seq\":%llu,\"record\":", (unsigned long long)r->record_seq);
         vgt_json_string(f, r->record_kind);
@@ -127,12 +130,15 @@ static void on_report(void *ctx, const vgt_replay_report *r)
     else fprintf(c->out, "  %s: %s\n", event_name(r->event_kind), r->msg);
 }
 
-static void print_summary_text(FILE *f, const vgt_replay_summary *s, int check, uint64_t hidden)
+/* problem: why the replay stopped early (the trace is broken), or NULL. */
+static void print_summary_text(FILE *f, const vgt_replay_summary *s, int check, uint64_t hidden, const char *problem)
 {
     const vgt_backend_counters *k = &s->ctr;
     fprintf(f, "summary (backend %s, lane %s):\n", s->backend, s->lane);
-    fprintf(f, "  records %llu; submissions %llu replayed of %llu\n", (unsigned long long)s->records,
+    fprintf(f, "  records %llu; submissions %llu replayed of %llu", (unsigned long long)s->records,
             (unsigned long long)s->submissions_replayed, (unsigned long long)s->submissions);
+    if (s->submissions_prefix) fprintf(f, " (%llu before --submits: not checked)", (unsigned long long)s->submissions_prefix);
+    fputc('\n', f);
     fprintf(f, "  GPFIFO entries %llu (%llu control); push buffer %llu bytes; methods %llu (%llu host, %llu to unmodelled classes)\n",
             (unsigned long long)k->entries, (unsigned long long)k->control_entries, (unsigned long long)k->pushbuf_bytes,
             (unsigned long long)k->methods, (unsigned long long)k->host_methods, (unsigned long long)k->unknown_class_methods);
@@ -146,7 +152,7 @@ static void print_summary_text(FILE *f, const vgt_replay_summary *s, int check, 
     fprintf(f, "  macro calls %llu (%llu errors, %llu methods emitted)\n", (unsigned long long)k->macro_calls,
             (unsigned long long)k->macro_errors, (unsigned long long)k->macro_methods);
     if (check)
-        fprintf(f, "  checks: %llu passed, %llu failed, %llu not producible by %s (%llu bytes compared)\n",
+        fprintf(f, "  checks: %llu passed, %llu failed, %llu not comparable (not produced by %s, or not yet written when captured; %llu bytes compared)\n",
                 (unsigned long long)s->checks_passed, (unsigned long long)s->checks_failed,
                 (unsigned long long)s->checks_skipped, s->backend, (unsigned long long)s->bytes_compared);
     else fprintf(f, "  checks: not requested (--check)\n");
@@ -155,15 +161,20 @@ static void print_summary_text(FILE *f, const vgt_replay_summary *s, int check, 
             (unsigned long long)k->blocked_waits, (unsigned long long)s->warnings, s->blocked ? "; CHANNELS NEVER FINISHED" : "");
     if (hidden) fprintf(f, "  (%llu further messages not shown)\n", (unsigned long long)hidden);
     if (s->limits_note) fprintf(f, "  note: %s\n", s->limits_note);
-    fprintf(f, "result: %s\n", vgt_replay_summary_failed(s) ? "FAILED" : "ok");
+    if (problem) fprintf(f, "result: FAILED (the trace could not be read to its end: %s)\n", problem);
+    else fprintf(f, "result: %s\n", vgt_replay_summary_failed(s) ? "FAILED" : "ok");
 }
 
-static void print_summary_json(FILE *f, const vgt_replay_summary *s, int check, const cli *c, const char *finish_msg)
+/* finish_msg: what finishing reported (channels that never finished), or NULL; trace_error: the
+ * replay stopped early because the trace is broken (finish_msg then says why). */
+static void print_summary_json(FILE *f, const vgt_replay_summary *s, int check, const cli *c, const char *finish_msg,
+                               int trace_error)
 {
     const vgt_backend_counters *k = &s->ctr;
-    fprintf(f, "{\"backend\":\"%s\",\"lane\":\"%s\",\"records\":%llu,\"submissions\":%llu,\"submissions_replayed\":%llu,",
+    fprintf(f, "{\"backend\":\"%s\",\"lane\":\"%s\",\"records\":%llu,\"submissions\":%llu,\"submissions_replayed\":%llu,"
+               "\"submissions_prefix\":%llu,",
             s->backend, s->lane, (unsigned long long)s->records, (unsigned long long)s->submissions,
-            (unsigned long long)s->submissions_replayed);
+            (unsigned long long)s->submissions_replayed, (unsigned long long)s->submissions_prefix);
     fprintf(f, "\"entries\":%llu,\"pushbuf_bytes\":%llu,\"methods\":%llu,\"launches\":%llu,\"draws\":%llu,\"uploads\":%llu,"
                "\"upload_bytes\":%llu,\"copies\":%llu,\"copy_bytes\":%llu,\"memsets\":%llu,",
             (unsigned long long)k->entries, (unsigned long long)k->pushbuf_bytes, (unsigned long long)k->methods,
@@ -179,18 +190,18 @@ static void print_summary_json(FILE *f, const vgt_replay_summary *s, int check, 
             (unsigned long long)k->unsupported, (unsigned long long)k->diagnostics, (unsigned long long)s->warnings,
             s->blocked ? "true" : "false");
     if (check)
-        fprintf(f, "\"checks\":{\"passed\":%llu,\"failed\":%llu,\"not_producible\":%llu,\"bytes_compared\":%llu},",
+        fprintf(f, "\"checks\":{\"passed\":%llu,\"failed\":%llu,\"not_comparable\":%llu,\"bytes_compared\":%llu},",
                 (unsigned long long)s->checks_passed, (unsigned long long)s->checks_failed,
                 (unsigned long long)s->checks_skipped, (unsigned long long)s->bytes_compared);
     fputs("\"note\":", f);
     vgt_json_string(f, s->limits_note ? s->limits_note : "");
     if (finish_msg) {
-        fputs(",\"finish\":", f);
+        fputs(trace_error ? ",\"error\":" : ",\"finish\":", f);
         vgt_json_string(f, finish_msg);
     }
     fprintf(f, ",\"reports_dropped\":%llu,\"reports\":[", (unsigned long long)c->dropped);
     for (uint64_t i = 0; i < c->nlines; i++) fprintf(f, "%s%s", i ? "," : "", c->lines[i]);
-    fprintf(f, "],\"result\":\"%s\"}\n", vgt_replay_summary_failed(s) ? "failed" : "ok");
+    fprintf(f, "],\"result\":\"%s\"}\n", vgt_replay_summary_failed(s) || trace_error ? "failed" : "ok");
 }
 
 static int parse_dump(const char *s, dump_req *d)
@@ -227,7 +238,7 @@ static int write_dump(vgt_replay *rp, const dump_req *d)
 typedef struct args {
     const char *trace, *backend, *lane;
     vgt_range submits;
-    int check, json, quiet;
+    int check, json, quiet, prefix_state;
     dump_req dumps[MAX_DUMPS];
     int ndumps;
 } args;
@@ -244,6 +255,12 @@ static int parse_args(int argc, char **argv, args *a)
         else if (!strcmp(o, "--quiet")) a->quiet = 1;
         else if (!strcmp(o, "--backend") && has_val) a->backend = argv[++i];
         else if (!strcmp(o, "--lane") && has_val) a->lane = argv[++i];
+        else if (!strcmp(o, "--prefix") && has_val) {
+            const char *v = argv[++i];
+            if (strcmp(v, "run") && strcmp(v, "state"))
+                return vgt_cli_error("replay", VGT_EXIT_USAGE, "--prefix '%s' is not run or state", v);
+            a->prefix_state = !strcmp(v, "state");
+        }
         else if (!strcmp(o, "--submits") && has_val) {
             if (vgt_parse_range(argv[++i], &a->submits))
                 return vgt_cli_error("replay", VGT_EXIT_USAGE, "--submits '%s' is not a range A..B", argv[i]);
@@ -303,8 +320,8 @@ static int finish(vgt_replay *rp, const args *a, cli *c)
         if (r > code) code = r;
     }
     const vgt_replay_summary *s = vgt_replay_summary_get(rp);
-    if (a->json) print_summary_json(c->out, s, a->check, c, rc != VGT_OK ? err.msg : NULL);
-    else print_summary_text(c->out, s, a->check, c->hidden);
+    if (a->json) print_summary_json(c->out, s, a->check, c, rc != VGT_OK ? err.msg : NULL, 0);
+    else print_summary_text(c->out, s, a->check, c->hidden, NULL);
     if (vgt_replay_summary_failed(s) && code == VGT_EXIT_OK) code = VGT_EXIT_PROBLEM;
     return code;
 }
@@ -323,6 +340,7 @@ int cmd_replay(int argc, char **argv)
     cli c = {.json = a.json, .quiet = a.quiet, .out = stdout};
     o.check = a.check;
     o.submits = a.submits;
+    o.prefix_state_only = a.prefix_state;
     o.report = on_report;
     o.report_ctx = &c;
     vgt_error err;
@@ -334,9 +352,11 @@ int cmd_replay(int argc, char **argv)
         return vgt_cli_report("replay", &err);
     }
     if (vgt_replay_run(rp, r, &err) != VGT_OK) {
+        /* the trace itself is broken: what ran so far is still summarized */
         rc = vgt_cli_report("replay", &err);
         vgt_replay_finish(rp, NULL);
-        print_summary_text(stderr, vgt_replay_summary_get(rp), a.check, c.hidden);
+        if (a.json) print_summary_json(stdout, vgt_replay_summary_get(rp), a.check, &c, err.msg, 1);
+        else print_summary_text(stdout, vgt_replay_summary_get(rp), a.check, c.hidden, err.msg);
     } else {
         rc = finish(rp, &a, &c);
     }

@@ -63,7 +63,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     vgt_qmd q;
     vgt_error err;
     vgt_qmd_decode(mem, mem_len, &q, &err);
-    for (int v = VGT_QMD_V02_02; v <= VGT_QMD_V04_00; v++) vgt_qmd_decode_as((vgt_qmd_version)v, mem, mem_len, &q, &err);
+    char text[512];
+    for (int v = VGT_QMD_V02_02; v <= VGT_QMD_V04_00; v++) {
+        vgt_qmd_decode_as((vgt_qmd_version)v, mem, mem_len, &q, &err);
+        vgt_qmd_format_fields((vgt_qmd_version)v, mem, mem_len, text, sizeof text);
+    }
 
     fuzz_ctx f = { .mem = mem, .mem_len = mem_len, .sink = sink };
     vgt_sem_config cfg = { .on_event = on_event, .ctx = &f, .mem_read = mem_read, .mem_ctx = &f,

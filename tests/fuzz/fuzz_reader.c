@@ -29,6 +29,13 @@
 #define MAX_SEGMENTS 64u
 #define FIXUP_MAX_RECORDS_BYTES (1u << 20)   /* zstd chunks larger than this keep their records checksum */
 
+static int page_sink(void *ctx, uint64_t va, const uint8_t *bytes, const uint8_t *known)
+{
+    uint64_t *acc = ctx;
+    *acc += va + bytes[0] + bytes[VGT_MODEL_PAGE_SIZE - 1] + (known ? known[VGT_MODEL_PAGE_SIZE - 1] : 1);
+    return 0;
+}
+
 static int field_sink(void *ctx, const vgt_field *f)
 {
     uint64_t *acc = ctx;
@@ -107,6 +114,9 @@ static void read_all(int fd, int streaming, uint64_t *acc)
         uint8_t buf[64];
         uint64_t known;
         vgt_model_mem_read(m, 0x4000000000ull, buf, sizeof buf, &known, &err);
+        vgt_model_mem_foreach(m, page_sink, acc, &err);
+        for (uint32_t i = 0; i < vgt_model_mapping_count(m); i++)
+            (void)vgt_model_mapping_find(m, vgt_model_mapping_at(m, i)->gpu_va);
         vgt_model_free(m);
     }
     if (!streaming) {

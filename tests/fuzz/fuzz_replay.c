@@ -31,9 +31,11 @@ static void run_engine(int fd)
     o.check = 1;
     o.report = ignore_report;
     o.backend_cfg.max_memory_bytes = FUZZ_MEMORY;
-    o.backend_cfg.max_methods_per_submit = 1u << 16;
+    o.backend_cfg.max_methods_per_submit = 1u << 12;
+    o.backend_cfg.max_copy_bytes = 1u << 20;
     o.backend_cfg.max_queued_methods = 1u << 12;
     o.backend_cfg.max_channels = 16;
+    o.backend_cfg.max_macro_instructions = 1u << 14;
     o.model_memory_limit = FUZZ_MEMORY;
     vgt_error err;
     vgt_reader *r = NULL;

@@ -49,7 +49,7 @@ done
 
 if [ "${MODES:-1}" = 1 ]; then
     echo "== change tracking: write vs hash (wall ms, stats)"
-    for w in vadd streams_threads vk_compute vk_triangle gl_egl many_launches; do
+    for w in ${MODE_WORKLOADS:-vadd streams_threads vk_compute vk_triangle gl_egl many_launches}; do
         for m in write hash; do
             t0=$(now)
             VGT_CAPTURE_STATS=1 timeout 30 "$V" record -o "/tmp/mode_${w}_${m}.vgt" --track=$m -- "$B/$w" $(wl_args "$w" mode) \
@@ -60,9 +60,40 @@ if [ "${MODES:-1}" = 1 ]; then
     done
 fi
 
+if [ "${CRASH:-1}" = 1 ]; then
+    echo "== crash safety: SIGKILL of the captured program mid-run (--crash-safe)"
+    "$V" record --crash-safe -o "$T/killed.vgt" -- "$B/many_launches" >/dev/null 2>/tmp/killed.err &
+    rec=$!
+    sleep 0.6
+    child=$(pgrep -P "$rec" | head -1)
+    [ -n "$child" ] && kill -9 "$child"
+    wait "$rec"; echo "vgt record exit: $? (child pid $child killed)"
+    "$V" verify "$T/killed.vgt"; "$V" info "$T/killed.vgt" | grep -E '^(records|submissions|  SESSION_END|  GPFIFO)'
+    "$V" dump "$T/killed.vgt" | grep -E 'SESSION_END|DIAGNOSTIC' | tail -3
+fi
+
+if [ "${LIVE:-1}" = 1 ]; then
+    echo "== live: vgt record -o - | vgt info -; and the shim preloaded by hand (VGT_CAPTURE_OUT)"
+    "$V" record -o - -- "$B/vadd" 2>/dev/null | "$V" info - | grep -E '^(records|submissions|channels):'
+    VGT_CAPTURE_OUT=/tmp/standalone.vgt LD_PRELOAD=$PWD/.carry/capture/lib/libvgt-capture.so "$B/vadd" | grep ^RESULT
+    "$V" verify /tmp/standalone.vgt
+fi
+
+if [ "${TORCH:-0}" = 1 ]; then
+    echo "== a large real program: PyTorch on CUDA, plain and captured"
+    prog='import torch; x = torch.arange(1 << 20, device="cuda", dtype=torch.float32); y = (x * 2 + 1).sum(); torch.cuda.synchronize(); print("TORCH", y.item(), torch.cuda.get_device_name())'
+    t0=$(now); timeout 120 python3 -c "$prog" >/tmp/torch.plain 2>&1; prc=$?; t1=$(now)
+    echo "plain: rc=$prc $(( (t1 - t0) / 1000 )) ms: $(grep ^TORCH /tmp/torch.plain)"
+    t0=$(now); VGT_CAPTURE_STATS=1 timeout 180 "$V" record -o /tmp/torch.vgt -- python3 -c "$prog" >/tmp/torch.cap 2>&1; crc=$?; t1=$(now)
+    echo "captured: rc=$crc $(( (t1 - t0) / 1000 )) ms: $(grep ^TORCH /tmp/torch.cap) trace $(stat -c %s /tmp/torch.vgt) bytes"
+    grep -v '^TORCH' /tmp/torch.cap | tail -5
+    "$V" verify /tmp/torch.vgt; "$V" info /tmp/torch.vgt | grep -E '^(records|submissions|channels):'
+fi
+
 if [ "${BENCH:-1}" = 1 ]; then
     echo "== bench/capture"
     bash bench/capture/run.sh "$V" "$B/many_launches" 5 /tmp/bench
+    REC_OPTS=--memory=none bash bench/capture/run.sh "$V" "$B/many_launches" 5 /tmp/bench_none
 fi
 
 dmesg 2>/dev/null | grep -i xid | tail -5

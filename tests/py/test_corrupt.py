@@ -210,6 +210,7 @@ STRUCTURAL = {
     "header_size not 72": lambda: [chunk([marker(3)], 3, header_size=80)],
     "record_count 0": lambda: [chunk([], 3, record_count=0, uncompressed_length=24)],
     "garbage after the chunks": lambda: [b"XXXX" + b"\0" * 68],
+    "non-zero record padding": lambda: [chunk([marker(3)[:-4] + b"\xaa\xaa\xaa\xaa", marker(4)], 3)],
 }
 
 
@@ -221,6 +222,54 @@ def test_structural_problems(vgt, tmp_path, case):
     bad_at = len(head) + len(good)
     orig = vgtpy.read_trace(head + good)
     Checker(vgt, tmp_path, orig).problem(data, [bad_at], 3, case)
+
+
+def test_non_zero_padding_is_read_but_reported(vgt, tmp_path):
+    """Spec section 1: readers MUST NOT reject non-zero padding; only `vgt verify` reports it."""
+    head = vgtpy.encode_header([("producer", "vgtpy corrupt test")])
+    p = tmp_path / "pad.vgt"
+    p.write_bytes(head + chunk([marker(0)[:-4] + b"\xaa\xaa\xaa\xaa", marker(1)], 0))
+    assert len(vgtpy.read_trace(p).records) == 2
+    r = vgt("dump", p)
+    assert r.returncode == 0 and len(r.stdout.splitlines()) == 2, r.stderr
+    assert vgt("verify", p).returncode == 1
+
+
+def header_with(entries, count):
+    """A file header (section 2) holding raw identity entries [(key bytes, value bytes)] and `count`."""
+    body = b""
+    for k, v in entries:
+        e = struct.pack("<II", len(k), len(v)) + k + v
+        body += e + b"\0" * (-len(e) % 8)
+    head = struct.pack("<8sHHIIIQ", spec.FILE_MAGIC, 1, 0, 0, 32 + len(body) + 8, count, 0) + body
+    return head + struct.pack("<Q", xxhash.xxh64_intdigest(head))
+
+
+IDENTITY_CASES = {
+    "NUL in a key": ([(b"pro\0ducer", b"x")], 1, 32),
+    "duplicate key": ([(b"a", b"1"), (b"a", b"2")], 2, 48),
+    "count says more entries": ([(b"a", b"1")], 2, 48),
+    "count says fewer entries": ([(b"a", b"1"), (b"b", b"2")], 1, 48),
+    "key over 255 bytes": ([(b"k" * 256, b"1")], 1, 32),
+    "empty key": ([(b"", b"1")], 1, 32),
+    "value not UTF-8": ([(b"producer", b"\xff\xfe")], 1, 32),
+    "key not UTF-8": ([(b"\xc3\x28", b"x")], 1, 32),
+}
+
+
+@pytest.mark.parametrize("case", sorted(IDENTITY_CASES))
+def test_bad_identity_blocks(vgt, tmp_path, case):
+    """Section 2: keys unique, UTF-8 without NUL, key at most 255 bytes, entries filling the block exactly.
+    Both readers reject each, naming the entry's offset."""
+    entries, count, where = IDENTITY_CASES[case]
+    data = header_with(entries, count) + chunk([marker(0)], 0)
+    with pytest.raises(vgtpy.VgtError) as e:
+        vgtpy.read_trace(data)
+    assert e.value.offset == where
+    p = tmp_path / "ident.vgt"
+    p.write_bytes(data)
+    r = vgt("verify", p)
+    assert r.returncode in (1, 2) and names_offset(r.stderr, where), f"{case}: exit {r.returncode}: {r.stdout}{r.stderr}"
 
 
 # ---- compatibility (section 8) ----

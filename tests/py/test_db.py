@@ -70,9 +70,12 @@ def test_db_options_and_window(vgt, tmp_path):
     assert one(db, "SELECT count(*) FROM memory WHERE data IS NOT NULL") == (0,)
     assert one(db, "SELECT count(*) FROM launches") == (5,)
     assert one(db, "SELECT count(*) FROM uploads") == (0,)
+    assert one(db, "SELECT count(*) FROM sqlite_master WHERE name = 'methods_by_class'") == (0,)
     # a second export replaces the file
-    export(vgt, trace, tmp_path / "w.sqlite")
-    assert one(sqlite3.connect(str(tmp_path / "w.sqlite")), "SELECT count(*) FROM submissions") == (2,)
+    db = export(vgt, trace, tmp_path / "w.sqlite", "--index-methods")
+    assert one(db, "SELECT count(*) FROM submissions") == (2,)
+    assert one(db, "SELECT count(*) FROM sqlite_master WHERE name = 'methods_by_class'") == (1,)
+    assert one(db, "SELECT sum(n) FROM method_counts") == (sum(len(p.methods) for p in pbs),)
 
 
 def test_db_errors_leave_no_file(vgt, tmp_path):

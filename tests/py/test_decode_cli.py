@@ -199,3 +199,107 @@ def test_synth_trace(vgt, small_trace):
     assert all("SEND_SIGNALING_PCAS2_B" in lines[i - 1] for i in launches)
     want = ["%d:%d:%d" % (m["seq"], m["entry"], m["dword"]) for m in signals]
     assert [lines[i - 1].split()[0] for i in launches] == want
+
+
+# ---- the real traces in corpus/ ----
+# Two layers. Invariants any correct recording of the workload must meet (corpus/workloads/README.md says
+# what each program does): it decodes without a problem, every subchannel is bound before use, the classes
+# are the ones the API path uses, the host/compute/copy/I2M/2D methods are all in the public class headers
+# (HOPPER_A also gets a few offsets those headers leave undocumented), and the workload's own work is
+# visible (launches, draws). Then the exact golden summary of the recording at hand, keyed by the trace's
+# SHA-256: a re-recorded trace still meets the invariants; give it a new golden entry (the numbers come
+# from decode_summary) when it lands.
+COMPUTE = {"HOPPER_CHANNEL_GPFIFO_A", "HOPPER_COMPUTE_A", "HOPPER_DMA_COPY_A"}
+GRAPHICS = {"AMPERE_CHANNEL_GPFIFO_A", "FERMI_TWOD_A", "HOPPER_A", "HOPPER_DMA_COPY_A", "KEPLER_INLINE_TO_MEMORY_B"}
+HOPPER_A_UNDOCUMENTED = {"0x0f60", "0x0f64", "0x0f68", "0x0f6c", "0x0f70", "0x0f80", "0x1108", "0x2610"}
+INVARIANTS = {   # name: (classes, {method name pattern: at least this many})
+    "vadd.vgt": (COMPUTE, {"SEND_PCAS_A": 1}),
+    "many_launches.vgt": (COMPUTE, {"SEND_PCAS_A": 10000}),
+    "streams_threads.vgt": (COMPUTE, {"SEND_PCAS_A": 4 * 2 * 8}),
+    "vk_compute.vgt": (GRAPHICS | {"HOPPER_COMPUTE_A"}, {}),
+    "vk_triangle.vgt": (GRAPHICS | {"HOPPER_COMPUTE_A"}, {"DRAW_VERTEX_ARRAY_BEGIN_END_B": 1}),
+    "gl_egl.vgt": (GRAPHICS, {"DRAW_VERTEX_ARRAY": 1}),
+}
+GOLDEN = {   # sha256 of the trace (first 16 hex digits): its decode summary (recordings of corpus/manifest.json)
+    'aab760b8608bd7a3': {   # gl_egl.vgt
+        "exit": 0, "submits": 5, "entries": 29,
+        "methods": {"AMPERE_CHANNEL_GPFIFO_A": 62, "HOPPER_A": 13667, "FERMI_TWOD_A": 3,
+                    "KEPLER_INLINE_TO_MEMORY_B": 11272, "HOPPER_DMA_COPY_A": 40},
+        "unknown": {"HOPPER_A": 9}, "diags": {"COUNT_PAST_SEGMENT": 8, "RUN_ACROSS_ENTRIES": 8}},
+    '9a661489b36b1ec7': {   # many_launches.vgt
+        "exit": 0, "submits": 10178, "entries": 10178,
+        "methods": {"HOPPER_CHANNEL_GPFIFO_A": 2218, "HOPPER_DMA_COPY_A": 1053, "HOPPER_COMPUTE_A": 3670737},
+        "unknown": {}, "diags": {}},
+    '341a1188d7de967e': {   # streams_threads.vgt
+        "exit": 0, "submits": 263, "entries": 263,
+        "methods": {"HOPPER_CHANNEL_GPFIFO_A": 78, "HOPPER_DMA_COPY_A": 1203, "HOPPER_COMPUTE_A": 74567},
+        "unknown": {}, "diags": {}},
+    '91297380b2aaef76': {   # vadd.vgt
+        "exit": 0, "submits": 190, "entries": 190,
+        "methods": {"HOPPER_CHANNEL_GPFIFO_A": 63, "HOPPER_DMA_COPY_A": 1163, "HOPPER_COMPUTE_A": 50435},
+        "unknown": {}, "diags": {}},
+    '94f8dd2abade9d70': {   # vk_compute.vgt
+        "exit": 0, "submits": 24, "entries": 103,
+        "methods": {"AMPERE_CHANNEL_GPFIFO_A": 372, "HOPPER_A": 34482, "FERMI_TWOD_A": 9,
+                    "KEPLER_INLINE_TO_MEMORY_B": 10575, "HOPPER_COMPUTE_A": 2480, "HOPPER_DMA_COPY_A": 350},
+        "unknown": {"HOPPER_A": 18}, "diags": {"COUNT_PAST_SEGMENT": 3, "RUN_ACROSS_ENTRIES": 3}},
+    '21b2009adc121684': {   # vk_triangle.vgt
+        "exit": 0, "submits": 24, "entries": 105,
+        "methods": {"AMPERE_CHANNEL_GPFIFO_A": 359, "HOPPER_A": 34675, "FERMI_TWOD_A": 9,
+                    "KEPLER_INLINE_TO_MEMORY_B": 10575, "HOPPER_COMPUTE_A": 2010, "HOPPER_DMA_COPY_A": 380},
+        "unknown": {"HOPPER_A": 23}, "diags": {"COUNT_PAST_SEGMENT": 3, "RUN_ACROSS_ENTRIES": 3}},
+}
+
+
+def decode_summary(vgt, path):
+    """Summary of `vgt decode --no-events`: exit code, submissions, entries, methods per class, methods
+    without a name per class, diagnostics by kind; also (not compared exactly) names and bare addresses."""
+    r = vgt("decode", "--no-events", path)
+    s = {"exit": r.returncode, "submits": 0, "entries": 0, "methods": {}, "unknown": {}, "diags": {}}
+    names, bare = {}, set()
+    for line in r.stdout.splitlines():
+        if line.startswith("submit "):
+            s["submits"] += 1
+        elif line.startswith("  entry "):
+            s["entries"] += 1
+        elif line.startswith("    !! "):
+            kind = line.split()[2].rstrip(":")
+            s["diags"][kind] = s["diags"].get(kind, 0) + 1
+        elif line.startswith("    "):
+            f = line.split(None, 5)   # position, subchannel, class, data, name
+            s["methods"][f[2]] = s["methods"].get(f[2], 0) + 1
+            if f[4].startswith("0x"):
+                s["unknown"][f[2]] = s["unknown"].get(f[2], 0) + 1
+                bare.add((f[2], f[4]))
+            name = f[4].split("(")[0]
+            names[name] = names.get(name, 0) + 1
+    return s, names, bare
+
+
+@pytest.mark.parametrize("name", sorted(INVARIANTS))
+def test_corpus(vgt, name):
+    import hashlib
+    from pathlib import Path
+    path = Path(__file__).resolve().parents[2] / "corpus" / name
+    assert path.is_file(), f"corpus trace {path} is missing"
+    s, names, bare = decode_summary(vgt, path)
+    classes, at_least = INVARIANTS[name]
+    assert s["exit"] == 0 and s["submits"] > 0
+    assert set(s["diags"]) <= {"COUNT_PAST_SEGMENT", "RUN_ACROSS_ENTRIES"}, s["diags"]
+    assert s["diags"].get("COUNT_PAST_SEGMENT", 0) == s["diags"].get("RUN_ACROSS_ENTRIES", 0)
+    assert set(s["methods"]) == classes
+    assert {c for c, _ in bare} <= {"HOPPER_A"} and {a for _, a in bare} <= HOPPER_A_UNDOCUMENTED, bare
+    for method, n in at_least.items():
+        assert names.get(method, 0) >= n, (method, names.get(method, 0))
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+    if digest in GOLDEN:
+        assert s == GOLDEN[digest]
+
+
+def test_stdin_stream(vgt_bin, vgt, hand_trace):
+    """`vgt decode -` reads a trace stream from stdin (a pipe: no seeking) and decodes it the same."""
+    import subprocess
+    with open(hand_trace, "rb") as f:
+        r = subprocess.run([str(vgt_bin), "decode", "-"], stdin=f, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == vgt("decode", hand_trace, check=0).stdout

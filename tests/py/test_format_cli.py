@@ -189,3 +189,61 @@ def test_verify_checks_payload_structure_behind_valid_checksums(vgt, tmp_path):
     assert r.returncode == 1 and "seq 1" in r.stderr
     dumped = [json.loads(x) for x in r.stdout.splitlines()]
     assert "error" in dumped[1] and "error" not in dumped[0]
+
+
+def test_dump_follows_a_trace_being_written(vgt_bin, vgt, mixed, tmp_path):
+    """--follow prints each chunk's records once the chunk is complete in the file, waits while a chunk is
+    half written, and stops at the trailer."""
+    import time
+    every = jsonl(vgt, mixed)
+    offsets = chunk_offsets(vgt, mixed)
+    data = mixed.read_bytes()
+    live = tmp_path / "live.vgt"
+    live.write_bytes(data[:offsets[2]])                      # header and two whole chunks
+    p = subprocess.Popen([str(vgt_bin), "dump", "--follow", "--jsonl", str(live)], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    try:
+        first = [json.loads(p.stdout.readline()) for _ in range(sum(1 for r in every if r["chunk_offset"] < offsets[2]))]
+        assert [r["seq"] for r in first] == list(range(len(first)))
+        with open(live, "ab") as f:
+            f.write(data[offsets[2]:offsets[2] + 100])          # half a chunk: nothing new yet
+            f.flush()
+            time.sleep(0.3)
+            assert p.poll() is None
+            f.write(data[offsets[2] + 100:])                     # the rest and the trailer
+        out, err = p.communicate(timeout=20)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert p.returncode == 0, err
+    rest = [json.loads(x) for x in out.splitlines()]
+    assert without_chunk(first + rest) == without_chunk(every)
+
+
+def test_verify_json(vgt, mixed, tmp_path):
+    ok = json.loads(vgt("verify", mixed, "--json", check=0).stdout)
+    n = len(jsonl(vgt, mixed))
+    assert ok["ok"] is True and ok["problem"] is None and ok["records"] == n and ok["has_trailer"] is True
+    assert ok["valid_end"] < mixed.stat().st_size           # the trailer follows the chunks
+    offsets = chunk_offsets(vgt, mixed)
+    bad = tmp_path / "bad.vgt"
+    data = bytearray(mixed.read_bytes())
+    data[offsets[1] + 8] ^= 0x01                           # compressed_length: header checksum breaks
+    bad.write_bytes(bytes(data))
+    r = vgt("verify", bad, "--json", "--salvage", tmp_path / "s.vgt")
+    assert r.returncode == 1
+    j = json.loads(r.stdout)
+    assert j["ok"] is False and j["problem"]["offset"] == offsets[1] and j["problem"]["code"] == "VGT_E_CHECKSUM"
+    assert j["valid_end"] == offsets[1] and j["salvaged"] == j["records"] > 0
+
+
+@pytest.mark.parametrize("trailer", [True, False])
+def test_info_quick_agrees_with_the_full_read(vgt, synth, trailer):
+    args = ["--shape", "mixed", "--submits", "20", "--chunk-size", "8K", "--seed", "3"]
+    path = synth(f"fmt-quick-{trailer}", *args, *([] if trailer else ["--no-trailer"]))
+    full = json.loads(vgt("info", path, "--json", check=0).stdout)
+    quick = json.loads(vgt("info", path, "--json", "--quick", check=0).stdout)
+    assert quick["quick"] is True and full["quick"] is False
+    for k in ("records", "submissions", "chunks", "bytes_raw", "bytes_compressed", "first_ts", "last_ts", "has_index"):
+        assert quick[k] == full[k], k
+    assert quick["records_by_type"] is None and full["records_by_type"]

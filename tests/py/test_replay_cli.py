@@ -105,8 +105,13 @@ def test_corrupted_observed_memory_fails_with_a_clear_message(vgt, synth, tmp_pa
 def test_submits_range_and_stream_from_stdin(vgt_bin, vgt, synth):
     trace = synth("replay-range", "--shape", "mixed", "--submits", "8", "--seed", "9")
     r = vgt("replay", trace, "--backend", "sim", "--check", "--submits", "2..4", check=0)
-    assert "submissions 3 replayed" in r.stdout
+    assert "submissions 3 replayed" in r.stdout and "(2 before --submits: not checked)" in r.stdout
     assert "submission 1 (seq" not in r.stdout and "submission 2 (seq" in r.stdout
+    r = vgt("replay", trace, "--backend", "sim", "--check", "--submits", "2..4", "--prefix", "state", check=0)
+    j = json.loads(vgt("replay", trace, "--backend", "sim", "--submits", "2..4", "--prefix", "state", "--json",
+                       check=0).stdout)
+    assert j["submissions_replayed"] == 3 and j["submissions_prefix"] == 2
+    vgt("replay", trace, "--backend", "sim", "--submits", "2..4", "--prefix", "bogus", check=2)
     with open(trace, "rb") as f:
         p = subprocess.run([str(vgt_bin), "replay", "-", "--backend", "sim", "--check"], stdin=f,
                            capture_output=True, text=True, timeout=60)

@@ -58,6 +58,26 @@ def test_slice_holds_the_submissions_and_their_state(vgt, tmp_path, original, a,
         assert mem_s[va] == mem_o[va], f"memory of page {va:#x} differs at submission {a}"
 
 
+def model_memory(t):
+    """The C model's memory at a slice's first submission, as slice wrote it: {va: bytes} of the MEMORY
+    records (reason initial) before that submission."""
+    first = submits(t)[0].seq
+    return {r.fields["gpu_va"]: r.fields["data"] for r in t.records
+            if r.name == "MEMORY" and r.seq < first and r.fields["reason"] == 0}
+
+
+@pytest.mark.parametrize("a,b", [(3, 11), (17, 29)])
+def test_the_c_models_memory_at_a_is_the_same(vgt, tmp_path, original, a, b):
+    """Slicing the slice at its first submission dumps the C model's memory there; slicing the original at
+    submission A dumps the C model's memory at A. They must be equal."""
+    src, _ = original
+    sliced, _ = do_slice(vgt, src, tmp_path, f"{a}..{b}", "ab.vgt")
+    _, at_a = do_slice(vgt, src, tmp_path, f"{a}..{a}", "a.vgt")
+    _, again = do_slice(vgt, sliced, tmp_path, "0..0", "again.vgt")
+    assert model_memory(again) == model_memory(at_a)
+    assert len(model_memory(at_a)) > 0
+
+
 def test_freed_objects_and_records_before_a_are_left_out(vgt, tmp_path, original):
     src, t = original
     out, s = do_slice(vgt, src, tmp_path, "20..22")

@@ -21,6 +21,22 @@ def test_deterministic_for_a_seed(vgt, tmp_path):
     assert a.read_bytes() != c.read_bytes()
 
 
+@pytest.mark.parametrize("shape", ["pushbuf", "mixed", "all-types"])
+def test_every_shape_verifies(synth, vgt, shape):
+    path = synth(f"verify-{shape}", "--shape", shape, "--submits", "20", "--channels", "4", "--chunk-size", "64K")
+    assert "ok" in vgt("verify", path, check=0).stdout
+
+
+def test_usage_errors(vgt, tmp_path):
+    for args in (["--submits", "3"], ["-o", tmp_path / "x.vgt", "--shape", "bogus"],
+                 ["-o", tmp_path / "x.vgt", "--channels", "0"], ["-o", tmp_path / "x.vgt", "--bytes", "12Q"],
+                 ["-o", tmp_path / "x.vgt", "--memory-pages", "2"], ["-o", tmp_path / "x.vgt", "--seed"]):
+        r = vgt("synth", *args)
+        assert r.returncode == 2 and r.stderr.strip(), args
+    r = vgt("synth", "-o", tmp_path / "no" / "such" / "dir.vgt")
+    assert r.returncode == 2 and "dir.vgt" in r.stderr
+
+
 def test_says_it_is_synthetic(synth, vgt):
     t = vgtpy.read_trace(synth("ident", "--submits", "2"))
     assert t.identity["capture_mode"] == "synthetic"

@@ -344,8 +344,33 @@ static void test_upload_limit(void)
     vgt_sem_free(t);
 }
 
+/* Counting only (no bytes kept): the fast path. Two back-to-back uploads on two subchannels, interleaved. */
+static void test_upload_counting(void)
+{
+    sink s;
+    memset(&s, 0, sizeof s);
+    vgt_sem_config cfg = { .on_event = on_event, .ctx = &s };
+    vgt_sem_tracker *t = NULL;
+    vgt_error err;
+    CHECK(vgt_sem_new(&t, &cfg, &err) == VGT_OK, "new");
+    for (uint32_t sc = 2; sc <= 3; sc++) {
+        feed(t, 0xA140, sc, 0x180, 40 + sc); feed(t, 0xA140, sc, 0x184, 1); feed(t, 0xA140, sc, 0x1b0, 1);
+    }
+    for (int i = 0; i < 10; i++) { feed(t, 0xA140, 2, 0x1b4, 0); feed(t, 0xA140, 3, 0x1b4, 0); }
+    CHECK(s.n == 0, "no upload before the last dword, got %d", s.n);
+    feed(t, 0xA140, 2, 0x1b4, 0);   /* 44 bytes: the 11th dword completes subchannel 2's 42 bytes */
+    CHECK(s.n == 1 && s.ev[0].subch == 2 && s.ev[0].u.upload.length == 42 && s.ev[0].u.upload.received == 44 &&
+          !s.ev[0].u.upload.data && s.ev[0].pos.dword == dword_no - 1, "first upload: %s", s.text[0]);
+    feed(t, 0xA140, 3, 0x1b4, 0);
+    CHECK(s.n == 2 && s.ev[1].subch == 3 && s.ev[1].u.upload.length == 43, "second upload: %s", s.text[1]);
+    feed(t, 0xA140, 3, 0x1b4, 0);   /* stray data after the transfer: ignored */
+    CHECK(s.n == 2, "stray data made an event");
+    vgt_sem_free(t);
+}
+
 int main(void)
 {
+    test_upload_counting();
     test_upload_limit();
     test_host_semaphores();
     test_upload();

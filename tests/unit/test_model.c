@@ -208,12 +208,107 @@ static void test_memory_direct(void)
     vgt_model_free(m);
 }
 
+/* Mappings under random GPU_MAP / GPU_UNMAP / RM_FREE against a plain reference list: overlapping maps
+ * replace, unmaps remove, frees of memory remove every mapping of it; order, count and find agree. */
+struct ref_map { uint64_t va, len; uint32_t mem; };
+
+static uint64_t rnd_state = 12345;
+static uint32_t rnd(uint32_t n)
+{
+    rnd_state ^= rnd_state << 13, rnd_state ^= rnd_state >> 7, rnd_state ^= rnd_state << 17;
+    return (uint32_t)(rnd_state % n);
+}
+
+static void ref_remove(struct ref_map *r, uint32_t *n, uint32_t i)
+{
+    memmove(&r[i], &r[i + 1], sizeof *r * (*n - i - 1));
+    (*n)--;
+}
+
+static void test_mappings_random(void)
+{
+    enum { OPS = 20000, MAXREF = 4096 };
+    static struct ref_map ref[MAXREF];
+    uint32_t nref = 0;
+    vgt_model *m;
+    vgt_error e;
+    vgt_model_new(&m, &e);
+    uint8_t buf[64];
+    uint64_t seq = 0;
+    for (int op = 0; op < OPS; op++) {
+        uint32_t kind = rnd(10);
+        memset(buf, 0, sizeof buf);
+        vgt_record rec = {0, 0, 0, seq, seq, buf, 0};
+        if (kind < 6) {           /* GPU_MAP: client, device, va_space, memory, gpu_va, offset, length */
+            uint64_t va = 0x10000000ull + 0x1000ull * rnd(256) + (rnd(4) ? 0 : rnd(4096)), len = 1 + rnd(8 * 4096);
+            uint32_t mem = 100 + rnd(64);
+            uint32_t f[4] = {C, DEV, VAS, mem};
+            memcpy(buf, f, 16);
+            memcpy(buf + 16, &va, 8);
+            memcpy(buf + 32, &len, 8);
+            rec.type = VGT_REC_GPU_MAP, rec.length = 56;
+            for (uint32_t i = 0; i < nref;)
+                if (ref[i].va < va + len && va < ref[i].va + ref[i].len) ref_remove(ref, &nref, i);
+                else i++;
+            uint32_t at = 0;
+            while (at < nref && ref[at].va < va) at++;
+            memmove(&ref[at + 1], &ref[at], sizeof *ref * (nref - at));
+            ref[at] = (struct ref_map){va, len, mem};
+            nref++;
+        } else if (kind < 8 && nref) {   /* GPU_UNMAP of a live mapping, or of a VA where none starts */
+            uint32_t i = rnd(nref);
+            uint64_t va = ref[i].va + (rnd(3) ? 0 : 1);
+            uint32_t f[4] = {C, DEV, VAS, ref[i].mem};
+            memcpy(buf, f, 16);
+            memcpy(buf + 16, &va, 8);
+            rec.type = VGT_REC_GPU_UNMAP, rec.length = 40;
+            if (va == ref[i].va) ref_remove(ref, &nref, i);
+        } else {                         /* RM_FREE of a memory object: all its mappings go */
+            uint32_t mem = 100 + rnd(64);
+            uint32_t f[4] = {C, DEV, mem, 0};
+            memcpy(buf, f, 16);
+            rec.type = VGT_REC_RM_FREE, rec.length = 16;
+            for (uint32_t i = 0; i < nref;)
+                if (ref[i].mem == mem) ref_remove(ref, &nref, i);
+                else i++;
+        }
+        if (vgt_model_apply(m, &rec, &e) != VGT_OK) {
+            CHECK(0, "op %d: %s", op, e.msg);
+            break;
+        }
+        seq++;
+        uint64_t probe = 0x10000000ull + rnd(270 * 4096);
+        const vgt_model_mapping *f = vgt_model_mapping_find(m, probe);
+        const struct ref_map *want = NULL;
+        for (uint32_t i = 0; i < nref; i++)
+            if (probe >= ref[i].va && probe - ref[i].va < ref[i].len) want = &ref[i];
+        if (!want != !f || (f && (f->gpu_va != want->va || f->length != want->len || f->memory != want->mem))) {
+            CHECK(0, "op %d: find 0x%llx disagrees with the reference", op, (unsigned long long)probe);
+            break;
+        }
+        if (op % 97 == 0 || op == OPS - 1) {
+            int same = vgt_model_mapping_count(m) == nref;
+            for (uint32_t i = 0; same && i < nref; i++) {
+                const vgt_model_mapping *a = vgt_model_mapping_at(m, i);
+                same = a && a->gpu_va == ref[i].va && a->length == ref[i].len && a->memory == ref[i].mem;
+            }
+            if (!same) {
+                CHECK(0, "op %d: %u mappings, the reference has %u or they differ", op, vgt_model_mapping_count(m), nref);
+                break;
+            }
+        }
+    }
+    CHECK(vgt_model_mapping_at(m, nref) == NULL, "past the end");
+    vgt_model_free(m);
+}
+
 int main(void)
 {
     snprintf(path, sizeof path, "/tmp/vgt-test-model-%d.vgt", (int)getpid());
     write_trace();
     test_fold();
     test_memory_direct();
+    test_mappings_random();
     remove(path);
     if (failures) fprintf(stderr, "test_model: %d failures\n", failures);
     else printf("test_model: ok\n");

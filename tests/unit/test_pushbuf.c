@@ -189,14 +189,20 @@ static void test_host_and_unknown_subchannel(void)
     uint32_t pb[] = {
         INC(5, 0x005c, 2), 0x1000, 0x7f,   /* SEM_ADDR_LO/HI on subch 5: host methods, no SET_OBJECT needed */
         INC(3, 0x0300, 1), 0x182,          /* 0x300 on subch 3 with nothing bound */
+        INC(3, 0x0304, 1), 0x183,          /* again: reported once per subchannel, not per header */
     };
     decode(&st, pb, sizeof pb / 4, &r);
-    CHECK(r.nm == 3, "3 methods, got %d", r.nm);
+    CHECK(r.nm == 4, "4 methods, got %d", r.nm);
     expect_method(&r, 0, 5, 0xC86F, 0x005c, 0x1000, VGT_HDR_INC, 1, 1);
     CHECK(r.m[0].is_host && r.m[1].is_host && !r.m[2].is_host, "is_host flags");
     expect_method(&r, 2, 3, 0, 0x0300, 0x182, VGT_HDR_INC, 1, 4);
     CHECK(r.nd == 1 && r.d[0] == VGT_DIAG_UNKNOWN_SUBCHANNEL && r.dpos[0].dword == 4,
           "one UNKNOWN_SUBCHANNEL at dword 4, got %d diags (%s)", r.nd, r.nd ? r.dmsg[0] : "");
+    /* a SET_OBJECT binds the subchannel and clears its report */
+    uint32_t pb2[] = {INC(3, 0x0000, 1), 0xC8B5, INC(3, 0x0300, 1), 0x182};
+    decode(&st, pb2, 4, &r);
+    CHECK(r.nd == 0 && r.nm == 2 && r.m[1].cls == 0xC8B5 && st.unbound_reported == 0, "bound: %d diags, cls %04x",
+          r.nd, r.m[1].cls);
 }
 
 static void test_subdevice_mask(void)

@@ -142,6 +142,21 @@ static void test_v04(void)
     CHECK(vgt_qmd_decode(q, 256, &d, &err) == VGT_E_TRUNCATED, "256-byte V04 should be truncated");
 }
 
+static void test_format(void)
+{
+    uint8_t q[384] = { 0 };
+    vgt_qmd_set_bits(q, sizeof q, 583, 580, 4);
+    vgt_qmd_set_bits(q, sizeof q, 1055, 1024, 640);
+    vgt_qmd_set_bits(q, sizeof q, 428, 428, 1);   /* CONSTANT_BUFFER_VALID(3) */
+    char buf[4096], small[32];
+    int n = vgt_qmd_format_fields(VGT_QMD_V04_00, q, sizeof q, buf, sizeof buf);
+    CHECK(n > 0 && (size_t)n == strlen(buf), "length %d vs %zu", n, strlen(buf));
+    CHECK(strstr(buf, "QMD_MAJOR_VERSION=4") && strstr(buf, "GRID_WIDTH=0x280") &&
+          strstr(buf, "CONSTANT_BUFFER_VALID(3)=1") && !strstr(buf, "CONSTANT_BUFFER_VALID(0)"), "format: %s", buf);
+    int m = vgt_qmd_format_fields(VGT_QMD_V04_00, q, sizeof q, small, sizeof small);
+    CHECK(m == n && strlen(small) == sizeof small - 1, "truncation: %d %zu", m, strlen(small));
+}
+
 static void test_errors(void)
 {
     uint8_t q[384] = { 0 };
@@ -198,6 +213,7 @@ int main(void)
     test_v03();
     test_v04();
     test_errors();
+    test_format();
     if (failures) { fprintf(stderr, "test_qmd: %d failure(s)\n", failures); return 1; }
     printf("test_qmd: ok\n");
     return 0;

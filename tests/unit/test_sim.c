@@ -436,6 +436,37 @@ static void test_out_of_map_fault(void)
     teardown(&t);
 }
 
+/* A launch runs a shader the sim does not execute: what was produced before it is no longer claimed
+ * (the shader may have overwritten it), a copy from such bytes produces nothing, and a release after
+ * the launch is produced again. */
+static void test_launch_makes_memory_unknown(void)
+{
+    h t;
+    setup(&t);
+    bind_all(&t);
+    vgt_error err;
+    uint8_t mask[8];
+    host_sem(&t, DATA_VA, 0x11, 1);
+    flush(&t);
+    EXPECT(t.ops->produced(t.b, t.vas, DATA_VA, 4, mask, &err) == VGT_OK && mask[0], "release not produced");
+    uint8_t q[VGT_QMD_MAX_BYTES];
+    make_qmd(q, DATA_VA + 0x500, 0x22);
+    t.ops->mem_write(t.b, t.vas, DATA_VA + 0x8000, q, sizeof q, &err);
+    m1(&t, SC_COMPUTE, 0x2b4, (uint32_t)((DATA_VA + 0x8000) >> 8));
+    m1(&t, SC_COMPUTE, 0x2c0, 3);
+    copy(&t, DATA_VA, DATA_VA + 0x40, 4, 1, 0, 0, 0);     /* after the launch, from a now-unknown source */
+    flush(&t);
+    EXPECT(t.ops->produced(t.b, t.vas, DATA_VA, 4, mask, &err) == VGT_OK && !mask[0], "still produced after a launch");
+    EXPECT(t.ops->produced(t.b, t.vas, DATA_VA + 0x500, 4, mask, &err) == VGT_OK && mask[0], "QMD release not produced");
+    EXPECT(t.ops->produced(t.b, t.vas, DATA_VA + 0x40, 4, mask, &err) == VGT_OK && !mask[0], "copy of unknown bytes produced");
+    EXPECT(rd(&t, DATA_VA + 0x40, 4) == 0x11, "the copy itself still happened");
+    wr32(&t, DATA_VA + 0x80, 7);                           /* host bytes are known again: a copy of them is produced */
+    copy(&t, DATA_VA + 0x80, DATA_VA + 0xC0, 4, 1, 0, 0, 0);
+    flush(&t);
+    EXPECT(t.ops->produced(t.b, t.vas, DATA_VA + 0xC0, 4, mask, &err) == VGT_OK && mask[0] && mask[3], "copy of known bytes");
+    teardown(&t);
+}
+
 /* Subroutine-level entries are fetched like main ones; control entries are counted; STATE_ONLY
  * submissions track bindings but write nothing. */
 static void test_entries_and_state_only(void)
@@ -519,6 +550,42 @@ static void test_mme_macro_release(void)
     teardown(&t);
 }
 
+/* A macro whose emissions block (a report ACQUIRE, D = 0x10000001: OPERATION ACQUIRE, ONE_WORD):
+ * the rest of its emissions and the methods after the call wait, in order, until a host write
+ * satisfies the acquire. */
+static void test_mme_emitted_acquire_blocks(void)
+{
+    h t;
+    setup(&t);
+    bind_all(&t);
+    uint32_t code[18];
+    group(code, 0, (uint16_t)(0x1b00 >> 2 | 1u << 12), 0, 5, 3, 0, 4, 2);   /* A, B */
+    group(code + 3, 0, 0x1000, 0x0001, 0, 3, 0, 10, 1);                     /* C, D = ACQUIRE */
+    group(code + 6, 0, (uint16_t)(0x1b04 >> 2 | 1u << 12), 0, 5, 3, 0, 4, 2);   /* B, C again */
+    group(code + 9, 0, 0x1000, 0x0000, 0, 10, 0, 0, 0);                     /* D = RELEASE */
+    group(code + 12, 1, 0, 0, 0, 0, 0, 0, 0);
+    group(code + 15, 0, 0, 0, 0, 0, 0, 0, 0);
+    m1(&t, SC_3D, 0x0114, 0);
+    noninc(&t, SC_3D, 0x0118, code, 18);
+    m1(&t, SC_3D, 0x011c, 0);
+    m1(&t, SC_3D, 0x0120, 0);
+    m1(&t, SC_3D, 0x3800, (uint32_t)(DATA_VA >> 32));
+    uint32_t rest[4] = {(uint32_t)DATA_VA + 0x900, 5, (uint32_t)DATA_VA + 0x904, 0x77};
+    noninc(&t, SC_3D, 0x3804, rest, 4);
+    host_sem(&t, DATA_VA + 0x908, 1, 1);
+    flush(&t);
+    EXPECT(ctr(&t).macro_calls == 1 && ctr(&t).macro_errors == 0, "calls %llu errors %llu (%s)",
+           (unsigned long long)ctr(&t).macro_calls, (unsigned long long)ctr(&t).macro_errors, t.last_event);
+    EXPECT(rd(&t, DATA_VA + 0x904, 4) == 0 && rd(&t, DATA_VA + 0x908, 4) == 0, "ran past the emitted acquire");
+    EXPECT(t.events[VGT_BEV_BLOCKED] == 1, "blocked events %d", t.events[VGT_BEV_BLOCKED]);
+    wr32(&t, DATA_VA + 0x900, 5);
+    EXPECT(rd(&t, DATA_VA + 0x904, 4) == 0x77, "emitted release after the acquire passed");
+    EXPECT(rd(&t, DATA_VA + 0x908, 4) == 1, "host release after the call");
+    vgt_error err;
+    EXPECT(t.ops->idle(t.b, 0, &err) == VGT_OK, "%s", err.msg);
+    teardown(&t);
+}
+
 static void test_backend_table(void)
 {
     EXPECT(vgt_backend_find("sim") == &vgt_backend_sim, "sim not found");
@@ -545,8 +612,10 @@ int main(void)
     test_report_semaphores();
     test_draws_counted();
     test_out_of_map_fault();
+    test_launch_makes_memory_unknown();
     test_entries_and_state_only();
     test_mme_macro_release();
+    test_mme_emitted_acquire_blocks();
     if (failures) {
         fprintf(stderr, "test_sim: %d failure(s)\n", failures);
         return 1;

@@ -136,8 +136,8 @@ def _parse_identity(buf, count, hlen):
             value = bytes(buf[pos + 8 + klen:pos + 8 + klen + vlen]).decode("utf-8")
         except UnicodeDecodeError as e:
             raise FormatError(f"identity entry {i} is not UTF-8: {e}", pos) from None
-        if "\0" in key or "\0" in value:
-            raise FormatError(f"identity entry {i} contains a NUL", pos)
+        if not key or "\0" in key or "\0" in value:
+            raise FormatError(f"identity entry {i} has an empty key or contains a NUL", pos)
         if key in ident:
             raise FormatError(f"identity key {key!r} appears twice", pos)
         ident[key] = value
@@ -326,13 +326,14 @@ def _load(src):
         return f.read()
 
 
-def _read_chunks(t, buf, end, check_payloads):
-    """Chunks from the end of the header up to `end` (the index offset, or the end of the file)."""
+def _read_chunks(t, buf, end, check_payloads, trailer_error=None):
+    """Chunks from the end of the header up to `end` (the index offset, or the end of the file). Problems
+    are raised in file order: an index block met by the scan raises the trailer's own problem."""
     pos, seq, submits = t.header_length, 0, 0
     while pos < end:
         magic = buf[pos:pos + 4]
         if magic == spec.INDEX_MAGIC and t.index is None:
-            raise FormatError(f"index block at offset {pos} without a valid footer", pos)
+            raise trailer_error or FormatError(f"index block at offset {pos} without a valid footer", pos)
         c = parse_chunk_header(buf[pos:pos + spec.CHUNK_HEADER_SIZE], pos,
                                end - pos - spec.CHUNK_HEADER_SIZE, seq)
         decode_chunk(c, buf[pos + spec.CHUNK_HEADER_SIZE:c.end], check_payloads)
@@ -346,17 +347,23 @@ def _read_chunks(t, buf, end, check_payloads):
 
 
 def read_trace(src, check_payloads=True):
-    """Read a whole file (path or bytes) with every check of the spec; raise VgtError at the first problem."""
+    """Read a whole file (path or bytes) with every check of the spec; raise VgtError at the first problem
+    in file order (a broken trailer is reported after the chunks before it are checked)."""
     buf = _load(src)
     t = parse_header(buf)
     t.file_size = len(buf)
     t.chunks_end = t.header_length
-    trailer = parse_trailer(buf, len(buf), t.header_length)
+    try:
+        trailer, trailer_error = parse_trailer(buf, len(buf), t.header_length), None
+    except VgtError as e:
+        trailer, trailer_error = None, e
     end = len(buf)
     if trailer:
         t.index, t.footer = trailer
         end = t.footer["index_offset"]
-    _read_chunks(t, buf, end, check_payloads)
+    _read_chunks(t, buf, end, check_payloads, trailer_error)
+    if trailer_error:
+        raise trailer_error
     if trailer:
         check_index(t)
     return t

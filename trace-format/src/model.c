@@ -199,6 +199,7 @@ vgt_status vgt_model_new(vgt_model **out, vgt_error *err)
     *out = calloc(1, sizeof **out);
     if (!*out) return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "no memory for a model");
     (*out)->mem_limit = DEFAULT_MEMORY_LIMIT;
+    (*out)->rng = 0x9e3779b97f4a7c15ull;   /* any non-zero seed: treap priorities */
     return VGT_OK;
 }
 
@@ -206,7 +207,7 @@ void vgt_model_free(vgt_model *m)
 {
     if (!m) return;
     model_objects_free(m);
-    free(m->maps);
+    model_map_free(m);
     model_mem_free(m);
     free(m->segs);
     free(m);

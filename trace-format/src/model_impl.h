@@ -17,12 +17,16 @@ struct vgt_model {
     uint64_t next_seq, submits;
     uint64_t mem_limit, mem_bytes;
     vgt_model_object *objs;
+    uint32_t *nchild;         /* parallel to objs: live objects whose parent it is (0: a leaf, freed fast) */
     uint32_t nobj, objcap;
     u64map objmap;            /* client:handle -> index in objs */
     vgt_model_channel *chans;
     uint32_t nch, chcap;
-    vgt_model_mapping *maps;  /* sorted by gpu_va, not overlapping */
-    uint32_t nmap, mapcap;
+    struct map_node *nodes;   /* model_map.c: a treap of live mappings by gpu_va; node 0 is "none" */
+    uint32_t nnodes, nodecap, free_nodes, root, nmap;
+    uint64_t rng;             /* treap priorities */
+    u64map mapref;            /* client:handle -> mappings naming it as memory, VA space or device */
+    u64map memnode;           /* client:memory -> node of its latest mapping (checked before use) */
     model_page *pages;
     uint32_t npages, pagecap;
     u64map pagemap;           /* va >> 12 -> index in pages */
@@ -40,6 +44,7 @@ vgt_model_channel *model_channel_get(vgt_model *m, uint32_t client, uint32_t han
 void model_objects_free(vgt_model *m);
 
 /* model_map.c */
+void model_map_free(vgt_model *m);
 vgt_status model_map_add(vgt_model *m, const vgt_model_mapping *mp, vgt_error *err);
 /* Removes the mapping that starts at gpu_va (and its memory contents); nothing when there is none. */
 void model_map_remove_at(vgt_model *m, uint64_t gpu_va);

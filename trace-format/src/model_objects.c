@@ -13,14 +13,26 @@ static vgt_status nomem(vgt_error *err, const char *what)
     return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "model: no memory for %s", what);
 }
 
+/* Child counts let freeing a leaf (the common case: memory, engine objects) skip the subtree search. */
+static void child_count(vgt_model *m, uint32_t client, uint32_t parent, uint32_t handle, int delta)
+{
+    uint32_t i;
+    if (parent == handle || !u64map_get(&m->objmap, model_key(client, parent), &i)) return;
+    if (delta > 0) m->nchild[i]++;
+    else if (m->nchild[i]) m->nchild[i]--;
+}
+
 static void remove_object_at(vgt_model *m, uint32_t i)
 {
-    u64map_del(&m->objmap, model_key(m->objs[i].client, m->objs[i].handle));
+    vgt_model_object o = m->objs[i];
+    u64map_del(&m->objmap, model_key(o.client, o.handle));
     if (i != m->nobj - 1) {
         m->objs[i] = m->objs[m->nobj - 1];
+        m->nchild[i] = m->nchild[m->nobj - 1];
         u64map_put(&m->objmap, model_key(m->objs[i].client, m->objs[i].handle), i);   /* slot exists: cannot fail */
     }
     m->nobj--;
+    child_count(m, o.client, o.parent, o.handle, -1);
 }
 
 /* An engine object freed on its own leaves its channel's list too. */
@@ -52,7 +64,9 @@ vgt_status model_object_add(vgt_model *m, const vgt_model_object *o, vgt_error *
 {
     uint32_t i;
     if (u64map_get(&m->objmap, model_key(o->client, o->handle), &i)) {
+        child_count(m, o->client, m->objs[i].parent, o->handle, -1);
         m->objs[i] = *o;
+        child_count(m, o->client, o->parent, o->handle, +1);
         return VGT_OK;
     }
     if (m->nobj == m->objcap) {
@@ -60,10 +74,15 @@ vgt_status model_object_add(vgt_model *m, const vgt_model_object *o, vgt_error *
         vgt_model_object *q = realloc(m->objs, sizeof *q * ncap);
         if (!q) return nomem(err, "objects");
         m->objs = q;
+        uint32_t *c = realloc(m->nchild, sizeof *c * ncap);
+        if (!c) return nomem(err, "objects");
+        m->nchild = c;
         m->objcap = ncap;
     }
     if (u64map_put(&m->objmap, model_key(o->client, o->handle), m->nobj)) return nomem(err, "the object map");
-    m->objs[m->nobj++] = *o;
+    m->objs[m->nobj] = *o;
+    m->nchild[m->nobj++] = 0;
+    child_count(m, o->client, o->parent, o->handle, +1);
     return VGT_OK;
 }
 
@@ -76,12 +95,14 @@ static int in_set(const uint32_t *set, uint32_t n, uint32_t h)
 
 vgt_status model_object_free(vgt_model *m, uint32_t client, uint32_t handle, vgt_error *err)
 {
-    /* Collect the subtree: handle, then every live object of the client whose parent is collected. */
-    uint32_t cap = 16, n = 0;
+    /* Collect the subtree: handle, then every live object of the client whose parent is collected. A
+     * known leaf is the whole subtree. */
+    uint32_t cap = 16, n = 0, at;
     uint32_t *set = malloc(sizeof *set * cap);
     if (!set) return nomem(err, "a free");
     set[n++] = handle;
-    for (int grew = 1; grew;) {
+    int leaf = handle != client && u64map_get(&m->objmap, model_key(client, handle), &at) && m->nchild[at] == 0;
+    for (int grew = !leaf; grew;) {
         grew = 0;
         for (uint32_t i = 0; i < m->nobj; i++) {
             const vgt_model_object *o = &m->objs[i];
@@ -137,6 +158,7 @@ vgt_model_channel *model_channel_get(vgt_model *m, uint32_t client, uint32_t han
 void model_objects_free(vgt_model *m)
 {
     free(m->objs);
+    free(m->nchild);
     free(m->chans);
     u64map_free(&m->objmap);
 }

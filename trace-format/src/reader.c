@@ -176,3 +176,5 @@ vgt_status vgt_reader_current_chunk(const vgt_reader *r, vgt_chunk_info *out, vg
                             r->cur.codec, r->cur.compressed_length, r->cur.uncompressed_length};
     return VGT_OK;
 }
+
+int vgt_reader_at_end(const vgt_reader *r) { return r->at_end; }

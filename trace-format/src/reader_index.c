@@ -24,19 +24,21 @@ vgt_chunk_info *reader_chunk_push(vgt_chunk_info **a, uint32_t *n, uint32_t *cap
     return c;
 }
 
-/* Reads the index block of n entries and the footer after it (at off); checks both checksums and that
- * the footer points back at off. On success *entries is malloc'd. */
-static vgt_status read_trailer(vgt_reader *r, uint64_t off, uint32_t n, vgt_chunk_info **entries, footer *f,
-                               vgt_error *err)
+/* Reads the rest of the trailer at off, whose first 8 bytes (magic and entry count n) were read into
+ * head: the n entries, the index checksum and the footer. Checks both checksums and that the footer
+ * points back at off. On success *entries is malloc'd. Files and streams take the same path (a stream
+ * is at off + 8). */
+static vgt_status read_trailer(vgt_reader *r, uint64_t off, const uint8_t head[8], uint32_t n,
+                               vgt_chunk_info **entries, footer *f, vgt_error *err)
 {
-    uint64_t blen = 8 + (uint64_t)VGT_INDEX_ENTRY_SIZE * n + 8 + VGT_FOOTER_SIZE, got;
+    uint64_t ilen = 8 + (uint64_t)VGT_INDEX_ENTRY_SIZE * n, blen = ilen + 8 + VGT_FOOTER_SIZE, got;
     uint8_t *b = malloc(blen);
     if (!b) return VGT_FAIL(err, VGT_E_NOMEM, off, "no memory for an index of %u entries", n);
-    vgt_status rc = reader_read_at(r, b, blen, off, &got, err);
-    if (rc == VGT_OK && got < blen)
-        rc = VGT_FAIL(err, VGT_E_TRUNCATED, off + got, "index at offset %llu: the input ends after %llu of its %llu bytes",
-                      (unsigned long long)off, (unsigned long long)got, (unsigned long long)blen);
-    uint64_t ilen = 8 + (uint64_t)VGT_INDEX_ENTRY_SIZE * n;
+    memcpy(b, head, 8);
+    vgt_status rc = reader_read_at(r, b + 8, blen - 8, off + 8, &got, err);
+    if (rc == VGT_OK && got < blen - 8)
+        rc = VGT_FAIL(err, VGT_E_TRUNCATED, off + 8 + got, "trailer at offset %llu: the input ends after %llu of its %llu bytes",
+                      (unsigned long long)off, (unsigned long long)(8 + got), (unsigned long long)blen);
     if (rc == VGT_OK && le_get64(b + ilen) != XXH64(b, ilen, 0))
         rc = VGT_FAIL(err, VGT_E_CHECKSUM, off + ilen, "index at offset %llu: checksum 0x%016llx, computed 0x%016llx",
                       (unsigned long long)off, (unsigned long long)le_get64(b + ilen),
@@ -116,33 +118,9 @@ static vgt_status check_trailer(vgt_reader *r, uint64_t off, vgt_error *err)
     if (!size && (n > MAX_INDEX_ENTRIES || (r->seen_valid && n != r->nseen)))
         return VGT_FAIL(err, VGT_E_FORMAT, off + 4, "index at offset %llu lists %u chunks, the stream had %u",
                         (unsigned long long)off, n, r->nseen);
-    /* Re-read from off so that streams and files take the same path (a stream is at off + 8 now). */
     vgt_chunk_info *e = NULL;
     footer f;
-    vgt_status rc;
-    if (r->is_file) {
-        rc = read_trailer(r, off, n, &e, &f, err);
-    } else {
-        /* The stream consumed the first 8 bytes: read the rest into a buffer that starts with them. */
-        uint64_t rest = want - 8;
-        uint8_t *b = malloc(want);
-        if (!b) return VGT_FAIL(err, VGT_E_NOMEM, off, "no memory for the trailer");
-        memcpy(b, h, 8);
-        rc = reader_read_at(r, b + 8, rest, off + 8, &got, err);
-        if (rc == VGT_OK && got < rest)
-            rc = VGT_FAIL(err, VGT_E_TRUNCATED, off + 8 + got, "trailer at offset %llu: the stream ends after %llu of %llu bytes",
-                          (unsigned long long)off, (unsigned long long)(8 + got), (unsigned long long)want);
-        uint64_t ilen = 8 + (uint64_t)VGT_INDEX_ENTRY_SIZE * n;
-        if (rc == VGT_OK && le_get64(b + ilen) != XXH64(b, ilen, 0))
-            rc = VGT_FAIL(err, VGT_E_CHECKSUM, off + ilen, "index at offset %llu: checksum mismatch", (unsigned long long)off);
-        if (rc == VGT_OK) rc = footer_parse(b + ilen + 8, off + ilen + 8, &f, err);
-        if (rc == VGT_OK && (f.index_offset != off || f.chunk_count != n))
-            rc = VGT_FAIL(err, VGT_E_FORMAT, off + ilen + 8, "footer at offset %llu does not point back at the index at %llu",
-                          (unsigned long long)(off + ilen + 8), (unsigned long long)off);
-        if (rc == VGT_OK && n && !(e = malloc(sizeof *e * n))) rc = VGT_FAIL(err, VGT_E_NOMEM, off, "no memory for the index");
-        for (uint32_t i = 0; rc == VGT_OK && i < n; i++) index_entry_decode(b + 8 + VGT_INDEX_ENTRY_SIZE * i, &e[i]);
-        free(b);
-    }
+    vgt_status rc = read_trailer(r, off, h, n, &e, &f, err);
     if (rc == VGT_OK) rc = check_against_seen(r, off, e, n, &f, err);
     free(e);
     return rc;
@@ -200,7 +178,7 @@ void reader_load_index(vgt_reader *r)
     if (reader_read_at(r, h, 8, f.index_offset, &got, &e) != VGT_OK || got != 8) return;
     if (memcmp(h, VGT_INDEX_MAGIC, 4) || le_get32(h + 4) != n) return;
     vgt_chunk_info *entries = NULL;
-    if (read_trailer(r, f.index_offset, (uint32_t)n, &entries, &f, &e) != VGT_OK) return;
+    if (read_trailer(r, f.index_offset, h, (uint32_t)n, &entries, &f, &e) != VGT_OK) return;
     if (!index_sane(entries, (uint32_t)n, start, f.index_offset)) {
         free(entries);
         return;
@@ -344,4 +322,20 @@ vgt_status vgt_reader_seek_submit(vgt_reader *r, uint64_t n, vgt_error *err)
         return skip_to(r, at_submit, n - c->first_submit, 0);
     }
     return VGT_FAIL(err, VGT_E_NOT_FOUND, VGT_NO_OFFSET, "no GPFIFO_SUBMIT number %llu in the trace", (unsigned long long)n);
+}
+
+vgt_status vgt_reader_chunk_header(vgt_reader *r, uint64_t offset, vgt_chunk_info *out, vgt_error *err)
+{
+    if (!r->seekable) return VGT_FAIL(err, VGT_E_UNSUPPORTED, VGT_NO_OFFSET, "a stream cannot read chunk headers ahead");
+    uint8_t hb[VGT_CHUNK_HEADER_SIZE];
+    uint64_t got;
+    chunk_header h;
+    VGT_TRY(reader_read_at(r, hb, sizeof hb, offset, &got, err));
+    if (got < sizeof hb)
+        return VGT_FAIL(err, VGT_E_TRUNCATED, offset, "chunk header at offset %llu: the file ends after %llu of its %u bytes",
+                        (unsigned long long)offset, (unsigned long long)got, VGT_CHUNK_HEADER_SIZE);
+    VGT_TRY(chunk_header_parse(hb, offset, r->info.file_size, &h, err));
+    *out = (vgt_chunk_info){offset, h.first_seq, h.first_ts, h.last_ts, 0, h.record_count, h.submit_count,
+                            h.codec, h.compressed_length, h.uncompressed_length};
+    return VGT_OK;
 }

@@ -2,13 +2,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "dump_record.h"
 #include "verb_open.h"
 #include "vgt/cli.h"
 
 static const char usage_text[] =
-    "usage: vgt dump TRACE [--jsonl] [--seq A..B] [--type T[,T...]]\n"
+    "usage: vgt dump TRACE [--jsonl] [--seq A..B] [--type T[,T...]] [--follow]\n"
     "\n"
     "Print one line per record: sequence number, timestamp (ns), type, and the decoded payload fields.\n"
     "Blobs show as <length>B:<hex of the first 16 bytes> in text and in full hex with --jsonl.\n"
@@ -17,14 +18,17 @@ static const char usage_text[] =
     "  --jsonl        one JSON object per line: seq, ts, type, type_id, flags, length, chunk_offset, fields\n"
     "  --seq A..B     only records A to B (inclusive; 'A..' to the end, '..B' from the start, 'N' one record)\n"
     "  --type T,...   only records of these types (names such as GPFIFO_SUBMIT, any case, or numbers)\n"
+    "  --follow       TRACE is still being written: print each chunk's records as soon as the writer flushes\n"
+    "                 it, until the trailer (the writer closed) or an interrupt\n"
     "\n"
     "exit: 0 ok, 1 the trace has a problem (printed after the records before it), 2 usage or I/O error\n";
 
 #define MAX_TYPES 64
+#define FOLLOW_POLL_NS 50000000L   /* 50 ms between looks at a followed file */
 
 struct dump_opts {
     const char *path;
-    int jsonl;
+    int jsonl, follow;
     vgt_range seq;
     int ntypes;
     int types[MAX_TYPES];
@@ -49,6 +53,7 @@ static int parse_args(int argc, char **argv, struct dump_opts *o)
     for (int i = 1; i < argc; i++) {
         const char *v;
         if (!strcmp(argv[i], "--jsonl")) o->jsonl = 1;
+        else if (!strcmp(argv[i], "--follow")) o->follow = 1;
         else if ((v = vgt_verb_opt(argc, argv, &i, "--seq"))) {
             if (vgt_parse_range(v, &o->seq)) return vgt_cli_error("dump", VGT_EXIT_USAGE, "bad range '%s' (A..B)", v);
         } else if ((v = vgt_verb_opt(argc, argv, &i, "--type"))) {
@@ -84,10 +89,10 @@ int cmd_dump(int argc, char **argv)
     int rc = parse_args(argc, argv, &o);
     if (rc) return rc;
     vgt_reader *r;
-    if ((rc = vgt_verb_open("dump", o.path, 0, &r))) return rc;
+    if ((rc = vgt_verb_open("dump", o.path, o.follow, &r))) return rc;
     vgt_error e;
     /* A file can start at A through the index (or a scan); a stream reads up to it. */
-    if (o.seq.first > 0 && vgt_reader_info(r)->file_size && vgt_reader_seek_seq(r, o.seq.first, &e) != VGT_OK) {
+    if (o.seq.first > 0 && !o.follow && vgt_reader_info(r)->file_size && vgt_reader_seek_seq(r, o.seq.first, &e) != VGT_OK) {
         vgt_reader_close(r);
         if (e.code == VGT_E_NOT_FOUND) return VGT_EXIT_OK;   /* nothing in range */
         return vgt_cli_report("dump", &e);
@@ -95,7 +100,14 @@ int cmd_dump(int argc, char **argv)
     vgt_record rec;
     vgt_status st;
     uint64_t malformed = 0, first_bad = 0;
-    while ((st = vgt_reader_next(r, &rec, &e)) == VGT_OK) {
+    for (;;) {
+        st = vgt_reader_next(r, &rec, &e);
+        if (st == VGT_E_EOF && o.follow && !vgt_reader_at_end(r)) {   /* the writer has not flushed more yet */
+            fflush(stdout);
+            nanosleep(&(struct timespec){0, FOLLOW_POLL_NS}, NULL);
+            continue;
+        }
+        if (st != VGT_OK) break;
         if (rec.seq > o.seq.last) break;
         if (rec.seq < o.seq.first || !wanted(&o, &rec)) continue;
         int bad = o.jsonl ? vgt_dump_record_json(stdout, &rec) : vgt_dump_record_text(stdout, &rec);

@@ -10,13 +10,15 @@
 #include "vgt/cli.h"
 
 static const char usage_text[] =
-    "usage: vgt info TRACE [--json]\n"
+    "usage: vgt info TRACE [--json] [--quick]\n"
     "\n"
     "Summarize a trace: format version, identity (producer, host, GPU, driver, command line...), record\n"
     "counts by type, channels (class, ring, token, submissions), submissions, chunks, bytes of records and\n"
     "of compressed chunks with their ratio, and the time span. TRACE may be '-' (a stream on stdin).\n"
     "\n"
     "  --json   one JSON object instead of text\n"
+    "  --quick  from the index and the chunk headers only (no decompression): records, submissions, chunks,\n"
+    "           bytes, time span; no counts by type, no channels, payloads not checked\n"
     "\n"
     "exit: 0 ok, 1 the trace has a problem (the summary covers the records before it), 2 usage or I/O error\n";
 
@@ -98,7 +100,7 @@ static void count_record(struct stats *s, vgt_reader *r, const vgt_record *rec)
     }
 }
 
-static void print_text(const char *path, vgt_reader *r, const struct stats *s)
+static void print_text(const char *path, vgt_reader *r, const struct stats *s, int quick)
 {
     const vgt_trace_info *in = vgt_reader_info(r);
     printf("trace:        %s\n", path);
@@ -108,13 +110,13 @@ static void print_text(const char *path, vgt_reader *r, const struct stats *s)
     printf("identity:\n");
     for (uint32_t i = 0; i < in->identity_count; i++) printf("  %-22s %s\n", in->identity[i].key, in->identity[i].value);
     printf("records:      %" PRIu64 "\n", s->records);
-    for (uint32_t t = 0; t < 65536; t++) {
+    for (uint32_t t = 0; t < 65536 && !quick; t++) {
         if (!s->by_type[t]) continue;
         const char *n = vgt_rec_type_name((uint16_t)t);
         if (n) printf("  %-22s %" PRIu64 "\n", n, s->by_type[t]);
         else printf("  type 0x%04x            %" PRIu64 "\n", t, s->by_type[t]);
     }
-    printf("channels:     %u\n", s->nch + s->ch_dropped);
+    if (!quick) printf("channels:     %u\n", s->nch + s->ch_dropped);
     for (uint32_t i = 0; i < s->nch; i++) {
         const struct channel_info *c = &s->ch[i];
         printf("  client 0x%08x handle 0x%08x class 0x%04x ring 0x%" PRIx64 " entries %u token ", c->client, c->handle, c->cls,
@@ -133,23 +135,8 @@ static void print_text(const char *path, vgt_reader *r, const struct stats *s)
 
 static void json_kv_u64(const char *k, uint64_t v, int comma) { printf("%s\"%s\":%" PRIu64, comma ? "," : "", k, v); }
 
-static void print_json(const char *path, vgt_reader *r, const struct stats *s, const vgt_error *problem)
+static void print_json_types_channels(const struct stats *s)
 {
-    const vgt_trace_info *in = vgt_reader_info(r);
-    printf("{\"trace\":");
-    vgt_json_string(stdout, path);
-    printf(",\"format\":\"%u.%u\",\"header_flags\":%u,\"has_index\":%s", in->major, in->minor, in->header_flags,
-           in->has_index ? "true" : "false");
-    json_kv_u64("file_size", in->file_size, 1);
-    printf(",\"identity\":{");
-    for (uint32_t i = 0; i < in->identity_count; i++) {
-        if (i) putchar(',');
-        vgt_json_string(stdout, in->identity[i].key);
-        putchar(':');
-        vgt_json_string(stdout, in->identity[i].value);
-    }
-    printf("}");
-    json_kv_u64("records", s->records, 1);
     printf(",\"records_by_type\":{");
     int n = 0;
     for (uint32_t t = 0; t < 65536; t++) {
@@ -169,6 +156,31 @@ static void print_json(const char *path, vgt_reader *r, const struct stats *s, c
     }
     printf("]");
     json_kv_u64("channel_count", s->nch + s->ch_dropped, 1);
+}
+
+static void print_json(const char *path, vgt_reader *r, const struct stats *s, const vgt_error *problem, int quick)
+{
+    const vgt_trace_info *in = vgt_reader_info(r);
+    printf("{\"trace\":");
+    vgt_json_string(stdout, path);
+    printf(",\"format\":\"%u.%u\",\"header_flags\":%u,\"has_index\":%s", in->major, in->minor, in->header_flags,
+           in->has_index ? "true" : "false");
+    json_kv_u64("file_size", in->file_size, 1);
+    printf(",\"identity\":{");
+    for (uint32_t i = 0; i < in->identity_count; i++) {
+        if (i) putchar(',');
+        vgt_json_string(stdout, in->identity[i].key);
+        putchar(':');
+        vgt_json_string(stdout, in->identity[i].value);
+    }
+    printf("}");
+    json_kv_u64("records", s->records, 1);
+    printf(",\"quick\":%s", quick ? "true" : "false");
+    if (quick) {   /* only what the chunk headers say */
+        printf(",\"records_by_type\":null,\"channels\":null,\"channel_count\":null");
+    } else {
+        print_json_types_channels(s);
+    }
     json_kv_u64("submissions", s->submits, 1);
     json_kv_u64("chunks", s->chunks, 1);
     json_kv_u64("bytes_raw", s->bytes_raw, 1);
@@ -191,6 +203,26 @@ static void print_json(const char *path, vgt_reader *r, const struct stats *s, c
     printf("}\n");
 }
 
+/* --quick: the chunk list (index, or a scan of headers) and each chunk's header; no payload is read. */
+static vgt_status quick_stats(vgt_reader *r, struct stats *s, vgt_error *e)
+{
+    const vgt_chunk_info *c;
+    uint32_t n;
+    VGT_TRY(vgt_reader_chunks(r, &c, &n, e));
+    for (uint32_t i = 0; i < n; i++) {
+        vgt_chunk_info h;
+        VGT_TRY(vgt_reader_chunk_header(r, c[i].offset, &h, e));
+        if (s->records == 0 || h.first_ts < s->min_ts) s->min_ts = h.first_ts;
+        if (s->records == 0 || h.last_ts > s->max_ts) s->max_ts = h.last_ts;
+        s->records += h.record_count;
+        s->submits += h.submit_count;
+        s->chunks++;
+        s->bytes_raw += h.uncompressed_length;
+        s->bytes_comp += h.compressed_length + VGT_CHUNK_HEADER_SIZE;
+    }
+    return VGT_OK;
+}
+
 int cmd_info(int argc, char **argv)
 {
     if (vgt_wants_help(argc, argv)) {
@@ -198,9 +230,10 @@ int cmd_info(int argc, char **argv)
         return VGT_EXIT_OK;
     }
     const char *path = NULL;
-    int json = 0;
+    int json = 0, quick = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--json")) json = 1;
+        else if (!strcmp(argv[i], "--quick")) quick = 1;
         else if (argv[i][0] == '-' && argv[i][1]) return vgt_cli_error("info", VGT_EXIT_USAGE, "unknown option '%s'", argv[i]);
         else if (!path) path = argv[i];
         else return vgt_cli_error("info", VGT_EXIT_USAGE, "one trace only ('%s' is extra)", argv[i]);
@@ -219,10 +252,15 @@ int cmd_info(int argc, char **argv)
     vgt_record rec;
     vgt_error e;
     vgt_status st;
-    while ((st = vgt_reader_next(r, &rec, &e)) == VGT_OK) count_record(s, r, &rec);
-    int bad = st != VGT_E_EOF;
-    if (json) print_json(path, r, s, bad ? &e : NULL);
-    else print_text(path, r, s);
+    int bad;
+    if (quick) {
+        bad = quick_stats(r, s, &e) != VGT_OK;
+    } else {
+        while ((st = vgt_reader_next(r, &rec, &e)) == VGT_OK) count_record(s, r, &rec);
+        bad = st != VGT_E_EOF;
+    }
+    if (json) print_json(path, r, s, bad ? &e : NULL, quick);
+    else print_text(path, r, s, quick);
     fflush(stdout);
     rc = bad ? vgt_cli_report("info", &e) : VGT_EXIT_OK;
     vgt_reader_close(r);

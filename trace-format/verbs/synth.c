@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "synth.h"
 #include "vgt/cli.h"
@@ -504,7 +505,7 @@ static int usage(FILE *f)
     fprintf(f,
             "usage: vgt synth -o OUT [--shape pushbuf|mixed|all-types] [--submits N] [--bytes SIZE]\n"
             "                 [--channels N] [--memory-pages N] [--seed S] [--level L] [--threads N]\n"
-            "                 [--chunk-size BYTES] [--stored] [--no-trailer]\n\n"
+            "                 [--chunk-size BYTES] [--stored] [--no-trailer] [--crash-safe]\n\n"
             "Write a well-formed synthetic trace (identity capture_mode=synthetic): RM objects, memory,\n"
             "channels of class 0xC86F with compute/copy/3D/I2M engines, memory pages, and GPFIFO\n"
             "submissions of valid method streams. The output depends only on the options.\n\n"
@@ -518,7 +519,9 @@ static int usage(FILE *f)
             "  --seed S          random seed (default 1)\n"
             "  --level L         zstd level (default 3); --threads N: zstd workers (default 0)\n"
             "  --chunk-size B    bytes of records per chunk (default 2 MiB); --stored: no compression\n"
-            "  --no-trailer      leave out the index and footer (as a killed capture would)\n",
+            "  --no-trailer      leave out the index and footer (as a killed capture would)\n"
+            "  --crash-safe      the writer's crash-safe mode: a chunk closed at every submission\n"
+            "OUT may be '-': the trace is written to standard output as a stream (the summary goes to stderr).\n",
             MAX_CHANNELS);
     return f == stdout ? VGT_EXIT_OK : VGT_EXIT_USAGE;
 }
@@ -548,7 +551,7 @@ static int parse_args(int argc, char **argv, synth_opts *o)
     uint64_t v;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-        int takes = strcmp(a, "--stored") && strcmp(a, "--no-trailer");
+        int takes = strcmp(a, "--stored") && strcmp(a, "--no-trailer") && strcmp(a, "--crash-safe");
         if (takes && !val) return vgt_cli_error("synth", VGT_EXIT_USAGE, "%s needs a value", a);
         if (!strcmp(a, "-o") || !strcmp(a, "--output")) o->out = val;
         else if (!strcmp(a, "--shape")) {
@@ -565,6 +568,7 @@ static int parse_args(int argc, char **argv, synth_opts *o)
             o->wo.chunk_target = (uint32_t)v;
         } else if (!strcmp(a, "--stored")) o->wo.codec = VGT_CODEC_STORED;
         else if (!strcmp(a, "--no-trailer")) o->wo.write_trailer = 0;
+        else if (!strcmp(a, "--crash-safe")) o->wo.crash_safe = 1;
         else if (vgt_parse_u64(val, &v)) return vgt_cli_error("synth", VGT_EXIT_USAGE, "bad value '%s' for %s", val, a);
         else if (!strcmp(a, "--submits")) o->submits = v;
         else if (!strcmp(a, "--channels") && v >= 1 && v <= MAX_CHANNELS) o->channels = (uint32_t)v;
@@ -595,6 +599,7 @@ static void identity(const synth_opts *o, vgt_identity *id, uint32_t *n, char *c
     };
     *n = sizeof ids / sizeof ids[0];
     memcpy(id, ids, sizeof ids);
+    if (o->wo.crash_safe) id[(*n)++] = (vgt_identity){"crash_safe", "1"};
 }
 
 int cmd_synth(int argc, char **argv)
@@ -622,12 +627,14 @@ int cmd_synth(int argc, char **argv)
     int ok = s->shadow && s->scratch;
     for (uint32_t i = 0; i < MAX_SEGMENTS; i++) ok = ok && s->pb[i].dw;
 
-    vgt_identity id[16];
+    vgt_identity id[16];   /* identity() gives at most 12 */
     uint32_t nid;
     char cmd[256], seed[24];
     identity(&s->o, id, &nid, cmd, sizeof cmd, seed);
-    vgt_status st = ok ? vgt_writer_open_path(&s->w, s->o.out, &s->o.wo, id, nid, &err)
-                       : VGT_FAIL(&err, VGT_E_NOMEM, VGT_NO_OFFSET, "synth: out of memory");
+    int to_stdout = !strcmp(s->o.out, "-");
+    vgt_status st = !ok ? VGT_FAIL(&err, VGT_E_NOMEM, VGT_NO_OFFSET, "synth: out of memory")
+                    : to_stdout ? vgt_writer_open_fd(&s->w, STDOUT_FILENO, 0, &s->o.wo, id, nid, &err)
+                                : vgt_writer_open_path(&s->w, s->o.out, &s->o.wo, id, nid, &err);
     if (st == VGT_OK) {
         st = generate(s);
         vgt_error cerr;
@@ -639,7 +646,8 @@ int cmd_synth(int argc, char **argv)
     }
     rc = st == VGT_OK ? VGT_EXIT_OK : vgt_cli_report("synth", &err);
     if (st == VGT_OK)
-        printf("wrote %s: %llu submissions, %llu bytes of records (synthetic, shape %s)\n", s->o.out,
+        fprintf(to_stdout ? stderr : stdout, "wrote %s: %llu submissions, %llu bytes of records (synthetic, shape %s)\n",
+                to_stdout ? "standard output" : s->o.out,
                (unsigned long long)s->submit_no, (unsigned long long)s->bytes, shape_names[s->o.shape]);
     for (uint32_t i = 0; i < MAX_SEGMENTS; i++) free(s->pb[i].dw);
     free(s->shadow);

@@ -11,7 +11,7 @@
 #include "vgt/cli.h"
 
 static const char usage_text[] =
-    "usage: vgt verify TRACE [--salvage OUT] [--quiet]\n"
+    "usage: vgt verify TRACE [--salvage OUT] [--quiet] [--json]\n"
     "\n"
     "Check a trace completely: file header and identity, every chunk header, payload and records checksum,\n"
     "decompression, sequence continuity, the structure of every record payload (and zero padding), and\n"
@@ -20,11 +20,14 @@ static const char usage_text[] =
     "  --salvage OUT  write every complete record before the first problem (all of them when there is no\n"
     "                 problem) to OUT, a new valid trace with an index\n"
     "  --quiet        print nothing when the trace is valid\n"
+    "  --json         one JSON object on stdout: ok, records, chunks, submissions, has_trailer, valid_end,\n"
+    "                 problem {code, offset, message} or null, salvaged (records) or null\n"
     "\n"
     "exit: 0 valid, 1 a problem was found, 2 usage or I/O error\n";
 
 struct verify_state {
     const char *path;
+    int json;
     uint64_t records, submits, chunks, last_chunk;
     vgt_writer *salvage;
     const char *salvage_path;
@@ -68,6 +71,7 @@ static int close_salvage(struct verify_state *s)
     vgt_status rc = vgt_writer_close(s->salvage, &e);
     s->salvage = NULL;
     if (rc != VGT_OK) return vgt_cli_report("verify", &e);
+    if (s->json) return 0;
     if (s->records) printf("salvaged %" PRIu64 " records (seq 0..%" PRIu64 ") into %s\n", s->records, s->records - 1, s->salvage_path);
     else printf("salvaged 0 records into %s (a valid trace with the identity only)\n", s->salvage_path);
     return 0;
@@ -82,6 +86,27 @@ static int write_salvage(struct verify_state *s, const vgt_record *rec)
     s->salvage = NULL;
     unlink(s->salvage_path);
     return vgt_cli_report("verify", &e);
+}
+
+static void print_json(const struct verify_state *s, const vgt_error *problem, int has_trailer, uint64_t valid_end)
+{
+    printf("{\"trace\":");
+    vgt_json_string(stdout, s->path);
+    printf(",\"ok\":%s,\"records\":%" PRIu64 ",\"chunks\":%" PRIu64 ",\"submissions\":%" PRIu64
+           ",\"has_trailer\":%s,\"valid_end\":%" PRIu64 ",\"problem\":",
+           problem ? "false" : "true", s->records, s->chunks, s->submits, has_trailer ? "true" : "false", valid_end);
+    if (problem) {
+        printf("{\"code\":\"%s\",\"offset\":", vgt_status_name(problem->code));
+        if (problem->offset == VGT_NO_OFFSET) printf("null");
+        else printf("%" PRIu64, problem->offset);
+        printf(",\"message\":");
+        vgt_json_string(stdout, problem->msg);
+        printf("}");
+    } else {
+        printf("null");
+    }
+    if (s->salvage_path) printf(",\"salvaged\":%" PRIu64 "}\n", s->records);
+    else printf(",\"salvaged\":null}\n");
 }
 
 static int walk(struct verify_state *s, vgt_reader *r, int quiet)
@@ -99,11 +124,17 @@ static int walk(struct verify_state *s, vgt_reader *r, int quiet)
     int has_trailer = 0;
     if (st == VGT_E_EOF) st = vgt_reader_trailer_check(r, &has_trailer, &e);
     int problem = st != VGT_OK;
+    /* whole valid chunks end before the chunk that holds a bad record */
+    uint64_t valid_end = vgt_reader_valid_end(r);
+    if (problem && e.offset < valid_end) valid_end = e.offset;
     if (problem) report_problem(s, &e);
     if ((rc = close_salvage(s))) return rc;
+    if (s->json) {
+        print_json(s, problem ? &e : NULL, has_trailer, valid_end);
+        return !problem ? VGT_EXIT_OK : e.code == VGT_E_IO || e.code == VGT_E_NOMEM ? VGT_EXIT_USAGE : VGT_EXIT_PROBLEM;
+    }
     if (problem) {
-        printf("valid prefix: %" PRIu64 " records in %" PRIu64 " chunks (bytes [0, %" PRIu64 "))\n", s->records, s->chunks,
-               vgt_reader_valid_end(r));
+        printf("valid prefix: %" PRIu64 " records (whole chunks end at byte %" PRIu64 ")\n", s->records, valid_end);
         return e.code == VGT_E_IO || e.code == VGT_E_NOMEM ? VGT_EXIT_USAGE : VGT_EXIT_PROBLEM;
     }
     if (!quiet)
@@ -123,6 +154,7 @@ int cmd_verify(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         const char *v;
         if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q")) quiet = 1;
+        else if (!strcmp(argv[i], "--json")) s.json = 1;
         else if ((v = vgt_verb_opt(argc, argv, &i, "--salvage"))) s.salvage_path = v;
         else if (argv[i][0] == '-' && argv[i][1]) return vgt_cli_error("verify", VGT_EXIT_USAGE, "unknown option '%s'", argv[i]);
         else if (!s.path) s.path = argv[i];
@@ -137,6 +169,8 @@ int cmd_verify(int argc, char **argv)
         if (st == VGT_E_IO || st == VGT_E_NOMEM || st == VGT_E_ARG) return vgt_cli_report("verify", &e);
         report_problem(&s, &e);
         if (s.salvage_path) fprintf(stderr, "vgt verify: nothing to salvage: the file header is not valid\n");
+        s.salvage_path = NULL;
+        if (s.json) print_json(&s, &e, 0, 0);
         return VGT_EXIT_PROBLEM;
     }
     int rc = s.salvage_path ? open_salvage(&s, r) : 0;

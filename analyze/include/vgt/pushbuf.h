@@ -67,7 +67,7 @@ typedef enum vgt_diag_kind {
     VGT_DIAG_COUNT_PAST_SEGMENT = 1,  /* a header's count runs past the end of its segment (continues next entry) */
     VGT_DIAG_ADDRESS_NOT_CAPTURED,    /* an entry's VA is in no captured segment */
     VGT_DIAG_ILLEGAL_HEADER,          /* unknown SEC_OP / TERT_OP */
-    VGT_DIAG_UNKNOWN_SUBCHANNEL,      /* a method on a subchannel with no SET_OBJECT and no engine hint */
+    VGT_DIAG_UNKNOWN_SUBCHANNEL,      /* a method on a subchannel with no SET_OBJECT (reported once until bound) */
     VGT_DIAG_UNKNOWN_METHOD,          /* a method not in the class table (reported by table users) */
     VGT_DIAG_TRUNCATED_SEGMENT,       /* a segment captured short */
     VGT_DIAG_RUN_ACROSS_ENTRIES,      /* informational: a method run continued into the next entry */
@@ -116,6 +116,8 @@ typedef struct vgt_pb_state {
     uint32_t run_count;       /* the pending run's header count */
     uint8_t stopped;          /* a method callback asked to stop; vgt_pb_decode_submit returns early */
     uint64_t methods;         /* methods delivered so far (statistics) */
+    uint8_t unbound_reported; /* subchannels already reported UNKNOWN_SUBCHANNEL (bit per subchannel;
+                               * cleared by their SET_OBJECT): one diagnostic per subchannel, not per header */
 } vgt_pb_state;
 
 void vgt_pb_state_init(vgt_pb_state *st, uint32_t channel_class);

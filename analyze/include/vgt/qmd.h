@@ -96,6 +96,11 @@ vgt_status vgt_qmd_decode_as(vgt_qmd_version v, const uint8_t *qmd, uint32_t len
 /* The field table of a version (NULL, *count 0 for unknown). */
 const vgt_qmd_field *vgt_qmd_fields(vgt_qmd_version v, uint32_t *count);
 
+/* Every field of the version's table as "NAME=value" (arrays as "NAME(i)=value", only non-zero elements),
+ * comma separated, hex for addresses and payloads: the full dump a register-database printer gives.
+ * Returns the full length (snprintf style); the text is truncated at cap. */
+int vgt_qmd_format_fields(vgt_qmd_version v, const uint8_t *qmd, uint32_t len, char *buf, uint32_t cap);
+
 /* Bits hi..lo (hi - lo < 64) of a little-endian bit array of len bytes; bits past len read as 0. */
 uint64_t vgt_qmd_bits(const uint8_t *qmd, uint32_t len, unsigned hi, unsigned lo);
 /* The inverse, for tests and synthetic generators: store v into bits hi..lo (bits past len are dropped). */

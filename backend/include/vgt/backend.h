@@ -59,12 +59,16 @@ typedef struct vgt_backend_config {
     uint64_t max_methods_per_submit;/* 0 = VGT_BACKEND_DEFAULT_MAX_METHODS: a hostile loop is cut there */
     uint64_t max_queued_methods;   /* methods a blocked channel may hold; 0 = default */
     uint32_t max_channels;         /* 0 = VGT_BACKEND_DEFAULT_MAX_CHANNELS */
+    uint64_t max_macro_instructions;/* per MME macro call; 0 = the MME simulator's default */
+    uint64_t max_copy_bytes;       /* one copy-engine transfer; 0 = VGT_BACKEND_DEFAULT_MAX_COPY; larger
+                                      ones are reported as not modelled */
 } vgt_backend_config;
 
 #define VGT_BACKEND_DEFAULT_MAX_MEMORY (4ull << 30)
 #define VGT_BACKEND_DEFAULT_MAX_METHODS (64ull << 20)
 #define VGT_BACKEND_DEFAULT_MAX_QUEUED (4ull << 20)
 #define VGT_BACKEND_DEFAULT_MAX_CHANNELS 4096u
+#define VGT_BACKEND_DEFAULT_MAX_COPY (1ull << 30)
 #define VGT_BACKEND_MAX_MAP_RANGES (1u << 20)
 #define VGT_BACKEND_MAX_ENTRY_BYTES (4u << 20)   /* one GPFIFO entry: LENGTH is 21 bits of dwords */
 

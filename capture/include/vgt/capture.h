@@ -125,6 +125,19 @@ vgt_status vgt_capture_memory(vgt_capture *c, uint64_t gpu_va, uint64_t length, 
 vgt_status vgt_capture_diagnostic(vgt_capture *c, uint32_t severity, vgt_status code, const char *text,
                                   vgt_error *err);
 
+/* ---- write tracking of ordinary memory (userfaultfd asynchronous write-protect + PAGEMAP_SCAN) ----
+ * For memory the GPU reads from the program's own pages (OS-descriptor allocations): writes, system
+ * calls included, are never blocked, and collect lists the pages written since the previous collect,
+ * protecting them again. VGT_E_UNSUPPORTED on kernels before 6.7 or for mappings it cannot track. */
+typedef struct vgt_capture_wp vgt_capture_wp;
+typedef void (*vgt_capture_wp_fn)(void *ctx, void *addr, uint64_t len);
+vgt_status vgt_capture_wp_open(vgt_capture_wp **wp, vgt_error *err);
+void vgt_capture_wp_close(vgt_capture_wp *wp);
+vgt_status vgt_capture_wp_add(vgt_capture_wp *wp, void *addr, uint64_t len, vgt_error *err);
+void vgt_capture_wp_remove(vgt_capture_wp *wp, void *addr, uint64_t len);
+vgt_status vgt_capture_wp_collect(vgt_capture_wp *wp, void *addr, uint64_t len, vgt_capture_wp_fn fn, void *ctx,
+                                  vgt_error *err);
+
 /* ---- identity block (docs/trace-format.md §2) ---- */
 #define VGT_CAPTURE_IDENTITY_MAX 32u
 typedef struct vgt_capture_identity {

@@ -50,7 +50,7 @@ typedef struct vgt_replay_report {
     uint64_t submit_seq;         /* its record sequence number */
     uint32_t channel;            /* its channel handle */
     /* VGT_RPT_SUBMIT_CHECKS */
-    uint32_t passed, failed, skipped;
+    uint32_t passed, failed, skipped;   /* skipped: not comparable */
     /* VGT_RPT_MISMATCH */
     uint64_t record_seq;         /* the MEMORY / SEMAPHORE record compared */
     const char *record_kind;     /* "MEMORY observed", "MEMORY changed", "MEMORY initial", "SEMAPHORE" */
@@ -71,7 +71,10 @@ typedef void (*vgt_replay_report_fn)(void *ctx, const vgt_replay_report *r);
 typedef struct vgt_replay_options {
     const vgt_backend_ops *backend;   /* NULL: vgt_backend_auto() */
     vgt_lane lane;                    /* VGT_LANE_AUTO: the first lane the backend implements */
-    vgt_range submits;                /* submissions to run (0-based); others only track state */
+    vgt_range submits;                /* submissions to replay and check (0-based); reading stops after the last */
+    int prefix_state_only;            /* submissions before submits.first: 0 = run them unchecked (the
+                                         state they leave, e.g. semaphores, is what the window starts
+                                         from), 1 = only track state (bindings, macros: no GPU work) */
     int check;
     vgt_backend_config backend_cfg;
     uint64_t model_memory_limit;      /* 0: the model's default */
@@ -86,9 +89,12 @@ typedef struct vgt_replay_summary {
     const char *lane;
     const char *limits_note;          /* "shaders not executed; draws not rasterized" on sim, or NULL */
     uint64_t records;
-    uint64_t submissions;             /* GPFIFO_SUBMIT records seen */
-    uint64_t submissions_replayed;    /* ... run on the backend */
-    uint64_t checks_passed, checks_failed, checks_skipped;
+    uint64_t submissions;             /* GPFIFO_SUBMIT records read (up to the last of --submits) */
+    uint64_t submissions_replayed;    /* ... run on the backend inside --submits */
+    uint64_t submissions_prefix;      /* ... before --submits: run unchecked, or state only */
+    uint64_t checks_passed, checks_failed;
+    uint64_t checks_skipped;          /* not comparable: nothing the backend produced, or not yet written
+                                         when the capture took its snapshot */
     uint64_t bytes_compared;
     uint64_t warnings;
     uint64_t faults;                  /* submissions that faulted */

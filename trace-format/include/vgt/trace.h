@@ -257,7 +257,10 @@ typedef struct vgt_writer_options {
 vgt_writer_options vgt_writer_defaults(void);
 
 /* Open: writes the file header immediately. The path variant creates/truncates the file. The fd variant
- * writes to any fd (file, pipe, socket) and does not close it unless own_fd. */
+ * writes to any fd (file, pipe, socket) and does not close it unless own_fd; a regular file must be at
+ * offset 0. A failed write (ENOSPC, EFBIG, EPIPE: a program writing to a pipe should ignore SIGPIPE) is
+ * returned with the offset and strerror; the chunks written before it stay a valid trace (the partial
+ * chunk is cut off again), and every later call returns the same error. */
 vgt_status vgt_writer_open_path(vgt_writer **w, const char *path, const vgt_writer_options *opt,
                                 const vgt_identity *ident, uint32_t nident, vgt_error *err);
 vgt_status vgt_writer_open_fd(vgt_writer **w, int fd, int own_fd, const vgt_writer_options *opt,
@@ -350,6 +353,10 @@ vgt_status vgt_reader_trailer_check(vgt_reader *r, int *has_trailer, vgt_error *
 /* The chunk the last record returned by vgt_reader_next came from (offset, sequence and time range,
  * codec and both lengths). VGT_E_NOT_FOUND before the first record. */
 vgt_status vgt_reader_current_chunk(const vgt_reader *r, vgt_chunk_info *out, vgt_error *err);
+/* 1 once the records ended for good (a trailer was met, or the end of a file or pipe that is not being
+ * followed); 0 while a streaming reader of a regular file may still see more (VGT_E_EOF from next() then
+ * means "nothing more yet"). */
+int vgt_reader_at_end(const vgt_reader *r);
 /* File offset (stream offset) just past the last complete chunk read so far: the length of the longest
  * valid prefix of whole chunks, for salvage tools. */
 uint64_t vgt_reader_valid_end(const vgt_reader *r);
@@ -357,6 +364,9 @@ uint64_t vgt_reader_valid_end(const vgt_reader *r);
 /* Chunk list: from the index when present, else by a scan of chunk headers (files only). Entries from
  * the index carry no codec or lengths (0); entries from a scan carry all fields. */
 vgt_status vgt_reader_chunks(vgt_reader *r, const vgt_chunk_info **chunks, uint32_t *count, vgt_error *err);
+/* Reads and checks (magic, header checksum, limits) the chunk header at a file offset, without its
+ * payload: every field but first_submit (0). Files only; for quick summaries of large traces. */
+vgt_status vgt_reader_chunk_header(vgt_reader *r, uint64_t offset, vgt_chunk_info *out, vgt_error *err);
 /* Position so that the next vgt_reader_next returns the record with that sequence number / the first
  * record with ts >= t / the n-th (0-based) GPFIFO_SUBMIT record. Files only. */
 vgt_status vgt_reader_seek_seq(vgt_reader *r, uint64_t seq, vgt_error *err);
