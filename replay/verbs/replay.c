@@ -16,7 +16,7 @@
 static const char usage_text[] =
     "usage: vgt replay TRACE [--backend sim|gpu|cuda] [--lane verbatim|synth|cuda|auto]\n"
     "                        [--submits A..B [--prefix run|state]] [--check] [--dump VA:LEN:FILE]...\n"
-    "                        [--json] [--quiet]\n"
+    "                        [--json] [--quiet | --verbose]\n"
     "\n"
     "Replay a trace (TRACE, or - for a stream on stdin) on a backend: objects, channels, mappings and\n"
     "memory are rebuilt, then each submission runs on a lane. Without --backend the GPU is used when one\n"
@@ -33,6 +33,7 @@ static const char usage_text[] =
     "  --dump VA:LEN:FILE  write LEN bytes of replayed memory at VA to FILE at the end (repeatable)\n"
     "  --json           one JSON object at the end instead of text\n"
     "  --quiet          text: only mismatches, problems and the summary\n"
+    "  --verbose        text: every message (otherwise at most 200 of each kind)\n"
     "\n"
     "exit: 0 ok, 1 a check failed / a fault / a channel never finished, 2 usage or I/O error\n";
 
@@ -42,7 +43,7 @@ typedef struct dump_req {
 } dump_req;
 
 typedef struct cli {
-    int json, quiet;
+    int json, quiet, verbose;
     uint64_t shown[8];
     uint64_t hidden;
     FILE *out;
@@ -119,7 +120,7 @@ static void on_report(void *ctx, const vgt_replay_report *r)
     }
     int slot = r->kind == VGT_RPT_WARNING ? 0 : (r->event_kind & 7);
     if (r->kind == VGT_RPT_EVENT && (r->event_kind == VGT_BEV_UNBLOCKED) && c->quiet) return;
-    if (c->shown[slot]++ >= MAX_TEXT_EVENTS) {
+    if (c->shown[slot]++ >= MAX_TEXT_EVENTS && !c->verbose) {
         c->hidden++;
         return;
     }
@@ -238,7 +239,7 @@ static int write_dump(vgt_replay *rp, const dump_req *d)
 typedef struct args {
     const char *trace, *backend, *lane;
     vgt_range submits;
-    int check, json, quiet, prefix_state;
+    int check, json, quiet, verbose, prefix_state;
     dump_req dumps[MAX_DUMPS];
     int ndumps;
 } args;
@@ -253,6 +254,7 @@ static int parse_args(int argc, char **argv, args *a)
         if (!strcmp(o, "--check")) a->check = 1;
         else if (!strcmp(o, "--json")) a->json = 1;
         else if (!strcmp(o, "--quiet")) a->quiet = 1;
+        else if (!strcmp(o, "--verbose")) a->verbose = 1;
         else if (!strcmp(o, "--backend") && has_val) a->backend = argv[++i];
         else if (!strcmp(o, "--lane") && has_val) a->lane = argv[++i];
         else if (!strcmp(o, "--prefix") && has_val) {
@@ -337,7 +339,7 @@ int cmd_replay(int argc, char **argv)
     if (rc >= 0) return rc;
     vgt_replay_options o = vgt_replay_defaults();
     if ((rc = choose(&a, &o)) >= 0) return rc;
-    cli c = {.json = a.json, .quiet = a.quiet, .out = stdout};
+    cli c = {.json = a.json, .quiet = a.quiet, .verbose = a.verbose, .out = stdout};
     o.check = a.check;
     o.submits = a.submits;
     o.prefix_state_only = a.prefix_state;

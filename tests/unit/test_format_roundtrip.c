@@ -503,6 +503,10 @@ static void test_bad_args(void)
     vgt_error e;
     vgt_identity dup[] = {{"a", "1"}, {"a", "2"}};
     CHECK(vgt_writer_open_path(&w, path, NULL, dup, 2, &e) == VGT_E_ARG, "duplicate identity key");
+    vgt_identity bad_utf8[] = {{"host", "caf\xc3"}};
+    CHECK(vgt_writer_open_path(&w, path, NULL, bad_utf8, 1, &e) == VGT_E_ARG && strstr(e.msg, "UTF-8"), "identity not UTF-8");
+    vgt_identity good_utf8[] = {{"host", "caf\xc3\xa9 \xf0\x9f\x9a\x80"}};
+    CHECK(vgt_writer_open_path(&w, path, NULL, good_utf8, 1, &e) == VGT_OK && vgt_writer_close(w, &e) == VGT_OK, "UTF-8 identity");
     vgt_writer_options o = vgt_writer_defaults();
     o.zstd_level = 99;
     CHECK(vgt_writer_open_path(&w, path, &o, NULL, 0, &e) == VGT_E_ARG, "level 99");

@@ -7,6 +7,7 @@
 #include "le.h"
 
 static uint64_t entry_size(uint64_t klen, uint64_t vlen) { return pad8(8 + klen + vlen); }
+static int utf8_valid(const uint8_t *p, uint64_t n);
 
 static vgt_status check_identity(const vgt_identity *ident, uint32_t n, uint64_t *total, vgt_error *err)
 {
@@ -22,6 +23,8 @@ static vgt_status check_identity(const vgt_identity *ident, uint32_t n, uint64_t
             return VGT_FAIL(err, VGT_E_LIMIT, VGT_NO_OFFSET,
                             "identity '%.64s': key of %zu bytes (max %u) or value of %zu bytes (max %u)", ident[i].key,
                             kl, VGT_MAX_IDENTITY_KEY, vl, VGT_MAX_IDENTITY_VALUE);
+        if (!utf8_valid((const uint8_t *)ident[i].key, kl) || !utf8_valid((const uint8_t *)ident[i].value, vl))
+            return VGT_FAIL(err, VGT_E_ARG, VGT_NO_OFFSET, "identity '%.64s': key or value is not UTF-8", ident[i].key);
         for (uint32_t j = 0; j < i; j++)
             if (!strcmp(ident[j].key, ident[i].key))
                 return VGT_FAIL(err, VGT_E_ARG, VGT_NO_OFFSET, "identity key '%s' given twice", ident[i].key);
@@ -88,6 +91,22 @@ vgt_status header_parse_fixed(const uint8_t *p, uint64_t file_size, file_header 
 
 static int has_nul(const uint8_t *p, uint32_t n) { return memchr(p, 0, n) != NULL; }
 
+/* Well-formed UTF-8 (RFC 3629): no overlong forms, no surrogates, nothing above U+10FFFF. */
+static int utf8_valid(const uint8_t *p, uint64_t n)
+{
+    for (uint64_t i = 0; i < n;) {
+        uint8_t c = p[i];
+        uint32_t len = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+        if (!len || len > n - i) return 0;
+        for (uint32_t k = 1; k < len; k++)
+            if ((p[i + k] & 0xc0) != 0x80) return 0;
+        if (len == 3 && ((c == 0xe0 && p[i + 1] < 0xa0) || (c == 0xed && p[i + 1] >= 0xa0))) return 0;
+        if (len == 4 && ((c == 0xf0 && p[i + 1] < 0x90) || (c == 0xf4 && p[i + 1] >= 0x90))) return 0;
+        i += len;
+    }
+    return 1;
+}
+
 vgt_status header_parse_identity(const uint8_t *p, const file_header *h, vgt_identity **ident, vgt_error *err)
 {
     uint32_t hl = h->header_length, n = h->identity_count;
@@ -117,9 +136,10 @@ vgt_status header_parse_identity(const uint8_t *p, const file_header *h, vgt_ide
         }
         const uint8_t *k = cursor_take(&c, kl), *v = cursor_take(&c, vl);
         c.pos += pad8((uint64_t)kl + vl) - kl - vl;
-        if (!kl || has_nul(k, kl) || has_nul(v, vl)) {
+        if (!kl || has_nul(k, kl) || has_nul(v, vl) || !utf8_valid(k, kl) || !utf8_valid(v, vl)) {
             free(id);
-            return VGT_FAIL(err, VGT_E_FORMAT, at, "identity entry %u at offset %llu has an empty key or a NUL byte", i,
+            return VGT_FAIL(err, VGT_E_FORMAT, at,
+                            "identity entry %u at offset %llu has an empty key, a NUL byte or bytes that are not UTF-8", i,
                             (unsigned long long)at);
         }
         memcpy(strs, k, kl);

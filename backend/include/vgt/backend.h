@@ -70,7 +70,7 @@ typedef struct vgt_backend_config {
 #define VGT_BACKEND_DEFAULT_MAX_CHANNELS 4096u
 #define VGT_BACKEND_DEFAULT_MAX_COPY (1ull << 30)
 #define VGT_BACKEND_MAX_MAP_RANGES (1u << 20)
-#define VGT_BACKEND_MAX_ENTRY_BYTES (4u << 20)   /* one GPFIFO entry: LENGTH is 21 bits of dwords */
+#define VGT_BACKEND_MAX_ENTRY_BYTES (8u << 20)   /* one GPFIFO entry: LENGTH 30:10 is 21 bits of dwords */
 
 typedef struct vgt_backend_channel_desc {
     uint32_t vas;                  /* VA space from vaspace_create */

@@ -138,6 +138,30 @@ void vgt_capture_wp_remove(vgt_capture_wp *wp, void *addr, uint64_t len);
 vgt_status vgt_capture_wp_collect(vgt_capture_wp *wp, void *addr, uint64_t len, vgt_capture_wp_fn fn, void *ctx,
                                   vgt_error *err);
 
+/* ---- RM_VID_HEAP_CONTROL (escape 0x4A, NVOS32_PARAMETERS, 0xB8 bytes) ----
+ * The Vulkan and OpenGL drivers allocate memory through this escape rather than RM_ALLOC. Decoding it
+ * turns an allocation into the MEM_ALLOC record RM_ALLOC's memory classes get. */
+#define VGT_NVOS32_SIZE 0xB8u
+enum vgt_nvos32_function {
+    VGT_NVOS32_ALLOC_SIZE = 2, VGT_NVOS32_FREE = 3, VGT_NVOS32_INFO = 5, VGT_NVOS32_ALLOC_TILED_PITCH_HEIGHT = 6,
+    VGT_NVOS32_ALLOC_SIZE_RANGE = 14, VGT_NVOS32_ALLOC_OS_DESCRIPTOR = 27,
+};
+typedef struct vgt_capture_nvos32 {
+    uint32_t function;           /* enum vgt_nvos32_function (others are left undecoded) */
+    int is_alloc, is_free;       /* which of the two below is filled */
+    vgt_rec_mem_alloc alloc;     /* client, parent (device), handle, cls (0x40 vidmem, 0x3e sysmem, 0x50a0
+                                  * virtual, 0x71 OS descriptor, 0 when RM chooses), size, flags, attr,
+                                  * attr2, aperture, status; cpu_address: the OS descriptor's address */
+    uint32_t va_space;           /* hVASpace (virtual allocations) */
+    uint64_t offset;             /* returned offset (the GPU VA of a virtual allocation) */
+    uint32_t type, format;       /* surface type and format */
+    uint32_t free_client, free_handle;
+} vgt_capture_nvos32;
+/* Decode one NVOS32_PARAMETERS as returned by the kernel (params_out); len is what was recorded.
+ * VGT_E_TRUNCATED when len is under VGT_NVOS32_SIZE; VGT_E_UNSUPPORTED for functions that neither
+ * allocate nor free (out->function is still set). A failed call keeps its status in alloc.status. */
+vgt_status vgt_capture_nvos32_decode(const uint8_t *p, uint32_t len, vgt_capture_nvos32 *out, vgt_error *err);
+
 /* ---- identity block (docs/trace-format.md §2) ---- */
 #define VGT_CAPTURE_IDENTITY_MAX 32u
 typedef struct vgt_capture_identity {

@@ -13,6 +13,9 @@
  *     const vgt_replay_summary *s = vgt_replay_summary_get(rp);
  *     vgt_replay_close(rp);
  *
+ * The engine replays one GPU address space, the model's: every GPU_MAP (whatever its VA-space handle)
+ * lands in one backend VA space.
+ *
  * Lanes: `verbatim` runs the captured push buffers unchanged at their captured VAs; `synth` (lane 2,
  * re-synthesized push buffers) and `cuda` (lane 3) exist as names and are refused cleanly by a backend
  * that does not implement them.
