@@ -58,6 +58,9 @@ vgt_status vgt_sem_new(vgt_sem_tracker **out, const vgt_sem_config *cfg, vgt_err
     t->last_cls = UINT32_MAX;
     t->hot_mthd = UINT32_MAX;   /* no method address is this */
     if (!t->cfg.max_upload || t->cfg.max_upload > VGT_SEM_MAX_UPLOAD) t->cfg.max_upload = VGT_SEM_MAX_UPLOAD;
+    t->overlay.disabled = cfg->no_overlay;
+    t->overlay.cap = cfg->overlay_bytes ? cfg->overlay_bytes : VGT_SEM_OVERLAY_BYTES;
+    if (t->overlay.cap < VGT_SEM_OVERLAY_MAX_WRITE) t->overlay.cap = VGT_SEM_OVERLAY_MAX_WRITE;
     *out = t;
     return VGT_OK;
 }
@@ -66,6 +69,7 @@ void vgt_sem_free(vgt_sem_tracker *t)
 {
     if (!t) return;
     for (unsigned i = 0; i < 8; i++) free(t->i2m[i].store);
+    sem_overlay_free(&t->overlay);
     free(t);
 }
 
@@ -81,15 +85,32 @@ void vgt_sem_reset(vgt_sem_tracker *t)
     }
     memset(&t->host, 0, sizeof t->host);
     t->draw_pending = 0;
+    t->origin = VGT_ORIGIN_STREAM;
+    t->macro_call = 0;
+    sem_overlay_reset(&t->overlay);   /* a new channel incarnation: what the old one wrote is not known to hold */
 }
 
-void sem_event_init(vgt_event *ev, vgt_event_kind kind, const vgt_method *m)
+void sem_event_init(const vgt_sem_tracker *t, vgt_event *ev, vgt_event_kind kind, const vgt_method *m)
 {
     memset(ev, 0, sizeof *ev);
     ev->kind = kind;
     ev->pos = m->pos;
     ev->cls = m->cls;
     ev->subch = m->subch;
+    ev->origin = t->origin;
+    ev->macro_call = t->macro_call;
+}
+
+void vgt_sem_begin_macro(vgt_sem_tracker *t, uint64_t call_id)
+{
+    t->origin = VGT_ORIGIN_MACRO;
+    t->macro_call = call_id;
+}
+
+void vgt_sem_end_macro(vgt_sem_tracker *t)
+{
+    t->origin = VGT_ORIGIN_STREAM;
+    t->macro_call = 0;
 }
 
 void sem_flush_draw(vgt_sem_tracker *t)
@@ -118,10 +139,10 @@ static vgt_status dispatch(vgt_sem_tracker *t, unsigned role, unsigned index, co
     return VGT_OK;
 }
 
-/* Everything but the LOAD_INLINE_DATA fast path; kept out of line so the fast path needs no frame. */
-static __attribute__((noinline)) vgt_status method_slow(vgt_sem_tracker *t, const vgt_method *m, vgt_error *err)
+/* The lookup cell of a method (role R_NONE: not listened to). */
+static sem_cell cell_of(vgt_sem_tracker *t, const vgt_method *m)
 {
-    if (m->masked) return VGT_OK;   /* the subdevice mask excludes the GPU we model: it ignores the method */
+    static const sem_cell none;
     const sem_cell *tab;
     if (m->is_host) tab = lookup[FAM_HOST];
     else {
@@ -131,11 +152,17 @@ static __attribute__((noinline)) vgt_status method_slow(vgt_sem_tracker *t, cons
             t->last_tab = fam == FAM_NONE ? NULL : lookup[fam];
         }
         tab = t->last_tab;
-        if (!tab) return VGT_OK;
+        if (!tab) return none;
     }
     unsigned slot = m->mthd >> 2;
-    if (slot >= SEM_MTHD_SLOTS) return VGT_OK;
-    sem_cell c = tab[slot];
+    return slot < SEM_MTHD_SLOTS ? tab[slot] : none;
+}
+
+/* Everything but the LOAD_INLINE_DATA fast path; kept out of line so the fast path needs no frame. */
+static __attribute__((noinline)) vgt_status method_slow(vgt_sem_tracker *t, const vgt_method *m, vgt_error *err)
+{
+    if (m->masked) return VGT_OK;   /* the subdevice mask excludes the GPU we model: it ignores the method */
+    sem_cell c = cell_of(t, m);
     if (c.role == R_NONE) return VGT_OK;
     if (c.role == R_I2M_DATA) {
         t->hot_cls = m->cls;
@@ -152,12 +179,99 @@ vgt_status vgt_sem_method(vgt_sem_tracker *t, const vgt_method *m, vgt_error *er
     /* Bulk push buffers are mostly LOAD_INLINE_DATA runs: the last such (class, method) skips the lookup. */
     if (m->mthd == t->hot_mthd && m->cls == t->hot_cls && !m->masked) {
         i2m_state *s = &t->i2m[m->subch & 7];
-        if (s->active && !s->buf && s->received + 4 < s->expected) {   /* counting only, not the last dword */
+        if (s->active && s->received + 4 < s->expected) {   /* not the last dword: all 4 bytes are data */
+            if (s->buf) {
+                uint8_t *p = s->buf + s->received;
+                p[0] = (uint8_t)m->data; p[1] = (uint8_t)(m->data >> 8);
+                p[2] = (uint8_t)(m->data >> 16); p[3] = (uint8_t)(m->data >> 24);
+            }
             s->received += 4;
             return VGT_OK;
         }
     }
     return method_slow(t, m, err);   /* everything else, including the last dword of a transfer */
+}
+
+vgt_status vgt_sem_noninc_run(vgt_sem_tracker *t, const vgt_method *m, const uint8_t *data, uint32_t count,
+                              vgt_error *err)
+{
+    if (!count || m->masked) return VGT_OK;
+    sem_cell c = cell_of(t, m);
+    if (c.role == R_NONE) return VGT_OK;
+    if (c.role == R_I2M_DATA) {   /* the bulk case: one copy; dwords past the transfer have nowhere to go */
+        t->hot_cls = m->cls;
+        t->hot_mthd = m->mthd;
+        sem_i2m_bulk(t, &t->i2m[m->subch & 7], m, data, count);
+        return VGT_OK;
+    }
+    vgt_method one = *m;
+    for (uint32_t i = 0; i < count; i++) {
+        const uint8_t *p = data + 4u * i;
+        one.data = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+        one.pos.dword = m->pos.dword + i;
+        one.first = i == 0 && m->first;
+        VGT_TRY(vgt_sem_method(t, &one, err));
+    }
+    return VGT_OK;
+}
+
+vgt_status sem_mem_read(vgt_sem_tracker *t, uint64_t va, uint8_t *dst, uint32_t len, uint32_t *known, vgt_error *err)
+{
+    uint64_t k = 0;
+    VGT_TRY(vgt_sem_mem_read(t, va, dst, len, &k, err));
+    *known = (uint32_t)(k > len ? len : k);
+    return VGT_OK;
+}
+
+/* cfg.mem_read, with "not mapped" read as unknown bytes */
+static vgt_status backing_read(vgt_sem_tracker *t, uint64_t va, uint8_t *dst, uint64_t len, uint64_t *known,
+                               vgt_error *err)
+{
+    *known = 0;
+    memset(dst, 0, len);
+    if (!t->cfg.mem_read || !len) return VGT_OK;
+    uint64_t k = 0;
+    vgt_status rc = t->cfg.mem_read(t->cfg.mem_ctx, va, dst, len, &k, err);
+    if (rc == VGT_E_NOT_FOUND || rc == VGT_E_FAULT) { memset(dst, 0, len); return VGT_OK; }
+    if (rc != VGT_OK) return rc;
+    *known = k > len ? len : k;
+    return VGT_OK;
+}
+
+/* One piece of at most SEM_OVERLAY_READ bytes: overlay bytes, then each undecided or hidden run from memory. */
+static vgt_status read_piece(vgt_sem_tracker *t, uint64_t va, uint8_t *dst, uint32_t len, uint64_t *known,
+                             vgt_error *err)
+{
+    uint8_t state[SEM_OVERLAY_READ];
+    uint32_t decided = sem_overlay_lookup(&t->overlay, va, len, dst, state);
+    if (!decided) return backing_read(t, va, dst, len, known, err);
+    uint64_t k = 0;
+    for (uint32_t i = 0; i < len;) {
+        if (state[i] == 1) { k++; i++; continue; }
+        uint32_t j = i;
+        while (j < len && state[j] != 1) j++;
+        uint64_t kr = 0;
+        VGT_TRY(backing_read(t, va + i, dst + i, j - i, &kr, err));
+        k += kr;
+        i = j;
+    }
+    *known = k;
+    return VGT_OK;
+}
+
+vgt_status vgt_sem_mem_read(vgt_sem_tracker *t, uint64_t va, void *dst, uint64_t len, uint64_t *known, vgt_error *err)
+{
+    *known = 0;
+    const sem_overlay *o = &t->overlay;
+    if (!o->n || va >= o->hi || va + len <= o->lo) return backing_read(t, va, dst, len, known, err);
+    for (uint64_t done = 0; done < len;) {
+        uint32_t n = len - done < SEM_OVERLAY_READ ? (uint32_t)(len - done) : SEM_OVERLAY_READ;
+        uint64_t k = 0;
+        VGT_TRY(read_piece(t, va + done, (uint8_t *)dst + done, n, &k, err));
+        *known += k;
+        done += n;
+    }
+    return VGT_OK;
 }
 
 void vgt_sem_flush(vgt_sem_tracker *t)

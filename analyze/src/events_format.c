@@ -50,6 +50,12 @@ const char *vgt_draw_kind_name(unsigned kind)
     return NAME_OF(n, kind);
 }
 
+const char *vgt_event_origin_name(unsigned origin)
+{
+    static const char *const n[] = { "stream", "macro" };
+    return NAME_OF(n, origin);
+}
+
 /* Appends to a fixed buffer, remembering the full length like snprintf. */
 typedef struct out { char *buf; uint32_t cap; uint32_t len; } out;
 
@@ -142,6 +148,7 @@ int vgt_event_format(const vgt_event *ev, char *buf, uint32_t cap)
     if (cap) buf[0] = 0;
     put(&o, "%s", vgt_event_kind_name(ev->kind));
     text_body(&o, ev);
+    if (ev->origin == VGT_ORIGIN_MACRO) put(&o, " [macro call %" PRIu64 "]", ev->macro_call);
     return (int)o.len;
 }
 
@@ -227,6 +234,7 @@ void vgt_event_print_json(FILE *f, const vgt_event *ev)
 {
     fprintf(f, "{\"event\":\"%s\",\"seq\":%" PRIu64 ",\"entry\":%u,\"dword\":%u,\"class\":%u,\"subch\":%u",
             vgt_event_kind_name(ev->kind), ev->pos.seq, ev->pos.entry, ev->pos.dword, ev->cls, ev->subch);
+    if (ev->origin == VGT_ORIGIN_MACRO) fprintf(f, ",\"origin\":\"macro\",\"macro_call\":%" PRIu64, ev->macro_call);
     json_body(f, ev);
     fputc('}', f);
 }

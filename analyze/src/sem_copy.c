@@ -8,7 +8,10 @@
  * LAUNCH_DMA 0x300: DATA_TRANSFER_TYPE 1:0, SEMAPHORE_TYPE 4:3, SRC/DST_MEMORY_LAYOUT 7/8 (1 pitch),
  * MULTI_LINE_ENABLE 9, REMAP_ENABLE 10, SRC/DST_TYPE 12/13 (1 physical), SEMAPHORE_REDUCTION 17:14,
  * SEMAPHORE_REDUCTION_SIGN 18 (0 signed), SEMAPHORE_REDUCTION_ENABLE 19, SEMAPHORE_PAYLOAD_SIZE 27 (C7B5+).
+ * The bytes a small fill or a copy of overlay-known bytes writes go into the stream-write overlay (events.h).
  * A COPY event is delivered, then a SEM_RELEASE (source copy) when SEMAPHORE_TYPE is not NONE. */
+#include <string.h>
+
 #include "sem_internal.h"
 
 #define BITS(v, hi, lo) (((v) >> (lo)) & ((1u << ((hi) - (lo) + 1)) - 1u))
@@ -28,11 +31,55 @@ static int remap_is_memset(uint32_t comp)
     return 1;
 }
 
+/* A fill's bytes: elements of NUM_DST_COMPONENTS components of COMPONENT_SIZE bytes, each CONST_A or
+ * CONST_B (low bytes first). 0 when a component is not written (NO_WRITE) or reads a source. */
+static int fill_bytes(const vgt_ev_copy *k, uint8_t *out, uint64_t n)
+{
+    unsigned comps = BITS(k->remap_components, 25, 24) + 1, size = BITS(k->remap_components, 17, 16) + 1;
+    uint8_t elem[16];
+    for (unsigned i = 0; i < comps; i++) {
+        unsigned sel = (k->remap_components >> (4 * i)) & 7;
+        if (sel != 4 && sel != 5) return 0;
+        uint32_t v = sel == 4 ? k->remap_const_a : k->remap_const_b;
+        for (unsigned b = 0; b < size; b++) elem[i * size + b] = (uint8_t)(v >> (8 * b));
+    }
+    unsigned esize = comps * size;
+    for (uint64_t i = 0; i < n; i++) out[i] = elem[i % esize];
+    return 1;
+}
+
+/* What the copy wrote, into the overlay: the bytes of a small pitch fill or of a small pitch copy whose
+ * source the overlay holds entirely; a hole over the destination otherwise. Physical addresses are not
+ * in the VA space the overlay keeps. */
+static void remember(vgt_sem_tracker *t, const vgt_ev_copy *k)
+{
+    if (k->dst_physical || !k->bytes) return;
+    uint64_t line = k->line_count ? k->bytes / (k->multi_line ? k->line_count : 1) : k->bytes;
+    int contiguous = !k->multi_line || k->line_count <= 1 || k->pitch_out == line;
+    uint64_t span = contiguous ? k->bytes : (uint64_t)k->pitch_out * (k->line_count - 1) + line;
+    static const uint32_t max = VGT_SEM_OVERLAY_MAX_WRITE;
+    uint8_t buf[VGT_SEM_OVERLAY_MAX_WRITE];
+    if (!k->dst_pitch || !contiguous || k->bytes > max) { sem_overlay_hole(&t->overlay, k->dst_va, span); return; }
+    int known = 0;
+    if (k->memset) known = fill_bytes(k, buf, k->bytes);
+    else if (!k->remap && k->src_pitch && !k->src_physical && (!k->multi_line || k->line_count <= 1 || k->pitch_in == line)) {
+        uint8_t state[SEM_OVERLAY_READ];
+        known = 1;
+        for (uint64_t done = 0; known && done < k->bytes; done += SEM_OVERLAY_READ) {
+            uint32_t n = k->bytes - done < SEM_OVERLAY_READ ? (uint32_t)(k->bytes - done) : SEM_OVERLAY_READ;
+            known = sem_overlay_lookup(&t->overlay, k->src_va + done, n, buf + done, state) == n &&
+                    memchr(state, 2, n) == NULL;
+        }
+    }
+    if (known) sem_overlay_write(&t->overlay, k->dst_va, buf, k->bytes);
+    else sem_overlay_hole(&t->overlay, k->dst_va, span);
+}
+
 static void launch(vgt_sem_tracker *t, const copy_state *c, const vgt_method *m)
 {
     uint32_t d = m->data;
     vgt_event ev;
-    sem_event_init(&ev, VGT_EV_COPY, m);
+    sem_event_init(t, &ev, VGT_EV_COPY, m);
     vgt_ev_copy *k = &ev.u.copy;
     k->src_va = ((uint64_t)(c->in_upper & 0x1ffffffu) << 32) | c->in_lower;
     k->dst_va = ((uint64_t)(c->out_upper & 0x1ffffffu) << 32) | c->out_lower;
@@ -61,11 +108,12 @@ static void launch(vgt_sem_tracker *t, const copy_state *c, const vgt_method *m)
     int payload64 = (m->cls & 0xffff) >= 0xc7b5 && BITS(d, 27, 27);
     k->sem_va = ((uint64_t)(c->sem_a & 0x1ffffffu) << 32) | c->sem_b;
     k->sem_payload = payload64 ? ((uint64_t)c->sem_payload_upper << 32) | c->sem_payload : c->sem_payload;
+    if (!t->overlay.disabled) remember(t, k);
     sem_emit(t, &ev);
     if (!k->semaphore_type) return;
 
     vgt_event se;
-    sem_event_init(&se, VGT_EV_SEM_RELEASE, m);
+    sem_event_init(t, &se, VGT_EV_SEM_RELEASE, m);
     vgt_ev_sem *s = &se.u.sem;
     s->source = VGT_SEM_SRC_COPY;
     s->op = BITS(d, 19, 19) ? VGT_SEM_OP_REDUCTION : VGT_SEM_OP_RELEASE;

@@ -12,10 +12,25 @@
 
 #include "sem_internal.h"
 
+/* What the transfer wrote, into the overlay: packed lines of line_length bytes land pitch_out apart. A
+ * block-linear destination or a transfer cut short is a hole over the bytes it covers. */
+static void remember(vgt_sem_tracker *t, const i2m_state *s, uint64_t dst, int complete)
+{
+    sem_overlay *o = &t->overlay;
+    int pitch = s->raw & 1;
+    uint64_t span = s->line_count > 1 && pitch && s->pitch_out > s->line_length
+                        ? (uint64_t)s->pitch_out * (s->line_count - 1) + s->line_length : s->expected;
+    if (!complete || !pitch || !s->buf) { sem_overlay_hole(o, dst, span); return; }
+    if (span == s->expected) { sem_overlay_write(o, dst, s->buf, s->expected); return; }
+    if (s->line_count > 64) { sem_overlay_hole(o, dst, span); return; }
+    for (uint32_t i = 0; i < s->line_count; i++)
+        sem_overlay_write(o, dst + (uint64_t)i * s->pitch_out, s->buf + (uint64_t)i * s->line_length, s->line_length);
+}
+
 static void emit_upload(vgt_sem_tracker *t, i2m_state *s, const vgt_method *m, int complete)
 {
     vgt_event ev;
-    sem_event_init(&ev, VGT_EV_UPLOAD, m);
+    sem_event_init(t, &ev, VGT_EV_UPLOAD, m);
     vgt_ev_upload *u = &ev.u.upload;
     u->dst_va = ((uint64_t)(s->offset_upper & 0x1ffffffu) << 32) | s->offset;
     u->line_length = s->line_length;
@@ -29,6 +44,7 @@ static void emit_upload(vgt_sem_tracker *t, i2m_state *s, const vgt_method *m, i
     u->raw = s->raw;
     if (s->buf) u->data = s->buf;
     s->active = 0;
+    remember(t, s, u->dst_va, complete);
     sem_emit(t, &ev);
 }
 
@@ -40,7 +56,9 @@ static vgt_status start(vgt_sem_tracker *t, i2m_state *s, const vgt_method *m, v
     s->received = 0;
     s->active = 1;
     s->buf = s->store;
-    if (!t->cfg.keep_upload_bytes || s->expected > t->cfg.max_upload) s->buf = NULL;
+    int keep = t->cfg.keep_upload_bytes && s->expected <= t->cfg.max_upload;
+    int overlay = !t->overlay.disabled && s->expected <= VGT_SEM_OVERLAY_MAX_WRITE;
+    if (!keep && !overlay) s->buf = NULL;
     else {
         if (s->cap < s->expected) {
             uint64_t cap = s->expected < 4096 ? 4096 : s->expected;
@@ -61,6 +79,27 @@ void sem_i2m_collect(vgt_sem_tracker *t, i2m_state *s, const vgt_method *m)
     uint64_t n = s->expected - s->received < 4 ? s->expected - s->received : 4;
     uint8_t le[4] = { (uint8_t)m->data, (uint8_t)(m->data >> 8), (uint8_t)(m->data >> 16), (uint8_t)(m->data >> 24) };
     memcpy(s->buf + s->received, le, n);
+}
+
+uint32_t sem_i2m_bulk(vgt_sem_tracker *t, i2m_state *s, const vgt_method *m, const uint8_t *data, uint32_t count)
+{
+    if (!s->active) return 0;
+    uint64_t left = s->expected - s->received;   /* > 0: an active transfer is not complete */
+    uint32_t take = left / 4 + (left % 4 != 0) < count ? (uint32_t)(left / 4 + (left % 4 != 0)) : count;
+    if (s->buf) {
+        uint64_t n = 4ull * take < left ? 4ull * take : left;
+        memcpy(s->buf + s->received, data, n);
+    }
+    s->received += 4ull * take;
+    if (s->received >= s->expected) {   /* completed by the take-th dword: the event's position and data */
+        vgt_method last = *m;
+        const uint8_t *p = data + 4u * (take - 1);
+        last.data = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+        last.pos.dword = m->pos.dword + take - 1;
+        last.first = take == 1 && m->first;
+        sem_i2m_complete(t, s, &last);
+    }
+    return take;
 }
 
 void sem_i2m_complete(vgt_sem_tracker *t, i2m_state *s, const vgt_method *m)

@@ -32,6 +32,7 @@ enum sem_role {
     R_VA_INST_FIRST, R_VA_INST_SUBSEQ, R_IB_INST_FIRST, R_IB_INST_SUBSEQ,
     R_DRAW_IB, R_IB_A, R_IB_B, R_IB_E, R_IB_F,
     R_INLINE_INDEX, R_INLINE_INDEX2X16, R_INLINE_INDEX4X8, R_DRAW_ZERO_INDEX, R_DRAW_AUTO,
+    R_DRAW_CTL_A, R_DRAW_CTL_B, R_TOPO_CONTROL, R_TOPOLOGY,
     R_BASE_VERTEX, R_BASE_INSTANCE,
     /* 3D programs */
     R_PIPE_SHADER, R_PIPE_REGCOUNT, R_PIPE_ADDR_A, R_PIPE_ADDR_B,
@@ -95,6 +96,9 @@ typedef struct draw_state {
     uint32_t inline_count;    /* inline indices between BEGIN and END */
     int inline_seen;
     uint32_t instance;        /* instance of the current BEGIN (0 FIRST, n SUBSEQUENT) */
+    uint32_t draw_ctl_a, draw_ctl_b;   /* SET_DRAW_CONTROL_A/B: topology and instances of *_BEGIN_END_A/B */
+    uint32_t topo_override;   /* SET_PRIMITIVE_TOPOLOGY_CONTROL OVERRIDE: 1 = SET_PRIMITIVE_TOPOLOGY rules */
+    uint32_t topology;        /* SET_PRIMITIVE_TOPOLOGY V */
     pipe_state pipe[6];
 } draw_state;
 
@@ -116,8 +120,33 @@ typedef struct host_state {
     uint32_t a, b, c;         /* SEMAPHOREA/B/C */
 } host_state;
 
+/* The stream-write overlay (events.h): a ring of extents, oldest first, whose bytes live in a ring arena
+ * in the same order; a hole (off == SEM_HOLE) hides older bytes under it. */
+#define SEM_HOLE UINT32_MAX
+typedef struct sem_extent { uint64_t va, len; uint32_t off; } sem_extent;
+typedef struct sem_overlay {
+    int disabled;             /* config, or an allocation failed: remember nothing */
+    uint8_t *arena;           /* cap bytes, allocated at the first write */
+    uint32_t cap, head;       /* next arena byte to fill */
+    sem_extent *ext;          /* VGT_SEM_OVERLAY_WRITES slots */
+    uint32_t first, n;        /* ring: oldest slot, extents held */
+    uint64_t lo, hi;          /* VA span of every write since the reset (a quick miss test) */
+} sem_overlay;
+
+void sem_overlay_write(sem_overlay *o, uint64_t va, const uint8_t *bytes, uint64_t len);   /* bytes NULL: a hole */
+void sem_overlay_hole(sem_overlay *o, uint64_t va, uint64_t len);
+/* Bytes [va, va+len) the overlay decides (len <= SEM_OVERLAY_READ): state[i] 0 undecided, 1 known (dst[i] set),
+ * 2 hidden by a hole. Returns the number decided. */
+#define SEM_OVERLAY_READ 512u
+uint32_t sem_overlay_lookup(const sem_overlay *o, uint64_t va, uint32_t len, uint8_t *dst, uint8_t *state);
+void sem_overlay_reset(sem_overlay *o);
+void sem_overlay_free(sem_overlay *o);
+
 struct vgt_sem_tracker {
     vgt_sem_config cfg;
+    uint8_t origin;           /* vgt_event_origin of the methods being fed */
+    uint64_t macro_call;
+    sem_overlay overlay;
     uint32_t last_cls;        /* class of the last engine method, and its family's lookup table */
     const sem_cell *last_tab;
     uint32_t hot_cls, hot_mthd;   /* the last LOAD_INLINE_DATA seen (class, address): the fast path */
@@ -131,7 +160,9 @@ struct vgt_sem_tracker {
 /* Deliver an event (after a held draw). */
 void sem_emit(vgt_sem_tracker *t, const vgt_event *ev);
 void sem_flush_draw(vgt_sem_tracker *t);
-void sem_event_init(vgt_event *ev, vgt_event_kind kind, const vgt_method *m);
+void sem_event_init(const vgt_sem_tracker *t, vgt_event *ev, vgt_event_kind kind, const vgt_method *m);
+/* vgt_sem_mem_read for the decoders. */
+vgt_status sem_mem_read(vgt_sem_tracker *t, uint64_t va, uint8_t *dst, uint32_t len, uint32_t *known, vgt_error *err);
 
 /* Decoders: one per area, each given the role, the array index and the method. */
 void sem_host(vgt_sem_tracker *t, unsigned role, const vgt_method *m);
@@ -146,6 +177,9 @@ static inline void sem_i2m_data(vgt_sem_tracker *t, i2m_state *s, const vgt_meth
     s->received += 4;
     if (s->received >= s->expected) sem_i2m_complete(t, s, m);
 }
+/* count LOAD_INLINE_DATA dwords at once (m: the first); returns how many it took (the rest have no
+ * transfer to go to) */
+uint32_t sem_i2m_bulk(vgt_sem_tracker *t, i2m_state *s, const vgt_method *m, const uint8_t *data, uint32_t count);
 void sem_i2m_flush(vgt_sem_tracker *t, i2m_state *s, unsigned subch);
 void sem_report(vgt_sem_tracker *t, sub_state *s, unsigned role, const vgt_method *m);
 vgt_status sem_launch(vgt_sem_tracker *t, sub_state *s, unsigned role, unsigned index, const vgt_method *m,

@@ -11,6 +11,9 @@
  * the two sizes; we read the rest from the model and report qmd_known = 0 when it is not there].
  * Facts: NVIDIA open-gpu-doc classes/compute/clc5c0.h, clc6c0.h, clcbc0.h.
  *
+ * QMD bytes are read through the tracker's stream-write overlay first (events.h): libcuda writes each QMD
+ * with an inline-to-memory upload right before its SEND_PCAS_A, so the bytes are in the stream itself.
+ *
  * Each enabled release semaphore of the QMD is also delivered as a SEM_RELEASE (source qmd), after the
  * LAUNCH: the GPU writes it when the grid completes. */
 #include <string.h>
@@ -23,7 +26,7 @@ static void emit_releases(vgt_sem_tracker *t, const vgt_method *m, const vgt_qmd
         const vgt_qmd_release *r = &q->release[i];
         if (!r->enabled) continue;
         vgt_event ev;
-        sem_event_init(&ev, VGT_EV_SEM_RELEASE, m);
+        sem_event_init(t, &ev, VGT_EV_SEM_RELEASE, m);
         vgt_ev_sem *s = &ev.u.sem;
         s->source = VGT_SEM_SRC_QMD;
         s->op = r->reduction_enable ? VGT_SEM_OP_REDUCTION : VGT_SEM_OP_RELEASE;
@@ -47,7 +50,7 @@ static void deliver(vgt_sem_tracker *t, const vgt_method *m, uint64_t qmd_va, in
                     const uint8_t *bytes, uint32_t len, uint32_t known)
 {
     vgt_event ev;
-    sem_event_init(&ev, VGT_EV_LAUNCH, m);
+    sem_event_init(t, &ev, VGT_EV_LAUNCH, m);
     vgt_ev_launch *l = &ev.u.launch;
     l->qmd_va = qmd_va;
     l->inline_qmd = (uint8_t)is_inline;
@@ -62,26 +65,12 @@ static void deliver(vgt_sem_tracker *t, const vgt_method *m, uint64_t qmd_va, in
     if (l->decoded && l->qmd_known) emit_releases(t, m, &l->qmd);
 }
 
-static vgt_status read_mem(vgt_sem_tracker *t, uint64_t va, uint8_t *dst, uint32_t len, uint32_t *known,
-                           vgt_error *err)
-{
-    *known = 0;
-    memset(dst, 0, len);
-    if (!t->cfg.mem_read) return VGT_OK;
-    uint64_t k = 0;
-    vgt_status rc = t->cfg.mem_read(t->cfg.mem_ctx, va, dst, len, &k, err);
-    if (rc == VGT_E_NOT_FOUND || rc == VGT_E_FAULT) return VGT_OK;   /* unmapped: unknown bytes */
-    if (rc != VGT_OK) return rc;
-    *known = (uint32_t)(k > len ? len : k);
-    return VGT_OK;
-}
-
 static vgt_status launch_by_address(vgt_sem_tracker *t, compute_state *c, const vgt_method *m, vgt_error *err)
 {
     if (!c->pcas_pending) return VGT_OK;   /* a signal without SEND_PCAS_A: nothing to launch */
     uint8_t qmd[VGT_QMD_MAX_BYTES];
     uint32_t known = 0;
-    VGT_TRY(read_mem(t, c->pcas_qmd_va, qmd, sizeof qmd, &known, err));
+    VGT_TRY(sem_mem_read(t, c->pcas_qmd_va, qmd, sizeof qmd, &known, err));
     c->pcas_pending = 0;
     deliver(t, m, c->pcas_qmd_va, 0, m->data, qmd, sizeof qmd, known);
     return VGT_OK;
@@ -96,10 +85,11 @@ static vgt_status launch_inline(vgt_sem_tracker *t, compute_state *c, const vgt_
     vgt_qmd_version v = vgt_qmd_detect(c->inline_qmd, have);
     if (vgt_qmd_version_size(v) > have) {   /* the rest of the QMD is in memory at its address */
         uint32_t k = 0;
-        VGT_TRY(read_mem(t, va + have, c->inline_qmd + have, VGT_QMD_MAX_BYTES - have, &k, err));
+        VGT_TRY(sem_mem_read(t, va + have, c->inline_qmd + have, VGT_QMD_MAX_BYTES - have, &k, err));
         known = have + k;
     }
     c->inline_loaded = 0;
+    sem_overlay_write(&t->overlay, va, c->inline_qmd, have);   /* the GPU stores the inline QMD at its address */
     deliver(t, m, va, 1, 0, c->inline_qmd, VGT_QMD_MAX_BYTES, known);
     return VGT_OK;
 }

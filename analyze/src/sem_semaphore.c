@@ -41,7 +41,7 @@ static vgt_event_kind kind_of(unsigned op)
 static void emit_sem(vgt_sem_tracker *t, const vgt_method *m, const vgt_ev_sem *sem)
 {
     vgt_event ev;
-    sem_event_init(&ev, kind_of(sem->op), m);
+    sem_event_init(t, &ev, kind_of(sem->op), m);
     ev.u.sem = *sem;
     sem_emit(t, &ev);
 }

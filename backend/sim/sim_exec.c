@@ -436,9 +436,6 @@ static int mme_feed(vgt_backend *b, sim_channel *c, sim_obj *o, const vgt_method
 {
     if ((int)(m->subch & 7) != c->mme_pending_subch) sim_mme_flush(b, c);
     vgt_error e;
-    vgt_method mm = *m;
-    if (getenv("VGT_MME_X3") && (m->mthd == 0x114 || m->mthd == 0x120)) mm.data *= 3;
-    m = &mm;
     if (vgt_mme_tracker_feed(o->mme, m->mthd, m->data, &e) != VGT_OK) {
         b->ctr.macro_errors++;
         sim_event(b, VGT_BEV_MACRO, m, "MME: %s", e.msg);

@@ -51,6 +51,12 @@ typedef struct shim_libc {
     int (*sigaction)(int, const struct sigaction *, struct sigaction *);
     void (*exit)(int) __attribute__((noreturn));
     void (*_exit)(int) __attribute__((noreturn));
+    int (*fcntl)(int, int, ...);
+    int (*fcntl64)(int, int, ...);           /* NULL before glibc 2.28 */
+    void *(*mremap)(void *, size_t, size_t, int, ...);
+    int (*execve)(const char *, char *const[], char *const[]);
+    int (*execvpe)(const char *, char *const[], char *const[]);
+    int (*fexecve)(int, char *const[], char *const[]);
 } shim_libc;
 extern shim_libc g_libc;
 void shim_libc_resolve(void);
@@ -103,6 +109,8 @@ void shim_fd_closed(int fd);
 void shim_fd_set_pending(int fd, const shim_pending_map *m);
 int shim_fd_take_pending(int fd, shim_pending_map *m);
 int shim_node_of_path(const char *path);
+/* VGT_CAPTURE_CTL_PATH: one more path treated as /dev/nvidiactl (an emulator's CUSE node; CPU tests). */
+void shim_fds_read_env(void);
 
 /* ---- shim_objects.c (callers hold g_shim.mu) ---- */
 typedef struct shim_object {
@@ -133,6 +141,11 @@ void *shim_cpu_pointer(uint32_t client, uint32_t memory, uint64_t offset, uint64
 void shim_uvm_range_add(uint64_t va, uint64_t length);
 /* Forget everything of a freed memory object (its maps and views). */
 void shim_memory_freed(uint32_t client, uint32_t memory);
+/* The explicit CPU map starting exactly at cpu (for mremap): 1 and *out filled, or 0. */
+typedef struct shim_cpu_map_info { uint32_t client, device, memory; uint64_t offset, length; } shim_cpu_map_info;
+int shim_cpu_map_at(uint64_t cpu, shim_cpu_map_info *out);
+/* In a forked child: forget the parent's objects, maps and views. */
+void shim_objects_reset(void);
 
 /* ---- shim_rm.c / shim_uvm.c ---- */
 /* Handle one ioctl around the real call; returns the real call's result. */
@@ -145,6 +158,8 @@ int shim_trap_install(void);
 void *shim_trap_map(void *addr, size_t len, int prot, int flags, int fd, off_t off);
 /* munmap of a stand-in (returns 1 when handled). */
 int shim_trap_unmap(void *addr, size_t len);
+/* mremap of a stand-in: move it (returns the new address, MAP_FAILED with errno, or NULL: not a stand-in). */
+void *shim_trap_remap(void *old, size_t old_len, size_t new_len, int flags, void *new_addr);
 int shim_sigaction_hook(int sig, const struct sigaction *act, struct sigaction *old, int *handled);
 
 /* ---- shim_memtrack.c ---- */
@@ -158,5 +173,7 @@ void shim_mem_before_submit(void);
 void shim_mem_at_exit(void);
 /* SIGSEGV on a write-tracked page: 1 when handled. Async-signal-safe, lock-free. */
 int shim_mem_write_fault(void *addr);
+/* In a forked child: stop tracking the parent's regions (made writable again), start empty. */
+void shim_mem_forget_all(void);
 
 #endif

@@ -3,6 +3,7 @@
  * sysmem through a fresh /dev/nvidiactl fd, BAR memory through /dev/nvidiaN). Fixed tables, no malloc:
  * these are read on every open/close/ioctl/mmap. */
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "shim.h"
@@ -11,8 +12,17 @@ static _Atomic uint8_t fd_nodes[SHIM_FD_MAX];
 static shim_pending_map pending[SHIM_FD_MAX];
 static pthread_mutex_t pending_mu = PTHREAD_MUTEX_INITIALIZER;
 
+static char ctl_path[4096];   /* VGT_CAPTURE_CTL_PATH, read once at load */
+
+void shim_fds_read_env(void)
+{
+    const char *p = getenv("VGT_CAPTURE_CTL_PATH");
+    if (p && *p && strlen(p) < sizeof ctl_path) strcpy(ctl_path, p);
+}
+
 int shim_node_of_path(const char *path)
 {
+    if (path && ctl_path[0] && strcmp(path, ctl_path) == 0) return SHIM_NODE_CTL;
     if (!path || strncmp(path, "/dev/nvidia", 11) != 0) return SHIM_NODE_NONE;
     const char *rest = path + 11;
     if (strcmp(rest, "ctl") == 0) return SHIM_NODE_CTL;

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "shim.h"
 
@@ -161,4 +162,156 @@ SHIM_EXPORT void _exit(int status)
     g_shim.exit_status = status;
     shim_finish(status);
     g_libc._exit(status);
+}
+
+/* fcntl(F_DUPFD / F_DUPFD_CLOEXEC) duplicates like dup: the new fd is the same NVIDIA node. The third
+ * argument is an int or a pointer depending on cmd; both travel in one register, read as a long. */
+static int do_fcntl(int (*real)(int, int, ...), int fd, int cmd, long arg)
+{
+    int rc = real(fd, cmd, arg);
+    if (rc >= 0 && (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC)) shim_fd_dup(fd, rc);
+    return rc;
+}
+
+SHIM_EXPORT int fcntl(int fd, int cmd, ...)
+{
+    shim_libc_resolve();
+    va_list ap;
+    va_start(ap, cmd);
+    long arg = va_arg(ap, long);
+    va_end(ap);
+    return do_fcntl(g_libc.fcntl, fd, cmd, arg);
+}
+
+SHIM_EXPORT int fcntl64(int fd, int cmd, ...)
+{
+    shim_libc_resolve();
+    va_list ap;
+    va_start(ap, cmd);
+    long arg = va_arg(ap, long);
+    va_end(ap);
+    return do_fcntl(g_libc.fcntl64 ? g_libc.fcntl64 : g_libc.fcntl, fd, cmd, arg);
+}
+
+/* mremap of a CPU map of GPU memory: the old map goes (CPU_UNMAP, observed contents) and the moved one
+ * comes (CPU_MAP, a new view with its initial contents), exactly as munmap + mmap would say. A usermode
+ * stand-in moves with its trap. */
+SHIM_EXPORT void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...)
+{
+    shim_libc_resolve();
+    void *new_addr = NULL;
+    if (flags & MREMAP_FIXED) {
+        va_list ap;
+        va_start(ap, flags);
+        new_addr = va_arg(ap, void *);
+        va_end(ap);
+    }
+    if (!g_shim.active) return g_libc.mremap(old, old_len, new_len, flags, new_addr);
+    void *moved = shim_trap_remap(old, old_len, new_len, flags, new_addr);
+    if (moved) return moved;
+    shim_cpu_map_info m;
+    pthread_mutex_lock(&g_shim.mu);
+    int known = g_shim.active && shim_cpu_map_at((uint64_t)(uintptr_t)old, &m);
+    if (known && old_len) shim_cpu_unmap_range((uint64_t)(uintptr_t)old, old_len);
+    pthread_mutex_unlock(&g_shim.mu);
+    void *p = g_libc.mremap(old, old_len, new_len, flags, new_addr);
+    if (!known) return p;
+    int saved = errno;
+    pthread_mutex_lock(&g_shim.mu);
+    if (g_shim.active && (p != MAP_FAILED || old_len)) {
+        /* On failure the old map stands as it was: say so again. */
+        uint64_t at = (uint64_t)(uintptr_t)(p == MAP_FAILED ? old : p), len = p == MAP_FAILED ? m.length : new_len;
+        vgt_rec_cpu_map c = { .client = m.client, .device = m.device, .memory = m.memory, .offset = m.offset,
+                              .length = len, .cpu_address = at };
+        vgt_error err;
+        if (vgt_write_cpu_map(g_shim.w, vgt_now_ns(), &c, &err) != VGT_OK) shim_write_failed(&err);
+        shim_cpu_map_add(m.client, m.device, m.memory, m.offset, len, at, 0);
+    }
+    pthread_mutex_unlock(&g_shim.mu);
+    errno = saved;
+    return p;
+}
+
+/* exec replaces the image without running destructors: finish the capture first (PROCESS_END, the last
+ * records flushed). If the exec fails the program goes on uncaptured. The new image loads the shim
+ * again and follows the rules for new processes (shim_init.c). */
+static void before_exec(void) { shim_finish(-1); }
+
+SHIM_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+{
+    shim_libc_resolve();
+    before_exec();
+    return g_libc.execve(path, argv, envp);
+}
+
+SHIM_EXPORT int execv(const char *path, char *const argv[])
+{
+    extern char **environ;
+    return execve(path, argv, environ);
+}
+
+SHIM_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+    shim_libc_resolve();
+    before_exec();
+    return g_libc.execvpe(file, argv, envp);
+}
+
+SHIM_EXPORT int execvp(const char *file, char *const argv[])
+{
+    extern char **environ;
+    return execvpe(file, argv, environ);
+}
+
+SHIM_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
+{
+    shim_libc_resolve();
+    before_exec();
+    return g_libc.fexecve(fd, argv, envp);
+}
+
+/* execl, execlp, execle: their arguments gathered into an argv (at most EXECL_MAX, as a bound). */
+#define EXECL_MAX 4096
+#define GATHER_ARGS(first, ap, argv, n)                                               \
+    do {                                                                              \
+        argv[0] = (char *)(first);                                                    \
+        n = 1;                                                                        \
+        while (argv[n - 1] && n < EXECL_MAX) argv[n++] = va_arg(ap, char *);          \
+    } while (0)
+
+SHIM_EXPORT int execl(const char *path, const char *arg, ...)
+{
+    char *argv[EXECL_MAX];
+    int n;
+    va_list ap;
+    va_start(ap, arg);
+    GATHER_ARGS(arg, ap, argv, n);
+    va_end(ap);
+    if (argv[n - 1]) { errno = E2BIG; return -1; }
+    return execv(path, argv);
+}
+
+SHIM_EXPORT int execlp(const char *file, const char *arg, ...)
+{
+    char *argv[EXECL_MAX];
+    int n;
+    va_list ap;
+    va_start(ap, arg);
+    GATHER_ARGS(arg, ap, argv, n);
+    va_end(ap);
+    if (argv[n - 1]) { errno = E2BIG; return -1; }
+    return execvp(file, argv);
+}
+
+SHIM_EXPORT int execle(const char *path, const char *arg, ...)
+{
+    char *argv[EXECL_MAX];
+    int n;
+    va_list ap;
+    va_start(ap, arg);
+    GATHER_ARGS(arg, ap, argv, n);
+    char **envp = argv[n - 1] ? NULL : va_arg(ap, char **);
+    va_end(ap);
+    if (argv[n - 1]) { errno = E2BIG; return -1; }
+    return execve(path, argv, envp);
 }

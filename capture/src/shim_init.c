@@ -4,10 +4,21 @@
  *   VGT_CAPTURE_FD=N      write a record stream (stored chunks, no trailer) to fd N; vgt record reads it,
  *                         compresses it and finishes the trace with SESSION_END and the index
  *   VGT_CAPTURE_OUT=PATH  or write a complete trace file directly (when preloaded by hand)
- *   VGT_CAPTURE_PID=P     capture only in process P (children and exec'd programs pass through)
+ *   VGT_CAPTURE_CLAIM=N   a memfd (8 bytes) shared by every process of the captured program: the first
+ *                         process to open an NVIDIA node writes its pid there and owns the main stream
+ *   VGT_CAPTURE_CHILD_BASE=PATH  where other processes write their own trace: PATH without .vgt, then
+ *                         .<pid>.vgt (a fork child using the GPU, a program exec'd later); unset: they
+ *                         pass through uncaptured, with one line on stderr
+ *   VGT_CAPTURE_CTL_PATH=PATH  one more path treated as /dev/nvidiactl (an emulator's node; CPU tests)
  *   VGT_CAPTURE_MEMORY=changed|all|none, VGT_CAPTURE_TRACK=write|hash, VGT_CAPTURE_CRASH_SAFE=1,
  *   VGT_CAPTURE_LEVEL=N (zstd level of VGT_CAPTURE_OUT)
- * Without VGT_CAPTURE_FD or VGT_CAPTURE_OUT the shim passes everything through untouched. */
+ * Without VGT_CAPTURE_FD or VGT_CAPTURE_OUT the shim passes everything through untouched.
+ *
+ * Processes (capture/README.md "Children"): one trace per process that uses the GPU. The first one owns
+ * the main output; any other (forked, or exec'd by a wrapper after the owner) starts its own complete
+ * trace, OUT.<pid>.vgt, at its own first NVIDIA open, with SESSION_START naming its parent. A forked
+ * child forgets everything inherited from its parent (objects, maps, tracked memory): RM objects belong
+ * to the parent's clients, and CUDA, Vulkan and GL all start over in a child. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -15,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "shim.h"
@@ -109,12 +121,10 @@ static uint32_t read_cmdline(char *buf, uint32_t n)
     return got > 0 ? (uint32_t)got : 0;
 }
 
-static vgt_status open_writer(vgt_error *err)
+static vgt_status open_writer(const char *path, int fd, int child, vgt_error *err)
 {
     vgt_writer_options o = vgt_writer_defaults();
     o.crash_safe = g_shim.crash_safe;
-    const char *path = getenv("VGT_CAPTURE_OUT");
-    int fd = env_int("VGT_CAPTURE_FD", -1);
     if (fd >= 0) {
         /* Move the stream out of the program's way (it may close or reuse low fds). */
         int high = fcntl(fd, F_DUPFD_CLOEXEC, 900);
@@ -138,6 +148,7 @@ static vgt_status open_writer(vgt_error *err)
     argv[argc] = NULL;
     static vgt_capture_identity ident;
     vgt_capture_identity_collect(&ident, "libvgt-capture", "preload", memory_mode_name(), g_shim.crash_safe, argc, argv);
+    if (child) vgt_capture_identity_set(&ident, "capture_mode", "preload, child process");
     VGT_TRY(vgt_writer_open_path(&g_shim.w, path, &o, ident.entries, ident.count, err));
     vgt_rec_session_start s = { .wall_ns = vgt_wall_ns(), .pid = (uint32_t)getpid(), .ppid = (uint32_t)getppid(),
                                 .cmdline = (const uint8_t *)cmd, .cmdline_length = n };
@@ -154,13 +165,75 @@ static void write_process_start(void)
     if (vgt_write_process_start(g_shim.w, vgt_now_ns(), &p, &err) != VGT_OK) shim_write_failed(&err);
 }
 
-static void after_fork_child(void)
-{
-    g_shim.active = 0;   /* the parent owns the stream; a forked child passes through */
-}
-
 static int armed;                    /* this process may capture; starts at its first NVIDIA open */
 static pthread_mutex_t start_mu = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic int32_t *claim;       /* VGT_CAPTURE_CLAIM, mapped shared: pid of the main output's owner */
+static char child_base[4096];        /* VGT_CAPTURE_CHILD_BASE, or empty */
+
+/* Everything inherited from the parent is the parent's: drop it (nothing is freed or flushed: the
+ * parent's writer still holds the parent's unwritten records, which must never reach its stream twice). */
+static void after_fork_child(void)
+{
+    int was_active = g_shim.active;
+    g_shim.active = 0;
+    pthread_mutex_init(&g_shim.mu, NULL);
+    pthread_mutex_init(&start_mu, NULL);
+    if (out_fd >= 0) g_libc.close(out_fd);   /* the parent's stream: not ours, and its reader waits for EOF */
+    out_fd = -1;
+    g_shim.w = NULL;
+    g_shim.cap = NULL;
+    g_shim.exit_status = -1;
+    g_shim.records_lost = 0;
+    g_shim.problems = 0;
+    standalone = 0;
+    atomic_store(&finished, 0);
+    if (was_active) {
+        shim_objects_reset();
+        shim_mem_forget_all();
+    }
+    armed = claim != NULL || getenv("VGT_CAPTURE_OUT") != NULL;
+}
+
+static void after_fork_parent(void) { pthread_mutex_unlock(&g_shim.mu); }
+static void before_fork(void) { pthread_mutex_lock(&g_shim.mu); }
+
+/* The first process to get here owns the main output. */
+static int claim_main(void)
+{
+    if (!claim) return 1;   /* no claim shared (a shim preloaded by an older vgt): behave as before */
+    int32_t expected = 0;
+    return atomic_compare_exchange_strong(claim, &expected, (int32_t)getpid());
+}
+
+/* OUT.<pid>.vgt from the child base (OUT.vgt without .vgt), never over an existing file (a second image
+ * of the same pid gets .<pid>-2.vgt). */
+static int child_path(char *out, size_t n)
+{
+    if (!child_base[0]) return -1;
+    for (int k = 1; k < 100; k++) {
+        int w = k == 1 ? snprintf(out, n, "%s.%d.vgt", child_base, (int)getpid())
+                       : snprintf(out, n, "%s.%d-%d.vgt", child_base, (int)getpid(), k);
+        if (w < 0 || (size_t)w >= n) return -1;
+        if (access(out, F_OK) != 0) return 0;
+    }
+    return -1;
+}
+
+/* Which output this process writes: main (the fd of vgt record, or VGT_CAPTURE_OUT) or its own file. */
+static vgt_status open_output(vgt_error *err)
+{
+    const char *out = getenv("VGT_CAPTURE_OUT");
+    int fd = env_int("VGT_CAPTURE_FD", -1);
+    if (claim_main()) {
+        if (fd >= 0 && fcntl(fd, F_GETFD) >= 0) return open_writer(NULL, fd, 0, err);
+        if (out && *out) return open_writer(out, -1, 0, err);
+    }
+    char path[4200];
+    if (child_path(path, sizeof path) != 0)
+        return VGT_FAIL(err, VGT_E_UNSUPPORTED, VGT_NO_OFFSET, "process %d is not the first to use the GPU and no "
+                        "child output is set (vgt record -o -): not captured", (int)getpid());
+    return open_writer(path, -1, 1, err);
+}
 
 /* Start capturing: the trap engine, the writer, the SIGSEGV handler. Runs at the first open of an NVIDIA
  * device node, not at load: wrapper scripts exec several programs in one process, and only the one that
@@ -172,14 +245,13 @@ void shim_activate(void)
     if (armed && !g_shim.active) {
         armed = 0;   /* one attempt; also stops recursion from the identity probe's own open */
         vgt_error err;
-        if (vgt_trap_engine_new(&g_shim.trap, &err) != VGT_OK || open_writer(&err) != VGT_OK ||
+        if ((!g_shim.trap && vgt_trap_engine_new(&g_shim.trap, &err) != VGT_OK) || open_output(&err) != VGT_OK ||
             vgt_capture_open(&g_shim.cap, g_shim.w, &(vgt_capture_options){ .device_views = 1 }, &err) != VGT_OK) {
             char line[600];
             int n = snprintf(line, sizeof line, "vgt-capture: capture disabled: %s\n", err.msg);
             if (n > 0) { ssize_t w = write(2, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1); (void)w; }
         } else {
             if (shim_trap_install() != 0) shim_problem(2, VGT_E_IO, "cannot install the SIGSEGV handler: %s", strerror(errno));
-            pthread_atfork(NULL, NULL, after_fork_child);
             g_shim.active = 1;
             write_process_start();
         }
@@ -187,14 +259,38 @@ void shim_activate(void)
     pthread_mutex_unlock(&start_mu);
 }
 
+/* The claim word: vgt record's memfd, or (preloaded by hand) a new one that this process's descendants
+ * inherit through the environment. The child base: vgt record's, or VGT_CAPTURE_OUT's. */
+static void map_claim(void)
+{
+    const char *base = getenv("VGT_CAPTURE_CHILD_BASE");
+    const char *out = getenv("VGT_CAPTURE_OUT");
+    if (!base && out && *out) base = out;
+    if (base && *base && strlen(base) < sizeof child_base) {
+        strcpy(child_base, base);
+        size_t n = strlen(child_base);
+        if (n > 4 && strcmp(child_base + n - 4, ".vgt") == 0) child_base[n - 4] = 0;
+    }
+    int fd = env_int("VGT_CAPTURE_CLAIM", -1);
+    if (fd < 0 || fcntl(fd, F_GETFD) < 0) {
+        fd = memfd_create("vgt-capture-claim", 0);
+        if (fd < 0 || ftruncate(fd, 8) != 0) return;
+        char v[16];
+        snprintf(v, sizeof v, "%d", fd);
+        setenv("VGT_CAPTURE_CLAIM", v, 1);
+    }
+    void *p = g_libc.mmap(NULL, 8, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (p != MAP_FAILED) claim = p;
+}
+
 __attribute__((constructor(101))) static void shim_start(void)
 {
     shim_libc_resolve();
     if (!getenv("VGT_CAPTURE_FD") && !getenv("VGT_CAPTURE_OUT")) return;
-    int want_pid = env_int("VGT_CAPTURE_PID", 0);
-    if (want_pid && want_pid != getpid()) return;   /* a child: pass through */
-    if (getenv("VGT_CAPTURE_FD") && fcntl(env_int("VGT_CAPTURE_FD", -1), F_GETFD) < 0) return;   /* an earlier image owns it */
     read_options();
+    shim_fds_read_env();
+    map_claim();
+    pthread_atfork(before_fork, after_fork_parent, after_fork_child);
     armed = 1;
 }
 

@@ -26,5 +26,11 @@ void shim_libc_resolve(void)
     RESOLVE(sigaction, "sigaction");
     RESOLVE(exit, "exit");
     RESOLVE(_exit, "_exit");
+    RESOLVE(fcntl, "fcntl");
+    RESOLVE(fcntl64, "fcntl64");
+    RESOLVE(mremap, "mremap");
+    RESOLVE(execve, "execve");
+    RESOLVE(execvpe, "execvpe");
+    RESOLVE(fexecve, "fexecve");
     RESOLVE(ioctl, "ioctl");   /* last: its presence means the table is complete */
 }

@@ -311,9 +311,28 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* Write mode: record the dirty pages (reason changed). Order per page: mark clean, protect, then read:
- * a write after the protection faults again and is seen at the next submission. A page dirty at two
- * submissions in a row is promoted to hot instead of being protected again. */
+#define PROMOTED (1ull << 63)   /* flag on a dq_copy entry: the page became hot, it stays writable */
+
+/* Protect the pages of list[0, n) that are not PROMOTED, one mprotect per run of consecutive pages of
+ * one region (the list is sorted): a submission that dirtied a ring page and three push-buffer pages in
+ * a row pays for two system calls, not four. */
+static void protect_runs(const uint64_t *list, uint32_t n)
+{
+    for (uint32_t i = 0; i < n;) {
+        if (list[i] & PROMOTED) { i++; continue; }
+        uint32_t j = i + 1;
+        while (j < n && !(list[j] & PROMOTED) && list[j] == list[j - 1] + 1 && list[j] >> 32 == list[i] >> 32) j++;
+        region *r = &regions[list[i] >> 32];
+        uintptr_t cpu = atomic_load(&r->cpu);
+        g_libc.mprotect((void *)(cpu + (uint64_t)(uint32_t)list[i] * PAGE), (size_t)(j - i) * PAGE, PROT_READ);
+        i = j;
+    }
+}
+
+/* Write mode: record the dirty pages (reason changed). In three passes over the sorted queue: mark each
+ * page clean (or hot), protect the clean ones in runs, then read and record them all. A write before
+ * the protection lands before the read; a write after it faults and is seen at the next submission. A
+ * page dirty at two submissions in a row is promoted to hot instead of being protected again. */
 static void drain_dirty(void)
 {
     drain_no++;
@@ -333,6 +352,7 @@ static void drain_dirty(void)
                     if (atomic_load(&regions[i].dirty[p]) == 1 && n < DQ_MAX) dq_copy[n++] = (uint64_t)i << 32 | p;
     }
     if (n > 1) qsort(dq_copy, n, sizeof dq_copy[0], cmp_u64);
+    uint32_t m = 0;
     for (uint32_t i = 0; i < n; i++) {
         if (i && dq_copy[i] == dq_copy[i - 1]) continue;
         region *r = &regions[dq_copy[i] >> 32];
@@ -340,13 +360,14 @@ static void drain_dirty(void)
         uintptr_t cpu = atomic_load(&r->cpu);
         if (!cpu || !r->dirty || p >= r->npages || atomic_load(&r->dirty[p]) != 1) continue;
         int promote = r->last_dirty[p] != 0 && r->last_dirty[p] + 1 == drain_no && hot_n < HOT_MAX;
-        if (promote) {
-            atomic_store(&r->dirty[p], 2);
-            hot_add(r, p);
-        } else {
-            atomic_store(&r->dirty[p], 0);
-            g_libc.mprotect((void *)(cpu + (uint64_t)p * PAGE), PAGE, PROT_READ);
-        }
+        if (promote) hot_add(r, p);
+        atomic_store(&r->dirty[p], promote ? 2 : 0);
+        dq_copy[m++] = dq_copy[i] | (promote ? PROMOTED : 0);
+    }
+    protect_runs(dq_copy, m);
+    for (uint32_t i = 0; i < m; i++) {
+        region *r = &regions[(dq_copy[i] & ~PROMOTED) >> 32];
+        uint32_t p = (uint32_t)dq_copy[i];
         record_changed_page(r, p);
         r->last_dirty[p] = drain_no;
     }
@@ -426,4 +447,24 @@ void shim_mem_at_exit(void)
     int hw = atomic_load(&region_hw);
     for (int i = 0; i < hw; i++)
         if (atomic_load(&regions[i].cpu)) record_hash_changes(&regions[i], VGT_MEM_OBSERVED);
+}
+
+/* A forked child: the parent's regions are not the child's to record. Those write-protected here are
+ * made writable again (the child's writes must not fault into a table that no longer knows them). */
+void shim_mem_forget_all(void)
+{
+    int hw = atomic_load(&region_hw);
+    for (int i = 0; i < hw; i++) {
+        region *r = &regions[i];
+        uintptr_t cpu = atomic_load(&r->cpu);
+        if (cpu && !r->hashed && !r->uffd) g_libc.mprotect((void *)cpu, r->len, PROT_READ | PROT_WRITE);
+        atomic_store(&r->cpu, 0);
+    }
+    atomic_store(&region_hw, 0);
+    atomic_flag_clear(&dq_lock);
+    dq_n = 0;
+    dq_overflow = 0;
+    hot_n = 0;
+    wp = NULL;          /* the parent's userfaultfd; a child that captures opens its own */
+    wp_tried = 0;
 }

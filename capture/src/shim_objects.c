@@ -237,3 +237,24 @@ void shim_memory_freed(uint32_t client, uint32_t memory)
         else i++;
     }
 }
+
+int shim_cpu_map_at(uint64_t cpu, shim_cpu_map_info *out)
+{
+    for (uint32_t i = 0; i < ncmaps; i++) {
+        const cpu_map *m = &cmaps[i];
+        if (!m->implicit && m->cpu == cpu) {
+            *out = (shim_cpu_map_info){ m->client, m->device, m->memory, m->offset, m->length };
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* A forked child starts with nothing: the parent's objects belong to the parent's RM clients (the child
+ * makes its own when it opens the GPU), and its maps are the parent's. The tables' memory is reused. */
+void shim_objects_reset(void)
+{
+    if (objs) memset(objs, 0, (size_t)OBJ_SLOTS * sizeof *objs);
+    nobjs = 0;
+    ncmaps = ngmaps = nviews = 0;
+}

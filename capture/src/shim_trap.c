@@ -65,7 +65,7 @@ void *shim_trap_map(void *addr, size_t len, int prot, int flags, int fd, off_t o
         if (fake != MAP_FAILED) g_libc.munmap(fake, len);
         if (!fixed) return real;
         /* The program asked for that address: move the real mapping there. */
-        void *moved = mremap(real, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, addr);
+        void *moved = g_libc.mremap(real, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, addr);
         return moved;
     }
     slot->alias = (uintptr_t)real;
@@ -84,12 +84,26 @@ int shim_trap_unmap(void *addr, size_t len)
     return 1;
 }
 
+void *shim_trap_remap(void *old, size_t old_len, size_t new_len, int flags, void *new_addr)
+{
+    trap_page *t = find_trap((uintptr_t)old);
+    if (!t || (uintptr_t)old != atomic_load(&t->fake)) return NULL;
+    if (new_len != t->len || old_len != t->len) {   /* a usermode page never changes size */
+        errno = EINVAL;
+        return MAP_FAILED;
+    }
+    /* Move the stand-in; the alias (the real page) stays where only the shim knows it. */
+    void *moved = g_libc.mremap(old, old_len, new_len, flags, new_addr);
+    if (moved != MAP_FAILED) atomic_store(&t->fake, (uintptr_t)moved);
+    return moved;
+}
+
 /* Give up trapping one page: the real mapping replaces the stand-in (same address, real device page). */
 static void untrap(trap_page *t)
 {
     uintptr_t fake = atomic_exchange(&t->fake, 0);
     if (!fake) return;
-    if (mremap((void *)t->alias, t->len, t->len, MREMAP_MAYMOVE | MREMAP_FIXED, (void *)fake) == MAP_FAILED)
+    if (g_libc.mremap((void *)t->alias, t->len, t->len, MREMAP_MAYMOVE | MREMAP_FIXED, (void *)fake) == MAP_FAILED)
         shim_problem(2, VGT_E_FAULT, "cannot restore the usermode page at 0x%lx: %s", (unsigned long)fake, strerror(errno));
 }
 
@@ -191,6 +205,7 @@ static void on_segv(int sig, siginfo_t *si, void *ucv)
 
 int shim_trap_install(void)
 {
+    if (installed) return 0;   /* a forked child starting its own capture keeps the inherited handler */
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_segv;

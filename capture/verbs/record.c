@@ -5,10 +5,18 @@
  * threads), and finishes the trace with SESSION_END (the program's exit status or signal) and the index.
  * If the program is killed, everything the shim had flushed is kept and the trace still closes cleanly.
  *
- *   fork --child--> env VGT_CAPTURE_FD/PID/MEMORY/..., LD_PRELOAD=libvgt-capture.so, exec CMD
+ *   fork --child--> env VGT_CAPTURE_FD/CLAIM/CHILD_BASE/MEMORY/..., LD_PRELOAD=libvgt-capture.so, exec CMD
  *        --parent--> SESSION_START; relay(pipe -> writer); waitpid; SESSION_END; close (index + footer)
+ *
+ * Processes: the first process of CMD's tree to open an NVIDIA node owns this trace (VGT_CAPTURE_CLAIM,
+ * a shared word); any other that uses the GPU writes OUT.<pid>.vgt itself (capture/src/shim_init.c).
+ * Failures: the exit status is always CMD's. An output that cannot be created stops before CMD runs
+ * (status 2). A write that fails later (full disk, file size limit) is reported once on stderr; the
+ * trace keeps every chunk written before it (the writer cuts a partial chunk off), the pipe keeps being
+ * drained so CMD never blocks, and CMD's status is still returned.
  */
 #include <errno.h>
+#include <glob.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
@@ -16,7 +24,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "vgt/capture.h"
@@ -41,7 +52,15 @@ static const char USAGE[] =
     "  --level N         zstd level of the output (default 3)\n"
     "\n"
     "The shim is found next to vgt (../lib/libvgt-capture.so) or through VGT_CAPTURE_LIB.\n"
-    "Exit status: CMD's own (128+N when a signal N ended it); 2 for a usage or I/O error of vgt itself.\n";
+    "\n"
+    "Processes: the first process of CMD (or of its children) to open an NVIDIA device node is recorded\n"
+    "into OUT; any other process that uses the GPU (a forked child, a program exec'd later) writes its\n"
+    "own complete trace OUT.<pid>.vgt (with -o -, such processes are not captured). Processes that never\n"
+    "open an NVIDIA node leave nothing.\n"
+    "\n"
+    "Exit status: CMD's own (128+N when a signal N ended it), also when writing the trace failed midway\n"
+    "(full disk: reported on stderr, the records written before are kept); 2 when vgt cannot start\n"
+    "(usage, missing capture library, output that cannot be created: CMD is not run).\n";
 
 typedef struct rec_opts {
     const char *out, *memory, *track;
@@ -111,10 +130,15 @@ static void setenv_int(const char *k, long v)
     setenv(k, b, 1);
 }
 
-static void exec_child(const rec_opts *o, const char *shim, int wfd, int to_stdout)
+static void exec_child(const rec_opts *o, const char *shim, int wfd, int claim_fd, const char *child_base)
 {
+    int to_stdout = child_base == NULL;
     setenv_int("VGT_CAPTURE_FD", wfd);
-    setenv_int("VGT_CAPTURE_PID", getpid());
+    unsetenv("VGT_CAPTURE_PID");
+    if (claim_fd >= 0) setenv_int("VGT_CAPTURE_CLAIM", claim_fd);
+    else unsetenv("VGT_CAPTURE_CLAIM");
+    if (child_base) setenv("VGT_CAPTURE_CHILD_BASE", child_base, 1);
+    else unsetenv("VGT_CAPTURE_CHILD_BASE");
     setenv("VGT_CAPTURE_MEMORY", o->memory, 1);
     setenv("VGT_CAPTURE_TRACK", o->track, 1);
     setenv("VGT_CAPTURE_CRASH_SAFE", o->crash_safe ? "1" : "0", 1);
@@ -127,6 +151,30 @@ static void exec_child(const rec_opts *o, const char *shim, int wfd, int to_stdo
     execvp(o->cmd[0], o->cmd);
     fprintf(stderr, "vgt record: cannot run '%s': %s\n", o->cmd[0], strerror(errno));
     _exit(127);
+}
+
+/* OUT without its .vgt, made absolute (CMD's processes may change directory). */
+static int base_of(const char *out, char *base, size_t n)
+{
+    char cwd[PATH_MAX];
+    int w = out[0] == '/' || !getcwd(cwd, sizeof cwd) ? snprintf(base, n, "%s", out) : snprintf(base, n, "%s/%s", cwd, out);
+    if (w < 0 || (size_t)w >= n) return -1;
+    size_t len = strlen(base);
+    if (len > 4 && !strcmp(base + len - 4, ".vgt")) base[len - 4] = 0;
+    return 0;
+}
+
+/* Name the traces other processes wrote (BASE.<pid>.vgt), so the user knows they exist. */
+static void list_child_traces(const char *base, time_t since)
+{
+    char pat[PATH_MAX + 16];
+    snprintf(pat, sizeof pat, "%s.[0-9]*.vgt", base);
+    glob_t g;
+    if (glob(pat, 0, NULL, &g) != 0) return;
+    struct stat st;
+    for (size_t i = 0; i < g.gl_pathc; i++)
+        if (stat(g.gl_pathv[i], &st) == 0 && st.st_mtime >= since) fprintf(stderr, "vgt record: another process's trace: %s\n", g.gl_pathv[i]);
+    globfree(&g);
 }
 
 static void diag(vgt_writer *w, uint32_t severity, vgt_status code, const char *text)
@@ -157,7 +205,8 @@ static uint64_t relay(int rfd, vgt_writer *w, int crash_safe, uint32_t *lost)
     vgt_status rc;
     while ((rc = vgt_reader_next(r, &rec, &err)) == VGT_OK) {
         if (vgt_write_record(w, rec.type, rec.flags, rec.ts, rec.payload, rec.length, NULL, &err) != VGT_OK) {
-            fprintf(stderr, "vgt record: writing the trace: %s\n", err.msg);
+            fprintf(stderr, "vgt record: cannot write the trace after %llu records: %s; the program goes on "
+                    "uncaptured\n", (unsigned long long)n, err.msg);
             (*lost)++;
             break;
         }
@@ -187,6 +236,8 @@ int cmd_record(int argc, char **argv)
     if (find_shim(shim, sizeof shim) != 0)
         return vgt_cli_error("record", VGT_EXIT_USAGE, "cannot find libvgt-capture.so ('%s'); set VGT_CAPTURE_LIB", shim);
     int to_stdout = o.out && !strcmp(o.out, "-");
+    time_t started = time(NULL);
+    signal(SIGXFSZ, SIG_IGN);   /* a file size limit is a write error (EFBIG) here, not a kill */
     char defout[PATH_MAX];
     if (!o.out) {
         char tmp[PATH_MAX];
@@ -204,6 +255,11 @@ int cmd_record(int argc, char **argv)
     vgt_status rc = to_stdout ? vgt_writer_open_fd(&w, 1, 0, &wo, ident.entries, ident.count, &err)
                               : vgt_writer_open_path(&w, o.out, &wo, ident.entries, ident.count, &err);
     if (rc != VGT_OK) return vgt_cli_report("record", &err);
+    char child_base[PATH_MAX];
+    if (!to_stdout && base_of(o.out, child_base, sizeof child_base) != 0)
+        return vgt_cli_error("record", VGT_EXIT_USAGE, "output path '%s' is too long", o.out);
+    int claim_fd = memfd_create("vgt-capture-claim", 0);   /* not close-on-exec: CMD's processes share it */
+    if (claim_fd >= 0 && ftruncate(claim_fd, 8) != 0) { close(claim_fd); claim_fd = -1; }
     int pfd[2];
     if (pipe(pfd) != 0) return vgt_cli_error("record", VGT_EXIT_USAGE, "pipe: %s", strerror(errno));
     fcntl(pfd[0], F_SETFD, FD_CLOEXEC);
@@ -211,8 +267,13 @@ int cmd_record(int argc, char **argv)
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0) return vgt_cli_error("record", VGT_EXIT_USAGE, "fork: %s", strerror(errno));
-    if (pid == 0) { close(pfd[0]); exec_child(&o, shim, pfd[1], to_stdout); }
+    if (pid == 0) {
+        close(pfd[0]);
+        signal(SIGXFSZ, SIG_DFL);
+        exec_child(&o, shim, pfd[1], claim_fd, to_stdout ? NULL : child_base);
+    }
     close(pfd[1]);
+    if (claim_fd >= 0) close(claim_fd);
     child_pid = pid;
     signal(SIGINT, forward_signal);
     signal(SIGTERM, forward_signal);
@@ -236,11 +297,10 @@ int cmd_record(int argc, char **argv)
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) { }
     vgt_rec_session_end se = { .wall_ns = vgt_wall_ns(), .exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1,
                                .signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0, .records_lost = lost };
-    if (vgt_write_session_end(w, vgt_now_ns(), &se, &err) != VGT_OK)
+    if (vgt_write_session_end(w, vgt_now_ns(), &se, &err) != VGT_OK && !lost)
         fprintf(stderr, "vgt record: writing SESSION_END: %s\n", err.msg);
-    if (vgt_writer_close(w, &err) != VGT_OK) {
+    if (vgt_writer_close(w, &err) != VGT_OK && !lost)
         fprintf(stderr, "vgt record: closing the trace: %s\n", err.msg);
-        return VGT_EXIT_USAGE;
-    }
+    if (!to_stdout) list_child_traces(child_base, started);
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }

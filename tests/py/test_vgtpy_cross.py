@@ -86,6 +86,25 @@ def test_python_reads_what_c_writes(synth, vgt_bin, name):
         assert [r.payload for r in vgtpy.records_from_seq(path, mid)] == [r.payload for r in t.records[mid:]]
 
 
+def test_dump_ranges_and_types_agree(synth, vgt_bin):
+    """`vgt dump --seq A..B` (seeking through the index) and `--type T` select what the Python twin does."""
+    path = synth("cross-seek", "--shape", "all-types", "--submits", "24", "--chunk-size", "8192")
+    t = vgtpy.read_trace(path)
+    n = len(t.records)
+    assert len(t.chunks) >= 5
+    for a, b in [(0, 0), (1, 5), (n // 3, n // 2), (t.chunks[2].first_seq, t.chunks[2].first_seq),
+                 (t.chunks[3].first_seq - 1, t.chunks[4].first_seq + 1), (n - 1, n - 1), (n - 3, n + 10)]:
+        r = subprocess.run([str(vgt_bin), "dump", str(path), "--jsonl", "--seq", f"{a}..{b}"], capture_output=True,
+                           text=True, timeout=60)
+        assert r.returncode == 0, r.stderr
+        assert_agree(t.records[a:b + 1], [json.loads(x) for x in r.stdout.splitlines()])
+    for name in ("GPFIFO_SUBMIT", "MEMORY", "CUDA_LAUNCH"):
+        r = subprocess.run([str(vgt_bin), "dump", str(path), "--jsonl", "--type", name], capture_output=True,
+                           text=True, timeout=60)
+        assert r.returncode == 0, r.stderr
+        assert_agree([x for x in t.records if x.name == name], [json.loads(x) for x in r.stdout.splitlines()])
+
+
 def test_python_reads_c_trace_as_a_stream(synth):
     path = synth("cross-stream", "--shape", "all-types", "--submits", "10", "--chunk-size", "8192")
     with open(path, "rb") as f:

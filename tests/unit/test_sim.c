@@ -550,6 +550,35 @@ static void test_mme_macro_release(void)
     teardown(&t);
 }
 
+/* The MME program RAM is the channel's: a macro uploaded through the 3D object is called through the
+ * compute object, bound only after the upload (what the NVIDIA Vulkan driver does on the H200). */
+static void test_mme_upload_shared_by_objects(void)
+{
+    h t;
+    setup(&t);
+    m1(&t, SC_3D, 0, 0xCB97);
+    uint32_t code[12];
+    group(code, 0, (uint16_t)(0x1b00 >> 2 | 1u << 12), 0, 5, 3, 0, 4, 2);
+    group(code + 3, 0, 0x1000, 0x0000, 0, 3, 0, 10, 1);
+    group(code + 6, 1, 0, 0, 0, 0, 0, 0, 0);
+    group(code + 9, 0, 0, 0, 0, 0, 0, 0, 0);
+    m1(&t, SC_3D, 0x0114, 0);
+    noninc(&t, SC_3D, 0x0118, code, 12);
+    m1(&t, SC_3D, 0x011c, 7);
+    m1(&t, SC_3D, 0x0120, 0);
+    m1(&t, SC_COMPUTE, 0, 0xCBC0);
+    m1(&t, SC_COMPUTE, 0x3800 + 8 * 7, (uint32_t)(DATA_VA >> 32));   /* CALL_MME_MACRO(7) on compute */
+    uint32_t rest[2] = {(uint32_t)DATA_VA + 0xA00, 0x5150};
+    noninc(&t, SC_COMPUTE, 0x3804 + 8 * 7, rest, 2);
+    host_sem(&t, DATA_VA + 0xA04, 1, 1);
+    flush(&t);
+    EXPECT(ctr(&t).macro_calls == 1 && ctr(&t).macro_errors == 0, "calls %llu errors %llu (%s)",
+           (unsigned long long)ctr(&t).macro_calls, (unsigned long long)ctr(&t).macro_errors, t.last_event);
+    EXPECT(rd(&t, DATA_VA + 0xA00, 4) == 0x5150, "release from the macro called through compute: %llx",
+           (unsigned long long)rd(&t, DATA_VA + 0xA00, 4));
+    teardown(&t);
+}
+
 /* A macro whose emissions block (a report ACQUIRE, D = 0x10000001: OPERATION ACQUIRE, ONE_WORD):
  * the rest of its emissions and the methods after the call wait, in order, until a host write
  * satisfies the acquire. */
@@ -616,6 +645,7 @@ int main(void)
     test_entries_and_state_only();
     test_mme_macro_release();
     test_mme_emitted_acquire_blocks();
+    test_mme_upload_shared_by_objects();
     if (failures) {
         fprintf(stderr, "test_sim: %d failure(s)\n", failures);
         return 1;

@@ -99,20 +99,23 @@ def parse_header(buf, file_size=None):
         raise FormatError(f"bad file magic {magic.hex()} (expected {spec.FILE_MAGIC.hex()})", 0)
     if major != spec.MAJOR:
         raise VersionError(f"format major version {major} is not supported (this reader knows {spec.MAJOR})", 8)
-    if flags & ~spec.KNOWN_HEADER_FLAGS:
-        raise VersionError(f"unknown header flags {flags & ~spec.KNOWN_HEADER_FLAGS:#x} "
-                           f"(this reader knows {spec.KNOWN_HEADER_FLAGS:#x})", 12)
     if hlen < spec.HEADER_MIN or hlen > spec.MAX_HEADER_LENGTH or hlen % 8:
         raise LimitError(f"header_length {hlen} is not a multiple of 8 in [{spec.HEADER_MIN}, "
                          f"{spec.MAX_HEADER_LENGTH}]", 16)
-    if count > spec.MAX_IDENTITY_ENTRIES:
-        raise LimitError(f"identity_count {count} over the limit {spec.MAX_IDENTITY_ENTRIES}", 20)
     if hlen > len(buf):
         raise TruncatedError(f"header_length {hlen} but the file has only {len(buf)} bytes", 16)
+    # every entry takes at least 8 bytes of the identity block
+    if count > spec.MAX_IDENTITY_ENTRIES or count > (hlen - spec.HEADER_MIN) // 8:
+        raise LimitError(f"identity_count {count} over the limit {spec.MAX_IDENTITY_ENTRIES} or more than the "
+                         f"{(hlen - spec.HEADER_MIN) // 8} entries that fit the header", 20)
     (want,) = struct.unpack_from("<Q", buf, hlen - 8)
     got = xxhash.xxh64_intdigest(bytes(buf[:hlen - 8]))
     if want != got:
         raise ChecksumError(f"header checksum {want:#018x} does not match the bytes ({got:#018x})", hlen - 8)
+    # flags are judged once the checksum says they are what the writer wrote
+    if flags & ~spec.KNOWN_HEADER_FLAGS:
+        raise VersionError(f"unknown header flags {flags & ~spec.KNOWN_HEADER_FLAGS:#x} "
+                           f"(this reader knows {spec.KNOWN_HEADER_FLAGS:#x})", 12)
     t = Trace()
     t.major, t.minor, t.flags, t.header_length = major, minor, flags, hlen
     t.identity = _parse_identity(buf, count, hlen)

@@ -172,11 +172,19 @@ typedef struct vgt_ev_draw {
     uint64_t index_buffer_va; /* SET_INDEX_BUFFER_A:B, indexed draws */
 } vgt_ev_draw;
 
+/* Where the methods that made an event came from. */
+typedef enum vgt_event_origin {
+    VGT_ORIGIN_STREAM = 0,    /* the push buffer itself */
+    VGT_ORIGIN_MACRO = 1,     /* methods an MME macro call emitted (fed with vgt_sem_begin_macro) */
+} vgt_event_origin;
+
 typedef struct vgt_event {
     vgt_event_kind kind;
-    vgt_mpos pos;             /* the method that completed the event */
+    vgt_mpos pos;             /* the method that completed the event (a macro's: its CALL_MME_MACRO) */
     uint32_t cls;             /* class of that method */
     uint32_t subch;
+    uint8_t origin;           /* vgt_event_origin */
+    uint64_t macro_call;      /* origin MACRO: the call's id (vgt_mme_trace_call.id); else 0 */
     union {
         vgt_ev_launch launch;
         vgt_ev_upload upload;
@@ -196,6 +204,19 @@ typedef void (*vgt_event_fn)(void *ctx, const vgt_event *ev);
 
 #define VGT_SEM_MAX_UPLOAD (64u << 20)   /* an I2M transfer larger than this is reported, its bytes dropped */
 
+/* The stream-write overlay. libcuda writes each QMD into GPU memory with an inline-to-memory upload just
+ * before the SEND_PCAS_A that launches it, so the QMD bytes are in the method stream, not in any captured
+ * memory record. The tracker therefore remembers, per channel, the bytes that the stream itself wrote:
+ * completed UPLOADs, inline QMDs (the GPU stores them at their QMD address), copy-engine fills
+ * (memset remaps) and copies whose source bytes the overlay holds. A write it cannot know the bytes of
+ * (a larger upload, a copy from elsewhere, block-linear layouts) is remembered as a hole that hides
+ * older overlay bytes under it. Reads (vgt_sem_mem_read, and so every QMD read) take the newest
+ * overlay bytes first and everything else from cfg.mem_read. Bounded: the oldest writes are forgotten
+ * first. */
+#define VGT_SEM_OVERLAY_BYTES (1u << 20)      /* bytes remembered per tracker (default) */
+#define VGT_SEM_OVERLAY_WRITES 4096u          /* writes (extents, holes included) remembered per tracker */
+#define VGT_SEM_OVERLAY_MAX_WRITE (16u << 10) /* a write larger than this is remembered as a hole */
+
 typedef struct vgt_sem_tracker vgt_sem_tracker;
 
 typedef struct vgt_sem_config {
@@ -204,7 +225,11 @@ typedef struct vgt_sem_config {
     vgt_sem_mem_fn mem_read;  /* optional: QMD bytes of launches by address */
     void *mem_ctx;
     uint32_t max_upload;      /* 0 = VGT_SEM_MAX_UPLOAD */
-    int keep_upload_bytes;    /* 0: count upload bytes only (census speed); 1: collect them for ev.upload.data */
+    int keep_upload_bytes;    /* 0: count upload bytes only (census speed); 1: collect them for ev.upload.data
+                               * (uploads up to VGT_SEM_OVERLAY_MAX_WRITE are collected for the overlay anyway,
+                               * and then also reach ev.upload.data) */
+    int no_overlay;           /* 1: no stream-write overlay: memory reads go to mem_read only */
+    uint32_t overlay_bytes;   /* 0: VGT_SEM_OVERLAY_BYTES; at least VGT_SEM_OVERLAY_MAX_WRITE is used */
 } vgt_sem_config;
 
 vgt_status vgt_sem_new(vgt_sem_tracker **t, const vgt_sem_config *cfg, vgt_error *err);
@@ -215,6 +240,29 @@ void vgt_sem_reset(vgt_sem_tracker *t);
 /* Feed one method. Events it completes are delivered before it returns. Fails only when memory reads
  * fail with something other than "unknown bytes" (the reader's error is passed on). */
 vgt_status vgt_sem_method(vgt_sem_tracker *t, const vgt_method *m, vgt_error *err);
+/* Feed a non-increasing method run at once: m is its first method (m->data its value), data holds count
+ * little-endian dwords (data[0..3] is m->data), at dwords m->pos.dword, +1, ... Events are the same as
+ * feeding them one by one with vgt_sem_method; LOAD_INLINE_DATA runs are taken in bulk (one copy, no
+ * per-dword work). The vgt_pb_callbacks.noninc_run / vgt_walk_callbacks.on_noninc_run path. */
+vgt_status vgt_sem_noninc_run(vgt_sem_tracker *t, const vgt_method *m, const uint8_t *data, uint32_t count,
+                              vgt_error *err);
+
+/* Methods an MME macro emitted: between vgt_sem_begin_macro and vgt_sem_end_macro, fed methods are the
+ * call's emissions (pos: the CALL_MME_MACRO's), and the events they complete carry origin MACRO and the
+ * call id. Feed a call's emissions where the GPU runs it: after its last CALL_MME_DATA, before the next
+ * stream method of the channel (vgt_mme_trace delivers calls at exactly that point). */
+void vgt_sem_begin_macro(vgt_sem_tracker *t, uint64_t call_id);
+void vgt_sem_end_macro(vgt_sem_tracker *t);
+/* Feed one completed call of vgt_mme_trace (mme_trace.h): its emissions between begin and end, each at the
+ * call's position, in the call's class and subchannel. Drive it from vgt_mme_trace_config.on_call with the
+ * tracker of the call's channel. */
+struct vgt_mme_trace_call;
+vgt_status vgt_sem_macro_call(vgt_sem_tracker *t, const struct vgt_mme_trace_call *call, vgt_error *err);
+
+/* Read GPU memory as the stream left it so far: the overlay's bytes (newest first), the rest through
+ * cfg.mem_read (a region it reports unmapped reads as unknown). *known = bytes known of len. */
+vgt_status vgt_sem_mem_read(vgt_sem_tracker *t, uint64_t va, void *dst, uint64_t len, uint64_t *known, vgt_error *err);
+
 /* The submission ended: deliver a pending merged draw and an upload or inline QMD still waiting for data
  * (marked incomplete). State (bound addresses, payloads) persists into the next submission. */
 void vgt_sem_flush(vgt_sem_tracker *t);
@@ -230,11 +278,14 @@ const char *vgt_sem_red_name(unsigned red);            /* "ADD", ...; "NONE" */
 const char *vgt_sem_source_name(unsigned src);         /* "host", "report", "copy", "qmd" */
 const char *vgt_topology_name(unsigned topo);          /* "TRIANGLES", ... */
 const char *vgt_draw_kind_name(unsigned kind);         /* "arrays", "indexed", ... */
+const char *vgt_event_origin_name(unsigned origin);    /* "stream", "macro"; "?" if unknown */
 
-/* One line, no newline, e.g. "LAUNCH qmd=0x7f0000100 V04_00 grid=64x1x1 block=128x1x1 prog=0x..." .
+/* One line, no newline, e.g. "LAUNCH qmd=0x7f0000100 V04_00 grid=64x1x1 block=128x1x1 prog=0x..." ;
+ * an event of macro origin ends in " [macro call N]".
  * Returns what snprintf returns (the full length; output truncated at cap). */
 int vgt_event_format(const vgt_event *ev, char *buf, uint32_t cap);
-/* One JSON object, no newline: {"event":"LAUNCH","seq":..,"entry":..,"dword":..,"class":..,...}. */
+/* One JSON object, no newline: {"event":"LAUNCH","seq":..,"entry":..,"dword":..,"class":..,...}; events of
+ * macro origin add "origin":"macro","macro_call":N (stream events have no origin key). */
 void vgt_event_print_json(FILE *f, const vgt_event *ev);
 
 #ifdef __cplusplus

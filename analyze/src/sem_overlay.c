@@ -1,0 +1,109 @@
+/* sem_overlay.c: the stream-write overlay of a semantic tracker (events.h): bytes the method stream
+ * itself wrote to GPU memory (uploads, inline QMDs, fills, copies of known bytes), newest first.
+ *
+ *   extents (ring, oldest at `first`)      arena (ring of bytes, same order)
+ *     {va, len, off} ... {va, len, HOLE}     [ ... bytes of extent k ... | head -> free ... ]
+ *
+ * A write takes len bytes at the arena head (or at 0 when they do not fit before the end) and first
+ * forgets the oldest extents whose bytes are in the way; a hole takes no bytes. The oldest extent can
+ * always be forgotten (nothing older is left for it to hide), so bounds never block a write. Lookups
+ * walk from the newest extent back and stop once every byte asked for is decided. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sem_internal.h"
+
+static int alloc(sem_overlay *o)
+{
+    if (o->arena) return 1;
+    if (o->disabled) return 0;
+    o->arena = malloc(o->cap);
+    o->ext = malloc(VGT_SEM_OVERLAY_WRITES * sizeof *o->ext);
+    if (!o->arena || !o->ext) {   /* remembering nothing only costs knowledge: QMDs fall back to memory */
+        free(o->arena);
+        free(o->ext);
+        o->arena = NULL;
+        o->ext = NULL;
+        o->disabled = 1;
+        return 0;
+    }
+    return 1;
+}
+
+static void pop_oldest(sem_overlay *o)
+{
+    o->first = (o->first + 1) % VGT_SEM_OVERLAY_WRITES;
+    o->n--;
+}
+
+static void push(sem_overlay *o, uint64_t va, uint64_t len, uint32_t off)
+{
+    if (o->n == VGT_SEM_OVERLAY_WRITES) pop_oldest(o);
+    o->ext[(o->first + o->n) % VGT_SEM_OVERLAY_WRITES] = (sem_extent){ va, len, off };
+    o->n++;
+    if (!o->lo && !o->hi) { o->lo = va; o->hi = va + len; }
+    if (va < o->lo) o->lo = va;
+    if (va + len > o->hi) o->hi = va + len;
+}
+
+void sem_overlay_hole(sem_overlay *o, uint64_t va, uint64_t len)
+{
+    if (!len || o->disabled || !o->n) return;   /* an empty overlay has nothing a hole could hide */
+    if (va >= o->hi || va + len <= o->lo) return;
+    push(o, va, len, SEM_HOLE);
+}
+
+void sem_overlay_write(sem_overlay *o, uint64_t va, const uint8_t *bytes, uint64_t len)
+{
+    if (!len) return;
+    if (!bytes || len > VGT_SEM_OVERLAY_MAX_WRITE || len > o->cap) { sem_overlay_hole(o, va, len); return; }
+    if (!alloc(o)) return;
+    uint32_t n = (uint32_t)len, at = o->head, old_head = o->head;
+    int wrapped = at + n > o->cap;
+    if (wrapped) at = 0;
+    while (o->n) {   /* forget the oldest extents whose bytes [at, at + n) would overwrite */
+        const sem_extent *e = &o->ext[o->first];
+        int drop = e->off == SEM_HOLE || (wrapped && e->off >= old_head) || (e->off < at + n && at < e->off + e->len);
+        if (!drop) break;
+        pop_oldest(o);
+    }
+    memcpy(o->arena + at, bytes, n);
+    o->head = at + n;
+    push(o, va, len, at);
+}
+
+uint32_t sem_overlay_lookup(const sem_overlay *o, uint64_t va, uint32_t len, uint8_t *dst, uint8_t *state)
+{
+    memset(state, 0, len);
+    if (!o->n || va >= o->hi || va + len <= o->lo) return 0;
+    uint32_t decided = 0;
+    for (uint32_t k = o->n; k-- > 0 && decided < len;) {
+        const sem_extent *e = &o->ext[(o->first + k) % VGT_SEM_OVERLAY_WRITES];
+        uint64_t lo = e->va > va ? e->va : va, hi = e->va + e->len < va + len ? e->va + e->len : va + len;
+        for (uint64_t b = lo; b < hi; b++) {
+            uint32_t i = (uint32_t)(b - va);
+            if (state[i]) continue;
+            if (e->off == SEM_HOLE) state[i] = 2;
+            else {
+                state[i] = 1;
+                dst[i] = o->arena[e->off + (b - e->va)];
+            }
+            decided++;
+        }
+    }
+    return decided;
+}
+
+void sem_overlay_reset(sem_overlay *o)
+{
+    o->first = o->n = o->head = 0;
+    o->lo = o->hi = 0;
+}
+
+void sem_overlay_free(sem_overlay *o)
+{
+    free(o->arena);
+    free(o->ext);
+    o->arena = NULL;
+    o->ext = NULL;
+}

@@ -1,0 +1,71 @@
+"""`vgt record` when things go wrong, without a GPU (CI): the capture library missing, an output that
+cannot be created, the disk filling up midway (a file size limit: the kernel answers EFBIG exactly where
+a full disk answers ENOSPC). Each gives a clear message; the program's exit status is preserved; what was
+written before a failure stays readable.
+"""
+import os
+import resource
+import subprocess
+
+CHATTY = r'''
+import os, sys, fcntl
+fd = os.open(sys.argv[1], os.O_RDWR)
+req = (3 << 30) | (4096 << 16) | (ord('F') << 8) | 0x10
+for _ in range(int(sys.argv[2])):
+    try: fcntl.ioctl(fd, req, bytearray(os.urandom(4096)))   # incompressible: the trace grows fast
+    except OSError: pass
+print("PROGRAM DONE")
+sys.exit(4)
+'''
+
+
+def test_missing_capture_library(vgt_bin, tmp_path):
+    env = dict(os.environ, VGT_CAPTURE_LIB=str(tmp_path / "nope" / "libvgt-capture.so"))
+    r = subprocess.run([str(vgt_bin), "record", "-o", str(tmp_path / "t.vgt"), "--", "sh", "-c", "echo RAN"],
+                       capture_output=True, text=True, timeout=60, env=env)
+    assert r.returncode == 2
+    assert "libvgt-capture.so" in r.stderr and "VGT_CAPTURE_LIB" in r.stderr
+    assert "RAN" not in r.stdout and not (tmp_path / "t.vgt").exists()
+
+
+def test_unwritable_output(vgt_bin, tmp_path):
+    for out in (tmp_path / "no" / "such" / "dir" / "t.vgt", "/proc/version"):
+        r = subprocess.run([str(vgt_bin), "record", "-o", str(out), "--", "sh", "-c", "echo RAN"],
+                           capture_output=True, text=True, timeout=60)
+        assert r.returncode == 2, r
+        assert str(out) in r.stderr and "RAN" not in r.stdout
+
+
+def test_disk_full_midway_keeps_what_was_written(vgt_bin, vgt, tmp_path):
+    ctl = tmp_path / "fakectl"
+    ctl.write_bytes(b"")
+    prog = tmp_path / "chatty.py"
+    prog.write_text(CHATTY)
+    limit = 3_000_000
+
+    def small_disk():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    env = dict(os.environ, VGT_CAPTURE_CTL_PATH=str(ctl))
+    out = tmp_path / "t.vgt"
+    r = subprocess.run([str(vgt_bin), "record", "-o", str(out), "--", "python3", str(prog), str(ctl), "1500"],
+                       capture_output=True, text=True, timeout=120, env=env, preexec_fn=small_disk)
+    assert r.returncode == 4, r.stderr                # the program's status, not vgt's
+    assert "PROGRAM DONE" in r.stdout                   # it ran to the end, never blocked on the pipe
+    assert "cannot write the trace" in r.stderr and "File too large" in r.stderr
+    assert r.stderr.count("cannot write") == 1          # one message, not one per record
+    assert 0 < out.stat().st_size <= limit
+    v = vgt("verify", out, check=0)                     # what was written is a valid (trailer-less) trace
+    assert "no trailer" in v.stdout
+    lines = vgt("dump", out, check=0).stdout.splitlines()
+    assert " SESSION_START " in lines[0]
+    assert sum(" IOCTL " in l for l in lines) > 100
+
+
+def test_program_killed_by_file_size_limit_of_its_own(vgt_bin, tmp_path):
+    """vgt record ignores SIGXFSZ for itself only: a program that exceeds its own limit dies as usual."""
+    def small(): resource.setrlimit(resource.RLIMIT_FSIZE, (100_000, 100_000))
+    big = tmp_path / "big"
+    r = subprocess.run([str(vgt_bin), "record", "-o", str(tmp_path / "t.vgt"), "--", "sh", "-c",
+                        f"head -c 200000 /dev/zero > {big}"], capture_output=True, timeout=60, preexec_fn=small)
+    assert r.returncode == 128 + 25   # SIGXFSZ, as without vgt record
