@@ -37,6 +37,13 @@ uint32_t vgt_mme_inst_dwords(vgt_mme_format fmt)
     }
 }
 
+uint32_t vgt_mme_pointer_dword(vgt_mme_format fmt, uint32_t v)
+{
+    /* TU104 pointers count 96-bit groups [inferred from NVIDIA driver traces, see vgt/mme.h "Units"] */
+    uint64_t d = (uint64_t)v * vgt_mme_inst_dwords(fmt);
+    return d > UINT32_MAX ? UINT32_MAX : (uint32_t)d;
+}
+
 /* Name and NV_PGRAPH_PRI_MME_HWW_ESR bit of each class (open-gpu-doc
  * manuals/turing/tu104/pri_mme.ref.txt; the same bits in ga100). */
 static const struct {

@@ -1,13 +1,20 @@
-/* mme_tracker.c: follows macro uploads and calls in one object's method stream and runs each call.
+/* mme_tracker.c: follows macro uploads and calls in one channel's method stream and runs each call.
  *
  * State diagram (also in vgt/mme.h):
- *   idle --CALL_MME_MACRO(j): call_start()--> collecting(j) --CALL_MME_DATA(j): call_append()--> collecting(j)
- *   collecting(j) --other method, flush(): call_run()--> idle, then the other method is handled as in idle
+ *   idle --CALL_MME_MACRO(j) of class c: call_start()--> collecting(c, j)
+ *   collecting(c, j) --CALL_MME_DATA(j) of c: call_append()--> collecting(c, j)
+ *   collecting --other method of any class, flush(): call_run()--> idle, then the method is handled as in idle
+ *
+ * What is shared (vgt/mme.h "macro-upload tracker" gives the evidence): the instruction RAM and its
+ * pointer belong to the channel; each class has its own slot (mme_class) with the start-address RAM,
+ * the shadow state and the DMA machine. Slots are created when a class is first fed.
  *
  * Upload methods (facts section 1; envytools envydis/macro.c): LOAD_MME_INSTRUCTION_RAM_POINTER sets
- * the dword position, each LOAD_MME_INSTRUCTION_RAM word is stored there and the pointer advances;
- * LOAD_MME_START_ADDRESS_RAM_POINTER selects a macro, LOAD_MME_START_ADDRESS_RAM binds it to a dword
- * position and advances the pointer as well [advance unconfirmed; NVK writes one entry per pointer].
+ * the position in instructions (TU104: 3-dword groups [inferred from NVIDIA driver traces]; Fermi:
+ * dwords), each LOAD_MME_INSTRUCTION_RAM word is stored there and the position advances by one dword;
+ * LOAD_MME_START_ADDRESS_RAM_POINTER selects a macro, LOAD_MME_START_ADDRESS_RAM binds it to an
+ * instruction position and advances the pointer as well [advance unconfirmed; NVK writes one entry
+ * per pointer].
  *
  * Shadow state (what STATE reads; NV_PGRAPH_PRI_MME_SHADOW_RAM_INDEX is per class and method) is fed
  * by every non-MME method of the push buffer and by the macros' own emissions, under the mode of
@@ -22,18 +29,28 @@
 
 enum { SHADOW_TRACK, SHADOW_TRACK_WITH_FILTER, SHADOW_PASSTHROUGH, SHADOW_REPLAY };
 
-struct vgt_mme_tracker {
-    vgt_mme_tracker_config cfg;
-    vgt_mme_format fmt;
-    uint32_t iram_cap, iram_used, iram_ptr;
-    uint32_t iram[VGT_MME_IRAM_MAX_DWORDS];
-    uint32_t start_ram[VGT_MME_MACRO_COUNT];
+/* What one class of the channel keeps for itself. */
+typedef struct mme_class {
+    vgt_mme_tracker *t;           /* back pointer for the simulator callbacks */
+    uint32_t cls;
+    uint32_t start_ram[VGT_MME_MACRO_COUNT];   /* as written: instructions */
     bool start_set[VGT_MME_MACRO_COUNT];
     uint32_t start_ptr;
     uint32_t shadow_mode;
     uint32_t shadow[VGT_MME_SHADOW_WORDS];
     vgt_mme_machine machine;
+} mme_class;
+
+struct vgt_mme_tracker {
+    vgt_mme_tracker_config cfg;
+    vgt_mme_format fmt;
+    uint32_t iram_cap, iram_used, iram_ptr;    /* dwords */
+    uint32_t iram[VGT_MME_IRAM_MAX_DWORDS];
+    mme_class *classes[VGT_MME_TRACKER_MAX_CLASSES];
+    uint32_t nclasses;
+    /* the call being collected */
     bool collecting;
+    mme_class *call_class;
     uint32_t call_macro;
     uint32_t *params;
     uint32_t nparams, params_cap, max_params;
@@ -64,48 +81,84 @@ vgt_status vgt_mme_tracker_create(const vgt_mme_tracker_config *cfg, vgt_mme_tra
 void vgt_mme_tracker_destroy(vgt_mme_tracker *t)
 {
     if (!t) return;
+    for (uint32_t i = 0; i < t->nclasses; i++) free(t->classes[i]);
     free(t->params);
     vgt_mme_emit_list_free(&t->emits);
     free(t);
 }
 
-/* ---- shadow state ------------------------------------------------------------------------------ */
-static bool is_scratch(uint32_t m) { return m >= VGT_MME_M_SET_SHADOW_SCRATCH0 && m < VGT_MME_M_CALL_MACRO0; }
-
-static void shadow_write(vgt_mme_tracker *t, uint32_t method, uint32_t value)
+/* ---- per-class slots ------------------------------------------------------------------------------ */
+static mme_class *class_find(const vgt_mme_tracker *t, uint32_t cls)
 {
-    if (method >= 4 * VGT_MME_SHADOW_WORDS) return;
-    if (is_scratch(method) || t->shadow_mode == SHADOW_TRACK || t->shadow_mode == SHADOW_TRACK_WITH_FILTER)
-        t->shadow[method >> 2] = value;
+    for (uint32_t i = 0; i < t->nclasses; i++)
+        if (t->classes[i]->cls == cls) return t->classes[i];
+    return NULL;
 }
 
-uint32_t vgt_mme_tracker_shadow(const vgt_mme_tracker *t, uint32_t method)
+static vgt_status class_get(vgt_mme_tracker *t, uint32_t cls, mme_class **out, vgt_error *err)
 {
-    return method < 4 * VGT_MME_SHADOW_WORDS ? t->shadow[method >> 2] : 0;
-}
-
-/* ---- simulator callbacks ---------------------------------------------------------------------- */
-static vgt_status on_emit(void *user, uint32_t method, uint32_t value)
-{
-    vgt_mme_tracker *t = user;
-    VGT_TRY(vgt_mme_emit_list_push(&t->emits, method, value));
-    if (method == VGT_MME_M_SET_SHADOW_RAM_CONTROL) t->shadow_mode = value & 3;
-    shadow_write(t, method, value);
+    *out = class_find(t, cls);
+    if (*out) return VGT_OK;
+    vgt_mme_format fmt = vgt_mme_format_for_class(cls);
+    if (fmt != t->fmt)
+        return VGT_FAIL(err, VGT_E_UNSUPPORTED, VGT_NO_OFFSET,
+                        "class 0x%04x (MME format %s) fed to a channel tracker of format %s", cls,
+                        vgt_mme_format_name(fmt), vgt_mme_format_name(t->fmt));
+    if (t->nclasses >= VGT_MME_TRACKER_MAX_CLASSES)
+        return VGT_FAIL(err, VGT_E_LIMIT, VGT_NO_OFFSET, "class 0x%04x would be MME class %u of the channel (at most %u)",
+                        cls, t->nclasses + 1, VGT_MME_TRACKER_MAX_CLASSES);
+    mme_class *c = calloc(1, sizeof *c);
+    if (!c) return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "no memory for MME class 0x%04x", cls);
+    c->t = t;
+    c->cls = cls;
+    t->classes[t->nclasses++] = c;
+    t->stats.classes = t->nclasses;
+    *out = c;
     return VGT_OK;
 }
 
-static uint32_t on_state(void *user, uint32_t method) { return vgt_mme_tracker_shadow(user, method); }
+/* ---- shadow state ------------------------------------------------------------------------------ */
+static bool is_scratch(uint32_t m) { return m >= VGT_MME_M_SET_SHADOW_SCRATCH0 && m < VGT_MME_M_CALL_MACRO0; }
+
+static void shadow_write(mme_class *c, uint32_t method, uint32_t value)
+{
+    if (method >= 4 * VGT_MME_SHADOW_WORDS) return;
+    if (is_scratch(method) || c->shadow_mode == SHADOW_TRACK || c->shadow_mode == SHADOW_TRACK_WITH_FILTER)
+        c->shadow[method >> 2] = value;
+}
+
+uint32_t vgt_mme_tracker_shadow(const vgt_mme_tracker *t, uint32_t cls, uint32_t method)
+{
+    const mme_class *c = class_find(t, cls);
+    return c && method < 4 * VGT_MME_SHADOW_WORDS ? c->shadow[method >> 2] : 0;
+}
+
+/* ---- simulator callbacks (user: the calling class) ----------------------------------------------- */
+static vgt_status on_emit(void *user, uint32_t method, uint32_t value)
+{
+    mme_class *c = user;
+    VGT_TRY(vgt_mme_emit_list_push(&c->t->emits, method, value));
+    if (method == VGT_MME_M_SET_SHADOW_RAM_CONTROL) c->shadow_mode = value & 3;
+    shadow_write(c, method, value);
+    return VGT_OK;
+}
+
+static uint32_t on_state(void *user, uint32_t method)
+{
+    const mme_class *c = user;
+    return method < 4 * VGT_MME_SHADOW_WORDS ? c->shadow[method >> 2] : 0;
+}
 
 static vgt_status on_read_mem(void *user, uint64_t va, void *dst, size_t len, vgt_error *err)
 {
-    vgt_mme_tracker *t = user;
+    vgt_mme_tracker *t = ((mme_class *)user)->t;
     if (!t->cfg.read_mem) return VGT_FAIL(err, VGT_E_FAULT, va, "no memory reader for MME DMA");
     return t->cfg.read_mem(t->cfg.user, va, dst, len, err);
 }
 
-static vgt_mme_sim_io tracker_io(vgt_mme_tracker *t)
+static vgt_mme_sim_io class_io(mme_class *c)
 {
-    return (vgt_mme_sim_io){.emit = on_emit, .state = on_state, .read_mem = on_read_mem, .user = t};
+    return (vgt_mme_sim_io){.emit = on_emit, .state = on_state, .read_mem = on_read_mem, .user = c};
 }
 
 /* ---- calls ------------------------------------------------------------------------------------- */
@@ -127,9 +180,10 @@ static vgt_status call_append(vgt_mme_tracker *t, uint32_t value, vgt_error *err
     return VGT_OK;
 }
 
-static vgt_status call_start(vgt_mme_tracker *t, uint32_t j, uint32_t first, vgt_error *err)
+static vgt_status call_start(vgt_mme_tracker *t, mme_class *c, uint32_t j, uint32_t first, vgt_error *err)
 {
     t->collecting = true;
+    t->call_class = c;
     t->call_macro = j;
     t->nparams = 0;
     t->truncated = false;
@@ -139,17 +193,18 @@ static vgt_status call_start(vgt_mme_tracker *t, uint32_t j, uint32_t first, vgt
 static vgt_status call_run(vgt_mme_tracker *t, vgt_error *err)
 {
     t->collecting = false;
-    uint32_t j = t->call_macro, start = t->start_ram[j];
-    vgt_mme_call call = {.seq = t->stats.calls, .macro = j, .start = start, .params = t->params,
-                         .nparams = t->nparams, .params_truncated = t->truncated};
-    call.body_hash = vgt_mme_body_hash(t->fmt, t->iram, t->iram_used, start, &call.body_dwords);
+    mme_class *c = t->call_class;
+    uint32_t j = t->call_macro, start = c->start_ram[j], start_dword = vgt_mme_pointer_dword(t->fmt, start);
+    vgt_mme_call call = {.seq = t->stats.calls, .cls = c->cls, .macro = j, .start = start, .start_dword = start_dword,
+                         .params = t->params, .nparams = t->nparams, .params_truncated = t->truncated};
+    call.body_hash = vgt_mme_body_hash(t->fmt, t->iram, t->iram_used, start_dword, &call.body_dwords);
     vgt_mme_emit_list_clear(&t->emits);
-    vgt_mme_sim_io io = tracker_io(t);
+    vgt_mme_sim_io io = class_io(c);
     vgt_mme_result res;
     vgt_error serr;
     vgt_error_clear(&serr);
-    call.status = vgt_mme_sim_run(&t->cfg.sim, t->fmt, t->iram, t->iram_cap, start, t->params, t->nparams, &io,
-                                  &t->machine, &res, &serr);
+    call.status = vgt_mme_sim_run(&t->cfg.sim, t->fmt, t->iram, t->iram_cap, start_dword, t->params, t->nparams, &io,
+                                  &c->machine, &res, &serr);
     if (call.status == VGT_E_NOMEM || call.status == VGT_E_ARG) {
         if (err) *err = serr;
         return call.status;
@@ -165,6 +220,12 @@ static vgt_status call_run(vgt_mme_tracker *t, vgt_error *err)
 }
 
 /* ---- the method stream ------------------------------------------------------------------------- */
+static void set_iram_ptr(vgt_mme_tracker *t, uint32_t value)
+{
+    uint32_t d = vgt_mme_pointer_dword(t->fmt, value);
+    t->iram_ptr = d < t->iram_cap ? d : t->iram_cap;   /* at the cap every load counts as out of bounds */
+}
+
 static void load_iram(vgt_mme_tracker *t, uint32_t value)
 {
     if (t->iram_ptr >= t->iram_cap) {
@@ -176,57 +237,65 @@ static void load_iram(vgt_mme_tracker *t, uint32_t value)
     t->stats.iram_words++;
 }
 
-static void load_start(vgt_mme_tracker *t, uint32_t value)
+static void load_start(vgt_mme_tracker *t, mme_class *c, uint32_t value)
 {
-    if (t->start_ptr >= VGT_MME_MACRO_COUNT) {
+    if (c->start_ptr >= VGT_MME_MACRO_COUNT) {
         t->stats.start_out_of_bounds++;
         return;
     }
-    t->start_set[t->start_ptr] = true;
-    t->start_ram[t->start_ptr++] = value;
+    c->start_set[c->start_ptr] = true;
+    c->start_ram[c->start_ptr++] = value;
 }
 
-static void dma_method(vgt_mme_tracker *t, uint32_t method, uint32_t value)
+static void dma_method(vgt_mme_tracker *t, mme_class *c, uint32_t method, uint32_t value)
 {
-    vgt_mme_sim_io io = tracker_io(t);
-    vgt_mme_error e = vgt_mme_machine_write(&t->machine, method, value, &io, NULL);
+    vgt_mme_sim_io io = class_io(c);
+    vgt_mme_error e = vgt_mme_machine_write(&c->machine, method, value, &io, NULL);
     if (e != VGT_MME_OK) {
         t->stats.dma_errors++;
         t->stats.last_dma_error = e;
     }
 }
 
-static vgt_status idle_method(vgt_mme_tracker *t, uint32_t method, uint32_t value, vgt_error *err)
+static vgt_status idle_method(vgt_mme_tracker *t, mme_class *c, uint32_t method, uint32_t value, vgt_error *err)
 {
     if (method >= VGT_MME_M_CALL_MACRO0 && method < 4 * VGT_MME_SHADOW_WORDS) {
         if (method & 4) {
             t->stats.orphan_data++;
             return VGT_OK;
         }
-        return call_start(t, (method - VGT_MME_M_CALL_MACRO0) / 8, value, err);
+        return call_start(t, c, (method - VGT_MME_M_CALL_MACRO0) / 8, value, err);
     }
     switch (method) {
-    case VGT_MME_M_LOAD_INSTRUCTION_RAM_POINTER: t->iram_ptr = value; return VGT_OK;
+    case VGT_MME_M_LOAD_INSTRUCTION_RAM_POINTER: set_iram_ptr(t, value); return VGT_OK;
     case VGT_MME_M_LOAD_INSTRUCTION_RAM: load_iram(t, value); return VGT_OK;
-    case VGT_MME_M_LOAD_START_ADDRESS_RAM_POINTER: t->start_ptr = value; return VGT_OK;
-    case VGT_MME_M_LOAD_START_ADDRESS_RAM: load_start(t, value); return VGT_OK;
-    case VGT_MME_M_SET_SHADOW_RAM_CONTROL: t->shadow_mode = value & 3; return VGT_OK;
+    case VGT_MME_M_LOAD_START_ADDRESS_RAM_POINTER: c->start_ptr = value; return VGT_OK;
+    case VGT_MME_M_LOAD_START_ADDRESS_RAM: load_start(t, c, value); return VGT_OK;
+    case VGT_MME_M_SET_SHADOW_RAM_CONTROL: c->shadow_mode = value & 3; return VGT_OK;
     default: break;
     }
     if (t->fmt == VGT_MME_TU104 && method >= VGT_MME_M_SET_MEM_ADDRESS_A && method <= VGT_MME_M_SET_DATA_FIFO_CONFIG)
-        dma_method(t, method, value);
-    shadow_write(t, method, value);
+        dma_method(t, c, method, value);
+    shadow_write(c, method, value);
     return VGT_OK;
+}
+
+vgt_status vgt_mme_tracker_feed_class(vgt_mme_tracker *t, uint32_t cls, uint32_t method, uint32_t value,
+                                      vgt_error *err)
+{
+    mme_class *c;
+    VGT_TRY(class_get(t, cls, &c, err));
+    t->stats.methods++;
+    if (t->collecting) {
+        if (c == t->call_class && method == VGT_MME_M_CALL_DATA0 + 8 * t->call_macro) return call_append(t, value, err);
+        VGT_TRY(call_run(t, err));
+    }
+    return idle_method(t, c, method, value, err);
 }
 
 vgt_status vgt_mme_tracker_feed(vgt_mme_tracker *t, uint32_t method, uint32_t value, vgt_error *err)
 {
-    t->stats.methods++;
-    if (t->collecting) {
-        if (method == VGT_MME_M_CALL_DATA0 + 8 * t->call_macro) return call_append(t, value, err);
-        VGT_TRY(call_run(t, err));
-    }
-    return idle_method(t, method, value, err);
+    return vgt_mme_tracker_feed_class(t, t->cfg.cls, method, value, err);
 }
 
 vgt_status vgt_mme_tracker_flush(vgt_mme_tracker *t, vgt_error *err)
@@ -244,13 +313,17 @@ const uint32_t *vgt_mme_tracker_iram(const vgt_mme_tracker *t, uint32_t *used_dw
     return t->iram;
 }
 
-vgt_status vgt_mme_tracker_macro(const vgt_mme_tracker *t, uint32_t j, uint32_t *start, uint64_t *hash,
-                                 uint32_t *ndwords, vgt_error *err)
+vgt_status vgt_mme_tracker_macro(const vgt_mme_tracker *t, uint32_t cls, uint32_t j, uint32_t *start,
+                                 uint32_t *start_dword, uint64_t *hash, uint32_t *ndwords, vgt_error *err)
 {
-    if (j >= VGT_MME_MACRO_COUNT || !t->start_set[j])
-        return VGT_FAIL(err, VGT_E_NOT_FOUND, VGT_NO_OFFSET, "MME macro %u was never bound to a start address", j);
-    if (start) *start = t->start_ram[j];
-    uint64_t h = vgt_mme_body_hash(t->fmt, t->iram, t->iram_used, t->start_ram[j], ndwords);
+    const mme_class *c = class_find(t, cls);
+    if (!c || j >= VGT_MME_MACRO_COUNT || !c->start_set[j])
+        return VGT_FAIL(err, VGT_E_NOT_FOUND, VGT_NO_OFFSET, "MME macro %u of class 0x%04x was never bound to a start address",
+                        j, cls);
+    uint32_t d = vgt_mme_pointer_dword(t->fmt, c->start_ram[j]);
+    if (start) *start = c->start_ram[j];
+    if (start_dword) *start_dword = d;
+    uint64_t h = vgt_mme_body_hash(t->fmt, t->iram, t->iram_used, d, ndwords);
     if (hash) *hash = h;
     return VGT_OK;
 }

@@ -1,11 +1,12 @@
-/* mme_trace.c: MME macros across a trace: one vgt_mme_tracker per (channel incarnation, class), fed every
- * method of that object in stream order; each completed call resolved to the registry version that ran
- * and handed to the caller with its position, parameters, emissions and outcome.
+/* mme_trace.c: MME macros across a trace: one vgt_mme_tracker per channel incarnation (mme_trace_channel.c),
+ * fed every method of the channel's MME objects in stream order with their class; each completed call
+ * resolved to the registry version that ran and handed to the caller with its position, parameters,
+ * emissions and outcome.
  *
- *   method of an MME class --object_for()--> object --upload method: mt_upload_method()-->
- *                                                   --other: vgt_mme_tracker_feed() --call done: on_tracker_call()
- *   end of submission --submit_end(): flush the objects touched, register new bindings-->
- *   end of walk --finish(): the same for every object
+ *   method of an MME class --object_for()--> object --vgt_mme_tracker_feed_class(channel's tracker)-->
+ *                                                   --call done: mt_tracker_call() -> the calling object
+ *   end of submission --submit_end(): settle the channels touched (flush, register new bindings)-->
+ *   end of walk --finish(): the same for every channel
  */
 #include <stdlib.h>
 #include <string.h>
@@ -23,17 +24,11 @@ vgt_status vgt_mme_trace_new(const vgt_mme_trace_config *cfg, vgt_mme_trace **ou
     return VGT_OK;
 }
 
-static void object_free(mt_object *o)
-{
-    if (!o) return;
-    vgt_mme_tracker_destroy(o->tr);
-    free(o);
-}
 
 void vgt_mme_trace_free(vgt_mme_trace *t)
 {
     if (!t) return;
-    for (uint32_t i = 0; i < t->nobjects; i++) object_free(t->objects[i]);
+    for (uint32_t i = 0; i < t->nobjects; i++) free(t->objects[i]);
     free(t->objects);
     free(t->touched);
     mt_channels_free(t);
@@ -45,12 +40,12 @@ void vgt_mme_trace_free(vgt_mme_trace *t)
 void vgt_mme_trace_model(vgt_mme_trace *t, const vgt_model *model) { t->model = model; }
 
 /* ---- the tracker's callbacks -------------------------------------------------------------------- */
-static vgt_status read_mem(void *user, uint64_t va, void *dst, size_t len, vgt_error *err)
+vgt_status mt_tracker_read_mem(void *user, uint64_t va, void *dst, size_t len, vgt_error *err)
 {
-    mt_object *o = user;
-    if (!o->trace->model) return VGT_FAIL(err, VGT_E_FAULT, va, "no trace memory to read MME DMA from");
+    const vgt_mme_trace *t = ((mt_channel *)user)->trace;
+    if (!t->model) return VGT_FAIL(err, VGT_E_FAULT, va, "no trace memory to read MME DMA from");
     uint64_t known = 0;
-    VGT_TRY(vgt_model_mem_read(o->trace->model, va, dst, len, &known, err));
+    VGT_TRY(vgt_model_mem_read(t->model, va, dst, len, &known, err));
     if (known < len)
         return VGT_FAIL(err, VGT_E_FAULT, va, "MME DMA read of %zu bytes at 0x%llx: only %llu of them were captured",
                         len, (unsigned long long)va, (unsigned long long)known);
@@ -70,13 +65,14 @@ static vgt_status resolve_version(vgt_mme_trace *t, mt_object *o, const vgt_mme_
                                   vgt_error *err)
 {
     *out = NULL;
-    if (vgt_mme_tracker_macro(o->tr, mc->macro, NULL, NULL, NULL, NULL) != VGT_OK || !mc->body_dwords) {
+    if (vgt_mme_tracker_macro(o->chan->tr, o->cls, mc->macro, NULL, NULL, NULL, NULL, NULL) != VGT_OK ||
+        !mc->body_dwords) {
         t->stats.unbound_calls++;
         return VGT_OK;
     }
     uint32_t id = o->cur_version[mc->macro];
-    if (id == MT_NONE || t->versions[id].start_dword != mc->start || t->versions[id].hash != mc->body_hash) {
-        VGT_TRY(mt_version(t, o, mc->macro, mc->start, mc->body_hash, mc->body_dwords, o->call_submission,
+    if (id == MT_NONE || t->versions[id].start_dword != mc->start_dword || t->versions[id].hash != mc->body_hash) {
+        VGT_TRY(mt_version(t, o, mc->macro, mc->start, mc->start_dword, mc->body_hash, mc->body_dwords, o->call_submission,
                            o->call_seq, &id, err));
         o->cur_version[mc->macro] = id;
     }
@@ -98,10 +94,14 @@ static void count_call(vgt_mme_trace *t, vgt_mme_trace_macro *v, const vgt_mme_t
     if (c->selected) t->stats.selected_calls++;
 }
 
-static vgt_status on_tracker_call(void *user, const vgt_mme_call *mc, vgt_error *err)
+vgt_status mt_tracker_call(void *user, const vgt_mme_call *mc, vgt_error *err)
 {
-    mt_object *o = user;
-    vgt_mme_trace *t = o->trace;
+    mt_channel *ch = user;
+    vgt_mme_trace *t = ch->trace;
+    mt_object *o = mt_channel_object(ch, mc->cls);
+    if (!o)   /* every class the tracker is fed comes through an object of the channel */
+        return VGT_FAIL(err, VGT_E_ARG, VGT_NO_OFFSET, "MME call of class 0x%04x on channel 0x%x has no object",
+                        mc->cls, ch->channel);
     vgt_mme_trace_call c = {.id = t->next_call++, .submission = o->call_submission, .seq = o->call_seq,
                             .pos = o->call_pos, .client = o->client, .channel = o->channel, .subch = o->call_subch,
                             .cls = o->cls, .selected = o->call_selected, .index = mc->macro, .params = mc->params,
@@ -151,14 +151,6 @@ static vgt_status object_new(vgt_mme_trace *t, const vgt_walk_channel *ch, uint3
     o->cls = cls;
     o->fmt = vgt_mme_format_for_class(cls);
     for (uint32_t j = 0; j < VGT_MME_MACRO_COUNT; j++) o->cur_version[j] = MT_NONE;
-    vgt_mme_tracker_config tc = {.cls = cls, .sim = t->cfg.sim, .max_call_params = t->cfg.max_call_params,
-                                 .max_emits = t->cfg.max_emits, .read_mem = read_mem, .on_call = on_tracker_call,
-                                 .user = o};
-    vgt_status rc = vgt_mme_tracker_create(&tc, &o->tr, err);
-    if (rc != VGT_OK) {
-        free(o);
-        return rc;
-    }
     t->objects[t->nobjects++] = o;
     t->stats.objects = t->nobjects;
     *out = o;
@@ -170,15 +162,7 @@ static bool object_is(const mt_object *o, const vgt_walk_channel *ch, uint32_t c
     return !o->retired && o->cls == cls && o->channel == ch->handle && o->client == ch->client;
 }
 
-/* The tracker's own counts join the trace's when the tracker goes (retired or finished). */
-static void absorb_stats(vgt_mme_trace *t, const mt_object *o)
-{
-    const vgt_mme_tracker_stats *ts = vgt_mme_tracker_stats_get(o->tr);
-    t->stats.dma_errors += ts->dma_errors;
-    t->stats.orphan_data += ts->orphan_data;
-}
-
-/* The live object of (channel, class); a re-allocated channel retires its old objects. */
+/* The live object of (channel, class); a re-allocated channel retires its old channel and objects. */
 static vgt_status object_for(vgt_mme_trace *t, const vgt_walk_channel *ch, uint32_t cls, mt_object **out,
                              vgt_error *err)
 {
@@ -187,12 +171,7 @@ static vgt_status object_for(vgt_mme_trace *t, const vgt_walk_channel *ch, uint3
     for (uint32_t i = 0; !o && i < t->nobjects; i++)
         if (object_is(t->objects[i], ch, cls)) o = t->objects[i];
     if (o && o->alloc_seq != ch->alloc_seq) {   /* re-allocated: the old incarnation's state goes */
-        VGT_TRY(vgt_mme_tracker_flush(o->tr, err));
-        if (o->uploads_seen) VGT_TRY(mt_check_bindings(t, o, o->call_submission, o->call_seq, err));
-        absorb_stats(t, o);
-        vgt_mme_tracker_destroy(o->tr);
-        o->tr = NULL;
-        o->retired = true;
+        VGT_TRY(mt_channel_retire(t, o->chan, err));
         o = NULL;
     }
     if (!o) VGT_TRY(object_new(t, ch, cls, &o, err));
@@ -217,8 +196,8 @@ vgt_status vgt_mme_trace_method(vgt_mme_trace *t, const vgt_walk_submit *s, cons
     if (m->is_host || m->masked || vgt_mme_format_for_class(m->cls) == VGT_MME_NONE) return VGT_OK;
     mt_object *o;
     VGT_TRY(object_for(t, s->chan, m->cls, &o, err));
-    if (is_upload(m->mthd)) VGT_TRY(mt_upload_method(o, m->mthd, m->data, err));
-    else VGT_TRY(vgt_mme_tracker_feed(o->tr, m->mthd, m->data, err));
+    if (is_upload(m->mthd)) o->chan->uploads_seen = true;
+    VGT_TRY(vgt_mme_tracker_feed_class(o->chan->tr, m->cls, m->mthd, m->data, err));
     if (is_call(m->mthd)) {   /* after the feed: it completed the previous call under the old position */
         o->call_pos = m->pos;
         o->call_submission = s->index;
@@ -229,20 +208,13 @@ vgt_status vgt_mme_trace_method(vgt_mme_trace *t, const vgt_walk_submit *s, cons
     return VGT_OK;
 }
 
-static vgt_status object_settle(vgt_mme_trace *t, mt_object *o, uint64_t submission, uint64_t seq, vgt_error *err)
-{
-    VGT_TRY(vgt_mme_tracker_flush(o->tr, err));
-    if (o->uploads_seen) VGT_TRY(mt_check_bindings(t, o, submission, seq, err));
-    return VGT_OK;
-}
-
 vgt_status vgt_mme_trace_submit_end(vgt_mme_trace *t, const vgt_walk_submit *s, vgt_error *err)
 {
     vgt_status rc = VGT_OK;
     for (uint32_t i = 0; i < t->ntouched; i++) {
         mt_object *o = t->objects[t->touched[i]];
         o->touched = false;
-        if (rc == VGT_OK && o->tr) rc = object_settle(t, o, s->index, s->seq, err);
+        if (rc == VGT_OK) rc = mt_channel_settle(t, o->chan, s->index, s->seq, err);
     }
     t->ntouched = 0;
     return rc;
@@ -253,14 +225,13 @@ vgt_status vgt_mme_trace_finish(vgt_mme_trace *t, vgt_error *err)
     if (t->finished) return VGT_OK;
     t->finished = 1;
     vgt_status rc = VGT_OK;
-    for (uint32_t i = 0; i < t->nobjects; i++) {
-        mt_object *o = t->objects[i];
-        o->touched = false;
-        if (!o->tr) continue;
-        if (!t->stopped && rc == VGT_OK) rc = object_settle(t, o, o->call_submission, o->call_seq, err);
-        absorb_stats(t, o);
-    }
+    for (uint32_t i = 0; i < t->nobjects; i++) t->objects[i]->touched = false;
     t->ntouched = 0;
+    for (uint32_t i = 0; i < t->nchans; i++) {
+        mt_channel *ch = t->chans[i];
+        if (!t->stopped && rc == VGT_OK) rc = mt_channel_settle(t, ch, MT_AT_LAST_CALL, 0, err);
+        mt_channel_absorb_stats(t, ch);
+    }
     return rc;
 }
 

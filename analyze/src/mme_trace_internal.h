@@ -1,5 +1,5 @@
-/* mme_trace_internal.h: private to mme_trace*.c: the per-object state, the registry of macro versions,
- * and the upload-unit detector. */
+/* mme_trace_internal.h: private to mme_trace*.c: the per-channel and per-object state and the registry
+ * of macro versions. */
 #ifndef VGT_MME_TRACE_INTERNAL_H
 #define VGT_MME_TRACE_INTERNAL_H
 
@@ -9,29 +9,17 @@
 
 #define MT_NONE UINT32_MAX
 #define MT_METHOD_WORDS 0x1000u          /* method byte addresses < 0x4000 */
-#define MT_UPLOAD_LOG_MAX (1u << 20)   /* upload writes kept while the pointer unit is undecided */
+#define MT_AT_LAST_CALL UINT64_MAX       /* mt_channel_settle(): each object's last call position */
 
-typedef struct mt_trace mt_trace;
-
-/* Upload methods of a channel whose pointer unit is not decided yet, kept to be re-applied in groups. */
-typedef struct mt_upload_log {
-    uint32_t *obj, *m, *v;        /* object index, method, value */
-    uint32_t n, cap;
-} mt_upload_log;
-
-/* What the MME objects of one format in one channel incarnation share: the instruction RAM (every object
- * gets every instruction-RAM write: in the corpus HOPPER_COMPUTE_A binds and calls macros whose code only
- * the HOPPER_A object uploaded [inference from traces]) and so the pointer unit. The start-address RAM
- * stays per object: both classes write their own. */
+/* One channel incarnation's MME (one format): one vgt_mme_tracker, fed by all its MME objects, which
+ * keeps the instruction RAM they share and each class's start-address RAM (vgt/mme.h). */
 typedef struct mt_channel {
+    vgt_mme_trace *trace;
     uint32_t client, channel;
     uint64_t alloc_seq;
     vgt_mme_format fmt;
-    /* pointer unit: 0 undecided (dwords applied), 1 dwords, 3 groups of 3 dwords */
-    uint32_t unit;
-    uint32_t seg_base, seg_len;   /* raw pointer of the upload in progress and words written since */
-    bool seg_open;
-    mt_upload_log log;
+    vgt_mme_tracker *tr;          /* NULL once retired (the channel handle was re-allocated) */
+    bool uploads_seen;            /* upload methods since the last registry check */
     uint32_t *objs;               /* indices in trace->objects */
     uint32_t nobjs, objs_cap;
 } mt_channel;
@@ -44,9 +32,7 @@ typedef struct mt_object {
     uint64_t alloc_seq;
     bool retired;                 /* the channel was re-allocated: a newer object replaced this one */
     vgt_mme_format fmt;
-    vgt_mme_tracker *tr;
     mt_channel *chan;
-    bool uploads_seen;            /* upload methods since the last registry check */
     bool touched;                 /* in the trace's touched list for this submission */
     uint32_t cur_version[VGT_MME_MACRO_COUNT];   /* registry id last seen bound to j */
     /* the call being collected */
@@ -82,18 +68,29 @@ struct vgt_mme_trace {
 };
 
 /* mme_trace_registry.c: *id = the version of (object, j, start, hash), created with its body from the
- * object's instruction RAM when new; MT_NONE when the registry is full (counted in stats). */
-vgt_status mt_version(vgt_mme_trace *t, mt_object *o, uint32_t j, uint32_t start_dword, uint64_t hash,
+ * channel's instruction RAM when new; MT_NONE when the registry is full (counted in stats). start is the
+ * entry as written (instructions), start_dword the same in dwords. */
+vgt_status mt_version(vgt_mme_trace *t, mt_object *o, uint32_t j, uint32_t start, uint32_t start_dword, uint64_t hash,
                       uint32_t dwords, uint64_t submission, uint64_t seq, uint32_t *id, vgt_error *err);
-/* After uploads: register what each bound index now holds. */
+/* After uploads: register what each bound index of o now holds. */
 vgt_status mt_check_bindings(vgt_mme_trace *t, mt_object *o, uint64_t submission, uint64_t seq, vgt_error *err);
 void mt_registry_free(vgt_mme_trace *t);
 
-/* mme_trace_upload.c: feed one upload method (0x0114..0x0120) of o, deciding and applying the unit and
- * sharing instruction-RAM writes with o's siblings. */
-vgt_status mt_upload_method(mt_object *o, uint32_t method, uint32_t value, vgt_error *err);
-/* The channel o belongs to (created when new), o added to it, and o's instruction RAM filled from a sibling. */
+/* mme_trace.c: the tracker's callbacks (user: the mt_channel). */
+vgt_status mt_tracker_read_mem(void *user, uint64_t va, void *dst, size_t len, vgt_error *err);
+vgt_status mt_tracker_call(void *user, const vgt_mme_call *mc, vgt_error *err);
+
+/* mme_trace_channel.c: the live channel o belongs to (created with its tracker when new), o added to it. */
 vgt_status mt_channel_join(vgt_mme_trace *t, mt_object *o, vgt_error *err);
+/* The channel's object of class cls (NULL if none). */
+mt_object *mt_channel_object(const mt_channel *ch, uint32_t cls);
+/* Run a pending call and, after uploads, register what every object's indices hold (at submission/seq,
+ * or with MT_AT_LAST_CALL at each object's last call). */
+vgt_status mt_channel_settle(vgt_mme_trace *t, mt_channel *ch, uint64_t submission, uint64_t seq, vgt_error *err);
+/* The channel handle was re-allocated: settle, count, drop the tracker, retire every object. */
+vgt_status mt_channel_retire(vgt_mme_trace *t, mt_channel *ch, vgt_error *err);
+/* The tracker's own counts join the trace's (when the channel is retired or the trace finished). */
+void mt_channel_absorb_stats(vgt_mme_trace *t, const mt_channel *ch);
 void mt_channels_free(vgt_mme_trace *t);
 
 #endif

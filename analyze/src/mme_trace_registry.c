@@ -81,7 +81,7 @@ static vgt_status versions_reserve(vgt_mme_trace *t, vgt_error *err)
     return VGT_OK;
 }
 
-vgt_status mt_version(vgt_mme_trace *t, mt_object *o, uint32_t j, uint32_t start_dword, uint64_t hash,
+vgt_status mt_version(vgt_mme_trace *t, mt_object *o, uint32_t j, uint32_t start, uint32_t start_dword, uint64_t hash,
                       uint32_t dwords, uint64_t submission, uint64_t seq, uint32_t *id, vgt_error *err)
 {
     *id = find(t, o, j, start_dword, hash);
@@ -94,7 +94,7 @@ vgt_status mt_version(vgt_mme_trace *t, mt_object *o, uint32_t j, uint32_t start
     VGT_TRY(versions_reserve(t, err));
     VGT_TRY(code_reserve(t, dwords, err));
     uint32_t used = 0;
-    const uint32_t *iram = vgt_mme_tracker_iram(o->tr, &used);
+    const uint32_t *iram = vgt_mme_tracker_iram(o->chan->tr, &used);
     uint32_t have = start_dword < used ? used - start_dword : 0;
     if (have > dwords) have = dwords;
     uint32_t *dst = t->code_pool + t->code_n;
@@ -114,7 +114,7 @@ vgt_status mt_version(vgt_mme_trace *t, mt_object *o, uint32_t j, uint32_t start
     v->fmt = o->fmt;
     v->index = j;
     v->start_dword = start_dword;
-    v->start = o->chan->unit == 3 ? start_dword / 3 : start_dword;
+    v->start = start;
     v->dwords = dwords;
     v->hash = hash;
     v->first_submission = submission;
@@ -131,16 +131,15 @@ vgt_status mt_version(vgt_mme_trace *t, mt_object *o, uint32_t j, uint32_t start
 
 vgt_status mt_check_bindings(vgt_mme_trace *t, mt_object *o, uint64_t submission, uint64_t seq, vgt_error *err)
 {
-    o->uploads_seen = false;
     for (uint32_t j = 0; j < VGT_MME_MACRO_COUNT; j++) {
-        uint32_t start, dwords;
+        uint32_t start, start_dword, dwords;
         uint64_t hash;
-        if (vgt_mme_tracker_macro(o->tr, j, &start, &hash, &dwords, NULL) != VGT_OK) continue;
+        if (vgt_mme_tracker_macro(o->chan->tr, o->cls, j, &start, &start_dword, &hash, &dwords, NULL) != VGT_OK) continue;
         uint32_t cur = o->cur_version[j];
-        if (cur != MT_NONE && t->versions[cur].start_dword == start && t->versions[cur].hash == hash) continue;
+        if (cur != MT_NONE && t->versions[cur].start_dword == start_dword && t->versions[cur].hash == hash) continue;
         if (!dwords) continue;   /* bound to a start nothing was uploaded at (yet) */
         uint32_t id;
-        VGT_TRY(mt_version(t, o, j, start, hash, dwords, submission, seq, &id, err));
+        VGT_TRY(mt_version(t, o, j, start, start_dword, hash, dwords, submission, seq, &id, err));
         o->cur_version[j] = id;
     }
     return VGT_OK;

@@ -147,7 +147,30 @@ static inline __attribute__((always_inline)) uint32_t deliver(vgt_pb_state *st, 
              subch);
     }
     vgt_method m = {.subch = subch, .kind = kind, .first = first, .masked = masked, .pos = pos};
-    if (cb->noninc_run && kind == VGT_HDR_NONINC && take) {
+    uint32_t done = 0;   /* dwords delivered before the bulk run (the first method of an increase-once) */
+    if (cb->noninc_run && kind == VGT_HDR_ONEINC && step && take > 1) {
+        /* increase-once (the NVIDIA drivers' LAUNCH_DMA + LOAD_INLINE_DATA...): its first method on its
+         * own, then the rest, one method many dwords, as a run */
+        m.mthd = mthd;
+        m.data = load_le32(p);
+        m.is_host = mthd < HOST_METHOD_END;
+        m.cls = m.is_host ? chan_cls : st->subch_class[subch];
+        if (mthd == MTHD_SET_OBJECT && !masked) bind(st, subch, m.data);
+        mthd = (mthd + 4u) & (VGT_PB_METHOD_SPACE - 4u);
+        if (cb->method && cb->method(cb->ctx, &m)) {
+            *stop = 1;
+            *next = mthd;
+            return 1;
+        }
+        p += 4;
+        take--;
+        pos.dword++;
+        step = 0;
+        done = 1;
+        m.first = 0;
+        m.pos = pos;
+    }
+    if (cb->noninc_run && (kind == VGT_HDR_NONINC || (kind == VGT_HDR_ONEINC && !step)) && take) {
         m.mthd = mthd;
         m.data = load_le32(p);
         m.is_host = mthd < HOST_METHOD_END;
@@ -155,7 +178,7 @@ static inline __attribute__((always_inline)) uint32_t deliver(vgt_pb_state *st, 
         if (mthd == MTHD_SET_OBJECT && !masked) bind(st, subch, load_le32(p + 4u * (take - 1)));
         *stop = cb->noninc_run(cb->ctx, &m, p, take) != 0;
         *next = mthd;
-        return take;
+        return done + take;
     }
     if (!cb->method && mthd != MTHD_SET_OBJECT && (!keep || mthd + 4u * take <= VGT_PB_METHOD_SPACE)) {
         /* nobody listens and no SET_OBJECT can be in the run: only the state moves */
@@ -179,7 +202,7 @@ static inline __attribute__((always_inline)) uint32_t deliver(vgt_pb_state *st, 
         m.first = 0;
     }
     *next = mthd;
-    return k;
+    return done + k;
 }
 
 /* Deliver up to n dwords of the pending run (one that began in an earlier entry or ran past the data). */

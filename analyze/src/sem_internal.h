@@ -126,10 +126,11 @@ typedef struct host_state {
 typedef struct sem_extent { uint64_t va, len; uint32_t off; } sem_extent;
 typedef struct sem_overlay {
     int disabled;             /* config, or an allocation failed: remember nothing */
-    uint8_t *arena;           /* cap bytes, allocated at the first write */
-    uint32_t cap, head;       /* next arena byte to fill */
-    sem_extent *ext;          /* VGT_SEM_OVERLAY_WRITES slots */
-    uint32_t first, n;        /* ring: oldest slot, extents held */
+    uint8_t *arena;           /* size bytes; grows from a small first allocation up to cap before it wraps, so
+                               * a channel holds about what its stream wrote, never more than cap */
+    uint32_t size, cap, head; /* allocated, limit, next arena byte to fill */
+    sem_extent *ext;          /* slots slots (grows up to VGT_SEM_OVERLAY_WRITES) */
+    uint32_t slots, first, n; /* ring: oldest slot, extents held */
     uint64_t lo, hi;          /* VA span of every write since the reset (a quick miss test) */
 } sem_overlay;
 

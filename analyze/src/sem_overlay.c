@@ -4,6 +4,8 @@
  *   extents (ring, oldest at `first`)      arena (ring of bytes, same order)
  *     {va, len, off} ... {va, len, HOLE}     [ ... bytes of extent k ... | head -> free ... ]
  *
+ * Both rings start small and grow (the arena up to the configured bytes, the extents up to
+ * VGT_SEM_OVERLAY_WRITES), so a channel's overlay holds about what its stream wrote.
  * A write takes len bytes at the arena head (or at 0 when they do not fit before the end) and first
  * forgets the oldest extents whose bytes are in the way; a hole takes no bytes. The oldest extent can
  * always be forgotten (nothing older is left for it to hide), so bounds never block a write. Lookups
@@ -13,33 +15,59 @@
 
 #include "sem_internal.h"
 
-static int alloc(sem_overlay *o)
+#define FIRST_ARENA 4096u
+#define FIRST_SLOTS 16u
+
+/* Remembering nothing only costs knowledge (QMDs fall back to memory): an allocation failure disables
+ * the overlay instead of failing the decode. */
+static void give_up(sem_overlay *o)
 {
-    if (o->arena) return 1;
-    if (o->disabled) return 0;
-    o->arena = malloc(o->cap);
-    o->ext = malloc(VGT_SEM_OVERLAY_WRITES * sizeof *o->ext);
-    if (!o->arena || !o->ext) {   /* remembering nothing only costs knowledge: QMDs fall back to memory */
-        free(o->arena);
-        free(o->ext);
-        o->arena = NULL;
-        o->ext = NULL;
-        o->disabled = 1;
-        return 0;
-    }
+    sem_overlay_free(o);
+    o->disabled = 1;
+    o->n = o->first = o->head = o->size = o->slots = 0;
+}
+
+/* Room for one more extent: grow the ring (laid out oldest first again) or forget the oldest. */
+static int slot_room(sem_overlay *o)
+{
+    if (o->n < o->slots) return 1;
+    if (o->slots == VGT_SEM_OVERLAY_WRITES) { o->first = (o->first + 1) % o->slots; o->n--; return 1; }
+    uint32_t slots = o->slots ? 2 * o->slots : FIRST_SLOTS;
+    if (slots > VGT_SEM_OVERLAY_WRITES) slots = VGT_SEM_OVERLAY_WRITES;
+    sem_extent *e = malloc(slots * sizeof *e);
+    if (!e) { give_up(o); return 0; }
+    for (uint32_t i = 0; i < o->n; i++) e[i] = o->ext[(o->first + i) % o->slots];
+    free(o->ext);
+    o->ext = e;
+    o->slots = slots;
+    o->first = 0;
+    return 1;
+}
+
+/* Arena bytes for a write of n at the head: grow (the arena has not wrapped while it is under cap). */
+static int arena_room(sem_overlay *o, uint32_t n)
+{
+    if (o->head + n <= o->size || o->size == o->cap) return 1;
+    uint32_t size = o->size ? o->size : FIRST_ARENA;
+    uint32_t need = o->head + n > o->cap ? o->cap : o->head + n;   /* past cap: grow to cap, then wrap */
+    while (size < need) size = size > o->cap / 2 ? o->cap : 2 * size;
+    uint8_t *a = realloc(o->arena, size);
+    if (!a) { give_up(o); return 0; }
+    o->arena = a;
+    o->size = size;
     return 1;
 }
 
 static void pop_oldest(sem_overlay *o)
 {
-    o->first = (o->first + 1) % VGT_SEM_OVERLAY_WRITES;
+    o->first = (o->first + 1) % o->slots;
     o->n--;
 }
 
 static void push(sem_overlay *o, uint64_t va, uint64_t len, uint32_t off)
 {
-    if (o->n == VGT_SEM_OVERLAY_WRITES) pop_oldest(o);
-    o->ext[(o->first + o->n) % VGT_SEM_OVERLAY_WRITES] = (sem_extent){ va, len, off };
+    if (!slot_room(o)) return;
+    o->ext[(o->first + o->n) % o->slots] = (sem_extent){ va, len, off };
     o->n++;
     if (!o->lo && !o->hi) { o->lo = va; o->hi = va + len; }
     if (va < o->lo) o->lo = va;
@@ -57,9 +85,11 @@ void sem_overlay_write(sem_overlay *o, uint64_t va, const uint8_t *bytes, uint64
 {
     if (!len) return;
     if (!bytes || len > VGT_SEM_OVERLAY_MAX_WRITE || len > o->cap) { sem_overlay_hole(o, va, len); return; }
-    if (!alloc(o)) return;
-    uint32_t n = (uint32_t)len, at = o->head, old_head = o->head;
-    int wrapped = at + n > o->cap;
+    if (o->disabled) return;
+    uint32_t n = (uint32_t)len;
+    if (!arena_room(o, n)) return;
+    uint32_t at = o->head, old_head = o->head;
+    int wrapped = at + n > o->size;   /* only once the arena is at its cap */
     if (wrapped) at = 0;
     while (o->n) {   /* forget the oldest extents whose bytes [at, at + n) would overwrite */
         const sem_extent *e = &o->ext[o->first];
@@ -78,7 +108,7 @@ uint32_t sem_overlay_lookup(const sem_overlay *o, uint64_t va, uint32_t len, uin
     if (!o->n || va >= o->hi || va + len <= o->lo) return 0;
     uint32_t decided = 0;
     for (uint32_t k = o->n; k-- > 0 && decided < len;) {
-        const sem_extent *e = &o->ext[(o->first + k) % VGT_SEM_OVERLAY_WRITES];
+        const sem_extent *e = &o->ext[(o->first + k) % o->slots];
         uint64_t lo = e->va > va ? e->va : va, hi = e->va + e->len < va + len ? e->va + e->len : va + len;
         for (uint64_t b = lo; b < hi; b++) {
             uint32_t i = (uint32_t)(b - va);
@@ -106,4 +136,5 @@ void sem_overlay_free(sem_overlay *o)
     free(o->ext);
     o->arena = NULL;
     o->ext = NULL;
+    o->size = o->slots = 0;
 }

@@ -4,7 +4,17 @@
  *
  * The walker (walk.h) folds the trace into the model and decodes push buffers; a semantic tracker
  * (events.h) per channel turns methods into events, fed every submission (filters or not) so that state
- * carried across submissions (bound addresses, payloads) is right when a selected one comes. */
+ * carried across submissions (bound addresses, payloads) is right when a selected one comes.
+ *
+ * MME macros (mme_trace.h) run inside the same walk: each completed call's emitted methods go to the
+ * channel's tracker at the call's place in the stream, so draws and launches a macro issues are counted;
+ * the counts say how many events came from macros ("from_macros"). --no-macros skips that (faster, and
+ * what the push buffer alone says).
+ *
+ * Speed: non-increasing runs (bulk LOAD_INLINE_DATA uploads, MME uploads) arrive through on_noninc_run in
+ * one call per run: counted at once, given to the tracker in bulk (vgt_sem_noninc_run), and to the MME
+ * trace dword by dword only where every dword matters (MME RAM loads, DMA, macro calls and their data);
+ * for any other method its last value is all the shadow state keeps. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +23,7 @@
 #include "vgt/classes.h"
 #include "vgt/cli.h"
 #include "vgt/events.h"
+#include "vgt/mme_trace.h"
 #include "vgt/walk.h"
 
 #define CENSUS_MAX_CLASSES 64u   /* distinct classes counted; more go to "other" */
@@ -24,12 +35,16 @@ typedef struct counts {
     uint64_t per_class[CENSUS_MAX_CLASSES];
     uint64_t other_class;     /* methods of classes past CENSUS_MAX_CLASSES */
     uint64_t events[VGT_EV_KIND_COUNT_];
+    uint64_t macro_events[VGT_EV_KIND_COUNT_];   /* of events[], those made by methods macros emitted */
+    uint64_t macro_calls;
     uint64_t upload_bytes, copy_bytes, launch_threads;
 } counts;
 
 typedef struct census {
-    int json, total_only;
+    int json, total_only, no_macros;
     int selected;             /* the current submission passes the filters */
+    const vgt_walk_submit *cur;   /* the submission being walked (macro calls complete inside it) */
+    vgt_mme_trace *mme;
     uint32_t last_class;      /* index in sub.cls of the last method's class */
     const vgt_model *model;
     counts sub, total;
@@ -55,6 +70,8 @@ static void add_counts(counts *dst, const counts *src)
     for (uint32_t i = 0; i < src->nclass; i++) add_class(dst, src->cls[i], src->per_class[i]);
     dst->other_class += src->other_class;
     for (int k = 0; k < VGT_EV_KIND_COUNT_; k++) dst->events[k] += src->events[k];
+    for (int k = 0; k < VGT_EV_KIND_COUNT_; k++) dst->macro_events[k] += src->macro_events[k];
+    dst->macro_calls += src->macro_calls;
     dst->upload_bytes += src->upload_bytes;
     dst->copy_bytes += src->copy_bytes;
     dst->launch_threads += src->launch_threads;
@@ -65,6 +82,7 @@ static void on_event(void *ctx, const vgt_event *ev)
     census *c = ctx;
     if (!c->selected) return;
     c->sub.events[ev->kind]++;
+    if (ev->origin == VGT_ORIGIN_MACRO) c->sub.macro_events[ev->kind]++;
     if (ev->kind == VGT_EV_UPLOAD) c->sub.upload_bytes += ev->u.upload.length;
     else if (ev->kind == VGT_EV_COPY) c->sub.copy_bytes += ev->u.copy.bytes;
     else if (ev->kind == VGT_EV_LAUNCH && ev->u.launch.decoded) {
@@ -99,33 +117,94 @@ static void on_channel_end(void *ctx, vgt_walk_channel *chan)
 
 static int on_record(void *ctx, const vgt_record *rec, const vgt_model *model)
 {
-    ((census *)ctx)->model = model;
+    census *c = ctx;
+    c->model = model;
+    if (c->mme) vgt_mme_trace_model(c->mme, model);
     return 0;
+}
+
+/* A macro call completed: its emissions go to its channel's tracker (a call never spans submissions, so
+ * its channel is the current submission's). */
+static int on_call(void *ctx, const vgt_mme_trace_call *call)
+{
+    census *c = ctx;
+    const vgt_walk_submit *s = c->cur;
+    if (!s || !s->chan->user || call->channel != s->chan->handle || call->client != s->chan->client) return 0;
+    if (c->selected) c->sub.macro_calls++;
+    if (vgt_sem_macro_call(s->chan->user, call, &c->err) != VGT_OK) {
+        c->failed = 1;
+        return 1;
+    }
+    return 0;
+}
+
+/* Feed the MME trace; a failure of the trace itself (not a macro's error) ends the census. */
+static int mme_feed(census *c, const vgt_walk_submit *s, const vgt_method *m)
+{
+    vgt_status rc = vgt_mme_trace_method(c->mme, s, m, &c->err);
+    if (rc == VGT_OK) return 0;
+    if (rc != VGT_E_EOF) c->failed = 1;
+    return 1;
 }
 
 static int on_submit_begin(void *ctx, const vgt_walk_submit *s)
 {
     census *c = ctx;
+    c->cur = s;
     c->selected = s->selected;
     memset(&c->sub, 0, sizeof c->sub);
     c->last_class = 0;
     return c->failed;
 }
 
+static void count_methods(census *c, uint32_t cls, uint64_t n)
+{
+    c->sub.methods += n;
+    /* the last class seen is by far the most likely next one */
+    if (c->sub.nclass && c->sub.cls[c->last_class] == cls) c->sub.per_class[c->last_class] += n;
+    else {
+        add_class(&c->sub, cls, n);
+        for (uint32_t i = 0; i < c->sub.nclass; i++)
+            if (c->sub.cls[i] == cls) c->last_class = i;
+    }
+}
+
 static int on_method(void *ctx, const vgt_walk_submit *s, const vgt_method *m)
 {
     census *c = ctx;
-    if (c->selected) {
-        c->sub.methods++;
-        /* the last class seen is by far the most likely next one */
-        if (c->sub.nclass && c->sub.cls[c->last_class] == m->cls) c->sub.per_class[c->last_class]++;
-        else {
-            add_class(&c->sub, m->cls, 1);
-            for (uint32_t i = 0; i < c->sub.nclass; i++)
-                if (c->sub.cls[i] == m->cls) c->last_class = i;
+    if (c->selected) count_methods(c, m->cls, 1);
+    if (c->mme && mme_feed(c, s, m)) return 1;   /* first: a call this method completes ran before it */
+    if (s->chan->user && vgt_sem_method(s->chan->user, m, &c->err) != VGT_OK) {
+        c->failed = 1;
+        return 1;
+    }
+    return 0;
+}
+
+/* Methods of a non-increasing run whose every dword the MME trace needs: instruction and start-address
+ * RAM loads and their pointers (0x114-0x124), the MME DMA methods (0x550-0x574), CALL_MME_MACRO/DATA
+ * (0x3800 up); NVIDIA open-gpu-doc classes/3d/clcb97.h. Any other method only leaves its last value. */
+static int mme_every_dword(uint32_t mthd)
+{
+    return (mthd >= 0x114 && mthd <= 0x124) || (mthd >= 0x550 && mthd <= 0x574) || mthd >= 0x3800;
+}
+
+static int on_noninc_run(void *ctx, const vgt_walk_submit *s, const vgt_method *m, const uint8_t *data, uint32_t count)
+{
+    census *c = ctx;
+    if (c->selected) count_methods(c, m->cls, count);
+    if (c->mme && !m->is_host && vgt_mme_format_for_class(m->cls) != VGT_MME_NONE) {
+        vgt_method one = *m;
+        uint32_t from = mme_every_dword(m->mthd) ? 0 : count - 1;
+        for (uint32_t i = from; i < count; i++) {
+            const uint8_t *p = data + 4u * i;
+            one.data = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+            one.pos.dword = m->pos.dword + i;
+            one.first = i == 0 && m->first;
+            if (mme_feed(c, s, &one)) return 1;
         }
     }
-    if (s->chan->user && vgt_sem_method(s->chan->user, m, &c->err) != VGT_OK) {
+    if (s->chan->user && vgt_sem_noninc_run(s->chan->user, m, data, count, &c->err) != VGT_OK) {
         c->failed = 1;
         return 1;
     }
@@ -162,6 +241,29 @@ static void print_counts_json(const counts *k)
            k->events[VGT_EV_LAUNCH], k->launch_threads, k->events[VGT_EV_DRAW], k->events[VGT_EV_PROGRAM_BIND],
            k->events[VGT_EV_UPLOAD], k->upload_bytes, k->events[VGT_EV_COPY], k->copy_bytes,
            k->events[VGT_EV_SEM_RELEASE], k->events[VGT_EV_SEM_ACQUIRE], k->events[VGT_EV_REPORT], k->diags);
+    const uint64_t *e = k->macro_events;
+    printf(",\"macro_calls\":%" PRIu64 ",\"from_macros\":{\"launches\":%" PRIu64 ",\"draws\":%" PRIu64
+           ",\"program_binds\":%" PRIu64 ",\"uploads\":%" PRIu64 ",\"copies\":%" PRIu64 ",\"sem_releases\":%" PRIu64
+           ",\"sem_acquires\":%" PRIu64 ",\"reports\":%" PRIu64 "}",
+           k->macro_calls, e[VGT_EV_LAUNCH], e[VGT_EV_DRAW], e[VGT_EV_PROGRAM_BIND], e[VGT_EV_UPLOAD], e[VGT_EV_COPY],
+           e[VGT_EV_SEM_RELEASE], e[VGT_EV_SEM_ACQUIRE], e[VGT_EV_REPORT]);
+}
+
+static uint64_t macro_event_total(const counts *k)
+{
+    uint64_t n = 0;
+    for (int i = 0; i < VGT_EV_KIND_COUNT_; i++) n += k->macro_events[i];
+    return n;
+}
+
+/* " from macros: launches N draws N ..." (the non-zero kinds), after "macro calls N". */
+static void print_macro_text(const counts *k)
+{
+    printf("macro calls %" PRIu64, k->macro_calls);
+    if (!macro_event_total(k)) return;
+    printf(", events from macros:");
+    for (int i = 1; i < VGT_EV_KIND_COUNT_; i++)
+        if (k->macro_events[i]) printf(" %s %" PRIu64, vgt_event_kind_name((vgt_event_kind)i), k->macro_events[i]);
 }
 
 static void print_counts_text(const counts *k)
@@ -171,13 +273,17 @@ static void print_counts_text(const counts *k)
            k->methods, k->events[VGT_EV_LAUNCH], k->events[VGT_EV_DRAW], k->events[VGT_EV_PROGRAM_BIND],
            k->events[VGT_EV_UPLOAD], k->upload_bytes, k->events[VGT_EV_COPY], k->copy_bytes,
            k->events[VGT_EV_SEM_RELEASE], k->events[VGT_EV_SEM_ACQUIRE], k->events[VGT_EV_REPORT]);
+    if (k->macro_calls) printf(" "), print_macro_text(k);
     if (k->diags) printf(" diagnostics %" PRIu64, k->diags);
 }
 
 static int on_submit_end(void *ctx, const vgt_walk_submit *s)
 {
     census *c = ctx;
-    if (s->chan->user) vgt_sem_flush(s->chan->user);   /* held draws, cut-short uploads belong here */
+    /* calls still collecting data end with the submission; then held draws and cut-short uploads */
+    if (c->mme && vgt_mme_trace_submit_end(c->mme, s, &c->err) != VGT_OK && c->err.code != VGT_E_EOF) c->failed = 1;
+    if (s->chan->user) vgt_sem_flush(s->chan->user);
+    c->cur = NULL;
     if (!c->selected) return c->failed;
     c->submissions++;
     add_counts(&c->total, &c->sub);
@@ -221,20 +327,23 @@ static void print_total(const census *c, const vgt_walk_stats *st)
            k->upload_bytes, k->events[VGT_EV_COPY], k->copy_bytes);
     printf("  semaphore releases %" PRIu64 "  acquires %" PRIu64 "  reports %" PRIu64 "\n", k->events[VGT_EV_SEM_RELEASE],
            k->events[VGT_EV_SEM_ACQUIRE], k->events[VGT_EV_REPORT]);
+    if (!c->no_macros) printf("  "), print_macro_text(k), putchar('\n');
     printf("  decoder diagnostics %" PRIu64 "\n", k->diags);
 }
 
 static int usage(FILE *f)
 {
     fprintf(f,
-            "usage: vgt census TRACE [--json] [--total] [--submit N|A..B] [--channel H]\n"
+            "usage: vgt census TRACE [--json] [--total] [--submit N|A..B] [--channel H] [--no-macros]\n"
             "Per submission and in total: methods per class, compute launches, draws, program binds,\n"
             "inline-to-memory uploads and copy-engine copies (count and bytes), semaphore releases and\n"
-            "acquires, reports, push-buffer decoder diagnostics.\n"
+            "acquires, reports, push-buffer decoder diagnostics. MME macro calls are run (vgt mme) and\n"
+            "what they emit is counted too; \"from macros\" says how many events came from macro calls.\n"
             "  --json          one JSON document: {\"submissions\":[...],\"total\":{...}}\n"
             "  --total         only the totals\n"
             "  --submit R      submissions R (0-based GPFIFO_SUBMIT index, N or A..B)\n"
             "  --channel H     only submissions to channel handle H\n"
+            "  --no-macros     do not run macro calls: count what the push buffers say directly\n"
             "exit: 0 ok, 1 the trace could not be decoded to the end, 2 usage or I/O error\n");
     return f == stdout ? VGT_EXIT_OK : VGT_EXIT_USAGE;
 }
@@ -249,6 +358,7 @@ int cmd_census(int argc, char **argv)
         const char *a = argv[i];
         if (!strcmp(a, "--json")) c.json = 1;
         else if (!strcmp(a, "--total")) c.total_only = 1;
+        else if (!strcmp(a, "--no-macros")) c.no_macros = 1;
         else if (!strcmp(a, "--submit") && i + 1 < argc) {
             vgt_range r;
             if (vgt_parse_range(argv[++i], &r)) return vgt_cli_error("census", VGT_EXIT_USAGE, "bad range '%s'", argv[i]);
@@ -269,11 +379,19 @@ int cmd_census(int argc, char **argv)
 
     vgt_walk_callbacks cb = { .on_record = on_record, .on_channel = on_channel, .on_submit_begin = on_submit_begin,
                               .on_submit_end = on_submit_end, .on_method = on_method, .on_diag = on_diag,
-                              .on_channel_end = on_channel_end, .ctx = &c };
+                              .on_channel_end = on_channel_end, .on_noninc_run = on_noninc_run, .ctx = &c };
     vgt_walk_stats st = { 0 };
     vgt_error err;
+    if (!c.no_macros) {
+        vgt_mme_trace_config mc = { .on_call = on_call, .user = &c };
+        if (vgt_mme_trace_new(&mc, &c.mme, &err) != VGT_OK) return vgt_cli_report("census", &err);
+    }
     if (c.json) printf("{\"trace\":"), vgt_json_string(stdout, path), printf(",\"submissions\":[");
     vgt_status rc = vgt_walk_path(path, &opt, &cb, &st, &err);
+    if (rc == VGT_OK && !c.failed && c.mme && vgt_mme_trace_finish(c.mme, &c.err) != VGT_OK &&
+        c.err.code != VGT_E_EOF)
+        c.failed = 1;
+    vgt_mme_trace_free(c.mme);
     if (rc == VGT_OK && c.failed) rc = c.err.code, err = c.err;
     if (rc != VGT_OK) {
         fflush(stdout);

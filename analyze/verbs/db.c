@@ -3,7 +3,8 @@
  *
  * One walk (walk.h) over the trace: every record becomes a `records` row (and a row in its own table),
  * every submission, GPFIFO entry and method a row, and a semantic tracker per channel (events.h) adds
- * events, launches, uploads, copies, semaphores, draws and program binds. All inside one transaction with
+ * events, launches, uploads, copies, semaphores, draws and program binds; MME macro calls run in the same
+ * walk (mme_trace.h) and what they emit reaches the trackers too (events.origin 'macro'). All inside one transaction with
  * prepared statements; indexes and views are created after the load. The file is written as OUT.partial
  * and renamed over OUT only when complete, so a failed export never leaves a plausible-looking database. */
 #include <inttypes.h>
@@ -42,10 +43,29 @@ static void on_channel_end(void *ctx, vgt_walk_channel *chan)
     chan->user = NULL;
 }
 
+/* A macro call completed: its emissions go to the tracker of its channel, the current submission's. */
+static int on_call(void *ctx, const vgt_mme_trace_call *call)
+{
+    db_ctx *c = ctx;
+    const vgt_walk_submit *s = c->cur;
+    if (!s || !s->chan->user || call->channel != s->chan->handle || call->client != s->chan->client) return 0;
+    if (vgt_sem_macro_call(s->chan->user, call, &c->err) != VGT_OK) c->failed = 1;
+    return c->failed;
+}
+
+static int mme_feed(db_ctx *c, const vgt_walk_submit *s, const vgt_method *m)
+{
+    if (!c->mme) return 0;
+    vgt_status rc = vgt_mme_trace_method(c->mme, s, m, &c->err);
+    if (rc != VGT_OK) c->failed = 1;
+    return c->failed;
+}
+
 static int on_record(void *ctx, const vgt_record *rec, const vgt_model *model)
 {
     db_ctx *c = ctx;
     c->model = model;
+    if (c->mme) vgt_mme_trace_model(c->mme, model);
     if (rec->type == VGT_REC_GPFIFO_SUBMIT) c->seq = rec->seq;
     return db_record_rows(c, rec) || c->failed;
 }
@@ -53,6 +73,7 @@ static int on_record(void *ctx, const vgt_record *rec, const vgt_model *model)
 static int on_submit_begin(void *ctx, const vgt_walk_submit *s)
 {
     db_ctx *c = ctx;
+    c->cur = s;
     c->selected = s->selected;
     c->submission = s->index;
     c->channel = s->chan->handle;
@@ -63,7 +84,10 @@ static int on_submit_begin(void *ctx, const vgt_walk_submit *s)
 static int on_submit_end(void *ctx, const vgt_walk_submit *s)
 {
     db_ctx *c = ctx;
+    /* calls still collecting data end with the submission; then held draws and cut-short uploads */
+    if (c->mme && vgt_mme_trace_submit_end(c->mme, s, &c->err) != VGT_OK) c->failed = 1;
     if (s->chan->user) vgt_sem_flush(s->chan->user);
+    c->cur = NULL;
     if (!s->selected) return c->failed;
     const vgt_rec_gpfifo_submit *g = s->sub;
     sqlite3_stmt *st = c->st[ST_SUBMISSION];
@@ -135,6 +159,7 @@ static const vgt_method_info *bind_method_name(db_ctx *c, sqlite3_stmt *st, int 
 static int on_method(void *ctx, const vgt_walk_submit *s, const vgt_method *m)
 {
     db_ctx *c = ctx;
+    if (mme_feed(c, s, m)) return 1;   /* first: a macro call this method completes ran before it */
     if (!s->selected) {   /* outside the window: keep the trackers' state right, write nothing */
         if (s->chan->user && vgt_sem_method(s->chan->user, m, &c->err) != VGT_OK) return c->failed = 1;
         return c->failed;
@@ -213,7 +238,7 @@ static int usage(FILE *f)
 {
     fprintf(f,
             "usage: vgt db TRACE -o OUT.sqlite [--with-bytes] [--no-fields] [--index-methods] [--submit N|A..B]\n"
-            "              [--channel H] [--quiet]\n"
+            "              [--channel H] [--no-macros] [--quiet]\n"
             "Export a trace to SQLite: identity, objects, channels, mappings, memory records, submissions,\n"
             "GPFIFO entries, every method (name, address, value, decoded fields), and the semantic events:\n"
             "launches, uploads, copies, semaphores, draws, program binds. Schema: docs/sqlite-schema.md;\n"
@@ -227,6 +252,8 @@ static int usage(FILE *f)
             "                  GPFIFO_SUBMIT index); the other records, up to the last selected submission,\n"
             "                  are exported in full\n"
             "  --channel H     submissions, entries, methods and events only for channel handle H\n"
+            "  --no-macros     do not feed what MME macro calls emit to the semantic decoders (events then come\n"
+            "                  from push-buffer methods only; by default events.origin says 'stream' or 'macro')\n"
             "  --quiet         no summary line\n"
             "exit: 0 ok, 1 the trace could not be exported to the end, 2 usage or I/O error\n");
     return f == stdout ? VGT_EXIT_OK : VGT_EXIT_USAGE;
@@ -244,6 +271,7 @@ int cmd_db(int argc, char **argv)
 {
     if (vgt_wants_help(argc, argv)) return usage(stdout);
     db_ctx c = { .with_fields = 1, .name_cls = UINT32_MAX };
+    int no_macros = 0;
     vgt_walk_options opt = vgt_walk_defaults();
     const char *path = NULL, *out = NULL;
     int quiet = 0;
@@ -252,6 +280,7 @@ int cmd_db(int argc, char **argv)
         if (!strcmp(a, "-o") && i + 1 < argc) out = argv[++i];
         else if (!strcmp(a, "--with-bytes")) c.with_bytes = 1;
         else if (!strcmp(a, "--no-fields")) c.with_fields = 0;
+        else if (!strcmp(a, "--no-macros")) no_macros = 1;
         else if (!strcmp(a, "--index-methods")) c.index_methods = 1;
         else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) quiet = 1;
         else if (!strcmp(a, "--submit") && i + 1 < argc) {
@@ -294,7 +323,12 @@ int cmd_db(int argc, char **argv)
         vgt_walk_callbacks cb = { .on_record = on_record, .on_channel = on_channel, .on_submit_begin = on_submit_begin,
                                   .on_submit_end = on_submit_end, .on_entry = on_entry, .on_method = on_method,
                                   .on_diag = on_diag, .on_channel_end = on_channel_end, .ctx = &c };
-        rc = vgt_walk_path(path, &opt, &cb, &st, &err);
+        vgt_mme_trace_config mc = { .on_call = on_call, .user = &c };
+        if (!no_macros && vgt_mme_trace_new(&mc, &c.mme, &err) != VGT_OK) rc = err.code;
+        if (rc == VGT_OK) rc = vgt_walk_path(path, &opt, &cb, &st, &err);
+        if (rc == VGT_OK && !c.failed && c.mme && vgt_mme_trace_finish(c.mme, &c.err) != VGT_OK) c.failed = 1;
+        vgt_mme_trace_free(c.mme);
+        c.mme = NULL;
         ok = rc == VGT_OK && !c.failed && !db_write_counts(&c);
         /* MME macros, calls, parameters and emissions (docs/sqlite-schema.md): a second walk */
         if (ok && (vgt_mme_db_schema(c.db, &c.err) != VGT_OK || vgt_mme_db_fill(c.db, path, &opt, NULL, &c.err) != VGT_OK))

@@ -1,4 +1,5 @@
-/* db_events.c: rows of `vgt db` for semantic events: one `events` row each (kind and one-line text), and
+/* db_events.c: rows of `vgt db` for semantic events: one `events` row each (kind, one-line text, origin:
+ * "stream" or "macro" with the macro call's id, the mme_calls.id of the call that emitted it), and
  * a row in the kind's own table (launches, uploads, copies, semaphores, draws, program_binds) keyed by the
  * events row id. */
 #include "db_internal.h"
@@ -51,7 +52,7 @@ static void row_upload(db_ctx *c, sqlite3_int64 id, const vgt_event *ev)
     sqlite3_bind_int64(st, 9, u->pitch_out);
     sqlite3_bind_int(st, 10, u->pitch_layout);
     sqlite3_bind_int(st, 11, u->complete);
-    if (u->data) sqlite3_bind_blob64(st, 12, u->data, u->received < u->length ? u->received : u->length, SQLITE_STATIC);
+    if (u->data && c->with_bytes) sqlite3_bind_blob64(st, 12, u->data, u->received < u->length ? u->received : u->length, SQLITE_STATIC);
     else sqlite3_bind_null(st, 12);
     db_step(c, st, "uploads");
 }
@@ -126,6 +127,9 @@ void db_event_rows(void *ctx, const vgt_event *ev)
     sqlite3_bind_int64(st, 7, ev->cls);
     sqlite3_bind_text(st, 8, vgt_event_kind_name(ev->kind), -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 9, text, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 10, vgt_event_origin_name(ev->origin), -1, SQLITE_STATIC);
+    if (ev->origin == VGT_ORIGIN_MACRO) db_bind_u64(st, 11, ev->macro_call);
+    else sqlite3_bind_null(st, 11);
     if (db_step(c, st, "events")) return;
     sqlite3_int64 id = sqlite3_last_insert_rowid(c->db);
     c->event_rows++;

@@ -35,7 +35,7 @@ static const char *const schema_sql =
     " channel INTEGER, subch INTEGER, class INTEGER, method TEXT, address INTEGER, value INTEGER, fields TEXT,"
     " PRIMARY KEY(submission, entry, dword, id)) WITHOUT ROWID;\n"
     "CREATE TABLE events(id INTEGER PRIMARY KEY, seq INTEGER, submission INTEGER, entry INTEGER, dword INTEGER,"
-    " channel INTEGER, subch INTEGER, class INTEGER, kind TEXT, text TEXT);\n"
+    " channel INTEGER, subch INTEGER, class INTEGER, kind TEXT, text TEXT, origin TEXT, macro_call INTEGER);\n"
     "CREATE TABLE launches(event INTEGER PRIMARY KEY, seq INTEGER, submission INTEGER, channel INTEGER, qmd_va INTEGER,"
     " inline INTEGER, qmd_known INTEGER, qmd_version TEXT, grid_x INTEGER, grid_y INTEGER, grid_z INTEGER,"
     " block_x INTEGER, block_y INTEGER, block_z INTEGER, program_va INTEGER, shared_memory INTEGER, registers INTEGER,"
@@ -102,7 +102,7 @@ const char *const db_insert_sql[ST_COUNT_] = {
     [ST_SUBMISSION] = "INSERT INTO submissions VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
     [ST_ENTRY] = "INSERT INTO gpfifo_entries VALUES(?,?,?,?,?,?,?,?,?,?,?)",
     [ST_METHOD] = "INSERT INTO methods VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
-    [ST_EVENT] = "INSERT INTO events VALUES(NULL,?,?,?,?,?,?,?,?,?)",
+    [ST_EVENT] = "INSERT INTO events VALUES(NULL,?,?,?,?,?,?,?,?,?,?,?)",
     [ST_LAUNCH] = "INSERT INTO launches VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [ST_UPLOAD] = "INSERT INTO uploads VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
     [ST_COPY] = "INSERT INTO copies VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",

@@ -260,13 +260,14 @@ static void print_errors(const mme_cli *c)
 
 static void print_total_json(const mme_cli *c, const vgt_mme_trace_stats *s)
 {
-    printf("],\"errors_total\":%" PRIu64 ",\"total\":{\"objects\":%" PRIu64 ",\"versions\":%" PRIu64
+    printf("],\"errors_total\":%" PRIu64 ",\"total\":{\"objects\":%" PRIu64 ",\"channels\":%" PRIu64
+           ",\"versions\":%" PRIu64
            ",\"calls\":%" PRIu64 ",\"selected_calls\":%" PRIu64 ",\"call_errors\":%" PRIu64 ",\"emits\":%" PRIu64
-           ",\"unbound_calls\":%" PRIu64 ",\"unknown_emits\":%" PRIu64 ",\"group_unit_channels\":%" PRIu64
+           ",\"unbound_calls\":%" PRIu64 ",\"unknown_emits\":%" PRIu64
            ",\"dropped_versions\":%" PRIu64 ",\"dma_errors\":%" PRIu64 ",\"orphan_data\":%" PRIu64
            ",\"rows_dropped\":%" PRIu64 "}}\n",
-           c->errors_total, s->objects, s->versions, s->calls, s->selected_calls, s->call_errors, s->emits,
-           s->unbound_calls, s->unknown_emits, s->group_unit_channels, s->dropped_versions, s->dma_errors,
+           c->errors_total, s->objects, s->channels, s->versions, s->calls, s->selected_calls, s->call_errors, s->emits,
+           s->unbound_calls, s->unknown_emits, s->dropped_versions, s->dma_errors,
            s->orphan_data, c->rows_dropped);
 }
 
@@ -289,12 +290,11 @@ static void print_summary(const mme_cli *c, const vgt_mme_trace *t)
     print_per_macro(c, t);
     print_rows(c);
     print_errors(c);
-    printf("total: %" PRIu64 " objects with an MME, %" PRIu64 " macro versions, %" PRIu64 " calls (%" PRIu64
+    printf("total: %" PRIu64 " objects with an MME on %" PRIu64 " channels, %" PRIu64 " macro versions, %" PRIu64 " calls (%" PRIu64
            " in the selected submissions), %" PRIu64 " with errors, %" PRIu64 " emitted methods",
-           s->objects, s->versions, s->calls, s->selected_calls, s->call_errors, s->emits);
+           s->objects, s->channels, s->versions, s->calls, s->selected_calls, s->call_errors, s->emits);
     if (s->unbound_calls) printf(", %" PRIu64 " calls of unbound macros", s->unbound_calls);
     if (s->unknown_emits) printf(", %" PRIu64 " emits of methods the class does not define", s->unknown_emits);
-    if (s->group_unit_channels) printf(", %" PRIu64 " channels upload in 3-dword groups", s->group_unit_channels);
     if (s->dropped_versions) printf(", %" PRIu64 " versions not kept (registry full)", s->dropped_versions);
     if (s->dma_errors) printf(", %" PRIu64 " push-buffer MME DMA errors", s->dma_errors);
     if (s->orphan_data) printf(", %" PRIu64 " CALL_MME_DATA without a call", s->orphan_data);

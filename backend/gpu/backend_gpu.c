@@ -24,10 +24,14 @@
 #include "gpu.h"
 #include "vgt/backend.h"
 
-#define GPU_BACKEND_MAX_CHANNELS VGT_GPU_MAX_CHANNELS
+/* Channels the trace announces; only those that submit become live (at most VGT_GPU_MAX_CHANNELS). */
+#define GPU_BACKEND_MAX_CHANNELS 256u
 
 typedef struct gpu_channel {
     bool used, failed;
+    bool dirty;                  /* submitted to since its last fence: idle() must wait for it */
+    bool faulted;                /* the error notifier fired: the channel is dead, later work is refused */
+    vgt_error fault;             /* ... with this error (reported once, as an event) */
     vgt_backend_channel_desc desc;
     uint32_t engines[VGT_GPU_MAX_ENGINES], nengines;
     vgt_gpu_chan *live;
@@ -51,9 +55,12 @@ static vgt_status gpu_probe(vgt_error *err)
     return VGT_OK;
 }
 
+_Static_assert(VGT_GPU_INFRA_SPAN <= VGT_BACKEND_RESERVED_SPAN, "backend.h's reserved span covers the infra range");
+_Static_assert(VGT_GPU_DEFAULT_INFRA_VA == VGT_BACKEND_RESERVED_DEFAULT, "one default reserved VA");
+
 static uint32_t gpu_caps(void)
 {
-    return VGT_CAP_SEMAPHORES | VGT_CAP_UPLOADS | VGT_CAP_COPIES | VGT_CAP_SHADERS | VGT_CAP_RASTER | VGT_CAP_MACROS |
+    return VGT_CAP_ASYNC | VGT_CAP_SEMAPHORES | VGT_CAP_UPLOADS | VGT_CAP_COPIES | VGT_CAP_SHADERS | VGT_CAP_RASTER | VGT_CAP_MACROS |
            VGT_CAP_LANE_VERBATIM;
 }
 
@@ -63,7 +70,8 @@ static vgt_status gpu_open(vgt_backend **out, const vgt_backend_config *cfg, vgt
     vgt_backend *b = calloc(1, sizeof *b);
     if (!b)
         return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "gpu backend: out of memory");
-    vgt_status st = vgt_gpu_open(NULL, &b->gpu, err);
+    vgt_gpu_options o = { .infra_va = cfg ? cfg->reserved_va : 0 };
+    vgt_status st = vgt_gpu_open(&o, &b->gpu, err);
     if (st != VGT_OK) {
         free(b);
         return st;
@@ -214,6 +222,20 @@ static vgt_status realize(vgt_backend *b, gpu_channel *c, vgt_error *err)
     return st;
 }
 
+/* The first fault of a channel is an event (with the RM error, GPGet/GPPut and the push-buffer Get
+ * pointer: the method window); the channel is dead afterwards. */
+static void note_fault(vgt_backend *b, uint32_t ch, const vgt_error *e)
+{
+    gpu_channel *c = &b->chans[ch];
+    if (c->faulted)
+        return;
+    c->faulted = true;
+    c->dirty = false;
+    c->fault = *e;
+    b->counters.faults++;
+    emit(b, VGT_BEV_FAULT, ch, e->msg);
+}
+
 static vgt_status gpu_submit(vgt_backend *b, uint32_t ch, const uint64_t *entries, uint32_t count, uint32_t flags,
                              vgt_error *err)
 {
@@ -222,12 +244,18 @@ static vgt_status gpu_submit(vgt_backend *b, uint32_t ch, const uint64_t *entrie
     if (flags & VGT_SUBMIT_STATE_ONLY)
         return VGT_OK;
     VGT_TRY(realize(b, c, err));
-    vgt_status st = vgt_gpu_submit(c->live, entries, count, err);
-    if (st == VGT_E_FAULT) {
-        b->counters.faults++;
-        emit(b, VGT_BEV_FAULT, ch, err ? err->msg : "channel error");
-    }
+    if (c->faulted)
+        return VGT_FAIL(err, VGT_E_FAULT, VGT_NO_OFFSET, "channel 0x%08x faulted earlier (%s); not submitted",
+                        c->desc.handle, c->fault.msg);
+    vgt_error e;
+    vgt_error_clear(&e);
+    vgt_status st = vgt_gpu_submit(c->live, entries, count, &e);
+    if (st == VGT_E_FAULT)
+        note_fault(b, ch, &e);
+    if (st != VGT_OK && err)
+        *err = e;
     if (st == VGT_OK) {
+        c->dirty = true;
         b->counters.submits++;
         b->counters.entries += count;
     }
@@ -237,11 +265,13 @@ static vgt_status gpu_submit(vgt_backend *b, uint32_t ch, const uint64_t *entrie
 static vgt_status check_all_channels(vgt_backend *b, vgt_error *err)
 {
     for (uint32_t i = 0; i < GPU_BACKEND_MAX_CHANNELS; i++)
-        if (b->chans[i].live) {
-            vgt_status st = vgt_gpu_chan_check(b->chans[i].live, err);
+        if (b->chans[i].live && !b->chans[i].faulted) {
+            vgt_error e;
+            vgt_status st = vgt_gpu_chan_check(b->chans[i].live, &e);
             if (st != VGT_OK) {
-                b->counters.faults++;
-                emit(b, VGT_BEV_FAULT, i, err ? err->msg : "channel error");
+                note_fault(b, i, &e);
+                if (err)
+                    *err = e;
                 return st;
             }
         }
@@ -282,16 +312,37 @@ static vgt_status gpu_sem_wait(vgt_backend *b, uint32_t vas, uint64_t va, uint64
                     (unsigned long long)value);
 }
 
+#define GPU_IDLE_DEFAULT_MS 10000u
+
 static vgt_status gpu_idle(vgt_backend *b, uint64_t timeout_ns, vgt_error *err)
 {
-    uint32_t ms = timeout_ns / 1000000 > UINT32_MAX ? UINT32_MAX : (uint32_t)(timeout_ns / 1000000);
-    for (uint32_t i = 0; i < GPU_BACKEND_MAX_CHANNELS; i++)
-        if (b->chans[i].live) {
-            vgt_status st = vgt_gpu_chan_fence(b->chans[i].live, ms ? ms : 1, err);
-            if (st != VGT_OK)
-                return vgt_error_prefix(err, "idle, channel 0x%08x", b->chans[i].desc.handle);
+    /* 0 means "the default", as on sim: a finished replay waits this long for the GPU */
+    uint64_t ms64 = timeout_ns ? timeout_ns / 1000000 : GPU_IDLE_DEFAULT_MS;
+    uint32_t ms = ms64 > UINT32_MAX ? UINT32_MAX : ms64 ? (uint32_t)ms64 : 1;
+    vgt_status first = VGT_OK;
+    for (uint32_t i = 0; i < GPU_BACKEND_MAX_CHANNELS; i++) {
+        gpu_channel *c = &b->chans[i];
+        if (!c->live || !c->dirty || c->faulted)
+            continue;
+        vgt_error e;
+        vgt_status st = vgt_gpu_chan_fence(c->live, ms, &e);
+        if (st == VGT_OK) {
+            c->dirty = false;
+            continue;
         }
-    return VGT_OK;
+        if (st == VGT_E_FAULT)
+            note_fault(b, i, &e);
+        else
+            b->counters.blocked_waits++;   /* still running (an acquire, or slow work): waited for again later */
+        if (first == VGT_OK) {
+            first = st;
+            if (err) {
+                *err = e;
+                vgt_error_prefix(err, "idle, channel 0x%08x", c->desc.handle);
+            }
+        }
+    }
+    return first;
 }
 
 static vgt_status gpu_produced(vgt_backend *b, uint32_t vas, uint64_t va, uint64_t len, uint8_t *mask, vgt_error *err)

@@ -60,7 +60,7 @@ enum {
 /* Named maxima: checked before anything is allocated. */
 #define VGT_GPU_MAX_ALLOCS 4096u
 #define VGT_GPU_MAX_ALLOC_BYTES (64ull << 30)
-#define VGT_GPU_MAX_CHANNELS 8u
+#define VGT_GPU_MAX_CHANNELS 32u   /* live channels: a CUDA context alone opens 20 */
 #define VGT_GPU_MAX_ENGINES 8u
 #define VGT_GPU_MAX_GPFIFO_ENTRIES 4096u   /* the ring lives in the channel's 64 KiB infra slot */
 #define VGT_GPU_MAX_CLASSES 200u

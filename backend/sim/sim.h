@@ -29,7 +29,6 @@
 #define SIM_MAX_VAS 64u
 #define SIM_MAX_OBJECTS_PER_CHANNEL 64u
 #define SIM_METHOD_LIMIT 0x4000u      /* method byte addresses the classes define */
-#define SIM_MAX_MME_UPLOADS (4u << 20)  /* LOAD_MME_* writes kept per channel for objects bound later */
 #define SIM_WRITE_LOG_MAX (1u << 20)
 
 /* ---- memory (sim_mem.c) ---- */
@@ -98,13 +97,13 @@ enum sim_family {
 struct sim_channel;
 
 typedef struct sim_obj {
-    struct vgt_backend *b;      /* back pointers for the MME tracker's callbacks */
+    struct vgt_backend *b;
     struct sim_channel *c;
     uint32_t subch;
     uint32_t cls;
     int family;
     uint32_t i2m_sem[3];    /* SET_I2M_SEMAPHORE_A/B/C: the one I2M field the UPLOAD event leaves out */
-    vgt_mme_tracker *mme;
+    int mme;                /* a 3D or compute object with an MME: its methods feed the channel's tracker */
 } sim_obj;
 
 typedef struct sim_qitem {
@@ -143,12 +142,12 @@ typedef struct sim_channel {
     uint64_t blocks;            /* times an acquire failed on this channel (a change = "it blocked") */
     int blocked_reported;
     char blocked_on[160];
+    /* The channel's MME: one tracker fed by its 3D and compute objects with their class (vgt/mme.h:
+     * one instruction RAM shared by the classes, a start-address RAM per class). Created with the first
+     * MME object; NULL when that failed (then macros do not run). */
+    vgt_mme_tracker *mme;
     int mme_pending_subch;      /* a CALL_MME_MACRO collecting on this subchannel, or -1 */
-    /* The channel's MME program uploads (LOAD_MME_*), in order: the instruction and start-address RAMs
-     * are the channel's, shared by its 3D and compute objects (the NVIDIA driver uploads a macro through
-     * HOPPER_A and calls it through HOPPER_COMPUTE_A), so every object's tracker gets every upload. */
-    vgt_mme_emit *mme_uploads;
-    uint32_t mme_nuploads, mme_capuploads;
+    int mme_call_subch;         /* the subchannel of the call being run (its emissions go there) */
 } sim_channel;
 
 struct vgt_backend {

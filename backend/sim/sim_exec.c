@@ -13,8 +13,8 @@
  *                anywhere, every byte of memory becomes unknown (sim_mem_invalidate): later checks
  *                compare only what the front end wrote after it
  *   DRAW         counted, not rasterized; memory becomes unknown as for a launch
- * Before that, 3D and compute methods feed the object's MME tracker (mme.h): a completed macro call's
- * emitted methods are executed like any other method.
+ * Before that, 3D and compute methods feed the channel's MME tracker (mme.h) with their class: a
+ * completed macro call's emitted methods are executed like any other method, on the calling subchannel.
  *
  * The one field the UPLOAD event does not carry, the I2M completion semaphore (SET_I2M_SEMAPHORE_A/B/C
  * 0x1dc/0x1e0/0x1e4 and LAUNCH_DMA SEMAPHORE_STRUCT_SIZE 12, REDUCTION_ENABLE 1, REDUCTION_OP 15:13,
@@ -334,16 +334,15 @@ void sim_end_of_submission(vgt_backend *b, sim_channel *c)
 /* ---- MME ---- */
 static vgt_status mme_read(void *user, uint64_t va, void *dst, size_t len, vgt_error *err)
 {
-    sim_obj *o = user;
-    return sim_mem_read(sim_vas_mem(o->b, o->c->vas), va, dst, len, "MME DMA read", err);
+    sim_channel *c = user;
+    return sim_mem_read(sim_vas_mem(c->b, c->vas), va, dst, len, "MME DMA read", err);
 }
 
 static vgt_status mme_on_call(void *user, const vgt_mme_call *call, vgt_error *err)
 {
-    sim_obj *o = user;
-    vgt_backend *b = o->b;
-    sim_channel *c = o->c;
-    vgt_method em = {.subch = o->subch, .cls = o->cls, .kind = VGT_HDR_INC, .pos = {b->seq, 0, 0}};
+    sim_channel *c = user;
+    vgt_backend *b = c->b;
+    vgt_method em = {.subch = (uint32_t)c->mme_call_subch, .cls = call->cls, .kind = VGT_HDR_INC, .pos = {b->seq, 0, 0}};
     b->ctr.macro_calls++;
     if (call->status != VGT_OK) {
         b->ctr.macro_errors++;
@@ -368,37 +367,12 @@ static vgt_status mme_on_call(void *user, const vgt_mme_call *call, vgt_error *e
     return VGT_OK;
 }
 
-/* LOAD_MME_INSTRUCTION_RAM_POINTER .. LOAD_MME_START_ADDRESS_RAM (0x114-0x120, mme.h). */
-static int is_mme_upload(uint32_t mthd)
+/* The channel's tracker, created with its first MME object (the class picks the format). */
+static void mme_channel_init(vgt_backend *b, sim_channel *c, const sim_obj *o)
 {
-    return mthd >= VGT_MME_M_LOAD_INSTRUCTION_RAM_POINTER && mthd <= VGT_MME_M_LOAD_START_ADDRESS_RAM;
-}
-
-/* Give a newly bound object's tracker the uploads the channel has seen so far. */
-static void mme_catch_up(sim_channel *c, sim_obj *o)
-{
-    for (uint32_t i = 0; i < c->mme_nuploads; i++)
-        vgt_mme_tracker_feed(o->mme, c->mme_uploads[i].method, c->mme_uploads[i].value, NULL);
-}
-
-/* Remember an upload for objects bound later, and hand it to the channel's other MME objects now. */
-static void mme_share_upload(vgt_backend *b, sim_channel *c, const sim_obj *from, const vgt_method *m)
-{
-    for (int i = 0; i < 8; i++)
-        if (&c->subch[i] != from && c->subch[i].mme) vgt_mme_tracker_feed(c->subch[i].mme, m->mthd, m->data, NULL);
-    if (c->mme_nuploads == c->mme_capuploads) {
-        uint32_t nc = c->mme_capuploads ? c->mme_capuploads * 2 : 1024;
-        vgt_mme_emit *n = nc <= SIM_MAX_MME_UPLOADS ? realloc(c->mme_uploads, nc * sizeof *n) : NULL;
-        if (!n) {
-            if (c->mme_capuploads && c->mme_nuploads == c->mme_capuploads && !b->limit_hit)
-                sim_event(b, VGT_BEV_LIMIT, m, "channel 0x%x: more than %u MME upload writes; objects bound later miss the rest",
-                          c->handle, c->mme_capuploads);
-            return;
-        }
-        c->mme_uploads = n;
-        c->mme_capuploads = nc;
-    }
-    c->mme_uploads[c->mme_nuploads++] = (vgt_mme_emit){m->mthd, m->data};
+    vgt_mme_tracker_config tc = {.cls = o->cls, .read_mem = mme_read, .on_call = mme_on_call, .user = c,
+                                 .sim = {.max_instructions = b->cfg.max_macro_instructions}};
+    if (vgt_mme_tracker_create(&tc, &c->mme, NULL) != VGT_OK) c->mme = NULL;
 }
 
 static sim_obj *obj_for(vgt_backend *b, sim_channel *c, const vgt_method *m)
@@ -408,41 +382,36 @@ static sim_obj *obj_for(vgt_backend *b, sim_channel *c, const vgt_method *m)
     sim_obj_reset(o);
     o->b = b, o->c = c, o->subch = m->subch & 7, o->cls = m->cls, o->family = sim_family_of(m->cls);
     if ((o->family == SIM_FAM_3D || o->family == SIM_FAM_COMPUTE) && vgt_mme_format_for_class(o->cls) != VGT_MME_NONE) {
-        vgt_mme_tracker_config tc = {.cls = o->cls, .read_mem = mme_read, .on_call = mme_on_call, .user = o,
-                                     .sim = {.max_instructions = b->cfg.max_macro_instructions}};
-        if (vgt_mme_tracker_create(&tc, &o->mme, NULL) != VGT_OK) o->mme = NULL;
-        else mme_catch_up(c, o);
+        if (!c->mme) mme_channel_init(b, c, o);
+        o->mme = c->mme != NULL;
     }
     return o;
 }
 
-void sim_obj_reset(sim_obj *o)
-{
-    if (o->mme) vgt_mme_tracker_destroy(o->mme);
-    memset(o, 0, sizeof *o);
-}
+void sim_obj_reset(sim_obj *o) { memset(o, 0, sizeof *o); }
 
 vgt_status sim_mme_flush(vgt_backend *b, sim_channel *c)
 {
+    (void)b;
     if (c->mme_pending_subch < 0) return VGT_OK;
-    sim_obj *o = &c->subch[c->mme_pending_subch];
     c->mme_pending_subch = -1;
-    return o->mme ? vgt_mme_tracker_flush(o->mme, NULL) : VGT_OK;
+    return c->mme ? vgt_mme_tracker_flush(c->mme, NULL) : VGT_OK;
 }
 
-/* Feed the method to its object's MME tracker (which may complete a pending call and dispatch its
- * emissions first). Returns 1 when the method is a macro call word, handled by the tracker alone. */
+/* Feed the method to the channel's MME tracker with its class (which may complete a pending call and
+ * dispatch its emissions first). Returns 1 when the method is a macro call word, handled by the tracker
+ * alone. */
 static int mme_feed(vgt_backend *b, sim_channel *c, sim_obj *o, const vgt_method *m)
 {
     if ((int)(m->subch & 7) != c->mme_pending_subch) sim_mme_flush(b, c);
     vgt_error e;
-    if (vgt_mme_tracker_feed(o->mme, m->mthd, m->data, &e) != VGT_OK) {
+    if (vgt_mme_tracker_feed_class(c->mme, o->cls, m->mthd, m->data, &e) != VGT_OK) {
         b->ctr.macro_errors++;
         sim_event(b, VGT_BEV_MACRO, m, "MME: %s", e.msg);
     }
-    if (is_mme_upload(m->mthd)) mme_share_upload(b, c, o, m);
     int is_call = m->mthd >= VGT_MME_M_CALL_MACRO0 && m->mthd < VGT_MME_M_CALL_MACRO0 + 8 * VGT_MME_MACRO_COUNT;
     c->mme_pending_subch = is_call ? (int)(m->subch & 7) : -1;
+    if (is_call) c->mme_call_subch = (int)(m->subch & 7);   /* after the feed: it ran the previous call */
     return is_call;
 }
 

@@ -237,7 +237,7 @@ void sim_channel_free(sim_channel *c)
     if (!c) return;
     for (int i = 0; i < 8; i++) sim_obj_reset(&c->subch[i]);
     vgt_sem_free(c->sem);
-    free(c->mme_uploads);
+    vgt_mme_tracker_destroy(c->mme);
     free(c->queue);
     free(c);
 }

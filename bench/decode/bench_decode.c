@@ -1,14 +1,15 @@
 /* bench_decode.c: push-buffer decode-to-census throughput on one core, against a plain pass over the
  * same bytes (summing their dwords) in the same run. Driven by bench/decode/run.sh.
  *
- *   bench_decode TRACE [--repeat N] [--pass both|census|ceiling]
+ *   bench_decode TRACE [--repeat N] [--pass both|census|ceiling] [--per-method]
  *
  * Loads every GPFIFO_SUBMIT record of TRACE into memory first (so the timed passes see no I/O and no
  * decompression), and the channel classes from CHANNEL records. Then, N times each, best time kept:
  *   ceiling: sum every push-buffer dword of every segment;
  *   census:  vgt_pb_decode_submit on every submission (one decoder state per channel) with per-class
- *            method counts and a semantic tracker per channel counting events (what `vgt census` does
- *            per method, without the trace reader and model).
+ *            method counts and a semantic tracker per channel counting events (what `vgt census` does,
+ *            without the trace reader and model): non-increasing runs in bulk (noninc_run ->
+ *            vgt_sem_noninc_run), or with --per-method one `method` call per dword.
  * Prints one line: bytes=... ceiling_s=... census_s=... ceiling_gbps=... census_gbps=... census_cpu_s=...
  * census_cpu_gbps=... ratio=... methods=... events=... launches=... (GB = 10^9 bytes of push buffer; _cpu
  * figures use this thread's CPU time, which other load on a shared machine disturbs less than wall time). */
@@ -45,6 +46,7 @@ typedef struct bench {
     uint64_t per_class[64];
     uint32_t nclass, last;
     vgt_sem_tracker *cur;
+    int per_method;           /* --per-method: every dword through `method` (the path before bulk runs) */
 } bench;
 
 static double clock_s(clockid_t id)
@@ -148,6 +150,23 @@ static int on_method(void *ctx, const vgt_method *m)
     return 0;
 }
 
+/* Non-increasing runs in one call, as `vgt census` takes them (walk.h on_noninc_run). */
+static int on_run(void *ctx, const vgt_method *m, const uint8_t *data, uint32_t count)
+{
+    bench *b = ctx;
+    b->methods += count;
+    if (b->nclass && b->cls_seen[b->last] == m->cls) b->per_class[b->last] += count;
+    else {
+        uint32_t i = 0;
+        while (i < b->nclass && b->cls_seen[i] != m->cls) i++;
+        if (i == b->nclass && b->nclass < 64) { b->cls_seen[i] = m->cls; b->per_class[i] = 0; b->nclass++; }
+        if (i < b->nclass) { b->per_class[i] += count; b->last = i; }
+    }
+    vgt_error err;
+    if (vgt_sem_noninc_run(b->cur, m, data, count, &err) != VGT_OK) die("semantic tracker", &err);
+    return 0;
+}
+
 static void census_pass(bench *b)
 {
     static vgt_segment seg[MAX_SEGS];
@@ -161,7 +180,7 @@ static void census_pass(bench *b)
         vgt_sem_config cfg = { .on_event = on_event, .ctx = b };
         if (vgt_sem_new(&b->ch[i].sem, &cfg, &err) != VGT_OK) die("tracker", &err);
     }
-    vgt_pb_callbacks cb = { .method = on_method, .ctx = b };
+    vgt_pb_callbacks cb = { .method = on_method, .ctx = b, .noninc_run = b->per_method ? NULL : on_run };
     for (uint64_t i = 0; i < b->nsubs; i++) {
         vgt_rec_gpfifo_submit g;
         if (vgt_decode_gpfifo_submit(&b->subs[i].rec, &g, seg, MAX_SEGS, &err) != VGT_OK) die("submit", &err);
@@ -179,8 +198,16 @@ static void census_pass(bench *b)
 
 int main(int argc, char **argv)
 {
-    if (argc < 2) { fprintf(stderr, "usage: bench_decode TRACE [--repeat N] [--pass both|census|ceiling]\n"); return 2; }
+    if (argc < 2) { fprintf(stderr, "usage: bench_decode TRACE [--repeat N] [--pass both|census|ceiling] [--per-method]\n"); return 2; }
     int repeat = 3, do_ceiling = 1, do_census = 1;   /* --pass: one pass only, for profilers */
+    static bench b;
+    for (int i = 2; i < argc; i++)
+        if (!strcmp(argv[i], "--per-method")) {
+            b.per_method = 1;
+            memmove(&argv[i], &argv[i + 1], (size_t)(argc - i - 1) * sizeof *argv);
+            argc--;
+            break;
+        }
     for (int i = 2; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--repeat")) repeat = atoi(argv[i + 1]) > 0 ? atoi(argv[i + 1]) : 1;
         else if (!strcmp(argv[i], "--pass")) {
@@ -188,7 +215,6 @@ int main(int argc, char **argv)
             do_census = strcmp(argv[i + 1], "ceiling") != 0;
         }
     }
-    static bench b;
     load(&b, argv[1]);
     double best_ceiling = 1e30, best_census = 1e30, best_census_cpu = 1e30;
     volatile uint64_t sink = 0;

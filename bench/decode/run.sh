@@ -7,6 +7,7 @@
 #   2. `bench_decode TRACE`: the push buffers loaded in memory, then (best of REPEAT) a plain pass that sums
 #      their dwords (the ceiling) and the census pass (push-buffer decoder + per-class counts + semantic
 #      tracker per channel): GB/s of push buffer and census/ceiling; goal census >= 1 GB/s
+#      (and once with --per-method: every dword through the method callback, the path before bulk runs)
 #   3. `vgt census TRACE --total`, end to end (reader, zstd, model, decode): GB/s, for reference
 #   4. `vgt db` on the first DB_SUBMITS submissions of the same trace (--submit 0..N-1): method rows/s,
 #      and the same window through `vgt census` as the baseline; goal db >= 1e6 rows/s
@@ -53,6 +54,11 @@ echo "$line"
 field() { sed -E "s/.*(^| )$1=([^ ]+).*/\\2/" <<<"$line"; }
 bytes=$(field bytes)
 
+echo "== bench_decode --per-method (every dword through the method callback: the path before bulk runs)"
+pm=$("${pin[@]}" "$bench" "$work/pb.vgt" --repeat 1 --pass census --per-method)
+echo "$pm"
+pm_cpu=$(sed -E 's/.* census_cpu_gbps=([^ ]+).*/\1/' <<<"$pm")
+
 echo "== vgt census --total (end to end)"
 timed "${pin[@]}" "$vgt" census "$work/pb.vgt" --total
 census_s=$wall census_cpu=$cpu
@@ -76,6 +82,7 @@ printf '%-38s %14s %20s\n' "" "wall" "cpu (user+sys)"
 printf '%-38s %9s GB/s\n' "ceiling (sum dwords, in memory)" "$(field ceiling_gbps)"
 printf '%-38s %9s GB/s %15s GB/s   ratio to ceiling %s; goal >= 1 GB/s\n' "census pass (decode+track, in memory)" \
     "$(field census_gbps)" "$(field census_cpu_gbps)" "$(field ratio)"
+printf '%-38s %9s %20s GB/s\n' "census pass, per-method path" "" "$pm_cpu"
 printf '%-38s %9s GB/s %15s GB/s\n' "vgt census end to end (zstd, model)" "$(gbps "$bytes" "$census_s")" \
     "$(gbps "$bytes" "$census_cpu")"
 printf '%-38s %9s rows/s %13s rows/s  (%s rows; goal >= 1e6)\n' "vgt db" "$(rate "$rows" "$db_s")" \

@@ -85,6 +85,9 @@ void shim_activate(void);   /* at the first NVIDIA open */
 int shim_out_fd(void);
 uint64_t shim_trap_doorbells(void);
 uint64_t shim_mem_write_faults(void);
+uint64_t shim_mem_pages_read(void);      /* pages copied out of tracked memory so far */
+/* The live regions with the most write faults: "memory/KiB:faults/changed ..." (stats line). */
+void shim_mem_top_regions(char *buf, size_t n);
 /* 1 the first time key is seen (a small fixed table; later problems of the same kind stay quiet). */
 int shim_first_time(uint64_t key);
 /* Where the shim's time goes (printed with VGT_CAPTURE_STATS=1). */
@@ -173,6 +176,9 @@ void shim_mem_before_submit(void);
 void shim_mem_at_exit(void);
 /* SIGSEGV on a write-tracked page: 1 when handled. Async-signal-safe, lock-free. */
 int shim_mem_write_fault(void *addr);
+/* Tunables: hot pages (0: none; at most 32), submissions a hot page stays quiet before it is protected
+ * again, pages opened ahead of a sequential writer (0: none; at most 16). Defaults 32, 4, 0. */
+void shim_mem_configure(uint32_t hot_pages, uint32_t quiet, uint32_t ahead);
 /* In a forked child: stop tracking the parent's regions (made writable again), start empty. */
 void shim_mem_forget_all(void);
 

@@ -92,7 +92,7 @@ static void *do_mmap(void *(*real)(void *, size_t, int, int, int, off_t), void *
 {
     int node = shim_fd_node(fd);
     if (node == SHIM_NODE_NONE || !g_shim.active) return real(addr, len, prot, flags, fd, off);
-    shim_pending_map pm;
+    shim_pending_map pm = { 0 };
     int has = node != SHIM_NODE_UVM && shim_fd_take_pending(fd, &pm);
     pthread_mutex_lock(&g_shim.mu);
     shim_object *o = has ? shim_obj_find(pm.client, pm.memory) : NULL;

@@ -3,6 +3,7 @@
  * Environment (set by `vgt record`, see capture/README.md):
  *   VGT_CAPTURE_FD=N      write a record stream (stored chunks, no trailer) to fd N; vgt record reads it,
  *                         compresses it and finishes the trace with SESSION_END and the index
+ *   VGT_CAPTURE_FD_INO=I  the pipe's inode: a reused fd number that is not that pipe is never written
  *   VGT_CAPTURE_OUT=PATH  or write a complete trace file directly (when preloaded by hand)
  *   VGT_CAPTURE_CLAIM=N   a memfd (8 bytes) shared by every process of the captured program: the first
  *                         process to open an NVIDIA node writes its pid there and owns the main stream
@@ -12,6 +13,8 @@
  *   VGT_CAPTURE_CTL_PATH=PATH  one more path treated as /dev/nvidiactl (an emulator's node; CPU tests)
  *   VGT_CAPTURE_MEMORY=changed|all|none, VGT_CAPTURE_TRACK=write|hash, VGT_CAPTURE_CRASH_SAFE=1,
  *   VGT_CAPTURE_LEVEL=N (zstd level of VGT_CAPTURE_OUT)
+ *   VGT_CAPTURE_HOT_PAGES=N, VGT_CAPTURE_HOT_QUIET=N, VGT_CAPTURE_READAHEAD=N: write-tracking tunables
+ *                         (shim_memtrack.c; defaults 32, 4, 0), measured by bench/capture/run.sh
  * Without VGT_CAPTURE_FD or VGT_CAPTURE_OUT the shim passes everything through untouched.
  *
  * Processes (capture/README.md "Children"): one trace per process that uses the GPU. The first one owns
@@ -27,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "shim.h"
@@ -104,6 +108,8 @@ static void read_options(void)
     const char *t = getenv("VGT_CAPTURE_TRACK");
     g_shim.track_mode = t && strcmp(t, "hash") == 0 ? SHIM_TRACK_HASH : SHIM_TRACK_WRITE;
     g_shim.crash_safe = env_int("VGT_CAPTURE_CRASH_SAFE", 0);
+    shim_mem_configure((uint32_t)env_int("VGT_CAPTURE_HOT_PAGES", 32), (uint32_t)env_int("VGT_CAPTURE_HOT_QUIET", 4),
+                       (uint32_t)env_int("VGT_CAPTURE_READAHEAD", 0));
 }
 
 static const char *memory_mode_name(void)
@@ -197,6 +203,8 @@ static void after_fork_child(void)
 static void after_fork_parent(void) { pthread_mutex_unlock(&g_shim.mu); }
 static void before_fork(void) { pthread_mutex_lock(&g_shim.mu); }
 
+static int fd_is_stream(int fd);
+
 /* The first process to get here owns the main output. */
 static int claim_main(void)
 {
@@ -225,7 +233,7 @@ static vgt_status open_output(vgt_error *err)
     const char *out = getenv("VGT_CAPTURE_OUT");
     int fd = env_int("VGT_CAPTURE_FD", -1);
     if (claim_main()) {
-        if (fd >= 0 && fcntl(fd, F_GETFD) >= 0) return open_writer(NULL, fd, 0, err);
+        if (fd_is_stream(fd)) return open_writer(NULL, fd, 0, err);
         if (out && *out) return open_writer(out, -1, 0, err);
     }
     char path[4200];
@@ -259,6 +267,27 @@ void shim_activate(void)
     pthread_mutex_unlock(&start_mu);
 }
 
+/* The inherited number may have been closed and reused by the program (a daemon closing every fd, then
+ * opening files): never map or write an fd that is not ours. */
+static int fd_is_claim(int fd)
+{
+    char link[64], target[128];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+    ssize_t n = readlink(link, target, sizeof target - 1);
+    if (n <= 0) return 0;
+    target[n] = 0;
+    return strncmp(target, "/memfd:vgt-capture-claim", 24) == 0;
+}
+
+/* The stream: vgt record names the pipe's inode (VGT_CAPTURE_FD_INO); without it, any pipe. */
+static int fd_is_stream(int fd)
+{
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISFIFO(st.st_mode)) return 0;
+    const char *ino = getenv("VGT_CAPTURE_FD_INO");
+    return !ino || !*ino || strtoull(ino, NULL, 10) == (unsigned long long)st.st_ino;
+}
+
 /* The claim word: vgt record's memfd, or (preloaded by hand) a new one that this process's descendants
  * inherit through the environment. The child base: vgt record's, or VGT_CAPTURE_OUT's. */
 static void map_claim(void)
@@ -272,7 +301,7 @@ static void map_claim(void)
         if (n > 4 && strcmp(child_base + n - 4, ".vgt") == 0) child_base[n - 4] = 0;
     }
     int fd = env_int("VGT_CAPTURE_CLAIM", -1);
-    if (fd < 0 || fcntl(fd, F_GETFD) < 0) {
+    if (fd < 0 || !fd_is_claim(fd)) {
         fd = memfd_create("vgt-capture-claim", 0);
         if (fd < 0 || ftruncate(fd, 8) != 0) return;
         char v[16];
@@ -297,7 +326,7 @@ __attribute__((constructor(101))) static void shim_start(void)
 /* Finish once: observed memory, PROCESS_END (and SESSION_END when standalone), close the writer. */
 void shim_finish(int exit_status)
 {
-    if (atomic_exchange(&finished, 1) || !g_shim.active) return;
+    if (!g_shim.active || atomic_exchange(&finished, 1)) return;
     pthread_mutex_lock(&g_shim.mu);
     shim_mem_at_exit();
     vgt_error err;
@@ -310,17 +339,21 @@ void shim_finish(int exit_status)
     if (getenv("VGT_CAPTURE_STATS")) {
         vgt_capture_stats cs = vgt_capture_get_stats(g_shim.cap);
         fprintf(stderr, "vgt-capture: stats pid=%d doorbells=%llu submits=%llu entries=%llu segment_bytes=%llu "
-                "memory_records=%llu memory_bytes=%llu write_faults=%llu unknown_tokens=%llu read_failures=%llu "
+                "memory_records=%llu memory_bytes=%llu write_faults=%llu pages_read=%llu unknown_tokens=%llu read_failures=%llu "
                 "problems=%llu records_lost=%u time_ms initial=%.1f submit=%.1f (memory %.1f) observed=%.1f ioctl=%.1f "
                 "shim_memory_records=%llu shim_memory_bytes=%llu\n", (int)getpid(), (unsigned long long)shim_trap_doorbells(),
                 (unsigned long long)cs.submits, (unsigned long long)cs.entries, (unsigned long long)cs.segment_bytes,
                 (unsigned long long)cs.memory_records, (unsigned long long)cs.memory_bytes,
-                (unsigned long long)shim_mem_write_faults(), (unsigned long long)cs.unknown_tokens,
+                (unsigned long long)shim_mem_write_faults(), (unsigned long long)shim_mem_pages_read(),
+                (unsigned long long)cs.unknown_tokens,
                 (unsigned long long)cs.read_failures, (unsigned long long)g_shim.problems, g_shim.records_lost,
                 atomic_load(&g_shim_time.initial_ns) / 1e6, atomic_load(&g_shim_time.submit_ns) / 1e6,
                 atomic_load(&g_shim_time.memory_ns) / 1e6, atomic_load(&g_shim_time.observed_ns) / 1e6,
                 atomic_load(&g_shim_time.ioctl_ns) / 1e6, (unsigned long long)atomic_load(&g_shim_time.memory_records),
                 (unsigned long long)atomic_load(&g_shim_time.memory_bytes));
+        char top[600];
+        shim_mem_top_regions(top, sizeof top);
+        fprintf(stderr, "vgt-capture: faulting regions (memory/size:faults/changed records): %s\n", top[0] ? top : "none");
     }
     g_shim.active = 0;
     vgt_writer *w = g_shim.w;

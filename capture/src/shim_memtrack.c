@@ -16,9 +16,11 @@
  * A changed page is compared with a shadow of what was last recorded and only the changed byte range is
  * written. A page dirtied at two submissions in a row becomes "hot": it stays writable and is compared
  * at every submission (no fault, no mprotect) until it has been quiet for HOT_QUIET submissions.
+ * Optional read-ahead: a fault on a page whose predecessor is dirty opens the next pages too.
  * The write-fault path is lock-free but for a spin lock around the dirty-page queue, which no thread
  * holds while it could fault. */
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -42,6 +44,8 @@ typedef struct region {
     uint8_t *shadow;              /* the bytes last recorded, for pages with shadow_ok (lazy, virtual) */
     uint8_t *shadow_ok;
     uint32_t *last_dirty;         /* drain number at which the page was last found dirty */
+    _Atomic uint32_t faults;      /* write faults taken (stats) */
+    uint32_t changed;             /* changed records written (stats) */
 } region;
 
 static region regions[MAX_REGIONS];
@@ -58,11 +62,22 @@ static _Atomic uint64_t write_faults;
 static uint32_t drain_no;                       /* submissions drained so far */
 #define HOT_MAX 32u
 #define HOT_QUIET 4u
+#define READAHEAD_MAX 16u
+/* Tunables (shim_mem_configure; VGT_CAPTURE_HOT_PAGES, _HOT_QUIET, _READAHEAD), for measuring on the
+ * device which trade of faults against reads of uncached memory is cheaper there. */
+static uint32_t hot_limit = HOT_MAX, hot_quiet = HOT_QUIET, read_ahead;
 typedef struct hot_page { uint32_t region, page, quiet; } hot_page;
 static hot_page hot[HOT_MAX];
 static uint32_t hot_n;
 
 uint64_t shim_mem_write_faults(void) { return atomic_load(&write_faults); }
+
+void shim_mem_configure(uint32_t hot_pages, uint32_t quiet, uint32_t ahead)
+{
+    hot_limit = hot_pages < HOT_MAX ? hot_pages : HOT_MAX;
+    hot_quiet = quiet ? quiet : 1;
+    read_ahead = ahead < READAHEAD_MAX ? ahead : READAHEAD_MAX;
+}
 
 static void *meta_alloc(size_t n)
 {
@@ -109,8 +124,12 @@ static void write_staged(const region *r, uint32_t first, uint32_t count, uint32
     atomic_fetch_add(&g_shim_time.memory_bytes, m.length);
 }
 
+static _Atomic uint64_t pages_read;             /* pages copied out of tracked memory (stats, bench) */
+uint64_t shim_mem_pages_read(void) { return atomic_load(&pages_read); }
+
 static void stage_in(const region *r, uint32_t first, uint32_t count)
 {
+    atomic_fetch_add(&pages_read, count);
     vgt_capture_copy_device(stage, (const uint8_t *)atomic_load(&((region *)r)->cpu) + (uint64_t)first * PAGE,
                             run_bytes(r, first, count));
 }
@@ -143,6 +162,13 @@ static int record_changed_page(region *r, uint32_t p)
     if (!r->shadow && (r->shadow = meta_alloc(r->len)) != NULL) r->shadow_ok = meta_alloc(r->npages);
     stage_in(r, p, 1);
     uint64_t lo = 0, hi = n;
+    if (r->shadow && r->shadow_ok && !r->shadow_ok[p] && XXH3_64bits(stage, n) == r->hash[p]) {
+        /* No shadow yet, but the page still hashes as last recorded (opened by read-ahead and not
+         * written, or rewritten with the same bytes): nothing changed; keep it as the shadow. */
+        memcpy(r->shadow + off, stage, n);
+        r->shadow_ok[p] = 1;
+        return 0;
+    }
     if (r->shadow && r->shadow_ok && r->shadow_ok[p]) {
         const uint8_t *old = r->shadow + off;
         while (lo < n && stage[lo] == old[lo]) lo++;
@@ -163,6 +189,7 @@ static int record_changed_page(region *r, uint32_t p)
         r->shadow_ok[p] = 1;
     }
     r->hash[p] = XXH3_64bits(stage, n);
+    r->changed++;
     return 1;
 }
 
@@ -229,6 +256,8 @@ static void view_added(uint64_t gpu_va, uint64_t length, void *cpu, uint32_t cli
     r->last_dirty = meta_alloc((size_t)r->npages * 4);
     r->shadow = NULL;
     r->shadow_ok = NULL;
+    atomic_store(&r->faults, 0);
+    r->changed = 0;
     r->dirty = r->hashed || r->uffd ? NULL : meta_alloc(r->npages);
     if (!r->hash || !r->last_dirty || (!r->hashed && !r->uffd && !r->dirty)) { shim_problem(1, VGT_E_NOMEM, "no memory to track 0x%llx", (unsigned long long)gpu_va); return; }
     /* Publish, protect, then copy: a write racing with this lands before the copy or faults after it. */
@@ -250,6 +279,14 @@ static region *find_region(uintptr_t a)
     return NULL;
 }
 
+static void enqueue(region *r, uint32_t p)
+{
+    while (atomic_flag_test_and_set_explicit(&dq_lock, memory_order_acquire)) { }
+    if (dq_n < DQ_MAX) dq[dq_n++] = (uint64_t)(r - regions) << 32 | p;
+    else dq_overflow = 1;
+    atomic_flag_clear_explicit(&dq_lock, memory_order_release);
+}
+
 int shim_mem_write_fault(void *addr)
 {
     uintptr_t a = (uintptr_t)addr;
@@ -264,14 +301,21 @@ int shim_mem_write_fault(void *addr)
     grave_retry = 0;
     uint32_t p = (uint32_t)((a - atomic_load(&r->cpu)) / PAGE);
     atomic_fetch_add(&write_faults, 1);
+    atomic_fetch_add_explicit(&r->faults, 1, memory_order_relaxed);
     uint8_t expected = 0;   /* 1 already queued; 2 hot (writable: a fault here is a leftover of a race) */
-    if (atomic_compare_exchange_strong(&r->dirty[p], &expected, 1)) {
-        while (atomic_flag_test_and_set_explicit(&dq_lock, memory_order_acquire)) { }
-        if (dq_n < DQ_MAX) dq[dq_n++] = (uint64_t)(r - regions) << 32 | p;
-        else dq_overflow = 1;
-        atomic_flag_clear_explicit(&dq_lock, memory_order_release);
-    }
-    g_libc.mprotect((void *)(atomic_load(&r->cpu) + (uint64_t)p * PAGE), PAGE, PROT_READ | PROT_WRITE);
+    if (atomic_compare_exchange_strong(&r->dirty[p], &expected, 1)) enqueue(r, p);
+    /* Read-ahead: the previous page is dirty too, so the program is streaming through the region (a
+     * push buffer, a ring): open the next pages now, queued as dirty, to save their faults. */
+    uint32_t last = p;
+    if (read_ahead && p > 0 && atomic_load(&r->dirty[p - 1]) != 0)
+        for (uint32_t q = p + 1; q <= p + read_ahead && q < r->npages; q++) {
+            uint8_t clean = 0;
+            if (!atomic_compare_exchange_strong(&r->dirty[q], &clean, 1)) break;
+            enqueue(r, q);
+            last = q;
+        }
+    g_libc.mprotect((void *)(atomic_load(&r->cpu) + (uint64_t)p * PAGE), (size_t)(last - p + 1) * PAGE,
+                    PROT_READ | PROT_WRITE);
     return 1;
 }
 
@@ -292,7 +336,7 @@ static void scan_hot(void)
         uintptr_t cpu = atomic_load(&r->cpu);
         if (!cpu || !r->dirty || p >= r->npages) { hot[i] = hot[--hot_n]; continue; }
         if (r->last_dirty[p] == drain_no) { i++; continue; }   /* just promoted and recorded */
-        if (hot[i].quiet + 1 >= HOT_QUIET) {
+        if (hot[i].quiet + 1 >= hot_quiet) {
             atomic_store(&r->dirty[p], 0);
             g_libc.mprotect((void *)(cpu + (uint64_t)p * PAGE), PAGE, PROT_READ);
             record_changed_page(r, p);
@@ -359,7 +403,7 @@ static void drain_dirty(void)
         uint32_t p = (uint32_t)dq_copy[i];
         uintptr_t cpu = atomic_load(&r->cpu);
         if (!cpu || !r->dirty || p >= r->npages || atomic_load(&r->dirty[p]) != 1) continue;
-        int promote = r->last_dirty[p] != 0 && r->last_dirty[p] + 1 == drain_no && hot_n < HOT_MAX;
+        int promote = r->last_dirty[p] != 0 && r->last_dirty[p] + 1 == drain_no && hot_n < hot_limit;
         if (promote) hot_add(r, p);
         atomic_store(&r->dirty[p], promote ? 2 : 0);
         dq_copy[m++] = dq_copy[i] | (promote ? PROMOTED : 0);
@@ -467,4 +511,30 @@ void shim_mem_forget_all(void)
     hot_n = 0;
     wp = NULL;          /* the parent's userfaultfd; a child that captures opens its own */
     wp_tried = 0;
+}
+
+/* Stats: the live regions that took the most write faults, "memory/KiB:faults/changed" each, so a device
+ * run shows which memory the program dirties at every submission. */
+void shim_mem_top_regions(char *buf, size_t n)
+{
+    int used[8], nused = 0;
+    size_t at = 0;
+    buf[0] = 0;
+    for (int k = 0; k < 8; k++) {
+        int best = -1;
+        int hw = atomic_load(&region_hw);
+        for (int i = 0; i < hw; i++) {
+            int taken = 0;
+            for (int j = 0; j < nused; j++) taken |= used[j] == i;
+            if (taken || !atomic_load(&regions[i].cpu) || !atomic_load(&regions[i].faults)) continue;
+            if (best < 0 || atomic_load(&regions[i].faults) > atomic_load(&regions[best].faults)) best = i;
+        }
+        if (best < 0) break;
+        used[nused++] = best;
+        const region *r = &regions[best];
+        int w = snprintf(buf + at, n - at, "%s0x%x/%lluKiB:%u/%u", k ? " " : "", r->memory,
+                         (unsigned long long)(r->len >> 10), (unsigned)atomic_load(&((region *)r)->faults), r->changed);
+        if (w < 0 || (size_t)w >= n - at) break;
+        at += (size_t)w;
+    }
 }

@@ -47,7 +47,7 @@ static void on_map_external(int rc, const uint8_t *out)
 }
 
 /* UVM_FREE_PARAMS: base 0, length 8, rmStatus 0x10: unmaps whatever the range held. */
-static void on_free(int rc, const uint8_t *out)
+static void on_uvm_free(int rc, const uint8_t *out)
 {
     vgt_rec_gpu_unmap u = { .gpu_va = shim_rd64(out, 0), .length = shim_rd64(out, 8), .status = shim_rd32(out, 0x10),
                             .source = VGT_MAP_UVM_EXTERNAL };
@@ -69,7 +69,7 @@ int shim_uvm_ioctl(int fd, unsigned long request, void *arg)
     pthread_mutex_lock(&g_shim.mu);
     if (!g_shim.active) { }
     else if (readable && request == UVM_MAP_EXTERNAL_ALLOCATION) on_map_external(rc, out);
-    else if (readable && request == UVM_FREE) { record(request, rc, in, out, n); on_free(rc, out); }
+    else if (readable && request == UVM_FREE) { record(request, rc, in, out, n); on_uvm_free(rc, out); }
     else record(request, rc, readable ? in : NULL, readable ? out : NULL, readable ? n : 0);
     pthread_mutex_unlock(&g_shim.mu);
     free(in);

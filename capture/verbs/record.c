@@ -134,6 +134,8 @@ static void exec_child(const rec_opts *o, const char *shim, int wfd, int claim_f
 {
     int to_stdout = child_base == NULL;
     setenv_int("VGT_CAPTURE_FD", wfd);
+    struct stat st;
+    if (fstat(wfd, &st) == 0) setenv_int("VGT_CAPTURE_FD_INO", (long)st.st_ino);   /* the shim checks it is this pipe */
     unsetenv("VGT_CAPTURE_PID");
     if (claim_fd >= 0) setenv_int("VGT_CAPTURE_CLAIM", claim_fd);
     else unsetenv("VGT_CAPTURE_CLAIM");

@@ -72,10 +72,31 @@ typedef struct cmp_job {
 
 /* Fill rp->mask (bytes to compare), rp->buf (the backend's bytes) and, for log-only checks, rp->prev
  * (the model's contents before the record). -1 when the backend cannot say. */
+/* A backend without a write log (the GPU) cannot say which bytes it produced: observed and semaphore
+ * records are compared whole; a changed/initial record only over the bytes that differ from the
+ * model's previous contents, and only as positive evidence (all equal: passed; otherwise the bytes may
+ * be the CPU's new writes, so not comparable). */
+static int no_write_log(const vgt_replay *rp) { return !(rp->ops->caps() & VGT_CAP_WRITE_LOG); }
+
+static int gather_unlogged(vgt_replay *rp, const cmp_job *j)
+{
+    vgt_error e;
+    uint64_t known = 0;
+    if (scratch(rp, j->len) || rp->ops->mem_read(rp->be, rp->vas, j->va, rp->buf, j->len, &e) != VGT_OK) return -1;
+    if (!j->log_only) {
+        memset(rp->mask, 1, j->len);
+        return 0;
+    }
+    if (vgt_model_mem_read(rp->model, j->va, rp->prev, j->len, &known, &e) != VGT_OK) return -1;
+    for (uint64_t i = 0; i < j->len; i++) rp->mask[i] = j->expected[i] != rp->prev[i];
+    return 0;
+}
+
 static int gather(vgt_replay *rp, const cmp_job *j)
 {
     vgt_error e;
     uint64_t known = 0;
+    if (no_write_log(rp)) return gather_unlogged(rp, j);
     if (!rp->ops->produced || scratch(rp, j->len) ||
         (j->log_only && vgt_model_mem_read(rp->model, j->va, rp->prev, j->len, &known, &e) != VGT_OK) ||
         rp->ops->produced(rp->be, rp->vas, j->va, j->len, rp->mask, &e) != VGT_OK ||
@@ -132,6 +153,10 @@ static void compare(vgt_replay *rp, cmp_job *j)
         return;
     }
     count_bytes(rp, j);
+    if (no_write_log(rp) && j->log_only && j->differing) {
+        rp->cur_skipped++, rp->sum.checks_skipped++;   /* CPU writes, or a difference: cannot tell */
+        return;
+    }
     if (!j->compared || (j->is_semaphore && j->compared != j->len) || (j->lagging && !j->differing)) {
         if (!j->log_only || j->lagging) rp->cur_skipped++, rp->sum.checks_skipped++;
         return;
@@ -150,7 +175,7 @@ void check_memory(vgt_replay *rp, const vgt_record *rec, const vgt_rec_memory *m
     if (rp->cur_index < 0 || !rp->cur_replayed || !m->length) return;
     const char *kind = m->reason < 3 ? reason_names[m->reason] : "MEMORY";
     int log_only = m->reason != VGT_MEM_OBSERVED;
-    if (log_only && !rp->nwlog) return;
+    if (log_only && !rp->nwlog && !no_write_log(rp)) return;
     cmp_job j = {.rec_seq = rec->seq, .va = m->gpu_va, .len = m->length, .kind = kind, .expected = m->data,
                  .log_only = log_only};
     compare(rp, &j);

@@ -99,6 +99,8 @@ void vgt_replay_close(vgt_replay *rp)
     if (!rp) return;
     if (rp->be) rp->ops->close(rp->be);
     if (rp->model) vgt_model_free(rp->model);
+    for (uint32_t i = 0; i < rp->nchans; i++) rt_track_free(&rp->chans[i]);
+    census_free(rp);
     free(rp->chans);
     free(rp->segs);
     free(rp->wlog);
@@ -140,7 +142,7 @@ static vgt_status on_channel(vgt_replay *rp, const vgt_record *rec, vgt_error *e
         rp->chans = n;
         rp->cap_chans = nc;
     }
-    rp->chans[rp->nchans++] = (engine_channel){c.client, c.handle, id};
+    rp->chans[rp->nchans++] = (engine_channel){.client = c.client, .handle = c.handle, .id = id, .cls = mc->rec.cls};
     return VGT_OK;
 }
 
@@ -191,6 +193,7 @@ static vgt_status on_memory(vgt_replay *rp, const vgt_record *rec, vgt_error *er
 {
     vgt_rec_memory m;
     VGT_TRY(vgt_decode_memory(rec, &m, err));
+    if (m.reason == VGT_MEM_OBSERVED && rp->opt.census && m.length) census_watch(rp, m.gpu_va, m.length, "observed");
     if (m.reason == VGT_MEM_OBSERVED || m.length == 0) return VGT_OK;
     vgt_error e;
     if (rp->ops->mem_write(rp->be, rp->vas, m.gpu_va, m.data, m.length, &e) != VGT_OK)
@@ -226,6 +229,37 @@ static vgt_status decode_submit(vgt_replay *rp, const vgt_record *rec, vgt_rec_g
     return vgt_decode_gpfifo_submit(rec, sub, rp->segs, rp->cap_segs, err);
 }
 
+/* An asynchronous backend (the GPU) runs the submission after submit returns: wait for it, with a
+ * timeout, before the checks and the census read memory. A submission still running then (an acquire
+ * that a later submission releases, or long work) is reported and waited for again later; a fault has
+ * already been reported by the backend's event. */
+static void wait_submission(vgt_replay *rp)
+{
+    if (!(rp->ops->caps() & VGT_CAP_ASYNC) || rp->opt.no_wait || !rp->ops->idle) return;
+    uint64_t ms = rp->opt.submit_timeout_ms ? rp->opt.submit_timeout_ms : VGT_REPLAY_DEFAULT_SUBMIT_TIMEOUT_MS;
+    vgt_error e;
+    vgt_error_clear(&e);
+    vgt_status rc = rp->ops->idle(rp->be, ms * 1000000ull, &e);
+    if (rc == VGT_OK || rc == VGT_E_FAULT) return;
+    char msg[VGT_ERROR_MSG_MAX + 64];
+    snprintf(msg, sizeof msg, "not finished after %llu ms: %s", (unsigned long long)ms, e.msg);
+    vgt_replay_report r = {.kind = VGT_RPT_EVENT, .submit_index = rp->cur_index, .submit_seq = rp->cur_seq,
+                           .channel = rp->cur_channel, .event_kind = VGT_BEV_BLOCKED, .msg = msg};
+    engine_report(rp, &r);
+}
+
+/* Run one submission on its lane, with the render-target tracking, the wait and the census around it. */
+static vgt_status run_submission(vgt_replay *rp, const vgt_record *rec, const vgt_rec_gpfifo_submit *sub,
+                                 engine_channel *c, vgt_error *err)
+{
+    if (rp->opt.track_render_targets || rp->opt.census) VGT_TRY(rt_track_submit(rp, c, rec, sub, err));
+    if (rp->opt.census) VGT_TRY(census_before(rp, err));
+    VGT_TRY(rp->lane->run(rp, rec, sub, c->id, err));
+    wait_submission(rp);
+    if (rp->opt.census) VGT_TRY(census_after(rp, err));
+    return VGT_OK;
+}
+
 static vgt_status on_submit(vgt_replay *rp, const vgt_record *rec, vgt_error *err)
 {
     vgt_rec_gpfifo_submit sub;
@@ -254,10 +288,10 @@ static vgt_status on_submit(vgt_replay *rp, const vgt_record *rec, vgt_error *er
          * or (prefix_state_only) only keep subchannel bindings and macros right */
         rp->sum.submissions_prefix++;
         if (rp->opt.prefix_state_only) return lane_state_only(rp, rec, &sub, ch, err);
-        return rp->lane->run(rp, rec, &sub, ch, err);
+        return run_submission(rp, rec, &sub, &rp->chans[ci], err);
     }
     if (rp->ops->write_log_reset) rp->ops->write_log_reset(rp->be);
-    VGT_TRY(rp->lane->run(rp, rec, &sub, ch, err));
+    VGT_TRY(run_submission(rp, rec, &sub, &rp->chans[ci], err));
     rp->cur_replayed = 1;
     rp->sum.submissions_replayed++;
     if (rp->opt.check) VGT_TRY(check_take_write_log(rp, err));
@@ -310,6 +344,13 @@ vgt_status vgt_replay_finish(vgt_replay *rp, vgt_error *err)
 const vgt_replay_summary *vgt_replay_summary_get(vgt_replay *rp)
 {
     if (rp->ops->counters) rp->ops->counters(rp->be, &rp->sum.ctr);
+    const census_state *c = &rp->census;
+    rp->sum.census_ranges = c->n;
+    rp->sum.census_bytes = c->bytes;
+    rp->sum.census_skipped_bytes = c->skipped_bytes;
+    rp->sum.census_rows = c->nrows;
+    rp->sum.census_rows_dropped = c->dropped_rows;
+    rp->sum.census_quiet = c->quiet_submissions;
     return &rp->sum;
 }
 

@@ -5,12 +5,41 @@
 
 #include "vgt/backend.h"
 #include "vgt/model.h"
+#include "vgt/pushbuf.h"
 #include "vgt/replay.h"
+
+/* SET_COLOR_TARGET_A/B/WIDTH/HEIGHT/FORMAT/MEMORY of the 8 targets as the stream last set them. */
+typedef struct rt_state {
+    uint32_t ct[8][6];
+    uint8_t dirty;               /* targets written during the current submission */
+} rt_state;
 
 typedef struct engine_channel {
     uint32_t client, handle;
     uint32_t id;                 /* backend channel id */
+    uint32_t cls;                /* host class, for the decoder */
+    vgt_pb_state *pb;            /* decoder state (render-target tracking), NULL until needed */
+    rt_state rt;
 } engine_channel;
+
+/* The store census: ranges read back around each submission (census.c). */
+typedef struct census_range {
+    uint64_t va, len;
+    const char *what;
+    uint8_t *before;             /* contents before the submission */
+} census_range;
+
+typedef struct census_state {
+    census_range *ranges;
+    uint32_t n, cap;
+    uint64_t bytes;              /* sum of range lengths (bounded by CENSUS_MAX_BYTES) */
+    uint64_t skipped_bytes;      /* ranges not watched because of that bound */
+    uint8_t *after;
+    uint64_t cap_after;
+    vgt_store_row *rows;
+    uint64_t nrows, cap_rows, dropped_rows;
+    uint64_t quiet_submissions;  /* submissions that changed no watched byte */
+} census_state;
 
 typedef struct engine_lane {
     const char *name;
@@ -46,6 +75,9 @@ struct vgt_replay {
     uint64_t cap_scratch;
     int done;
     vgt_replay_summary sum;
+    vgt_rt_desc rts[VGT_RT_MAX];
+    uint32_t nrts;
+    census_state census;
 };
 
 void engine_report(vgt_replay *rp, vgt_replay_report *r);
@@ -56,6 +88,17 @@ void check_memory(vgt_replay *rp, const vgt_record *rec, const vgt_rec_memory *m
 void check_semaphore(vgt_replay *rp, const vgt_record *rec, const vgt_rec_semaphore *s);
 void check_close_submission(vgt_replay *rp);
 vgt_status check_take_write_log(vgt_replay *rp, vgt_error *err);
+
+/* rt_track.c */
+vgt_status rt_track_submit(vgt_replay *rp, engine_channel *c, const vgt_record *rec, const vgt_rec_gpfifo_submit *sub,
+                           vgt_error *err);
+void rt_track_free(engine_channel *c);
+
+/* census.c */
+void census_watch(vgt_replay *rp, uint64_t va, uint64_t len, const char *what);
+vgt_status census_before(vgt_replay *rp, vgt_error *err);
+vgt_status census_after(vgt_replay *rp, vgt_error *err);
+void census_free(vgt_replay *rp);
 
 /* lanes.c */
 const engine_lane *lane_find(vgt_lane l);

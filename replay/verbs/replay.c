@@ -4,11 +4,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "replay_out.h"
 #include "vgt/cli.h"
 #include "vgt/replay.h"
 #include "vgt/trace.h"
 
 #define MAX_DUMPS 16
+#define MAX_RT_DUMPS 8
+#define MAX_CENSUS_TEXT_ROWS 200
 #define MAX_DUMP_BYTES (1ull << 30)
 #define MAX_TEXT_EVENTS 200          /* per kind, then "... N more" */
 #define MAX_JSON_REPORTS 100000
@@ -16,7 +19,9 @@
 static const char usage_text[] =
     "usage: vgt replay TRACE [--backend sim|gpu|cuda] [--lane verbatim|synth|cuda|auto]\n"
     "                        [--submits A..B [--prefix run|state]] [--check] [--dump VA:LEN:FILE]...\n"
-    "                        [--json] [--quiet | --verbose]\n"
+    "                        [--dump-rt N:FILE.png [--expect-hash HEX]]... [--list-rt]\n"
+    "                        [--census [--census-json FILE]] [--submit-timeout MS] [--no-wait]\n"
+    "                        [--reserved-va VA] [--plan] [--json] [--quiet | --verbose]\n"
     "\n"
     "Replay a trace (TRACE, or - for a stream on stdin) on a backend: objects, channels, mappings and\n"
     "memory are rebuilt, then each submission runs on a lane. Without --backend the GPU is used when one\n"
@@ -31,6 +36,17 @@ static const char usage_text[] =
     "                   (SEMAPHORE records, MEMORY observed, and MEMORY changed for bytes the submission\n"
     "                   wrote), wherever the backend can produce them; report per submission\n"
     "  --dump VA:LEN:FILE  write LEN bytes of replayed memory at VA to FILE at the end (repeatable)\n"
+    "  --dump-rt N:FILE.png  write render target N (decoded SET_COLOR_TARGET_* state, --list-rt) as PNG,\n"
+    "                   de-swizzled when block-linear; prints covered pixels and the FNV-1a 64 pixel hash\n"
+    "  --expect-hash HEX  the hash the preceding --dump-rt must have (rows either way up): else exit 1\n"
+    "  --list-rt        list the render targets the replay bound\n"
+    "  --census         store census: read back, around each submission, the pages the trace observes and\n"
+    "                   the render targets; print which changed (pages, bytes, first non-zero pixel)\n"
+    "  --census-json FILE  the census rows as JSON lines (the stores table of `vgt db`)\n"
+    "  --submit-timeout MS  hardware: wait at most MS for each submission (default 5000)\n"
+    "  --no-wait        hardware: do not wait after each submission (speed runs; checks then race)\n"
+    "  --reserved-va VA hardware: where the backend's own buffers go (default planned off the trace's VAs)\n"
+    "  --plan           print the lane-1 address plan (relocations) before replaying\n"
     "  --json           one JSON object at the end instead of text\n"
     "  --quiet          text: only mismatches, problems and the summary\n"
     "  --verbose        text: every message (otherwise at most 200 of each kind)\n"
@@ -242,7 +258,42 @@ typedef struct args {
     int check, json, quiet, verbose, prefix_state;
     dump_req dumps[MAX_DUMPS];
     int ndumps;
+    rt_dump_req rt_dumps[MAX_RT_DUMPS];
+    int nrt_dumps, list_rt, census, plan, no_wait;
+    const char *census_json;
+    uint64_t reserved_va, submit_timeout_ms;
 } args;
+
+/* The options of the hardware lane and its outputs; 1 consumed, 0 not ours, -2 bad value (reported). */
+static int parse_lane1_option(int argc, char **argv, int *i, args *a)
+{
+    const char *o = argv[*i];
+    int has_val = *i + 1 < argc;
+    if (!strcmp(o, "--list-rt")) a->list_rt = 1;
+    else if (!strcmp(o, "--census")) a->census = 1;
+    else if (!strcmp(o, "--plan")) a->plan = 1;
+    else if (!strcmp(o, "--no-wait")) a->no_wait = 1;
+    else if (!strcmp(o, "--census-json") && has_val) a->census_json = argv[++*i];
+    else if (!strcmp(o, "--dump-rt") && has_val) {
+        if (a->nrt_dumps == MAX_RT_DUMPS) return vgt_cli_error("replay", VGT_EXIT_USAGE, "at most %d --dump-rt", MAX_RT_DUMPS), -2;
+        if (rt_dump_parse(argv[++*i], &a->rt_dumps[a->nrt_dumps]))
+            return vgt_cli_error("replay", VGT_EXIT_USAGE, "--dump-rt '%s' is not N:FILE.png (N < %d)", argv[*i], VGT_RT_MAX), -2;
+        a->nrt_dumps++;
+    } else if (!strcmp(o, "--expect-hash") && has_val) {
+        if (!a->nrt_dumps) return vgt_cli_error("replay", VGT_EXIT_USAGE, "--expect-hash follows a --dump-rt"), -2;
+        char hex[40];
+        snprintf(hex, sizeof hex, "0x%s", argv[++*i]);
+        rt_dump_req *r = &a->rt_dumps[a->nrt_dumps - 1];
+        if (vgt_parse_u64(strncmp(argv[*i], "0x", 2) ? hex : argv[*i], &r->expect))
+            return vgt_cli_error("replay", VGT_EXIT_USAGE, "--expect-hash '%s' is not hexadecimal", argv[*i]), -2;
+        r->has_expect = 1;
+    } else if ((!strcmp(o, "--reserved-va") || !strcmp(o, "--submit-timeout")) && has_val) {
+        uint64_t *dst = o[2] == 'r' ? &a->reserved_va : &a->submit_timeout_ms;
+        if (vgt_parse_u64(argv[++*i], dst) || (o[2] == 's' && (*dst == 0 || *dst > 3600000)))
+            return vgt_cli_error("replay", VGT_EXIT_USAGE, "%s '%s' is not a valid number", o, argv[*i]), -2;
+    } else return 0;
+    return 1;
+}
 
 static int parse_args(int argc, char **argv, args *a)
 {
@@ -251,6 +302,9 @@ static int parse_args(int argc, char **argv, args *a)
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i];
         int has_val = i + 1 < argc;
+        int l1 = parse_lane1_option(argc, argv, &i, a);
+        if (l1 == -2) return VGT_EXIT_USAGE;
+        if (l1 == 1) continue;
         if (!strcmp(o, "--check")) a->check = 1;
         else if (!strcmp(o, "--json")) a->json = 1;
         else if (!strcmp(o, "--quiet")) a->quiet = 1;
@@ -321,11 +375,58 @@ static int finish(vgt_replay *rp, const args *a, cli *c)
         int r = write_dump(rp, &a->dumps[i]);
         if (r > code) code = r;
     }
+    FILE *side = a->json ? stderr : c->out;   /* JSON keeps stdout to one object */
+    if (a->list_rt) rt_list_print(rp, side);
+    for (int i = 0; i < a->nrt_dumps; i++) {
+        int r = rt_dump_write(rp, &a->rt_dumps[i], side);
+        if (r > code) code = r;
+    }
+    if (a->census) census_print(rp, side, a->verbose ? UINT64_MAX : MAX_CENSUS_TEXT_ROWS);
+    if (a->census_json) {
+        int r = census_write_jsonl(rp, a->census_json);
+        if (r > code) code = r;
+    }
     const vgt_replay_summary *s = vgt_replay_summary_get(rp);
     if (a->json) print_summary_json(c->out, s, a->check, c, rc != VGT_OK ? err.msg : NULL, 0);
     else print_summary_text(c->out, s, a->check, c->hidden, NULL);
+    if (a->census && !a->json)
+        fprintf(c->out, "  census: %u ranges (%llu bytes) watched, %llu bytes over the bound; %llu rows; %llu "
+                        "submissions changed no watched byte\n",
+                s->census_ranges, (unsigned long long)s->census_bytes, (unsigned long long)s->census_skipped_bytes,
+                (unsigned long long)s->census_rows, (unsigned long long)s->census_quiet);
     if (vgt_replay_summary_failed(s) && code == VGT_EXIT_OK) code = VGT_EXIT_PROBLEM;
     return code;
+}
+
+/* Lane 1 on hardware: where the backend's own range goes, planned off the trace's mappings (a file
+ * can be read twice; a stream keeps the default or --reserved-va), with every relocation noted. */
+static int plan_addresses(const args *a, vgt_replay_options *o, cli *c, vgt_reloc_plan **out)
+{
+    *out = NULL;
+    o->backend_cfg.reserved_va = a->reserved_va;
+    if (!(o->backend->caps() & VGT_CAP_ASYNC) && !a->plan && !o->census) return -1;
+    if (!strcmp(a->trace, "-")) return -1;
+    vgt_reloc_plan *p = malloc(sizeof *p);
+    vgt_error err;
+    if (!p) return vgt_cli_error("replay", VGT_EXIT_USAGE, "out of memory for the address plan");
+    if (vgt_reloc_plan_trace(a->trace, a->reserved_va, p, &err) != VGT_OK) {
+        vgt_reloc_plan_free(p);
+        free(p);
+        return vgt_cli_report("replay", &err);
+    }
+    o->backend_cfg.reserved_va = p->reserved_va;
+    if (a->plan || (p->nnotes && !a->json)) plan_print(p, a->json ? stderr : c->out);
+    *out = p;
+    return -1;
+}
+
+/* The census watches the trace's observed ranges from the first submission on (the capture observes
+ * them at the end, after the submissions that wrote them). */
+static void watch_observed(vgt_replay *rp, vgt_reloc_plan *p)
+{
+    if (!p) return;
+    for (uint32_t i = 0; i < p->nobserved; i++)
+        vgt_replay_census_watch(rp, p->observed[i].va, p->observed[i].len, "observed");
 }
 
 int cmd_replay(int argc, char **argv)
@@ -345,14 +446,24 @@ int cmd_replay(int argc, char **argv)
     o.prefix_state_only = a.prefix_state;
     o.report = on_report;
     o.report_ctx = &c;
+    o.census = a.census || a.census_json;
+    o.track_render_targets = a.list_rt || a.nrt_dumps || o.census;
+    o.no_wait = a.no_wait;
+    o.submit_timeout_ms = (uint32_t)a.submit_timeout_ms;
+    vgt_reloc_plan *plan = NULL;
+    if ((rc = plan_addresses(&a, &o, &c, &plan)) >= 0) return rc;
     vgt_error err;
     vgt_reader *r = NULL;
     vgt_replay *rp = NULL;
-    if (open_reader(a.trace, &r, &err)) return vgt_cli_report("replay", &err);
-    if (vgt_replay_open(&rp, &o, &err) != VGT_OK) {
+    if (open_reader(a.trace, &r, &err) || vgt_replay_open(&rp, &o, &err) != VGT_OK) {
         vgt_reader_close(r);
+        if (plan) vgt_reloc_plan_free(plan);
+        free(plan);
         return vgt_cli_report("replay", &err);
     }
+    if (o.census) watch_observed(rp, plan);
+    if (plan) vgt_reloc_plan_free(plan);
+    free(plan);
     if (vgt_replay_run(rp, r, &err) != VGT_OK) {
         /* the trace itself is broken: what ran so far is still summarized */
         rc = vgt_cli_report("replay", &err);

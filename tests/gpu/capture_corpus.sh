@@ -6,7 +6,10 @@
 #   3. change tracking compared: --track=write against --track=hash, wall time of each;
 #   4. bench/capture/run.sh on many_launches (5 + 5 runs);
 #   5. the traces, PNGs and this log go to $OUT (traces tarred into one file).
+#   (also: crash safety, live output, a wrapper running the GPU program twice (processes), and the
+#   write-tracking variants of bench/capture/variants.sh)
 # Environment: WORKLOADS (default: all six), MODES=0 to skip step 3, BENCH=0 to skip step 4,
+# FORK=0 to skip the processes check, BENCH_RUNS (default 5),
 # REC_OPTS (extra `vgt record` options for the corpus traces).
 set -uo pipefail
 OUT=${OUT:-/tmp/capture_out}
@@ -90,10 +93,17 @@ if [ "${TORCH:-0}" = 1 ]; then
     "$V" verify /tmp/torch.vgt; "$V" info /tmp/torch.vgt | grep -E '^(records|submissions|channels):'
 fi
 
+if [ "${FORK:-1}" = 1 ]; then
+    echo "== processes: a CUDA program run by a shell wrapper, twice in a row (second one: its own trace)"
+    rm -f /tmp/fork_*.vgt
+    "$V" record -o /tmp/fork_wrap.vgt -- sh -c "$B/vadd >/dev/null; $B/vadd" 2>/tmp/fork.err | grep ^RESULT
+    echo "vgt record exit: ${PIPESTATUS[0]}"; cat /tmp/fork.err | head -5
+    for f in /tmp/fork_wrap*.vgt; do "$V" verify "$f"; "$V" info "$f" | grep -E '^(records|submissions|channels):'; done
+fi
+
 if [ "${BENCH:-1}" = 1 ]; then
     echo "== bench/capture"
-    bash bench/capture/run.sh "$V" "$B/many_launches" 5 /tmp/bench
-    REC_OPTS=--memory=none bash bench/capture/run.sh "$V" "$B/many_launches" 5 /tmp/bench_none
+    bash bench/capture/variants.sh "$V" "$B/many_launches" "${BENCH_RUNS:-5}" /tmp/bench
 fi
 
 dmesg 2>/dev/null | grep -i xid | tail -5

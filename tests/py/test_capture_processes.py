@@ -110,3 +110,36 @@ def test_wrapper_process_without_gpu_hands_the_trace_to_its_child(vgt_bin, vgt, 
     assert r.returncode == 3, r.stderr
     assert ioctl_nrs(dump(vgt, tmp_path / "w.vgt")) == [0x21]
     assert not list(tmp_path.glob("w.*.vgt"))
+
+
+def test_reused_fd_numbers_are_never_written(vgt_bin, vgt, tmp_path):
+    """A program that closes the capture's inherited fds and reuses their numbers for its own files (a
+    daemon closing everything, then opening files): the shim must notice they are no longer the pipe and
+    the claim memfd, and never write there. The GPU-using program it then runs is still captured, into
+    its own file."""
+    ctl = tmp_path / "fakectl"
+    ctl.write_bytes(b"")
+    data = [tmp_path / "data0", tmp_path / "data1"]
+    prog = tmp_path / "reuse.py"
+    prog.write_text(f'''
+import os, sys
+gpu = "import os, fcntl; fd = os.open({str(ctl)!r}, os.O_RDWR)\\ntry: fcntl.ioctl(fd, (3 << 30) | (32 << 16) | (ord('F') << 8) | 0x31, bytearray(32))\\nexcept OSError: pass"
+for name, path in (("VGT_CAPTURE_FD", {str(data[0])!r}), ("VGT_CAPTURE_CLAIM", {str(data[1])!r})):
+    n = int(os.environ[name])
+    os.close(n)
+    f = os.open(path, os.O_RDWR | os.O_CREAT)
+    os.write(f, b"USER DATA " * 4)
+    os.dup2(f, n)                       # inheritable, same number as the capture's fd had
+    os.close(f)
+os.execv(sys.executable, [sys.executable, "-c", gpu])
+''')
+    env = dict(os.environ, VGT_CAPTURE_CTL_PATH=str(ctl))
+    r = subprocess.run([str(vgt_bin), "record", "-o", "r.vgt", "--", "python3", str(prog)], capture_output=True,
+                       timeout=60, env=env, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    for d in data:
+        assert d.read_bytes() == b"USER DATA " * 4, d
+    own = list(tmp_path.glob("r.*.vgt"))
+    assert len(own) == 1, r.stderr
+    vgt("verify", own[0], check=0)
+    assert ioctl_nrs(dump(vgt, own[0])) == [0x31]

@@ -69,6 +69,7 @@ class PB:
         self.dw += data
 
     def upload(self, j, at, body):
+        """Bind macro j to `at` and upload body there; `at` counts 96-bit groups (TU104, as NVIDIA's driver)."""
         self.inc(0, 0x11C, [j, at])
         self.oneinc(0, 0x114, [at] + body)
 
@@ -81,15 +82,15 @@ class PB:
 
 
 def build(path):
-    """S0: uploads draw->0x22, clear->0x23, bad->0x24; S1: calls 0x22(4,3), 0x23(0x3c), 0x24(7);
-    S2: clear re-uploaded and bound to 0x22, call 0x22(0x3d). Returns the call positions."""
+    """S0: uploads draw->0x22, clear->0x23, bad->0x24, packed back to back in groups; S1: calls 0x22(4,3),
+    0x23(0x3c), 0x24(7); S2: clear re-uploaded and bound to 0x22, call 0x22(0x3d). Returns the call positions."""
     pbs = [PB(), PB(), PB()]
     pbs[0].inc(0, 0, [HOPPER_A])
     pbs[0].upload(0x22, 0, DRAW)
-    pbs[0].upload(0x23, len(DRAW), CLEAR)
-    pbs[0].upload(0x24, len(DRAW) + len(CLEAR), BAD)
+    pbs[0].upload(0x23, len(DRAW) // 3, CLEAR)
+    pbs[0].upload(0x24, (len(DRAW) + len(CLEAR)) // 3, BAD)
     pos = {"draw": pbs[1].call(0x22, [4, 3]), "clear": pbs[1].call(0x23, [0x3C]), "bad": pbs[1].call(0x24, [7])}
-    pbs[2].upload(0x22, len(DRAW) + len(CLEAR) + len(BAD), CLEAR)
+    pbs[2].upload(0x22, (len(DRAW) + len(CLEAR) + len(BAD)) // 3, CLEAR)
     pos["redraw"] = pbs[2].call(0x22, [0x3D])
     recs = [("CHANNEL", dict(client=CLIENT, parent=0x10, handle=CHANNEL, **{"class": HOST}, ring_va=0x7D00000000,
                              entries=1024, engine_type=1), 1)]
@@ -121,7 +122,9 @@ def test_macros_calls_and_names(vgt, hand):
     assert sorted(by_index) == [0x22, 0x23, 0x24]
     draw, clear = by_index[0x22][0], by_index[0x23][0]
     assert draw["name"] == "draw" and draw["named_from"] == "calls" and draw["dwords"] == len(DRAW)
-    assert clear["name"] == "clear" and clear["start"] == len(DRAW) and clear["dwords"] == len(CLEAR)
+    assert clear["name"] == "clear" and clear["dwords"] == len(CLEAR)
+    # start addresses count groups: the clear body starts where the draw body ends
+    assert clear["start"] == len(DRAW) // 3 and clear["start_dword"] == len(DRAW)
     # the same body re-uploaded at 0x22 is a second version of 0x22 with the clear body's hash
     redraw = by_index[0x22][1]
     assert redraw["hash"] == clear["hash"] != draw["hash"] and redraw["name"] == "clear"
@@ -141,6 +144,7 @@ def test_errors_with_pc_and_position(vgt, hand):
     path, pos = hand
     doc = mme_json(vgt, path)
     assert doc["errors_total"] == 1 and doc["total"]["call_errors"] == 1
+    assert doc["total"]["objects"] == 1 and doc["total"]["channels"] == 1
     e = doc["errors"][0]
     assert e["class"] == "ILLEGAL_OPCODE" and e["pc"] == 1 and e["macro"] == 0x24
     assert e["seq"] == 2 and e["entry"] == 0 and e["dword"] == pos["bad"]   # records: channel 0, S0 1, S1 2
@@ -185,3 +189,15 @@ def test_corpus_macros_simulate_cleanly(vgt, name):
     assert doc["errors_total"] == 0 and doc["total"]["calls"] > 0
     assert doc["total"]["unbound_calls"] == 0
     assert any(m["calls"] for m in doc["macros"])
+
+
+def test_corpus_compute_runs_code_uploaded_through_3d(vgt):
+    """vk_compute: HOPPER_COMPUTE_A (0xCBC0) calls macros whose code only HOPPER_A (0xCB97) uploaded: the
+    channel's one instruction RAM, with start addresses in groups, makes those calls run cleanly."""
+    path = REPO / "corpus" / "vk_compute.vgt"
+    if not path.is_file():
+        pytest.skip("corpus trace vk_compute.vgt not captured yet")
+    doc = mme_json(vgt, path, "--no-disasm", "--calls", check=0)
+    compute = [c for c in doc["calls"] if c["class"] == 0xCBC0]
+    assert compute and all(c["status"] == "VGT_OK" and c["version"] is not None for c in compute)
+    assert all(m["start_dword"] == 3 * m["start"] for m in doc["macros"] if m["format"] == "tu104")

@@ -17,7 +17,9 @@ def test_deterministic_for_a_seed(vgt, tmp_path):
     vgt("synth", "-o", a, "--seed", "9", "--submits", "6", check=0)
     vgt("synth", "-o", b, "--seed", "9", "--submits", "6", check=0)
     vgt("synth", "-o", c, "--seed", "10", "--submits", "6", check=0)
-    assert a.read_bytes() == b.read_bytes()
+    d = tmp_path / "d.vgt"
+    vgt("synth", "-o", d, "--seed", "9", "--submits", "6", "--threads", "2", check=0)   # compression workers
+    assert a.read_bytes() == b.read_bytes() == d.read_bytes()
     assert a.read_bytes() != c.read_bytes()
 
 

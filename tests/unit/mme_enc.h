@@ -97,6 +97,24 @@ static inline void tu_end(enc_prog *p)
     tu_add(p, &in);
 }
 
+/* The program's length in instructions: the unit of LOAD_MME_INSTRUCTION_RAM_POINTER and of start
+ * addresses (vgt/mme.h "Units": TU104 3-dword groups, Fermi dwords). */
+static inline uint32_t enc_insts(vgt_mme_format fmt, const enc_prog *p) { return p->n / vgt_mme_inst_dwords(fmt); }
+
+/* Upload p at instruction `at` through class cls of a channel's tracker and bind macro j to it, as
+ * the NVIDIA driver does (corpus/gl_egl.vgt): start-address pointer and entry, then the instruction RAM
+ * pointer and the body. */
+static inline vgt_status enc_upload(vgt_mme_tracker *t, uint32_t cls, uint32_t at, const enc_prog *p, uint32_t j,
+                                    vgt_error *err)
+{
+    VGT_TRY(vgt_mme_tracker_feed_class(t, cls, VGT_MME_M_LOAD_START_ADDRESS_RAM_POINTER, j, err));
+    VGT_TRY(vgt_mme_tracker_feed_class(t, cls, VGT_MME_M_LOAD_START_ADDRESS_RAM, at, err));
+    VGT_TRY(vgt_mme_tracker_feed_class(t, cls, VGT_MME_M_LOAD_INSTRUCTION_RAM_POINTER, at, err));
+    for (uint32_t i = 0; i < p->n; i++)
+        VGT_TRY(vgt_mme_tracker_feed_class(t, cls, VGT_MME_M_LOAD_INSTRUCTION_RAM, p->code[i], err));
+    return VGT_OK;
+}
+
 /* Fermi: fields per envytools envydis/macro.c and Mesa mme_fermi.c. */
 static inline uint32_t enc_fermi(const vgt_mme_fermi_inst *in)
 {

@@ -114,6 +114,62 @@ int main(void)
     submit();
     want_rec(2 * 4096 + 8, 8, VGT_MEM_CHANGED, 0, 0x55);
 
+    /* Re-protection in runs: pages dirtied together are protected again with one call per run of
+     * consecutive pages, except a page promoted to hot in the middle of the run. Every protected page
+     * must fault at its next write, the hot one must not, and every write is recorded exactly. */
+    cpu[10 * 4096 + 1] = 0xA1;             /* submission A: 10..13, whole pages */
+    cpu[11 * 4096 + 2] = 0xA2;
+    cpu[12 * 4096 + 3] = 0xA3;
+    cpu[13 * 4096 + 4] = 0xA4;
+    submit();
+    want_rec(10 * 4096, 4096, VGT_MEM_CHANGED, 1, 0xA1);
+    want_rec(11 * 4096, 4096, VGT_MEM_CHANGED, 2, 0xA2);
+    want_rec(12 * 4096, 4096, VGT_MEM_CHANGED, 3, 0xA3);
+    want_rec(13 * 4096, 4096, VGT_MEM_CHANGED, 4, 0xA4);
+    cpu[12 * 4096 + 16] = 0xB2;            /* submission B: 12 again (-> hot), 14 and 15 new */
+    cpu[14 * 4096 + 5] = 0xB4;
+    cpu[15 * 4096 + 6] = 0xB5;
+    submit();
+    want_rec(12 * 4096 + 16, 8, VGT_MEM_CHANGED, 0, 0xB2);
+    want_rec(14 * 4096, 4096, VGT_MEM_CHANGED, 5, 0xB4);
+    want_rec(15 * 4096, 4096, VGT_MEM_CHANGED, 6, 0xB5);
+    before = shim_mem_write_faults();
+    static const unsigned pages[] = { 10, 11, 13, 14, 15 };
+    for (unsigned i = 0; i < 5; i++) {
+        uint64_t f0 = shim_mem_write_faults();
+        cpu[pages[i] * 4096 + 8] = (uint8_t)(0xC0 + pages[i]);
+        CHECK(shim_mem_write_faults() == f0 + 1, "page %u was not protected again after submission B", pages[i]);
+    }
+    cpu[12 * 4096 + 8] = 0xCC;             /* hot: writable, no fault */
+    CHECK(shim_mem_write_faults() == before + 5, "%llu faults for five protected pages and a hot one",
+          (unsigned long long)(shim_mem_write_faults() - before));
+    submit();                              /* C: the dirty pages in order, then the hot page's scan */
+    for (unsigned i = 0; i < 5; i++) want_rec(pages[i] * 4096 + 8, 8, VGT_MEM_CHANGED, 0, (uint8_t)(0xC0 + pages[i]));
+    want_rec(12 * 4096 + 8, 8, VGT_MEM_CHANGED, 0, 0xCC);
+
+    /* Read-ahead (VGT_CAPTURE_READAHEAD=2): a fault on a page whose predecessor is dirty opens the next
+     * two as well. Streaming through pages 0..4 then costs three faults instead of five; the pages opened
+     * but never written give no record (they hash as their initial contents) and are protected again. */
+    int fd2 = memfd_create("memtrack2", 0);
+    CHECK(fd2 >= 0 && ftruncate(fd2, 8 * 4096) == 0, "memfd 2");
+    uint8_t *ra = mmap(NULL, 8 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd2, 0);
+    memset(ra, 0x3c, 8 * 4096);
+    shim_mem_configure(HOT_MAX, HOT_QUIET, 2);
+    shim_mem_view_added(VA + 0x200000, 8 * 4096, ra, 1, 0x41);
+    want_rec(0x200000, 8 * 4096, VGT_MEM_INITIAL, 5 * 4096, 0x3c);
+    before = shim_mem_write_faults();
+    for (unsigned pg = 0; pg < 5; pg++) ra[pg * 4096 + 64] = (uint8_t)(0xD0 + pg);
+    CHECK(shim_mem_write_faults() == before + 3, "%llu faults streaming through 5 pages with read-ahead 2",
+          (unsigned long long)(shim_mem_write_faults() - before));
+    submit();
+    for (unsigned pg = 0; pg < 5; pg++) want_rec(0x200000 + pg * 4096, 4096, VGT_MEM_CHANGED, 64, (uint8_t)(0xD0 + pg));
+    before = shim_mem_write_faults();
+    ra[6 * 4096] = 0xE6;                   /* opened ahead at the last submission, protected again since */
+    CHECK(shim_mem_write_faults() == before + 1, "a read-ahead page was left writable");
+    submit();
+    want_rec(0x200000 + 6 * 4096, 8, VGT_MEM_CHANGED, 0, 0xE6);   /* its shadow was taken when it was read */
+    shim_mem_configure(HOT_MAX, HOT_QUIET, 0);
+
     /* Ordinary memory through userfaultfd (the OS-descriptor path), where the kernel supports it: a
      * system call writing into the tracked page must work, and the page is recorded. */
     uint8_t *anon = mmap(NULL, 4 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

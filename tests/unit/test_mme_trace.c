@@ -1,9 +1,10 @@
 /* test_mme_trace.c: MME macros across a trace (vgt/mme_trace.h) over a trace written with libvgt's writer:
  * uploads and calls in push buffers, each call resolved to the body in effect at that moment (upload,
  * call, re-upload a different body at the same index, call again), emitted methods and the names derived
- * from them, a simulator error with its pc and the call's position, the two upload-pointer units
- * (dwords as NVK, 3-dword groups as NVIDIA's driver), a compute object calling code its channel's 3D
- * object uploaded, and the SQLite tables (vgt_mme_db_fill).
+ * from them, a simulator error with its pc and the call's position, upload pointers and start addresses
+ * in 3-dword groups (TU104, as NVIDIA's driver writes them; Fermi in dwords), a compute object calling
+ * code its channel's 3D object uploaded (one instruction RAM per channel), and the SQLite tables
+ * (vgt_mme_db_fill).
  *
  * `test_mme_trace --write PATH` only writes the trace (tests/py/test_mme_cli.py uses it).
  *
@@ -21,8 +22,8 @@
 #include "vgt/trace.h"
 
 #define CLIENT 0xC1D00001u
-#define CH_A 0xBEEF0100u   /* uploads in dwords */
-#define CH_B 0xBEEF0200u   /* uploads in 3-dword groups */
+#define CH_A 0xBEEF0100u   /* 3D and compute objects */
+#define CH_B 0xBEEF0200u   /* a second channel: its own instruction RAM */
 #define HOPPER_A 0xCB97u
 #define HOPPER_COMPUTE_A 0xCBC0u
 #define M_BEGIN 0x1618u
@@ -109,7 +110,7 @@ static uint32_t pb_oneinc(pb *p, unsigned subch, uint32_t mthd, const uint32_t *
 
 static void pb_bind(pb *p, unsigned subch, uint32_t cls) { pb_inc(p, subch, 0x0000, &cls, 1); }
 
-/* Bind macro j to `start` and upload the body at `ptr` (both in the stream's units). */
+/* Bind macro j to `start` and upload the body at `ptr` (both in instructions: TU104 groups, Fermi dwords). */
 static void pb_upload(pb *p, unsigned subch, uint32_t j, uint32_t start, uint32_t ptr, const enc_prog *body)
 {
     uint32_t bind[2] = {j, start};
@@ -172,11 +173,12 @@ static int write_submit(vgt_writer *w, uint32_t handle, const pb *p, vgt_error *
 static uint32_t at_draw1, at_clear1, at_bad, at_draw2, at_compute, at_b_clear, at_b_draw;
 static uint32_t start_clear2;
 
-/*  S0 (A): bind 3D on subch 0 and compute on subch 1; upload draw -> 0x22 at 0, clear -> 0x23, bad -> 0x24
+/* Every upload packs its body right after the previous one, pointers in groups (as gl_egl.vgt does).
+ *  S0 (A): bind 3D on subch 0; upload draw -> 0x22 at 0, clear -> 0x23, bad -> 0x24
  *  S1 (A): call 0x22(4, 3), 0x23(0x3c), 0x24(7)
  *  S2 (A): re-upload the clear body at a new place and bind it to 0x22; call 0x22(0x3d)
- *  S3 (A): compute binds its 0x40 to the draw body the 3D object uploaded; call it on subch 1
- *  S4 (B): upload draw -> 0 and clear -> 1 in 3-dword groups; call 1(0x3e), call 0(5, 6) */
+ *  S3 (A): bind compute on subch 1; it binds its 0x40 to the draw body the 3D object uploaded; call it
+ *  S4 (B): upload draw -> 0 and clear -> 1; call 1(0x3e), call 0(5, 6) */
 static int make_trace(const char *path)
 {
     static pb p;
@@ -187,11 +189,9 @@ static int make_trace(const char *path)
     if (vgt_writer_open_path(&w, path, &o, &id, 1, &err) != VGT_OK || write_channel(w, CH_A, &err) ||
         write_channel(w, CH_B, &err))
         goto fail;
-    uint32_t nd = draw_p.n, nc = clear_p.n;
+    uint32_t nd = draw_p.n / 3, nc = clear_p.n / 3;   /* in groups */
     p.n = 0;
     pb_bind(&p, 0, HOPPER_A);
-    pb_bind(&p, 1, HOPPER_COMPUTE_A);
-    pb_inc(&p, 1, VGT_MME_M_SET_SHADOW_SCRATCH0, (const uint32_t[]){0}, 1);   /* the compute object exists now */
     pb_upload(&p, 0, 0x22, 0, 0, &draw_p);
     pb_upload(&p, 0, 0x23, nd, nd, &clear_p);
     pb_upload(&p, 0, 0x24, nd + nc, nd + nc, &bad_p);
@@ -204,12 +204,13 @@ static int make_trace(const char *path)
     if (write_submit(w, CH_A, &p, &err)) goto fail;
 
     p.n = 0;
-    start_clear2 = nd + nc + bad_p.n;
+    start_clear2 = nd + nc + bad_p.n / 3;
     pb_upload(&p, 0, 0x22, start_clear2, start_clear2, &clear_p);
     at_draw2 = pb_call(&p, 0, 0x22, (const uint32_t[]){0x3d}, 1);
     if (write_submit(w, CH_A, &p, &err)) goto fail;
 
     p.n = 0;
+    pb_bind(&p, 1, HOPPER_COMPUTE_A);   /* first seen after the uploads: the channel's RAM has them */
     pb_inc(&p, 1, VGT_MME_M_LOAD_START_ADDRESS_RAM_POINTER, (const uint32_t[]){0x40, 0}, 2);
     at_compute = pb_call(&p, 1, 0x40, (const uint32_t[]){1, 2}, 2);
     if (write_submit(w, CH_A, &p, &err)) goto fail;
@@ -217,7 +218,7 @@ static int make_trace(const char *path)
     p.n = 0;
     pb_bind(&p, 0, HOPPER_A);
     pb_upload(&p, 0, 0, 0, 0, &draw_p);
-    pb_upload(&p, 0, 1, nd / 3, nd / 3, &clear_p);
+    pb_upload(&p, 0, 1, nd, nd, &clear_p);
     at_b_clear = pb_call(&p, 0, 1, (const uint32_t[]){0x3e}, 1);
     at_b_draw = pb_call(&p, 0, 0, (const uint32_t[]){5, 6}, 2);
     if (write_submit(w, CH_B, &p, &err) || vgt_writer_close(w, &err)) goto fail;
@@ -289,8 +290,8 @@ static void check_calls(const seen *s, const vgt_mme_trace *t)
     expect("0x22 after the re-upload", d2, (const uint32_t[]){M_CLEAR_SURFACE, 0x3d}, 1);
     expect("compute 0x40 on the 3D object's code", cp,
            (const uint32_t[]){M_BEGIN, 1, M_DRAW_VERTEX_ARRAY, 2, M_END, 0}, 3);
-    expect("groups: clear at index 1", bc, (const uint32_t[]){M_CLEAR_SURFACE, 0x3e}, 1);
-    expect("groups: draw at index 0", bd, (const uint32_t[]){M_BEGIN, 5, M_DRAW_VERTEX_ARRAY, 6, M_END, 0}, 3);
+    expect("channel B: clear at index 1", bc, (const uint32_t[]){M_CLEAR_SURFACE, 0x3e}, 1);
+    expect("channel B: draw at index 0", bd, (const uint32_t[]){M_BEGIN, 5, M_DRAW_VERTEX_ARRAY, 6, M_END, 0}, 3);
     if (d1 && d2) CHECK(d1->version != d2->version, "re-upload at 0x22 kept version %u", d1->version);
     if (d1) CHECK(d1->categories & VGT_MME_EMIT_DRAW, "draw call categories 0x%x", d1->categories);
     if (cp) CHECK(cp->cls == HOPPER_COMPUTE_A, "compute call class 0x%x", cp->cls);
@@ -302,8 +303,8 @@ static void check_calls(const seen *s, const vgt_mme_trace *t)
     const vgt_mme_trace_stats *st = vgt_mme_trace_stats_get(t);
     CHECK(st->calls == 7 && st->call_errors == 1, "stats: %llu calls, %llu errors", (unsigned long long)st->calls,
           (unsigned long long)st->call_errors);
-    CHECK(st->group_unit_channels == 1, "%llu channels in groups", (unsigned long long)st->group_unit_channels);
-    CHECK(st->objects == 3, "%llu objects", (unsigned long long)st->objects);
+    CHECK(st->objects == 3 && st->channels == 2, "%llu objects on %llu channels", (unsigned long long)st->objects,
+          (unsigned long long)st->channels);
 }
 
 /* The registry: versions with the hashes of the bodies as encoded, names derived from the emissions. */
@@ -337,9 +338,10 @@ static void check_registry(const vgt_mme_trace *t)
     CHECK(d->calls == 1 && c->calls == 1 && c2->calls == 1 && b->calls == 1 && b->call_errors == 1,
           "call counts %llu %llu %llu %llu", (unsigned long long)d->calls, (unsigned long long)c->calls,
           (unsigned long long)c2->calls, (unsigned long long)b->calls);
-    CHECK(d->start == 0 && c->start == draw_p.n && c2->start_dword == start_clear2, "starts %u %u %u", d->start,
-          c->start, c2->start_dword);
-    CHECK(gc->start == draw_p.n / 3 && gc->start_dword == draw_p.n, "group start %u (dword %u)", gc->start,
+    CHECK(d->start == 0 && c->start == draw_p.n / 3 && c->start_dword == draw_p.n && c2->start == start_clear2 &&
+              c2->start_dword == 3 * start_clear2,
+          "starts %u %u (dword %u) %u", d->start, c->start, c->start_dword, c2->start);
+    CHECK(gc->start == draw_p.n / 3 && gc->start_dword == draw_p.n, "channel B start %u (dword %u)", gc->start,
           gc->start_dword);
     CHECK(d->dwords == draw_p.n && !memcmp(d->code, draw_p.code, 4 * draw_p.n), "draw body kept (%u dwords)", d->dwords);
     CHECK(d->first_submission == 0 && c2->first_submission == 2, "first seen %llu %llu",
@@ -463,9 +465,9 @@ static void check_printer(const char *path)
     }
 }
 
-/* Hostile uploads and calls on a channel that switches to 3-dword groups: pointers whose scaling
- * overflows, a start address far outside the RAM, garbage bodies, calls of unbound macros, data with no
- * call. Every call is still reported, none crashes or hangs the run. */
+/* Hostile uploads and calls: pointers whose scaling to dwords overflows, a start address far outside the
+ * RAM, garbage bodies, calls of unbound macros, data with no call. Every call is still reported, none
+ * crashes or hangs the run. */
 static void check_hostile(void)
 {
     static pb p;
@@ -481,7 +483,7 @@ static void check_hostile(void)
     p.n = 0;
     pb_bind(&p, 0, HOPPER_A);
     pb_upload(&p, 0, 0, 0, 0, &draw_p);
-    pb_upload(&p, 0, 1, draw_p.n / 3, draw_p.n / 3, &clear_p);   /* groups from here on */
+    pb_upload(&p, 0, 1, draw_p.n / 3, draw_p.n / 3, &clear_p);
     enc_prog garbage = {.n = 48};
     uint32_t x = 0x12345678u;
     for (uint32_t i = 0; i < garbage.n; i++) garbage.code[i] = x = x * 1103515245u + 12345u;
@@ -504,7 +506,6 @@ static void check_hostile(void)
           (unsigned long long)st->calls, calls);
     CHECK(st->unbound_calls >= 4, "%llu unbound calls (5, 6, 7, 255 and the out-of-RAM 3)",
           (unsigned long long)st->unbound_calls);
-    CHECK(st->group_unit_channels == 1, "groups");
     CHECK(st->orphan_data == 1, "%llu CALL_MME_DATA without a call", (unsigned long long)st->orphan_data);
     /* index 1 is still the clear body; called with 2 parameters it uses one: EXTRA_MACRO_DATA */
     if (s.n >= 2)
@@ -554,8 +555,8 @@ static void check_realloc(void)
     unlink(path);
 }
 
-/* A Fermi-format class (VOLTA_A 0xC397: classes 0x9000..0xC4FF use it): dword units always, even when a
- * start address happens to equal a third of the upload. */
+/* A Fermi-format class (VOLTA_A 0xC397: classes 0x9000..0xC4FF use it): an instruction is a dword, so
+ * pointers and start addresses are dwords (start 2 is dword 2, not group 2). */
 static void check_fermi(void)
 {
     static pb p;
@@ -599,7 +600,9 @@ static void check_fermi(void)
     const vgt_mme_trace_macro *v = vgt_mme_trace_macro_count(t) ? vgt_mme_trace_macro_at(t, 0) : NULL;
     CHECK(v && v->fmt == VGT_MME_FERMI && v->index == 5 && v->dwords == body.n, "fermi version: fmt %d, %u dwords",
           v ? (int)v->fmt : -1, v ? v->dwords : 0);
-    CHECK(vgt_mme_trace_stats_get(t)->group_unit_channels == 0, "a Fermi channel switched to groups");
+    const vgt_mme_trace_macro *v6 = s.n == 2 && s.c[1].version != UINT32_MAX ? vgt_mme_trace_macro_at(t, s.c[1].version) : NULL;
+    CHECK(v6 && v6->start == 2 && v6->start_dword == 2 && v6->dwords == body.n - 2, "fermi macro 6 at dword %u (%u dwords)",
+          v6 ? v6->start_dword : 0, v6 ? v6->dwords : 0);
     vgt_mme_trace_free(t);
     unlink(path);
 }

@@ -1,9 +1,14 @@
 /* test_mme_tracker.c: the macro-upload tracker fed method writes as a push buffer would carry them:
  * uploads, start addresses, calls with parameters, shadow state for STATE (and its control modes),
- * DMA from the push buffer, body hashes, limits and the callback contract. */
+ * DMA from the push buffer, body hashes, limits and the callback contract; TU104 pointers and start
+ * addresses in 3-dword groups, Fermi ones in dwords; one instruction RAM per channel shared by its 3D
+ * and compute classes, each class with its own start-address RAM and shadow state. */
 #include "mme_enc.h"
 
 #include <stdlib.h>
+
+#define HOPPER_A 0xCB97u
+#define HOPPER_COMPUTE_A 0xCBC0u
 
 static const unsigned Z = VGT_MME_TU104_ZERO, IMM = VGT_MME_TU104_IMM, L0 = VGT_MME_TU104_LOAD0,
                       L1 = VGT_MME_TU104_LOAD1;
@@ -11,7 +16,7 @@ static const unsigned Z = VGT_MME_TU104_ZERO, IMM = VGT_MME_TU104_IMM, L0 = VGT_
 /* What the on_call callback saw last. */
 typedef struct seen {
     int calls;
-    uint32_t macro, start, nparams, params[16], nemits, body_dwords;
+    uint32_t cls, macro, start, start_dword, nparams, params[16], nemits, body_dwords;
     vgt_mme_emit emits[16];
     uint64_t hash;
     vgt_status status;
@@ -24,8 +29,10 @@ static vgt_status on_call(void *user, const vgt_mme_call *c, vgt_error *err)
 {
     seen *s = user;
     s->calls++;
+    s->cls = c->cls;
     s->macro = c->macro;
     s->start = c->start;
+    s->start_dword = c->start_dword;
     s->nparams = c->nparams;
     for (uint32_t i = 0; i < c->nparams && i < 16; i++) s->params[i] = c->params[i];
     s->nemits = c->nemits;
@@ -47,12 +54,18 @@ static void feed(vgt_mme_tracker *t, uint32_t m, uint32_t v)
     CHECK(rc == VGT_OK, "feed(0x%04x, 0x%x): %s", m, v, err.msg);
 }
 
-static void upload(vgt_mme_tracker *t, uint32_t at, const enc_prog *p, uint32_t macro)
+static void feed_cls(vgt_mme_tracker *t, uint32_t cls, uint32_t m, uint32_t v)
 {
-    feed(t, VGT_MME_M_LOAD_INSTRUCTION_RAM_POINTER, at);
-    for (uint32_t i = 0; i < p->n; i++) feed(t, VGT_MME_M_LOAD_INSTRUCTION_RAM, p->code[i]);
-    feed(t, VGT_MME_M_LOAD_START_ADDRESS_RAM_POINTER, macro);
-    feed(t, VGT_MME_M_LOAD_START_ADDRESS_RAM, at);
+    vgt_error err;
+    vgt_status rc = vgt_mme_tracker_feed_class(t, cls, m, v, &err);
+    CHECK(rc == VGT_OK, "feed(0x%04x: 0x%04x, 0x%x): %s", cls, m, v, err.msg);
+}
+
+/* at: in instructions of the format (TU104 groups, Fermi dwords); through the tracker's own class */
+static void upload_cls(vgt_mme_tracker *t, uint32_t cls, uint32_t at, const enc_prog *p, uint32_t macro)
+{
+    vgt_error err;
+    CHECK(enc_upload(t, cls, at, p, macro, &err) == VGT_OK, "upload of macro %u at %u: %s", macro, at, err.msg);
 }
 
 /* Macro A: emits LOAD0 + LOAD1 to 0x2000 and SET_MME_SHADOW_SCRATCH(2) (via STATE) to 0x2004. */
@@ -103,8 +116,8 @@ static void test_calls(void)
     enc_prog a, b;
     macro_a(&a);
     macro_b(&b);
-    upload(t, 0, &a, 0);
-    upload(t, 30, &b, 1);
+    upload_cls(t, 0xC597, 0, &a, 0);
+    upload_cls(t, 0xC597, 30, &b, 1);
     feed(t, VGT_MME_M_SET_SHADOW_SCRATCH0 + 8, 0x99);
     feed(t, VGT_MME_M_CALL_MACRO0, 5);
     feed(t, VGT_MME_M_CALL_DATA0, 6);
@@ -115,7 +128,7 @@ static void test_calls(void)
     CHECK(s.status == VGT_OK && s.nemits == 2 && s.emits[0].method == 0x2000 && s.emits[0].value == 11 &&
               s.emits[1].method == 0x2004 && s.emits[1].value == 0x99,
           "call A: status %s, %u emits", vgt_status_name(s.status), s.nemits);
-    CHECK(vgt_mme_tracker_shadow(t, 0x2000) == 11 && vgt_mme_tracker_shadow(t, 0x1000) == 1,
+    CHECK(vgt_mme_tracker_shadow(t, 0xC597, 0x2000) == 11 && vgt_mme_tracker_shadow(t, 0xC597, 0x1000) == 1,
           "emissions and push-buffer writes reach the shadow");
     CHECK(s.body_dwords == a.n && s.hash == vgt_mme_body_hash(VGT_MME_TU104, a.code, a.n, 0, NULL),
           "call A body: %u dwords", s.body_dwords);
@@ -130,22 +143,25 @@ static void test_calls(void)
     feed(t, VGT_MME_M_CALL_MACRO0 + 8, 100);
     vgt_error err;
     CHECK(vgt_mme_tracker_flush(t, &err) == VGT_OK, "flush: %s", err.msg);
-    CHECK(s.calls == 2 && s.macro == 1 && s.start == 30 && s.nemits == 2 && s.emits[0].value == 111 &&
+    CHECK(s.calls == 2 && s.macro == 1 && s.start == 30 && s.start_dword == 90 && s.nemits == 2 && s.emits[0].value == 111 &&
               s.emits[1].method == 0x2104 && s.emits[1].value == 0x2222,
           "call B: calls %d macro %u emits %u (%u, %u)", s.calls, s.macro, s.nemits, s.emits[0].value, s.emits[1].value);
     CHECK(vgt_mme_tracker_flush(t, &err) == VGT_OK && s.calls == 2, "a second flush runs nothing");
 
     /* the same code bound elsewhere hashes the same */
-    upload(t, 60, &a, 2);
+    upload_cls(t, 0xC597, 60, &a, 2);
     uint64_t h0, h2;
-    uint32_t st, n0, n2;
-    CHECK(vgt_mme_tracker_macro(t, 0, &st, &h0, &n0, &err) == VGT_OK && vgt_mme_tracker_macro(t, 2, &st, &h2, &n2, &err) == VGT_OK &&
-              h0 == h2 && n0 == n2 && st == 60,
+    uint32_t st, sd, n0, n2;
+    CHECK(vgt_mme_tracker_macro(t, 0xC597, 0, &st, &sd, &h0, &n0, &err) == VGT_OK &&
+              vgt_mme_tracker_macro(t, 0xC597, 2, &st, &sd, &h2, &n2, &err) == VGT_OK && h0 == h2 && n0 == n2 &&
+              st == 60 && sd == 180,
           "hash by content: %016llx %016llx", (unsigned long long)h0, (unsigned long long)h2);
-    CHECK(vgt_mme_tracker_macro(t, 7, NULL, NULL, NULL, &err) == VGT_E_NOT_FOUND, "unbound macro");
-    feed(t, VGT_MME_M_LOAD_INSTRUCTION_RAM_POINTER, 61);
+    CHECK(vgt_mme_tracker_macro(t, 0xC597, 7, NULL, NULL, NULL, NULL, &err) == VGT_E_NOT_FOUND, "unbound macro");
+    CHECK(vgt_mme_tracker_macro(t, 0xC5C0, 0, NULL, NULL, NULL, NULL, &err) == VGT_E_NOT_FOUND, "a class never fed");
+    feed(t, VGT_MME_M_LOAD_INSTRUCTION_RAM_POINTER, 61);   /* group 61: the second group of macro 2 */
     feed(t, VGT_MME_M_LOAD_INSTRUCTION_RAM, 0x12345678);
-    CHECK(vgt_mme_tracker_macro(t, 2, NULL, &h2, NULL, &err) == VGT_OK && h2 != h0, "a changed body hashes differently");
+    CHECK(vgt_mme_tracker_macro(t, 0xC597, 2, NULL, NULL, &h2, NULL, &err) == VGT_OK && h2 != h0,
+          "a changed body hashes differently");
 
     const vgt_mme_tracker_stats *st2 = vgt_mme_tracker_stats_get(t);
     CHECK(st2->calls == 2 && st2->call_errors == 0 && st2->iram_words == a.n * 2 + b.n + 1, "stats: %llu calls, %llu words",
@@ -160,7 +176,7 @@ static void test_call_boundaries(void)
     if (!t) return;
     enc_prog a;
     macro_a(&a);
-    upload(t, 0, &a, 0);
+    upload_cls(t, 0xCB97, 0, &a, 0);
     /* CALL_MME_DATA of another macro ends the call and is an orphan */
     feed(t, VGT_MME_M_CALL_MACRO0, 1);
     feed(t, VGT_MME_M_CALL_DATA0, 2);
@@ -190,19 +206,25 @@ static void test_call_boundaries(void)
     CHECK(vgt_mme_tracker_feed(t, 0x1000, 0, &err) == VGT_E_BACKEND && strstr(err.msg, "refused"),
           "callback failure: %s", err.msg);
     s.fail_with = VGT_OK;
-    /* upload bounds */
-    feed(t, VGT_MME_M_LOAD_INSTRUCTION_RAM_POINTER, VGT_MME_TU104_IRAM_DWORDS - 1);
-    feed(t, VGT_MME_M_LOAD_INSTRUCTION_RAM, 1);
-    feed(t, VGT_MME_M_LOAD_INSTRUCTION_RAM, 2);
+    /* upload bounds: the last group holds 3 dwords, the 4th is out; so is everything past the RAM,
+     * including a pointer whose dword position does not fit 32 bits */
+    feed(t, VGT_MME_M_LOAD_INSTRUCTION_RAM_POINTER, VGT_MME_TU104_IRAM_DWORDS / 3 - 1);
+    for (uint32_t i = 0; i < 3; i++) feed(t, VGT_MME_M_LOAD_INSTRUCTION_RAM, 1 + i);
+    feed(t, VGT_MME_M_LOAD_INSTRUCTION_RAM, 4);
+    feed(t, VGT_MME_M_LOAD_INSTRUCTION_RAM_POINTER, VGT_MME_TU104_IRAM_DWORDS / 3);
+    feed(t, VGT_MME_M_LOAD_INSTRUCTION_RAM, 5);
+    feed(t, VGT_MME_M_LOAD_INSTRUCTION_RAM_POINTER, 0x55555556u);   /* x3 overflows */
+    feed(t, VGT_MME_M_LOAD_INSTRUCTION_RAM, 6);
     feed(t, VGT_MME_M_LOAD_START_ADDRESS_RAM_POINTER, 255);
     feed(t, VGT_MME_M_LOAD_START_ADDRESS_RAM, 0);
     feed(t, VGT_MME_M_LOAD_START_ADDRESS_RAM, 0);
     const vgt_mme_tracker_stats *st = vgt_mme_tracker_stats_get(t);
-    CHECK(st->iram_out_of_bounds == 1 && st->start_out_of_bounds == 1, "upload bounds: %llu %llu",
+    CHECK(st->iram_out_of_bounds == 3 && st->start_out_of_bounds == 1, "upload bounds: %llu %llu",
           (unsigned long long)st->iram_out_of_bounds, (unsigned long long)st->start_out_of_bounds);
     uint32_t used;
     vgt_mme_tracker_iram(t, &used);
-    CHECK(used == VGT_MME_TU104_IRAM_DWORDS, "used %u", used);
+    const uint32_t *iram = vgt_mme_tracker_iram(t, &used);
+    CHECK(used == VGT_MME_TU104_IRAM_DWORDS && iram[used - 3] == 1 && iram[used - 1] == 3, "used %u", used);
     /* push-buffer READ_FIFOED is an error class of its own */
     feed(t, VGT_MME_M_DMA_READ_FIFOED, 1);
     CHECK(st->dma_errors == 1 && st->last_dma_error == VGT_MME_DMA_READ_FIFOED_FROM_PB, "READ_FIFOED from PB");
@@ -218,14 +240,14 @@ static void test_shadow_modes(void)
     feed(t, VGT_MME_M_SET_SHADOW_RAM_CONTROL, 2);   /* METHOD_PASSTHROUGH */
     feed(t, 0x1234, 8);
     feed(t, VGT_MME_M_SET_SHADOW_SCRATCH0, 5);     /* scratch is stored in every mode */
-    CHECK(vgt_mme_tracker_shadow(t, 0x1234) == 7 && vgt_mme_tracker_shadow(t, 0x3400) == 5, "passthrough");
+    CHECK(vgt_mme_tracker_shadow(t, 0xC597, 0x1234) == 7 && vgt_mme_tracker_shadow(t, 0xC597, 0x3400) == 5, "passthrough");
     feed(t, VGT_MME_M_SET_SHADOW_RAM_CONTROL, 3);   /* METHOD_REPLAY */
     feed(t, 0x1234, 9);
-    CHECK(vgt_mme_tracker_shadow(t, 0x1234) == 7, "replay");
+    CHECK(vgt_mme_tracker_shadow(t, 0xC597, 0x1234) == 7, "replay");
     feed(t, VGT_MME_M_SET_SHADOW_RAM_CONTROL, 1);   /* METHOD_TRACK_WITH_FILTER */
     feed(t, 0x1234, 10);
-    CHECK(vgt_mme_tracker_shadow(t, 0x1234) == 10, "track with filter");
-    CHECK(vgt_mme_tracker_shadow(t, 0x4000) == 0, "outside the method space");
+    CHECK(vgt_mme_tracker_shadow(t, 0xC597, 0x1234) == 10, "track with filter");
+    CHECK(vgt_mme_tracker_shadow(t, 0xC597, 0x4000) == 0, "outside the method space");
     vgt_mme_tracker_destroy(t);
 }
 
@@ -240,18 +262,113 @@ static void test_fermi_tracker(void)
     p.code[p.n++] = fe_imm(VGT_MME_FERMI_ADD_IMM, VGT_MME_FERMI_LOAD_EMIT, 2, 1, 1);   /* send R1 + 1, R2 = param */
     p.code[p.n++] = fe_exit(fe_alu(0, VGT_MME_FERMI_MOVE_EMIT, 0, 2, 2));             /* send R2 + R2 */
     p.code[p.n++] = fe_nop();
-    upload(t, 0x10, &p, 3);
+    upload_cls(t, 0x9097, 0x10, &p, 3);   /* Fermi: dword 0x10 */
     feed(t, VGT_MME_M_CALL_MACRO0 + 24, 41);
     feed(t, VGT_MME_M_CALL_DATA0 + 24, 5);
     vgt_error err;
     CHECK(vgt_mme_tracker_flush(t, &err) == VGT_OK, "flush");
     CHECK(s.calls == 1 && s.status == VGT_OK && s.nemits == 2 && s.emits[0].value == 42 && s.emits[1].method == 0x2004 &&
-              s.emits[1].value == 10 && s.body_dwords == 4,
+              s.emits[1].value == 10 && s.body_dwords == 4 && s.start == 0x10 && s.start_dword == 0x10,
           "Fermi call: %s, %u emits, body %u", vgt_status_name(s.status), s.nemits, s.body_dwords);
     vgt_mme_tracker_destroy(t);
 
     vgt_mme_tracker_config cfg = {.cls = 0x5097};
     CHECK(vgt_mme_tracker_create(&cfg, &t, &err) == VGT_E_UNSUPPORTED && t == NULL, "a class without MME");
+}
+
+/* TU104 pointers count groups: two macros packed back to back as corpus/gl_egl.vgt submission 2 does
+ * (15 dwords at pointer 0, the next macro bound and uploaded at 5) both run; a start address written
+ * as if it counted dwords lands three times too far, where nothing was uploaded. */
+static void test_group_unit(void)
+{
+    seen s = {0};
+    vgt_mme_tracker *t = make(HOPPER_A, &s, 0);
+    if (!t) return;
+    enc_prog a, b;
+    macro_a(&a);
+    macro_b(&b);
+    uint32_t na = enc_insts(VGT_MME_TU104, &a);
+    CHECK(na * 3 == a.n, "macro A: %u groups for %u dwords", na, a.n);
+    upload_cls(t, HOPPER_A, 0, &a, 0);
+    upload_cls(t, HOPPER_A, na, &b, 1);   /* right after A, in groups */
+    uint32_t used;
+    const uint32_t *iram = vgt_mme_tracker_iram(t, &used);
+    CHECK(used == a.n + b.n && !memcmp(iram, a.code, 4 * a.n) && !memcmp(iram + a.n, b.code, 4 * b.n),
+          "packed uploads: %u dwords used, expected %u", used, a.n + b.n);
+    feed(t, VGT_MME_M_CALL_MACRO0 + 8, 100);   /* B: STATE(0x2000) + 100 */
+    feed(t, 0x2000, 5);
+    CHECK(s.calls == 1 && s.status == VGT_OK && s.start == na && s.start_dword == a.n && s.body_dwords == b.n &&
+              s.nemits == 2 && s.emits[0].method == 0x2100 && s.emits[0].value == 100,
+          "macro B at group %u: %s, start dword %u, %u emits", na, vgt_status_name(s.status), s.start_dword, s.nemits);
+    feed(t, VGT_MME_M_CALL_MACRO0, 1);
+    feed(t, VGT_MME_M_CALL_DATA0, 2);
+    vgt_error err;
+    CHECK(vgt_mme_tracker_flush(t, &err) == VGT_OK && s.calls == 2 && s.status == VGT_OK && s.start_dword == 0 &&
+              s.nemits == 2 && s.emits[0].value == 3,
+          "macro A at 0: %s, %u emits", vgt_status_name(s.status), s.nemits);
+    /* macro 2 bound to A's length in dwords: group 9 = dword 27, past everything uploaded */
+    feed(t, VGT_MME_M_LOAD_START_ADDRESS_RAM_POINTER, 2);
+    feed(t, VGT_MME_M_LOAD_START_ADDRESS_RAM, a.n);
+    uint32_t sd = 0, nd = 1;
+    CHECK(vgt_mme_tracker_macro(t, HOPPER_A, 2, NULL, &sd, NULL, &nd, &err) == VGT_OK && sd == 3 * a.n && nd == 0,
+          "a dword-style start: dword %u, body %u dwords", sd, nd);
+    CHECK(vgt_mme_pointer_dword(VGT_MME_TU104, 5) == 15 && vgt_mme_pointer_dword(VGT_MME_FERMI, 5) == 5 &&
+              vgt_mme_pointer_dword(VGT_MME_TU104, 0x55555556u) == UINT32_MAX,
+          "pointer units");
+    vgt_mme_tracker_destroy(t);
+}
+
+/* One channel: HOPPER_A uploads, HOPPER_COMPUTE_A binds its own start addresses to that code and calls
+ * it (corpus/vk_compute.vgt); each class keeps its own start-address RAM and shadow state; a call of one
+ * class is completed by a method of the other. */
+static void test_shared_ram(void)
+{
+    seen s = {0};
+    vgt_mme_tracker *t = make(HOPPER_A, &s, 0);
+    if (!t) return;
+    enc_prog a, b;
+    macro_a(&a);
+    macro_b(&b);
+    upload_cls(t, HOPPER_A, 0, &a, 0);
+    upload_cls(t, HOPPER_A, 10, &b, 1);
+    /* compute binds its macro 5 to B's code, which it never uploaded */
+    feed_cls(t, HOPPER_COMPUTE_A, VGT_MME_M_LOAD_START_ADDRESS_RAM_POINTER, 5);
+    feed_cls(t, HOPPER_COMPUTE_A, VGT_MME_M_LOAD_START_ADDRESS_RAM, 10);
+    feed_cls(t, HOPPER_A, 0x2000, 7);            /* 3D's shadow */
+    feed_cls(t, HOPPER_COMPUTE_A, 0x2000, 40);   /* compute's shadow */
+    feed_cls(t, HOPPER_COMPUTE_A, VGT_MME_M_CALL_MACRO0 + 8 * 5, 2);
+    CHECK(s.calls == 0, "compute call still collecting");
+    feed_cls(t, HOPPER_A, 0x1000, 0);            /* a 3D method ends the compute call */
+    CHECK(s.calls == 1 && s.cls == HOPPER_COMPUTE_A && s.macro == 5 && s.status == VGT_OK && s.start_dword == 30 &&
+              s.nemits == 2 && s.emits[0].method == 0x2100 && s.emits[0].value == 42,
+          "compute call of 3D's code: class 0x%x, %s, %u emits, first 0x%x (STATE reads compute's shadow: 40 + 2)",
+          s.cls, vgt_status_name(s.status), s.nemits, s.nemits ? s.emits[0].value : 0);
+    CHECK(vgt_mme_tracker_shadow(t, HOPPER_A, 0x2000) == 7 && vgt_mme_tracker_shadow(t, HOPPER_COMPUTE_A, 0x2000) == 40,
+          "shadow per class");
+    /* start-address RAMs are per class: compute never bound 1, 3D never bound 5 */
+    vgt_error err;
+    uint32_t st;
+    CHECK(vgt_mme_tracker_macro(t, HOPPER_COMPUTE_A, 1, NULL, NULL, NULL, NULL, &err) == VGT_E_NOT_FOUND &&
+              vgt_mme_tracker_macro(t, HOPPER_A, 5, NULL, NULL, NULL, NULL, &err) == VGT_E_NOT_FOUND &&
+              vgt_mme_tracker_macro(t, HOPPER_COMPUTE_A, 5, &st, NULL, NULL, NULL, &err) == VGT_OK && st == 10,
+          "start-address RAM per class");
+    /* an upload through compute changes the code 3D's macro 1 runs */
+    feed_cls(t, HOPPER_COMPUTE_A, VGT_MME_M_LOAD_INSTRUCTION_RAM_POINTER, 10);
+    for (uint32_t i = 0; i < a.n; i++) feed_cls(t, HOPPER_COMPUTE_A, VGT_MME_M_LOAD_INSTRUCTION_RAM, a.code[i]);
+    uint64_t h0, h1;
+    CHECK(vgt_mme_tracker_macro(t, HOPPER_A, 0, NULL, NULL, &h0, NULL, &err) == VGT_OK &&
+              vgt_mme_tracker_macro(t, HOPPER_A, 1, NULL, NULL, &h1, NULL, &err) == VGT_OK && h0 == h1,
+          "3D macro 1 holds the body compute uploaded");
+    const vgt_mme_tracker_stats *ts = vgt_mme_tracker_stats_get(t);
+    CHECK(ts->classes == 2 && ts->iram_words == 2 * a.n + b.n, "%u classes, %llu words", ts->classes,
+          (unsigned long long)ts->iram_words);
+    /* a class of the other format, and more classes than a channel can have */
+    CHECK(vgt_mme_tracker_feed_class(t, 0x9097, 0x1000, 0, &err) == VGT_E_UNSUPPORTED && strstr(err.msg, "fermi"),
+          "Fermi class on a TU104 channel: %s", err.msg);
+    CHECK(vgt_mme_tracker_feed_class(t, 0x5097, 0x1000, 0, &err) == VGT_E_UNSUPPORTED, "a class without MME");
+    for (uint32_t c = 2; c < VGT_MME_TRACKER_MAX_CLASSES; c++) feed_cls(t, 0xD000 + c, 0x1000, 0);
+    CHECK(vgt_mme_tracker_feed_class(t, 0xE000, 0x1000, 0, &err) == VGT_E_LIMIT, "class limit: %s", err.msg);
+    vgt_mme_tracker_destroy(t);
 }
 
 /* The body extends past an end_next that a branch jumps over. */
@@ -284,6 +401,8 @@ int main(void)
     test_call_boundaries();
     test_shadow_modes();
     test_fermi_tracker();
+    test_group_unit();
+    test_shared_ram();
     test_body_extent();
     return mme_t_finish("test_mme_tracker");
 }

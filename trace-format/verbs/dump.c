@@ -79,6 +79,15 @@ static int wanted(const struct dump_opts *o, const vgt_record *r)
     return 0;
 }
 
+/* A live reader's output goes out when a chunk's last record is printed: a pipe downstream of
+ * `vgt record -o - | vgt dump -` sees each chunk as the writer flushes it, not when a stdio buffer fills. */
+static void flush_at_chunk_end(const vgt_reader *r, const vgt_record *rec)
+{
+    vgt_chunk_info c;
+    if (vgt_reader_current_chunk(r, &c, NULL) != VGT_OK || rec->seq + 1 == c.first_seq + c.record_count)
+        fflush(stdout);
+}
+
 int cmd_dump(int argc, char **argv)
 {
     if (vgt_wants_help(argc, argv)) {
@@ -100,6 +109,7 @@ int cmd_dump(int argc, char **argv)
     vgt_record rec;
     vgt_status st;
     uint64_t malformed = 0, first_bad = 0;
+    const int live = o.follow || !vgt_reader_info(r)->file_size;   /* a stream or a followed file */
     for (;;) {
         st = vgt_reader_next(r, &rec, &e);
         if (st == VGT_E_EOF && o.follow && !vgt_reader_at_end(r)) {   /* the writer has not flushed more yet */
@@ -112,6 +122,7 @@ int cmd_dump(int argc, char **argv)
         if (rec.seq < o.seq.first || !wanted(&o, &rec)) continue;
         int bad = o.jsonl ? vgt_dump_record_json(stdout, &rec) : vgt_dump_record_text(stdout, &rec);
         if (bad && !malformed++) first_bad = rec.seq;
+        if (live) flush_at_chunk_end(r, &rec);
     }
     fflush(stdout);
     vgt_reader_close(r);

@@ -304,7 +304,7 @@ static void op_i2m(synth *s, synth_pb *pb, uint32_t max_bytes)
     uint64_t va = page_va(page) + 4u * synth_rng_below(&s->rng, (PAGE - n) / 4u + 1u);
     synth_fill_page(&s->rng, s->scratch, n, synth_rng_below(&s->rng, 4));
     uint32_t subch = synth_rng_below(&s->rng, 2) ? SYNTH_SUBCH_I2M : SYNTH_SUBCH_COMPUTE;
-    synth_pb_i2m(pb, subch, va, s->scratch, n);
+    synth_pb_i2m(pb, subch, va, s->scratch, n, (int)synth_rng_below(&s->rng, 2));
     if (pb->overflow) return;
     memcpy(shadow_at(s, va), s->scratch, n);
     observe(s, va, n);
@@ -508,7 +508,8 @@ static int usage(FILE *f)
             "                 [--chunk-size BYTES] [--stored] [--no-trailer] [--crash-safe]\n\n"
             "Write a well-formed synthetic trace (identity capture_mode=synthetic): RM objects, memory,\n"
             "channels of class 0xC86F with compute/copy/3D/I2M engines, memory pages, and GPFIFO\n"
-            "submissions of valid method streams. The output depends only on the options.\n\n"
+            "submissions of valid method streams. The output depends only on the options. Compute launches\n"
+            "use minimal QMDs and placeholder code (not SASS): replay them on sim, not on a GPU.\n\n"
             "  --shape S         pushbuf: bulk push buffers and memory pages (benchmarks);\n"
             "                    mixed (default): semaphores, I2M, copies, compute launches, observed memory;\n"
             "                    all-types: mixed plus every record type of the format\n"

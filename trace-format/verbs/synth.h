@@ -50,8 +50,9 @@ void synth_pb_set_object(synth_pb *pb, uint32_t subch, uint32_t cls);
 /* Host semaphore release of a 64-bit payload at va (SEM_ADDR_LO/HI, PAYLOAD_LO/HI, SEM_EXECUTE with
  * RELEASE, RELEASE_WFI and a 64-bit payload, no timestamp: the GPU writes exactly 8 bytes). */
 void synth_pb_host_release(synth_pb *pb, uint64_t va, uint64_t payload);
-/* Inline-to-memory upload of n bytes (n a multiple of 4) to va, pitch layout, one line. */
-void synth_pb_i2m(synth_pb *pb, uint32_t subch, uint64_t va, const uint8_t *bytes, uint32_t n);
+/* Inline-to-memory upload of n bytes (n a multiple of 4) to va, pitch layout, one line. one_inc: LAUNCH_DMA
+ * and the data under one ONE_INC header; else LAUNCH_DMA as an immediate and the data NON_INC. */
+void synth_pb_i2m(synth_pb *pb, uint32_t subch, uint64_t va, const uint8_t *bytes, uint32_t n, int one_inc);
 /* Copy-engine 1-D copy of n bytes from src to dst, then a one-word semaphore release of payload at
  * sem_va (4 bytes). */
 void synth_pb_ce_copy(synth_pb *pb, uint64_t src, uint64_t dst, uint32_t n, uint64_t sem_va, uint32_t payload);

@@ -163,20 +163,30 @@ void synth_pb_host_release(synth_pb *pb, uint64_t va, uint64_t payload)
     synth_pb_inc(pb, 0, HOST_SEM_ADDR_LO, m, 5);
 }
 
-void synth_pb_i2m(synth_pb *pb, uint32_t subch, uint64_t va, const uint8_t *bytes, uint32_t n)
+static uint32_t le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+void synth_pb_i2m(synth_pb *pb, uint32_t subch, uint64_t va, const uint8_t *bytes, uint32_t n, int one_inc)
 {
     /* LINE_LENGTH_IN, LINE_COUNT, OFFSET_OUT_UPPER, OFFSET_OUT */
     uint32_t setup[4] = {n, 1, (uint32_t)(va >> 32) & 0x1FFFFFFu, (uint32_t)va};
     synth_pb_inc(pb, subch, I2M_LINE_LENGTH_IN, setup, 4);
-    synth_pb_immd(pb, subch, I2M_LAUNCH_DMA, I2M_LAUNCH_DMA_PITCH);
-    uint32_t words = n / 4;
-    uint32_t tmp[256];   /* one NON_INC header per 256 words, as drivers split long uploads */
-    for (uint32_t i = 0; i < words; i += 256) {   /* data words as little-endian dwords */
+    uint32_t words = n / 4, tmp[257];
+    uint32_t i = 0;
+    if (one_inc) {   /* LAUNCH_DMA and the first data words under one ONE_INC header (Mesa's idiom) */
+        uint32_t k = words < 256 ? words : 256;
+        tmp[0] = I2M_LAUNCH_DMA_PITCH;
+        for (uint32_t j = 0; j < k; j++) tmp[1 + j] = le32(bytes + 4u * j);
+        synth_pb_one_inc(pb, subch, I2M_LAUNCH_DMA, tmp, 1 + k);
+        i = k;
+    } else {
+        synth_pb_immd(pb, subch, I2M_LAUNCH_DMA, I2M_LAUNCH_DMA_PITCH);
+    }
+    for (; i < words; i += 256) {   /* one NON_INC header per 256 words, as drivers split long uploads */
         uint32_t k = words - i < 256 ? words - i : 256;
-        for (uint32_t j = 0; j < k; j++) {
-            const uint8_t *p = bytes + 4u * (i + j);
-            tmp[j] = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-        }
+        for (uint32_t j = 0; j < k; j++) tmp[j] = le32(bytes + 4u * (i + j));
         synth_pb_noninc(pb, subch, I2M_LOAD_INLINE_DATA, tmp, k);
     }
 }

@@ -24,9 +24,13 @@
  * classes/compute/clc5c0.h..clcbc0.h, classes/3d/clc597.h..clcb97.h, classes/dma-copy/clc5b5.h..clc8b5.h,
  * classes/inline-to-memory/cla140.h, kept as tables in analyze/src/events_table.c.
  *
- * Memory: a launch by address needs the QMD bytes, which live in GPU memory. The tracker reads them
- * through a vgt_sem_mem_fn (vgt_sem_model_reader() adapts a vgt_model). Without one, a launch by address
- * is still reported, with qmd_known = 0. Inline QMDs also land in memory at their QMD address (the GPU
+ * Memory: a launch by address needs the QMD bytes, which live in GPU memory. The tracker reads them from
+ * what the stream itself wrote first (the overlay, below), then through a vgt_sem_mem_fn
+ * (vgt_sem_model_reader() adapts a vgt_model). When neither knows them, a launch by address is still
+ * reported, with qmd_known = 0.
+ *
+ * Origin: methods an MME macro emitted can be fed too (vgt_sem_macro_call); their events say so
+ * (ev.origin, ev.macro_call). Bulk: vgt_sem_noninc_run takes a non-increasing run at once. Inline QMDs also land in memory at their QMD address (the GPU
  * writes them there), which is what a replayer must recreate: ev.launch.qmd_va says where.
  */
 #ifndef VGT_EVENTS_H

@@ -78,6 +78,9 @@ vgt_mme_format vgt_mme_format_for_class(uint32_t cls);
 const char *vgt_mme_format_name(vgt_mme_format fmt);   /* "tu104", "fermi", "none" */
 uint32_t vgt_mme_iram_dwords(vgt_mme_format fmt);      /* instruction RAM size of the format */
 uint32_t vgt_mme_inst_dwords(vgt_mme_format fmt);      /* 3 for TU104, 1 for Fermi, 0 for none */
+/* An instruction-RAM pointer or start address (counted in instructions of the format, see the
+ * tracker's "Units") in dwords: v * vgt_mme_inst_dwords(fmt), UINT32_MAX when that overflows. */
+uint32_t vgt_mme_pointer_dword(vgt_mme_format fmt, uint32_t v);
 
 /* ---- hardware error classes ------------------------------------------------------------------ */
 /* Our own stable numbering (append only); the ESR bit of NV_PGRAPH_PRI_MME_HWW_ESR (open-gpu-doc
@@ -255,7 +258,8 @@ typedef struct vgt_mme_result {
     uint32_t emits;
 } vgt_mme_result;
 
-/* Run the macro starting at dword `start` of iram[0..iram_dwords) with the call's parameters.
+/* Run the macro starting at dword `start` of iram[0..iram_dwords) with the call's parameters (a start
+ * address RAM entry counts instructions: convert it with vgt_mme_pointer_dword()).
  * machine may be NULL (a zeroed one is used and discarded); cfg may be NULL (defaults). Never reads
  * outside iram or params, never runs more than max_instructions. Returns VGT_OK on a clean exit,
  * VGT_E_DECODE with result->error set for a hardware error class, or another status when the run
@@ -302,24 +306,46 @@ uint64_t vgt_mme_body_hash(vgt_mme_format fmt, const uint32_t *iram, uint32_t ir
                            uint32_t *ndwords);
 
 /* ---- macro-upload tracker ----------------------------------------------------------------------- */
-/* One tracker follows one channel's object of one class: fed every method write of that object in
- * stream order, it keeps the instruction RAM, the start address RAM, the shadow state and the DMA
- * machine, collects each macro call's parameters and, when the call is complete, runs the macro and
- * reports it. The shadow state (what STATE reads) takes every non-MME method of the stream and every
- * method a macro emits; SET_MME_SHADOW_RAM_CONTROL METHOD_PASSTHROUGH and METHOD_REPLAY stop it from
- * changing, except SET_MME_SHADOW_SCRATCH(i) [mode semantics unconfirmed]. Hardware error classes
- * of a call are reported to on_call (call->status, call->result->error); they do not fail the feed.
+/* One tracker follows the MME of one channel: fed every method write of the channel's 3D and compute
+ * objects in stream order, tagged with the object's class, it keeps
+ *   - ONE instruction RAM, shared by every class of the channel: HOPPER_A uploads code and
+ *     HOPPER_COMPUTE_A calls it (corpus vk_compute: compute writes 215 start addresses in 31 code
+ *     uploads of its own and calls macros whose code only HOPPER_A uploaded) [inferred from NVIDIA
+ *     driver traces];
+ *   - per class: the start-address RAM (both classes write their own entries), the shadow state
+ *     (methods are per class), the DMA machine [per class: unconfirmed];
+ * collects each macro call's parameters and, when the call is complete, runs the macro and reports it.
  *
- *   idle --CALL_MME_MACRO(j)--> collecting(j) --CALL_MME_DATA(j)--> collecting(j)
- *   collecting(j) --any other method / flush()--> run_call(): simulate, report --> idle
+ * Units. LOAD_MME_INSTRUCTION_RAM_POINTER and the LOAD_MME_START_ADDRESS_RAM entries count
+ * INSTRUCTIONS of the format: for TU104 96-bit groups (3 dwords), for Fermi dwords. TU104 in groups
+ * is [inferred from NVIDIA driver traces]: gl_egl.vgt submission 2 uploads 15 dwords at pointer 0,
+ * then binds and uploads the next macro at 5; with groups every macro call of the corpus runs cleanly.
+ * NVK (Mesa src/nouveau/vulkan/nvk_queue.c, the macro upload loop) writes the same running dword count
+ * `mme_pos` to both the pointer and the start address, so its macros run whatever the unit is (in
+ * groups they are merely spread out): it neither confirms nor contradicts the group unit.
+ *
+ * Calls. A call completes when the next method of the channel (any class) that is not its
+ * CALL_MME_DATA arrives, or at flush(): the GPU runs a macro once its data stops.
+ *
+ *   idle --CALL_MME_MACRO(j) of class c--> collecting(c, j) --CALL_MME_DATA(j) of c--> collecting(c, j)
+ *   collecting --any other method / flush()--> run_call(): simulate, report --> idle
  *   (the method that ended the call is then handled as in idle)
+ *
+ * The shadow state (what STATE reads) takes every non-MME method of its class and every method a macro
+ * of that class emits; SET_MME_SHADOW_RAM_CONTROL METHOD_PASSTHROUGH and METHOD_REPLAY stop it from
+ * changing, except SET_MME_SHADOW_SCRATCH(i) [mode semantics unconfirmed]. Hardware error classes of a
+ * call are reported to on_call (call->status, call->result->error); they do not fail the feed.
  */
+#define VGT_MME_TRACKER_MAX_CLASSES 8u   /* distinct MME classes fed to one channel's tracker */
+
 typedef struct vgt_mme_tracker vgt_mme_tracker;
 
 typedef struct vgt_mme_call {
     uint64_t seq;                 /* 0, 1, 2 ... per tracker */
+    uint32_t cls;                 /* the class whose CALL_MME_MACRO(j) it was */
     uint32_t macro;               /* j of CALL_MME_MACRO(j) */
-    uint32_t start;               /* start address RAM entry (dwords) in effect */
+    uint32_t start;               /* the class's start address RAM entry in effect (instructions) */
+    uint32_t start_dword;         /* the same in instruction-RAM dwords */
     const uint32_t *params;
     uint32_t nparams;
     bool params_truncated;        /* more than max_call_params arrived; the rest were dropped */
@@ -337,7 +363,7 @@ typedef struct vgt_mme_call {
 typedef vgt_status (*vgt_mme_call_fn)(void *user, const vgt_mme_call *call, vgt_error *err);
 
 typedef struct vgt_mme_tracker_config {
-    uint32_t cls;                   /* the object's class: picks the format */
+    uint32_t cls;                   /* a class of the channel: picks the format; vgt_mme_tracker_feed()'s class */
     vgt_mme_sim_config sim;
     uint32_t max_call_params;       /* 0: VGT_MME_DEFAULT_MAX_CALL_PARAMS */
     uint32_t max_emits;             /* 0: VGT_MME_DEFAULT_MAX_EMITS */
@@ -356,23 +382,30 @@ typedef struct vgt_mme_tracker_stats {
     uint64_t orphan_data;           /* CALL_MME_DATA with no call of that macro collecting */
     uint64_t dma_errors;            /* push-buffer DMA methods that raised an error class */
     vgt_mme_error last_dma_error;
+    uint32_t classes;               /* classes fed so far */
 } vgt_mme_tracker_stats;
 
 vgt_status vgt_mme_tracker_create(const vgt_mme_tracker_config *cfg, vgt_mme_tracker **out, vgt_error *err);
 void vgt_mme_tracker_destroy(vgt_mme_tracker *t);
-/* One method write of the object (byte address, data), in stream order. */
+/* One method write (byte address, data) of the channel's object of class cls, in stream order.
+ * VGT_E_UNSUPPORTED when cls has no MME or another format than the tracker's; VGT_E_LIMIT when it
+ * would be the (VGT_MME_TRACKER_MAX_CLASSES + 1)th class. */
+vgt_status vgt_mme_tracker_feed_class(vgt_mme_tracker *t, uint32_t cls, uint32_t method, uint32_t value,
+                                      vgt_error *err);
+/* The same for class cfg.cls (a channel with one MME class). */
 vgt_status vgt_mme_tracker_feed(vgt_mme_tracker *t, uint32_t method, uint32_t value, vgt_error *err);
 /* The stream ended (or a point where a pending call must be complete): run a pending call. */
 vgt_status vgt_mme_tracker_flush(vgt_mme_tracker *t, vgt_error *err);
 const vgt_mme_tracker_stats *vgt_mme_tracker_stats_get(const vgt_mme_tracker *t);
 vgt_mme_format vgt_mme_tracker_format(const vgt_mme_tracker *t);
-/* The shadow value of a method as STATE would read it now. */
-uint32_t vgt_mme_tracker_shadow(const vgt_mme_tracker *t, uint32_t method);
-/* The start address bound to macro j and its body hash, as a call now would see them.
- * VGT_E_NOT_FOUND when j >= 256 or nothing was ever bound to j. */
-vgt_status vgt_mme_tracker_macro(const vgt_mme_tracker *t, uint32_t j, uint32_t *start, uint64_t *hash,
-                                 uint32_t *ndwords, vgt_error *err);
-/* The instruction RAM (VGT_MME_IRAM_MAX_DWORDS dwords) and how far uploads reached. */
+/* The shadow value of a method of class cls as STATE would read it now (0 for a class never fed). */
+uint32_t vgt_mme_tracker_shadow(const vgt_mme_tracker *t, uint32_t cls, uint32_t method);
+/* The start address class cls bound to macro j (as written, in instructions, and in dwords) and its
+ * body hash, as a call now would see them; any output may be NULL. VGT_E_NOT_FOUND when j >= 256,
+ * cls was never fed or nothing was ever bound to j by cls. */
+vgt_status vgt_mme_tracker_macro(const vgt_mme_tracker *t, uint32_t cls, uint32_t j, uint32_t *start,
+                                 uint32_t *start_dword, uint64_t *hash, uint32_t *ndwords, vgt_error *err);
+/* The shared instruction RAM (VGT_MME_IRAM_MAX_DWORDS dwords) and how far uploads reached (dwords). */
 const uint32_t *vgt_mme_tracker_iram(const vgt_mme_tracker *t, uint32_t *used_dwords);
 
 #ifdef __cplusplus

@@ -1,8 +1,8 @@
 /* mme_trace.h: MME macros across a whole trace: per channel and class, which macro bodies were uploaded,
  * which body every CALL_MME_MACRO(j) ran (the one in effect at that moment), with what parameters, what it
  * emitted, and whether it ended cleanly; recurring bodies recognised by content hash and named by what
- * they emit. Built on the MME library (vgt/mme.h: one vgt_mme_tracker per channel and class) and the
- * trace walker (vgt/walk.h).
+ * they emit. Built on the MME library (vgt/mme.h: one vgt_mme_tracker per channel, fed with each method's
+ * class) and the trace walker (vgt/walk.h).
  *
  * Two ways to drive it:
  *   - its own walk:   vgt_mme_trace_new(&cfg, &t, &err); vgt_mme_trace_run(t, "t.vgt", &opt, NULL, &err);
@@ -16,18 +16,16 @@
  * Invariants:
  *  - Every method of every submission is fed, filters or not (the instruction RAM, start-address RAM and
  *    shadow state must be right when a selected submission comes); calls carry `selected`.
- *  - A call completes when the next method of its object that is not its CALL_MME_DATA arrives, or at the
- *    end of its submission (the GPU runs a macro once its data stops; a call never spans submissions).
+ *  - A call completes when the next method of its channel's MME objects that is not its CALL_MME_DATA
+ *    arrives, or at the end of its submission (the GPU runs a macro once its data stops; a call never
+ *    spans submissions).
  *  - A channel handle re-allocated (new model alloc_seq) starts with empty MME state.
  *  - A macro version is (channel, class, index, start, body hash): a re-upload of a different body at the
  *    same index is a new version; the same body re-uploaded is the same version.
- *  - TU104-format pointer units: NVK (Mesa nvk_queue.c) writes LOAD_MME_INSTRUCTION_RAM_POINTER and
- *    LOAD_MME_START_ADDRESS_RAM in dwords; NVIDIA's driver on Hopper writes them in 3-dword groups (seen in
- *    the corpus: 15 dwords uploaded at pointer 0, the next macro bound and uploaded at 5). The unit is
- *    decided per channel from the stream (a pointer equal to the end of the previous upload in dwords, or
- *    to a third of it) and the uploads are re-applied when it turns out to be groups. [inference]
- *  - The MME objects of one channel (3D and compute) share one instruction RAM; each has its own
- *    start-address RAM (the corpus: HOPPER_COMPUTE_A calls code only HOPPER_A uploaded). [inference]
+ *  - Pointer units and sharing are the library's model (vgt/mme.h, "macro-upload tracker"): TU104
+ *    LOAD_MME_INSTRUCTION_RAM_POINTER and start addresses count 3-dword groups, Fermi ones dwords; the
+ *    MME objects of one channel (3D and compute) share one instruction RAM and each has its own
+ *    start-address RAM [inferred from NVIDIA driver traces].
  */
 #ifndef VGT_MME_TRACE_H
 #define VGT_MME_TRACE_H
@@ -43,7 +41,8 @@
 extern "C" {
 #endif
 
-#define VGT_MME_TRACE_MAX_OBJECTS 1024u      /* (channel, class) pairs with an MME, ~90 KiB of state each */
+#define VGT_MME_TRACE_MAX_OBJECTS 1024u      /* (channel, class) pairs with an MME, ~40 KiB of state each
+                                                plus ~50 KiB per channel */
 #define VGT_MME_TRACE_MAX_VERSIONS 65536u    /* distinct macro versions kept in the registry */
 #define VGT_MME_TRACE_MAX_CODE_DWORDS (64u << 20) /* all kept bodies together (256 MiB) */
 
@@ -84,7 +83,7 @@ typedef struct vgt_mme_trace_macro {
     uint32_t cls;
     vgt_mme_format fmt;
     uint32_t index;               /* j of CALL_MME_MACRO(j) */
-    uint32_t start;               /* start address as the stream wrote it (its units, see above) */
+    uint32_t start;               /* start address as the stream wrote it (instructions: TU104 groups) */
     uint32_t start_dword;         /* in instruction-RAM dwords */
     uint32_t dwords;              /* body length (vgt_mme_body_dwords) */
     uint64_t hash;                /* vgt_mme_body_hash */
@@ -133,12 +132,12 @@ typedef struct vgt_mme_trace_config {
 } vgt_mme_trace_config;
 
 typedef struct vgt_mme_trace_stats {
-    uint64_t objects;             /* (channel, class) trackers created */
+    uint64_t objects;             /* (channel, class) objects with an MME seen */
+    uint64_t channels;            /* channel incarnations with an MME (one tracker each) */
     uint64_t versions;            /* macro versions in the registry */
     uint64_t calls, call_errors, selected_calls, emits;
     uint64_t unbound_calls;       /* CALL_MME_MACRO(j) with j never bound, or nothing uploaded at its start */
     uint64_t unknown_emits;       /* emitted methods the calling class's table does not define */
-    uint64_t group_unit_channels; /* channels whose upload pointers turned out to be in 3-dword groups */
     uint64_t dropped_versions;    /* over VGT_MME_TRACE_MAX_VERSIONS or the code budget: not kept */
     uint64_t dma_errors;          /* push-buffer MME DMA methods that raised an error class (after finish) */
     uint64_t orphan_data;         /* CALL_MME_DATA with no call of that macro collecting (after finish) */

@@ -45,6 +45,8 @@ enum vgt_backend_cap {
     VGT_CAP_RASTER = 1u << 4,       /* draws are rasterized */
     VGT_CAP_MACROS = 1u << 5,       /* MME macros are executed */
     VGT_CAP_WRITE_LOG = 1u << 6,    /* produced() and write_log() tell what the GPU wrote */
+    VGT_CAP_ASYNC = 1u << 7,        /* work runs after submit returns (hardware): the engine waits with
+                                       idle(timeout) before it reads memory a submission wrote */
     VGT_CAP_LANE_VERBATIM = 1u << 8,/* captured push buffers run unchanged at their captured VAs */
     VGT_CAP_LANE_SYNTH = 1u << 9,   /* re-synthesized push buffers (lane 2) */
     VGT_CAP_LANE_CUDA = 1u << 10,   /* CUDA-level replay (lane 3) */
@@ -62,6 +64,9 @@ typedef struct vgt_backend_config {
     uint64_t max_macro_instructions;/* per MME macro call; 0 = the MME simulator's default */
     uint64_t max_copy_bytes;       /* one copy-engine transfer; 0 = VGT_BACKEND_DEFAULT_MAX_COPY; larger
                                       ones are reported as not modelled */
+    uint64_t reserved_va;          /* where a hardware backend may put its own buffers (rings, context
+                                      ranges); 0 = the backend's default. Lane 1 moves it off the
+                                      trace's VAs (replay/src/reloc.c plans it) */
 } vgt_backend_config;
 
 #define VGT_BACKEND_DEFAULT_MAX_MEMORY (4ull << 30)
@@ -70,7 +75,12 @@ typedef struct vgt_backend_config {
 #define VGT_BACKEND_DEFAULT_MAX_CHANNELS 4096u
 #define VGT_BACKEND_DEFAULT_MAX_COPY (1ull << 30)
 #define VGT_BACKEND_MAX_MAP_RANGES (1u << 20)
-#define VGT_BACKEND_MAX_ENTRY_BYTES (8u << 20)   /* one GPFIFO entry: LENGTH 30:10 is 21 bits of dwords */
+#define VGT_BACKEND_MAX_ENTRY_BYTES (8u << 20)
+/* The hardware backend's own range (rings, USERD, per-channel context ranges) is this long and must
+ * end below 2^40 (push-buffer VAs in GPFIFO entries are 40 bits); backend/gpu asserts it fits. */
+#define VGT_BACKEND_RESERVED_SPAN (20ull << 30)
+#define VGT_BACKEND_RESERVED_DEFAULT 0xf000000000ull
+#define VGT_BACKEND_PB_VA_LIMIT (1ull << 40)   /* one GPFIFO entry: LENGTH 30:10 is 21 bits of dwords */
 
 typedef struct vgt_backend_channel_desc {
     uint32_t vas;                  /* VA space from vaspace_create */

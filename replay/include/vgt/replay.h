@@ -83,7 +83,16 @@ typedef struct vgt_replay_options {
     uint64_t model_memory_limit;      /* 0: the model's default */
     vgt_replay_report_fn report;      /* may be NULL */
     void *report_ctx;
+    /* asynchronous backends (VGT_CAP_ASYNC: the GPU): how long to wait for each submission to finish
+     * before its checks read memory; 0 = VGT_REPLAY_DEFAULT_SUBMIT_TIMEOUT_MS. A submission still
+     * running then is reported (blocked) and waited for again at the next one. */
+    uint32_t submit_timeout_ms;
+    int no_wait;                      /* 1: do not wait after each submission (speed runs; no checks) */
+    int census;                       /* 1: store census (census.c): watched ranges diffed per submission */
+    int track_render_targets;         /* 1: decode SET_COLOR_TARGET_* state (rt.c) for --dump-rt */
 } vgt_replay_options;
+
+#define VGT_REPLAY_DEFAULT_SUBMIT_TIMEOUT_MS 5000u
 
 vgt_replay_options vgt_replay_defaults(void);
 
@@ -103,6 +112,12 @@ typedef struct vgt_replay_summary {
     uint64_t faults;                  /* submissions that faulted */
     int blocked;                      /* channels still blocked at finish */
     vgt_backend_counters ctr;
+    /* --census */
+    uint32_t census_ranges;           /* ranges watched */
+    uint64_t census_bytes;            /* ... their bytes */
+    uint64_t census_skipped_bytes;    /* bytes not watched (over the bound) */
+    uint64_t census_rows, census_rows_dropped;
+    uint64_t census_quiet;            /* submissions that changed no watched byte */
 } vgt_replay_summary;
 
 typedef struct vgt_replay vgt_replay;
@@ -125,6 +140,107 @@ void vgt_replay_close(vgt_replay *rp);
 
 /* True when the summary shows a problem (a failed check, a fault, a blocked channel). */
 int vgt_replay_summary_failed(const vgt_replay_summary *s);
+
+/* ---- lane 1 address planning (reloc.c) ---- */
+typedef struct vgt_reloc_range {
+    uint64_t va, len;
+    uint64_t seq;                     /* the record that made it */
+    uint64_t space;                   /* client << 32 | VA-space handle: overlaps matter across spaces */
+} vgt_reloc_range;
+
+enum vgt_reloc_kind {
+    VGT_RELOC_RESERVED_MOVED = 1,     /* the backend's own range was moved off the trace's mappings */
+    VGT_RELOC_PB_ABOVE_40BIT = 2,     /* a push buffer a GPFIFO entry cannot address */
+    VGT_RELOC_UNALIGNED = 3,          /* a mapping not at a 4 KiB boundary */
+    VGT_RELOC_OVERLAP = 4,            /* mappings of different VA spaces that overlap */
+};
+
+#define VGT_RELOC_MAX_NOTES 64
+
+typedef struct vgt_reloc_note {
+    int kind;                         /* enum vgt_reloc_kind */
+    uint64_t seq, va, len;
+    char msg[320];
+} vgt_reloc_note;
+
+typedef struct vgt_reloc_plan {
+    uint64_t reserved_va;             /* where the backend's own range goes (vgt_backend_config.reserved_va) */
+    uint32_t maps;                    /* GPU_MAP records considered */
+    uint32_t nnotes;
+    uint64_t notes_dropped;
+    vgt_reloc_note notes[VGT_RELOC_MAX_NOTES];
+    /* the ranges of the trace's MEMORY observed records (what the census watches from the start) */
+    vgt_reloc_range *observed;
+    uint32_t nobserved;
+} vgt_reloc_plan;
+
+/* The base of a span-byte range below limit that overlaps none of maps: preferred when free, else the
+ * highest free 4 GiB-aligned base at or above 64 GiB; VGT_E_UNSUPPORTED when there is none. */
+vgt_status vgt_reloc_choose_reserved(const vgt_reloc_range *maps, uint32_t n, uint64_t preferred, uint64_t span,
+                                     uint64_t limit, uint64_t *out, vgt_error *err);
+/* Notes for mappings that cannot be placed at their VA (unaligned, overlapping across VA spaces) and
+ * for push-buffer segments above 2^40. */
+void vgt_reloc_check_maps(vgt_reloc_plan *p, const vgt_reloc_range *maps, uint32_t n);
+void vgt_reloc_check_segment(vgt_reloc_plan *p, uint64_t submit_index, uint64_t seq, uint32_t segment, uint64_t va,
+                             uint64_t len);
+/* Read a trace file's GPU_MAP and GPFIFO_SUBMIT records and plan: reserved range and notes. */
+vgt_status vgt_reloc_plan_trace(const char *path, uint64_t preferred, vgt_reloc_plan *p, vgt_error *err);
+const char *vgt_reloc_kind_name(int kind);
+void vgt_reloc_plan_free(vgt_reloc_plan *p);   /* frees p->observed (not p) */
+
+/* ---- render targets (rt.c) ---- */
+typedef struct vgt_rt_desc {
+    uint64_t va;                      /* SET_COLOR_TARGET_A:B */
+    uint32_t width, height;           /* pixels (pitch layout: width is the pitch in bytes) */
+    uint32_t format;                  /* SET_COLOR_TARGET_FORMAT */
+    uint32_t memory;                  /* SET_COLOR_TARGET_MEMORY: BLOCK_HEIGHT 7:4, LAYOUT 12 (1 = pitch) */
+    uint32_t target;                  /* j of SET_COLOR_TARGET_*(j) */
+    int64_t submit_index;             /* the submission that first bound it */
+    uint64_t seq;
+} vgt_rt_desc;
+
+#define VGT_RT_MAX 64
+#define VGT_RT_MAX_DIM 16384u
+
+/* Bytes per pixel of a color-target format (4 for the 8-bit RGBA/BGRA formats), 0 when not supported. */
+uint32_t vgt_rt_format_bpp(uint32_t format);
+const char *vgt_rt_format_name(uint32_t format);
+/* Bytes the surface spans from its VA (block-linear: whole blocks). 0 when the description is unusable. */
+uint64_t vgt_rt_span(const vgt_rt_desc *d);
+/* Surface bytes (vgt_rt_span of them) -> width*height RGBA8 pixels, rows top-down. Block-linear surfaces
+ * are de-swizzled per the GOB layout (64 bytes x 8 rows, 512 bytes; blocks of 2^BLOCK_HEIGHT GOBs). */
+vgt_status vgt_rt_linearize(const vgt_rt_desc *d, const uint8_t *surface, uint64_t len, uint8_t *rgba, vgt_error *err);
+/* The byte offset of (x_bytes, y) in a block-linear surface whose rows are width_bytes wide. */
+uint64_t vgt_rt_gob_offset(uint32_t x_bytes, uint32_t y, uint32_t width_bytes, uint32_t block_height_log2);
+/* A PNG (8-bit RGBA, stored deflate blocks: no zlib). */
+vgt_status vgt_png_write_rgba(const char *path, const uint8_t *rgba, uint32_t w, uint32_t h, vgt_error *err);
+/* FNV-1a 64 (the corpus workloads hash their pixels with it). */
+uint64_t vgt_fnv1a64(const void *data, uint64_t n);
+
+uint32_t vgt_replay_rt_count(const vgt_replay *rp);
+const vgt_rt_desc *vgt_replay_rt_at(const vgt_replay *rp, uint32_t i);
+
+/* ---- store census (census.c): what each submission wrote, read back from the backend ---- */
+typedef struct vgt_store_row {
+    int64_t submit_index;
+    uint64_t submit_seq;
+    uint32_t channel;
+    uint64_t va, len;                 /* the watched range */
+    const char *what;                 /* "observed" (a range the trace observes), "render-target" */
+    uint64_t pages_written;           /* 4 KiB pages with at least one changed byte */
+    uint64_t bytes_changed;
+    int64_t first_changed;            /* offset of the first changed byte, -1 none */
+    int64_t first_nonzero_pixel;      /* render targets / buffers: index of the first non-zero 4-byte pixel
+                                         after the submission, -1 none */
+} vgt_store_row;
+
+/* Compare before/after of one watched range: pages written, bytes changed, first changed byte, first
+ * non-zero 4-byte word after. Pure (tested with synthetic buffers). */
+void vgt_store_diff(const uint8_t *before, const uint8_t *after, uint64_t len, vgt_store_row *row);
+/* The rows of a census replay (changed ranges only), in submission order; valid until close. */
+const vgt_store_row *vgt_replay_stores(const vgt_replay *rp, uint64_t *count);
+/* Watch a range from now on (the CLI passes the trace's observed ranges before replaying). */
+void vgt_replay_census_watch(vgt_replay *rp, uint64_t va, uint64_t len, const char *what);
 
 #ifdef __cplusplus
 }

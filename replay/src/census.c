@@ -1,0 +1,142 @@
+/* census.c: the store census (--census). The replay reads back, around every submission, the ranges
+ * worth watching: the CPU-visible pages the trace observes (MEMORY observed records, page-aligned) and
+ * the render targets the decoded methods name (rt_track.c). A range whose bytes changed across a
+ * submission gives one row: pages written, bytes changed, first changed byte and first non-zero pixel
+ * (the seeds' "wrote=0 / px0" figures, measured on whatever backend runs the replay).
+ * Bounded: at most CENSUS_MAX_RANGES ranges and CENSUS_MAX_BYTES watched bytes (ranges beyond are
+ * counted as skipped), at most CENSUS_MAX_ROWS rows (then counted as dropped). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+
+#define CENSUS_MAX_RANGES 1024u
+#define CENSUS_MAX_BYTES (64ull << 20)
+#define CENSUS_MAX_ROWS (1ull << 20)
+#define PAGE 4096ull
+
+void vgt_store_diff(const uint8_t *before, const uint8_t *after, uint64_t len, vgt_store_row *row)
+{
+    row->pages_written = row->bytes_changed = 0;
+    row->first_changed = row->first_nonzero_pixel = -1;
+    uint64_t last_page = UINT64_MAX;
+    for (uint64_t i = 0; i < len; i++) {
+        if (before[i] == after[i]) continue;
+        row->bytes_changed++;
+        if (row->first_changed < 0) row->first_changed = (int64_t)i;
+        if (i / PAGE != last_page) row->pages_written++, last_page = i / PAGE;
+    }
+    for (uint64_t p = 0; p + 4 <= len; p += 4)
+        if (after[p] | after[p + 1] | after[p + 2] | after[p + 3]) {
+            row->first_nonzero_pixel = (int64_t)(p / 4);
+            break;
+        }
+}
+
+void census_watch(vgt_replay *rp, uint64_t va, uint64_t len, const char *what)
+{
+    census_state *c = &rp->census;
+    uint64_t lo = va & ~(PAGE - 1), hi = (va + len + PAGE - 1) & ~(PAGE - 1);
+    if (hi <= lo) return;
+    for (uint32_t i = 0; i < c->n; i++)
+        if (c->ranges[i].va <= lo && c->ranges[i].va + c->ranges[i].len >= hi) return;   /* already watched */
+    if (c->n == CENSUS_MAX_RANGES || c->bytes + (hi - lo) > CENSUS_MAX_BYTES) {
+        c->skipped_bytes += hi - lo;
+        return;
+    }
+    if (c->n == c->cap) {
+        uint32_t nc = c->cap ? c->cap * 2 : 16;
+        census_range *n = realloc(c->ranges, (size_t)nc * sizeof *n);
+        if (!n) {
+            c->skipped_bytes += hi - lo;
+            return;
+        }
+        c->ranges = n;
+        c->cap = nc;
+    }
+    uint8_t *before = malloc(hi - lo);
+    if (!before) {
+        c->skipped_bytes += hi - lo;
+        return;
+    }
+    c->ranges[c->n++] = (census_range){.va = lo, .len = hi - lo, .what = what, .before = before};
+    c->bytes += hi - lo;
+}
+
+/* Read a range; a range the backend cannot read (not mapped yet) reads as zeros, so that the first
+ * submission that maps and writes it still shows. */
+static void read_range(vgt_replay *rp, const census_range *r, uint8_t *dst)
+{
+    vgt_error e;
+    if (rp->ops->mem_read(rp->be, rp->vas, r->va, dst, r->len, &e) != VGT_OK) memset(dst, 0, r->len);
+}
+
+vgt_status census_before(vgt_replay *rp, vgt_error *err)
+{
+    census_state *c = &rp->census;
+    for (uint32_t i = 0; i < c->n; i++) read_range(rp, &c->ranges[i], c->ranges[i].before);
+    return VGT_OK;
+}
+
+static vgt_status add_row(census_state *c, const vgt_store_row *row, vgt_error *err)
+{
+    if (c->nrows == CENSUS_MAX_ROWS) {
+        c->dropped_rows++;
+        return VGT_OK;
+    }
+    if (c->nrows == c->cap_rows) {
+        uint64_t nc = c->cap_rows ? c->cap_rows * 2 : 64;
+        vgt_store_row *n = realloc(c->rows, nc * sizeof *n);
+        if (!n) return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "census: out of memory for %llu rows", (unsigned long long)nc);
+        c->rows = n;
+        c->cap_rows = nc;
+    }
+    c->rows[c->nrows++] = *row;
+    return VGT_OK;
+}
+
+vgt_status census_after(vgt_replay *rp, vgt_error *err)
+{
+    census_state *c = &rp->census;
+    int changed = 0;
+    for (uint32_t i = 0; i < c->n; i++) {
+        census_range *r = &c->ranges[i];
+        if (r->len > c->cap_after) {
+            uint8_t *n = realloc(c->after, r->len);
+            if (!n) return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "census: out of memory for %llu bytes",
+                                    (unsigned long long)r->len);
+            c->after = n;
+            c->cap_after = r->len;
+        }
+        read_range(rp, r, c->after);
+        vgt_store_row row = {.submit_index = rp->cur_index, .submit_seq = rp->cur_seq, .channel = rp->cur_channel,
+                             .va = r->va, .len = r->len, .what = r->what};
+        vgt_store_diff(r->before, c->after, r->len, &row);
+        if (!row.bytes_changed) continue;
+        changed = 1;
+        VGT_TRY(add_row(c, &row, err));
+    }
+    if (!changed) c->quiet_submissions++;
+    return VGT_OK;
+}
+
+void census_free(vgt_replay *rp)
+{
+    census_state *c = &rp->census;
+    for (uint32_t i = 0; i < c->n; i++) free(c->ranges[i].before);
+    free(c->ranges);
+    free(c->after);
+    free(c->rows);
+    memset(c, 0, sizeof *c);
+}
+
+const vgt_store_row *vgt_replay_stores(const vgt_replay *rp, uint64_t *count)
+{
+    *count = rp->census.nrows;
+    return rp->census.rows;
+}
+
+void vgt_replay_census_watch(vgt_replay *rp, uint64_t va, uint64_t len, const char *what)
+{
+    census_watch(rp, va, len, what);
+}

@@ -1,0 +1,215 @@
+/* reloc.c: lane 1 address planning. Lane 1 puts every buffer back at its captured GPU VA; what cannot
+ * go there is found here, before the backend opens:
+ *  - the backend's own range (rings, USERD, context ranges: VGT_BACKEND_RESERVED_SPAN bytes that must
+ *    end below 2^40) is MOVED off every captured mapping: the one relocation that changes nothing the
+ *    GPU reads from the trace;
+ *  - a push-buffer segment at or above 2^40 cannot be named by a GPFIFO entry (GP_ENTRY0/1 carry a
+ *    40-bit address: open-gpu-doc classes/host/clc86f.h NVC86F_GP_ENTRY*), a mapping that is not
+ *    4 KiB aligned cannot be mapped at its VA, and two mappings of the trace's VA spaces that overlap
+ *    cannot both be placed in the one VA space the replay uses. Each is reported as a note naming the
+ *    record, the range and what would have to be relocated (the GPFIFO entry's address, or every
+ *    operand that points into the moved range: semaphore, copy, upload, QMD and shader addresses).
+ * The planner is a pure function over ranges (vgt_reloc_choose_reserved) so that it is tested on
+ * synthetic layouts; vgt_reloc_plan_trace feeds it a trace's GPU_MAP and GPFIFO_SUBMIT records. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vgt/replay.h"
+
+#define RESERVED_ALIGN (1ull << 32)   /* candidate bases: 4 GiB steps, far from driver allocations */
+#define RESERVED_FLOOR (1ull << 36)   /* never below 64 GiB: the low VAs are where drivers allocate */
+
+static int overlaps(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
+{
+    return a < b + blen && b < a + alen;
+}
+
+static int free_of(const vgt_reloc_range *maps, uint32_t n, uint64_t base, uint64_t span)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (overlaps(base, span, maps[i].va, maps[i].len)) return 0;
+    return 1;
+}
+
+vgt_status vgt_reloc_choose_reserved(const vgt_reloc_range *maps, uint32_t n, uint64_t preferred, uint64_t span,
+                                     uint64_t limit, uint64_t *out, vgt_error *err)
+{
+    if (!span || span > limit)
+        return VGT_FAIL(err, VGT_E_ARG, VGT_NO_OFFSET, "reserved span 0x%llx does not fit below 0x%llx",
+                        (unsigned long long)span, (unsigned long long)limit);
+    if (preferred && preferred + span <= limit && free_of(maps, n, preferred, span)) {
+        *out = preferred;
+        return VGT_OK;
+    }
+    /* the highest free base below the limit: captured VAs cluster low (driver heaps) or far above 2^40
+     * (CUDA's host-mirroring VAs), so the top of the 40-bit window is the likeliest to be free */
+    for (uint64_t base = (limit - span) & ~(RESERVED_ALIGN - 1); base >= RESERVED_FLOOR; base -= RESERVED_ALIGN)
+        if (free_of(maps, n, base, span)) {
+            *out = base;
+            return VGT_OK;
+        }
+    return VGT_FAIL(err, VGT_E_UNSUPPORTED, VGT_NO_OFFSET,
+                    "no 4 GiB-aligned range of 0x%llx bytes between 0x%llx and 0x%llx is free of the trace's %u "
+                    "mappings: the backend's own buffers cannot be placed",
+                    (unsigned long long)span, (unsigned long long)RESERVED_FLOOR, (unsigned long long)limit, n);
+}
+
+static void note(vgt_reloc_plan *p, int kind, uint64_t seq, uint64_t va, uint64_t len, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+
+static void note(vgt_reloc_plan *p, int kind, uint64_t seq, uint64_t va, uint64_t len, const char *fmt, ...)
+{
+    if (p->nnotes == VGT_RELOC_MAX_NOTES) {
+        p->notes_dropped++;
+        return;
+    }
+    vgt_reloc_note *n = &p->notes[p->nnotes++];
+    n->kind = kind;
+    n->seq = seq;
+    n->va = va;
+    n->len = len;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(n->msg, sizeof n->msg, fmt, ap);
+    va_end(ap);
+}
+
+const char *vgt_reloc_kind_name(int kind)
+{
+    static const char *const names[] = {"?", "reserved-moved", "pushbuf-above-40-bit", "unaligned-mapping",
+                                        "overlapping-mappings"};
+    return kind > 0 && kind < (int)(sizeof names / sizeof names[0]) ? names[kind] : "?";
+}
+
+/* Mappings that overlap an earlier one at a different VA or with a different length (the trace's VA
+ * spaces differ; the replay has one). The same range mapped again (a remap) is not a conflict. */
+void vgt_reloc_check_maps(vgt_reloc_plan *p, const vgt_reloc_range *maps, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        if (maps[i].va % 4096 || maps[i].len % 4096)
+            note(p, VGT_RELOC_UNALIGNED, maps[i].seq, maps[i].va, maps[i].len,
+                 "GPU_MAP seq %llu: 0x%llx+0x%llx is not 4 KiB aligned; it would be placed at an aligned VA and every "
+                 "operand pointing into it relocated", (unsigned long long)maps[i].seq,
+                 (unsigned long long)maps[i].va, (unsigned long long)maps[i].len);
+        for (uint32_t j = 0; j < i; j++) {
+            if (!overlaps(maps[i].va, maps[i].len, maps[j].va, maps[j].len)) continue;
+            if (maps[i].va == maps[j].va && maps[i].len == maps[j].len) continue;
+            if (maps[i].space == maps[j].space) continue;   /* one VA space: an unmap came between */
+            note(p, VGT_RELOC_OVERLAP, maps[i].seq, maps[i].va, maps[i].len,
+                 "GPU_MAP seq %llu (0x%llx+0x%llx) overlaps GPU_MAP seq %llu (0x%llx+0x%llx) of another VA space; "
+                 "the later one would need a new VA and the operands that point into it relocated",
+                 (unsigned long long)maps[i].seq, (unsigned long long)maps[i].va, (unsigned long long)maps[i].len,
+                 (unsigned long long)maps[j].seq, (unsigned long long)maps[j].va, (unsigned long long)maps[j].len);
+            break;
+        }
+    }
+}
+
+void vgt_reloc_check_segment(vgt_reloc_plan *p, uint64_t submit_index, uint64_t seq, uint32_t segment, uint64_t va,
+                             uint64_t len)
+{
+    if (va + len <= VGT_BACKEND_PB_VA_LIMIT) return;
+    note(p, VGT_RELOC_PB_ABOVE_40BIT, seq, va, len,
+         "submission %llu (seq %llu) segment %u: push buffer at VA 0x%llx (+%llu bytes) lies above 2^40, which a "
+         "GPFIFO entry cannot address; the segment would be copied below 2^40 and its GPFIFO entry's address "
+         "rewritten", (unsigned long long)submit_index, (unsigned long long)seq, segment, (unsigned long long)va,
+         (unsigned long long)len);
+}
+
+typedef struct scan {
+    vgt_reloc_range *maps;
+    uint32_t n, cap;
+    vgt_segment *segs;
+    uint32_t cap_segs;
+    uint64_t submits;
+} scan;
+
+static vgt_status add_map(scan *s, const vgt_record *rec, vgt_error *err)
+{
+    vgt_rec_gpu_map g;
+    VGT_TRY(vgt_decode_gpu_map(rec, &g, err));
+    if (g.status != 0 || !g.length) return VGT_OK;
+    if (s->n == VGT_BACKEND_MAX_MAP_RANGES)
+        return VGT_FAIL(err, VGT_E_LIMIT, rec->seq, "more than %u GPU_MAP records", VGT_BACKEND_MAX_MAP_RANGES);
+    if (s->n == s->cap) {
+        uint32_t nc = s->cap ? s->cap * 2 : 256;
+        vgt_reloc_range *m = realloc(s->maps, (size_t)nc * sizeof *m);
+        if (!m) return VGT_FAIL(err, VGT_E_NOMEM, rec->seq, "reloc: out of memory for %u mappings", nc);
+        s->maps = m;
+        s->cap = nc;
+    }
+    s->maps[s->n++] = (vgt_reloc_range){.va = g.gpu_va, .len = g.length, .seq = rec->seq,
+                                        .space = (uint64_t)g.client << 32 | g.va_space};
+    return VGT_OK;
+}
+
+#define MAX_OBSERVED 4096u
+
+static vgt_status add_observed(vgt_reloc_plan *p, const vgt_record *rec, vgt_error *err)
+{
+    vgt_rec_memory m;
+    VGT_TRY(vgt_decode_memory(rec, &m, err));
+    if (m.reason != VGT_MEM_OBSERVED || !m.length || p->nobserved == MAX_OBSERVED) return VGT_OK;
+    if (!p->observed && !(p->observed = malloc(MAX_OBSERVED * sizeof *p->observed)))
+        return VGT_FAIL(err, VGT_E_NOMEM, rec->seq, "reloc: out of memory for observed ranges");
+    p->observed[p->nobserved++] = (vgt_reloc_range){.va = m.gpu_va, .len = m.length, .seq = rec->seq};
+    return VGT_OK;
+}
+
+void vgt_reloc_plan_free(vgt_reloc_plan *p)
+{
+    free(p->observed);
+    p->observed = NULL;
+    p->nobserved = 0;
+}
+
+static vgt_status check_submit(scan *s, vgt_reloc_plan *p, const vgt_record *rec, vgt_error *err)
+{
+    uint32_t max = rec->length / 16 + 1;
+    if (max > s->cap_segs) {
+        vgt_segment *n = realloc(s->segs, (size_t)max * sizeof *n);
+        if (!n) return VGT_FAIL(err, VGT_E_NOMEM, rec->seq, "reloc: out of memory for %u segments", max);
+        s->segs = n;
+        s->cap_segs = max;
+    }
+    vgt_rec_gpfifo_submit sub;
+    VGT_TRY(vgt_decode_gpfifo_submit(rec, &sub, s->segs, s->cap_segs, err));
+    for (uint32_t i = 0; i < sub.segment_count; i++)
+        vgt_reloc_check_segment(p, s->submits, rec->seq, i, sub.segments[i].gpu_va, sub.segments[i].length);
+    s->submits++;
+    return VGT_OK;
+}
+
+vgt_status vgt_reloc_plan_trace(const char *path, uint64_t preferred, vgt_reloc_plan *p, vgt_error *err)
+{
+    memset(p, 0, sizeof *p);
+    p->reserved_va = preferred ? preferred : VGT_BACKEND_RESERVED_DEFAULT;
+    vgt_reader *r;
+    VGT_TRY(vgt_reader_open_path(&r, path, NULL, err));
+    scan s = {0};
+    vgt_record rec;
+    vgt_status rc;
+    while ((rc = vgt_reader_next(r, &rec, err)) == VGT_OK) {
+        if (rec.type == VGT_REC_GPU_MAP) rc = add_map(&s, &rec, err);
+        else if (rec.type == VGT_REC_GPFIFO_SUBMIT) rc = check_submit(&s, p, &rec, err);
+        else if (rec.type == VGT_REC_MEMORY) rc = add_observed(p, &rec, err);
+        if (rc != VGT_OK) break;
+    }
+    if (rc == VGT_E_EOF) {
+        vgt_reloc_check_maps(p, s.maps, s.n);
+        rc = vgt_reloc_choose_reserved(s.maps, s.n, p->reserved_va, VGT_BACKEND_RESERVED_SPAN,
+                                       VGT_BACKEND_PB_VA_LIMIT, &p->reserved_va, err);
+        p->maps = s.n;
+    }
+    if (rc == VGT_OK && p->reserved_va != (preferred ? preferred : VGT_BACKEND_RESERVED_DEFAULT))
+        note(p, VGT_RELOC_RESERVED_MOVED, 0, p->reserved_va, VGT_BACKEND_RESERVED_SPAN,
+             "the backend's own range moved to 0x%llx (+0x%llx): the trace maps memory at 0x%llx",
+             (unsigned long long)p->reserved_va, (unsigned long long)VGT_BACKEND_RESERVED_SPAN,
+             (unsigned long long)(preferred ? preferred : VGT_BACKEND_RESERVED_DEFAULT));
+    free(s.maps);
+    free(s.segs);
+    vgt_reader_close(r);
+    return rc;
+}

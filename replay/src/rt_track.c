@@ -1,0 +1,75 @@
+/* rt_track.c: which render targets the replayed 3D work draws into, from the decoded method stream.
+ * Each channel keeps its own decoder state (subchannel bindings persist across submissions); methods of
+ * a 3D class (xx97) at SET_COLOR_TARGET_A..MEMORY(j), 0x0800 + 64j + 4f for f = 0..5 (open-gpu-doc
+ * classes/3d/clcb97.h; shared/reference/command-stream-facts.md section 3), update the target's state.
+ * After the submission every target written during it that is complete (address, size, a format) is
+ * added to the replay's list once, in order of first use: --dump-rt N picks from that list.
+ * Not seen: targets set by methods an MME macro emits (the stream carries only the macro call). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+
+#define CT_FIRST 0x0800u
+#define CT_STRIDE 0x40u
+#define CT_FIELDS 6u          /* A, B, WIDTH, HEIGHT, FORMAT, MEMORY */
+#define CT_TARGETS 8u
+#define CLASS_3D_LOW 0x97u    /* xx97: the 3D classes (TURING_A C597 .. HOPPER_A CB97) */
+
+static int on_method(void *ctx, const vgt_method *m)
+{
+    engine_channel *c = ctx;
+    if (m->masked || (m->cls & 0xff) != CLASS_3D_LOW) return 0;
+    if (m->mthd < CT_FIRST || m->mthd >= CT_FIRST + CT_TARGETS * CT_STRIDE) return 0;
+    uint32_t j = (m->mthd - CT_FIRST) / CT_STRIDE, f = (m->mthd - CT_FIRST) % CT_STRIDE / 4;
+    if (f >= CT_FIELDS) return 0;
+    c->rt.ct[j][f] = m->data;
+    c->rt.dirty |= (uint8_t)(1u << j);
+    return 0;
+}
+
+static void add_target(vgt_replay *rp, const engine_channel *c, uint32_t j, const vgt_record *rec)
+{
+    const uint32_t *ct = c->rt.ct[j];
+    vgt_rt_desc d = {.va = (uint64_t)(ct[0] & 0x1ffffff) << 32 | ct[1], .width = ct[2], .height = ct[3],
+                     .format = ct[4], .memory = ct[5], .target = j, .submit_index = rp->cur_index, .seq = rec->seq};
+    if (!d.va || !d.width || !d.height || !d.format) return;
+    for (uint32_t i = 0; i < rp->nrts; i++) {
+        const vgt_rt_desc *o = &rp->rts[i];
+        if (o->va == d.va && o->width == d.width && o->height == d.height && o->format == d.format &&
+            o->memory == d.memory)
+            return;
+    }
+    if (rp->nrts == VGT_RT_MAX) return;
+    rp->rts[rp->nrts++] = d;
+    uint64_t span = vgt_rt_span(&d);
+    if (rp->opt.census && span) census_watch(rp, d.va, span, "render-target");
+}
+
+vgt_status rt_track_submit(vgt_replay *rp, engine_channel *c, const vgt_record *rec, const vgt_rec_gpfifo_submit *sub,
+                           vgt_error *err)
+{
+    if (!c->pb) {
+        c->pb = calloc(1, sizeof *c->pb);
+        if (!c->pb) return VGT_FAIL(err, VGT_E_NOMEM, rec->seq, "replay: out of memory for decoder state");
+        vgt_pb_state_init(c->pb, c->cls);
+    }
+    c->rt.dirty = 0;
+    vgt_pb_callbacks cb = {.method = on_method, .ctx = c};
+    vgt_error e;
+    if (vgt_pb_decode_submit(c->pb, rec->seq, sub, &cb, &e) != VGT_OK)
+        engine_warn(rp, "render-target tracking: submission %lld not decoded: %s", (long long)rp->cur_index, e.msg);
+    for (uint32_t j = 0; j < CT_TARGETS; j++)
+        if (c->rt.dirty & (1u << j)) add_target(rp, c, j, rec);
+    return VGT_OK;
+}
+
+void rt_track_free(engine_channel *c)
+{
+    free(c->pb);
+    c->pb = NULL;
+}
+
+uint32_t vgt_replay_rt_count(const vgt_replay *rp) { return rp->nrts; }
+
+const vgt_rt_desc *vgt_replay_rt_at(const vgt_replay *rp, uint32_t i) { return i < rp->nrts ? &rp->rts[i] : NULL; }

@@ -1,0 +1,412 @@
+/* test_events_overlay.c: the semantic tracker's stream-write overlay (QMDs uploaded in-stream, as libcuda
+ * does), its bulk entry point, macro origin and the draw topology rules, on hand-built method streams.
+ * Offsets (NVIDIA open-gpu-doc classes/compute/clcbc0.h, classes/3d/clcb97.h, classes/dma-copy/clc8b5.h):
+ * I2M LINE_LENGTH_IN 0x180, LINE_COUNT 0x184, OFFSET_OUT_UPPER 0x188, OFFSET_OUT 0x18c, LAUNCH_DMA 0x1b0
+ * (bit 0 pitch), LOAD_INLINE_DATA 0x1b4; SEND_PCAS_A 0x2b4 (QMD VA >> 8), SEND_SIGNALING_PCAS2_B 0x2c0
+ * (PCAS_ACTION 9 = PREFETCH_SCHEDULE); QMD V04_00 bit ranges from clcbc0qmd.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vgt/events.h"
+#include "vgt/pushbuf.h"
+
+static int failures;
+#define CHECK(cond, ...)                                                                   \
+    do {                                                                                   \
+        if (!(cond)) {                                                                     \
+            failures++;                                                                    \
+            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);       \
+            fprintf(stderr, __VA_ARGS__);                                                  \
+            fputc('\n', stderr);                                                           \
+        }                                                                                  \
+    } while (0)
+
+#define MAX_EV 32
+typedef struct sink { int n; vgt_event ev[MAX_EV]; char text[MAX_EV][512]; } sink;
+
+static void on_event(void *ctx, const vgt_event *ev)
+{
+    sink *s = ctx;
+    if (s->n >= MAX_EV) return;
+    s->ev[s->n] = *ev;
+    vgt_event_format(ev, s->text[s->n], sizeof s->text[0]);
+    if (ev->kind == VGT_EV_LAUNCH) s->ev[s->n].u.launch.qmd_bytes = NULL;   /* not valid after the callback */
+    s->n++;
+}
+
+/* A memory that knows nothing: every QMD byte must come from the stream. */
+static vgt_status no_mem(void *ctx, uint64_t va, void *dst, uint64_t len, uint64_t *known, vgt_error *err)
+{
+    (void)ctx; (void)va; (void)err;
+    memset(dst, 0, len);
+    *known = 0;
+    return VGT_OK;
+}
+
+static vgt_sem_tracker *tracker(sink *s, int keep)
+{
+    memset(s, 0, sizeof *s);
+    vgt_sem_config cfg = { .on_event = on_event, .ctx = s, .mem_read = no_mem, .keep_upload_bytes = keep };
+    vgt_sem_tracker *t = NULL;
+    vgt_error err;
+    if (vgt_sem_new(&t, &cfg, &err) != VGT_OK) { fprintf(stderr, "vgt_sem_new: %s\n", err.msg); exit(1); }
+    return t;
+}
+
+static uint32_t dword_no;
+static vgt_method meth(uint32_t cls, uint32_t subch, uint32_t mthd, uint32_t data)
+{
+    vgt_method m = { .subch = subch, .cls = cls, .mthd = mthd, .data = data, .kind = VGT_HDR_INC };
+    m.is_host = mthd < 0x100;
+    m.pos.seq = 9; m.pos.dword = dword_no++;
+    return m;
+}
+
+static void feed(vgt_sem_tracker *t, uint32_t cls, uint32_t subch, uint32_t mthd, uint32_t data)
+{
+    vgt_method m = meth(cls, subch, mthd, data);
+    vgt_error err;
+    if (vgt_sem_method(t, &m, &err) != VGT_OK) { failures++; fprintf(stderr, "method 0x%x: %s\n", mthd, err.msg); }
+}
+
+static void qmd_v04(uint8_t *q, uint32_t grid, uint32_t block, uint64_t prog, uint64_t rel_va, uint32_t payload)
+{
+    memset(q, 0, 384);
+    vgt_qmd_set_bits(q, 384, 583, 580, 4);            /* QMD_MAJOR_VERSION 4 */
+    vgt_qmd_set_bits(q, 384, 1055, 1024, grid);       /* GRID_WIDTH */
+    vgt_qmd_set_bits(q, 384, 1071, 1056, 1);          /* GRID_HEIGHT */
+    vgt_qmd_set_bits(q, 384, 1103, 1088, 1);          /* GRID_DEPTH */
+    vgt_qmd_set_bits(q, 384, 1167, 1152, block);      /* CTA_THREAD_DIMENSION0 */
+    vgt_qmd_set_bits(q, 384, 1247, 1216, prog & 0xffffffffu);
+    vgt_qmd_set_bits(q, 384, 1272, 1248, prog >> 32);
+    vgt_qmd_set_bits(q, 384, 320, 320, 1);            /* RELEASE_ENABLE(0) */
+    vgt_qmd_set_bits(q, 384, 322, 321, 1);            /* one word */
+    vgt_qmd_set_bits(q, 384, 671, 640, rel_va & 0xffffffffu);
+    vgt_qmd_set_bits(q, 384, 696, 672, rel_va >> 32);
+    vgt_qmd_set_bits(q, 384, 735, 704, payload);
+}
+
+static uint32_t le32(const uint8_t *p) { return p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; }
+
+/* I2M upload of len bytes to va on the compute subchannel: dword by dword, or one non-increasing run. */
+static void upload(vgt_sem_tracker *t, uint64_t va, const uint8_t *bytes, uint32_t len, int bulk)
+{
+    const uint32_t cls = 0xCBC0, sc = 1;
+    feed(t, cls, sc, 0x188, (uint32_t)(va >> 32));
+    feed(t, cls, sc, 0x18c, (uint32_t)va);
+    feed(t, cls, sc, 0x180, len);
+    feed(t, cls, sc, 0x184, 1);
+    feed(t, cls, sc, 0x1b0, 0x41);   /* pitch, SYSMEMBAR_DISABLE: what libcuda writes (corpus/vadd.vgt) */
+    uint32_t n = (len + 3) / 4;
+    uint8_t padded[1024] = { 0 };
+    memcpy(padded, bytes, len);
+    if (bulk) {
+        vgt_method m = meth(cls, sc, 0x1b4, le32(padded));
+        m.kind = VGT_HDR_NONINC;
+        dword_no += n - 1;
+        vgt_error err;
+        if (vgt_sem_noninc_run(t, &m, padded, n, &err) != VGT_OK) { failures++; fprintf(stderr, "bulk: %s\n", err.msg); }
+    } else {
+        for (uint32_t i = 0; i < n; i++) feed(t, cls, sc, 0x1b4, le32(padded + 4 * i));
+    }
+}
+
+static void launch(vgt_sem_tracker *t, uint64_t qmd_va)
+{
+    feed(t, 0xCBC0, 1, 0x2b4, (uint32_t)(qmd_va >> 8));
+    feed(t, 0xCBC0, 1, 0x2c0, 0x9);
+}
+
+static void test_qmd_uploaded_in_stream(int bulk)
+{
+    sink s; vgt_sem_tracker *t = tracker(&s, 0);   /* census settings: upload bytes not kept */
+    uint8_t q[384];
+    const uint64_t qva = 0x204e0c000ull;
+    qmd_v04(q, 4096, 256, 0x7f4f637a0000ull, 0x204637f34ull, 6);
+    upload(t, qva, q, 384, bulk);
+    CHECK(s.n == 1 && s.ev[0].kind == VGT_EV_UPLOAD && s.ev[0].u.upload.length == 384, "upload first: %d events", s.n);
+    CHECK(s.ev[0].pos.dword == dword_no - 1, "upload completed by its last dword: %u vs %u", s.ev[0].pos.dword, dword_no - 1);
+    launch(t, qva);
+    CHECK(s.n == 3, "launch + its QMD release: %d events", s.n);
+    const vgt_ev_launch *l = &s.ev[1].u.launch;
+    CHECK(s.ev[1].kind == VGT_EV_LAUNCH && l->decoded && l->qmd_known && l->qmd.version == VGT_QMD_V04_00,
+          "QMD from the stream: %s", s.text[1]);
+    CHECK(l->qmd.grid[0] == 4096 && l->qmd.grid[1] == 1 && l->qmd.block[0] == 256 &&
+          l->qmd.program_va == 0x7f4f637a0000ull, "grid/block/program: %s", s.text[1]);
+    CHECK(s.ev[2].kind == VGT_EV_SEM_RELEASE && s.ev[2].u.sem.source == VGT_SEM_SRC_QMD &&
+          s.ev[2].u.sem.va == 0x204637f34ull && s.ev[2].u.sem.payload == 6, "release: %s", s.text[2]);
+
+    /* newest wins: a second upload over the same QMD changes the grid */
+    qmd_v04(q, 7, 32, 0x1000, 0x2000, 1);
+    upload(t, qva, q, 384, bulk);
+    launch(t, qva);
+    CHECK(s.n == 6 && s.ev[4].u.launch.decoded && s.ev[4].u.launch.qmd.grid[0] == 7 && s.ev[4].u.launch.qmd.block[0] == 32,
+          "re-uploaded QMD: %s", s.text[4]);
+
+    /* a partial overwrite: only the grid dword (bits 1055:1024, bytes 128..131) */
+    uint8_t g[4] = { 9, 0, 0, 0 };
+    upload(t, qva + 128, g, 4, bulk);
+    launch(t, qva);
+    CHECK(s.n == 9 && s.ev[7].u.launch.qmd.grid[0] == 9 && s.ev[7].u.launch.qmd.block[0] == 32 && s.ev[7].u.launch.qmd_known,
+          "patched QMD: %s", s.text[7]);
+
+    /* a block-linear upload over it: its bytes are not known; the QMD reads as unknown, not stale */
+    feed(t, 0xCBC0, 1, 0x188, (uint32_t)(qva >> 32)); feed(t, 0xCBC0, 1, 0x18c, (uint32_t)qva);
+    feed(t, 0xCBC0, 1, 0x180, 16); feed(t, 0xCBC0, 1, 0x184, 1);
+    feed(t, 0xCBC0, 1, 0x1b0, 0x40);   /* DST_MEMORY_LAYOUT block-linear */
+    for (int i = 0; i < 4; i++) feed(t, 0xCBC0, 1, 0x1b4, 0);
+    launch(t, qva);
+    CHECK(s.n >= 11 && s.ev[10].kind == VGT_EV_LAUNCH && !s.ev[10].u.launch.qmd_known, "hole hides the old QMD: %s",
+          s.text[10]);
+    vgt_sem_free(t);
+
+    /* without the overlay the same stream leaves the QMD unknown (the corpus before this change) */
+    memset(&s, 0, sizeof s);
+    vgt_sem_config cfg = { .on_event = on_event, .ctx = &s, .mem_read = no_mem, .no_overlay = 1 };
+    vgt_error err;
+    CHECK(vgt_sem_new(&t, &cfg, &err) == VGT_OK, "new");
+    qmd_v04(q, 4096, 256, 0x7f4f637a0000ull, 0x204637f34ull, 6);
+    upload(t, qva, q, 384, bulk);
+    launch(t, qva);
+    CHECK(s.n == 2 && !s.ev[1].u.launch.decoded, "no overlay: %s", s.text[1]);
+    vgt_sem_free(t);
+}
+
+/* Many writes past the overlay's bounds: old bytes are forgotten, recent ones still read back. */
+static void test_overlay_bounds(void)
+{
+    sink s; vgt_sem_tracker *t = tracker(&s, 0);
+    uint8_t buf[1024];
+    for (uint32_t i = 0; i < 3000; i++) {   /* 3000 x 1 KiB through a 1 MiB overlay */
+        memset(buf, (int)(i & 0xff), sizeof buf);
+        upload(t, 0x100000000ull + 1024ull * i, buf, sizeof buf, 1);
+    }
+    uint8_t got[8];
+    uint64_t known = 0;
+    vgt_error err;
+    CHECK(vgt_sem_mem_read(t, 0x100000000ull + 1024ull * 2999 + 100, got, 8, &known, &err) == VGT_OK && known == 8 &&
+          got[0] == (2999 & 0xff), "newest bytes kept: known %llu byte 0x%x", (unsigned long long)known, got[0]);
+    CHECK(vgt_sem_mem_read(t, 0x100000000ull, got, 8, &known, &err) == VGT_OK && known == 0, "oldest forgotten: %llu",
+          (unsigned long long)known);
+    /* a read across a known/unknown boundary counts only the known bytes */
+    CHECK(vgt_sem_mem_read(t, 0x100000000ull + 1024ull * 3000 - 4, got, 8, &known, &err) == VGT_OK && known == 4,
+          "boundary: %llu", (unsigned long long)known);
+    vgt_sem_free(t);
+}
+
+/* Copy-engine fill and copy of overlay bytes (C8B5: OFFSET_IN 0x400/0x404, OUT 0x408/0x40c, LINE_LENGTH_IN 0x418,
+ * SET_REMAP_CONST_A 0x700, SET_REMAP_COMPONENTS 0x708, LAUNCH_DMA 0x300: pitch 7/8, REMAP 10). */
+static void test_copy_into_overlay(void)
+{
+    sink s; vgt_sem_tracker *t = tracker(&s, 0);
+    uint8_t q[384];
+    qmd_v04(q, 33, 64, 0x5000, 0, 0);
+    upload(t, 0x7000000000ull, q, 384, 0);
+    const uint32_t ce = 0xC8B5;
+    feed(t, ce, 4, 0x400, 0x70); feed(t, ce, 4, 0x404, 0);          /* from the uploaded QMD */
+    feed(t, ce, 4, 0x408, 0x71); feed(t, ce, 4, 0x40c, 0);
+    feed(t, ce, 4, 0x418, 384);
+    feed(t, ce, 4, 0x300, (1u << 7) | (1u << 8));
+    launch(t, 0x7100000000ull);
+    CHECK(s.n >= 3 && s.ev[2].kind == VGT_EV_LAUNCH && s.ev[2].u.launch.decoded && s.ev[2].u.launch.qmd.grid[0] == 33,
+          "QMD copied by the copy engine: %s", s.ev[2].kind == VGT_EV_LAUNCH ? s.text[2] : "?");
+    /* a 4-byte fill of 0x11111111 at the copy's grid dword */
+    feed(t, ce, 4, 0x408, 0x71); feed(t, ce, 4, 0x40c, 128);
+    feed(t, ce, 4, 0x418, 1);
+    feed(t, ce, 4, 0x700, 0x11111111);
+    feed(t, ce, 4, 0x708, (3u << 16) | 4u);   /* COMPONENT_SIZE four bytes, one component, DST_X = CONST_A */
+    feed(t, ce, 4, 0x300, (1u << 7) | (1u << 8) | (1u << 10));
+    launch(t, 0x7100000000ull);
+    int last = s.n - 1;
+    while (last > 0 && s.ev[last].kind != VGT_EV_LAUNCH) last--;
+    CHECK(s.ev[last].kind == VGT_EV_LAUNCH && s.ev[last].u.launch.qmd.grid[0] == 0x11111111, "filled grid: %s",
+          s.text[last]);
+    vgt_sem_free(t);
+}
+
+/* The bulk entry point gives the same events as dword-by-dword feeding, for any method. */
+static void test_bulk_equals_single(void)
+{
+    sink a, b;
+    vgt_sem_tracker *ta = tracker(&a, 1), *tb = tracker(&b, 1);
+    uint8_t data[64];
+    for (int i = 0; i < 64; i++) data[i] = (uint8_t)(i * 7);
+    /* an upload of 30 bytes, then more LOAD_INLINE_DATA than it needs in the same run */
+    for (int k = 0; k < 2; k++) {
+        vgt_sem_tracker *t = k ? tb : ta;
+        dword_no = 0;
+        feed(t, 0xA140, 2, 0x188, 0); feed(t, 0xA140, 2, 0x18c, 0x1000); feed(t, 0xA140, 2, 0x180, 30);
+        feed(t, 0xA140, 2, 0x184, 1); feed(t, 0xA140, 2, 0x1b0, 1);
+        if (k) {
+            vgt_method m = meth(0xA140, 2, 0x1b4, le32(data));
+            vgt_error err;
+            CHECK(vgt_sem_noninc_run(t, &m, data, 16, &err) == VGT_OK, "bulk");
+        } else {
+            for (int i = 0; i < 16; i++) feed(t, 0xA140, 2, 0x1b4, le32(data + 4 * i));
+        }
+        /* a host SEM_EXECUTE run (release) through the bulk path of a non-upload method */
+        feed(t, 0xC86F, 0, 0x5c, 0x2000); feed(t, 0xC86F, 0, 0x60, 0x70); feed(t, 0xC86F, 0, 0x64, 5);
+        uint8_t rel[8] = { 1, 0, 0, 0, 1, 0, 0, 0 };   /* SEM_EXECUTE OPERATION RELEASE, twice */
+        vgt_method m = meth(0xC86F, 0, 0x6c, 1);
+        m.pos.dword = 100;
+        vgt_error err;
+        if (k) CHECK(vgt_sem_noninc_run(t, &m, rel, 2, &err) == VGT_OK, "bulk host");
+        else { vgt_sem_method(t, &m, &err); m.pos.dword = 101; vgt_sem_method(t, &m, &err); }
+        vgt_sem_flush(t);
+    }
+    CHECK(a.n == b.n && a.n == 3, "same event count: %d vs %d", a.n, b.n);
+    for (int i = 0; i < a.n && i < b.n; i++)
+        CHECK(!strcmp(a.text[i], b.text[i]) && a.ev[i].pos.dword == b.ev[i].pos.dword, "event %d: '%s' @%u vs '%s' @%u", i,
+              a.text[i], a.ev[i].pos.dword, b.text[i], b.ev[i].pos.dword);
+    vgt_sem_free(ta);
+    vgt_sem_free(tb);
+}
+
+/* Macro origin, and the topology of *_BEGIN_END draws (SET_DRAW_CONTROL_A 0x260 / _B 0x264,
+ * SET_PRIMITIVE_TOPOLOGY_CONTROL 0x1948, SET_PRIMITIVE_TOPOLOGY 0x1970, DRAW_VERTEX_ARRAY_BEGIN_END_A/B
+ * 0x270/0x274) as the Vulkan driver issues them (corpus/vk_triangle.vgt). */
+static void test_macro_draw_topology(void)
+{
+    sink s; vgt_sem_tracker *t = tracker(&s, 0);
+    const uint32_t g = 0xCB97;
+    feed(t, g, 0, 0x260, 0x600);   /* TOPOLOGY POINTS, INSTANCE_ITERATE_ENABLE, IGNORE_GLOBAL_BASE_VERTEX_INDEX */
+    feed(t, g, 0, 0x264, 1);
+    feed(t, g, 0, 0x270, 0); feed(t, g, 0, 0x274, 3);
+    vgt_sem_flush(t);
+    CHECK(s.n == 1 && s.ev[0].u.draw.topology == 0 && s.ev[0].u.draw.count == 3 && s.ev[0].origin == VGT_ORIGIN_STREAM,
+          "topology from SET_DRAW_CONTROL_A: %s", s.text[0]);
+    feed(t, g, 0, 0x1948, 1);      /* USE_SEPARATE_TOPOLOGY_STATE */
+    vgt_sem_begin_macro(t, 77);
+    feed(t, g, 0, 0x1970, 4);      /* TRIANGLELIST */
+    feed(t, g, 0, 0x264, 5);
+    feed(t, g, 0, 0x270, 0); feed(t, g, 0, 0x274, 3);
+    vgt_sem_end_macro(t);
+    vgt_sem_flush(t);
+    CHECK(s.n == 2 && s.ev[1].u.draw.topology == 4 && s.ev[1].u.draw.instance_count == 5 &&
+          s.ev[1].origin == VGT_ORIGIN_MACRO && s.ev[1].macro_call == 77 && strstr(s.text[1], "[macro call 77]"),
+          "separate topology, instances, macro origin: %s", s.text[1]);
+    feed(t, g, 0, 0x1618, 0x1);    /* BEGIN OP LINES: the separate state still rules */
+    feed(t, g, 0, 0xd74, 0); feed(t, g, 0, 0xd78, 6);
+    feed(t, g, 0, 0x1614, 0);
+    vgt_sem_flush(t);
+    CHECK(s.n == 3 && s.ev[2].u.draw.topology == 4 && s.ev[2].origin == VGT_ORIGIN_STREAM, "BEGIN under override: %s",
+          s.text[2]);
+    vgt_sem_free(t);
+}
+
+/* A push buffer decoded with and without the bulk path (pushbuf noninc_run -> vgt_sem_noninc_run) gives
+ * the same events at the same positions. Headers (dev_ram / clc86f.h): SEC_OP 31:29 (1 INC, 3 NONINC,
+ * 5 ONEINC), COUNT 28:16, SUBCHANNEL 15:13, ADDRESS 11:0 = method >> 2. */
+typedef struct pbctx { vgt_sem_tracker *t; int bulk_calls; } pbctx;
+static int pb_method(void *ctx, const vgt_method *m)
+{
+    vgt_error err;
+    return vgt_sem_method(((pbctx *)ctx)->t, m, &err) != VGT_OK;
+}
+static int pb_run(void *ctx, const vgt_method *m, const uint8_t *data, uint32_t count)
+{
+    vgt_error err;
+    ((pbctx *)ctx)->bulk_calls++;
+    return vgt_sem_noninc_run(((pbctx *)ctx)->t, m, data, count, &err) != VGT_OK;
+}
+
+static uint32_t hdr(unsigned sec, unsigned count, unsigned subch, unsigned mthd)
+{
+    return (uint32_t)sec << 29 | (uint32_t)count << 16 | (uint32_t)subch << 13 | (mthd >> 2);
+}
+
+static void test_pushbuf_bulk_path(void)
+{
+    uint32_t pb[512];
+    unsigned n = 0;
+    uint8_t q[384];
+    qmd_v04(q, 12, 96, 0x9000, 0x8000, 3);
+    pb[n++] = hdr(1, 1, 1, 0); pb[n++] = 0xCBC0;                       /* SET_OBJECT compute on subchannel 1 */
+    pb[n++] = hdr(1, 4, 1, 0x180); pb[n++] = 384; pb[n++] = 1; pb[n++] = 0x2; pb[n++] = 0x4e0c000;
+    pb[n++] = hdr(5, 97, 1, 0x1b0); pb[n++] = 0x41;                    /* ONEINC: LAUNCH_DMA, then the QMD */
+    for (unsigned i = 0; i < 96; i++) pb[n++] = le32(q + 4 * i);
+    pb[n++] = hdr(1, 1, 1, 0x2b4); pb[n++] = 0x204e0c0;               /* SEND_PCAS_A */
+    pb[n++] = hdr(1, 1, 1, 0x2c0); pb[n++] = 0x9;                     /* SEND_SIGNALING_PCAS2_B */
+    pb[n++] = hdr(1, 4, 1, 0x180); pb[n++] = 10; pb[n++] = 1; pb[n++] = 0x2; pb[n++] = 0x1000;
+    pb[n++] = hdr(1, 1, 1, 0x1b0); pb[n++] = 0x41;
+    pb[n++] = hdr(3, 5, 1, 0x1b4);                                      /* NONINC: 3 dwords of data + 2 extra */
+    for (unsigned i = 0; i < 5; i++) pb[n++] = 0x01020304u * (i + 1);
+    uint8_t bytes[sizeof pb];
+    for (unsigned i = 0; i < n; i++) { bytes[4 * i] = (uint8_t)pb[i]; bytes[4 * i + 1] = (uint8_t)(pb[i] >> 8);
+                                       bytes[4 * i + 2] = (uint8_t)(pb[i] >> 16); bytes[4 * i + 3] = (uint8_t)(pb[i] >> 24); }
+    sink a, b;
+    pbctx ca = { tracker(&a, 1), 0 }, cbk = { tracker(&b, 1), 0 };
+    for (int k = 0; k < 2; k++) {
+        pbctx *c = k ? &cbk : &ca;
+        vgt_pb_state st;
+        vgt_pb_state_init(&st, 0xC86F);
+        vgt_pb_callbacks cb = { .method = pb_method, .ctx = c, .noninc_run = k ? pb_run : NULL };
+        vgt_error err;
+        vgt_mpos pos = { 5, 0, 0 };
+        CHECK(vgt_pb_decode(&st, bytes, 4 * n, pos, &cb, &err) == VGT_OK, "decode");
+        vgt_sem_flush(c->t);
+    }
+    CHECK(cbk.bulk_calls == 2, "the ONEINC tail and the NONINC run went in bulk: %d calls", cbk.bulk_calls);
+    CHECK(a.n == 4 && b.n == 4, "events: %d / %d", a.n, b.n);
+    for (int i = 0; i < a.n && i < b.n; i++)
+        CHECK(!strcmp(a.text[i], b.text[i]) && a.ev[i].pos.dword == b.ev[i].pos.dword, "event %d: '%s' @%u vs '%s' @%u",
+              i, a.text[i], a.ev[i].pos.dword, b.text[i], b.ev[i].pos.dword);
+    CHECK(b.n > 1 && b.ev[1].kind == VGT_EV_LAUNCH && b.ev[1].u.launch.qmd.grid[0] == 12, "launch: %s", b.text[1]);
+    vgt_sem_free(ca.t);
+    vgt_sem_free(cbk.t);
+}
+
+/* Hostile streams concentrated on what the overlay and the bulk path see (I2M, copy, launch methods,
+ * small and huge sizes, runs of any length): never a crash, an over-read or a failure (run under ASan in
+ * a sanitizer build). Reads through vgt_sem_mem_read at random places must count no more than asked. */
+static void test_overlay_noise(void)
+{
+    sink s; vgt_sem_tracker *t = tracker(&s, 0);
+    static const uint32_t mthds[] = { 0x180, 0x184, 0x188, 0x18c, 0x190, 0x1b0, 0x1b4, 0x2b4, 0x2c0, 0x318, 0x31c,
+                                      0x320, 0x400, 0x404, 0x408, 0x40c, 0x410, 0x414, 0x418, 0x41c, 0x300, 0x700,
+                                      0x708 };
+    static const uint32_t classes[] = { 0xCBC0, 0xA140, 0xC8B5, 0xCB97 };
+    uint8_t run[4096];
+    srand(5);
+    for (int i = 0; i < 100000; i++) {
+        vgt_method m = meth(classes[(unsigned)rand() % 4], (unsigned)rand() % 8, mthds[(unsigned)rand() % 23], 0);
+        unsigned r = (unsigned)rand() % 8;
+        m.data = r == 0 ? (uint32_t)rand() : r < 4 ? (unsigned)rand() % 64 : r < 6 ? 0x41 : 0x7f000000u + (unsigned)rand() % 4096;
+        if (m.mthd == 0x1b4 && rand() % 2) {
+            uint32_t n = 1 + (unsigned)rand() % 1024;
+            for (uint32_t k = 0; k < 4 * n; k++) run[k] = (uint8_t)rand();
+            vgt_error err;
+            if (vgt_sem_noninc_run(t, &m, run, n, &err) != VGT_OK) { CHECK(0, "bulk failed: %s", err.msg); break; }
+        } else {
+            vgt_error err;
+            if (vgt_sem_method(t, &m, &err) != VGT_OK) { CHECK(0, "method failed: %s", err.msg); break; }
+        }
+        if (i % 1000 == 0) {
+            uint8_t got[700];
+            uint64_t known = 0;
+            uint32_t len = 1 + (unsigned)rand() % sizeof got;
+            vgt_error err;
+            CHECK(vgt_sem_mem_read(t, 0x7f000000u + (unsigned)rand() % 8192, got, len, &known, &err) == VGT_OK &&
+                  known <= len, "read: known %llu of %u", (unsigned long long)known, len);
+            vgt_sem_flush(t);
+            s.n = 0;
+        }
+    }
+    vgt_sem_free(t);
+}
+
+int main(void)
+{
+    test_overlay_noise();
+    test_pushbuf_bulk_path();
+    test_qmd_uploaded_in_stream(0);
+    test_qmd_uploaded_in_stream(1);
+    test_overlay_bounds();
+    test_copy_into_overlay();
+    test_bulk_equals_single();
+    test_macro_draw_topology();
+    if (failures) { fprintf(stderr, "test_events_overlay: %d failure(s)\n", failures); return 1; }
+    printf("test_events_overlay: ok\n");
+    return 0;
+}
