@@ -171,8 +171,10 @@ static int record_changed_page(region *r, uint32_t p)
     }
     if (r->shadow && r->shadow_ok && r->shadow_ok[p]) {
         const uint8_t *old = r->shadow + off;
+        if (memcmp(stage, old, n) == 0) return 0;   /* the common case of a hot page: one vector compare */
+        while (lo + 64 <= n && memcmp(stage + lo, old + lo, 64) == 0) lo += 64;
         while (lo < n && stage[lo] == old[lo]) lo++;
-        if (lo == n) return 0;
+        while (hi >= lo + 64 && memcmp(stage + hi - 64, old + hi - 64, 64) == 0) hi -= 64;
         while (hi > lo && stage[hi - 1] == old[hi - 1]) hi--;
         lo &= ~7ull;
         hi = (hi + 7) & ~7ull;

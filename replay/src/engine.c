@@ -23,8 +23,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "engine.h"
+
+static uint64_t mono_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
 
 vgt_replay_options vgt_replay_defaults(void)
 {
@@ -271,6 +279,8 @@ static vgt_status on_submit(vgt_replay *rp, const vgt_record *rec, vgt_error *er
         return VGT_OK;
     }
     rp->sum.submissions++;
+    if (!rp->t0_ns) rp->t0_ns = mono_ns(), rp->first_ts = rec->ts;
+    rp->last_ts = rec->ts;
     rp->cur_index = index;
     rp->cur_seq = rec->seq;
     rp->cur_channel = sub.channel;
@@ -337,6 +347,7 @@ vgt_status vgt_replay_finish(vgt_replay *rp, vgt_error *err)
     check_close_submission(rp);
     vgt_status rc = rp->ops->idle ? rp->ops->idle(rp->be, 0, err) : VGT_OK;
     rp->sum.blocked = rc == VGT_E_TIMEOUT;
+    if (rp->t0_ns) rp->t1_ns = mono_ns();
     if (rp->ops->counters) rp->ops->counters(rp->be, &rp->sum.ctr);
     return rc;
 }
@@ -344,6 +355,8 @@ vgt_status vgt_replay_finish(vgt_replay *rp, vgt_error *err)
 const vgt_replay_summary *vgt_replay_summary_get(vgt_replay *rp)
 {
     if (rp->ops->counters) rp->ops->counters(rp->be, &rp->sum.ctr);
+    rp->sum.capture_span_ns = rp->last_ts - rp->first_ts;
+    rp->sum.replay_span_ns = rp->t1_ns > rp->t0_ns ? rp->t1_ns - rp->t0_ns : 0;
     const census_state *c = &rp->census;
     rp->sum.census_ranges = c->n;
     rp->sum.census_bytes = c->bytes;

@@ -78,6 +78,8 @@ struct vgt_replay {
     vgt_rt_desc rts[VGT_RT_MAX];
     uint32_t nrts;
     census_state census;
+    uint64_t first_ts, last_ts;  /* capture timestamps of the first and last submission */
+    uint64_t t0_ns, t1_ns;       /* monotonic: first submission started, finish ended */
 };
 
 void engine_report(vgt_replay *rp, vgt_replay_report *r);

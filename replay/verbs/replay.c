@@ -176,6 +176,8 @@ static void print_summary_text(FILE *f, const vgt_replay_summary *s, int check, 
     fprintf(f, "  faults %llu; unsupported operations %llu; decoder diagnostics %llu; blocked waits %llu; warnings %llu%s\n",
             (unsigned long long)k->faults, (unsigned long long)k->unsupported, (unsigned long long)k->diagnostics,
             (unsigned long long)k->blocked_waits, (unsigned long long)s->warnings, s->blocked ? "; CHANNELS NEVER FINISHED" : "");
+    fprintf(f, "  timing: replay %.3f ms from the first submission to all work done; capture %.3f ms from the first "
+               "to the last submission\n", s->replay_span_ns / 1e6, s->capture_span_ns / 1e6);
     if (hidden) fprintf(f, "  (%llu further messages not shown)\n", (unsigned long long)hidden);
     if (s->limits_note) fprintf(f, "  note: %s\n", s->limits_note);
     if (problem) fprintf(f, "result: FAILED (the trace could not be read to its end: %s)\n", problem);
@@ -210,6 +212,8 @@ static void print_summary_json(FILE *f, const vgt_replay_summary *s, int check, 
         fprintf(f, "\"checks\":{\"passed\":%llu,\"failed\":%llu,\"not_comparable\":%llu,\"bytes_compared\":%llu},",
                 (unsigned long long)s->checks_passed, (unsigned long long)s->checks_failed,
                 (unsigned long long)s->checks_skipped, (unsigned long long)s->bytes_compared);
+    fprintf(f, "\"replay_span_ns\":%llu,\"capture_span_ns\":%llu,", (unsigned long long)s->replay_span_ns,
+            (unsigned long long)s->capture_span_ns);
     fputs("\"note\":", f);
     vgt_json_string(f, s->limits_note ? s->limits_note : "");
     if (finish_msg) {

@@ -10,9 +10,10 @@
  *   ce          memset + sysmem->vidmem->sysmem + CE semaphore, vidmem read back through BAR1
  *   i2m_3d      HOPPER_A bound, upload through 3D      fence    channel fence
  *   rate        trivial submissions per second (info)
- *   mme_*       on channels of their own: macros uploaded to HOPPER_A and called, each emitting an I2M
- *               upload; the address and value written must equal the MME simulator's prediction
- *               (five variants that isolate the instruction form the H200 refused; see step_mme)
+ *   mme_*       on channels of their own: macros uploaded to HOPPER_A as the NVIDIA driver does (start
+ *               addresses in 96-bit groups, behind a lead-in macro) and called, each emitting an I2M
+ *               upload; the address and value written must equal the MME tracker's prediction
+ *               (mme_plain first; five variants that isolate instruction forms; see step_mme)
  *   c56f_3d     an AMPERE_CHANNEL_GPFIFO_A (Vulkan's class) channel: upload through HOPPER_A
  *   fault       a release to an unmapped VA on a second channel must end the wait with VGT_E_FAULT
  *   after_fault the first channel still works
@@ -365,18 +366,25 @@ static void step_ce(ctx *t)
 /* ---- MME on HOPPER_A ----------------------------------------------------------------------------------- */
 #ifdef VGT_SELFTEST_MME
 /* Macros that emit an I2M upload of one word (LINE_LENGTH_IN 4, LINE_COUNT 1, OFFSET_OUT_UPPER/OFFSET_OUT,
- * LAUNCH_DMA, LOAD_INLINE_DATA). On the H200 (2026-11-30) variant "loads_out" raised MME ILLEGAL_OPCODE
- * (ESR 0x404490 = 0x80000004) while the simulator accepted it: the variants isolate which instruction
- * form the hardware refuses, each on a channel of its own:
- *   nop        consumes the call word, emits nothing: upload and call alone (passes when the semaphore
- *              after the call is released and the simulator predicts no emission)
- *   loads_out  parameters emitted straight from LOAD0/LOAD1; MUL LOAD0 x LOAD1   (the form that failed)
+ * LAUNCH_DMA, LOAD_INLINE_DATA), each on a channel of its own.
+ *
+ * Upload (mme_upload_call): as the NVIDIA driver uploads its macros (corpus/gl_egl.vgt submission 2): ONE
+ * run of LOAD_MME_INSTRUCTION_RAM from pointer 0 holding a lead-in macro (consumes its parameter, emits
+ * nothing) and right after it the variant's macro; start addresses count 96-bit groups: macro 0 -> 0,
+ * macro 1 -> the lead-in's length in groups [inferred from NVIDIA driver traces, vgt/mme.h "Units"].
+ * Calling macro 1 runs the variant only if the H200 counts start addresses in groups: in dwords it would
+ * start inside the lead-in. An earlier version of this test uploaded each macro alone at pointer 0 with
+ * start 0 (no unit involved) and variant "loads_out" (now mme_plain) raised MME ILLEGAL_OPCODE (ESR
+ * 0x404490 = 0x80000004) on the H200 (2026-11-30); the variants after it isolate instruction forms:
+ *   plain      parameters emitted straight from LOAD0/LOAD1; MUL LOAD0 x LOAD1 (the former loads_out)
+ *   nop        the variant macro consumes the call word and emits nothing: upload and call alone (passes
+ *              when the semaphore after the call is released and the prediction has no emission)
  *   loads_alu  parameters through ALU results; MUL LOAD0 x LOAD1
  *   mul_regs   parameters through ALU results; MUL on registers
  *   add_regs   as mul_regs with ADD instead of MUL
  *   imm_only   no parameter but the call word; address and value from IMM32 outputs */
-typedef enum { V_NOP, V_LOADS_OUT, V_LOADS_ALU, V_MUL_REGS, V_ADD_REGS, V_IMM_ONLY, V_COUNT } mme_variant;
-static const char *const variant_names[V_COUNT] = { "mme_nop", "mme_loads_out", "mme_loads_alu", "mme_mul_regs",
+typedef enum { V_PLAIN, V_NOP, V_LOADS_ALU, V_MUL_REGS, V_ADD_REGS, V_IMM_ONLY, V_COUNT } mme_variant;
+static const char *const variant_names[V_COUNT] = { "mme_plain", "mme_nop", "mme_loads_alu", "mme_mul_regs",
                                                     "mme_add_regs", "mme_imm_only" };
 
 static void macro_head(enc_prog *p)
@@ -440,15 +448,21 @@ static void macro_imm32(enc_prog *p, uint32_t v, int first_is_load)
     tu_add(p, &in);
 }
 
+/* Consumes the call word, emits nothing: the lead-in, and the nop variant. */
+static void macro_lead_in(enc_prog *p)
+{
+    vgt_mme_tu104_inst in = tu_nop();
+    tu_alu(&in, 0, VGT_MME_TU104_ADD, VGT_MME_TU104_ZERO, VGT_MME_TU104_LOAD0, VGT_MME_TU104_ZERO, 0);
+    tu_add(p, &in);
+    tu_end(p);
+}
+
 /* Builds the variant's macro and its parameters (returns how many). */
 static uint32_t build_macro(enc_prog *p, mme_variant v, uint64_t dst, uint32_t *params)
 {
     memset(p, 0, sizeof *p);
     if (v == V_NOP) {
-        vgt_mme_tu104_inst in = tu_nop();
-        tu_alu(&in, 0, VGT_MME_TU104_ADD, VGT_MME_TU104_ZERO, VGT_MME_TU104_LOAD0, VGT_MME_TU104_ZERO, 0);
-        tu_add(p, &in);
-        tu_end(p);
+        macro_lead_in(p);
         params[0] = 0x0badf00du;
         return 1;
     }
@@ -458,7 +472,7 @@ static uint32_t build_macro(enc_prog *p, mme_variant v, uint64_t dst, uint32_t *
     params[3] = 0x5678u;
     macro_head(p);
     switch (v) {
-    case V_LOADS_OUT:
+    case V_PLAIN:
     case V_LOADS_ALU:
         macro_address(p, v == V_LOADS_ALU);
         macro_launch(p, VGT_MME_TU104_MUL, VGT_MME_TU104_LOAD0, VGT_MME_TU104_LOAD1);
@@ -507,8 +521,66 @@ static int predict_i2m(const vgt_mme_emit_list *l, uint64_t *va, uint32_t *value
     return have;
 }
 
-/* Upload at instruction RAM 0 as macro 0, call, release a semaphore; on a channel of its own. */
-static int run_macro(ctx *t, row *r, const enc_prog *prog, const uint32_t *params, uint32_t np, uint32_t sem_value)
+/* The instruction RAM image: the lead-in, then the variant from group *start (in groups). */
+static void mme_image(const enc_prog *variant, enc_prog *image, uint32_t *start)
+{
+    memset(image, 0, sizeof *image);
+    macro_lead_in(image);
+    *start = enc_insts(VGT_MME_TU104, image);
+    memcpy(image->code + image->n, variant->code, 4 * variant->n);
+    image->n += variant->n;
+}
+
+/* What the MME library predicts for the stream run_macro() sends: a channel tracker fed the same methods
+ * (vgt/mme.h: group units), the call of macro 1 captured. */
+typedef struct mme_pred {
+    int calls;
+    vgt_status status;
+    char msg[200];
+    uint64_t instructions;
+    uint32_t start_dword;
+    vgt_mme_emit_list emits;
+} mme_pred;
+
+static vgt_status pred_call(void *user, const vgt_mme_call *c, vgt_error *err)
+{
+    (void)err;
+    mme_pred *p = user;
+    p->calls++;
+    p->status = c->status;
+    snprintf(p->msg, sizeof p->msg, "%s", c->status != VGT_OK && c->err ? c->err->msg : "");
+    p->instructions = c->result->instructions;
+    p->start_dword = c->start_dword;
+    vgt_mme_emit_list_clear(&p->emits);
+    for (uint32_t i = 0; i < c->nemits; i++) VGT_TRY(vgt_mme_emit_list_push(&p->emits, c->emits[i].method, c->emits[i].value));
+    return VGT_OK;
+}
+
+static vgt_status predict(const enc_prog *image, uint32_t start, const uint32_t *params, uint32_t np, mme_pred *p,
+                          vgt_error *err)
+{
+    const uint32_t cls = VGT_GPU_CLASS_HOPPER_3D;
+    vgt_mme_tracker_config cfg = { .cls = cls, .on_call = pred_call, .user = p };
+    vgt_mme_tracker *t;
+    VGT_TRY(vgt_mme_tracker_create(&cfg, &t, err));
+    vgt_status st = vgt_mme_tracker_feed(t, VGT_MME_M_LOAD_INSTRUCTION_RAM_POINTER, 0, err);
+    for (uint32_t i = 0; st == VGT_OK && i < image->n; i++)
+        st = vgt_mme_tracker_feed(t, VGT_MME_M_LOAD_INSTRUCTION_RAM, image->code[i], err);
+    const uint32_t binds[4] = { 0, 0, 1, start };   /* macro 0 -> 0, macro 1 -> start: one pointer each */
+    for (uint32_t i = 0; st == VGT_OK && i < 4; i++)
+        st = vgt_mme_tracker_feed(t, i & 1 ? VGT_MME_M_LOAD_START_ADDRESS_RAM : VGT_MME_M_LOAD_START_ADDRESS_RAM_POINTER,
+                                  binds[i], err);
+    for (uint32_t i = 0; st == VGT_OK && i < np; i++)
+        st = vgt_mme_tracker_feed(t, i ? VGT_MME_M_CALL_DATA0 + 8 : VGT_MME_M_CALL_MACRO0 + 8, params[i], err);
+    if (st == VGT_OK) st = vgt_mme_tracker_flush(t, err);
+    vgt_mme_tracker_destroy(t);
+    return st;
+}
+
+/* Upload the image from pointer 0, bind macro 0 -> 0 and macro 1 -> start (groups), call macro 1, release
+ * a semaphore; on a channel of its own. */
+static int run_macro(ctx *t, row *r, const enc_prog *image, uint32_t start, const uint32_t *params, uint32_t np,
+                     uint32_t sem_value)
 {
     vgt_error err;
     vgt_gpu_chan *c;
@@ -521,10 +593,12 @@ static int run_macro(ctx *t, row *r, const enc_prog *prog, const uint32_t *param
     vgt_gpu_pb_init(&pb, dw, 256);
     vgt_gpu_pb_set_object(&pb, SUB_3D, VGT_GPU_CLASS_HOPPER_3D);
     vgt_gpu_pb_1(&pb, SUB_3D, VGT_MME_M_LOAD_INSTRUCTION_RAM_POINTER, 0);
-    vgt_gpu_pb_non_inc(&pb, SUB_3D, VGT_MME_M_LOAD_INSTRUCTION_RAM, prog->code, prog->n);
-    vgt_gpu_pb_1(&pb, SUB_3D, VGT_MME_M_LOAD_START_ADDRESS_RAM_POINTER, 0);
-    vgt_gpu_pb_1(&pb, SUB_3D, VGT_MME_M_LOAD_START_ADDRESS_RAM, 0);
-    vgt_gpu_pb_one_inc(&pb, SUB_3D, VGT_MME_M_CALL_MACRO0, params, np);
+    vgt_gpu_pb_non_inc(&pb, SUB_3D, VGT_MME_M_LOAD_INSTRUCTION_RAM, image->code, image->n);
+    /* one entry per pointer (NVK's form): ONE_INC sends the pointer, then the entry */
+    const uint32_t bind0[2] = { 0, 0 }, bind1[2] = { 1, start };
+    vgt_gpu_pb_one_inc(&pb, SUB_3D, VGT_MME_M_LOAD_START_ADDRESS_RAM_POINTER, bind0, 2);
+    vgt_gpu_pb_one_inc(&pb, SUB_3D, VGT_MME_M_LOAD_START_ADDRESS_RAM_POINTER, bind1, 2);
+    vgt_gpu_pb_one_inc(&pb, SUB_3D, VGT_MME_M_CALL_MACRO0 + 8, params, np);
     int ran = finish_sem_step_on(t, c, r, &pb, SEM_OFF + 0xa0, sem_value);
     vgt_gpu_chan_destroy(c);
     return ran;
@@ -533,47 +607,49 @@ static int run_macro(ctx *t, row *r, const enc_prog *prog, const uint32_t *param
 static void step_mme_variant(ctx *t, mme_variant v)
 {
     row *r = row_begin(variant_names[v]);
-    static enc_prog prog;
+    static enc_prog prog, image;
     uint64_t dst = sys(I2M_OFF + 0x8000 + 0x100 * v);
-    uint32_t params[4];
+    uint32_t params[4], start;
     uint32_t np = build_macro(&prog, v, dst, params);
-    vgt_mme_emit_list emits = { 0 };
-    vgt_mme_sim_io io = { .emit = vgt_mme_emit_list_push, .user = &emits };
-    vgt_mme_result res;
+    mme_image(&prog, &image, &start);
+    mme_pred pred = { 0 };
     vgt_error err;
-    vgt_status sst = vgt_mme_sim_run(NULL, VGT_MME_TU104, prog.code, prog.n, 0, params, np, &io, NULL, &res, &err);
+    vgt_status sst = predict(&image, start, params, np, &pred, &err);
+    if (sst == VGT_OK && pred.calls == 1) sst = pred.status;
+    else if (sst == VGT_OK) sst = VGT_E_NOT_FOUND;
+    const vgt_mme_emit_list *emits = &pred.emits;
     uint64_t pva = 0;
     uint32_t pval = 0, got = 0;
     if (v == V_NOP) {
-        if (sst == VGT_OK && emits.n == 0 && run_macro(t, r, &prog, params, np, 0xcafe0600u + v))
-            snprintf(r->detail, sizeof r->detail, "%u-dword macro uploaded and called; no emission, as simulated",
-                     prog.n);
-        else if (sst != VGT_OK || emits.n)
-            snprintf(r->detail, sizeof r->detail, "simulator: %s, %u emits (expected none)", vgt_status_name(sst),
-                     emits.n);
-        vgt_mme_emit_list_free(&emits);
+        if (sst == VGT_OK && emits->n == 0 && run_macro(t, r, &image, start, params, np, 0xcafe0600u + v))
+            snprintf(r->detail, sizeof r->detail, "%u-dword macro at group %u behind the lead-in, called; no "
+                     "emission, as predicted", prog.n, start);
+        else if (sst != VGT_OK || emits->n)
+            snprintf(r->detail, sizeof r->detail, "prediction: %s %s, %u emits (expected none)", vgt_status_name(sst),
+                     pred.msg, emits->n);
+        vgt_mme_emit_list_free(&pred.emits);
         return;
     }
-    if (sst != VGT_OK || !predict_i2m(&emits, &pva, &pval) || pva != dst) {
-        snprintf(r->detail, sizeof r->detail, "simulator: %s %s (%u emits)", vgt_status_name(sst),
-                 sst != VGT_OK ? err.msg : "no I2M write to the target predicted", emits.n);
-        vgt_mme_emit_list_free(&emits);
+    if (sst != VGT_OK || !predict_i2m(emits, &pva, &pval) || pva != dst) {
+        snprintf(r->detail, sizeof r->detail, "prediction: %s %s (%u emits)", vgt_status_name(sst),
+                 sst != VGT_OK ? pred.msg : "no I2M write to the target predicted", emits->n);
+        vgt_mme_emit_list_free(&pred.emits);
         return;
     }
     vgt_gpu_fill32(t->g, dst, 0, 4, &err);
-    if (run_macro(t, r, &prog, params, np, 0xcafe0600u + v)) {
+    if (run_macro(t, r, &image, start, params, np, 0xcafe0600u + v)) {
         vgt_gpu_read(t->g, dst, &got, 4, &err);
         r->result = got == pval ? "PASS" : "FAIL";
-        snprintf(r->detail, sizeof r->detail, "%u-dword macro, %u emits, %llu instructions simulated; predicted "
-                 "0x%08x at 0x%llx, hardware wrote 0x%08x", prog.n, emits.n, (unsigned long long)res.instructions,
-                 pval, (unsigned long long)pva, got);
+        snprintf(r->detail, sizeof r->detail, "%u-dword macro at group %u (dword %u), %u emits, %llu instructions "
+                 "simulated; predicted 0x%08x at 0x%llx, hardware wrote 0x%08x", prog.n, start, pred.start_dword,
+                 emits->n, (unsigned long long)pred.instructions, pval, (unsigned long long)pva, got);
     } else {
         char d[700];
-        snprintf(d, sizeof d, "simulator predicted 0x%08x at 0x%llx; hardware: %s", pval, (unsigned long long)pva,
-                 r->detail);
+        snprintf(d, sizeof d, "macro at group %u; predicted 0x%08x at 0x%llx; hardware: %s", start, pval,
+                 (unsigned long long)pva, r->detail);
         snprintf(r->detail, sizeof r->detail, "%s", d);
     }
-    vgt_mme_emit_list_free(&emits);
+    vgt_mme_emit_list_free(&pred.emits);
 }
 
 static void step_mme(ctx *t)

@@ -112,6 +112,9 @@ typedef struct vgt_replay_summary {
     uint64_t faults;                  /* submissions that faulted */
     int blocked;                      /* channels still blocked at finish */
     vgt_backend_counters ctr;
+    /* timing: the capture's span from the first to the last submission's timestamp, and the replay's
+     * from the start of its first submission to the end of vgt_replay_finish (all work done) */
+    uint64_t capture_span_ns, replay_span_ns;
     /* --census */
     uint32_t census_ranges;           /* ranges watched */
     uint64_t census_bytes;            /* ... their bytes */

@@ -1,0 +1,149 @@
+#!/bin/bash
+# run.sh: the whole hardware check of lane 1 in one device call (CI has no GPU; this is not a ctest).
+#
+#   tests/gpu/run.sh build
+#       here: static build (build-static, -DVGT_STATIC_DEPS=ON) of vgt and the gpu self-test, copied
+#       with the corpus and its expected results into .carry/lane1/ (git-ignored; carry [".carry"]).
+#   tests/gpu/run.sh [run] [--bench] [--trace-timeout S]
+#       on the H200: the gpu self-test, then `vgt replay --backend gpu --check` of every corpus trace
+#       (render targets dumped as PNG and their pixel hash compared with the capture's RESULT line, the
+#       store census of the smaller traces), one table row per trace; --bench adds
+#       bench/replay-gpu/run.sh. Uses .carry/lane1/ binaries, or builds them when absent (needs cmake
+#       and the static dependencies there). Outputs (logs, PNGs, census rows) go to $OUT (or /tmp).
+# Exit status: 0 when the self-test and every trace passed, 1 otherwise, 2 when nothing could run.
+set -u
+root=$(cd "$(dirname "$0")/../.." && pwd)
+carry=$root/.carry/lane1
+mode=run
+[ $# -gt 0 ] && case "$1" in build|run) mode=$1; shift ;; esac
+
+build() {
+    local bdir=$root/build-static
+    cmake -S "$root" -B "$bdir" -G Ninja -DVGT_STATIC_DEPS=ON -DCMAKE_BUILD_TYPE=Release >/dev/null || return 2
+    cmake --build "$bdir" -j2 --target vgt || return 2
+    bash "$root/tests/gpu/gpu_selftest.sh" build "$bdir" || return 2
+    mkdir -p "$carry/corpus" "$carry/expected"
+    cp "$bdir/bin/vgt" "$carry/vgt"
+    cp "$root/.carry/gpu/gpu_selftest" "$carry/gpu_selftest"
+    cp "$root"/corpus/*.vgt "$root/corpus/manifest.json" "$carry/corpus/"
+    cp "$root"/corpus/workloads/expected/* "$carry/expected/"
+    echo "built into $carry: $(ls "$carry" | tr '\n' ' ')"
+}
+
+# The value of KEY=... in the RESULT line of workload $1 (expected/results_h200.txt).
+expected_field() {
+    sed -n "s/^RESULT $1 ok .*$2=\([^ ]*\).*/\1/p" "$carry/expected/results_h200.txt" | head -1
+}
+
+# PNG pixels equal (python3 when the machine has it): "same", "differ", or "n/a".
+png_compare() {
+    command -v python3 >/dev/null || { echo n/a; return; }
+    python3 - "$1" "$2" <<'EOF' 2>/dev/null || echo n/a
+import sys, zlib, struct
+def pixels(p):
+    d = open(p, 'rb').read(); i = 8; w = h = 0; idat = b''
+    while i < len(d):
+        n, t = struct.unpack('>I4s', d[i:i + 8]); c = d[i + 8:i + 8 + n]; i += 12 + n
+        if t == b'IHDR': w, h = struct.unpack('>II', c[:8])
+        if t == b'IDAT': idat += c
+    raw = zlib.decompress(idat); row = 1 + 4 * w
+    assert all(raw[y * row] == 0 for y in range(h)), 'filtered rows'
+    return [raw[y * row + 1:(y + 1) * row] for y in range(h)]
+a, b = pixels(sys.argv[1]), pixels(sys.argv[2])
+print('same' if a == b else 'same (rows flipped)' if a == b[::-1] else 'differ')
+EOF
+}
+
+field() { sed -n "$2" "$1" | head -1; }
+
+run_trace() {
+    local t=$1 name log rc
+    name=$(basename "$t" .vgt)
+    log=$out/$name.txt
+    local args=(replay "$t" --backend gpu --check --quiet --submit-timeout 3000)
+    local hash
+    hash=$(expected_field "$name" hash)
+    case "$name" in
+    vk_triangle|gl_egl) args+=(--list-rt --dump-rt "0:$out/$name.png" --expect-hash "$hash") ;;
+    esac
+    case "$name" in
+    many_launches|streams_threads) ;;   # thousands of submissions: the census would read back too much
+    *) args+=(--census-json "$out/$name.stores.jsonl") ;;
+    esac
+    local t0 t1
+    t0=$(date +%s%N)
+    timeout -k 5 "$trace_timeout" "$vgt" "${args[@]}" >"$log" 2>&1
+    rc=$?
+    t1=$(date +%s%N)
+    local subs checks faults blocked timing image result pngcmp
+    subs=$(field "$log" 's/.*submissions \([0-9]* replayed of [0-9]*\).*/\1/p')
+    checks=$(field "$log" 's/.*checks: \([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) not comparable.*/\1p\/\2f\/\3nc/p')
+    faults=$(field "$log" 's/.*faults \([0-9]*\);.*/\1/p')
+    blocked=$(grep -c "CHANNELS NEVER FINISHED" "$log")
+    timing=$(field "$log" 's/.*timing: replay \([0-9.]*\) ms.*capture \([0-9.]*\) ms.*/\1\/\2/p')
+    result=$(field "$log" 's/^result: \(.*\)/\1/p')
+    image=-
+    pngcmp=-
+    if grep -q "^render target 0:" "$log"; then
+        image=$(grep "^render target 0:" "$log" | grep -o "MATCH\|DIFFERS" | head -1)
+        pngcmp=$(png_compare "$out/$name.png" "$carry/expected/${name}_h200.png")
+    elif [ "$name" = vk_triangle ] || [ "$name" = gl_egl ]; then
+        image=none
+    fi
+    [ $rc -eq 124 ] || [ $rc -eq 137 ] && result="TIMEOUT (${trace_timeout}s)"
+    printf '%-16s %3s %-16s %-18s %6s %7s %-8s %-20s %-22s %s\n' "$name" "$rc" "${subs:--}" "${checks:--}" \
+        "${faults:--}" "$blocked" "${image:--}" "${pngcmp:--}" "${timing:--}" "${result:-?} ($(((t1 - t0) / 1000000)) ms)"
+    [ $rc -eq 0 ] || failed=$((failed + 1))
+}
+
+run() {
+    local bench=0
+    trace_timeout=30
+    while [ $# -gt 0 ]; do
+        case "$1" in
+        --bench) bench=1 ;;
+        --trace-timeout) shift; trace_timeout=$1 ;;
+        *) echo "usage: $0 [build | run [--bench] [--trace-timeout S]]"; return 2 ;;
+        esac
+        shift
+    done
+    [ -x "$carry/vgt" ] && [ -x "$carry/gpu_selftest" ] || build || return 2
+    vgt=$carry/vgt
+    out=${OUT:-/tmp/vgt-gpu-run}
+    mkdir -p "$out"
+    local corpus=$carry/corpus
+    [ -d "$corpus" ] || corpus=$root/corpus
+    failed=0
+    echo "=== gpu self-test ==="
+    timeout -k 5 40 "$carry/gpu_selftest" >"$out/selftest.txt" 2>&1
+    local src=$?
+    sed -n '/^step  *result/,$p' "$out/selftest.txt" | cut -c1-200
+    grep -q '^step  *result' "$out/selftest.txt" || tail -5 "$out/selftest.txt"
+    echo "self-test exit code: $src"
+    [ $src -eq 0 ] || failed=$((failed + 1))
+    echo "=== lane 1: vgt replay --backend gpu --check, every corpus trace ==="
+    printf '%-16s %3s %-16s %-18s %6s %7s %-8s %-20s %-22s %s\n' trace rc submissions "checks p/f/nc" faults blocked \
+        image "png vs captured" "replay/capture ms" result
+    for t in "$corpus"/gl_egl.vgt "$corpus"/vk_triangle.vgt "$corpus"/vk_compute.vgt "$corpus"/vadd.vgt \
+        "$corpus"/streams_threads.vgt "$corpus"/many_launches.vgt; do
+        [ -f "$t" ] && run_trace "$t"
+    done
+    for t in gl_egl vk_triangle vk_compute vadd streams_threads many_launches; do
+        [ -f "$out/$t.txt" ] || continue
+        echo "--- $t: problems (first 6) ---"
+        grep -E "fault|MISMATCH|not finished|warning|relocation|render target|error" "$out/$t.txt" | head -6
+    done
+    if [ $bench -eq 1 ]; then
+        echo "=== bench/replay-gpu ==="
+        VGT_BIN=$vgt VGT_CORPUS=$corpus VGT_SELFTEST_LOG=$out/selftest.txt bash "$root/bench/replay-gpu/run.sh"
+    fi
+    echo "--- kernel log: NVRM / Xid (last 10) ---"
+    dmesg 2>/dev/null | grep -iE 'nvrm|xid' | tail -10
+    echo "lane 1 hardware check: $failed problem(s); logs in $out"
+    [ $failed -eq 0 ]
+}
+
+case "$mode" in
+build) build ;;
+run) run "$@" ;;
+esac
