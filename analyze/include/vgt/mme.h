@@ -322,7 +322,9 @@ uint64_t vgt_mme_body_hash(vgt_mme_format fmt, const uint32_t *iram, uint32_t ir
  * then binds and uploads the next macro at 5; with groups every macro call of the corpus runs cleanly.
  * NVK (Mesa src/nouveau/vulkan/nvk_queue.c, the macro upload loop) writes the same running dword count
  * `mme_pos` to both the pointer and the start address, so its macros run whatever the unit is (in
- * groups they are merely spread out): it neither confirms nor contradicts the group unit.
+ * groups they are merely spread out); Mesa's hardware test (src/nouveau/mme/tests/
+ * mme_tu104_sim_hw_test.cpp, push_macro) uploads at 0 and binds 0. Neither confirms nor contradicts
+ * the group unit.
  *
  * Calls. A call completes when the next method of the channel (any class) that is not its
  * CALL_MME_DATA arrives, or at flush(): the GPU runs a macro once its data stops.
