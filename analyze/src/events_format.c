@@ -83,6 +83,10 @@ static void text_launch(out *o, const vgt_ev_launch *l)
         if (q->release[i].enabled)
             put(o, " release%u=0x%" PRIx64 ":=%" PRIu64 "%s", i, q->release[i].va, q->release[i].payload,
                 q->release[i].payload64 ? "/64" : "");
+    for (unsigned i = 0; i < VGT_QMD_MAX_DEPENDENT; i++)
+        if (q->dependent[i].enabled)
+            put(o, " dep%u=0x%" PRIx64 ":%s%s", i, q->dependent[i].va, vgt_qmd_dependent_action_name(q->dependent[i].action),
+                q->dependent[i].prefetch ? "/prefetch" : "");
     if (!l->qmd_known) put(o, " (qmd bytes partly unknown)");
 }
 
@@ -173,6 +177,14 @@ static void json_launch(FILE *f, const vgt_ev_launch *l)
         if (q->release[i].enabled) {
             fprintf(f, "%s{\"slot\":%u,\"va\":%" PRIu64 ",\"payload\":%" PRIu64 ",\"payload64\":%u}", first ? "" : ",",
                     i, q->release[i].va, q->release[i].payload, q->release[i].payload64);
+            first = 0;
+        }
+    fputs("],\"dependents\":[", f);
+    first = 1;
+    for (unsigned i = 0; i < VGT_QMD_MAX_DEPENDENT; i++)
+        if (q->dependent[i].enabled) {
+            fprintf(f, "%s{\"slot\":%u,\"va\":%" PRIu64 ",\"action\":\"%s\",\"prefetch\":%u}", first ? "" : ",", i,
+                    q->dependent[i].va, vgt_qmd_dependent_action_name(q->dependent[i].action), q->dependent[i].prefetch);
             first = 0;
         }
     fputc(']', f);

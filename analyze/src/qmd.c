@@ -106,8 +106,17 @@ static void apply(vgt_qmd *q, unsigned role, unsigned i, uint64_t v)
         if (i < VGT_QMD_MAX_CB) apply_cb(q, role, i, v);
         return;
     }
-    if (role >= QR_REL_ENABLE) {
+    if (role >= QR_REL_ENABLE && role <= QR_REL_RED_FORMAT) {
         if (i < VGT_QMD_MAX_RELEASE) apply_release(q, role, i, v);
+        return;
+    }
+    if (role >= QR_DEP_ENABLE) {
+        if (i >= VGT_QMD_MAX_DEPENDENT) return;
+        vgt_qmd_dependent *d = &q->dependent[i];
+        if (role == QR_DEP_ENABLE) d->enabled = (uint8_t)v;
+        else if (role == QR_DEP_ACTION) d->action = (uint8_t)v;
+        else if (role == QR_DEP_PREFETCH) d->prefetch = (uint8_t)v;
+        else d->va = v << 8;
         return;
     }
     switch (role) {
@@ -129,6 +138,12 @@ static void apply(vgt_qmd *q, unsigned role, unsigned i, uint64_t v)
     case QR_LMEM_LO: q->local_memory_low = v32; break;
     case QR_LMEM_HI: q->local_memory_high = v32; break;
     }
+}
+
+const char *vgt_qmd_dependent_action_name(unsigned action)
+{
+    static const char *const n[] = { "INCREMENT_PUT", "SCHEDULE", NULL, "INVALIDATE_COPY_SCHEDULE", "DECREMENT_DEPENDENCE" };
+    return action < sizeof n / sizeof n[0] && n[action] ? n[action] : "?";
 }
 
 vgt_status vgt_qmd_decode_as(vgt_qmd_version v, const uint8_t *qmd, uint32_t len, vgt_qmd *out, vgt_error *err)

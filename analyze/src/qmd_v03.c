@@ -1,6 +1,6 @@
 /* qmd_v03.c: field table of QMD V03_00 (Ampere, C6C0/C7C0; also defined for Hopper).
  * Bit ranges from NVIDIA open-gpu-doc classes/compute/clc6c0qmd.h and clc7c0qmd.h (NVC6C0_QMDV03_00_*,
- * NVC7C0_QMDV03_00_*). Compared with V02: releases moved and gained ENABLE and PAYLOAD64B bits and a
+ * NVC7C0_QMDV03_00_*) and classes/compute/clcbc0qmd.h (its V03_00 section, dependent QMD 0). Compared with V02: releases moved and gained ENABLE and PAYLOAD64B bits and a
  * third slot (RELEASE2, far from the other two); register count stays REGISTER_COUNT_V. */
 #include "qmd_roles.h"
 
@@ -46,5 +46,11 @@ const vgt_qmd_field vgt_qmd_v03_00_fields[] = {
     QA("RELEASE2_STRUCTURE_SIZE", 1727, 1726, 1, 0, 2, QR_REL_STRUCT, "0 four words, 1 one word, 2 two words"),
     QA("RELEASE2_PAYLOAD_LOWER", 1759, 1728, 1, 0, 2, QR_REL_PAYLOAD_LO, "release 2 payload 31:0"),
     QA("RELEASE2_PAYLOAD_UPPER", 1791, 1760, 1, 0, 2, QR_REL_PAYLOAD_HI, "release 2 payload 63:32"),
+    /* DEPENDENT_QMD0_*: clcbc0qmd.h's V03_00 section (the only dependent with a pointer in this version) */
+    QF("DEPENDENT_QMD0_POINTER", 511, 480, QR_DEP_PTR_SHIFTED8, "dependent QMD 0 VA >> 8"),
+    QF("DEPENDENT_QMD0_ENABLE", 512, 512, QR_DEP_ENABLE, "act on dependent QMD 0 at completion"),
+    QF("DEPENDENT_QMD0_ACTION", 515, 513, QR_DEP_ACTION,
+       "0 INCREMENT_PUT 1 SCHEDULE 3 INVALIDATE_COPY_SCHEDULE 4 DECREMENT_DEPENDENCE"),
+    QF("DEPENDENT_QMD0_PREFETCH", 516, 516, QR_DEP_PREFETCH, "prefetch dependent QMD 0"),
 };
 const uint32_t vgt_qmd_v03_00_count = sizeof vgt_qmd_v03_00_fields / sizeof vgt_qmd_v03_00_fields[0];

@@ -2,7 +2,8 @@
  * Bit ranges from NVIDIA open-gpu-doc classes/compute/clcbc0qmd.h (NVCBC0_QMDV04_00_*). Almost every
  * field moved from V03_00: grid/block/program now sit in dwords 32..39, release semaphore controls are
  * packed 16 bits per slot at 320, their addresses and payloads at 640 + 128i, and constant buffer
- * addresses are stored >> 6. */
+ * addresses are stored >> 6. Dependent QMDs: enable/action/prefetch packed 5 bits per slot at 368, their
+ * pointers (VA >> 8) at 448 + 32i. */
 #include "qmd_roles.h"
 
 const vgt_qmd_field vgt_qmd_v04_00_fields[] = {
@@ -36,5 +37,10 @@ const vgt_qmd_field vgt_qmd_v04_00_fields[] = {
     QA("RELEASE_SEMAPHORE_ADDR_UPPER", 696, 672, 3, 128, 0, QR_REL_ADDR_HI, "release i VA 56:32"),
     QA("RELEASE_SEMAPHORE_PAYLOAD_LOWER", 735, 704, 3, 128, 0, QR_REL_PAYLOAD_LO, "release i payload 31:0"),
     QA("RELEASE_SEMAPHORE_PAYLOAD_UPPER", 767, 736, 3, 128, 0, QR_REL_PAYLOAD_HI, "release i payload 63:32"),
+    QA("DEPENDENT_QMD_ENABLE", 368, 368, 2, 5, 0, QR_DEP_ENABLE, "act on dependent QMD i at completion"),
+    QA("DEPENDENT_QMD_ACTION", 371, 369, 2, 5, 0, QR_DEP_ACTION,
+       "0 INCREMENT_PUT 1 SCHEDULE 3 INVALIDATE_COPY_SCHEDULE 4 DECREMENT_DEPENDENCE"),
+    QA("DEPENDENT_QMD_PREFETCH", 372, 372, 2, 5, 0, QR_DEP_PREFETCH, "prefetch dependent QMD i"),
+    QA("DEPENDENT_QMD_POINTER", 479, 448, 2, 32, 0, QR_DEP_PTR_SHIFTED8, "dependent QMD i VA >> 8"),
 };
 const uint32_t vgt_qmd_v04_00_count = sizeof vgt_qmd_v04_00_fields / sizeof vgt_qmd_v04_00_fields[0];

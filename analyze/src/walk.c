@@ -68,12 +68,30 @@ static void tramp_diag(void *ctx, vgt_diag_kind kind, const vgt_mpos *pos, const
 
 /* ---- channels ---- */
 
+/* Format 1.1 CHANNEL_STATE (docs/trace-format.md, 0x0027): bindings, masks and base as the record gives
+ * them, with no method run pending (a run is never carried). Applied once per record. */
+static void channel_adopt_state(vgt_walk_channel *c, const vgt_model_channel *mc)
+{
+    if (!mc || !mc->has_state || mc->state_seq == c->state_seq) return;
+    const vgt_rec_channel_state *cs = &mc->state;
+    uint64_t methods = c->pb.methods;
+    vgt_pb_state_init(&c->pb, c->cls);
+    memcpy(c->pb.subch_class, cs->subch_class, sizeof c->pb.subch_class);
+    c->pb.subdevice_mask = cs->subdevice_mask;
+    c->pb.stored_subdevice_mask = cs->stored_subdevice_mask;
+    c->pb.extended_base = cs->extended_base;
+    c->pb.methods = methods;
+    c->state_seq = mc->state_seq;
+}
+
 static void channel_reset(walker *w, vgt_walk_channel *c, const vgt_model_channel *mc)
 {
     c->cls = mc ? mc->rec.cls : 0;
     c->alloc_seq = mc ? mc->alloc_seq : UINT64_MAX;
     c->submits = 0;
+    c->state_seq = UINT64_MAX;
     vgt_pb_state_init(&c->pb, c->cls);
+    channel_adopt_state(c, mc);
     if (w->cb->on_channel) w->cb->on_channel(w->cb->ctx, c);
 }
 
@@ -91,6 +109,7 @@ static vgt_status channel_for(walker *w, uint32_t client, uint32_t handle, vgt_w
         }
     if (c) {
         if (c->alloc_seq != alloc_seq) channel_reset(w, c, mc);   /* the handle was re-allocated */
+        else channel_adopt_state(c, mc);                           /* a CHANNEL_STATE since the last submission */
         *out = c;
         return VGT_OK;
     }
@@ -182,6 +201,7 @@ static vgt_status walk_loop(walker *w, vgt_reader *r, vgt_error *err)
     vgt_record rec;
     vgt_status rc = VGT_OK;
     while (!w->stop && (rc = vgt_reader_next(r, &rec, err)) == VGT_OK) {
+        if (w->cb->on_record_before && w->cb->on_record_before(w->cb->ctx, &rec, w->model)) break;
         w->st.records++;
         VGT_TRY(vgt_model_apply(w->model, &rec, err));
         if (w->cb->on_record && w->cb->on_record(w->cb->ctx, &rec, w->model)) break;
@@ -199,7 +219,7 @@ static void walker_free(walker *w)
     }
     free(w->chans);
     free(w->segs);
-    vgt_model_free(w->model);
+    if (w->model != w->opt->model) vgt_model_free(w->model);
 }
 
 vgt_status vgt_walk_reader(vgt_reader *r, const vgt_walk_options *opt, const vgt_walk_callbacks *cb,
@@ -211,7 +231,8 @@ vgt_status vgt_walk_reader(vgt_reader *r, const vgt_walk_options *opt, const vgt
     memset(&w, 0, sizeof w);
     w.opt = opt ? opt : &defaults;
     w.cb = cb ? cb : &none;
-    VGT_TRY(vgt_model_new(&w.model, err));
+    if (w.opt->model) w.model = w.opt->model;
+    else VGT_TRY(vgt_model_new(&w.model, err));
     if (w.opt->model_memory_limit) vgt_model_set_memory_limit(w.model, w.opt->model_memory_limit);
     vgt_status rc = walk_loop(&w, r, err);
     walker_free(&w);

@@ -29,7 +29,9 @@
 
 typedef struct gpu_channel {
     bool used, failed;
-    bool dirty;                  /* submitted to since its last fence: idle() must wait for it */
+    bool dirty;                  /* submitted to since its last fence: idle() must issue one */
+    bool pending;                /* a fence was issued and not yet seen */
+    bool stalled;                /* the last wait for it timed out (an acquire a later submission releases) */
     bool faulted;                /* the error notifier fired: the channel is dead, later work is refused */
     vgt_error fault;             /* ... with this error (reported once, as an event) */
     vgt_backend_channel_desc desc;
@@ -314,26 +316,44 @@ static vgt_status gpu_sem_wait(vgt_backend *b, uint32_t vas, uint64_t va, uint64
 
 #define GPU_IDLE_DEFAULT_MS 10000u
 
+static uint64_t mono_ms_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000u + (uint64_t)t.tv_nsec / 1000000u;
+}
+
 static vgt_status gpu_idle(vgt_backend *b, uint64_t timeout_ns, vgt_error *err)
 {
     /* 0 means "the default", as on sim: a finished replay waits this long for the GPU */
     uint64_t ms64 = timeout_ns ? timeout_ns / 1000000 : GPU_IDLE_DEFAULT_MS;
     uint32_t ms = ms64 > UINT32_MAX ? UINT32_MAX : ms64 ? (uint32_t)ms64 : 1;
     vgt_status first = VGT_OK;
+    uint64_t deadline = mono_ms_now() + ms;
     for (uint32_t i = 0; i < GPU_BACKEND_MAX_CHANNELS; i++) {
         gpu_channel *c = &b->chans[i];
-        if (!c->live || !c->dirty || c->faulted)
+        if (!c->live || c->faulted || (!c->dirty && !c->pending))
             continue;
         vgt_error e;
-        vgt_status st = vgt_gpu_chan_fence(c->live, ms, &e);
+        vgt_status st = VGT_OK;
+        if (c->dirty && (st = vgt_gpu_chan_fence_issue(c->live, &e)) == VGT_OK)
+            c->dirty = false, c->pending = true;
+        /* a stalled channel is only polled between submissions; the final idle (timeout 0) waits fully.
+         * One deadline for the whole call: N blocked channels do not cost N timeouts. */
+        uint64_t now = mono_ms_now();
+        uint32_t left = now >= deadline ? 1 : (uint32_t)(deadline - now);
+        if (st == VGT_OK)
+            st = vgt_gpu_chan_fence_wait(c->live, c->stalled && timeout_ns ? 1 : left, &e);
+        bool was_stalled = c->stalled;
+        c->stalled = st == VGT_E_TIMEOUT;
         if (st == VGT_OK) {
-            c->dirty = false;
+            c->pending = false;
             continue;
         }
         if (st == VGT_E_FAULT)
             note_fault(b, i, &e);
-        else
-            b->counters.blocked_waits++;   /* still running (an acquire, or slow work): waited for again later */
+        else if (!was_stalled)
+            b->counters.blocked_waits++;   /* still running (an acquire, or slow work): polled again later */
         if (first == VGT_OK) {
             first = st;
             if (err) {

@@ -179,6 +179,10 @@ vgt_status vgt_gpu_wait_sem32(vgt_gpu_chan *c, uint64_t va, uint32_t value, vgt_
 /* Submit a host semaphore release (with WFI) into the channel's own slot and wait for it: every
  * earlier submission on the channel has then finished. VGT_E_TIMEOUT / VGT_E_FAULT as above. */
 vgt_status vgt_gpu_chan_fence(vgt_gpu_chan *c, uint32_t timeout_ms, vgt_error *err);
+/* The two halves of vgt_gpu_chan_fence: submit the release (no wait), and wait for the last release
+ * issued (a channel blocked on an acquire can be polled again later without a new fence). */
+vgt_status vgt_gpu_chan_fence_issue(vgt_gpu_chan *c, vgt_error *err);
+vgt_status vgt_gpu_chan_fence_wait(vgt_gpu_chan *c, uint32_t timeout_ms, vgt_error *err);
 /* Wait until the GPU has fetched every submitted entry (GPGet == GPPut). */
 vgt_status vgt_gpu_wait_fetched(vgt_gpu_chan *c, uint32_t timeout_ms, vgt_error *err);
 

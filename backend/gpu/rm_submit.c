@@ -194,6 +194,19 @@ vgt_status vgt_gpu_wait_sem32(vgt_gpu_chan *c, uint64_t va, uint32_t value, vgt_
 
 vgt_status vgt_gpu_chan_fence(vgt_gpu_chan *c, uint32_t timeout_ms, vgt_error *err)
 {
+    VGT_TRY(vgt_gpu_chan_fence_issue(c, err));
+    return vgt_gpu_chan_fence_wait(c, timeout_ms, err);
+}
+
+vgt_status vgt_gpu_chan_fence_wait(vgt_gpu_chan *c, uint32_t timeout_ms, vgt_error *err)
+{
+    uint64_t sem_va = c->infra->va + INFRA_FENCE_SEM_OFF;
+    const volatile uint32_t *sem = (const volatile uint32_t *)(c->infra->cpu + INFRA_FENCE_SEM_OFF);
+    return wait_word(c, sem, sem_va, c->fence_value, VGT_GPU_WAIT_GEQ, timeout_ms, err);
+}
+
+vgt_status vgt_gpu_chan_fence_issue(vgt_gpu_chan *c, vgt_error *err)
+{
     uint32_t dw[INFRA_FENCE_PB_DWORDS];
     vgt_gpu_pb pb;
     vgt_gpu_pb_init(&pb, dw, INFRA_FENCE_PB_DWORDS);
@@ -207,8 +220,7 @@ vgt_status vgt_gpu_chan_fence(vgt_gpu_chan *c, uint32_t timeout_ms, vgt_error *e
     uint64_t e = vgt_gpu_gp_entry(c->infra->va + INFRA_FENCE_PB_OFF, pb.n, VGT_GPU_GP_SUBROUTINE);
     VGT_TRY(vgt_gpu_submit(c, &e, 1, err));
     c->fence_value = value;
-    const volatile uint32_t *sem = (const volatile uint32_t *)(c->infra->cpu + INFRA_FENCE_SEM_OFF);
-    return wait_word(c, sem, sem_va, value, VGT_GPU_WAIT_GEQ, timeout_ms, err);
+    return VGT_OK;
 }
 
 vgt_status vgt_gpu_wait_fetched(vgt_gpu_chan *c, uint32_t timeout_ms, vgt_error *err)

@@ -11,6 +11,7 @@
  *   shim_trap.c     usermode pages kept PROT_NONE, the SIGSEGV handler, doorbell -> submission
  *   shim_memtrack.c memory contents: initial, changed (write tracking, userfaultfd, or hashing), observed
  *   shim_copy.h     reading the program's ioctl parameters through length-checked copies
+ *   shim_io.c       the shim's own write() calls: no SIGPIPE/SIGXFSZ for the program (-Wl,--wrap=write)
  *
  * Locks, always taken in this order: g_shim.mu (tables) -> the embedded capture's mutex -> the writer's.
  * The shim never touches a trapped or write-protected page while holding any of them, so the SIGSEGV
@@ -82,6 +83,10 @@ extern shim_state g_shim;
 void shim_problem(uint32_t severity, vgt_status code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void shim_finish(int exit_status);
 void shim_activate(void);   /* at the first NVIDIA open */
+/* 1 in a vfork child (or anything else sharing the shim's memory from another process): the state is
+ * the parent's, so the hooks pass through without touching it (no records, no fd table changes, no
+ * finish at _exit or exec). */
+int shim_foreign(void);
 int shim_out_fd(void);
 uint64_t shim_trap_doorbells(void);
 uint64_t shim_mem_write_faults(void);

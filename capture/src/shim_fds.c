@@ -41,7 +41,7 @@ int shim_fd_node(int fd)
 
 void shim_fd_opened(int fd, const char *path)
 {
-    if (fd < 0 || fd >= SHIM_FD_MAX) return;
+    if (fd < 0 || fd >= SHIM_FD_MAX || shim_foreign()) return;
     atomic_store(&fd_nodes[fd], (uint8_t)shim_node_of_path(path));
     pthread_mutex_lock(&pending_mu);
     pending[fd].valid = 0;
@@ -51,12 +51,14 @@ void shim_fd_opened(int fd, const char *path)
 void shim_fd_dup(int oldfd, int newfd)
 {
     if (newfd < 0 || newfd >= SHIM_FD_MAX) return;
-    atomic_store(&fd_nodes[newfd], (uint8_t)shim_fd_node(oldfd));
+    int node = shim_fd_node(oldfd);
+    if ((node == SHIM_NODE_NONE && shim_fd_node(newfd) == SHIM_NODE_NONE) || shim_foreign()) return;
+    atomic_store(&fd_nodes[newfd], (uint8_t)node);
 }
 
 void shim_fd_closed(int fd)
 {
-    if (fd < 0 || fd >= SHIM_FD_MAX) return;
+    if (fd < 0 || fd >= SHIM_FD_MAX || shim_foreign()) return;
     atomic_store(&fd_nodes[fd], SHIM_NODE_NONE);
     pthread_mutex_lock(&pending_mu);
     pending[fd].valid = 0;

@@ -44,7 +44,7 @@ SHIM_EXPORT int __openat_2(int dirfd, const char *path, int flags) { return open
 SHIM_EXPORT int close(int fd)
 {
     shim_libc_resolve();
-    if (fd >= 0 && fd == shim_out_fd()) return 0;   /* the trace stream is ours: keep it open */
+    if (fd >= 0 && fd == shim_out_fd() && !shim_foreign()) return 0;   /* the trace stream is ours: keep it open */
     int rc = g_libc.close(fd);
     if (shim_fd_node(fd) != SHIM_NODE_NONE) shim_fd_closed(fd);
     return rc;
@@ -82,7 +82,7 @@ SHIM_EXPORT int ioctl(int fd, unsigned long request, ...)
     void *arg = va_arg(ap, void *);
     va_end(ap);
     int node = shim_fd_node(fd);
-    if (node == SHIM_NODE_NONE || !g_shim.active) return g_libc.ioctl(fd, request, arg);
+    if (node == SHIM_NODE_NONE || !g_shim.active || shim_foreign()) return g_libc.ioctl(fd, request, arg);
     if (node == SHIM_NODE_UVM) return shim_uvm_ioctl(fd, request, arg);
     return shim_rm_ioctl(fd, node, request, arg);
 }
@@ -91,7 +91,7 @@ static void *do_mmap(void *(*real)(void *, size_t, int, int, int, off_t), void *
                      int fd, off_t off)
 {
     int node = shim_fd_node(fd);
-    if (node == SHIM_NODE_NONE || !g_shim.active) return real(addr, len, prot, flags, fd, off);
+    if (node == SHIM_NODE_NONE || !g_shim.active || shim_foreign()) return real(addr, len, prot, flags, fd, off);
     shim_pending_map pm = { 0 };
     int has = node != SHIM_NODE_UVM && shim_fd_take_pending(fd, &pm);
     pthread_mutex_lock(&g_shim.mu);
@@ -132,8 +132,9 @@ SHIM_EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd, of
 SHIM_EXPORT int munmap(void *addr, size_t len)
 {
     shim_libc_resolve();
-    if (g_shim.active && shim_trap_unmap(addr, len)) return 0;
-    if (g_shim.active) {
+    int mine = g_shim.active && !shim_foreign();
+    if (mine && shim_trap_unmap(addr, len)) return 0;
+    if (mine) {
         pthread_mutex_lock(&g_shim.mu);
         if (g_shim.active) shim_cpu_unmap_range((uint64_t)(uintptr_t)addr, len);
         pthread_mutex_unlock(&g_shim.mu);
@@ -144,23 +145,25 @@ SHIM_EXPORT int munmap(void *addr, size_t len)
 SHIM_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
     shim_libc_resolve();
-    int handled;
-    int rc = shim_sigaction_hook(sig, act, old, &handled);
+    int handled = 0;
+    int rc = shim_foreign() ? 0 : shim_sigaction_hook(sig, act, old, &handled);
     return handled ? rc : g_libc.sigaction(sig, act, old);
 }
 
 SHIM_EXPORT void exit(int status)
 {
     shim_libc_resolve();
-    g_shim.exit_status = status;
+    if (!shim_foreign()) g_shim.exit_status = status;
     g_libc.exit(status);
 }
 
 SHIM_EXPORT void _exit(int status)
 {
     shim_libc_resolve();
-    g_shim.exit_status = status;
-    shim_finish(status);
+    if (!shim_foreign()) {   /* a vfork child's _exit must not finish its parent's capture */
+        g_shim.exit_status = status;
+        shim_finish(status);
+    }
     g_libc._exit(status);
 }
 
@@ -206,7 +209,7 @@ SHIM_EXPORT void *mremap(void *old, size_t old_len, size_t new_len, int flags, .
         new_addr = va_arg(ap, void *);
         va_end(ap);
     }
-    if (!g_shim.active) return g_libc.mremap(old, old_len, new_len, flags, new_addr);
+    if (!g_shim.active || shim_foreign()) return g_libc.mremap(old, old_len, new_len, flags, new_addr);
     void *moved = shim_trap_remap(old, old_len, new_len, flags, new_addr);
     if (moved) return moved;
     shim_cpu_map_info m;
@@ -235,7 +238,7 @@ SHIM_EXPORT void *mremap(void *old, size_t old_len, size_t new_len, int flags, .
 /* exec replaces the image without running destructors: finish the capture first (PROCESS_END, the last
  * records flushed). If the exec fails the program goes on uncaptured. The new image loads the shim
  * again and follows the rules for new processes (shim_init.c). */
-static void before_exec(void) { shim_finish(-1); }
+static void before_exec(void) { shim_finish(-1); }   /* a no-op in a vfork child (shim_foreign) */
 
 SHIM_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {

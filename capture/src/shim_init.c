@@ -172,6 +172,9 @@ static void write_process_start(void)
 }
 
 static int armed;                    /* this process may capture; starts at its first NVIDIA open */
+static pid_t owner_pid;              /* the process this memory belongs to (a vfork child shares it) */
+
+int shim_foreign(void) { return owner_pid != 0 && getpid() != owner_pid; }
 static pthread_mutex_t start_mu = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic int32_t *claim;       /* VGT_CAPTURE_CLAIM, mapped shared: pid of the main output's owner */
 static char child_base[4096];        /* VGT_CAPTURE_CHILD_BASE, or empty */
@@ -182,6 +185,7 @@ static void after_fork_child(void)
 {
     int was_active = g_shim.active;
     g_shim.active = 0;
+    owner_pid = getpid();
     pthread_mutex_init(&g_shim.mu, NULL);
     pthread_mutex_init(&start_mu, NULL);
     if (out_fd >= 0) g_libc.close(out_fd);   /* the parent's stream: not ours, and its reader waits for EOF */
@@ -248,7 +252,7 @@ static vgt_status open_output(vgt_error *err)
  * talks to the GPU should own the stream (the fd becomes close-on-exec once it is in use). */
 void shim_activate(void)
 {
-    if (!armed || g_shim.active) return;
+    if (!armed || g_shim.active || shim_foreign()) return;
     pthread_mutex_lock(&start_mu);
     if (armed && !g_shim.active) {
         armed = 0;   /* one attempt; also stops recursion from the identity probe's own open */
@@ -316,6 +320,7 @@ __attribute__((constructor(101))) static void shim_start(void)
 {
     shim_libc_resolve();
     if (!getenv("VGT_CAPTURE_FD") && !getenv("VGT_CAPTURE_OUT")) return;
+    owner_pid = getpid();
     read_options();
     shim_fds_read_env();
     map_claim();
@@ -326,7 +331,7 @@ __attribute__((constructor(101))) static void shim_start(void)
 /* Finish once: observed memory, PROCESS_END (and SESSION_END when standalone), close the writer. */
 void shim_finish(int exit_status)
 {
-    if (!g_shim.active || atomic_exchange(&finished, 1)) return;
+    if (!g_shim.active || shim_foreign() || atomic_exchange(&finished, 1)) return;
     pthread_mutex_lock(&g_shim.mu);
     shim_mem_at_exit();
     vgt_error err;

@@ -143,3 +143,37 @@ os.execv(sys.executable, [sys.executable, "-c", gpu])
     assert len(own) == 1, r.stderr
     vgt("verify", own[0], check=0)
     assert ioctl_nrs(dump(vgt, own[0])) == [0x31]
+
+
+def test_vfork_children_leave_the_capture_alone(vgt_bin, vgt, tmp_path):
+    """Python's subprocess starts children with vfork: the child shares the parent's memory (the shim's
+    state) until it execs or _exits. Its close/execve/_exit go through the shim's hooks and must not
+    finish, close or change the parent's capture: the parent's records after the children are all there,
+    with one PROCESS_END, its own."""
+    ctl = tmp_path / "fakectl"
+    ctl.write_bytes(b"")
+    prog = tmp_path / "spawner.py"
+    prog.write_text(f'''
+import os, sys, fcntl, subprocess
+fd = os.open({str(ctl)!r}, os.O_RDWR)
+def poke(nr):
+    try: fcntl.ioctl(fd, (3 << 30) | (32 << 16) | (ord('F') << 8) | nr, bytearray(32))
+    except OSError: pass
+poke(0x40)
+for _ in range(3):
+    subprocess.run(["/bin/true"], check=True)                  # vfork + execve
+try: subprocess.run(["/nonexistent/program"])                  # vfork + failed execve + _exit
+except OSError: pass
+poke(0x41)
+sys.exit(6)
+''')
+    env = dict(os.environ, VGT_CAPTURE_CTL_PATH=str(ctl))
+    r = subprocess.run([str(vgt_bin), "record", "-o", "v.vgt", "--", "python3", str(prog)], capture_output=True,
+                       timeout=60, env=env, cwd=tmp_path)
+    assert r.returncode == 6, r.stderr
+    lines = dump(vgt, tmp_path / "v.vgt")
+    vgt("verify", tmp_path / "v.vgt", check=0)
+    assert ioctl_nrs(lines) == [0x40, 0x41]
+    ends = [l for l in lines if " PROCESS_END " in l]
+    assert len(ends) == 1 and "exit_status=6" in ends[0], ends
+    assert not list(tmp_path.glob("v.*.vgt"))

@@ -69,3 +69,44 @@ def test_program_killed_by_file_size_limit_of_its_own(vgt_bin, tmp_path):
     r = subprocess.run([str(vgt_bin), "record", "-o", str(tmp_path / "t.vgt"), "--", "sh", "-c",
                         f"head -c 200000 /dev/zero > {big}"], capture_output=True, timeout=60, preexec_fn=small)
     assert r.returncode == 128 + 25   # SIGXFSZ, as without vgt record
+
+
+def test_program_survives_vgt_record_being_killed(vgt_bin, tmp_path):
+    """If vgt record dies (SIGKILL), the shim's next write into the stream's pipe fails with EPIPE: that
+    must not kill the program with SIGPIPE (here restored to its default action, as in a C program)."""
+    import signal
+    import time
+    ctl = tmp_path / "fakectl"
+    ctl.write_bytes(b"")
+    ready, killed, done = tmp_path / "ready", tmp_path / "killed", tmp_path / "done"
+    prog = tmp_path / "victim.py"
+    prog.write_text(f'''
+import os, fcntl, signal, time
+signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+fd = os.open({str(ctl)!r}, os.O_RDWR)
+req = (3 << 30) | (4096 << 16) | (ord('F') << 8) | 0x10
+def poke(n):
+    for _ in range(n):
+        try: fcntl.ioctl(fd, req, bytearray(os.urandom(4096)))
+        except OSError: pass
+poke(50)
+open({str(ready)!r}, "w").close()
+while not os.path.exists({str(killed)!r}): time.sleep(0.01)
+poke(1000)                                    # several 1 MiB chunks into the broken pipe
+open({str(done)!r}, "w").write("survived")
+''')
+    env = dict(os.environ, VGT_CAPTURE_CTL_PATH=str(ctl))
+    rec = subprocess.Popen([str(vgt_bin), "record", "-o", str(tmp_path / "k.vgt"), "--", "python3", str(prog)],
+                           env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.time() + 30
+    while not ready.exists() and time.time() < deadline:
+        time.sleep(0.01)
+    assert ready.exists(), "the program never started"
+    rec.send_signal(signal.SIGKILL)
+    rec.wait()
+    killed.write_text("")
+    while not done.exists() and time.time() < deadline:
+        time.sleep(0.02)
+    stderr = rec.stderr.read().decode()
+    assert done.exists() and done.read_text() == "survived", stderr
+    assert "Broken pipe" in stderr and "the program goes on" in stderr

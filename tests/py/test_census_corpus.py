@@ -60,6 +60,9 @@ def test_vadd_launches_decoded_from_stream(vgt):
         assert l["program_va"] != 0 and l["releases"], l
     vadd = [l for l in real if l["grid"] == [grid, 1, 1] and l["block"] == [block, 1, 1]]
     assert len(vadd) == 1, f"expected one {grid}x1x1 / {block}x1x1 launch, got {[(l['grid'], l['block']) for l in real]}"
+    # stream order through dependent QMDs: a CTA-less QMD whose completion schedules the vadd kernel's QMD
+    scheduled = {d["va"] for l in launches if l["grid"] == [0, 0, 0] for d in l["dependents"] if d["action"] == "SCHEDULE"}
+    assert vadd[0]["qmd_va"] in scheduled, (hex(vadd[0]["qmd_va"]), [hex(v) for v in scheduled])
 
 
 def test_many_launches_threads(vgt):

@@ -35,7 +35,8 @@ static void test_table_sizes(void)
         CHECK(vgt_rec_type_fixed_size(l->type) == l->fixed, "%s fixed size", l->name);
         CHECK(vgt_rec_type_from_name(l->name) == l->type, "%s by name", l->name);
     }
-    CHECK(n == 24, "24 record types in 1.0, table has %d", n);
+    CHECK(n == 25, "24 record types in 1.0 and CHANNEL_STATE in 1.1, table has %d", n);
+    CHECK(vgt_rec_type_from_name("channel_state") == 0x0027 && vgt_rec_type_fixed_size(0x0027) == 64, "CHANNEL_STATE (1.1)");
     CHECK(vgt_rec_type_from_name("gpfifo_submit") == VGT_REC_GPFIFO_SUBMIT, "any case");
     CHECK(vgt_rec_type_from_name("0x23") == 0x23 && vgt_rec_type_from_name("61440") == 0xF000, "numbers");
     CHECK(vgt_rec_type_from_name("NOPE") == -1 && vgt_rec_type_from_name("0") == -1 && vgt_rec_type_from_name("65535") == -1, "invalid");
@@ -80,6 +81,8 @@ static void test_golden_offsets(void)
     vgt_write_cuda_launch(w, 4, &(vgt_rec_cuda_launch){1, 2, 3, {4, 5, 6}, {7, 8, 9}, 10, 3, 5, (const char *)name, params}, &e);
     vgt_write_rm_control(w, 5, &(vgt_rec_rm_control){1, 2, 0xc36f0108, 0, 0, 5, params, params}, &e);
     vgt_write_cpu_unmap(w, 6, &(vgt_rec_cpu_unmap){1, 2, 3, 0x7777, 0x8888}, &e);
+    vgt_write_channel_state(w, 7, &(vgt_rec_channel_state){0x11, 0x12, 0x13, 1, 0x0000560000000000ull,
+                                                          {0xa0, 0xa1, 0xa2, 0xa3, 0xa4, 0xa5, 0xa6, 0xa7}, 0x14}, &e);
     vgt_reader *r = finish();
     vgt_record rec;
     vgt_reader_next(r, &rec, &e);   /* CHANNEL: spec offsets 16 ring_va, 40 userd_gpu_va, 64 status */
@@ -100,6 +103,16 @@ static void test_golden_offsets(void)
     CHECK(rec.length == 24 + 8 + 5 && le_get32(rec.payload + 8) == 0xc36f0108 && !memcmp(rec.payload + 32, params, 5), "RM_CONTROL");
     vgt_reader_next(r, &rec, &e);   /* CPU_UNMAP: 12 reserved, 16 cpu_address, 24 length */
     CHECK(rec.length == 32 && le_get64(rec.payload + 16) == 0x7777 && le_get64(rec.payload + 24) == 0x8888, "CPU_UNMAP");
+    /* CHANNEL_STATE (1.1): 0 client, 4 channel, 8 subdevice_mask, 12 flags, 16 extended_base, 24 + 4i subchi_class,
+     * 56 stored_subdevice_mask, 60 reserved */
+    CHECK(vgt_reader_next(r, &rec, &e) == VGT_OK && rec.type == VGT_REC_CHANNEL_STATE && rec.length == 64, "CHANNEL_STATE read");
+    CHECK(le_get32(rec.payload) == 0x11 && le_get32(rec.payload + 4) == 0x12 && le_get32(rec.payload + 8) == 0x13 &&
+          le_get32(rec.payload + 12) == 1 && le_get64(rec.payload + 16) == 0x0000560000000000ull &&
+          le_get32(rec.payload + 24) == 0xa0 && le_get32(rec.payload + 24 + 4 * 7) == 0xa7 &&
+          le_get32(rec.payload + 56) == 0x14 && le_get32(rec.payload + 60) == 0, "CHANNEL_STATE offsets");
+    vgt_rec_channel_state cs;
+    CHECK(vgt_decode_channel_state(&rec, &cs, &e) == VGT_OK && cs.subch_class[3] == 0xa3 && cs.extended_base == 0x0000560000000000ull &&
+          cs.stored_subdevice_mask == 0x14 && cs.flags == VGT_CHANNEL_STATE_RUN_PENDING, "CHANNEL_STATE decode");
     vgt_reader_close(r);
 }
 
@@ -178,6 +191,14 @@ static void test_field_walk(void)
     CHECK(vgt_record_fields(&r, collect, &n, &e) == VGT_OK &&
           !strcmp(n.list, "client,parent,handle,class,ring_va,entries,userd_memory,userd_offset,userd_gpu_va,engine_type,"
                           "va_space,context_share,error_notifier,status,"), "channel fields: %s", n.list);
+    memset(&n, 0, sizeof n);
+    r = raw(VGT_REC_CHANNEL_STATE, big, 60);
+    CHECK(vgt_record_fields(&r, collect, &n, &e) == VGT_E_FORMAT && strstr(e.msg, "CHANNEL_STATE"), "short CHANNEL_STATE: %s", e.msg);
+    r = raw(VGT_REC_CHANNEL_STATE, big, 72);   /* 8 bytes a newer minor appended: ignored */
+    CHECK(vgt_record_fields(&r, collect, &n, &e) == VGT_OK &&
+          !strcmp(n.list, "client,channel,subdevice_mask,flags,extended_base,subch0_class,subch1_class,subch2_class,"
+                          "subch3_class,subch4_class,subch5_class,subch6_class,subch7_class,stored_subdevice_mask,"),
+          "channel_state fields: %s", n.list);
 }
 
 int main(void)

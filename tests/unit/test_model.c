@@ -4,7 +4,9 @@
  *  - GPU mappings sorted, found by VA, replaced on overlap, removed by GPU_UNMAP;
  *  - memory contents: MEMORY records, push-buffer segments and ring entries of GPFIFO_SUBMIT, partial
  *    pages with known-byte masks, forgetting on unmap, the memory limit;
- *  - sequence order enforced; failed RM calls (status != 0) change nothing. */
+ *  - sequence order enforced; failed RM calls (status != 0) change nothing;
+ *  - CHANNEL_STATE (1.1): kept per live channel, replaced by a later one, ignored for an unknown channel,
+ *    cleared when the channel handle is allocated again. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -185,6 +187,59 @@ static void test_fold(void)
     vgt_model_free(m);
 }
 
+/* CHANNEL_STATE records folded one by one, the channel checked after each. */
+static void test_channel_state(void)
+{
+    char p2[300];
+    snprintf(p2, sizeof p2, "%s.state", path);
+    vgt_writer *w;
+    vgt_error e;
+    if (vgt_writer_open_path(&w, p2, NULL, NULL, 0, &e) != VGT_OK) {
+        CHECK(0, "open: %s", e.msg);
+        return;
+    }
+    vgt_rec_channel chan = {C, TSG, CHAN, 0xc86f, 0x80000000ull, 512, MEM_B, 0x1000, 0, 1, VAS, 0, 0, 0};
+    vgt_rec_channel_state cs = {C, CHAN, 0xfff, 0, 0x0000120000000000ull, {0xcb97, 0xcbc0, 0, 0, 0xc8b5}, 0xfff};
+    vgt_write_channel(w, 1, &chan, &e);                                   /* seq 0 */
+    vgt_write_channel_state(w, 2, &cs, &e);                               /* seq 1 */
+    vgt_write_channel_state(w, 3, &(vgt_rec_channel_state){C, 0x999, 1, 0, 0, {0xa140}, 1}, &e);   /* seq 2: no such channel */
+    cs.subch_class[2] = 0xa140;
+    cs.subdevice_mask = 0x1;
+    vgt_write_channel_state(w, 4, &cs, &e);                               /* seq 3: replaces seq 1 */
+    vgt_write_channel(w, 5, &chan, &e);                                   /* seq 4: the handle again */
+    CHECK(vgt_writer_close(w, &e) == VGT_OK, "close: %s", e.msg);
+    vgt_model *m;
+    vgt_reader *r;
+    if (vgt_model_new(&m, &e) != VGT_OK || vgt_reader_open_path(&r, p2, NULL, &e) != VGT_OK) {
+        CHECK(0, "setup: %s", e.msg);
+        return;
+    }
+    vgt_record rec;
+    while (vgt_reader_next(r, &rec, &e) == VGT_OK) {
+        CHECK(vgt_model_apply(m, &rec, &e) == VGT_OK, "apply seq %llu: %s", (unsigned long long)rec.seq, e.msg);
+        const vgt_model_channel *ch = vgt_model_channel_find(m, C, CHAN);
+        if (!ch) {
+            CHECK(0, "channel missing after seq %llu", (unsigned long long)rec.seq);
+            break;
+        }
+        switch (rec.seq) {
+        case 0: CHECK(!ch->has_state, "no state before a CHANNEL_STATE"); break;
+        case 1: case 2:
+            CHECK(ch->has_state && ch->state_seq == 1 && ch->state.subch_class[0] == 0xcb97 && ch->state.subch_class[4] == 0xc8b5 &&
+                  ch->state.subch_class[2] == 0 && ch->state.extended_base == 0x0000120000000000ull && ch->state.subdevice_mask == 0xfff,
+                  "state of seq 1 after seq %llu", (unsigned long long)rec.seq);
+            CHECK(vgt_model_channel_count(m) == 1, "a state for an unknown channel makes no channel");
+            break;
+        case 3: CHECK(ch->has_state && ch->state_seq == 3 && ch->state.subch_class[2] == 0xa140 && ch->state.subdevice_mask == 1, "replaced"); break;
+        case 4: CHECK(!ch->has_state && ch->state.subch_class[0] == 0, "re-allocated channel starts without state"); break;
+        }
+    }
+    CHECK(vgt_model_next_seq(m) == 5, "all 5 applied");
+    vgt_reader_close(r);
+    vgt_model_free(m);
+    remove(p2);
+}
+
 static void test_memory_direct(void)
 {
     vgt_model *m;
@@ -307,6 +362,7 @@ int main(void)
     snprintf(path, sizeof path, "/tmp/vgt-test-model-%d.vgt", (int)getpid());
     write_trace();
     test_fold();
+    test_channel_state();
     test_memory_direct();
     test_mappings_random();
     remove(path);

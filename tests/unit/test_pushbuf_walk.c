@@ -1,6 +1,8 @@
 /* test_pushbuf_walk.c: the trace walker (vgt/walk.h) over a trace written with libvgt's writer: order of
  * callbacks, SET_OBJECT state carried across submissions and through filters, a channel re-allocated
- * under the same handle starting over, submission/channel filters, stopping, and statistics.
+ * under the same handle starting over, submission/channel filters, stopping, and statistics; a channel's
+ * decoder state taken from CHANNEL_STATE records (format 1.1: bindings and extended base, replaced by a
+ * later record); stopping before a record (on_record_before) with a model the caller keeps.
  *
  * Method offsets: host SET_OBJECT 0x0000, NOP 0x0008 (open-gpu-doc classes/host/clc56f.h);
  * HOPPER_COMPUTE_A SEND_PCAS_A 0x02b4 (classes/compute/clcbc0.h). Header layout as in test_pushbuf.c.
@@ -88,6 +90,26 @@ static int make_trace(const char *path)
     return 0;
 }
 
+/* CHANNEL_STATE: submission 0 uses subch 1 bound only by the state, at a VA above the extended base; a
+ * second state unbinds subch 1 and clears the base before submission 1. */
+#define EXT_BASE (0x12ull << 40)
+static int make_state_trace(const char *path)
+{
+    vgt_writer *w;
+    vgt_error err;
+    const uint32_t pcas[] = {INC(1, 0x02b4, 1), 0x1234};
+    vgt_rec_channel_state cs = {CLIENT, CH_A, 0xfff, 0, EXT_BASE, {0, 0xCBC0}, 0xfff};
+    vgt_rec_channel_state cleared = {CLIENT, CH_A, 0xfff, 0, 0, {0}, 0xfff};
+    if (vgt_writer_open_path(&w, path, NULL, NULL, 0, &err) != VGT_OK || write_channel(w, CH_A, &err) ||
+        vgt_write_channel_state(w, 0, &cs, &err) || write_submit(w, CH_A, EXT_BASE + 0x200000, pcas, 2, &err) ||
+        vgt_write_channel_state(w, 0, &cleared, &err) || write_submit(w, CH_A, 0x201000, pcas, 2, &err) ||
+        vgt_writer_close(w, &err)) {
+        fprintf(stderr, "writing %s: %s\n", path, err.msg);
+        return -1;
+    }
+    return 0;
+}
+
 typedef struct log {
     char text[4096];
     size_t len;
@@ -165,6 +187,46 @@ static void expect_log(const log *l, const char *want)
     CHECK(!strcmp(l->text, want), "\n   got  \"%s\"\n   want \"%s\"", l->text, want);
 }
 
+static int stop_before_second_submit(void *ctx, const vgt_record *rec, const vgt_model *m)
+{
+    (void)ctx;
+    return rec->type == VGT_REC_GPFIFO_SUBMIT && vgt_model_submit_count(m) == 1;
+}
+
+static void test_channel_state(void)
+{
+    char path[] = "/tmp/test_pushbuf_walk_state_XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0 || make_state_trace(path)) {
+        CHECK(0, "state trace");
+        return;
+    }
+    close(fd);
+    log l;
+    vgt_walk_stats st;
+    vgt_error err;
+    vgt_walk_callbacks cb = all_callbacks(&l);
+    CHECK(vgt_walk_path(path, NULL, &cb, &st, &err) == VGT_OK, "walk: %s", err.msg);
+    expect_log(&l, "C1 B0 e0 m1:cbc0:2b4 E0 B1 e0 !UNKNOWN_SUBCHANNEL m1:0:2b4 E1 ");
+    CHECK(st.diags == 1 && st.entries == 2, "the extended base found submission 0's segment: %llu diags",
+          (unsigned long long)st.diags);
+
+    /* stop before submission 1, on a model the caller keeps */
+    cb = all_callbacks(&l);
+    cb.on_record_before = stop_before_second_submit;
+    vgt_walk_options o = vgt_walk_defaults();
+    CHECK(vgt_model_new(&o.model, &err) == VGT_OK, "model");
+    CHECK(vgt_walk_path(path, &o, &cb, &st, &err) == VGT_OK, "walk with a stop: %s", err.msg);
+    expect_log(&l, "C1 B0 e0 m1:cbc0:2b4 E0 ");
+    const vgt_model_channel *ch = vgt_model_channel_find(o.model, CLIENT, CH_A);
+    CHECK(vgt_model_next_seq(o.model) == 4 && st.records == 4 && ch && ch->has_state && ch->state_seq == 3 &&
+              ch->state.subch_class[1] == 0,
+          "the caller's model holds the 4 records before submission 1: next seq %llu",
+          (unsigned long long)vgt_model_next_seq(o.model));
+    vgt_model_free(o.model);
+    unlink(path);
+}
+
 int main(void)
 {
     char path[] = "/tmp/test_pushbuf_walk_XXXXXX";
@@ -218,6 +280,7 @@ int main(void)
     CHECK(vgt_walk_path("/nonexistent/x.vgt", NULL, NULL, NULL, &err) == VGT_E_IO, "missing file: %s",
           vgt_status_name(err.code));
     unlink(path);
+    test_channel_state();
     if (failures) {
         fprintf(stderr, "test_pushbuf_walk: %d check(s) failed\n", failures);
         return 1;

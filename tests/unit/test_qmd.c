@@ -205,8 +205,42 @@ static void test_bits(void)
     CHECK(vgt_qmd_bits(b, 2, 23, 8) == 0xff, "partial read 0x%llx", (unsigned long long)vgt_qmd_bits(b, 2, 23, 8));
 }
 
+/* Dependent QMDs (clcbc0qmd.h): V04_00 ENABLE(i) 368+5i, ACTION(i) 371:369+5i, PREFETCH(i) 372+5i,
+ * DEPENDENT_QMD0/1_POINTER 479:448 / 511:480 (VA >> 8); V03_00 QMD0 POINTER 511:480, ENABLE 512,
+ * ACTION 515:513, PREFETCH 516. Values as in corpus/vadd.vgt's CTA-less ordering QMDs. */
+static void test_dependents(void)
+{
+    uint8_t q[384] = { 0 };
+    vgt_qmd d;
+    vgt_error err;
+    vgt_qmd_set_bits(q, 384, 583, 580, 4);
+    vgt_qmd_set_bits(q, 384, 368, 368, 1);
+    vgt_qmd_set_bits(q, 384, 371, 369, 1);              /* SCHEDULE */
+    vgt_qmd_set_bits(q, 384, 479, 448, 0x204e0c8);
+    vgt_qmd_set_bits(q, 384, 373, 373, 1);
+    vgt_qmd_set_bits(q, 384, 376, 374, 4);              /* DECREMENT_DEPENDENCE */
+    vgt_qmd_set_bits(q, 384, 377, 377, 1);
+    vgt_qmd_set_bits(q, 384, 511, 480, 0x1234567);
+    CHECK(vgt_qmd_decode(q, sizeof q, &d, &err) == VGT_OK, "decode: %s", err.msg);
+    CHECK(d.dependent[0].enabled && d.dependent[0].action == 1 && !d.dependent[0].prefetch &&
+          d.dependent[0].va == 0x204e0c800ull, "dep0 %u %u 0x%llx", d.dependent[0].enabled, d.dependent[0].action,
+          (unsigned long long)d.dependent[0].va);
+    CHECK(d.dependent[1].enabled && d.dependent[1].action == 4 && d.dependent[1].prefetch &&
+          d.dependent[1].va == 0x123456700ull, "dep1 0x%llx", (unsigned long long)d.dependent[1].va);
+    CHECK(!strcmp(vgt_qmd_dependent_action_name(4), "DECREMENT_DEPENDENCE") && !strcmp(vgt_qmd_dependent_action_name(2), "?"),
+          "action names");
+    uint8_t r[256] = { 0 };
+    vgt_qmd_set_bits(r, 256, 583, 580, 3);
+    vgt_qmd_set_bits(r, 256, 511, 480, 0x77);
+    vgt_qmd_set_bits(r, 256, 512, 512, 1);
+    vgt_qmd_set_bits(r, 256, 515, 513, 3);
+    CHECK(vgt_qmd_decode(r, sizeof r, &d, &err) == VGT_OK && d.dependent[0].enabled && d.dependent[0].action == 3 &&
+          d.dependent[0].va == 0x7700 && !d.dependent[1].enabled, "V03 dep0 0x%llx", (unsigned long long)d.dependent[0].va);
+}
+
 int main(void)
 {
+    test_dependents();
     test_bits();
     test_tables();
     test_v02();

@@ -15,6 +15,7 @@ class Fold:
     def __init__(self):
         self.objects = {}      # (client, handle) -> (type name, seq)
         self.channels = {}     # (client, handle) -> CHANNEL fields
+        self.states = {}       # (client, channel) -> CHANNEL_STATE fields (1.1), of live channels only
         self.mappings = {}     # gpu_va -> fields of GPU_MAP
         self.pages = {}        # page va -> [bytearray data, bytearray known (0/1 per byte)]
         self.submits = 0
@@ -38,8 +39,12 @@ class Fold:
         elif t == T["RM_FREE"]:
             self.objects.pop((f["client"], f["handle"]), None)
             self.channels.pop((f["client"], f["handle"]), None)
+            self.states.pop((f["client"], f["handle"]), None)
         elif t == T["CHANNEL"] and f["status"] == 0:
             self.channels[(f["client"], f["handle"])] = f
+            self.states.pop((f["client"], f["handle"]), None)   # a new channel starts with no state
+        elif t == T["CHANNEL_STATE"] and (f["client"], f["channel"]) in self.channels:
+            self.states[(f["client"], f["channel"])] = f
         elif t == T["GPU_MAP"] and f["status"] == 0:
             self.mappings[f["gpu_va"]] = f
         elif t == T["GPU_UNMAP"]:

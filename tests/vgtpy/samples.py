@@ -1,4 +1,4 @@
-"""Sample records of every record type of 1.0 (and one experimental type), deterministic for a seed:
+"""Sample records of every record type of 1.0 and 1.1 (and one experimental type), deterministic for a seed:
 what the cross-checks feed the C reader."""
 import random
 
@@ -53,6 +53,11 @@ def all_type_records(seed=1):
         ("ENGINE_OBJECT", {"client": 0xC1D00001, "channel": 0x5C000030, "handle": 0x5C000031, "class": 0xCBC0,
                            "status": 0}, t()),
         ("WORK_SUBMIT_TOKEN", {"client": 0xC1D00001, "channel": 0x5C000030, "token": 0x10005}, t()),
+        ("CHANNEL_STATE", {"client": 0xC1D00001, "channel": 0x5C000030, "subdevice_mask": 0xFFF,
+                           "flags": spec.CHANNEL_STATE_RUN_PENDING, "extended_base": 0x12 << 40,
+                           **{f"subch{i}_class": c for i, c in enumerate([0xCB97, 0xCBC0, 0xA140, 0, 0xC8B5, 0,
+                                                                          0x902D, 0xC86F])},
+                           "stored_subdevice_mask": 0x3}, t()),
         ("GPFIFO_SUBMIT", {"client": 0xC1D00001, "channel": 0x5C000030, "token": 0x10005, "flags": 0,
                            "gp_get_before": 0, "gp_put_before": 0, "gp_get_after": 0xFFFFFFFF,
                            "gp_put_after": 2,

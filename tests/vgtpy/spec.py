@@ -1,4 +1,4 @@
-"""The constants and record layouts of the .vgt format 1.0, transcribed from docs/trace-format.md.
+"""The constants and record layouts of the .vgt format 1.1, transcribed from docs/trace-format.md.
 
 This package is the independent second implementation of the format: it is written from the spec alone,
 never from the C sources, so that a disagreement between the two shows a bug in one of them or in the
@@ -8,14 +8,14 @@ spec. Every number here cites the spec section it comes from.
 # section 2: file header
 FILE_MAGIC = b"VGTRACE\0"
 MAJOR = 1
-MINOR = 0
+MINOR = 1  # section 2: a writer of 1.1 writes minor 1; readers take every minor (section 8)
 HEADER_FIXED = 32
 HEADER_MIN = 40
 MAX_HEADER_LENGTH = 1 << 20
 MAX_IDENTITY_ENTRIES = 4096
 MAX_IDENTITY_KEY = 255
 MAX_IDENTITY_VALUE = 64 << 10
-KNOWN_HEADER_FLAGS = 0  # 1.0 defines none
+KNOWN_HEADER_FLAGS = 0  # 1.0 and 1.1 define none
 
 # section 3: chunks
 CHUNK_MAGIC = b"VGTC"
@@ -40,6 +40,9 @@ FOOTER_SIZE = 32
 FOOTER_MAGIC = b"VGTFOOT\0"
 # index entries are limited to (file size) / 72 (section 9)
 INDEX_ENTRY_DIVISOR = 72
+
+# section 5, CHANNEL_STATE flags
+CHANNEL_STATE_RUN_PENDING = 1
 
 # section 4, "Handles and enums"
 APERTURES = {0: "unknown", 1: "sysmem", 2: "vidmem", 3: "os"}
@@ -117,6 +120,10 @@ LAYOUTS = [
     RecordLayout(0x0024, "WORK_SUBMIT_TOKEN", _u32("client", "channel", "token", "reserved")),
     RecordLayout(0x0025, "DOORBELL", _u32("token", "channel", "offset", "flags")),
     RecordLayout(0x0026, "SEMAPHORE", [("gpu_va", "Q"), ("value", "Q")] + _u32("size", "flags")),
+    # 1.1: a channel's push-buffer decoder state (section 5, 0x0027)
+    RecordLayout(0x0027, "CHANNEL_STATE",
+                 _u32("client", "channel", "subdevice_mask", "flags") + [("extended_base", "Q")]
+                 + _u32(*[f"subch{i}_class" for i in range(8)]) + _u32("stored_subdevice_mask", "reserved")),
     RecordLayout(0x0030, "CUDA_MODULE", [("module", "Q")] + _u32("image_length", "flags"), [("image", "image_length")]),
     RecordLayout(0x0031, "CUDA_LAUNCH",
                  [("module", "Q"), ("function", "Q"), ("stream", "Q")]

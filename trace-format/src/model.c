@@ -166,6 +166,16 @@ static vgt_status on_submit(vgt_model *m, const vgt_record *r, vgt_error *err)
     return VGT_OK;
 }
 
+/* Format 1.1: the decoder state of a live channel; one for a channel that is not alive changes nothing. */
+static vgt_status on_channel_state(vgt_model *m, const vgt_record *r, vgt_error *err)
+{
+    vgt_rec_channel_state cs;
+    VGT_TRY(vgt_decode_channel_state(r, &cs, err));
+    vgt_model_channel *ch = model_channel_get(m, cs.client, cs.channel);
+    if (ch) ch->state = cs, ch->state_seq = r->seq, ch->has_state = 1;
+    return VGT_OK;
+}
+
 typedef vgt_status (*apply_fn)(vgt_model *m, const vgt_record *r, vgt_error *err);
 static const struct { uint16_t type; apply_fn fn; } handlers[] = {
     {VGT_REC_RM_ALLOC, on_rm_alloc},       {VGT_REC_RM_FREE, on_rm_free},
@@ -173,7 +183,7 @@ static const struct { uint16_t type; apply_fn fn; } handlers[] = {
     {VGT_REC_GPU_MAP, on_gpu_map},         {VGT_REC_GPU_UNMAP, on_gpu_unmap},
     {VGT_REC_MEMORY, on_memory},           {VGT_REC_CHANNEL, on_channel},
     {VGT_REC_ENGINE_OBJECT, on_engine_object}, {VGT_REC_GPFIFO_SUBMIT, on_submit},
-    {VGT_REC_WORK_SUBMIT_TOKEN, on_token},
+    {VGT_REC_WORK_SUBMIT_TOKEN, on_token},  {VGT_REC_CHANNEL_STATE, on_channel_state},
 };
 
 vgt_status vgt_model_apply(vgt_model *m, const vgt_record *r, vgt_error *err)

@@ -17,7 +17,7 @@ typedef union any_rec {
     vgt_rec_gpu_unmap j; vgt_rec_cpu_map k; vgt_rec_cpu_unmap l; vgt_rec_ioctl m; vgt_rec_memory n;
     vgt_rec_channel o; vgt_rec_engine_object p; vgt_rec_gpfifo_submit q; vgt_rec_work_submit_token r;
     vgt_rec_doorbell s; vgt_rec_semaphore t; vgt_rec_cuda_module u; vgt_rec_cuda_launch v; vgt_rec_marker w;
-    vgt_rec_diagnostic x;
+    vgt_rec_diagnostic x; vgt_rec_channel_state y;
 } any_rec;
 
 typedef struct walk {
@@ -163,8 +163,8 @@ vgt_status vgt_record_fields(const vgt_record *r, vgt_field_fn fn, void *ctx, vg
 {
     const rec_layout *l = rec_layout_find(r->type);
     if (!l)
-        return VGT_FAIL(err, VGT_E_NOT_FOUND, r->chunk_offset, "record seq %llu has type 0x%04x, not a type of 1.0",
-                        (unsigned long long)r->seq, r->type);
+        return VGT_FAIL(err, VGT_E_NOT_FOUND, r->chunk_offset, "record seq %llu has type 0x%04x, not a type of format 1.%u",
+                        (unsigned long long)r->seq, r->type, VGT_FORMAT_MINOR);
     any_rec st;
     memset(&st, 0, sizeof st);
     walk w = {fn, ctx, 0, NULL, 0};
@@ -192,6 +192,7 @@ DECODER(vgt_decode_engine_object, vgt_rec_engine_object, VGT_REC_ENGINE_OBJECT)
 DECODER(vgt_decode_work_submit_token, vgt_rec_work_submit_token, VGT_REC_WORK_SUBMIT_TOKEN)
 DECODER(vgt_decode_doorbell, vgt_rec_doorbell, VGT_REC_DOORBELL)
 DECODER(vgt_decode_semaphore, vgt_rec_semaphore, VGT_REC_SEMAPHORE)
+DECODER(vgt_decode_channel_state, vgt_rec_channel_state, VGT_REC_CHANNEL_STATE)
 DECODER(vgt_decode_cuda_module, vgt_rec_cuda_module, VGT_REC_CUDA_MODULE)
 DECODER(vgt_decode_cuda_launch, vgt_rec_cuda_launch, VGT_REC_CUDA_LAUNCH)
 DECODER(vgt_decode_marker, vgt_rec_marker, VGT_REC_MARKER)

@@ -146,6 +146,17 @@ static const rec_field f_semaphore[] = {
     X64(S, "gpu_va", gpu_va), X64(S, "value", value), U32(S, "size", size), X32(S, "flags", flags),
 };
 #undef S
+#define S vgt_rec_channel_state
+static const rec_field f_channel_state[] = {
+    X32(S, "client", client), X32(S, "channel", channel), X32(S, "subdevice_mask", subdevice_mask),
+    X32(S, "flags", flags), X64(S, "extended_base", extended_base),
+    X32(S, "subch0_class", subch_class[0]), X32(S, "subch1_class", subch_class[1]),
+    X32(S, "subch2_class", subch_class[2]), X32(S, "subch3_class", subch_class[3]),
+    X32(S, "subch4_class", subch_class[4]), X32(S, "subch5_class", subch_class[5]),
+    X32(S, "subch6_class", subch_class[6]), X32(S, "subch7_class", subch_class[7]),
+    X32(S, "stored_subdevice_mask", stored_subdevice_mask), RSV,
+};
+#undef S
 #define S vgt_rec_cuda_module
 static const rec_field f_cuda_module[] = {
     X64(S, "module", module), U32(S, "image_length", image_length), X32(S, "flags", flags),
@@ -192,6 +203,7 @@ static const rec_layout layouts[] = {
     ROW(VGT_REC_WORK_SUBMIT_TOKEN, "WORK_SUBMIT_TOKEN", 16, f_work_submit_token, 0),
     ROW(VGT_REC_DOORBELL, "DOORBELL", 16, f_doorbell, 0),
     ROW(VGT_REC_SEMAPHORE, "SEMAPHORE", 24, f_semaphore, 0),
+    ROW(VGT_REC_CHANNEL_STATE, "CHANNEL_STATE", 64, f_channel_state, 0),   /* format 1.1 */
     ROW(VGT_REC_CUDA_MODULE, "CUDA_MODULE", 16, f_cuda_module, 0),
     ROW(VGT_REC_CUDA_LAUNCH, "CUDA_LAUNCH", 64, f_cuda_launch, 0),
     ROW(VGT_REC_MARKER, "MARKER", 8, f_marker, 0),

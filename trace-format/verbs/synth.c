@@ -265,6 +265,23 @@ static vgt_status extras_end(synth *s)
     return vgt_write_process_end(s->w, tick(s), &pe, s->err);
 }
 
+/* Format 1.1's CHANNEL_STATE, stating the bindings each channel's first submission makes again with
+ * SET_OBJECT (bind_subchannels), so that decoding the trace gives the same methods with or without it. */
+static vgt_status channel_states(synth *s)
+{
+    for (uint32_t i = 0; i < s->o.channels; i++) {
+        vgt_rec_channel_state cs = {.client = CLIENT, .channel = s->ch[i].handle, .subdevice_mask = 0xFFF,
+                                    .stored_subdevice_mask = 0xFFF};
+        cs.subch_class[SYNTH_SUBCH_3D] = SYNTH_CLASS_3D;
+        cs.subch_class[SYNTH_SUBCH_COMPUTE] = SYNTH_CLASS_COMPUTE;
+        cs.subch_class[SYNTH_SUBCH_I2M] = SYNTH_CLASS_I2M;
+        cs.subch_class[SYNTH_SUBCH_COPY] = SYNTH_CLASS_COPY;
+        account(s, VGT_REC_CHANNEL_STATE, 0);
+        VGT_TRY(vgt_write_channel_state(s->w, tick(s), &cs, s->err));
+    }
+    return VGT_OK;
+}
+
 /* A buffer that lives and dies mid-trace: slicing after it must leave it out. */
 static vgt_status scratch_object(synth *s)
 {
@@ -483,6 +500,7 @@ static vgt_status generate(synth *s)
     VGT_TRY(memory_objects(s));
     VGT_TRY(initial_memory(s));
     for (uint32_t i = 0; i < s->o.channels; i++) VGT_TRY(channel(s, i));
+    if (s->o.shape == SHAPE_ALL_TYPES) VGT_TRY(channel_states(s));
     uint8_t sched[3] = {1, 0, 0};   /* bEnable, bSkipSubmit, bSkipEnable */
     VGT_TRY(rm_control(s, s->tsg, RM_CTRL_GPFIFO_SCHEDULE, sched, sched, sizeof sched));
     int scratch_done = s->o.shape == SHAPE_PUSHBUF;

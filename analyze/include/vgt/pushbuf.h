@@ -94,7 +94,10 @@ typedef struct vgt_pb_callbacks {
      * MME instruction and data uploads). When set, the dwords of a NON_INC header that lie in one entry
      * reach this callback in one call instead of one `method` call each: m is the event of the first
      * (m->data its value), data points at count little-endian dwords (data[0..3] is m->data). A run split
-     * across entries arrives as one call per entry. Return non-zero to stop (after the whole call). */
+     * across entries arrives as one call per entry. An increase-once (ONE_INC) header delivers its first
+     * method through `method` and the dwords that follow it (all to the next method) through this path
+     * too: drivers send LAUNCH_DMA plus its inline data that way. Return non-zero to stop (after the
+     * whole call). */
     int (*noninc_run)(void *ctx, const vgt_method *m, const uint8_t *data, uint32_t count);
 } vgt_pb_callbacks;
 

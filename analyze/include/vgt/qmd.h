@@ -26,6 +26,7 @@ extern "C" {
 #define VGT_QMD_MAX_BYTES 384u       /* V04_00; older versions are 256 bytes */
 #define VGT_QMD_MAX_CB 8u            /* constant buffer slots 0..7 */
 #define VGT_QMD_MAX_RELEASE 3u       /* release semaphores 0..2 (V03_00 and later have 3) */
+#define VGT_QMD_MAX_DEPENDENT 2u     /* dependent QMDs 0..1 (V04_00 has 2 with pointers, V03_00 one) */
 
 typedef enum vgt_qmd_version {
     VGT_QMD_UNKNOWN = 0,
@@ -52,6 +53,16 @@ typedef struct vgt_qmd_release {
     uint64_t payload;
 } vgt_qmd_release;
 
+/* A QMD acted on when this one completes (DEPENDENT_QMD*_ fields): how CUDA orders a stream's grids on
+ * Hopper (corpus/vadd.vgt: each kernel's QMD decrements the dependence of a CTA-less QMD, which schedules
+ * the next kernel's QMD). */
+typedef struct vgt_qmd_dependent {
+    uint8_t enabled;
+    uint8_t action;           /* 0 INCREMENT_PUT, 1 SCHEDULE, 3 INVALIDATE_COPY_SCHEDULE, 4 DECREMENT_DEPENDENCE */
+    uint8_t prefetch;
+    uint64_t va;              /* the dependent QMD (stored >> 8, as SEND_PCAS_A; already shifted back) */
+} vgt_qmd_dependent;
+
 typedef struct vgt_qmd {
     vgt_qmd_version version;
     uint8_t major, minor;     /* as stored */
@@ -69,7 +80,11 @@ typedef struct vgt_qmd {
     vgt_qmd_cb cb[VGT_QMD_MAX_CB];
     uint32_t release_count;   /* slots this version has: 2 (V02) or 3 (V03, V04) */
     vgt_qmd_release release[VGT_QMD_MAX_RELEASE];
+    vgt_qmd_dependent dependent[VGT_QMD_MAX_DEPENDENT];
 } vgt_qmd;
+
+/* "INCREMENT_PUT", "SCHEDULE", "INVALIDATE_COPY_SCHEDULE", "DECREMENT_DEPENDENCE"; "?" otherwise. */
+const char *vgt_qmd_dependent_action_name(unsigned action);
 
 /* One field of a version's table: what the decoder reads, with the source's name and bit range. Array
  * fields (count > 1) repeat at lo + i * stride. Printers and tests use the table; so does the decoder. */

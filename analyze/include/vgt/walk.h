@@ -18,7 +18,9 @@
  *    the subdevice mask are right when a selected submission comes. A submission outside the filters is
  *    decoded silently, unless deliver_unselected is set: then its callbacks run with selected = 0 (for
  *    trackers that need the whole stream, e.g. the semantic decoders).
- *  - A channel's decoder state starts over when the model shows the channel handle re-allocated.
+ *  - A channel's decoder state starts over when the model shows the channel handle re-allocated: empty,
+ *    or from the channel's CHANNEL_STATE record (format 1.1) when the model has one. A CHANNEL_STATE
+ *    that comes later replaces the decoder state before the channel's next submission.
  *  - The method loop allocates nothing; the segment table grows to the largest submission and stays.
  *  - With a finite submission range, the walk stops after the last selected submission.
  *  - Any callback returning non-zero stops the walk; vgt_walk_* then returns VGT_OK.
@@ -48,6 +50,7 @@ typedef struct vgt_walk_channel {
     uint64_t submits;             /* submissions seen on this incarnation */
     vgt_pb_state pb;
     void *user;                   /* the caller's per-channel data (see on_channel) */
+    uint64_t state_seq;           /* seq of the CHANNEL_STATE the decoder state was set from; UINT64_MAX none */
 } vgt_walk_channel;
 
 /* The submission being decoded. */
@@ -62,6 +65,9 @@ typedef struct vgt_walk_submit {
 
 typedef struct vgt_walk_callbacks {
     /* All optional. int-returning callbacks stop the walk with a non-zero return. */
+    /* Before the model applies a record: a non-zero return stops the walk there, the record neither
+     * applied nor decoded (the model and every channel's decoder state are those just before it). */
+    int (*on_record_before)(void *ctx, const vgt_record *rec, const vgt_model *model);
     int (*on_record)(void *ctx, const vgt_record *rec, const vgt_model *model);
     /* A channel first seen (chan->user NULL), or seen re-allocated under the same handle (chan->user as
      * left, decoder state already reset): set or reset chan->user here. */
@@ -88,6 +94,9 @@ typedef struct vgt_walk_options {
     int verify_checksums;         /* default 1 */
     int streaming;                /* reader option: 1 never seek (pipes) */
     uint64_t model_memory_limit;  /* 0: the model's default */
+    vgt_model *model;             /* NULL: the walker's own. Else the caller's, fresh or holding exactly the
+                                   * records before the reader's first; the walker applies records to it and
+                                   * leaves it to the caller (to use after the walk) */
 } vgt_walk_options;
 
 typedef struct vgt_walk_stats {

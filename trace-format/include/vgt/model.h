@@ -49,6 +49,12 @@ typedef struct vgt_model_channel {
     vgt_model_engine engines[VGT_MODEL_MAX_ENGINES];
     uint64_t submit_count;    /* GPFIFO_SUBMIT records applied for this channel */
     uint32_t last_gp_put;
+    /* Format 1.1: the push-buffer decoder state a CHANNEL_STATE record gave this channel (the latest one
+     * since its CHANNEL record); a channel sliced out of a longer trace starts decoding from it. The model
+     * does not decode push buffers: SET_OBJECTs in later submissions do not change it. */
+    int has_state;
+    uint64_t state_seq;       /* seq of that CHANNEL_STATE record */
+    vgt_rec_channel_state state;   /* state.subch_class[0..7]: the subchannel -> class bindings */
 } vgt_model_channel;
 
 typedef struct vgt_model_mapping {

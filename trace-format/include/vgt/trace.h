@@ -31,7 +31,7 @@ extern "C" {
 
 /* ---- format constants (docs/trace-format.md) ---- */
 #define VGT_FORMAT_MAJOR 1
-#define VGT_FORMAT_MINOR 0
+#define VGT_FORMAT_MINOR 1   /* 1.1 adds CHANNEL_STATE; readers take every minor of major 1 */
 #define VGT_FILE_HEADER_FIXED 32u
 #define VGT_CHUNK_HEADER_SIZE 72u
 #define VGT_RECORD_HEADER_SIZE 24u
@@ -69,6 +69,7 @@ enum vgt_rec_type {
     VGT_REC_WORK_SUBMIT_TOKEN = 0x0024,
     VGT_REC_DOORBELL = 0x0025,
     VGT_REC_SEMAPHORE = 0x0026,
+    VGT_REC_CHANNEL_STATE = 0x0027,    /* format 1.1 */
     VGT_REC_CUDA_MODULE = 0x0030,
     VGT_REC_CUDA_LAUNCH = 0x0031,
     VGT_REC_MARKER = 0x0040,
@@ -88,6 +89,8 @@ enum vgt_ioctl_node { VGT_NODE_CTL = 1, VGT_NODE_GPU = 2, VGT_NODE_UVM = 3, VGT_
 #define VGT_SEGMENT_FLAG_SUBROUTINE 1u
 #define VGT_SEGMENT_FLAG_TRUNCATED 2u
 #define VGT_GP_NOT_READ 0xFFFFFFFFu
+#define VGT_CHANNEL_STATE_RUN_PENDING 1u   /* CHANNEL_STATE flags bit 0: a method run was cut off */
+#define VGT_SUBCHANNELS 8u
 
 /* A record as read: header fields and the payload bytes (valid until the next reader call). */
 typedef struct vgt_record {
@@ -158,6 +161,13 @@ typedef struct {
 typedef struct { uint32_t client, channel, token; } vgt_rec_work_submit_token;
 typedef struct { uint32_t token, channel, offset, flags; } vgt_rec_doorbell;
 typedef struct { uint64_t gpu_va, value; uint32_t size, flags; } vgt_rec_semaphore;
+/* CHANNEL_STATE (1.1): a channel's push-buffer decoder state, for traces cut out of longer ones. */
+typedef struct {
+    uint32_t client, channel, subdevice_mask, flags;
+    uint64_t extended_base;                  /* already shifted: the VA added to entry addresses */
+    uint32_t subch_class[VGT_SUBCHANNELS];   /* SET_OBJECT bindings; 0 = unbound */
+    uint32_t stored_subdevice_mask;
+} vgt_rec_channel_state;
 typedef struct { uint64_t module; uint32_t image_length, flags; const uint8_t *image; } vgt_rec_cuda_module;
 typedef struct {
     uint64_t module, function, stream;
@@ -197,6 +207,7 @@ vgt_status vgt_decode_engine_object(const vgt_record *r, vgt_rec_engine_object *
 vgt_status vgt_decode_work_submit_token(const vgt_record *r, vgt_rec_work_submit_token *o, vgt_error *err);
 vgt_status vgt_decode_doorbell(const vgt_record *r, vgt_rec_doorbell *o, vgt_error *err);
 vgt_status vgt_decode_semaphore(const vgt_record *r, vgt_rec_semaphore *o, vgt_error *err);
+vgt_status vgt_decode_channel_state(const vgt_record *r, vgt_rec_channel_state *o, vgt_error *err);
 vgt_status vgt_decode_cuda_module(const vgt_record *r, vgt_rec_cuda_module *o, vgt_error *err);
 vgt_status vgt_decode_cuda_launch(const vgt_record *r, vgt_rec_cuda_launch *o, vgt_error *err);
 vgt_status vgt_decode_marker(const vgt_record *r, vgt_rec_marker *o, vgt_error *err);
@@ -297,6 +308,7 @@ vgt_status vgt_write_gpfifo_submit(vgt_writer *w, uint64_t ts, const vgt_rec_gpf
 vgt_status vgt_write_work_submit_token(vgt_writer *w, uint64_t ts, const vgt_rec_work_submit_token *p, vgt_error *err);
 vgt_status vgt_write_doorbell(vgt_writer *w, uint64_t ts, const vgt_rec_doorbell *p, vgt_error *err);
 vgt_status vgt_write_semaphore(vgt_writer *w, uint64_t ts, const vgt_rec_semaphore *p, vgt_error *err);
+vgt_status vgt_write_channel_state(vgt_writer *w, uint64_t ts, const vgt_rec_channel_state *p, vgt_error *err);
 vgt_status vgt_write_cuda_module(vgt_writer *w, uint64_t ts, const vgt_rec_cuda_module *p, vgt_error *err);
 vgt_status vgt_write_cuda_launch(vgt_writer *w, uint64_t ts, const vgt_rec_cuda_launch *p, vgt_error *err);
 vgt_status vgt_write_marker(vgt_writer *w, uint64_t ts, const vgt_rec_marker *p, vgt_error *err);

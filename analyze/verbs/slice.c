@@ -1,6 +1,8 @@
 /* slice.c: `vgt slice IN OUT --submits A..B`: a smaller trace that replays submissions A..B on its own.
  *
- * Pass 1 folds every record before submission A through the trace model (model.h) and notes which
+ * Pass 1 walks every record before submission A with the trace walker (vgt/walk.h): it folds them into
+ * the trace model (model.h) and decodes every submission's push buffers, so that at A each channel's
+ * decoder state (SET_OBJECT bindings, subdevice masks, extended base) is known. It also notes which
  * original records created what is still alive at A: RM objects and memory objects (RM_ALLOC, MEM_ALLOC),
  * channels (CHANNEL), engine objects (ENGINE_OBJECT), GPU mappings (GPU_MAP), and, tracked here because
  * the model does not keep them, CPU mappings (CPU_MAP) and work-submit tokens (WORK_SUBMIT_TOKEN, or the
@@ -8,6 +10,8 @@
  *
  *   SESSION_START (if any)  the kept records, in their original order
  *   MEMORY (reason initial) the model's memory contents at A, page runs up to RUN_MAX bytes
+ *   CHANNEL_STATE           per live channel with decoder state at A (format 1.1), after the channel's
+ *                           records; a DIAGNOSTIC before it when a method run was pending there
  *   every record from submission A to submission B, then the records that report B's results
  *   (observed MEMORY, SEMAPHORE, DOORBELL) up to the next other record
  *
@@ -17,14 +21,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "vgt/classes.h"
 #include "vgt/cli.h"
 #include "vgt/model.h"
 #include "vgt/trace.h"
+#include "vgt/walk.h"
 
 #define RUN_MAX (1u << 20)                 /* bytes per synthesized MEMORY record */
 #define MAX_TRACKED (1u << 20)             /* CPU mappings / tokens remembered in pass 1 */
 #define RM_CTRL_GET_WORK_SUBMIT_TOKEN 0xC36F0108u
 #define MAX_IDENTITY_OUT (VGT_MAX_IDENTITY_ENTRIES + 2u)
+#define MAX_CHANNEL_STATES VGT_WALK_MAX_CHANNELS
 
 typedef struct tracked {
     uint32_t client, handle;   /* CPU_MAP: memory handle; token: channel handle */
@@ -37,6 +44,13 @@ typedef struct tracked_set {
     uint32_t n, cap;
 } tracked_set;
 
+/* A channel's decoder state at A, as the walker left it. */
+typedef struct chan_state {
+    uint32_t client, handle;
+    uint64_t alloc_seq, state_seq;
+    vgt_pb_state pb;
+} chan_state;
+
 typedef struct slice_plan {
     const char *in, *out;
     vgt_range submits;
@@ -48,6 +62,12 @@ typedef struct slice_plan {
     uint64_t ts_before;        /* ts given to the synthesized MEMORY records */
     uint64_t *keep;            /* sorted seqs of the records to copy */
     uint32_t nkeep;
+    chan_state *chans;         /* every channel the walker decoded before A */
+    uint32_t nchans, capchans;
+    uint64_t submits_seen;     /* pass 1: GPFIFO_SUBMIT records met */
+    int found_first;           /* pass 1 stopped at submission A */
+    vgt_status cb_status;      /* pass 1: a failure inside a walker callback */
+    vgt_error *err;
 } slice_plan;
 
 /* ---- pass 1 bookkeeping the model does not do ---- */
@@ -130,23 +150,56 @@ static vgt_status check_range(slice_plan *p, vgt_reader *r, vgt_error *err)
     return VGT_OK;
 }
 
-/* Pass 1: fold everything before submission A. */
+/* ---- pass 1: walk everything before submission A ---- */
+
+static int before_record(void *ctx, const vgt_record *rec, const vgt_model *model)
+{
+    (void)model;
+    slice_plan *p = ctx;
+    if (rec->type == VGT_REC_GPFIFO_SUBMIT && p->submits_seen++ == p->submits.first) {
+        p->first_seq = rec->seq;
+        p->found_first = 1;
+        return 1;
+    }
+    p->ts_before = rec->ts;
+    p->cb_status = track(p, rec, p->err);
+    return p->cb_status != VGT_OK;
+}
+
+/* Called for every channel when the walk ends: keep its decoder state. */
+static void keep_channel(void *ctx, vgt_walk_channel *c)
+{
+    slice_plan *p = ctx;
+    if (p->cb_status != VGT_OK) return;
+    if (p->nchans == p->capchans) {
+        uint32_t cap = p->capchans ? 2 * p->capchans : 16;
+        chan_state *v = cap <= MAX_CHANNEL_STATES ? realloc(p->chans, cap * sizeof *v) : NULL;
+        if (!v) {
+            p->cb_status = VGT_FAIL(p->err, VGT_E_NOMEM, VGT_NO_OFFSET, "slice: no memory for %u channel states", cap);
+            return;
+        }
+        p->chans = v;
+        p->capchans = cap;
+    }
+    p->chans[p->nchans++] = (chan_state){c->client, c->handle, c->alloc_seq, c->state_seq, c->pb};
+}
+
 static vgt_status fold_prefix(slice_plan *p, vgt_error *err)
 {
     vgt_reader *r;
     VGT_TRY(vgt_reader_open_path(&r, p->in, NULL, err));
-    vgt_record rec;
     vgt_status st = check_range(p, r, err);
-    uint64_t submits = 0;
-    while (st == VGT_OK && (st = vgt_reader_next(r, &rec, err)) == VGT_OK) {
-        if (rec.type == VGT_REC_GPFIFO_SUBMIT && submits++ == p->submits.first) break;
-        p->ts_before = rec.ts;
-        if ((st = track(p, &rec, err)) != VGT_OK || (st = vgt_model_apply(p->model, &rec, err)) != VGT_OK) break;
+    if (st == VGT_OK) {
+        vgt_walk_options wo = vgt_walk_defaults();
+        wo.model = p->model;
+        vgt_walk_callbacks cb = {.on_record_before = before_record, .on_channel_end = keep_channel, .ctx = p};
+        p->err = err;
+        st = vgt_walk_reader(r, &wo, &cb, NULL, err);
+        if (st == VGT_OK) st = p->cb_status;
     }
-    if (st == VGT_OK) p->first_seq = rec.seq;
-    else if (st == VGT_E_EOF)
+    if (st == VGT_OK && !p->found_first)
         st = VGT_FAIL(err, VGT_E_NOT_FOUND, VGT_NO_OFFSET, "%s has %llu submissions; submission %llu does not exist",
-                      p->in, (unsigned long long)submits, (unsigned long long)p->submits.first);
+                      p->in, (unsigned long long)p->submits_seen, (unsigned long long)p->submits.first);
     vgt_reader_close(r);
     return st;
 }
@@ -259,6 +312,63 @@ static vgt_status write_memory(slice_plan *p, vgt_writer *w, vgt_error *err)
     return st != VGT_OK ? st : o.st;
 }
 
+/* ---- decoder state at A as CHANNEL_STATE records (docs/trace-format.md, 0x0027) ---- */
+
+static const chan_state *walked_channel(const slice_plan *p, const vgt_model_channel *mc)
+{
+    for (uint32_t i = 0; i < p->nchans; i++)
+        if (p->chans[i].client == mc->rec.client && p->chans[i].handle == mc->rec.handle &&
+            p->chans[i].alloc_seq == mc->alloc_seq)
+            return &p->chans[i];
+    return NULL;
+}
+
+/* A pending run is not carried (a slice starts at a header): say what is lost, where it came from. */
+static vgt_status write_run_diag(slice_plan *p, vgt_writer *w, const chan_state *c, vgt_error *err)
+{
+    const vgt_pb_state *pb = &c->pb;
+    char name[96], text[320];
+    uint32_t cls = pb->run_mthd < 0x100 ? pb->channel_class : pb->subch_class[pb->run_subch & 7u];   /* host methods */
+    vgt_method_name(cls, pb->run_mthd, name, sizeof name);
+    int n = snprintf(text, sizeof text,
+                     "slice: channel 0x%x (client 0x%x) had a %s method run pending at submission %llu: %u of %u "
+                     "dwords still expected for method 0x%x (%s) on subchannel %u, header at seq %llu entry %u "
+                     "dword %u of %s; the run is not carried, the slice decodes its first dword as a header",
+                     c->handle, c->client, vgt_hdr_kind_name(pb->run_kind), (unsigned long long)p->submits.first,
+                     pb->run_remaining, pb->run_count, pb->run_mthd, name, pb->run_subch,
+                     (unsigned long long)pb->run_header.seq, pb->run_header.entry, pb->run_header.dword, p->in);
+    vgt_rec_diagnostic d = {.severity = 1, .code = VGT_E_DECODE, .length = n < (int)sizeof text ? (uint32_t)n : sizeof text - 1,
+                            .text = text};
+    return vgt_write_diagnostic(w, p->ts_before, &d, err);
+}
+
+static vgt_status write_channel_states(slice_plan *p, vgt_writer *w, vgt_error *err)
+{
+    for (uint32_t i = 0; i < vgt_model_channel_count(p->model); i++) {
+        const vgt_model_channel *mc = vgt_model_channel_at(p->model, i);
+        const chan_state *c = walked_channel(p, mc);
+        vgt_rec_channel_state cs;
+        if (mc->has_state && (!c || c->state_seq != mc->state_seq)) {
+            cs = mc->state;   /* the input's own CHANNEL_STATE, no submission of the channel since */
+            cs.flags &= ~VGT_CHANNEL_STATE_RUN_PENDING;
+        } else if (c) {
+            cs = (vgt_rec_channel_state){.client = c->client, .channel = c->handle,
+                                         .subdevice_mask = c->pb.subdevice_mask,
+                                         .extended_base = c->pb.extended_base,
+                                         .stored_subdevice_mask = c->pb.stored_subdevice_mask};
+            memcpy(cs.subch_class, c->pb.subch_class, sizeof cs.subch_class);
+            if (c->pb.run_remaining) {
+                cs.flags |= VGT_CHANNEL_STATE_RUN_PENDING;
+                VGT_TRY(write_run_diag(p, w, c, err));
+            }
+        } else {
+            continue;   /* no submission before A and no state: the channel starts empty anyway */
+        }
+        VGT_TRY(vgt_write_channel_state(w, p->ts_before, &cs, err));
+    }
+    return VGT_OK;
+}
+
 /* ---- pass 2 ---- */
 
 static int reports_results(const vgt_record *r)
@@ -278,7 +388,7 @@ static vgt_status copy_records(slice_plan *p, vgt_writer *w, vgt_error *err)
     vgt_status st;
     uint32_t k = 0;
     uint64_t submits = p->submits.first;
-    int memory_done = 0, after_last = 0;
+    int prologue_done = 0, after_last = 0;
     while ((st = vgt_reader_next(r, &rec, err)) == VGT_OK) {
         if (rec.seq < p->first_seq) {
             if (k < p->nkeep && p->keep[k] == rec.seq) {
@@ -287,8 +397,9 @@ static vgt_status copy_records(slice_plan *p, vgt_writer *w, vgt_error *err)
             }
             continue;
         }
-        if (!memory_done && (st = write_memory(p, w, err)) != VGT_OK) break;
-        memory_done = 1;
+        if (!prologue_done && ((st = write_memory(p, w, err)) != VGT_OK || (st = write_channel_states(p, w, err)) != VGT_OK))
+            break;
+        prologue_done = 1;
         int is_submit = rec.type == VGT_REC_GPFIFO_SUBMIT;
         if (after_last && (is_submit || !reports_results(&rec))) break;
         if ((st = vgt_write_record(w, rec.type, rec.flags, rec.ts, rec.payload, rec.length, NULL, err))) break;
@@ -342,6 +453,7 @@ static vgt_status slice(slice_plan *p, vgt_error *err)
         }
     }
     vgt_model_free(p->model);
+    free(p->chans);
     free(p->keep);
     free(p->cpu_maps.v);
     free(p->tokens.v);
@@ -353,7 +465,9 @@ static int usage(FILE *f)
     fprintf(f, "usage: vgt slice IN OUT --submits A..B [--level L] [--chunk-size BYTES]\n\n"
                "Write the GPFIFO submissions A..B (0-based; A.. runs to the end) of IN as a trace that replays\n"
                "on its own: the objects, channels, engine objects, tokens and mappings alive at A (their\n"
-               "original records), the memory contents at A (MEMORY records, reason initial), then every\n"
+               "original records), the memory contents at A (MEMORY records, reason initial), each channel's\n"
+               "push-buffer decoder state at A (CHANNEL_STATE records of format 1.1: subchannel bindings,\n"
+               "subdevice masks, extended base; a DIAGNOSTIC when a method run was pending there), then every\n"
                "record from submission A to B and the observed results that follow B. Sequence numbers start\n"
                "at 0; the identity gains sliced_from and slice_submits.\n");
     return f == stdout ? VGT_EXIT_OK : VGT_EXIT_USAGE;

@@ -1,0 +1,344 @@
+/* test_replay_lane1.c: the parts of lane 1 on hardware that run without a GPU.
+ *  - address planning (reloc.c): the backend's own range kept or moved off synthetic layouts, notes for
+ *    overlapping / unaligned mappings and push buffers above 2^40;
+ *  - render targets (rt.c): GOB offsets at known positions, de-swizzle of a block-linear surface built
+ *    by hand, pitch layout, BGRA byte order, the PNG file parsed back, FNV-1a 64 reference values;
+ *  - the store census (census.c): vgt_store_diff on synthetic buffers, and a replay through a fake
+ *    asynchronous backend (sim's operations with the GPU's capabilities: no write log, VGT_CAP_ASYNC)
+ *    that must wait after each submission, compare observed records whole and produce census rows. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "vgt/replay.h"
+#include "vgt/trace.h"
+
+static int failures;
+#define EXPECT(cond, ...)                                                   \
+    do {                                                                    \
+        if (!(cond)) {                                                      \
+            failures++;                                                     \
+            fprintf(stderr, "FAIL %s:%d: %s: ", __func__, __LINE__, #cond); \
+            fprintf(stderr, __VA_ARGS__);                                   \
+            fputc('\n', stderr);                                            \
+        }                                                                   \
+    } while (0)
+
+/* ---- reloc ---- */
+
+static void test_reserved_choice(void)
+{
+    const uint64_t span = VGT_BACKEND_RESERVED_SPAN, limit = VGT_BACKEND_PB_VA_LIMIT;
+    vgt_reloc_range low[] = {{.va = 0x200000000ull, .len = 0x4000000}, {.va = 0x7f4f62000000ull, .len = 0x200000}};
+    uint64_t got = 0;
+    vgt_error err;
+    EXPECT(vgt_reloc_choose_reserved(low, 2, VGT_BACKEND_RESERVED_DEFAULT, span, limit, &got, &err) == VGT_OK &&
+               got == VGT_BACKEND_RESERVED_DEFAULT, "free default kept: 0x%llx", (unsigned long long)got);
+    /* a mapping inside the default range: the highest free 4 GiB-aligned base below 2^40 */
+    vgt_reloc_range hit[] = {{.va = VGT_BACKEND_RESERVED_DEFAULT + 0x1000, .len = 0x1000}};
+    EXPECT(vgt_reloc_choose_reserved(hit, 1, VGT_BACKEND_RESERVED_DEFAULT, span, limit, &got, &err) == VGT_OK &&
+               got == ((limit - span) & ~0xffffffffull), "moved to 0x%llx", (unsigned long long)got);
+    EXPECT(got + span <= limit && !(got < hit[0].va + hit[0].len && hit[0].va < got + span), "no overlap");
+    /* the top of the window taken too: the next free base down, never overlapping */
+    vgt_reloc_range two[] = {{.va = VGT_BACKEND_RESERVED_DEFAULT, .len = 0x1000}, {.va = 0xfb00000000ull, .len = 0x500000000ull}};
+    EXPECT(vgt_reloc_choose_reserved(two, 2, VGT_BACKEND_RESERVED_DEFAULT, span, limit, &got, &err) == VGT_OK,
+           "%s", err.msg);
+    for (int i = 0; i < 2; i++)
+        EXPECT(!(got < two[i].va + two[i].len && two[i].va < got + span), "0x%llx overlaps map %d", (unsigned long long)got, i);
+    /* everything from 64 GiB to 2^40 mapped: refused, with the reason */
+    vgt_reloc_range all[] = {{.va = 1ull << 36, .len = limit - (1ull << 36)}};
+    EXPECT(vgt_reloc_choose_reserved(all, 1, VGT_BACKEND_RESERVED_DEFAULT, span, limit, &got, &err) == VGT_E_UNSUPPORTED &&
+               strstr(err.msg, "cannot be placed"), "%s", err.msg);
+    EXPECT(vgt_reloc_choose_reserved(low, 2, 0, limit + 1, limit, &got, &err) == VGT_E_ARG, "span over the limit");
+}
+
+static void test_reloc_notes(void)
+{
+    vgt_reloc_plan *p = calloc(1, sizeof *p);
+    vgt_reloc_range maps[] = {
+        {.va = 0x4000000, .len = 0x20000, .seq = 10, .space = 1},
+        {.va = 0x4000000, .len = 0x20000, .seq = 11, .space = 3},   /* the same range again: a remap */
+        {.va = 0x4100000, .len = 0x20000, .seq = 12, .space = 1},
+        {.va = 0x4110000, .len = 0x1000, .seq = 13, .space = 1},    /* same space: an unmap came between */
+        {.va = 0x4118000, .len = 0x10000, .seq = 14, .space = 2},   /* overlaps seq 12, another space */
+        {.va = 0x5000800, .len = 0x1000, .seq = 15, .space = 1},    /* unaligned */
+    };
+    vgt_reloc_check_maps(p, maps, 6);
+    EXPECT(p->nnotes == 2, "%u notes", p->nnotes);
+    EXPECT(p->nnotes >= 1 && p->notes[0].kind == VGT_RELOC_OVERLAP && p->notes[0].seq == 14 &&
+               strstr(p->notes[0].msg, "seq 12"), "%s", p->nnotes ? p->notes[0].msg : "");
+    EXPECT(p->nnotes >= 2 && p->notes[1].kind == VGT_RELOC_UNALIGNED && p->notes[1].seq == 15, "second note");
+    vgt_reloc_check_segment(p, 3, 99, 0, 0xff00000000ull, 0x1000);         /* below 2^40: fine */
+    EXPECT(p->nnotes == 2, "segment below 2^40 noted");
+    vgt_reloc_check_segment(p, 4, 100, 1, 0x7f4f62799000ull, 0x1000);
+    EXPECT(p->nnotes == 3 && p->notes[2].kind == VGT_RELOC_PB_ABOVE_40BIT && strstr(p->notes[2].msg, "submission 4") &&
+               strstr(p->notes[2].msg, "GPFIFO entry"), "%s", p->nnotes == 3 ? p->notes[2].msg : "");
+    for (int i = 0; i < 2 * VGT_RELOC_MAX_NOTES; i++) vgt_reloc_check_segment(p, 5, 101, 0, 1ull << 41, 4);
+    EXPECT(p->nnotes == VGT_RELOC_MAX_NOTES && p->notes_dropped == VGT_RELOC_MAX_NOTES + 3, "bounded: %u, %llu dropped",
+           p->nnotes, (unsigned long long)p->notes_dropped);
+    free(p);
+}
+
+/* ---- render targets ---- */
+
+static void test_gob_offsets(void)
+{
+    /* inside one GOB (64 bytes x 8 rows): 16-byte x 2-row sectors; the right 32-byte half after 256 */
+    EXPECT(vgt_rt_gob_offset(0, 0, 256, 0) == 0, "origin");
+    EXPECT(vgt_rt_gob_offset(15, 0, 256, 0) == 15, "within a sector row");
+    EXPECT(vgt_rt_gob_offset(16, 0, 256, 0) == 32, "second sector of the row");
+    EXPECT(vgt_rt_gob_offset(0, 1, 256, 0) == 16, "second row of a sector");
+    EXPECT(vgt_rt_gob_offset(0, 2, 256, 0) == 64, "rows 2-3");
+    EXPECT(vgt_rt_gob_offset(32, 0, 256, 0) == 256, "right half");
+    EXPECT(vgt_rt_gob_offset(63, 7, 256, 0) == 511, "last byte of the GOB");
+    /* blocks one GOB tall: the next GOB to the right, then the next GOB row (4 GOBs per row) */
+    EXPECT(vgt_rt_gob_offset(64, 0, 256, 0) == 512, "second GOB");
+    EXPECT(vgt_rt_gob_offset(0, 8, 256, 0) == 4 * 512, "second GOB row");
+    /* blocks two GOBs tall: the GOB below comes before the GOB to the right */
+    EXPECT(vgt_rt_gob_offset(0, 8, 256, 1) == 512, "GOB below, same block");
+    EXPECT(vgt_rt_gob_offset(64, 0, 256, 1) == 1024, "next block column");
+    EXPECT(vgt_rt_gob_offset(0, 16, 256, 1) == 4 * 1024, "next block row");
+}
+
+static void test_linearize(void)
+{
+    /* 32x16 pixels A8B8G8R8 block-linear, blocks 2 GOBs tall: 128-byte rows = 2 GOBs, 16 rows = 1 block row */
+    vgt_rt_desc d = {.va = 0x100000, .width = 32, .height = 16, .format = 0xD5, .memory = 1u << 4};
+    uint64_t span = vgt_rt_span(&d);
+    EXPECT(span == 2 * 2 * 512, "span %llu", (unsigned long long)span);
+    uint8_t *surf = calloc(1, span), *rgba = calloc(32 * 16, 4);
+    for (uint32_t y = 0; y < 16; y++)
+        for (uint32_t x = 0; x < 32; x++) {
+            uint8_t *p = surf + vgt_rt_gob_offset(x * 4, y, 128, 1);
+            p[0] = (uint8_t)x, p[1] = (uint8_t)y, p[2] = 0x5a, p[3] = 0xff;
+        }
+    /* the pixel (17, 9) by hand: GOB column 1 (bytes 64..127), GOB row 1 inside the block ->
+     * (0*2 + 1*2 + 1) * 512 = 1536... block-linear order is GOB column after column: column 1 starts at
+     * 1024, the lower GOB of it at 1536; x byte 68 -> 4 in the GOB; row 9 -> 1: offset 16 */
+    EXPECT(surf[1536 + 16 + 4] == 17 && surf[1536 + 16 + 5] == 9, "hand-computed position of (17,9)");
+    vgt_error err;
+    EXPECT(vgt_rt_linearize(&d, surf, span, rgba, &err) == VGT_OK, "%s", err.msg);
+    int bad = 0;
+    for (uint32_t y = 0; y < 16; y++)
+        for (uint32_t x = 0; x < 32; x++) {
+            const uint8_t *o = rgba + (y * 32 + x) * 4;
+            bad += o[0] != x || o[1] != y || o[2] != 0x5a || o[3] != 0xff;
+        }
+    EXPECT(!bad, "%d pixels wrong after de-swizzle", bad);
+    EXPECT(vgt_rt_linearize(&d, surf, span - 1, rgba, &err) == VGT_E_ARG, "short surface refused");
+    /* pitch layout (WIDTH = pitch in bytes), BGRA order (A8R8G8B8): channels swapped to RGBA */
+    vgt_rt_desc pd = {.width = 8, .height = 2, .format = 0xCF, .memory = 1u << 12};
+    uint8_t pitch[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}, out[16];
+    EXPECT(vgt_rt_span(&pd) == 16, "pitch span");
+    EXPECT(vgt_rt_linearize(&pd, pitch, 16, out, &err) == VGT_OK && out[0] == 3 && out[1] == 2 && out[2] == 1 &&
+               out[3] == 4 && out[12] == 15 && out[15] == 16, "BGRA -> RGBA");
+    vgt_rt_desc bad_fmt = {.width = 4, .height = 4, .format = 0xC0};
+    EXPECT(vgt_rt_span(&bad_fmt) == 0 && vgt_rt_linearize(&bad_fmt, pitch, 16, out, &err) == VGT_E_UNSUPPORTED,
+           "unsupported format refused: %s", err.msg);
+    vgt_rt_desc huge = {.width = VGT_RT_MAX_DIM + 1, .height = 1, .format = 0xD5};
+    EXPECT(vgt_rt_span(&huge) == 0, "dimension bound");
+    free(surf);
+    free(rgba);
+}
+
+static uint32_t be32(const uint8_t *p) { return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]; }
+
+static void test_png(void)
+{
+    char path[] = "/tmp/test_replay_lane1_XXXXXX";
+    int fd = mkstemp(path);
+    EXPECT(fd >= 0, "mkstemp");
+    close(fd);
+    uint8_t px[3 * 2 * 4];
+    for (int i = 0; i < 24; i++) px[i] = (uint8_t)(i * 7);
+    vgt_error err;
+    EXPECT(vgt_png_write_rgba(path, px, 3, 2, &err) == VGT_OK, "%s", err.msg);
+    uint8_t buf[512];
+    FILE *f = fopen(path, "rb");
+    size_t n = f ? fread(buf, 1, sizeof buf, f) : 0;
+    if (f) fclose(f);
+    unlink(path);
+    EXPECT(n > 8 + 25 + 12 && !memcmp(buf, "\x89PNG\r\n\x1a\n", 8), "signature");
+    EXPECT(be32(buf + 8) == 13 && !memcmp(buf + 12, "IHDR", 4) && be32(buf + 16) == 3 && be32(buf + 20) == 2 &&
+               buf[24] == 8 && buf[25] == 6, "IHDR 3x2 RGBA8");
+    const uint8_t *idat = buf + 33;
+    uint32_t zlen = be32(idat);
+    EXPECT(!memcmp(idat + 4, "IDAT", 4) && zlen == 2 + 5 + 2 * 13 + 4, "IDAT of one stored block: %u", zlen);
+    const uint8_t *z = idat + 8;
+    EXPECT(z[0] == 0x78 && z[2] == 1 && (z[3] | z[4] << 8) == 26 && (z[5] | z[6] << 8) == (~26 & 0xffff), "stored block header");
+    const uint8_t *raw = z + 7;
+    EXPECT(raw[0] == 0 && !memcmp(raw + 1, px, 12) && raw[13] == 0 && !memcmp(raw + 14, px + 12, 12), "rows, filter 0");
+    uint32_t a = 1, b = 0;
+    for (int i = 0; i < 26; i++) a = (a + raw[i]) % 65521, b = (b + a) % 65521;
+    EXPECT(be32(raw + 26) == (b << 16 | a), "adler32");
+    EXPECT(vgt_png_write_rgba("/nonexistent-dir/x.png", px, 3, 2, &err) == VGT_E_IO && strstr(err.msg, "/nonexistent-dir"),
+           "unwritable path: %s", err.msg);
+    EXPECT(vgt_png_write_rgba(path, px, 0, 2, &err) == VGT_E_ARG, "empty image refused");
+}
+
+static void test_fnv(void)
+{
+    /* reference values of FNV-1a 64 (Fowler/Noll/Vo test vectors) */
+    EXPECT(vgt_fnv1a64("", 0) == 0xcbf29ce484222325ull, "empty");
+    EXPECT(vgt_fnv1a64("a", 1) == 0xaf63dc4c8601ec8cull, "\"a\"");
+    EXPECT(vgt_fnv1a64("foobar", 6) == 0x85944171f73967e8ull, "\"foobar\"");
+}
+
+/* ---- census ---- */
+
+static void test_store_diff(void)
+{
+    enum { LEN = 3 * 4096 };
+    uint8_t *before = calloc(1, LEN), *after = calloc(1, LEN);
+    vgt_store_row r;
+    vgt_store_diff(before, after, LEN, &r);
+    EXPECT(r.bytes_changed == 0 && r.pages_written == 0 && r.first_changed == -1 && r.first_nonzero_pixel == -1,
+           "nothing changed, all zero");
+    after[5] = 1, after[4096 + 10] = 2, after[4096 + 11] = 3, after[2 * 4096 + 4095] = 4;
+    vgt_store_diff(before, after, LEN, &r);
+    EXPECT(r.bytes_changed == 4 && r.pages_written == 3 && r.first_changed == 5 && r.first_nonzero_pixel == 1,
+           "changed %llu pages %llu first %lld px0 %lld", (unsigned long long)r.bytes_changed,
+           (unsigned long long)r.pages_written, (long long)r.first_changed, (long long)r.first_nonzero_pixel);
+    memcpy(before, after, LEN);
+    vgt_store_diff(before, after, LEN, &r);
+    EXPECT(r.bytes_changed == 0 && r.first_nonzero_pixel == 1, "unchanged but non-zero: px0 still reported");
+    free(before);
+    free(after);
+}
+
+/* A fake asynchronous backend: sim's operations with the GPU's capabilities (no write log, async), so
+ * the engine takes the hardware path: waits after each submission and compares observed records whole. */
+static vgt_backend_ops fake;
+static int idle_calls;
+
+static uint32_t fake_caps(void) { return (vgt_backend_sim.caps() & ~VGT_CAP_WRITE_LOG) | VGT_CAP_ASYNC; }
+
+static vgt_status fake_idle(vgt_backend *b, uint64_t timeout_ns, vgt_error *err)
+{
+    idle_calls++;
+    return vgt_backend_sim.idle(b, timeout_ns, err);
+}
+
+#define CLIENT 0xC1u
+#define PB_VA 0x100000ull
+#define DATA_VA 0x200000ull
+
+static void ok(vgt_status rc, const vgt_error *e)
+{
+    if (rc != VGT_OK) {
+        fprintf(stderr, "writer: %s\n", e->msg);
+        exit(1);
+    }
+}
+
+static void write_release(vgt_writer *w, uint64_t *ts, uint32_t k, uint64_t va, uint32_t payload, vgt_error *e)
+{
+    uint32_t pb[6] = {1u << 29 | 5u << 16 | 0x5c >> 2, (uint32_t)va, (uint32_t)(va >> 32), payload, 0, 1 /* RELEASE */};
+    uint64_t pva = PB_VA + k * 4096ull;
+    uint64_t ent = (uint64_t)(6u << 10) << 32 | (uint32_t)pva;
+    uint8_t entry[8];
+    for (int i = 0; i < 8; i++) entry[i] = (uint8_t)(ent >> (8 * i));
+    vgt_segment seg = {.gpu_va = pva, .length = sizeof pb, .data = (const uint8_t *)pb};
+    vgt_rec_gpfifo_submit s = {.client = CLIENT, .channel = 0xA0, .entry_count = 1, .segment_count = 1, .entries = entry,
+                               .segments = &seg, .gp_get_after = VGT_GP_NOT_READ, .gp_put_after = k + 1};
+    ok(vgt_write_gpfifo_submit(w, ++*ts, &s, e), e);
+}
+
+static void write_census_trace(const char *path, uint32_t observed_value)
+{
+    vgt_writer *w;
+    vgt_error e;
+    uint64_t ts = 0;
+    vgt_writer_options o = vgt_writer_defaults();
+    vgt_identity id[] = {{"producer", "test_replay_lane1"}};
+    ok(vgt_writer_open_path(&w, path, &o, id, 1, &e), &e);
+    vgt_rec_mem_alloc m = {.client = CLIENT, .parent = 1, .handle = 0x10, .cls = 0x40, .size = 0x200000, .aperture = 1};
+    ok(vgt_write_mem_alloc(w, ++ts, &m, &e), &e);
+    vgt_rec_gpu_map g = {.client = CLIENT, .device = 1, .va_space = 2, .memory = 0x10, .gpu_va = PB_VA, .length = 0x100000, .source = 1};
+    ok(vgt_write_gpu_map(w, ++ts, &g, &e), &e);
+    g.gpu_va = DATA_VA, g.offset = 0x100000;
+    ok(vgt_write_gpu_map(w, ++ts, &g, &e), &e);
+    vgt_rec_channel c = {.client = CLIENT, .parent = 3, .handle = 0xA0, .cls = 0xC86F, .entries = 128};
+    ok(vgt_write_channel(w, ++ts, &c, &e), &e);
+    write_release(w, &ts, 0, DATA_VA + 0x1008, 0x11, &e);   /* page 1 */
+    write_release(w, &ts, 1, DATA_VA + 0x10, 0x22, &e);     /* page 0 */
+    write_release(w, &ts, 2, DATA_VA + 0x10, 0x22, &e);     /* the same value again: no change */
+    vgt_rec_memory mo = {.gpu_va = DATA_VA, .length = 0x2000, .reason = VGT_MEM_OBSERVED, .memory = 0x10};
+    uint8_t *obs = calloc(1, 0x2000);
+    obs[0x1008] = 0x11, obs[0x10] = (uint8_t)observed_value;
+    mo.data = obs;
+    ok(vgt_write_memory(w, ++ts, &mo, &e), &e);
+    free(obs);
+    ok(vgt_writer_close(w, &e), &e);
+}
+
+static void run_census(const char *path, int expect_fail)
+{
+    vgt_replay_options o = vgt_replay_defaults();
+    o.backend = &fake;
+    o.check = 1;
+    o.census = 1;
+    vgt_replay *rp;
+    vgt_reader *r;
+    vgt_error err;
+    idle_calls = 0;
+    EXPECT(vgt_replay_open(&rp, &o, &err) == VGT_OK, "%s", err.msg);
+    vgt_replay_census_watch(rp, DATA_VA, 0x2000, "observed");
+    EXPECT(vgt_reader_open_path(&r, path, NULL, &err) == VGT_OK, "%s", err.msg);
+    EXPECT(vgt_replay_run(rp, r, &err) == VGT_OK, "%s", err.msg);
+    vgt_replay_finish(rp, &err);
+    const vgt_replay_summary *s = vgt_replay_summary_get(rp);
+    EXPECT(idle_calls >= 3, "the engine waited after each submission: %d idle calls", idle_calls);
+    EXPECT(s->checks_passed + s->checks_failed == 1 && s->checks_failed == (uint64_t)expect_fail,
+           "observed record compared whole: %llu passed %llu failed", (unsigned long long)s->checks_passed,
+           (unsigned long long)s->checks_failed);
+    uint64_t n;
+    const vgt_store_row *rows = vgt_replay_stores(rp, &n);
+    EXPECT(n == 2, "two submissions changed the watched range: %llu rows", (unsigned long long)n);
+    if (n == 2) {
+        EXPECT(rows[0].submit_index == 0 && rows[0].bytes_changed == 1 && rows[0].first_changed == 0x1008 &&
+                   rows[0].pages_written == 1 && rows[0].first_nonzero_pixel == 0x1008 / 4,
+               "row 0: submission %lld bytes %llu first %lld px0 %lld", (long long)rows[0].submit_index,
+               (unsigned long long)rows[0].bytes_changed, (long long)rows[0].first_changed,
+               (long long)rows[0].first_nonzero_pixel);
+        EXPECT(rows[1].submit_index == 1 && rows[1].first_changed == 0x10 && rows[1].first_nonzero_pixel == 4 &&
+                   !strcmp(rows[1].what, "observed"), "row 1");
+    }
+    EXPECT(s->census_quiet == 1, "one submission changed nothing: %llu", (unsigned long long)s->census_quiet);
+    vgt_reader_close(r);
+    vgt_replay_close(rp);
+}
+
+static void test_census_replay(void)
+{
+    fake = vgt_backend_sim;
+    fake.caps = fake_caps;
+    fake.idle = fake_idle;
+    fake.produced = NULL;
+    fake.write_log = NULL;
+    fake.write_log_reset = NULL;
+    char path[] = "/tmp/test_replay_lane1_trace_XXXXXX";
+    int fd = mkstemp(path);
+    close(fd);
+    write_census_trace(path, 0x22);
+    run_census(path, 0);
+    write_census_trace(path, 0x23);   /* the trace observed another value: the check fails */
+    run_census(path, 1);
+    unlink(path);
+}
+
+int main(void)
+{
+    test_reserved_choice();
+    test_reloc_notes();
+    test_gob_offsets();
+    test_linearize();
+    test_png();
+    test_fnv();
+    test_store_diff();
+    test_census_replay();
+    if (failures) fprintf(stderr, "test_replay_lane1: %d failure(s)\n", failures);
+    else printf("test_replay_lane1: ok\n");
+    return failures != 0;
+}
