@@ -2,14 +2,18 @@
  *
  * Pass 1 walks every record before submission A with the trace walker (vgt/walk.h): it folds them into
  * the trace model (model.h) and decodes every submission's push buffers, so that at A each channel's
- * decoder state (SET_OBJECT bindings, subdevice masks, extended base) is known. It also notes which
+ * decoder state (SET_OBJECT bindings, subdevice masks, extended base) is known, and the writes the GPU
+ * itself made there (semaphore releases, uploads, copies: slice_derive.h) are applied to the model. It also
+ * notes which
  * original records created what is still alive at A: RM objects and memory objects (RM_ALLOC, MEM_ALLOC),
  * channels (CHANNEL), engine objects (ENGINE_OBJECT), GPU mappings (GPU_MAP), and, tracked here because
  * the model does not keep them, CPU mappings (CPU_MAP) and work-submit tokens (WORK_SUBMIT_TOKEN, or the
  * GET_WORK_SUBMIT_TOKEN control that returned one). Pass 2 writes, renumbered from 0:
  *
  *   SESSION_START (if any)  the kept records, in their original order
- *   MEMORY (reason initial) the model's memory contents at A, page runs up to RUN_MAX bytes
+ *   MEMORY (reason initial) the model's memory contents at A, page runs up to RUN_MAX bytes; runs the GPU
+ *                           wrote (derived, not captured) flagged VGT_MEM_FLAG_DERIVED
+ *   DIAGNOSTIC (info)       what was derived and what could not be (launch outputs, ...)
  *   CHANNEL_STATE           per live channel with decoder state at A (format 1.1), after the channel's
  *                           records; a DIAGNOSTIC before it when a method run was pending there
  *   every record from submission A to submission B, then the records that report B's results
@@ -26,6 +30,8 @@
 #include "vgt/model.h"
 #include "vgt/trace.h"
 #include "vgt/walk.h"
+
+#include "slice_derive.h"
 
 #define RUN_MAX (1u << 20)                 /* bytes per synthesized MEMORY record */
 #define MAX_TRACKED (1u << 20)             /* CPU mappings / tokens remembered in pass 1 */
@@ -67,6 +73,7 @@ typedef struct slice_plan {
     uint64_t submits_seen;     /* pass 1: GPFIFO_SUBMIT records met */
     int found_first;           /* pass 1 stopped at submission A */
     vgt_status cb_status;      /* pass 1: a failure inside a walker callback */
+    slice_derive *derive;      /* the GPU's writes before A */
     vgt_error *err;
 } slice_plan;
 
@@ -166,10 +173,25 @@ static int before_record(void *ctx, const vgt_record *rec, const vgt_model *mode
     return p->cb_status != VGT_OK;
 }
 
+static void on_channel(void *ctx, vgt_walk_channel *c) { slice_derive_on_channel(((slice_plan *)ctx)->derive, c); }
+static int on_method(void *ctx, const vgt_walk_submit *s, const vgt_method *m)
+{
+    return slice_derive_on_method(((slice_plan *)ctx)->derive, s, m);
+}
+static int on_run(void *ctx, const vgt_walk_submit *s, const vgt_method *m, const uint8_t *data, uint32_t count)
+{
+    return slice_derive_on_run(((slice_plan *)ctx)->derive, s, m, data, count);
+}
+static int on_submit_end(void *ctx, const vgt_walk_submit *s)
+{
+    return slice_derive_on_submit_end(((slice_plan *)ctx)->derive, s);
+}
+
 /* Called for every channel when the walk ends: keep its decoder state. */
 static void keep_channel(void *ctx, vgt_walk_channel *c)
 {
     slice_plan *p = ctx;
+    slice_derive_on_channel_end(p->derive, c);
     if (p->cb_status != VGT_OK) return;
     if (p->nchans == p->capchans) {
         uint32_t cap = p->capchans ? 2 * p->capchans : 16;
@@ -192,10 +214,14 @@ static vgt_status fold_prefix(slice_plan *p, vgt_error *err)
     if (st == VGT_OK) {
         vgt_walk_options wo = vgt_walk_defaults();
         wo.model = p->model;
-        vgt_walk_callbacks cb = {.on_record_before = before_record, .on_channel_end = keep_channel, .ctx = p};
+        vgt_walk_callbacks cb = {.on_record_before = before_record, .on_channel = on_channel,
+                                 .on_method = on_method, .on_noninc_run = on_run, .on_submit_end = on_submit_end,
+                                 .on_channel_end = keep_channel, .ctx = p};
         p->err = err;
-        st = vgt_walk_reader(r, &wo, &cb, NULL, err);
+        st = slice_derive_new(&p->derive, p->model, err);
+        if (st == VGT_OK) st = vgt_walk_reader(r, &wo, &cb, NULL, err);
         if (st == VGT_OK) st = p->cb_status;
+        if (st == VGT_OK) st = slice_derive_status(p->derive, err);
     }
     if (st == VGT_OK && !p->found_first)
         st = VGT_FAIL(err, VGT_E_NOT_FOUND, VGT_NO_OFFSET, "%s has %llu submissions; submission %llu does not exist",
@@ -246,9 +272,11 @@ typedef struct mem_out {
     vgt_writer *w;
     const vgt_model *m;
     uint64_t ts;
+    const slice_range *derived;   /* sorted, merged */
+    uint32_t nderived;
     uint8_t *run;
     uint64_t run_va;
-    uint32_t run_len, run_mem;
+    uint32_t run_len, run_mem, run_flags;
     vgt_status st;
     vgt_error *err;
 } mem_out;
@@ -263,7 +291,7 @@ static int run_flush(mem_out *o)
 {
     if (o->run_len && o->st == VGT_OK) {
         vgt_rec_memory r = {.gpu_va = o->run_va, .length = o->run_len, .reason = VGT_MEM_INITIAL,
-                            .memory = o->run_mem, .data = o->run};
+                            .memory = o->run_mem, .flags = o->run_flags, .data = o->run};
         o->st = vgt_write_memory(o->w, o->ts, &r, o->err);
     }
     o->run_len = 0;
@@ -271,24 +299,54 @@ static int run_flush(mem_out *o)
 }
 
 /* Append bytes [va, va+n) to the current run, starting a new run where they do not continue it. */
-static int run_add(mem_out *o, uint64_t va, const uint8_t *bytes, uint32_t n)
+static int run_add(mem_out *o, uint64_t va, const uint8_t *bytes, uint32_t n, uint32_t flags)
 {
     uint32_t mem = memory_handle(o->m, va);
-    if (o->run_len && (o->run_va + o->run_len != va || o->run_len + n > RUN_MAX || mem != o->run_mem) && run_flush(o))
+    if (o->run_len && (o->run_va + o->run_len != va || o->run_len + n > RUN_MAX || mem != o->run_mem ||
+                       flags != o->run_flags) && run_flush(o))
         return 1;
     if (!o->run_len) {
         o->run_va = va;
         o->run_mem = mem;
+        o->run_flags = flags;
     }
     memcpy(o->run + o->run_len, bytes, n);
     o->run_len += n;
     return 0;
 }
 
+/* First derived range that ends after va (binary search), or nderived. */
+static uint32_t derived_from(const mem_out *o, uint64_t va)
+{
+    uint32_t lo = 0, hi = o->nderived;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (o->derived[mid].end <= va) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* Known bytes, split where derived ranges begin and end. */
+static int known_add(mem_out *o, uint64_t va, const uint8_t *bytes, uint32_t n)
+{
+    uint32_t k = derived_from(o, va);
+    while (n) {
+        const slice_range *r = k < o->nderived ? &o->derived[k] : NULL;
+        int inside = r && r->va <= va;
+        uint64_t stop = inside ? r->end : r ? r->va : va + n;
+        uint32_t take = stop - va < n ? (uint32_t)(stop - va) : n;
+        if (run_add(o, va, bytes, take, inside ? VGT_MEM_FLAG_DERIVED : 0)) return 1;
+        va += take, bytes += take, n -= take;
+        if (inside && va == r->end) k++;
+    }
+    return 0;
+}
+
 static int page_out(void *ctx, uint64_t va, const uint8_t *bytes, const uint8_t *known)
 {
     mem_out *o = ctx;
-    if (!known) return run_add(o, va, bytes, VGT_MODEL_PAGE_SIZE);
+    if (!known) return known_add(o, va, bytes, VGT_MODEL_PAGE_SIZE);
     for (uint32_t i = 0; i < VGT_MODEL_PAGE_SIZE;) {   /* runs of known bytes only */
         if (!known[i]) {
             i++;
@@ -296,7 +354,7 @@ static int page_out(void *ctx, uint64_t va, const uint8_t *bytes, const uint8_t 
         }
         uint32_t j = i;
         while (j < VGT_MODEL_PAGE_SIZE && known[j]) j++;
-        if (run_add(o, va + i, bytes + i, j - i)) return 1;
+        if (known_add(o, va + i, bytes + i, j - i)) return 1;
         i = j;
     }
     return 0;
@@ -305,6 +363,7 @@ static int page_out(void *ctx, uint64_t va, const uint8_t *bytes, const uint8_t 
 static vgt_status write_memory(slice_plan *p, vgt_writer *w, vgt_error *err)
 {
     mem_out o = {.w = w, .m = p->model, .ts = p->ts_before, .run = malloc(RUN_MAX), .err = err};
+    o.derived = slice_derive_ranges(p->derive, &o.nderived);
     if (!o.run) return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "slice: out of memory");
     vgt_status st = vgt_model_mem_foreach(p->model, page_out, &o, err);
     if (st == VGT_OK) run_flush(&o);
@@ -327,17 +386,38 @@ static const chan_state *walked_channel(const slice_plan *p, const vgt_model_cha
 static vgt_status write_run_diag(slice_plan *p, vgt_writer *w, const chan_state *c, vgt_error *err)
 {
     const vgt_pb_state *pb = &c->pb;
-    char name[96], text[320];
+    char name[96], text[640];
     uint32_t cls = pb->run_mthd < 0x100 ? pb->channel_class : pb->subch_class[pb->run_subch & 7u];   /* host methods */
     vgt_method_name(cls, pb->run_mthd, name, sizeof name);
     int n = snprintf(text, sizeof text,
-                     "slice: channel 0x%x (client 0x%x) had a %s method run pending at submission %llu: %u of %u "
-                     "dwords still expected for method 0x%x (%s) on subchannel %u, header at seq %llu entry %u "
-                     "dword %u of %s; the run is not carried, the slice decodes its first dword as a header",
+                     "slice: channel 0x%x (client 0x%x) had a method run (%s header) pending at submission %llu: %u "
+                     "of %u dwords still expected, the next for method 0x%x (%s) on subchannel %u; header at seq "
+                     "%llu entry %u dword %u of %s. The run is not carried: the slice decodes its first dword as a "
+                     "header",
                      c->handle, c->client, vgt_hdr_kind_name(pb->run_kind), (unsigned long long)p->submits.first,
                      pb->run_remaining, pb->run_count, pb->run_mthd, name, pb->run_subch,
                      (unsigned long long)pb->run_header.seq, pb->run_header.entry, pb->run_header.dword, p->in);
     vgt_rec_diagnostic d = {.severity = 1, .code = VGT_E_DECODE, .length = n < (int)sizeof text ? (uint32_t)n : sizeof text - 1,
+                            .text = text};
+    return vgt_write_diagnostic(w, p->ts_before, &d, err);
+}
+
+/* What the slice derived of the GPU's writes before A, and what it could not (an info DIAGNOSTIC). */
+static vgt_status write_derive_note(slice_plan *p, vgt_writer *w, vgt_error *err)
+{
+    slice_derive_stats s = slice_derive_get_stats(p->derive);
+    if (!s.releases && !s.reductions && !s.uploads && !s.copies && !s.launches && !s.skipped) return VGT_OK;
+    char text[400];
+    int n = snprintf(text, sizeof text,
+                     "slice: GPU writes of the %llu submissions before %llu derived into the initial memory "
+                     "(MEMORY flag DERIVED): %llu semaphore releases, %llu reductions, %llu uploads, %llu copies, "
+                     "%llu bytes; not derived: outputs of %llu launches (shaders are not executed), %llu other "
+                     "writes (unknown source bytes, block-linear or remapped layouts, reports, unmapped targets)",
+                     (unsigned long long)p->submits.first, (unsigned long long)p->submits.first,
+                     (unsigned long long)s.releases, (unsigned long long)s.reductions, (unsigned long long)s.uploads,
+                     (unsigned long long)s.copies, (unsigned long long)s.bytes, (unsigned long long)s.launches,
+                     (unsigned long long)s.skipped);
+    vgt_rec_diagnostic d = {.severity = 0, .code = 0, .length = n < (int)sizeof text ? (uint32_t)n : sizeof text - 1,
                             .text = text};
     return vgt_write_diagnostic(w, p->ts_before, &d, err);
 }
@@ -397,7 +477,8 @@ static vgt_status copy_records(slice_plan *p, vgt_writer *w, vgt_error *err)
             }
             continue;
         }
-        if (!prologue_done && ((st = write_memory(p, w, err)) != VGT_OK || (st = write_channel_states(p, w, err)) != VGT_OK))
+        if (!prologue_done && ((st = write_memory(p, w, err)) != VGT_OK || (st = write_derive_note(p, w, err)) != VGT_OK ||
+                               (st = write_channel_states(p, w, err)) != VGT_OK))
             break;
         prologue_done = 1;
         int is_submit = rec.type == VGT_REC_GPFIFO_SUBMIT;
@@ -453,6 +534,7 @@ static vgt_status slice(slice_plan *p, vgt_error *err)
         }
     }
     vgt_model_free(p->model);
+    slice_derive_free(p->derive);
     free(p->chans);
     free(p->keep);
     free(p->cpu_maps.v);

@@ -203,10 +203,36 @@ static uint32_t ring_entries(uint32_t captured)
     return captured ? n : 1024;
 }
 
+/* Every channel gets the five engine classes the self-test proved together (compute, copy, 3D, I2M,
+ * 2D) besides the trace's own. Two facts from the H200 (tests/gpu/run.sh, 2026-11-30): a channel with
+ * only a copy object in our GRAPHICS TSG has no graphics context buffers, so UVM_REGISTER_CHANNEL fails
+ * (NV_ERR_INVALID_OBJECT, "pGrCtxBufferMemDesc != NULL" in the kernel log); and the Vulkan driver
+ * announces a compute object after the channel's first submission, when RM no longer takes one. */
+static void merge_default_engines(vgt_backend *b, gpu_channel *c)
+{
+    static const uint32_t defaults[] = { VGT_GPU_CLASS_HOPPER_COMPUTE, VGT_GPU_CLASS_HOPPER_COPY,
+                                         VGT_GPU_CLASS_HOPPER_3D, VGT_GPU_CLASS_I2M, VGT_GPU_CLASS_TWOD };
+    uint32_t merged[VGT_GPU_MAX_ENGINES], n = 0;
+    for (size_t i = 0; i < sizeof defaults / sizeof defaults[0]; i++)   /* the proven order first */
+        if (vgt_gpu_has_class(b->gpu, defaults[i]))
+            merged[n++] = defaults[i];
+    for (uint32_t j = 0; j < c->nengines && n < VGT_GPU_MAX_ENGINES; j++) {
+        bool have = false;
+        for (uint32_t i = 0; i < n; i++)
+            have |= merged[i] == c->engines[j];
+        if (!have)
+            merged[n++] = c->engines[j];
+    }
+    memcpy(c->engines, merged, n * sizeof merged[0]);
+    c->nengines = n;
+}
+
 static vgt_status realize(vgt_backend *b, gpu_channel *c, vgt_error *err)
 {
     if (c->live)
         return VGT_OK;
+    if (!c->failed)
+        merge_default_engines(b, c);
     if (c->failed) {
         if (err)
             *err = c->failure;

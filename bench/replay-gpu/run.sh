@@ -26,9 +26,9 @@ for t in gl_egl vk_triangle vk_compute vadd streams_threads many_launches; do
     f=$corpus/$t.vgt
     [ -f "$f" ] || continue
     log=$(mktemp)
-    timeout -k 5 30 "$vgt" replay "$f" --backend gpu --no-wait --quiet >"$log" 2>&1
+    timeout -k 5 15 "$vgt" replay "$f" --backend gpu --no-wait --quiet >"$log" 2>&1
     read -r fast cap <<<"$(timing "$log")"
-    timeout -k 5 30 "$vgt" replay "$f" --backend gpu --quiet >"$log" 2>&1
+    timeout -k 5 15 "$vgt" replay "$f" --backend gpu --quiet >"$log" 2>&1
     read -r waited _ <<<"$(timing "$log")"
     rm -f "$log"
     awk -v t="$t" -v c="${cap:-0}" -v f="${fast:-0}" -v w="${waited:-0}" 'BEGIN {

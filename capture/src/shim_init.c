@@ -173,11 +173,11 @@ static void write_process_start(void)
 
 static int armed;                    /* this process may capture; starts at its first NVIDIA open */
 static pid_t owner_pid;              /* the process this memory belongs to (a vfork child shares it) */
-
-int shim_foreign(void) { return owner_pid != 0 && getpid() != owner_pid; }
 static pthread_mutex_t start_mu = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic int32_t *claim;       /* VGT_CAPTURE_CLAIM, mapped shared: pid of the main output's owner */
 static char child_base[4096];        /* VGT_CAPTURE_CHILD_BASE, or empty */
+
+int shim_foreign(void) { return owner_pid != 0 && getpid() != owner_pid; }
 
 /* Everything inherited from the parent is the parent's: drop it (nothing is freed or flushed: the
  * parent's writer still holds the parent's unwritten records, which must never reach its stream twice). */

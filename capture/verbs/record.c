@@ -239,7 +239,8 @@ int cmd_record(int argc, char **argv)
         return vgt_cli_error("record", VGT_EXIT_USAGE, "cannot find libvgt-capture.so ('%s'); set VGT_CAPTURE_LIB", shim);
     int to_stdout = o.out && !strcmp(o.out, "-");
     time_t started = time(NULL);
-    signal(SIGXFSZ, SIG_IGN);   /* a file size limit is a write error (EFBIG) here, not a kill */
+    struct sigaction ign = { .sa_handler = SIG_IGN }, xfsz;
+    sigaction(SIGXFSZ, &ign, &xfsz);   /* a file size limit is a write error (EFBIG) here, not a kill */
     char defout[PATH_MAX];
     if (!o.out) {
         char tmp[PATH_MAX];
@@ -271,7 +272,7 @@ int cmd_record(int argc, char **argv)
     if (pid < 0) return vgt_cli_error("record", VGT_EXIT_USAGE, "fork: %s", strerror(errno));
     if (pid == 0) {
         close(pfd[0]);
-        signal(SIGXFSZ, SIG_DFL);
+        sigaction(SIGXFSZ, &xfsz, NULL);   /* CMD gets the disposition vgt record was given */
         exec_child(&o, shim, pfd[1], claim_fd, to_stdout ? NULL : child_base);
     }
     close(pfd[1]);

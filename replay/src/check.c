@@ -85,6 +85,7 @@ static int gather_unlogged(vgt_replay *rp, const cmp_job *j)
     if (scratch(rp, j->len) || rp->ops->mem_read(rp->be, rp->vas, j->va, rp->buf, j->len, &e) != VGT_OK) return -1;
     if (!j->log_only) {
         memset(rp->mask, 1, j->len);
+        volatile_unmask(rp, j->va, j->len, rp->mask);   /* timestamps and report counters */
         return 0;
     }
     if (vgt_model_mem_read(rp->model, j->va, rp->prev, j->len, &known, &e) != VGT_OK) return -1;

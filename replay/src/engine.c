@@ -109,6 +109,7 @@ void vgt_replay_close(vgt_replay *rp)
     if (rp->model) vgt_model_free(rp->model);
     for (uint32_t i = 0; i < rp->nchans; i++) rt_track_free(&rp->chans[i]);
     census_free(rp);
+    free(rp->volat);
     free(rp->chans);
     free(rp->segs);
     free(rp->wlog);
@@ -260,7 +261,7 @@ static void wait_submission(vgt_replay *rp)
 static vgt_status run_submission(vgt_replay *rp, const vgt_record *rec, const vgt_rec_gpfifo_submit *sub,
                                  engine_channel *c, vgt_error *err)
 {
-    if (rp->opt.track_render_targets || rp->opt.census) VGT_TRY(rt_track_submit(rp, c, rec, sub, err));
+    if (engine_needs_stream(rp)) VGT_TRY(rt_track_submit(rp, c, rec, sub, err));
     if (rp->opt.census) VGT_TRY(census_before(rp, err));
     VGT_TRY(rp->lane->run(rp, rec, sub, c->id, err));
     wait_submission(rp);

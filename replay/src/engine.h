@@ -19,8 +19,16 @@ typedef struct engine_channel {
     uint32_t id;                 /* backend channel id */
     uint32_t cls;                /* host class, for the decoder */
     vgt_pb_state *pb;            /* decoder state (render-target tracking), NULL until needed */
+    struct vgt_sem_tracker *sem; /* semantic tracker (volatile ranges for checks without a write log) */
     rt_state rt;
 } engine_channel;
+
+/* Bytes the GPU writes that differ from run to run (timestamps, report counters): a backend without a
+ * write log excludes them from --check (rt_track.c finds them in the decoded stream). */
+typedef struct volatile_range {
+    uint64_t va, len;
+} volatile_range;
+#define VOLATILE_MAX 4096u
 
 /* The store census: ranges read back around each submission (census.c). */
 typedef struct census_range {
@@ -78,6 +86,9 @@ struct vgt_replay {
     vgt_rt_desc rts[VGT_RT_MAX];
     uint32_t nrts;
     census_state census;
+    volatile_range *volat;
+    uint32_t nvolat;
+    uint64_t volat_dropped;
     uint64_t first_ts, last_ts;  /* capture timestamps of the first and last submission */
     uint64_t t0_ns, t1_ns;       /* monotonic: first submission started, finish ended */
 };
@@ -95,6 +106,9 @@ vgt_status check_take_write_log(vgt_replay *rp, vgt_error *err);
 vgt_status rt_track_submit(vgt_replay *rp, engine_channel *c, const vgt_record *rec, const vgt_rec_gpfifo_submit *sub,
                            vgt_error *err);
 void rt_track_free(engine_channel *c);
+/* 1 when [va, va+len) overlaps a volatile range; fills mask[i] = 0 for its bytes. */
+void volatile_unmask(const vgt_replay *rp, uint64_t va, uint64_t len, uint8_t *mask);
+int engine_needs_stream(const vgt_replay *rp);
 
 /* census.c */
 void census_watch(vgt_replay *rp, uint64_t va, uint64_t len, const char *what);

@@ -9,6 +9,56 @@
 #include <string.h>
 
 #include "engine.h"
+#include "vgt/events.h"
+
+/* The stream is decoded for render targets, the census, and (on backends without a write log, where
+ * --check compares observed memory whole) for the bytes that differ from run to run. */
+int engine_needs_stream(const vgt_replay *rp)
+{
+    return rp->opt.track_render_targets || rp->opt.census ||
+           (rp->opt.check && !(rp->ops->caps() & VGT_CAP_WRITE_LOG));
+}
+
+typedef struct track_ctx {
+    vgt_replay *rp;
+    engine_channel *c;
+} track_ctx;
+
+static void add_volatile(vgt_replay *rp, uint64_t va, uint64_t len)
+{
+    for (uint32_t i = 0; i < rp->nvolat; i++)
+        if (rp->volat[i].va == va && rp->volat[i].len == len) return;
+    if (rp->nvolat == VOLATILE_MAX) {
+        rp->volat_dropped++;
+        return;
+    }
+    if (!rp->volat && !(rp->volat = malloc(VOLATILE_MAX * sizeof *rp->volat))) {
+        rp->volat_dropped++;
+        return;
+    }
+    rp->volat[rp->nvolat++] = (volatile_range){va, len};
+}
+
+/* Four-word semaphore structures carry a timestamp in their upper 8 bytes (clc86f.h SEM_EXECUTE
+ * RELEASE_TIMESTAMP, clcb97.h SET_REPORT_SEMAPHORE_D STRUCTURE_SIZE FOUR_WORDS, clc8b5.h
+ * SEMAPHORE_TYPE RELEASE_FOUR_WORD_SEMAPHORE); a report-only write is a counter and a timestamp. */
+static void on_event(void *ctx, const vgt_event *ev)
+{
+    vgt_replay *rp = ctx;
+    if (ev->kind != VGT_EV_SEM_RELEASE && ev->kind != VGT_EV_REPORT) return;
+    const vgt_ev_sem *s = &ev->u.sem;
+    if (s->op == VGT_SEM_OP_REPORT_ONLY) add_volatile(rp, s->va, 16);
+    else if (s->flags & VGT_SEM_FLAG_TIMESTAMP) add_volatile(rp, s->va + 8, 8);
+}
+
+void volatile_unmask(const vgt_replay *rp, uint64_t va, uint64_t len, uint8_t *mask)
+{
+    for (uint32_t i = 0; i < rp->nvolat; i++) {
+        uint64_t s = rp->volat[i].va > va ? rp->volat[i].va : va;
+        uint64_t e = rp->volat[i].va + rp->volat[i].len < va + len ? rp->volat[i].va + rp->volat[i].len : va + len;
+        if (s < e) memset(mask + (s - va), 0, e - s);
+    }
+}
 
 #define CT_FIRST 0x0800u
 #define CT_STRIDE 0x40u
@@ -18,7 +68,13 @@
 
 static int on_method(void *ctx, const vgt_method *m)
 {
-    engine_channel *c = ctx;
+    track_ctx *t = ctx;
+    engine_channel *c = t->c;
+    vgt_error e;
+    if (c->sem && vgt_sem_method(c->sem, m, &e) != VGT_OK) {
+        vgt_sem_free(c->sem);   /* a tracker that failed once stays off for this channel */
+        c->sem = NULL;
+    }
     if (m->masked || (m->cls & 0xff) != CLASS_3D_LOW) return 0;
     if (m->mthd < CT_FIRST || m->mthd >= CT_FIRST + CT_TARGETS * CT_STRIDE) return 0;
     uint32_t j = (m->mthd - CT_FIRST) / CT_STRIDE, f = (m->mthd - CT_FIRST) % CT_STRIDE / 4;
@@ -54,8 +110,14 @@ vgt_status rt_track_submit(vgt_replay *rp, engine_channel *c, const vgt_record *
         if (!c->pb) return VGT_FAIL(err, VGT_E_NOMEM, rec->seq, "replay: out of memory for decoder state");
         vgt_pb_state_init(c->pb, c->cls);
     }
+    if (!c->sem && rp->opt.check && !(rp->ops->caps() & VGT_CAP_WRITE_LOG)) {
+        vgt_sem_config cfg = {.on_event = on_event, .ctx = rp};
+        vgt_error e;
+        if (vgt_sem_new(&c->sem, &cfg, &e) != VGT_OK) c->sem = NULL;
+    }
     c->rt.dirty = 0;
-    vgt_pb_callbacks cb = {.method = on_method, .ctx = c};
+    track_ctx t = {rp, c};
+    vgt_pb_callbacks cb = {.method = on_method, .ctx = &t};
     vgt_error e;
     if (vgt_pb_decode_submit(c->pb, rec->seq, sub, &cb, &e) != VGT_OK)
         engine_warn(rp, "render-target tracking: submission %lld not decoded: %s", (long long)rp->cur_index, e.msg);
@@ -68,6 +130,8 @@ void rt_track_free(engine_channel *c)
 {
     free(c->pb);
     c->pb = NULL;
+    if (c->sem) vgt_sem_free(c->sem);
+    c->sem = NULL;
 }
 
 uint32_t vgt_replay_rt_count(const vgt_replay *rp) { return rp->nrts; }

@@ -82,6 +82,7 @@ run_trace() {
     blocked=$(grep -c "CHANNELS NEVER FINISHED" "$log")
     timing=$(field "$log" 's/.*timing: replay \([0-9.]*\) ms.*capture \([0-9.]*\) ms.*/\1\/\2/p')
     result=$(field "$log" 's/^result: \(.*\)/\1/p')
+    [ -n "$result" ] || result=$(tail -1 "$log" | cut -c1-70)
     image=-
     pngcmp=-
     if grep -q "^render target 0:" "$log"; then
@@ -97,7 +98,7 @@ run_trace() {
 }
 
 run() {
-    local bench=0
+    local bench=0 bench_after=150
     trace_timeout=30
     while [ $# -gt 0 ]; do
         case "$1" in
@@ -131,9 +132,12 @@ run() {
     for t in gl_egl vk_triangle vk_compute vadd streams_threads many_launches; do
         [ -f "$out/$t.txt" ] || continue
         echo "--- $t: problems (first 6) ---"
-        grep -E "fault|MISMATCH|not finished|warning|relocation|render target|error" "$out/$t.txt" | head -6
+        grep -E "fault|MISMATCH|not finished|warning|relocation|render target|error|^vgt replay" "$out/$t.txt" | head -6 |
+            cut -c1-400
     done
-    if [ $bench -eq 1 ]; then
+    if [ $bench -eq 1 ] && [ $SECONDS -gt "$bench_after" ]; then
+        echo "=== bench/replay-gpu skipped: ${SECONDS}s used already (limit ${bench_after}s) ==="
+    elif [ $bench -eq 1 ]; then
         echo "=== bench/replay-gpu ==="
         VGT_BIN=$vgt VGT_CORPUS=$corpus VGT_SELFTEST_LOG=$out/selftest.txt bash "$root/bench/replay-gpu/run.sh"
     fi

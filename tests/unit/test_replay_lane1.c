@@ -84,13 +84,15 @@ static void test_reloc_notes(void)
 
 static void test_gob_offsets(void)
 {
-    /* inside one GOB (64 bytes x 8 rows): 16-byte x 2-row sectors; the right 32-byte half after 256 */
+    /* inside one GOB (64 bytes x 8 rows): offset bits x0-3, y0, y1, x4, y2, x5 (measured on the H200) */
     EXPECT(vgt_rt_gob_offset(0, 0, 256, 0) == 0, "origin");
-    EXPECT(vgt_rt_gob_offset(15, 0, 256, 0) == 15, "within a sector row");
-    EXPECT(vgt_rt_gob_offset(16, 0, 256, 0) == 32, "second sector of the row");
-    EXPECT(vgt_rt_gob_offset(0, 1, 256, 0) == 16, "second row of a sector");
-    EXPECT(vgt_rt_gob_offset(0, 2, 256, 0) == 64, "rows 2-3");
-    EXPECT(vgt_rt_gob_offset(32, 0, 256, 0) == 256, "right half");
+    EXPECT(vgt_rt_gob_offset(15, 0, 256, 0) == 15, "within 16 bytes of a row");
+    EXPECT(vgt_rt_gob_offset(0, 1, 256, 0) == 16, "y0");
+    EXPECT(vgt_rt_gob_offset(0, 2, 256, 0) == 32, "y1");
+    EXPECT(vgt_rt_gob_offset(16, 0, 256, 0) == 64, "x4");
+    EXPECT(vgt_rt_gob_offset(0, 4, 256, 0) == 128, "y2");
+    EXPECT(vgt_rt_gob_offset(32, 0, 256, 0) == 256, "x5");
+    EXPECT(vgt_rt_gob_offset(16 + 5, 3, 256, 0) == 64 + 32 + 16 + 5, "x4 y1 y0 together");
     EXPECT(vgt_rt_gob_offset(63, 7, 256, 0) == 511, "last byte of the GOB");
     /* blocks one GOB tall: the next GOB to the right, then the next GOB row (4 GOBs per row) */
     EXPECT(vgt_rt_gob_offset(64, 0, 256, 0) == 512, "second GOB");

@@ -83,6 +83,7 @@ int vgt_rec_type_from_name(const char *name);          /* accepts names, any cas
 
 enum vgt_aperture { VGT_APERTURE_UNKNOWN = 0, VGT_APERTURE_SYSMEM = 1, VGT_APERTURE_VIDMEM = 2, VGT_APERTURE_OS = 3 };
 enum vgt_mem_reason { VGT_MEM_INITIAL = 0, VGT_MEM_CHANGED = 1, VGT_MEM_OBSERVED = 2 };
+#define VGT_MEM_FLAG_DERIVED 1u   /* MEMORY flags bit 0 (1.1): written by the GPU, derived by the producer */
 enum vgt_map_source { VGT_MAP_RM_DMA = 1, VGT_MAP_UVM_EXTERNAL = 2, VGT_MAP_EMBEDDED = 3, VGT_MAP_SYNTHETIC = 4 };
 enum vgt_ioctl_node { VGT_NODE_CTL = 1, VGT_NODE_GPU = 2, VGT_NODE_UVM = 3, VGT_NODE_OTHER = 4 };
 #define VGT_SUBMIT_FLAG_SEGMENT_TRUNCATED 1u
