@@ -167,12 +167,12 @@ def test_a_pending_run_is_flagged_not_carried(vgt, tmp_path):
     text = diag[0].fields["text"].decode()
     # INC: the run's next method is the header's third, 0x400 + 2 * 4
     assert "0x408" in text and "2 of 4" in text and f"{CHAN:#x}" in text and "INC" in text, text
-    # the whole trace decodes 0x33, 0x44 as the run's data (0x400 is LOAD_INLINE_QMD_DATA(56)); the slice
+    # the whole trace decodes 0x33, 0x44 as the run's data (0x400 is LOAD_INLINE_QMD_DATA(56), JSON names it without the index); the slice
     # decodes its first dword as a header, binding kept
     whole, cut = decode(vgt, src)[1], decode(vgt, out)[0]
     pcas = (1, "HOPPER_COMPUTE_A", "SEND_PCAS_A")
-    assert whole["methods"] == [(1, "HOPPER_COMPUTE_A", "LOAD_INLINE_QMD_DATA(58)"),
-                                (1, "HOPPER_COMPUTE_A", "LOAD_INLINE_QMD_DATA(59)"), pcas]
+    assert whole["methods"] == [(1, "HOPPER_COMPUTE_A", "LOAD_INLINE_QMD_DATA"),
+                                (1, "HOPPER_COMPUTE_A", "LOAD_INLINE_QMD_DATA"), pcas]
     assert cut["methods"] == [pcas] and "UNKNOWN_SUBCHANNEL" not in cut["diags"]
 
 
