@@ -102,6 +102,17 @@ void vgt_pb_state_init(vgt_pb_state *st, uint32_t channel_class)
     st->stored_subdevice_mask = SUBDEVICE_ALL;
 }
 
+void vgt_pb_state_adopt(vgt_pb_state *st, uint32_t channel_class, const vgt_rec_channel_state *cs)
+{
+    uint64_t methods = st->methods;
+    vgt_pb_state_init(st, channel_class);
+    memcpy(st->subch_class, cs->subch_class, sizeof st->subch_class);
+    st->subdevice_mask = cs->subdevice_mask;
+    st->stored_subdevice_mask = cs->stored_subdevice_mask;
+    st->extended_base = cs->extended_base;
+    st->methods = methods;
+}
+
 static void diag(const vgt_pb_callbacks *cb, vgt_diag_kind kind, const vgt_mpos *pos, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 static void diag(const vgt_pb_callbacks *cb, vgt_diag_kind kind, const vgt_mpos *pos, const char *fmt, ...)

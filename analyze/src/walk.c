@@ -73,14 +73,7 @@ static void tramp_diag(void *ctx, vgt_diag_kind kind, const vgt_mpos *pos, const
 static void channel_adopt_state(vgt_walk_channel *c, const vgt_model_channel *mc)
 {
     if (!mc || !mc->has_state || mc->state_seq == c->state_seq) return;
-    const vgt_rec_channel_state *cs = &mc->state;
-    uint64_t methods = c->pb.methods;
-    vgt_pb_state_init(&c->pb, c->cls);
-    memcpy(c->pb.subch_class, cs->subch_class, sizeof c->pb.subch_class);
-    c->pb.subdevice_mask = cs->subdevice_mask;
-    c->pb.stored_subdevice_mask = cs->stored_subdevice_mask;
-    c->pb.extended_base = cs->extended_base;
-    c->pb.methods = methods;
+    vgt_pb_state_adopt(&c->pb, c->cls, &mc->state);
     c->state_seq = mc->state_seq;
 }
 

@@ -98,11 +98,11 @@ static void gpu_set_event_handler(vgt_backend *b, vgt_backend_event_fn fn, void 
 
 static void gpu_set_context(vgt_backend *b, uint64_t seq) { b->seq = seq; }
 
-static void emit(vgt_backend *b, int kind, uint32_t ch, const char *msg)
+static void emit(vgt_backend *b, int kind, uint32_t ch, const char *msg, uint64_t pb_va)
 {
     if (!b->on_event)
         return;
-    vgt_backend_event ev = { .kind = kind, .channel = ch, .seq = b->seq, .msg = msg };
+    vgt_backend_event ev = { .kind = kind, .channel = ch, .seq = b->seq, .msg = msg, .pb_va = pb_va };
     b->on_event(b->event_ctx, &ev);
 }
 
@@ -261,7 +261,9 @@ static void note_fault(vgt_backend *b, uint32_t ch, const vgt_error *e)
     c->dirty = false;
     c->fault = *e;
     b->counters.faults++;
-    emit(b, VGT_BEV_FAULT, ch, e->msg);
+    vgt_gpu_chan_state st;
+    vgt_gpu_chan_state_get(c->live, &st);
+    emit(b, VGT_BEV_FAULT, ch, e->msg, st.pb_get);
 }
 
 static vgt_status gpu_submit(vgt_backend *b, uint32_t ch, const uint64_t *entries, uint32_t count, uint32_t flags,

@@ -224,6 +224,8 @@ void vgt_gpu_pb_1(vgt_gpu_pb *pb, unsigned subch, uint32_t method, uint32_t v);
 void vgt_gpu_pb_set_object(vgt_gpu_pb *pb, unsigned subch, uint32_t cls);
 /* Host semaphore release of a 32-bit payload, with RELEASE_WFI (clc86f.h SEM_*). */
 void vgt_gpu_pb_host_release(vgt_gpu_pb *pb, uint64_t va, uint32_t payload);
+/* The same without RELEASE_WFI: the trivial submission of the rate measurement. */
+void vgt_gpu_pb_host_release_nowfi(vgt_gpu_pb *pb, uint64_t va, uint32_t payload);
 vgt_status vgt_gpu_pb_check(const vgt_gpu_pb *pb, vgt_error *err);
 
 #ifdef __cplusplus

@@ -76,6 +76,13 @@ void vgt_gpu_pb_host_release(vgt_gpu_pb *pb, uint64_t va, uint32_t payload)
     vgt_gpu_pb_inc(pb, 0, HOST_SEM_ADDR_LO, v, 5);
 }
 
+void vgt_gpu_pb_host_release_nowfi(vgt_gpu_pb *pb, uint64_t va, uint32_t payload)
+{
+    /* SEM_EXECUTE RELEASE_WFI (bit 20) DIS: the release does not wait for the engines to idle */
+    const uint32_t v[5] = { (uint32_t)va, (uint32_t)(va >> 32), payload, 0, HOST_SEM_RELEASE_WFI_32 & ~(1u << 20) };
+    vgt_gpu_pb_inc(pb, 0, HOST_SEM_ADDR_LO, v, 5);
+}
+
 vgt_status vgt_gpu_pb_check(const vgt_gpu_pb *pb, vgt_error *err)
 {
     if (pb->overflow)

@@ -136,6 +136,14 @@ static vgt_status sim_object_create(vgt_backend *b, uint32_t ch, uint32_t cls, u
     return VGT_OK;
 }
 
+static vgt_status sim_channel_state(vgt_backend *b, uint32_t ch, const vgt_rec_channel_state *cs, vgt_error *err)
+{
+    if (ch >= b->nchans) return VGT_FAIL(err, VGT_E_NOT_FOUND, VGT_NO_OFFSET, "sim: no channel %u", ch);
+    sim_channel *c = b->chans[ch];
+    vgt_pb_state_adopt(&c->pb, c->cls, cs);
+    return VGT_OK;
+}
+
 static vgt_status sim_sem_wait(vgt_backend *b, uint32_t vas, uint64_t va, uint64_t value, uint32_t size,
                                uint64_t timeout_ns, vgt_error *err)
 {
@@ -189,6 +197,7 @@ const vgt_backend_ops vgt_backend_sim = {
     .mem_read = sim_read,
     .channel_create = sim_channel_create,
     .object_create = sim_object_create,
+    .channel_state = sim_channel_state,
     .submit = sim_submit,
     .sem_wait = sim_sem_wait,
     .idle = sim_idle,

@@ -68,6 +68,7 @@ static void on_backend_event(void *ctx, const vgt_backend_event *ev)
     vgt_replay_report r = {.kind = VGT_RPT_EVENT, .submit_index = rp->cur_index, .submit_seq = rp->cur_seq,
                            .channel = rp->cur_channel, .event_kind = ev->kind, .msg = ev->msg};
     engine_report(rp, &r);
+    if (ev->kind == VGT_BEV_FAULT && ev->pb_va && rp->run_sub) engine_fault_window(rp, ev->pb_va);
 }
 
 vgt_status vgt_replay_open(vgt_replay **out, const vgt_replay_options *o, vgt_error *err)
@@ -153,6 +154,22 @@ static vgt_status on_channel(vgt_replay *rp, const vgt_record *rec, vgt_error *e
     }
     rp->chans[rp->nchans++] = (engine_channel){.client = c.client, .handle = c.handle, .id = id, .cls = mc->rec.cls};
     return VGT_OK;
+}
+
+/* A trace cut out of a longer one resumes each channel's decoder from its CHANNEL_STATE (format 1.1). */
+static vgt_status on_channel_state(vgt_replay *rp, const vgt_record *rec, vgt_error *err)
+{
+    vgt_rec_channel_state cs;
+    VGT_TRY(vgt_decode_channel_state(rec, &cs, err));
+    int64_t i = channel_index(rp, cs.client, cs.channel);
+    if (i < 0) return VGT_OK;   /* the model ignores it too: not a live channel */
+    rt_track_free(&rp->chans[i]);   /* the replay's own decoders start again from the model's state */
+    if (!rp->ops->channel_state) {
+        engine_warn(rp, "CHANNEL_STATE at seq %llu: backend %s cannot resume channel 0x%x's subchannel bindings",
+                    (unsigned long long)rec->seq, rp->ops->name, cs.channel);
+        return VGT_OK;
+    }
+    return rp->ops->channel_state(rp->be, rp->chans[i].id, &cs, err);
 }
 
 static vgt_status on_engine_object(vgt_replay *rp, const vgt_record *rec, vgt_error *err)
@@ -263,8 +280,11 @@ static vgt_status run_submission(vgt_replay *rp, const vgt_record *rec, const vg
 {
     if (engine_needs_stream(rp)) VGT_TRY(rt_track_submit(rp, c, rec, sub, err));
     if (rp->opt.census) VGT_TRY(census_before(rp, err));
-    VGT_TRY(rp->lane->run(rp, rec, sub, c->id, err));
-    wait_submission(rp);
+    rp->run_rec = rec, rp->run_sub = sub, rp->run_chan = c;
+    vgt_status rc = rp->lane->run(rp, rec, sub, c->id, err);
+    if (rc == VGT_OK) wait_submission(rp);
+    rp->run_rec = NULL, rp->run_sub = NULL, rp->run_chan = NULL;
+    VGT_TRY(rc);
     if (rp->opt.census) VGT_TRY(census_after(rp, err));
     return VGT_OK;
 }
@@ -323,6 +343,7 @@ vgt_status vgt_replay_record(vgt_replay *rp, const vgt_record *rec, vgt_error *e
     switch (rec->type) {
     case VGT_REC_CHANNEL: return on_channel(rp, rec, err);
     case VGT_REC_ENGINE_OBJECT: return on_engine_object(rp, rec, err);
+    case VGT_REC_CHANNEL_STATE: return on_channel_state(rp, rec, err);
     case VGT_REC_GPU_MAP: return on_gpu_map(rp, rec, err);
     case VGT_REC_GPU_UNMAP: return on_gpu_unmap(rp, rec, err);
     case VGT_REC_MEMORY: return on_memory(rp, rec, err);

@@ -19,6 +19,7 @@ typedef struct engine_channel {
     uint32_t id;                 /* backend channel id */
     uint32_t cls;                /* host class, for the decoder */
     vgt_pb_state *pb;            /* decoder state (render-target tracking), NULL until needed */
+    vgt_pb_state pb_before;      /* ... as it was before the current submission (fault windows) */
     struct vgt_sem_tracker *sem; /* semantic tracker (volatile ranges for checks without a write log) */
     rt_state rt;
 } engine_channel;
@@ -89,6 +90,10 @@ struct vgt_replay {
     volatile_range *volat;
     uint32_t nvolat;
     uint64_t volat_dropped;
+    /* the submission being run (valid inside run_submission): fault windows decode it */
+    const vgt_record *run_rec;
+    const vgt_rec_gpfifo_submit *run_sub;
+    engine_channel *run_chan;
     uint64_t first_ts, last_ts;  /* capture timestamps of the first and last submission */
     uint64_t t0_ns, t1_ns;       /* monotonic: first submission started, finish ended */
 };
@@ -109,6 +114,9 @@ void rt_track_free(engine_channel *c);
 /* 1 when [va, va+len) overlaps a volatile range; fills mask[i] = 0 for its bytes. */
 void volatile_unmask(const vgt_replay *rp, uint64_t va, uint64_t len, uint8_t *mask);
 int engine_needs_stream(const vgt_replay *rp);
+
+/* window.c: the methods around a push-buffer Get pointer a faulted channel reported */
+void engine_fault_window(vgt_replay *rp, uint64_t pb_va);
 
 /* census.c */
 void census_watch(vgt_replay *rp, uint64_t va, uint64_t len, const char *what);

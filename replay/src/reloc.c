@@ -79,7 +79,7 @@ static void note(vgt_reloc_plan *p, int kind, uint64_t seq, uint64_t va, uint64_
 const char *vgt_reloc_kind_name(int kind)
 {
     static const char *const names[] = {"?", "reserved-moved", "pushbuf-above-40-bit", "unaligned-mapping",
-                                        "overlapping-mappings"};
+                                        "overlapping-mappings", "operand"};
     return kind > 0 && kind < (int)(sizeof names / sizeof names[0]) ? names[kind] : "?";
 }
 
@@ -112,9 +112,10 @@ void vgt_reloc_check_segment(vgt_reloc_plan *p, uint64_t submit_index, uint64_t 
 {
     if (va + len <= VGT_BACKEND_PB_VA_LIMIT) return;
     note(p, VGT_RELOC_PB_ABOVE_40BIT, seq, va, len,
-         "submission %llu (seq %llu) segment %u: push buffer at VA 0x%llx (+%llu bytes) lies above 2^40, which a "
-         "GPFIFO entry cannot address; the segment would be copied below 2^40 and its GPFIFO entry's address "
-         "rewritten", (unsigned long long)submit_index, (unsigned long long)seq, segment, (unsigned long long)va,
+         "submission %llu (seq %llu) segment %u: push buffer at VA 0x%llx (+%llu bytes) lies above 2^40: a GPFIFO "
+         "entry carries 40 bits, so the stream reaches it through SET_PB_SEGMENT_EXTENDED_BASE, which runs "
+         "unchanged; kept at its VA (only the backend's ring and USERD must be below 2^40)",
+         (unsigned long long)submit_index, (unsigned long long)seq, segment, (unsigned long long)va,
          (unsigned long long)len);
 }
 
@@ -199,6 +200,9 @@ vgt_status vgt_reloc_plan_trace(const char *path, uint64_t preferred, vgt_reloc_
     }
     if (rc == VGT_E_EOF) {
         vgt_reloc_check_maps(p, s.maps, s.n);
+        rc = vgt_reloc_find_operands(path, p, err);
+    }
+    if (rc == VGT_OK) {
         rc = vgt_reloc_choose_reserved(s.maps, s.n, p->reserved_va, VGT_BACKEND_RESERVED_SPAN,
                                        VGT_BACKEND_PB_VA_LIMIT, &p->reserved_va, err);
         p->maps = s.n;

@@ -108,8 +108,11 @@ vgt_status rt_track_submit(vgt_replay *rp, engine_channel *c, const vgt_record *
     if (!c->pb) {
         c->pb = calloc(1, sizeof *c->pb);
         if (!c->pb) return VGT_FAIL(err, VGT_E_NOMEM, rec->seq, "replay: out of memory for decoder state");
-        vgt_pb_state_init(c->pb, c->cls);
+        const vgt_model_channel *mc = vgt_model_channel_find(rp->model, c->client, c->handle);
+        if (mc && mc->has_state) vgt_pb_state_adopt(c->pb, c->cls, &mc->state);
+        else vgt_pb_state_init(c->pb, c->cls);
     }
+    c->pb_before = *c->pb;
     if (!c->sem && rp->opt.check && !(rp->ops->caps() & VGT_CAP_WRITE_LOG)) {
         vgt_sem_config cfg = {.on_event = on_event, .ctx = rp};
         vgt_error e;

@@ -713,10 +713,30 @@ static void step_rate(ctx *t)
         fail_row(r, &err);
         return;
     }
+    /* the same release without RELEASE_WFI: what a trivial submission costs when the GPU need not drain */
+    vgt_gpu_pb_init(&pb, dw, 16);
+    vgt_gpu_pb_host_release_nowfi(&pb, sys(SEM_OFF + 0xc8), 0x5e5e5e5fu);
+    uint64_t va2 = sys(PB_OFF + (PB_SLOTS - 2) * PB_SLOT);
+    vgt_gpu_write(t->g, va2, dw, pb.n * 4, &err);
+    uint64_t e2 = vgt_gpu_gp_entry(va2, pb.n, VGT_GPU_GP_SUBROUTINE);
+    t0 = now_ms();
+    for (uint32_t i = 0; i < n && st == VGT_OK; i++)
+        st = vgt_gpu_submit(t->ch, &e2, 1, &err);
+    if (st == VGT_OK)
+        st = vgt_gpu_chan_fence(t->ch, 10000, &err);
+    double nowfi = now_ms() - t0;
+    uint32_t landed = 0;
+    vgt_gpu_read(t->g, sys(SEM_OFF + 0xc8), &landed, 4, &err);
+    if (st != VGT_OK) {
+        fail_row(r, &err);
+        return;
+    }
     r->result = "INFO";
-    r->ms = single + batched;
+    r->ms = single + batched + nowfi;
     snprintf(r->detail, sizeof r->detail, "%u submissions, one doorbell each: %.0f/s (%.2f us each); in batches of "
-             "64: %.0f/s", n, n / (single / 1e3), single * 1e3 / n, (n / 64 * 64) / (batched / 1e3));
+             "64: %.0f/s; without WFI, one doorbell each: %.0f/s (release %s)", n, n / (single / 1e3),
+             single * 1e3 / n, (n / 64 * 64) / (batched / 1e3), n / (nowfi / 1e3),
+             landed == 0x5e5e5e5fu ? "landed" : "NOT seen");
 }
 
 /* A host release to an unmapped VA on a second channel: the wait must end with VGT_E_FAULT. */

@@ -4,6 +4,7 @@ Each test checks behaviour a user relies on: counts that agree with what was wri
 survive a repack unchanged, a corruption reported at the byte offset where it is, and a salvage that is
 itself a valid trace holding exactly the records before the problem."""
 import json
+import re
 import shutil
 import struct
 import subprocess
@@ -48,11 +49,13 @@ def test_info_json_agrees_with_dump(vgt, mixed):
     assert info["first_ts"] == min(r["ts"] for r in recs) and info["last_ts"] == max(r["ts"] for r in recs)
     assert info["identity"]["capture_mode"] == "synthetic"
     assert info["problem"] is None
+    assert info["format"] == "1.1"
 
 
 def test_info_text_names_what_matters(vgt, mixed):
     out = vgt("info", mixed, check=0).stdout
-    for word in ("format:", "1.0", "identity:", "producer", "GPFIFO_SUBMIT", "channels:", "submissions:  24",
+    assert re.search(r"format: +1\.1 ", out), out[:300]   # writers write format 1.1
+    for word in ("format:", "identity:", "producer", "GPFIFO_SUBMIT", "channels:", "submissions:  24",
                  "chunks:", "ratio", "time span:"):
         assert word in out, word
 

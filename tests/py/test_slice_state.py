@@ -20,7 +20,7 @@ from vgtpy import spec
 
 CORPUS = Path(__file__).resolve().parents[2] / "corpus"
 RUN_PENDING = spec.CHANNEL_STATE_RUN_PENDING
-DERIVED = 1
+DERIVED = spec.MEMORY_FLAG_DERIVED
 # (capture, A, B, whether submissions A..B use subchannels bound only before A)
 CASES = [("vk_triangle.vgt", 12, 23, True), ("vk_triangle.vgt", 1, 23, True), ("vadd.vgt", 150, 160, True),
          ("vadd.vgt", 5, 9, False)]
@@ -198,3 +198,7 @@ def test_slice_replays_on_sim_without_failed_checks(vgt, tmp_path, name, a, b, n
     assert m, f"no checks line in the replay output:\n{r.stdout[-3000:]}\n{r.stderr[-2000:]}"
     assert m.group(2) == "0", r.stdout[-3000:]
     assert re.search(r"faults 0;", r.stdout + r.stderr), r.stdout[-3000:]
+    # the sim resumes each channel from its CHANNEL_STATE: no method lands on an unbound subchannel,
+    # and no acquire waits for a release the cut left out
+    assert re.search(r"blocked waits 0;", r.stdout + r.stderr), r.stdout[-3000:]
+    assert "result: ok" in r.stdout + r.stderr, r.stdout[-3000:]

@@ -12,7 +12,7 @@ from vgtpy import spec
 from vgtpy.fold import fold_until_submit
 
 SUBMIT = spec.BY_NAME["GPFIFO_SUBMIT"].code
-DERIVED = 1   # MEMORY flags bit 0 (docs/trace-format.md, MEMORY)
+DERIVED = spec.MEMORY_FLAG_DERIVED
 
 
 def derived_bytes(t):

@@ -275,6 +275,116 @@ static void write_census_trace(const char *path, uint32_t observed_value)
     ok(vgt_writer_close(w, &e), &e);
 }
 
+/* Two VA spaces map overlapping ranges: the plan names the later mapping and every operand of the
+ * submissions that points into it (here a host semaphore release), and only those. */
+static void test_plan_operands(void)
+{
+    char path[] = "/tmp/test_replay_lane1_plan_XXXXXX";
+    int fd = mkstemp(path);
+    close(fd);
+    vgt_writer *w;
+    vgt_error e;
+    uint64_t ts = 0;
+    vgt_writer_options o = vgt_writer_defaults();
+    vgt_identity id[] = {{"producer", "test_replay_lane1"}};
+    ok(vgt_writer_open_path(&w, path, &o, id, 1, &e), &e);
+    vgt_rec_gpu_map g = {.client = CLIENT, .device = 1, .va_space = 2, .memory = 0x10, .gpu_va = PB_VA, .length = 0x100000, .source = 1};
+    ok(vgt_write_gpu_map(w, ++ts, &g, &e), &e);
+    g.gpu_va = DATA_VA, g.length = 0x1000;
+    ok(vgt_write_gpu_map(w, ++ts, &g, &e), &e);
+    g.va_space = 3, g.gpu_va = DATA_VA, g.length = 0x2000, g.memory = 0x11;   /* another space, overlapping */
+    ok(vgt_write_gpu_map(w, ++ts, &g, &e), &e);
+    vgt_rec_channel c = {.client = CLIENT, .parent = 3, .handle = 0xA0, .cls = 0xC86F, .entries = 128};
+    ok(vgt_write_channel(w, ++ts, &c, &e), &e);
+    write_release(w, &ts, 0, 0x300000, 1, &e);          /* outside: no note */
+    write_release(w, &ts, 1, DATA_VA + 0x1008, 2, &e);  /* into the conflicting mapping */
+    ok(vgt_writer_close(w, &e), &e);
+    vgt_reloc_plan *p = calloc(1, sizeof *p);
+    EXPECT(vgt_reloc_plan_trace(path, 0, p, &e) == VGT_OK, "%s", e.msg);
+    int overlap = 0, operand = 0;
+    for (uint32_t i = 0; i < p->nnotes; i++) {
+        overlap += p->notes[i].kind == VGT_RELOC_OVERLAP;
+        if (p->notes[i].kind == VGT_RELOC_OPERAND) {
+            operand++;
+            EXPECT(strstr(p->notes[i].msg, "submission 1 ") && strstr(p->notes[i].msg, "semaphore address 0x201008"),
+                   "%s", p->notes[i].msg);
+        }
+    }
+    EXPECT(overlap == 1 && operand == 1, "%d overlap, %d operand notes", overlap, operand);
+    EXPECT(p->maps == 3 && p->reserved_va == VGT_BACKEND_RESERVED_DEFAULT, "plan");
+    vgt_reloc_plan_free(p);
+    free(p);
+    unlink(path);
+}
+
+/* A hardware fault reports the push-buffer Get pointer; the engine names the methods before it. The fake
+ * backend adds the pointer (the end of the faulting submission's segment) to sim's fault events. */
+static vgt_backend_event_fn real_handler;
+static void *real_ctx;
+static uint64_t fault_pb_va;
+static char window_msg[VGT_ERROR_MSG_MAX];
+
+static void add_pb_va(void *ctx, const vgt_backend_event *ev)
+{
+    vgt_backend_event e = *ev;
+    if (e.kind == VGT_BEV_FAULT) e.pb_va = fault_pb_va;
+    real_handler(ctx, &e);
+}
+
+static void fake_set_handler(vgt_backend *b, vgt_backend_event_fn fn, void *ctx)
+{
+    real_handler = fn;
+    real_ctx = ctx;
+    vgt_backend_sim.set_event_handler(b, add_pb_va, ctx);
+}
+
+static void keep_window(void *ctx, const vgt_replay_report *r)
+{
+    if (r->kind == VGT_RPT_EVENT && r->msg && strstr(r->msg, "method window"))
+        snprintf(window_msg, sizeof window_msg, "%s", r->msg);
+}
+
+static void test_fault_window(void)
+{
+    char path[] = "/tmp/test_replay_lane1_fault_XXXXXX";
+    int fd = mkstemp(path);
+    close(fd);
+    vgt_writer *w;
+    vgt_error e;
+    uint64_t ts = 0;
+    vgt_writer_options wo = vgt_writer_defaults();
+    vgt_identity id[] = {{"producer", "test_replay_lane1"}};
+    ok(vgt_writer_open_path(&w, path, &wo, id, 1, &e), &e);
+    vgt_rec_gpu_map g = {.client = CLIENT, .device = 1, .va_space = 2, .memory = 0x10, .gpu_va = PB_VA, .length = 0x100000, .source = 1};
+    ok(vgt_write_gpu_map(w, ++ts, &g, &e), &e);
+    vgt_rec_channel c = {.client = CLIENT, .parent = 3, .handle = 0xA0, .cls = 0xC86F, .entries = 128};
+    ok(vgt_write_channel(w, ++ts, &c, &e), &e);
+    write_release(w, &ts, 0, 0x7000000000ull, 1, &e);   /* unmapped: sim faults */
+    ok(vgt_writer_close(w, &e), &e);
+
+    vgt_backend_ops fb = fake;
+    fb.set_event_handler = fake_set_handler;
+    fault_pb_va = PB_VA + 6 * 4;   /* Get past the segment's six dwords */
+    window_msg[0] = '\0';
+    vgt_replay_options o = vgt_replay_defaults();
+    o.backend = &fb;
+    o.check = 1;
+    o.report = keep_window;
+    vgt_replay *rp;
+    vgt_reader *r;
+    EXPECT(vgt_replay_open(&rp, &o, &e) == VGT_OK, "%s", e.msg);
+    EXPECT(vgt_reader_open_path(&r, path, NULL, &e) == VGT_OK, "%s", e.msg);
+    EXPECT(vgt_replay_run(rp, r, &e) == VGT_OK, "%s", e.msg);
+    vgt_replay_finish(rp, &e);
+    EXPECT(strstr(window_msg, "push-buffer Get 0x100018 = submission 0 entry 0 dword 6") &&
+               strstr(window_msg, "SEM_EXECUTE = 0x00000001") && strstr(window_msg, "[0:1] subch 0"),
+           "window: %s", window_msg);
+    if (getenv("VGT_TEST_VERBOSE")) printf("%s\n", window_msg);
+    vgt_reader_close(r);
+    vgt_replay_close(rp);
+    unlink(path);
+}
+
 static void run_census(const char *path, int expect_fail)
 {
     vgt_replay_options o = vgt_replay_defaults();
@@ -340,6 +450,8 @@ int main(void)
     test_fnv();
     test_store_diff();
     test_census_replay();
+    test_plan_operands();
+    test_fault_window();
     if (failures) fprintf(stderr, "test_replay_lane1: %d failure(s)\n", failures);
     else printf("test_replay_lane1: ok\n");
     return failures != 0;

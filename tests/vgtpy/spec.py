@@ -41,8 +41,10 @@ FOOTER_MAGIC = b"VGTFOOT\0"
 # index entries are limited to (file size) / 72 (section 9)
 INDEX_ENTRY_DIVISOR = 72
 
-# section 5, CHANNEL_STATE flags
+# section 5, CHANNEL_STATE flags (1.1)
 CHANNEL_STATE_RUN_PENDING = 1
+# section 5, MEMORY flags (1.1): bytes the GPU wrote, derived by the producer, not read from memory
+MEMORY_FLAG_DERIVED = 1
 
 # section 4, "Handles and enums"
 APERTURES = {0: "unknown", 1: "sysmem", 2: "vidmem", 3: "os"}

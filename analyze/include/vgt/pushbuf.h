@@ -124,6 +124,10 @@ typedef struct vgt_pb_state {
 } vgt_pb_state;
 
 void vgt_pb_state_init(vgt_pb_state *st, uint32_t channel_class);
+/* Resume a channel's decoder from a format 1.1 CHANNEL_STATE record (a trace cut out of a longer one):
+ * subchannel bindings, subdevice masks and extended base as the record gives them, no method run pending.
+ * The statistics (st->methods) are kept. */
+void vgt_pb_state_adopt(vgt_pb_state *st, uint32_t channel_class, const vgt_rec_channel_state *cs);
 
 /* Decode one push-buffer segment's dwords. pos gives seq and entry; dword indices start at 0. */
 vgt_status vgt_pb_decode(vgt_pb_state *st, const uint8_t *bytes, uint32_t length_bytes, vgt_mpos pos,

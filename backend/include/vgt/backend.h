@@ -29,6 +29,7 @@
 #include <stdint.h>
 
 #include "vgt/error.h"
+#include "vgt/trace.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -114,6 +115,8 @@ typedef struct vgt_backend_event {
     uint64_t seq;                  /* the submission's seq given to submit (via set_context) */
     uint32_t entry, dword;         /* method position when known */
     const char *msg;
+    uint64_t pb_va;                /* hardware faults: the push-buffer Get pointer the channel reported (the
+                                      engine turns it into a method window), 0 when unknown */
 } vgt_backend_event;
 
 enum vgt_backend_event_kind {
@@ -156,6 +159,9 @@ typedef struct vgt_backend_ops {
 
     vgt_status (*channel_create)(vgt_backend *b, const vgt_backend_channel_desc *d, uint32_t *ch, vgt_error *err);
     vgt_status (*object_create)(vgt_backend *b, uint32_t ch, uint32_t cls, uint32_t handle, vgt_error *err);
+    /* Optional. Resume a channel cut out of a longer trace (format 1.1 CHANNEL_STATE): its subchannel
+     * bindings, subdevice masks and push-buffer extended base, before its next submission. */
+    vgt_status (*channel_state)(vgt_backend *b, uint32_t ch, const vgt_rec_channel_state *cs, vgt_error *err);
     /* Hand GPFIFO entries (raw 64-bit words as in the ring) to a channel. Returns VGT_OK when the
      * entries were accepted, even if the channel then blocks on an acquire (see idle / events);
      * VGT_E_FAULT / VGT_E_LIMIT when the work was cut short. */

@@ -156,6 +156,7 @@ enum vgt_reloc_kind {
     VGT_RELOC_PB_ABOVE_40BIT = 2,     /* a push buffer a GPFIFO entry cannot address */
     VGT_RELOC_UNALIGNED = 3,          /* a mapping not at a 4 KiB boundary */
     VGT_RELOC_OVERLAP = 4,            /* mappings of different VA spaces that overlap */
+    VGT_RELOC_OPERAND = 5,            /* an operand pointing into a mapping that cannot keep its VA */
 };
 
 #define VGT_RELOC_MAX_NOTES 64
@@ -186,7 +187,11 @@ vgt_status vgt_reloc_choose_reserved(const vgt_reloc_range *maps, uint32_t n, ui
 void vgt_reloc_check_maps(vgt_reloc_plan *p, const vgt_reloc_range *maps, uint32_t n);
 void vgt_reloc_check_segment(vgt_reloc_plan *p, uint64_t submit_index, uint64_t seq, uint32_t segment, uint64_t va,
                              uint64_t len);
-/* Read a trace file's GPU_MAP and GPFIFO_SUBMIT records and plan: reserved range and notes. */
+/* For the OVERLAP / UNALIGNED notes of p: a note per address-bearing operand of the trace's
+ * submissions that points into such a mapping (semantic events and render-target methods). */
+vgt_status vgt_reloc_find_operands(const char *path, vgt_reloc_plan *p, vgt_error *err);
+/* Read a trace file's GPU_MAP and GPFIFO_SUBMIT records and plan: reserved range and notes (with the
+ * operands of mappings that cannot keep their VA). */
 vgt_status vgt_reloc_plan_trace(const char *path, uint64_t preferred, vgt_reloc_plan *p, vgt_error *err);
 const char *vgt_reloc_kind_name(int kind);
 void vgt_reloc_plan_free(vgt_reloc_plan *p);   /* frees p->observed (not p) */

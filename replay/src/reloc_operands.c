@@ -1,0 +1,206 @@
+/* reloc_operands.c: which operands a relocation would have to rewrite. When a mapping cannot go to its
+ * captured VA (reloc.c: it overlaps a mapping of another VA space, or is not page aligned), every
+ * address-bearing operand of the trace's submissions that points into it must be rewritten if the
+ * mapping moves. They are found through the semantic tracker (analyze's events.h, over the class
+ * tables): semaphore addresses (host, report, copy), copy sources and destinations, I2M destinations,
+ * QMD addresses and the QMD's program, constant-buffer, release and dependent-QMD addresses, shader
+ * program addresses, index buffers; and render targets from SET_COLOR_TARGET_A/B(j) (clcb97.h). Each
+ * becomes a note naming the submission, the method position and the operand. Operands that MME
+ * macros build at run time are not seen (the stream carries only the macro call). */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vgt/events.h"
+#include "vgt/pushbuf.h"
+#include "vgt/replay.h"
+
+#define MAX_CHANNELS 256u
+
+typedef struct op_channel {
+    uint32_t client, handle, cls;
+    vgt_pb_state pb;
+    vgt_sem_tracker *sem;
+    uint32_t ct_hi[8];           /* SET_COLOR_TARGET_A(j) */
+} op_channel;
+
+typedef struct op_scan {
+    vgt_reloc_plan *p;
+    vgt_reloc_range conflicts[VGT_RELOC_MAX_NOTES];
+    uint32_t nconflicts;
+    op_channel *chans;
+    uint32_t nchans;
+    uint64_t submit_index;
+    vgt_segment *segs;
+    uint32_t cap_segs;
+} op_scan;
+
+static void add_note(vgt_reloc_plan *p, uint64_t seq, uint64_t va, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void add_note(vgt_reloc_plan *p, uint64_t seq, uint64_t va, const char *fmt, ...)
+{
+    if (p->nnotes == VGT_RELOC_MAX_NOTES) {
+        p->notes_dropped++;
+        return;
+    }
+    vgt_reloc_note *n = &p->notes[p->nnotes++];
+    *n = (vgt_reloc_note){.kind = VGT_RELOC_OPERAND, .seq = seq, .va = va, .len = 0};
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(n->msg, sizeof n->msg, fmt, ap);
+    va_end(ap);
+}
+
+/* One operand: a note when it points into a conflicting mapping. */
+static void check(op_scan *s, const vgt_mpos *pos, const char *what, uint64_t va)
+{
+    if (!va) return;
+    for (uint32_t i = 0; i < s->nconflicts; i++) {
+        const vgt_reloc_range *c = &s->conflicts[i];
+        if (va < c->va || va >= c->va + c->len) continue;
+        add_note(s->p, pos->seq, va,
+                 "submission %llu (seq %llu) entry %u dword %u: %s 0x%llx points into GPU_MAP seq %llu "
+                 "(0x%llx+0x%llx), which cannot be placed at its VA; it would be rewritten with the mapping's new VA",
+                 (unsigned long long)s->submit_index, (unsigned long long)pos->seq, pos->entry, pos->dword, what,
+                 (unsigned long long)va, (unsigned long long)c->seq, (unsigned long long)c->va,
+                 (unsigned long long)c->len);
+        return;
+    }
+}
+
+static void check_launch(op_scan *s, const vgt_event *ev)
+{
+    const vgt_ev_launch *l = &ev->u.launch;
+    check(s, &ev->pos, "QMD address", l->qmd_va);
+    if (!l->decoded) return;
+    char what[64];
+    check(s, &ev->pos, "QMD program address", l->qmd.program_va);
+    for (uint32_t i = 0; i < VGT_QMD_MAX_CB; i++)
+        if (l->qmd.cb[i].valid) {
+            snprintf(what, sizeof what, "QMD constant buffer %u", i);
+            check(s, &ev->pos, what, l->qmd.cb[i].va);
+        }
+    for (uint32_t i = 0; i < l->qmd.release_count && i < VGT_QMD_MAX_RELEASE; i++)
+        if (l->qmd.release[i].enabled) {
+            snprintf(what, sizeof what, "QMD release %u address", i);
+            check(s, &ev->pos, what, l->qmd.release[i].va);
+        }
+    for (uint32_t i = 0; i < VGT_QMD_MAX_DEPENDENT; i++)
+        if (l->qmd.dependent[i].enabled) check(s, &ev->pos, "QMD dependent-QMD address", l->qmd.dependent[i].va);
+}
+
+static void on_event(void *ctx, const vgt_event *ev)
+{
+    op_scan *s = ctx;
+    switch (ev->kind) {
+    case VGT_EV_SEM_RELEASE:
+    case VGT_EV_SEM_ACQUIRE:
+    case VGT_EV_REPORT: check(s, &ev->pos, "semaphore address", ev->u.sem.va); break;
+    case VGT_EV_COPY:
+        check(s, &ev->pos, "copy source", ev->u.copy.memset ? 0 : ev->u.copy.src_va);
+        check(s, &ev->pos, "copy destination", ev->u.copy.dst_va);
+        break;
+    case VGT_EV_UPLOAD: check(s, &ev->pos, "I2M destination", ev->u.upload.dst_va); break;
+    case VGT_EV_LAUNCH: check_launch(s, ev); break;
+    case VGT_EV_PROGRAM_BIND: check(s, &ev->pos, "shader program address", ev->u.program.program_va); break;
+    case VGT_EV_DRAW: check(s, &ev->pos, "index buffer address", ev->u.draw.index_buffer_va); break;
+    default: break;
+    }
+}
+
+typedef struct method_ctx {
+    op_scan *s;
+    op_channel *c;
+} method_ctx;
+
+static int on_method(void *ctx, const vgt_method *m)
+{
+    method_ctx *mc = ctx;
+    vgt_error e;
+    if (mc->c->sem && vgt_sem_method(mc->c->sem, m, &e) != VGT_OK) {
+        vgt_sem_free(mc->c->sem);
+        mc->c->sem = NULL;
+    }
+    /* render targets: SET_COLOR_TARGET_A(j) 0x0800 + 64j (address bits 39:32), B(j) + 4 (bits 31:0) */
+    if ((m->cls & 0xff) == 0x97 && m->mthd >= 0x800 && m->mthd < 0xa00 && (m->mthd & 0x3f) <= 4) {
+        uint32_t j = (m->mthd - 0x800) / 0x40;
+        if ((m->mthd & 0x3f) == 0) mc->c->ct_hi[j] = m->data;
+        else check(mc->s, &m->pos, "render target address", (uint64_t)(mc->c->ct_hi[j] & 0x1ffffff) << 32 | m->data);
+    }
+    return 0;
+}
+
+static op_channel *channel_of(op_scan *s, uint32_t client, uint32_t handle)
+{
+    for (uint32_t i = 0; i < s->nchans; i++)
+        if (s->chans[i].client == client && s->chans[i].handle == handle) return &s->chans[i];
+    return NULL;
+}
+
+static vgt_status on_channel(op_scan *s, const vgt_record *rec, vgt_error *err)
+{
+    vgt_rec_channel c;
+    VGT_TRY(vgt_decode_channel(rec, &c, err));
+    if (c.status || channel_of(s, c.client, c.handle) || s->nchans == MAX_CHANNELS) return VGT_OK;
+    op_channel *oc = &s->chans[s->nchans++];
+    memset(oc, 0, sizeof *oc);
+    oc->client = c.client, oc->handle = c.handle, oc->cls = c.cls;
+    vgt_pb_state_init(&oc->pb, c.cls);
+    vgt_sem_config cfg = {.on_event = on_event, .ctx = s};
+    if (vgt_sem_new(&oc->sem, &cfg, err) != VGT_OK) oc->sem = NULL;
+    return VGT_OK;
+}
+
+static vgt_status on_submit(op_scan *s, const vgt_record *rec, vgt_error *err)
+{
+    uint32_t max = rec->length / 16 + 1;
+    if (max > s->cap_segs) {
+        vgt_segment *n = realloc(s->segs, (size_t)max * sizeof *n);
+        if (!n) return VGT_FAIL(err, VGT_E_NOMEM, rec->seq, "reloc: out of memory for %u segments", max);
+        s->segs = n;
+        s->cap_segs = max;
+    }
+    vgt_rec_gpfifo_submit sub;
+    VGT_TRY(vgt_decode_gpfifo_submit(rec, &sub, s->segs, s->cap_segs, err));
+    op_channel *c = channel_of(s, sub.client, sub.channel);
+    if (c) {
+        method_ctx mc = {s, c};
+        vgt_pb_callbacks cb = {.method = on_method, .ctx = &mc};
+        vgt_error e;
+        vgt_pb_decode_submit(&c->pb, rec->seq, &sub, &cb, &e);   /* diagnostics are the decoder's business */
+        if (c->sem) vgt_sem_flush(c->sem);
+    }
+    s->submit_index++;
+    return VGT_OK;
+}
+
+vgt_status vgt_reloc_find_operands(const char *path, vgt_reloc_plan *p, vgt_error *err)
+{
+    op_scan s = {.p = p};
+    for (uint32_t i = 0; i < p->nnotes; i++)
+        if (p->notes[i].kind == VGT_RELOC_OVERLAP || p->notes[i].kind == VGT_RELOC_UNALIGNED)
+            s.conflicts[s.nconflicts++] = (vgt_reloc_range){.va = p->notes[i].va, .len = p->notes[i].len,
+                                                            .seq = p->notes[i].seq};
+    if (!s.nconflicts) return VGT_OK;
+    if (!(s.chans = calloc(MAX_CHANNELS, sizeof *s.chans)))
+        return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "reloc: out of memory for channel state");
+    vgt_reader *r;
+    vgt_status rc = vgt_reader_open_path(&r, path, NULL, err);
+    if (rc == VGT_OK) {
+        vgt_record rec;
+        while ((rc = vgt_reader_next(r, &rec, err)) == VGT_OK) {
+            if (rec.type == VGT_REC_CHANNEL) rc = on_channel(&s, &rec, err);
+            else if (rec.type == VGT_REC_GPFIFO_SUBMIT) rc = on_submit(&s, &rec, err);
+            if (rc != VGT_OK) break;
+        }
+        if (rc == VGT_E_EOF) rc = VGT_OK;
+        vgt_reader_close(r);
+    }
+    for (uint32_t i = 0; i < s.nchans; i++)
+        if (s.chans[i].sem) vgt_sem_free(s.chans[i].sem);
+    free(s.chans);
+    free(s.segs);
+    return rc;
+}
