@@ -6,7 +6,10 @@
  *     blocked;
  *  2. `vgt decode TRACE`, `vgt census TRACE --json` and `vgt db TRACE -o X` (a summary of X: its schema
  *     and the row count of each table) are compared with the goldens stored beside the traces:
- *     DIR/goldens/<name>.decode.txt.zst, <name>.census.json, <name>.db.sql.
+ *     DIR/goldens/<name>.decode.digest.zst, <name>.census.json.zst, <name>.db.sql.
+ *     The decode golden is a digest: one line per submission (its header line, its line count and the
+ *     XXH64 of its lines), so a 10,000-submission trace keeps a small golden in git and a difference
+ *     still names the first submission that decodes differently (`vgt decode --submit N` shows it).
  * `bless` writes the goldens from the current build. `check` exits 1 on any difference, printing a diff
  * summary (the first differing lines), 2 when the corpus cannot be read.
  * The verbs are run as child processes of this same executable (/proc/self/exe), so a crash in one
@@ -22,6 +25,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <xxhash.h>
 #include <zstd.h>
 
 #include "vgt/cli.h"
@@ -33,7 +37,7 @@ extern char **environ;
 #define MAX_TRACES 4096
 #define MAX_OUTPUT (512u << 20)      /* bytes of one verb's output we keep */
 #define MAX_DIFF_LINES 5
-#define ZSTD_GOLDEN_LEVEL 10
+#define ZSTD_GOLDEN_LEVEL 19   /* goldens live in git: size over speed */
 
 static const char usage_text[] =
     "usage: vgt corpus check DIR [--verbose]\n"
@@ -44,7 +48,7 @@ static const char usage_text[] =
     "DIR/manifest.json, else every .vgt file in DIR.\n"
     "  check  replay each trace on sim with --check (every sim-producible check must pass), then\n"
     "         compare `vgt decode`, `vgt census --json` and a summary of `vgt db` with the goldens\n"
-    "         <name>.decode.txt.zst, <name>.census.json, <name>.db.sql; print a diff summary\n"
+    "         <name>.decode.digest.zst, <name>.census.json.zst, <name>.db.sql; print a diff summary\n"
     "  bless  write the goldens from this build (after the same replay)\n"
     "\n"
     "exit: 0 all equal, 1 a replay problem or a difference, 2 usage or I/O error\n";
@@ -212,6 +216,44 @@ static int json_lines(const buf *in, buf *out)
     return fclose(f);
 }
 
+/* The decode digest: the lines before the first submission (objects, channels) as they are, then per
+ * submission its "submit ..." header line followed by " | lines N xxh64 H" over the lines it printed. */
+static void digest_group(FILE *f, const char *hdr, size_t hdr_len, uint64_t lines, XXH64_state_t *h)
+{
+    fprintf(f, "%.*s | lines %llu xxh64 %016llx\n", (int)hdr_len, hdr, (unsigned long long)lines,
+            (unsigned long long)XXH64_digest(h));
+}
+
+static int decode_digest(const buf *in, buf *out)
+{
+    FILE *f = open_memstream(&out->p, &out->n);
+    XXH64_state_t *h = XXH64_createState();
+    if (!f || !h) {
+        if (f) fclose(f);
+        XXH64_freeState(h);
+        return -1;
+    }
+    const char *hdr = NULL;
+    size_t hdr_len = 0, pos = 0, len;
+    uint64_t lines = 0;
+    const char *line;
+    while ((line = line_at(in, &pos, &len))) {
+        if (len > 7 && !memcmp(line, "submit ", 7)) {
+            if (hdr) digest_group(f, hdr, hdr_len, lines, h);
+            hdr = line, hdr_len = len, lines = 0;
+            XXH64_reset(h, 0);
+        } else if (hdr) {
+            XXH64_update(h, line, len + 1);   /* with its newline: lines split differently hash differently */
+            lines++;
+        } else {
+            fprintf(f, "%.*s\n", (int)len, line);
+        }
+    }
+    if (hdr) digest_group(f, hdr, hdr_len, lines, h);
+    XXH64_freeState(h);
+    return fclose(f);
+}
+
 static int zstd_pack(const buf *in, buf *out)
 {
     size_t cap = ZSTD_compressBound(in->n);
@@ -296,6 +338,8 @@ static int one_output(corpus *c, const char *rel, const char *name, const char *
         status = run_verb(c->dir, !strcmp(what, "decode") ? dec : cen, &raw, err_line, sizeof err_line);
         if (status == 0 && !strcmp(what, "census")) {
             if (json_lines(&raw, &now)) status = 124;
+        } else if (status == 0) {
+            if (decode_digest(&raw, &now)) status = 124;
         } else {
             now = raw;
             raw = (buf){0};
@@ -342,7 +386,7 @@ static int one_trace(corpus *c, const char *rel)
     c->traces++;
     int replay_bad = replay_checked(c, path), outputs_bad = 0;
     if (replay_bad) c->problems++;
-    static const char *const what[3] = {"decode", "census", "db"}, *const suffix[3] = {"decode.txt.zst", "census.json", "db.sql"};
+    static const char *const what[3] = {"decode", "census", "db"}, *const suffix[3] = {"decode.digest.zst", "census.json.zst", "db.sql"};
     for (int i = 0; i < 3; i++) {
         int r = one_output(c, rel, name, what[i], suffix[i]);
         if (r == 2) return 2;

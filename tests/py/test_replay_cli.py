@@ -8,6 +8,7 @@ import json
 import subprocess
 
 import pytest
+import zstandard
 
 import vgtpy
 from vgtpy import spec
@@ -161,19 +162,28 @@ def test_corpus_bless_then_check(vgt, vgt_bin, tmp_path):
     vgt("synth", "-o", corpus / "two.vgt", "--shape", "all-types", "--submits", "4", "--seed", "8", check=0)
     r = vgt("corpus", "bless", corpus, check=0)
     for name in ("one", "two"):
-        for suffix in ("decode.txt.zst", "census.json", "db.sql"):
+        for suffix in ("decode.digest.zst", "census.json.zst", "db.sql"):
             assert (corpus / "goldens" / f"{name}.{suffix}").stat().st_size > 0
     r = vgt("corpus", "check", corpus, check=0)
     assert "2 trace(s), 0 with replay problems, 0 output(s) different" in r.stdout
     # a golden that no longer matches: exit 1 with the differing line
-    census = corpus / "goldens" / "two.census.json"
-    lines = census.read_text().splitlines()
+    census = corpus / "goldens" / "two.census.json.zst"
+    lines = zstandard.ZstdDecompressor().decompress(census.read_bytes()).decode().splitlines()
     i = next(k for k, x in enumerate(lines) if '"methods":' in x)
     lines[i] = lines[i].replace('"methods":', '"methods":1')
-    census.write_text("\n".join(lines) + "\n")
+    census.write_bytes(zstandard.ZstdCompressor().compress(("\n".join(lines) + "\n").encode()))
     r = vgt("corpus", "check", corpus)
     assert r.returncode == 1, r.stdout
     assert f"census line {i + 1}:" in r.stdout and "1 line(s) differ" in r.stdout
+    # the decode golden is one digest line per submission: a change inside submission 2 is named by it
+    digest = corpus / "goldens" / "one.decode.digest.zst"
+    lines = zstandard.ZstdDecompressor().decompress(digest.read_bytes()).decode().splitlines()
+    i = next(k for k, x in enumerate(lines) if x.startswith("submit 2 "))
+    lines[i] = lines[i][:-1] + ("0" if lines[i][-1] != "0" else "1")
+    digest.write_bytes(zstandard.ZstdCompressor().compress(("\n".join(lines) + "\n").encode()))
+    r = vgt("corpus", "check", corpus)
+    assert r.returncode == 1 and f"decode line {i + 1}:" in r.stdout and "submit 2 " in r.stdout, r.stdout
+    vgt("corpus", "bless", corpus)
     # a manifest restricts the corpus to the traces it lists
     (corpus / "manifest.txt").write_text("# only one\none.vgt\n")
     r = vgt("corpus", "check", corpus, check=0)

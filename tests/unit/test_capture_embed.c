@@ -15,17 +15,8 @@
 
 #include "vgt/capture.h"
 #include "vgt/trace.h"
+#include "check.h"
 
-static int failures;
-#define CHECK(cond, ...)                                                        \
-    do {                                                                        \
-        if (!(cond)) {                                                          \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                \
-            fprintf(stderr, __VA_ARGS__);                                       \
-            fprintf(stderr, "\n");                                              \
-            failures++;                                                         \
-        }                                                                       \
-    } while (0)
 
 #define VA0 0x200000000ull
 #define VA1 0x300000000ull
@@ -210,7 +201,5 @@ int main(void)
     CHECK(vgt_writer_close(w, &err) == VGT_OK, "writer close: %s", err.msg);
     read_back(path);
     unlink(path);
-    if (failures) { fprintf(stderr, "test_capture_embed: %d failures\n", failures); return 1; }
-    printf("test_capture_embed: ok\n");
-    return 0;
+    return check_finish("test_capture_embed");
 }

@@ -18,6 +18,7 @@
 
 #include "../../capture/src/shim_libc.c"
 #include "../../capture/src/shim_memtrack.c"
+#include "check.h"
 
 shim_state g_shim;
 shim_time g_shim_time;
@@ -37,16 +38,6 @@ shim_object *shim_obj_find(uint32_t client, uint32_t handle) { (void)client; (vo
 #define VA 0x7700000000ull
 #define NPAGES 16
 static uint8_t *cpu, *gpu;
-static int failures;
-#define CHECK(cond, ...)                                                        \
-    do {                                                                        \
-        if (!(cond)) {                                                          \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                \
-            fprintf(stderr, __VA_ARGS__);                                       \
-            fprintf(stderr, "\n");                                              \
-            failures++;                                                         \
-        }                                                                       \
-    } while (0)
 
 static void on_segv(int sig, siginfo_t *si, void *uc)
 {
@@ -214,7 +205,6 @@ int main(void)
     CHECK(got == nwant, "%d MEMORY records, expected %d", got, nwant);
     vgt_reader_close(r);
     unlink(path);
-    if (failures) { fprintf(stderr, "test_capture_memtrack: %d failures\n", failures); return 1; }
-    printf("test_capture_memtrack: ok (%d records)\n", got);
-    return 0;
+    printf("test_capture_memtrack: %d records\n", got);
+    return check_finish("test_capture_memtrack");
 }

@@ -6,17 +6,8 @@
 #include <string.h>
 
 #include "vgt/capture.h"
+#include "check.h"
 
-static int failures;
-#define CHECK(cond, ...)                                                        \
-    do {                                                                        \
-        if (!(cond)) {                                                          \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                \
-            fprintf(stderr, __VA_ARGS__);                                       \
-            fprintf(stderr, "\n");                                              \
-            failures++;                                                         \
-        }                                                                       \
-    } while (0)
 
 /* corpus/vk_compute.vgt record 163: RM_VID_HEAP_CONTROL params_out */
 static const uint8_t VK_SYSMEM[0xB8] = {
@@ -147,7 +138,5 @@ int main(void)
     test_virtual();
     test_vidmem();
     test_other_functions();
-    if (failures) fprintf(stderr, "test_capture_nvos32: %d failures\n", failures);
-    else printf("test_capture_nvos32: ok\n");
-    return failures != 0;
+    return check_finish("test_capture_nvos32");
 }

@@ -16,17 +16,8 @@
 #include "../../capture/src/shim_rm.c"
 #include "../../capture/src/shim_uvm.c"
 #include "../../capture/src/shim_hooks.c"
+#include "check.h"
 
-static int failures;
-#define CHECK(cond, ...)                                                        \
-    do {                                                                        \
-        if (!(cond)) {                                                          \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                \
-            fprintf(stderr, __VA_ARGS__);                                       \
-            fprintf(stderr, "\n");                                              \
-            failures++;                                                         \
-        }                                                                       \
-    } while (0)
 
 #define VA 0x7800000000ull
 #define MEM 0xcafe0040u
@@ -160,7 +151,5 @@ int main(void)
     CHECK(step == 6, "stopped at step %d of 6", step);
     vgt_reader_close(r);
     unlink(path);
-    if (failures) { fprintf(stderr, "test_capture_remap: %d failures\n", failures); return 1; }
-    printf("test_capture_remap: ok\n");
-    return 0;
+    return check_finish("test_capture_remap");
 }

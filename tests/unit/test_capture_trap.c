@@ -16,22 +16,13 @@
 #include <sys/mman.h>
 
 #include "vgt/capture_trap.h"
+#include "check.h"
 
 static vgt_trap_engine *engine;
 static uint8_t *fake, *alias;
 static const uint64_t LEN = 0x10000;
 static _Atomic uint64_t doorbell_sum, doorbell_count, unhandled;
-static int failures;
 
-#define CHECK(cond, ...)                                                        \
-    do {                                                                        \
-        if (!(cond)) {                                                          \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                \
-            fprintf(stderr, __VA_ARGS__);                                       \
-            fprintf(stderr, "\n");                                              \
-            failures++;                                                         \
-        }                                                                       \
-    } while (0)
 
 static void on_store(void *ctx, uint64_t off, uint32_t size, uint64_t value)
 {
@@ -196,8 +187,7 @@ int main(void)
     vgt_trap_stats st = vgt_trap_engine_stats(engine);
     CHECK(st.cache_hits > 0, "the decode cache was never hit (%llu decodes)", (unsigned long long)st.decodes);
     vgt_trap_engine_free(engine);
-    if (failures) { fprintf(stderr, "test_capture_trap: %d failures\n", failures); return 1; }
-    printf("test_capture_trap: ok (%llu decodes, %llu cache hits)\n", (unsigned long long)st.decodes,
+    printf("test_capture_trap: %llu decodes, %llu cache hits\n", (unsigned long long)st.decodes,
            (unsigned long long)st.cache_hits);
-    return 0;
+    return check_finish("test_capture_trap");
 }

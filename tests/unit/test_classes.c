@@ -10,17 +10,8 @@
 #include <string.h>
 
 #include "vgt/classes.h"
+#include "check.h"
 
-static int failures;
-#define CHECK(cond, ...)                                                      \
-    do {                                                                      \
-        if (!(cond)) {                                                        \
-            failures++;                                                       \
-            fprintf(stderr, "%s:%d: CHECK(%s) failed: ", __FILE__, __LINE__, #cond); \
-            fprintf(stderr, __VA_ARGS__);                                     \
-            fputc('\n', stderr);                                              \
-        }                                                                     \
-    } while (0)
 
 static void expect_format(uint32_t cls, uint32_t mthd, uint32_t data, const char *want)
 {
@@ -151,10 +142,6 @@ int main(void)
     test_index_consistency();
     test_lookups();
     test_format();
-    if (failures) {
-        fprintf(stderr, "test_classes: %d check(s) failed\n", failures);
-        return 1;
-    }
-    printf("test_classes: all checks passed (%u classes)\n", vgt_class_count());
-    return 0;
+    printf("test_classes: %u classes\n", vgt_class_count());
+    return check_finish("test_classes");
 }

@@ -6,17 +6,8 @@
 #include <string.h>
 
 #include "vgt/events.h"
+#include "check.h"
 
-static int failures;
-#define CHECK(cond, ...)                                                       \
-    do {                                                                       \
-        if (!(cond)) {                                                         \
-            failures++;                                                        \
-            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond); \
-            fprintf(stderr, __VA_ARGS__);                                      \
-            fputc('\n', stderr);                                               \
-        }                                                                      \
-    } while (0)
 
 #define MAX_EV 64
 typedef struct sink {
@@ -78,8 +69,7 @@ static void feed(vgt_sem_tracker *t, uint32_t cls, uint32_t subch, uint32_t mthd
     m.kind = VGT_HDR_INC;
     m.pos.seq = 7; m.pos.entry = 1; m.pos.dword = dword_no++;
     vgt_error err;
-    vgt_status rc = vgt_sem_method(t, &m, &err);
-    if (rc != VGT_OK) { failures++; fprintf(stderr, "vgt_sem_method 0x%x: %s\n", mthd, err.msg); }
+    CHECK_STATUS(vgt_sem_method(t, &m, &err), VGT_OK, &err, "vgt_sem_method 0x%x", mthd);
 }
 
 static void test_host_semaphores(void)
@@ -380,7 +370,5 @@ int main(void)
     test_reports();
     test_program_and_draws();
     test_noise();
-    if (failures) { fprintf(stderr, "test_events: %d failure(s)\n", failures); return 1; }
-    printf("test_events: ok\n");
-    return 0;
+    return check_finish("test_events");
 }

@@ -10,17 +10,8 @@
 
 #include "vgt/events.h"
 #include "vgt/pushbuf.h"
+#include "check.h"
 
-static int failures;
-#define CHECK(cond, ...)                                                                   \
-    do {                                                                                   \
-        if (!(cond)) {                                                                     \
-            failures++;                                                                    \
-            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);       \
-            fprintf(stderr, __VA_ARGS__);                                                  \
-            fputc('\n', stderr);                                                           \
-        }                                                                                  \
-    } while (0)
 
 #define MAX_EV 32
 typedef struct sink { int n; vgt_event ev[MAX_EV]; char text[MAX_EV][512]; } sink;
@@ -67,7 +58,7 @@ static void feed(vgt_sem_tracker *t, uint32_t cls, uint32_t subch, uint32_t mthd
 {
     vgt_method m = meth(cls, subch, mthd, data);
     vgt_error err;
-    if (vgt_sem_method(t, &m, &err) != VGT_OK) { failures++; fprintf(stderr, "method 0x%x: %s\n", mthd, err.msg); }
+    CHECK_STATUS(vgt_sem_method(t, &m, &err), VGT_OK, &err, "method 0x%x", mthd);
 }
 
 static void qmd_v04(uint8_t *q, uint32_t grid, uint32_t block, uint64_t prog, uint64_t rel_va, uint32_t payload)
@@ -106,7 +97,7 @@ static void upload(vgt_sem_tracker *t, uint64_t va, const uint8_t *bytes, uint32
         m.kind = VGT_HDR_NONINC;
         dword_no += n - 1;
         vgt_error err;
-        if (vgt_sem_noninc_run(t, &m, padded, n, &err) != VGT_OK) { failures++; fprintf(stderr, "bulk: %s\n", err.msg); }
+        CHECK_STATUS(vgt_sem_noninc_run(t, &m, padded, n, &err), VGT_OK, &err, "bulk run of %u dwords", n);
     } else {
         for (uint32_t i = 0; i < n; i++) feed(t, cls, sc, 0x1b4, le32(padded + 4 * i));
     }
@@ -406,7 +397,5 @@ int main(void)
     test_copy_into_overlay();
     test_bulk_equals_single();
     test_macro_draw_topology();
-    if (failures) { fprintf(stderr, "test_events_overlay: %d failure(s)\n", failures); return 1; }
-    printf("test_events_overlay: ok\n");
-    return 0;
+    return check_finish("test_events_overlay");
 }

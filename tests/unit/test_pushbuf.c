@@ -11,17 +11,8 @@
 #include <string.h>
 
 #include "vgt/pushbuf.h"
+#include "check.h"
 
-static int failures;
-#define CHECK(cond, ...)                                                      \
-    do {                                                                      \
-        if (!(cond)) {                                                        \
-            failures++;                                                       \
-            fprintf(stderr, "%s:%d: CHECK(%s) failed: ", __FILE__, __LINE__, #cond); \
-            fprintf(stderr, __VA_ARGS__);                                     \
-            fputc('\n', stderr);                                              \
-        }                                                                     \
-    } while (0)
 
 /* ---- header builders (the bit layout of clc56f.h DMA_*) ---- */
 static uint32_t hdr(uint32_t sec, uint32_t subch, uint32_t mthd, uint32_t count)
@@ -460,10 +451,5 @@ int main(void)
     test_extended_base_and_truncation();
     test_stop();
     test_hostile();
-    if (failures) {
-        fprintf(stderr, "test_pushbuf: %d check(s) failed\n", failures);
-        return 1;
-    }
-    printf("test_pushbuf: all checks passed\n");
-    return 0;
+    return check_finish("test_pushbuf");
 }

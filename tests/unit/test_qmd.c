@@ -8,17 +8,8 @@
 #include <string.h>
 
 #include "vgt/qmd.h"
+#include "check.h"
 
-static int failures;
-#define CHECK(cond, ...)                                                       \
-    do {                                                                       \
-        if (!(cond)) {                                                         \
-            failures++;                                                        \
-            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond); \
-            fprintf(stderr, __VA_ARGS__);                                      \
-            fputc('\n', stderr);                                               \
-        }                                                                      \
-    } while (0)
 
 #define SET(q, hi, lo, v) vgt_qmd_set_bits(q, sizeof q, hi, lo, v)
 
@@ -248,7 +239,5 @@ int main(void)
     test_v04();
     test_errors();
     test_format();
-    if (failures) { fprintf(stderr, "test_qmd: %d failure(s)\n", failures); return 1; }
-    printf("test_qmd: ok\n");
-    return 0;
+    return check_finish("test_qmd");
 }

@@ -8,17 +8,8 @@
 
 #include "vgt/replay.h"
 #include "vgt/trace.h"
+#include "check.h"
 
-static int failures;
-#define EXPECT(cond, ...)                                                   \
-    do {                                                                    \
-        if (!(cond)) {                                                      \
-            failures++;                                                     \
-            fprintf(stderr, "FAIL %s:%d: %s: ", __func__, __LINE__, #cond); \
-            fprintf(stderr, __VA_ARGS__);                                   \
-            fputc('\n', stderr);                                            \
-        }                                                                   \
-    } while (0)
 
 #define CLIENT 0xC1u
 #define PB_VA 0x100000ull
@@ -158,42 +149,42 @@ static void test_scenario(const char *dir)
     vgt_replay_summary sum;
     vgt_error err;
     vgt_status rc = replay(path, (vgt_range){0, UINT64_MAX}, 0, &s, &sum, &err);
-    EXPECT(rc == VGT_OK, "%s", err.msg);
-    EXPECT(sum.submissions == 3 && sum.submissions_replayed == 3, "%llu/%llu", (unsigned long long)sum.submissions,
-           (unsigned long long)sum.submissions_replayed);
+    CHECK(rc == VGT_OK, "%s", err.msg);
+    CHECK(sum.submissions == 3 && sum.submissions_replayed == 3, "%llu/%llu", (unsigned long long)sum.submissions,
+          (unsigned long long)sum.submissions_replayed);
     /* SEMAPHORE, observed 7, changed (in the write log), observed after submission 2 */
-    EXPECT(sum.checks_passed == 4 && sum.checks_failed == 0, "passed %llu failed %llu (%s)",
-           (unsigned long long)sum.checks_passed, (unsigned long long)sum.checks_failed, s.last);
-    EXPECT(sum.checks_skipped == 1, "not comparable %llu", (unsigned long long)sum.checks_skipped);
-    EXPECT(sum.ctr.blocked_waits == 1 && sum.ctr.sem_acquires == 1, "blocked %llu acquires %llu",
-           (unsigned long long)sum.ctr.blocked_waits, (unsigned long long)sum.ctr.sem_acquires);
-    EXPECT(s.faults == 1 && sum.faults == 1, "faults %d/%llu", s.faults, (unsigned long long)sum.faults);
-    EXPECT(vgt_replay_summary_failed(&sum), "a fault must fail the replay");
-    EXPECT(s.submit_lines == 2, "per-submission check lines %d", s.submit_lines);
+    CHECK(sum.checks_passed == 4 && sum.checks_failed == 0, "passed %llu failed %llu (%s)",
+          (unsigned long long)sum.checks_passed, (unsigned long long)sum.checks_failed, s.last);
+    CHECK(sum.checks_skipped == 1, "not comparable %llu", (unsigned long long)sum.checks_skipped);
+    CHECK(sum.ctr.blocked_waits == 1 && sum.ctr.sem_acquires == 1, "blocked %llu acquires %llu",
+          (unsigned long long)sum.ctr.blocked_waits, (unsigned long long)sum.ctr.sem_acquires);
+    CHECK(s.faults == 1 && sum.faults == 1, "faults %d/%llu", s.faults, (unsigned long long)sum.faults);
+    CHECK(vgt_replay_summary_failed(&sum), "a fault must fail the replay");
+    CHECK(s.submit_lines == 2, "per-submission check lines %d", s.submit_lines);
 
     snprintf(path, sizeof path, "%s/bad.vgt", dir);
     write_trace(path, 1);
     memset(&s, 0, sizeof s);
     rc = replay(path, (vgt_range){0, UINT64_MAX}, 0, &s, &sum, &err);
-    EXPECT(rc == VGT_OK, "%s", err.msg);
-    EXPECT(sum.checks_failed == 1 && s.mismatches == 1 && s.mismatch_submit == 1, "failed %llu at %lld",
-           (unsigned long long)sum.checks_failed, (long long)s.mismatch_submit);
+    CHECK(rc == VGT_OK, "%s", err.msg);
+    CHECK(sum.checks_failed == 1 && s.mismatches == 1 && s.mismatch_submit == 1, "failed %llu at %lld",
+          (unsigned long long)sum.checks_failed, (long long)s.mismatch_submit);
 
     /* only submission 1, with submission 0 run unchecked before it (the default prefix): A blocked in
      * the prefix, B's release resumes it inside the window, and the wrong observed value is caught */
     memset(&s, 0, sizeof s);
     rc = replay(path, (vgt_range){1, 1}, 0, &s, &sum, &err);
-    EXPECT(rc == VGT_OK, "%s", err.msg);
-    EXPECT(sum.submissions_replayed == 1 && sum.submissions_prefix == 1 && sum.checks_failed == 1,
-           "replayed %llu prefix %llu failed %llu", (unsigned long long)sum.submissions_replayed,
-           (unsigned long long)sum.submissions_prefix, (unsigned long long)sum.checks_failed);
+    CHECK(rc == VGT_OK, "%s", err.msg);
+    CHECK(sum.submissions_replayed == 1 && sum.submissions_prefix == 1 && sum.checks_failed == 1,
+          "replayed %llu prefix %llu failed %llu", (unsigned long long)sum.submissions_replayed,
+          (unsigned long long)sum.submissions_prefix, (unsigned long long)sum.checks_failed);
     /* the same with a state-only prefix: A's acquire never ran, so nothing writes +0x10 and the
      * observed record there is not comparable; nothing faults */
     memset(&s, 0, sizeof s);
     rc = replay(path, (vgt_range){1, 1}, 1, &s, &sum, &err);
-    EXPECT(rc == VGT_OK, "%s", err.msg);
-    EXPECT(sum.submissions_replayed == 1 && sum.ctr.faults == 0 && sum.checks_failed == 0, "replayed %llu faults %llu",
-           (unsigned long long)sum.submissions_replayed, (unsigned long long)sum.ctr.faults);
+    CHECK(rc == VGT_OK, "%s", err.msg);
+    CHECK(sum.submissions_replayed == 1 && sum.ctr.faults == 0 && sum.checks_failed == 0, "replayed %llu faults %llu",
+          (unsigned long long)sum.submissions_replayed, (unsigned long long)sum.ctr.faults);
 }
 
 /* An acquire that nothing ever releases: finish reports it, it does not hang. */
@@ -212,11 +203,11 @@ static void test_never_released(const char *dir)
     vgt_replay_summary sum;
     vgt_error err;
     vgt_status rc = replay(path, (vgt_range){0, UINT64_MAX}, 0, &s, &sum, &err);
-    EXPECT(rc == VGT_E_TIMEOUT, "status %d", rc);
-    EXPECT(strstr(err.msg, "can never be satisfied in sim") && strstr(err.msg, "ACQ_STRICT_GEQ") &&
-               strstr(err.msg, "0x200008"),
-           "message: %s", err.msg);
-    EXPECT(sum.blocked && vgt_replay_summary_failed(&sum), "blocked not in the summary");
+    CHECK(rc == VGT_E_TIMEOUT, "status %d", rc);
+    CHECK(strstr(err.msg, "can never be satisfied in sim") && strstr(err.msg, "ACQ_STRICT_GEQ") &&
+              strstr(err.msg, "0x200008"),
+          "message: %s", err.msg);
+    CHECK(sum.blocked && vgt_replay_summary_failed(&sum), "blocked not in the summary");
 }
 
 /* A MEMORY changed record after a submission is a snapshot taken at the next doorbell: a byte still
@@ -239,10 +230,10 @@ static void test_changed_record_lag(const char *dir)
         seen s = {0};
         vgt_replay_summary sum;
         vgt_error err;
-        EXPECT(replay(path, (vgt_range){0, UINT64_MAX}, 0, &s, &sum, &err) == VGT_OK, "%s", err.msg);
-        if (wrong) EXPECT(sum.checks_failed == 1 && s.mismatches == 1, "wrong value: failed %llu", (unsigned long long)sum.checks_failed);
-        else EXPECT(sum.checks_failed == 0 && sum.checks_passed == 0, "lag: passed %llu failed %llu",
-                    (unsigned long long)sum.checks_passed, (unsigned long long)sum.checks_failed);
+        CHECK(replay(path, (vgt_range){0, UINT64_MAX}, 0, &s, &sum, &err) == VGT_OK, "%s", err.msg);
+        if (wrong) CHECK(sum.checks_failed == 1 && s.mismatches == 1, "wrong value: failed %llu", (unsigned long long)sum.checks_failed);
+        else CHECK(sum.checks_failed == 0 && sum.checks_passed == 0, "lag: passed %llu failed %llu",
+                   (unsigned long long)sum.checks_passed, (unsigned long long)sum.checks_failed);
     }
 }
 
@@ -253,11 +244,11 @@ static void test_lanes(void)
     o.lane = VGT_LANE_SYNTH;
     vgt_replay *rp;
     vgt_error err;
-    EXPECT(vgt_replay_open(&rp, &o, &err) == VGT_E_UNSUPPORTED && strstr(err.msg, "lane synth is not implemented by backend sim"),
-           "%s", err.msg);
+    CHECK(vgt_replay_open(&rp, &o, &err) == VGT_E_UNSUPPORTED && strstr(err.msg, "lane synth is not implemented by backend sim"),
+          "%s", err.msg);
     o.lane = VGT_LANE_CUDA;
-    EXPECT(vgt_replay_open(&rp, &o, &err) == VGT_E_UNSUPPORTED, "cuda lane");
-    EXPECT(vgt_lane_from_name("verbatim") == VGT_LANE_VERBATIM && vgt_lane_from_name("x") == -1, "lane names");
+    CHECK(vgt_replay_open(&rp, &o, &err) == VGT_E_UNSUPPORTED, "cuda lane");
+    CHECK(vgt_lane_from_name("verbatim") == VGT_LANE_VERBATIM && vgt_lane_from_name("x") == -1, "lane names");
 }
 
 int main(void)
@@ -271,10 +262,5 @@ int main(void)
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (system(cmd)) {}
-    if (failures) {
-        fprintf(stderr, "test_replay: %d failure(s)\n", failures);
-        return 1;
-    }
-    printf("test_replay: ok\n");
-    return 0;
+    return check_finish("test_replay");
 }

@@ -13,17 +13,8 @@
 
 #include "vgt/replay.h"
 #include "vgt/trace.h"
+#include "check.h"
 
-static int failures;
-#define EXPECT(cond, ...)                                                   \
-    do {                                                                    \
-        if (!(cond)) {                                                      \
-            failures++;                                                     \
-            fprintf(stderr, "FAIL %s:%d: %s: ", __func__, __LINE__, #cond); \
-            fprintf(stderr, __VA_ARGS__);                                   \
-            fputc('\n', stderr);                                            \
-        }                                                                   \
-    } while (0)
 
 /* ---- reloc ---- */
 
@@ -33,24 +24,24 @@ static void test_reserved_choice(void)
     vgt_reloc_range low[] = {{.va = 0x200000000ull, .len = 0x4000000}, {.va = 0x7f4f62000000ull, .len = 0x200000}};
     uint64_t got = 0;
     vgt_error err;
-    EXPECT(vgt_reloc_choose_reserved(low, 2, VGT_BACKEND_RESERVED_DEFAULT, span, limit, &got, &err) == VGT_OK &&
-               got == VGT_BACKEND_RESERVED_DEFAULT, "free default kept: 0x%llx", (unsigned long long)got);
+    CHECK(vgt_reloc_choose_reserved(low, 2, VGT_BACKEND_RESERVED_DEFAULT, span, limit, &got, &err) == VGT_OK &&
+              got == VGT_BACKEND_RESERVED_DEFAULT, "free default kept: 0x%llx", (unsigned long long)got);
     /* a mapping inside the default range: the highest free 4 GiB-aligned base below 2^40 */
     vgt_reloc_range hit[] = {{.va = VGT_BACKEND_RESERVED_DEFAULT + 0x1000, .len = 0x1000}};
-    EXPECT(vgt_reloc_choose_reserved(hit, 1, VGT_BACKEND_RESERVED_DEFAULT, span, limit, &got, &err) == VGT_OK &&
-               got == ((limit - span) & ~0xffffffffull), "moved to 0x%llx", (unsigned long long)got);
-    EXPECT(got + span <= limit && !(got < hit[0].va + hit[0].len && hit[0].va < got + span), "no overlap");
+    CHECK(vgt_reloc_choose_reserved(hit, 1, VGT_BACKEND_RESERVED_DEFAULT, span, limit, &got, &err) == VGT_OK &&
+              got == ((limit - span) & ~0xffffffffull), "moved to 0x%llx", (unsigned long long)got);
+    CHECK(got + span <= limit && !(got < hit[0].va + hit[0].len && hit[0].va < got + span), "no overlap");
     /* the top of the window taken too: the next free base down, never overlapping */
     vgt_reloc_range two[] = {{.va = VGT_BACKEND_RESERVED_DEFAULT, .len = 0x1000}, {.va = 0xfb00000000ull, .len = 0x500000000ull}};
-    EXPECT(vgt_reloc_choose_reserved(two, 2, VGT_BACKEND_RESERVED_DEFAULT, span, limit, &got, &err) == VGT_OK,
-           "%s", err.msg);
+    CHECK(vgt_reloc_choose_reserved(two, 2, VGT_BACKEND_RESERVED_DEFAULT, span, limit, &got, &err) == VGT_OK,
+          "%s", err.msg);
     for (int i = 0; i < 2; i++)
-        EXPECT(!(got < two[i].va + two[i].len && two[i].va < got + span), "0x%llx overlaps map %d", (unsigned long long)got, i);
+        CHECK(!(got < two[i].va + two[i].len && two[i].va < got + span), "0x%llx overlaps map %d", (unsigned long long)got, i);
     /* everything from 64 GiB to 2^40 mapped: refused, with the reason */
     vgt_reloc_range all[] = {{.va = 1ull << 36, .len = limit - (1ull << 36)}};
-    EXPECT(vgt_reloc_choose_reserved(all, 1, VGT_BACKEND_RESERVED_DEFAULT, span, limit, &got, &err) == VGT_E_UNSUPPORTED &&
-               strstr(err.msg, "cannot be placed"), "%s", err.msg);
-    EXPECT(vgt_reloc_choose_reserved(low, 2, 0, limit + 1, limit, &got, &err) == VGT_E_ARG, "span over the limit");
+    CHECK(vgt_reloc_choose_reserved(all, 1, VGT_BACKEND_RESERVED_DEFAULT, span, limit, &got, &err) == VGT_E_UNSUPPORTED &&
+              strstr(err.msg, "cannot be placed"), "%s", err.msg);
+    CHECK(vgt_reloc_choose_reserved(low, 2, 0, limit + 1, limit, &got, &err) == VGT_E_ARG, "span over the limit");
 }
 
 static void test_reloc_notes(void)
@@ -65,18 +56,18 @@ static void test_reloc_notes(void)
         {.va = 0x5000800, .len = 0x1000, .seq = 15, .space = 1},    /* unaligned */
     };
     vgt_reloc_check_maps(p, maps, 6);
-    EXPECT(p->nnotes == 2, "%u notes", p->nnotes);
-    EXPECT(p->nnotes >= 1 && p->notes[0].kind == VGT_RELOC_OVERLAP && p->notes[0].seq == 14 &&
-               strstr(p->notes[0].msg, "seq 12"), "%s", p->nnotes ? p->notes[0].msg : "");
-    EXPECT(p->nnotes >= 2 && p->notes[1].kind == VGT_RELOC_UNALIGNED && p->notes[1].seq == 15, "second note");
+    CHECK(p->nnotes == 2, "%u notes", p->nnotes);
+    CHECK(p->nnotes >= 1 && p->notes[0].kind == VGT_RELOC_OVERLAP && p->notes[0].seq == 14 &&
+              strstr(p->notes[0].msg, "seq 12"), "%s", p->nnotes ? p->notes[0].msg : "");
+    CHECK(p->nnotes >= 2 && p->notes[1].kind == VGT_RELOC_UNALIGNED && p->notes[1].seq == 15, "second note");
     vgt_reloc_check_segment(p, 3, 99, 0, 0xff00000000ull, 0x1000);         /* below 2^40: fine */
-    EXPECT(p->nnotes == 2, "segment below 2^40 noted");
+    CHECK(p->nnotes == 2, "segment below 2^40 noted");
     vgt_reloc_check_segment(p, 4, 100, 1, 0x7f4f62799000ull, 0x1000);
-    EXPECT(p->nnotes == 3 && p->notes[2].kind == VGT_RELOC_PB_ABOVE_40BIT && strstr(p->notes[2].msg, "submission 4") &&
-               strstr(p->notes[2].msg, "GPFIFO entry"), "%s", p->nnotes == 3 ? p->notes[2].msg : "");
+    CHECK(p->nnotes == 3 && p->notes[2].kind == VGT_RELOC_PB_ABOVE_40BIT && strstr(p->notes[2].msg, "submission 4") &&
+              strstr(p->notes[2].msg, "GPFIFO entry"), "%s", p->nnotes == 3 ? p->notes[2].msg : "");
     for (int i = 0; i < 2 * VGT_RELOC_MAX_NOTES; i++) vgt_reloc_check_segment(p, 5, 101, 0, 1ull << 41, 4);
-    EXPECT(p->nnotes == VGT_RELOC_MAX_NOTES && p->notes_dropped == VGT_RELOC_MAX_NOTES + 3, "bounded: %u, %llu dropped",
-           p->nnotes, (unsigned long long)p->notes_dropped);
+    CHECK(p->nnotes == VGT_RELOC_MAX_NOTES && p->notes_dropped == VGT_RELOC_MAX_NOTES + 3, "bounded: %u, %llu dropped",
+          p->nnotes, (unsigned long long)p->notes_dropped);
     free(p);
 }
 
@@ -85,22 +76,22 @@ static void test_reloc_notes(void)
 static void test_gob_offsets(void)
 {
     /* inside one GOB (64 bytes x 8 rows): offset bits x0-3, y0, y1, x4, y2, x5 (measured on the H200) */
-    EXPECT(vgt_rt_gob_offset(0, 0, 256, 0) == 0, "origin");
-    EXPECT(vgt_rt_gob_offset(15, 0, 256, 0) == 15, "within 16 bytes of a row");
-    EXPECT(vgt_rt_gob_offset(0, 1, 256, 0) == 16, "y0");
-    EXPECT(vgt_rt_gob_offset(0, 2, 256, 0) == 32, "y1");
-    EXPECT(vgt_rt_gob_offset(16, 0, 256, 0) == 64, "x4");
-    EXPECT(vgt_rt_gob_offset(0, 4, 256, 0) == 128, "y2");
-    EXPECT(vgt_rt_gob_offset(32, 0, 256, 0) == 256, "x5");
-    EXPECT(vgt_rt_gob_offset(16 + 5, 3, 256, 0) == 64 + 32 + 16 + 5, "x4 y1 y0 together");
-    EXPECT(vgt_rt_gob_offset(63, 7, 256, 0) == 511, "last byte of the GOB");
+    CHECK(vgt_rt_gob_offset(0, 0, 256, 0) == 0, "origin");
+    CHECK(vgt_rt_gob_offset(15, 0, 256, 0) == 15, "within 16 bytes of a row");
+    CHECK(vgt_rt_gob_offset(0, 1, 256, 0) == 16, "y0");
+    CHECK(vgt_rt_gob_offset(0, 2, 256, 0) == 32, "y1");
+    CHECK(vgt_rt_gob_offset(16, 0, 256, 0) == 64, "x4");
+    CHECK(vgt_rt_gob_offset(0, 4, 256, 0) == 128, "y2");
+    CHECK(vgt_rt_gob_offset(32, 0, 256, 0) == 256, "x5");
+    CHECK(vgt_rt_gob_offset(16 + 5, 3, 256, 0) == 64 + 32 + 16 + 5, "x4 y1 y0 together");
+    CHECK(vgt_rt_gob_offset(63, 7, 256, 0) == 511, "last byte of the GOB");
     /* blocks one GOB tall: the next GOB to the right, then the next GOB row (4 GOBs per row) */
-    EXPECT(vgt_rt_gob_offset(64, 0, 256, 0) == 512, "second GOB");
-    EXPECT(vgt_rt_gob_offset(0, 8, 256, 0) == 4 * 512, "second GOB row");
+    CHECK(vgt_rt_gob_offset(64, 0, 256, 0) == 512, "second GOB");
+    CHECK(vgt_rt_gob_offset(0, 8, 256, 0) == 4 * 512, "second GOB row");
     /* blocks two GOBs tall: the GOB below comes before the GOB to the right */
-    EXPECT(vgt_rt_gob_offset(0, 8, 256, 1) == 512, "GOB below, same block");
-    EXPECT(vgt_rt_gob_offset(64, 0, 256, 1) == 1024, "next block column");
-    EXPECT(vgt_rt_gob_offset(0, 16, 256, 1) == 4 * 1024, "next block row");
+    CHECK(vgt_rt_gob_offset(0, 8, 256, 1) == 512, "GOB below, same block");
+    CHECK(vgt_rt_gob_offset(64, 0, 256, 1) == 1024, "next block column");
+    CHECK(vgt_rt_gob_offset(0, 16, 256, 1) == 4 * 1024, "next block row");
 }
 
 static void test_linearize(void)
@@ -108,7 +99,7 @@ static void test_linearize(void)
     /* 32x16 pixels A8B8G8R8 block-linear, blocks 2 GOBs tall: 128-byte rows = 2 GOBs, 16 rows = 1 block row */
     vgt_rt_desc d = {.va = 0x100000, .width = 32, .height = 16, .format = 0xD5, .memory = 1u << 4};
     uint64_t span = vgt_rt_span(&d);
-    EXPECT(span == 2 * 2 * 512, "span %llu", (unsigned long long)span);
+    CHECK(span == 2 * 2 * 512, "span %llu", (unsigned long long)span);
     uint8_t *surf = calloc(1, span), *rgba = calloc(32 * 16, 4);
     for (uint32_t y = 0; y < 16; y++)
         for (uint32_t x = 0; x < 32; x++) {
@@ -118,28 +109,28 @@ static void test_linearize(void)
     /* the pixel (17, 9) by hand: GOB column 1 (bytes 64..127), GOB row 1 inside the block ->
      * (0*2 + 1*2 + 1) * 512 = 1536... block-linear order is GOB column after column: column 1 starts at
      * 1024, the lower GOB of it at 1536; x byte 68 -> 4 in the GOB; row 9 -> 1: offset 16 */
-    EXPECT(surf[1536 + 16 + 4] == 17 && surf[1536 + 16 + 5] == 9, "hand-computed position of (17,9)");
+    CHECK(surf[1536 + 16 + 4] == 17 && surf[1536 + 16 + 5] == 9, "hand-computed position of (17,9)");
     vgt_error err;
-    EXPECT(vgt_rt_linearize(&d, surf, span, rgba, &err) == VGT_OK, "%s", err.msg);
+    CHECK(vgt_rt_linearize(&d, surf, span, rgba, &err) == VGT_OK, "%s", err.msg);
     int bad = 0;
     for (uint32_t y = 0; y < 16; y++)
         for (uint32_t x = 0; x < 32; x++) {
             const uint8_t *o = rgba + (y * 32 + x) * 4;
             bad += o[0] != x || o[1] != y || o[2] != 0x5a || o[3] != 0xff;
         }
-    EXPECT(!bad, "%d pixels wrong after de-swizzle", bad);
-    EXPECT(vgt_rt_linearize(&d, surf, span - 1, rgba, &err) == VGT_E_ARG, "short surface refused");
+    CHECK(!bad, "%d pixels wrong after de-swizzle", bad);
+    CHECK(vgt_rt_linearize(&d, surf, span - 1, rgba, &err) == VGT_E_ARG, "short surface refused");
     /* pitch layout (WIDTH = pitch in bytes), BGRA order (A8R8G8B8): channels swapped to RGBA */
     vgt_rt_desc pd = {.width = 8, .height = 2, .format = 0xCF, .memory = 1u << 12};
     uint8_t pitch[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}, out[16];
-    EXPECT(vgt_rt_span(&pd) == 16, "pitch span");
-    EXPECT(vgt_rt_linearize(&pd, pitch, 16, out, &err) == VGT_OK && out[0] == 3 && out[1] == 2 && out[2] == 1 &&
-               out[3] == 4 && out[12] == 15 && out[15] == 16, "BGRA -> RGBA");
+    CHECK(vgt_rt_span(&pd) == 16, "pitch span");
+    CHECK(vgt_rt_linearize(&pd, pitch, 16, out, &err) == VGT_OK && out[0] == 3 && out[1] == 2 && out[2] == 1 &&
+              out[3] == 4 && out[12] == 15 && out[15] == 16, "BGRA -> RGBA");
     vgt_rt_desc bad_fmt = {.width = 4, .height = 4, .format = 0xC0};
-    EXPECT(vgt_rt_span(&bad_fmt) == 0 && vgt_rt_linearize(&bad_fmt, pitch, 16, out, &err) == VGT_E_UNSUPPORTED,
-           "unsupported format refused: %s", err.msg);
+    CHECK(vgt_rt_span(&bad_fmt) == 0 && vgt_rt_linearize(&bad_fmt, pitch, 16, out, &err) == VGT_E_UNSUPPORTED,
+          "unsupported format refused: %s", err.msg);
     vgt_rt_desc huge = {.width = VGT_RT_MAX_DIM + 1, .height = 1, .format = 0xD5};
-    EXPECT(vgt_rt_span(&huge) == 0, "dimension bound");
+    CHECK(vgt_rt_span(&huge) == 0, "dimension bound");
     free(surf);
     free(rgba);
 }
@@ -150,41 +141,41 @@ static void test_png(void)
 {
     char path[] = "/tmp/test_replay_lane1_XXXXXX";
     int fd = mkstemp(path);
-    EXPECT(fd >= 0, "mkstemp");
+    CHECK(fd >= 0, "mkstemp");
     close(fd);
     uint8_t px[3 * 2 * 4];
     for (int i = 0; i < 24; i++) px[i] = (uint8_t)(i * 7);
     vgt_error err;
-    EXPECT(vgt_png_write_rgba(path, px, 3, 2, &err) == VGT_OK, "%s", err.msg);
+    CHECK(vgt_png_write_rgba(path, px, 3, 2, &err) == VGT_OK, "%s", err.msg);
     uint8_t buf[512];
     FILE *f = fopen(path, "rb");
     size_t n = f ? fread(buf, 1, sizeof buf, f) : 0;
     if (f) fclose(f);
     unlink(path);
-    EXPECT(n > 8 + 25 + 12 && !memcmp(buf, "\x89PNG\r\n\x1a\n", 8), "signature");
-    EXPECT(be32(buf + 8) == 13 && !memcmp(buf + 12, "IHDR", 4) && be32(buf + 16) == 3 && be32(buf + 20) == 2 &&
-               buf[24] == 8 && buf[25] == 6, "IHDR 3x2 RGBA8");
+    CHECK(n > 8 + 25 + 12 && !memcmp(buf, "\x89PNG\r\n\x1a\n", 8), "signature");
+    CHECK(be32(buf + 8) == 13 && !memcmp(buf + 12, "IHDR", 4) && be32(buf + 16) == 3 && be32(buf + 20) == 2 &&
+              buf[24] == 8 && buf[25] == 6, "IHDR 3x2 RGBA8");
     const uint8_t *idat = buf + 33;
     uint32_t zlen = be32(idat);
-    EXPECT(!memcmp(idat + 4, "IDAT", 4) && zlen == 2 + 5 + 2 * 13 + 4, "IDAT of one stored block: %u", zlen);
+    CHECK(!memcmp(idat + 4, "IDAT", 4) && zlen == 2 + 5 + 2 * 13 + 4, "IDAT of one stored block: %u", zlen);
     const uint8_t *z = idat + 8;
-    EXPECT(z[0] == 0x78 && z[2] == 1 && (z[3] | z[4] << 8) == 26 && (z[5] | z[6] << 8) == (~26 & 0xffff), "stored block header");
+    CHECK(z[0] == 0x78 && z[2] == 1 && (z[3] | z[4] << 8) == 26 && (z[5] | z[6] << 8) == (~26 & 0xffff), "stored block header");
     const uint8_t *raw = z + 7;
-    EXPECT(raw[0] == 0 && !memcmp(raw + 1, px, 12) && raw[13] == 0 && !memcmp(raw + 14, px + 12, 12), "rows, filter 0");
+    CHECK(raw[0] == 0 && !memcmp(raw + 1, px, 12) && raw[13] == 0 && !memcmp(raw + 14, px + 12, 12), "rows, filter 0");
     uint32_t a = 1, b = 0;
     for (int i = 0; i < 26; i++) a = (a + raw[i]) % 65521, b = (b + a) % 65521;
-    EXPECT(be32(raw + 26) == (b << 16 | a), "adler32");
-    EXPECT(vgt_png_write_rgba("/nonexistent-dir/x.png", px, 3, 2, &err) == VGT_E_IO && strstr(err.msg, "/nonexistent-dir"),
-           "unwritable path: %s", err.msg);
-    EXPECT(vgt_png_write_rgba(path, px, 0, 2, &err) == VGT_E_ARG, "empty image refused");
+    CHECK(be32(raw + 26) == (b << 16 | a), "adler32");
+    CHECK(vgt_png_write_rgba("/nonexistent-dir/x.png", px, 3, 2, &err) == VGT_E_IO && strstr(err.msg, "/nonexistent-dir"),
+          "unwritable path: %s", err.msg);
+    CHECK(vgt_png_write_rgba(path, px, 0, 2, &err) == VGT_E_ARG, "empty image refused");
 }
 
 static void test_fnv(void)
 {
     /* reference values of FNV-1a 64 (Fowler/Noll/Vo test vectors) */
-    EXPECT(vgt_fnv1a64("", 0) == 0xcbf29ce484222325ull, "empty");
-    EXPECT(vgt_fnv1a64("a", 1) == 0xaf63dc4c8601ec8cull, "\"a\"");
-    EXPECT(vgt_fnv1a64("foobar", 6) == 0x85944171f73967e8ull, "\"foobar\"");
+    CHECK(vgt_fnv1a64("", 0) == 0xcbf29ce484222325ull, "empty");
+    CHECK(vgt_fnv1a64("a", 1) == 0xaf63dc4c8601ec8cull, "\"a\"");
+    CHECK(vgt_fnv1a64("foobar", 6) == 0x85944171f73967e8ull, "\"foobar\"");
 }
 
 /* ---- census ---- */
@@ -195,16 +186,16 @@ static void test_store_diff(void)
     uint8_t *before = calloc(1, LEN), *after = calloc(1, LEN);
     vgt_store_row r;
     vgt_store_diff(before, after, LEN, &r);
-    EXPECT(r.bytes_changed == 0 && r.pages_written == 0 && r.first_changed == -1 && r.first_nonzero_pixel == -1,
-           "nothing changed, all zero");
+    CHECK(r.bytes_changed == 0 && r.pages_written == 0 && r.first_changed == -1 && r.first_nonzero_pixel == -1,
+          "nothing changed, all zero");
     after[5] = 1, after[4096 + 10] = 2, after[4096 + 11] = 3, after[2 * 4096 + 4095] = 4;
     vgt_store_diff(before, after, LEN, &r);
-    EXPECT(r.bytes_changed == 4 && r.pages_written == 3 && r.first_changed == 5 && r.first_nonzero_pixel == 1,
-           "changed %llu pages %llu first %lld px0 %lld", (unsigned long long)r.bytes_changed,
-           (unsigned long long)r.pages_written, (long long)r.first_changed, (long long)r.first_nonzero_pixel);
+    CHECK(r.bytes_changed == 4 && r.pages_written == 3 && r.first_changed == 5 && r.first_nonzero_pixel == 1,
+          "changed %llu pages %llu first %lld px0 %lld", (unsigned long long)r.bytes_changed,
+          (unsigned long long)r.pages_written, (long long)r.first_changed, (long long)r.first_nonzero_pixel);
     memcpy(before, after, LEN);
     vgt_store_diff(before, after, LEN, &r);
-    EXPECT(r.bytes_changed == 0 && r.first_nonzero_pixel == 1, "unchanged but non-zero: px0 still reported");
+    CHECK(r.bytes_changed == 0 && r.first_nonzero_pixel == 1, "unchanged but non-zero: px0 still reported");
     free(before);
     free(after);
 }
@@ -300,18 +291,18 @@ static void test_plan_operands(void)
     write_release(w, &ts, 1, DATA_VA + 0x1008, 2, &e);  /* into the conflicting mapping */
     ok(vgt_writer_close(w, &e), &e);
     vgt_reloc_plan *p = calloc(1, sizeof *p);
-    EXPECT(vgt_reloc_plan_trace(path, 0, p, &e) == VGT_OK, "%s", e.msg);
+    CHECK(vgt_reloc_plan_trace(path, 0, p, &e) == VGT_OK, "%s", e.msg);
     int overlap = 0, operand = 0;
     for (uint32_t i = 0; i < p->nnotes; i++) {
         overlap += p->notes[i].kind == VGT_RELOC_OVERLAP;
         if (p->notes[i].kind == VGT_RELOC_OPERAND) {
             operand++;
-            EXPECT(strstr(p->notes[i].msg, "submission 1 ") && strstr(p->notes[i].msg, "semaphore address 0x201008"),
-                   "%s", p->notes[i].msg);
+            CHECK(strstr(p->notes[i].msg, "submission 1 ") && strstr(p->notes[i].msg, "semaphore address 0x201008"),
+                  "%s", p->notes[i].msg);
         }
     }
-    EXPECT(overlap == 1 && operand == 1, "%d overlap, %d operand notes", overlap, operand);
-    EXPECT(p->maps == 3 && p->reserved_va == VGT_BACKEND_RESERVED_DEFAULT, "plan");
+    CHECK(overlap == 1 && operand == 1, "%d overlap, %d operand notes", overlap, operand);
+    CHECK(p->maps == 3 && p->reserved_va == VGT_BACKEND_RESERVED_DEFAULT, "plan");
     vgt_reloc_plan_free(p);
     free(p);
     unlink(path);
@@ -372,13 +363,13 @@ static void test_fault_window(void)
     o.report = keep_window;
     vgt_replay *rp;
     vgt_reader *r;
-    EXPECT(vgt_replay_open(&rp, &o, &e) == VGT_OK, "%s", e.msg);
-    EXPECT(vgt_reader_open_path(&r, path, NULL, &e) == VGT_OK, "%s", e.msg);
-    EXPECT(vgt_replay_run(rp, r, &e) == VGT_OK, "%s", e.msg);
+    CHECK(vgt_replay_open(&rp, &o, &e) == VGT_OK, "%s", e.msg);
+    CHECK(vgt_reader_open_path(&r, path, NULL, &e) == VGT_OK, "%s", e.msg);
+    CHECK(vgt_replay_run(rp, r, &e) == VGT_OK, "%s", e.msg);
     vgt_replay_finish(rp, &e);
-    EXPECT(strstr(window_msg, "push-buffer Get 0x100018 = submission 0 entry 0 dword 6") &&
-               strstr(window_msg, "SEM_EXECUTE = 0x00000001") && strstr(window_msg, "[0:1] subch 0"),
-           "window: %s", window_msg);
+    CHECK(strstr(window_msg, "push-buffer Get 0x100018 = submission 0 entry 0 dword 6") &&
+              strstr(window_msg, "SEM_EXECUTE = 0x00000001") && strstr(window_msg, "[0:1] subch 0"),
+          "window: %s", window_msg);
     if (getenv("VGT_TEST_VERBOSE")) printf("%s\n", window_msg);
     vgt_reader_close(r);
     vgt_replay_close(rp);
@@ -395,29 +386,29 @@ static void run_census(const char *path, int expect_fail)
     vgt_reader *r;
     vgt_error err;
     idle_calls = 0;
-    EXPECT(vgt_replay_open(&rp, &o, &err) == VGT_OK, "%s", err.msg);
+    CHECK(vgt_replay_open(&rp, &o, &err) == VGT_OK, "%s", err.msg);
     vgt_replay_census_watch(rp, DATA_VA, 0x2000, "observed");
-    EXPECT(vgt_reader_open_path(&r, path, NULL, &err) == VGT_OK, "%s", err.msg);
-    EXPECT(vgt_replay_run(rp, r, &err) == VGT_OK, "%s", err.msg);
+    CHECK(vgt_reader_open_path(&r, path, NULL, &err) == VGT_OK, "%s", err.msg);
+    CHECK(vgt_replay_run(rp, r, &err) == VGT_OK, "%s", err.msg);
     vgt_replay_finish(rp, &err);
     const vgt_replay_summary *s = vgt_replay_summary_get(rp);
-    EXPECT(idle_calls >= 3, "the engine waited after each submission: %d idle calls", idle_calls);
-    EXPECT(s->checks_passed + s->checks_failed == 1 && s->checks_failed == (uint64_t)expect_fail,
-           "observed record compared whole: %llu passed %llu failed", (unsigned long long)s->checks_passed,
-           (unsigned long long)s->checks_failed);
+    CHECK(idle_calls >= 3, "the engine waited after each submission: %d idle calls", idle_calls);
+    CHECK(s->checks_passed + s->checks_failed == 1 && s->checks_failed == (uint64_t)expect_fail,
+          "observed record compared whole: %llu passed %llu failed", (unsigned long long)s->checks_passed,
+          (unsigned long long)s->checks_failed);
     uint64_t n;
     const vgt_store_row *rows = vgt_replay_stores(rp, &n);
-    EXPECT(n == 2, "two submissions changed the watched range: %llu rows", (unsigned long long)n);
+    CHECK(n == 2, "two submissions changed the watched range: %llu rows", (unsigned long long)n);
     if (n == 2) {
-        EXPECT(rows[0].submit_index == 0 && rows[0].bytes_changed == 1 && rows[0].first_changed == 0x1008 &&
-                   rows[0].pages_written == 1 && rows[0].first_nonzero_pixel == 0x1008 / 4,
-               "row 0: submission %lld bytes %llu first %lld px0 %lld", (long long)rows[0].submit_index,
-               (unsigned long long)rows[0].bytes_changed, (long long)rows[0].first_changed,
-               (long long)rows[0].first_nonzero_pixel);
-        EXPECT(rows[1].submit_index == 1 && rows[1].first_changed == 0x10 && rows[1].first_nonzero_pixel == 4 &&
-                   !strcmp(rows[1].what, "observed"), "row 1");
+        CHECK(rows[0].submit_index == 0 && rows[0].bytes_changed == 1 && rows[0].first_changed == 0x1008 &&
+                  rows[0].pages_written == 1 && rows[0].first_nonzero_pixel == 0x1008 / 4,
+              "row 0: submission %lld bytes %llu first %lld px0 %lld", (long long)rows[0].submit_index,
+              (unsigned long long)rows[0].bytes_changed, (long long)rows[0].first_changed,
+              (long long)rows[0].first_nonzero_pixel);
+        CHECK(rows[1].submit_index == 1 && rows[1].first_changed == 0x10 && rows[1].first_nonzero_pixel == 4 &&
+                  !strcmp(rows[1].what, "observed"), "row 1");
     }
-    EXPECT(s->census_quiet == 1, "one submission changed nothing: %llu", (unsigned long long)s->census_quiet);
+    CHECK(s->census_quiet == 1, "one submission changed nothing: %llu", (unsigned long long)s->census_quiet);
     vgt_reader_close(r);
     vgt_replay_close(rp);
 }
@@ -452,7 +443,5 @@ int main(void)
     test_census_replay();
     test_plan_operands();
     test_fault_window();
-    if (failures) fprintf(stderr, "test_replay_lane1: %d failure(s)\n", failures);
-    else printf("test_replay_lane1: ok\n");
-    return failures != 0;
+    return check_finish("test_replay_lane1");
 }

@@ -17,7 +17,7 @@ typedef union any_rec {
     vgt_rec_gpu_unmap j; vgt_rec_cpu_map k; vgt_rec_cpu_unmap l; vgt_rec_ioctl m; vgt_rec_memory n;
     vgt_rec_channel o; vgt_rec_engine_object p; vgt_rec_gpfifo_submit q; vgt_rec_work_submit_token r;
     vgt_rec_doorbell s; vgt_rec_semaphore t; vgt_rec_cuda_module u; vgt_rec_cuda_launch v; vgt_rec_marker w;
-    vgt_rec_diagnostic x; vgt_rec_channel_state y;
+    vgt_rec_diagnostic x; vgt_rec_channel_state y; vgt_rec_channel_methods z;
 } any_rec;
 
 typedef struct walk {
@@ -193,6 +193,26 @@ DECODER(vgt_decode_work_submit_token, vgt_rec_work_submit_token, VGT_REC_WORK_SU
 DECODER(vgt_decode_doorbell, vgt_rec_doorbell, VGT_REC_DOORBELL)
 DECODER(vgt_decode_semaphore, vgt_rec_semaphore, VGT_REC_SEMAPHORE)
 DECODER(vgt_decode_channel_state, vgt_rec_channel_state, VGT_REC_CHANNEL_STATE)
+
+/* CHANNEL_METHODS: the generic parse, then each write checked (docs/trace-format.md, 0x0028). */
+vgt_status vgt_decode_channel_methods(const vgt_record *r, vgt_rec_channel_methods *o, vgt_error *err)
+{
+    VGT_TRY(decode_typed(r, VGT_REC_CHANNEL_METHODS, o, sizeof *o, NULL, 0, err));
+    if (o->writes_length % VGT_CHANNEL_METHOD_SIZE)
+        return VGT_FAIL(err, VGT_E_FORMAT, r->chunk_offset,
+                        "record seq %llu (CHANNEL_METHODS): writes_length %u is not a multiple of %u",
+                        (unsigned long long)r->seq, o->writes_length, VGT_CHANNEL_METHOD_SIZE);
+    for (uint32_t i = 0; i < vgt_channel_methods_count(o); i++) {
+        vgt_state_method m = vgt_channel_method_at(o, i);
+        if (m.subch >= VGT_SUBCHANNELS || m.method > VGT_MAX_METHOD_ADDRESS || m.method % 4)
+            return VGT_FAIL(err, VGT_E_FORMAT, r->chunk_offset,
+                            "record seq %llu (CHANNEL_METHODS): write %u names subchannel %u method 0x%x; expected "
+                            "subchannel 0..7 and a method address 0..0x%x that is a multiple of 4",
+                            (unsigned long long)r->seq, i, m.subch, m.method, VGT_MAX_METHOD_ADDRESS);
+    }
+    return VGT_OK;
+}
+
 DECODER(vgt_decode_cuda_module, vgt_rec_cuda_module, VGT_REC_CUDA_MODULE)
 DECODER(vgt_decode_cuda_launch, vgt_rec_cuda_launch, VGT_REC_CUDA_LAUNCH)
 DECODER(vgt_decode_marker, vgt_rec_marker, VGT_REC_MARKER)

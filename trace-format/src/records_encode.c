@@ -64,6 +64,7 @@ ENCODER(vgt_write_work_submit_token, vgt_rec_work_submit_token, VGT_REC_WORK_SUB
 ENCODER(vgt_write_doorbell, vgt_rec_doorbell, VGT_REC_DOORBELL)
 ENCODER(vgt_write_semaphore, vgt_rec_semaphore, VGT_REC_SEMAPHORE)
 ENCODER(vgt_write_channel_state, vgt_rec_channel_state, VGT_REC_CHANNEL_STATE)
+ENCODER(vgt_write_channel_methods, vgt_rec_channel_methods, VGT_REC_CHANNEL_METHODS)
 ENCODER(vgt_write_cuda_module, vgt_rec_cuda_module, VGT_REC_CUDA_MODULE)
 ENCODER(vgt_write_cuda_launch, vgt_rec_cuda_launch, VGT_REC_CUDA_LAUNCH)
 ENCODER(vgt_write_marker, vgt_rec_marker, VGT_REC_MARKER)

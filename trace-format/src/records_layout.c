@@ -157,6 +157,12 @@ static const rec_field f_channel_state[] = {
     X32(S, "stored_subdevice_mask", stored_subdevice_mask), RSV,
 };
 #undef S
+#define S vgt_rec_channel_methods
+static const rec_field f_channel_methods[] = {
+    X32(S, "client", client), X32(S, "channel", channel), X32(S, "flags", flags),
+    U32(S, "writes_length", writes_length), BLOB(S, "writes", writes, 3),
+};
+#undef S
 #define S vgt_rec_cuda_module
 static const rec_field f_cuda_module[] = {
     X64(S, "module", module), U32(S, "image_length", image_length), X32(S, "flags", flags),
@@ -204,6 +210,7 @@ static const rec_layout layouts[] = {
     ROW(VGT_REC_DOORBELL, "DOORBELL", 16, f_doorbell, 0),
     ROW(VGT_REC_SEMAPHORE, "SEMAPHORE", 24, f_semaphore, 0),
     ROW(VGT_REC_CHANNEL_STATE, "CHANNEL_STATE", 64, f_channel_state, 0),   /* format 1.1 */
+    ROW(VGT_REC_CHANNEL_METHODS, "CHANNEL_METHODS", 16, f_channel_methods, 0),   /* format 1.1 */
     ROW(VGT_REC_CUDA_MODULE, "CUDA_MODULE", 16, f_cuda_module, 0),
     ROW(VGT_REC_CUDA_LAUNCH, "CUDA_LAUNCH", 64, f_cuda_launch, 0),
     ROW(VGT_REC_MARKER, "MARKER", 8, f_marker, 0),

@@ -31,7 +31,7 @@ extern "C" {
 
 /* ---- format constants (docs/trace-format.md) ---- */
 #define VGT_FORMAT_MAJOR 1
-#define VGT_FORMAT_MINOR 1   /* 1.1 adds CHANNEL_STATE; readers take every minor of major 1 */
+#define VGT_FORMAT_MINOR 1   /* 1.1 adds CHANNEL_STATE, CHANNEL_METHODS; readers take every minor of major 1 */
 #define VGT_FILE_HEADER_FIXED 32u
 #define VGT_CHUNK_HEADER_SIZE 72u
 #define VGT_RECORD_HEADER_SIZE 24u
@@ -70,6 +70,7 @@ enum vgt_rec_type {
     VGT_REC_DOORBELL = 0x0025,
     VGT_REC_SEMAPHORE = 0x0026,
     VGT_REC_CHANNEL_STATE = 0x0027,    /* format 1.1 */
+    VGT_REC_CHANNEL_METHODS = 0x0028,  /* format 1.1 */
     VGT_REC_CUDA_MODULE = 0x0030,
     VGT_REC_CUDA_LAUNCH = 0x0031,
     VGT_REC_MARKER = 0x0040,
@@ -92,6 +93,8 @@ enum vgt_ioctl_node { VGT_NODE_CTL = 1, VGT_NODE_GPU = 2, VGT_NODE_UVM = 3, VGT_
 #define VGT_GP_NOT_READ 0xFFFFFFFFu
 #define VGT_CHANNEL_STATE_RUN_PENDING 1u   /* CHANNEL_STATE flags bit 0: a method run was cut off */
 #define VGT_SUBCHANNELS 8u
+#define VGT_CHANNEL_METHOD_SIZE 8u        /* CHANNEL_METHODS: bytes per write (u16 method, u16 subch, u32 value) */
+#define VGT_MAX_METHOD_ADDRESS 0x7FFCu    /* the largest method byte address a header can reach (13-bit index x 4) */
 
 /* A record as read: header fields and the payload bytes (valid until the next reader call). */
 typedef struct vgt_record {
@@ -169,6 +172,34 @@ typedef struct {
     uint32_t subch_class[VGT_SUBCHANNELS];   /* SET_OBJECT bindings; 0 = unbound */
     uint32_t stored_subdevice_mask;
 } vgt_rec_channel_state;
+/* CHANNEL_METHODS (1.1): method writes restoring a channel's engine state, pushed before its next
+ * submission, in order. writes_length is in bytes (VGT_CHANNEL_METHOD_SIZE per write). */
+typedef struct {
+    uint32_t client, channel, flags, writes_length;
+    const uint8_t *writes;
+} vgt_rec_channel_methods;
+/* One write of a CHANNEL_METHODS record, as consumers take it (method is a byte address). */
+typedef struct vgt_state_method { uint32_t subch, method, value; } vgt_state_method;
+
+static inline uint32_t vgt_channel_methods_count(const vgt_rec_channel_methods *p)
+{
+    return p->writes_length / VGT_CHANNEL_METHOD_SIZE;
+}
+/* Write i (< vgt_channel_methods_count) of a decoded record. */
+static inline vgt_state_method vgt_channel_method_at(const vgt_rec_channel_methods *p, uint32_t i)
+{
+    const uint8_t *b = p->writes + (uint64_t)VGT_CHANNEL_METHOD_SIZE * i;
+    vgt_state_method m = {(uint32_t)b[2] | (uint32_t)b[3] << 8, (uint32_t)b[0] | (uint32_t)b[1] << 8,
+                          (uint32_t)b[4] | (uint32_t)b[5] << 8 | (uint32_t)b[6] << 16 | (uint32_t)b[7] << 24};
+    return m;
+}
+/* Encode one write into out[8] (the caller's writes buffer). */
+static inline void vgt_channel_method_put(uint8_t *out, const vgt_state_method *m)
+{
+    out[0] = (uint8_t)m->method; out[1] = (uint8_t)(m->method >> 8);
+    out[2] = (uint8_t)m->subch; out[3] = (uint8_t)(m->subch >> 8);
+    for (int i = 0; i < 4; i++) out[4 + i] = (uint8_t)(m->value >> (8 * i));
+}
 typedef struct { uint64_t module; uint32_t image_length, flags; const uint8_t *image; } vgt_rec_cuda_module;
 typedef struct {
     uint64_t module, function, stream;
@@ -209,6 +240,9 @@ vgt_status vgt_decode_work_submit_token(const vgt_record *r, vgt_rec_work_submit
 vgt_status vgt_decode_doorbell(const vgt_record *r, vgt_rec_doorbell *o, vgt_error *err);
 vgt_status vgt_decode_semaphore(const vgt_record *r, vgt_rec_semaphore *o, vgt_error *err);
 vgt_status vgt_decode_channel_state(const vgt_record *r, vgt_rec_channel_state *o, vgt_error *err);
+/* Also checks writes_length is a multiple of 8 and every write names subchannel 0..7 and a method
+ * address <= VGT_MAX_METHOD_ADDRESS that is a multiple of 4 (VGT_E_FORMAT naming the write). */
+vgt_status vgt_decode_channel_methods(const vgt_record *r, vgt_rec_channel_methods *o, vgt_error *err);
 vgt_status vgt_decode_cuda_module(const vgt_record *r, vgt_rec_cuda_module *o, vgt_error *err);
 vgt_status vgt_decode_cuda_launch(const vgt_record *r, vgt_rec_cuda_launch *o, vgt_error *err);
 vgt_status vgt_decode_marker(const vgt_record *r, vgt_rec_marker *o, vgt_error *err);
@@ -310,6 +344,7 @@ vgt_status vgt_write_work_submit_token(vgt_writer *w, uint64_t ts, const vgt_rec
 vgt_status vgt_write_doorbell(vgt_writer *w, uint64_t ts, const vgt_rec_doorbell *p, vgt_error *err);
 vgt_status vgt_write_semaphore(vgt_writer *w, uint64_t ts, const vgt_rec_semaphore *p, vgt_error *err);
 vgt_status vgt_write_channel_state(vgt_writer *w, uint64_t ts, const vgt_rec_channel_state *p, vgt_error *err);
+vgt_status vgt_write_channel_methods(vgt_writer *w, uint64_t ts, const vgt_rec_channel_methods *p, vgt_error *err);
 vgt_status vgt_write_cuda_module(vgt_writer *w, uint64_t ts, const vgt_rec_cuda_module *p, vgt_error *err);
 vgt_status vgt_write_cuda_launch(vgt_writer *w, uint64_t ts, const vgt_rec_cuda_launch *p, vgt_error *err);
 vgt_status vgt_write_marker(vgt_writer *w, uint64_t ts, const vgt_rec_marker *p, vgt_error *err);
