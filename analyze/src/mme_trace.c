@@ -270,8 +270,10 @@ vgt_status vgt_mme_trace_run(vgt_mme_trace *t, const char *path, const vgt_walk_
     o.deliver_unselected = 1;
     run_ctx r = {.t = t};
     vgt_error_clear(&r.err);
+    /* a state preamble (format 1.1 CHANNEL_METHODS) feeds the trackers like pushed methods: the MME
+     * program and shadow state of a channel cut out of a longer trace arrive that way */
     vgt_walk_callbacks cb = {.on_record = run_record, .on_method = run_method, .on_submit_end = run_submit_end,
-                             .ctx = &r};
+                             .on_state_method = run_method, .ctx = &r};
     VGT_TRY(vgt_walk_path(path, &o, &cb, stats, err));
     if (r.rc != VGT_OK && r.rc != VGT_E_EOF) {
         if (err) *err = r.err;

@@ -169,7 +169,7 @@ static vgt_status walk_submit(walker *w, const vgt_record *r, vgt_error *err)
     int selected = is_selected(w, index, sub.channel);
     w->st.selected_submits += (uint64_t)selected;
     w->deliver = selected || w->opt->deliver_unselected;
-    w->cur = (vgt_walk_submit){index, r->seq, r, &sub, c, selected};
+    w->cur = (vgt_walk_submit){index, r->seq, r, &sub, c, selected, 0};
     c->submits++;
     if (w->deliver && cb->on_submit_begin && cb->on_submit_begin(cb->ctx, &w->cur)) {
         w->stop = 1;
@@ -189,6 +189,34 @@ static vgt_status walk_submit(walker *w, const vgt_record *r, vgt_error *err)
     return VGT_OK;
 }
 
+/* ---- state preamble (format 1.1 CHANNEL_METHODS, docs/trace-format.md 0x0028) ---- */
+
+/* Its writes go to on_state_method with the channel's bindings as the decoder holds them now (the
+ * CHANNEL_STATE before it already adopted by channel_for). They pass no push-buffer decoder: they carry
+ * no headers, and the host methods that change decoder state are never among them. */
+static vgt_status walk_state_methods(walker *w, const vgt_record *r, vgt_error *err)
+{
+    vgt_rec_channel_methods cm;
+    VGT_TRY(vgt_decode_channel_methods(r, &cm, err));
+    if (!vgt_model_channel_find(w->model, cm.client, cm.channel)) return VGT_OK;   /* not alive: ignored */
+    vgt_walk_channel *c = NULL;
+    VGT_TRY(channel_for(w, cm.client, cm.channel, &c, err));
+    uint32_t n = vgt_channel_methods_count(&cm);
+    w->st.state_methods += n;
+    uint64_t index = w->st.submits;
+    int selected = is_selected(w, index, cm.channel);
+    if (!w->cb->on_state_method || !(selected || w->opt->deliver_unselected)) return VGT_OK;
+    vgt_walk_submit s = {index, r->seq, r, NULL, c, selected, 1};
+    for (uint32_t i = 0; i < n && !w->stop; i++) {
+        vgt_state_method sm = vgt_channel_method_at(&cm, i);
+        vgt_method m = {.subch = sm.subch, .mthd = sm.method, .data = sm.value, .first = 1,
+                        .is_host = sm.method < 0x100, .pos = {r->seq, 0, i}};
+        m.cls = m.is_host ? c->pb.channel_class : c->pb.subch_class[sm.subch];
+        if (w->cb->on_state_method(w->cb->ctx, &s, &m)) w->stop = 1;
+    }
+    return VGT_OK;
+}
+
 static vgt_status walk_loop(walker *w, vgt_reader *r, vgt_error *err)
 {
     vgt_record rec;
@@ -199,6 +227,7 @@ static vgt_status walk_loop(walker *w, vgt_reader *r, vgt_error *err)
         VGT_TRY(vgt_model_apply(w->model, &rec, err));
         if (w->cb->on_record && w->cb->on_record(w->cb->ctx, &rec, w->model)) break;
         if (rec.type == VGT_REC_GPFIFO_SUBMIT) VGT_TRY(walk_submit(w, &rec, err));
+        else if (rec.type == VGT_REC_CHANNEL_METHODS) VGT_TRY(walk_state_methods(w, &rec, err));
     }
     if (w->stop) return VGT_OK;
     return rc == VGT_E_EOF ? VGT_OK : rc;

@@ -14,12 +14,17 @@
  * Speed: non-increasing runs (bulk LOAD_INLINE_DATA uploads, MME uploads) arrive through on_noninc_run in
  * one call per run: counted at once, given to the tracker in bulk (vgt_sem_noninc_run), and to the MME
  * trace dword by dword only where every dword matters (MME RAM loads, DMA, macro calls and their data);
- * for any other method its last value is all the shadow state keeps. */
+ * for any other method its last value is all the shadow state keeps.
+ *
+ * --stores FILE adds what a replay saw each submission write (`vgt replay --census --census-json FILE`,
+ * db_stores.h): the ranges it changed, pages written, bytes changed, first non-zero pixel, and in the
+ * totals the submissions that did work (draws, launches) yet wrote nothing watched: the "wrote=0" wall. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "db_stores.h"
 #include "vgt/classes.h"
 #include "vgt/cli.h"
 #include "vgt/events.h"
@@ -27,6 +32,7 @@
 #include "vgt/walk.h"
 
 #define CENSUS_MAX_CLASSES 64u   /* distinct classes counted; more go to "other" */
+#define CENSUS_MAX_STORE_TEXT 8u /* store rows listed per submission in the text output (--json: all) */
 
 typedef struct counts {
     uint64_t methods, diags;
@@ -38,6 +44,10 @@ typedef struct counts {
     uint64_t macro_events[VGT_EV_KIND_COUNT_];   /* of events[], those made by methods macros emitted */
     uint64_t macro_calls;
     uint64_t upload_bytes, copy_bytes, launch_threads;
+    /* --stores: rows (changed ranges), their pages and bytes; render-target bytes; and submissions that
+     * wrote something, wrote nothing, did work but wrote nothing, drew but changed no render target */
+    uint64_t store_rows, store_pages, store_bytes, rt_bytes;
+    uint64_t wrote, quiet, work_quiet, draw_no_rt;
 } counts;
 
 typedef struct census {
@@ -50,6 +60,7 @@ typedef struct census {
     counts sub, total;
     uint64_t submissions;
     int first_json;
+    db_stores *stores;        /* --stores, or NULL */
     vgt_error err;            /* a tracker failure, reported after the walk */
     int failed;
 } census;
@@ -75,6 +86,10 @@ static void add_counts(counts *dst, const counts *src)
     dst->upload_bytes += src->upload_bytes;
     dst->copy_bytes += src->copy_bytes;
     dst->launch_threads += src->launch_threads;
+    dst->store_rows += src->store_rows, dst->store_pages += src->store_pages;
+    dst->store_bytes += src->store_bytes, dst->rt_bytes += src->rt_bytes;
+    dst->wrote += src->wrote, dst->quiet += src->quiet;
+    dst->work_quiet += src->work_quiet, dst->draw_no_rt += src->draw_no_rt;
 }
 
 static void on_event(void *ctx, const vgt_event *ev)
@@ -277,6 +292,57 @@ static void print_counts_text(const counts *k)
     if (k->diags) printf(" diagnostics %" PRIu64, k->diags);
 }
 
+static int is_render_target(const db_store_row *r) { return !strcmp(r->what, "render-target"); }
+
+/* The submission's store rows into its counts. */
+static void count_stores(counts *k, const db_store_row *rows, uint64_t n)
+{
+    int rt = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        k->store_pages += rows[i].pages_written;
+        k->store_bytes += rows[i].bytes_changed;
+        if (is_render_target(&rows[i])) k->rt_bytes += rows[i].bytes_changed, rt = 1;
+    }
+    k->store_rows = n;
+    k->wrote = n != 0;
+    k->quiet = n == 0;
+    k->work_quiet = n == 0 && (k->events[VGT_EV_DRAW] || k->events[VGT_EV_LAUNCH]);
+    k->draw_no_rt = !rt && k->events[VGT_EV_DRAW];
+}
+
+static void print_stores_json(const counts *k, const db_store_row *rows, uint64_t n)
+{
+    printf(",\"stores\":{\"ranges\":%" PRIu64 ",\"pages_written\":%" PRIu64 ",\"bytes_changed\":%" PRIu64
+           ",\"render_target_bytes\":%" PRIu64 ",\"rows\":[", n, k->store_pages, k->store_bytes, k->rt_bytes);
+    for (uint64_t i = 0; i < n; i++) {
+        const db_store_row *r = &rows[i];
+        printf("%s{\"what\":", i ? "," : "");
+        vgt_json_string(stdout, r->what);
+        printf(",\"va\":%" PRIu64 ",\"length\":%" PRIu64 ",\"pages_written\":%" PRIu64 ",\"bytes_changed\":%" PRIu64
+               ",\"first_changed\":%" PRId64 ",\"first_nonzero_pixel\":%" PRId64 "}",
+               r->va, r->length, r->pages_written, r->bytes_changed, r->first_changed, r->first_nonzero_pixel);
+    }
+    printf("]}");
+}
+
+/* "  stores: 2 ranges, 2 pages, 30 bytes: observed 0x4c40000+4096 pages 1 bytes 2 first 2992 px0 748; ..." */
+static void print_stores_text(const counts *k, const db_store_row *rows, uint64_t n)
+{
+    if (!n) {
+        printf("  stores: nothing watched was written (wrote=0)\n");
+        return;
+    }
+    printf("  stores: %" PRIu64 " ranges, %" PRIu64 " pages, %" PRIu64 " bytes:", n, k->store_pages, k->store_bytes);
+    for (uint64_t i = 0; i < n && i < CENSUS_MAX_STORE_TEXT; i++) {
+        const db_store_row *r = &rows[i];
+        printf("%s %s 0x%" PRIx64 "+%" PRIu64 " pages %" PRIu64 " bytes %" PRIu64 " first %" PRId64 " px0 %" PRId64,
+               i ? ";" : "", r->what, r->va, r->length, r->pages_written, r->bytes_changed, r->first_changed,
+               r->first_nonzero_pixel);
+    }
+    if (n > CENSUS_MAX_STORE_TEXT) printf("; %" PRIu64 " more (--json lists all)", n - CENSUS_MAX_STORE_TEXT);
+    putchar('\n');
+}
+
 static int on_submit_end(void *ctx, const vgt_walk_submit *s)
 {
     census *c = ctx;
@@ -284,7 +350,12 @@ static int on_submit_end(void *ctx, const vgt_walk_submit *s)
     if (c->mme && vgt_mme_trace_submit_end(c->mme, s, &c->err) != VGT_OK && c->err.code != VGT_E_EOF) c->failed = 1;
     if (s->chan->user) vgt_sem_flush(s->chan->user);
     c->cur = NULL;
-    if (!c->selected) return c->failed;
+    uint64_t sfirst = 0, sn = 0;   /* every submission is matched, selected or not: the file must fit the trace */
+    if (c->stores && !c->failed && db_stores_match(c->stores, s->index, s->seq, s->chan->handle, &sfirst, &sn, &c->err))
+        c->failed = 1;
+    if (!c->selected || c->failed) return c->failed;
+    const db_store_row *srows = c->stores ? c->stores->rows + sfirst : NULL;
+    if (c->stores) count_stores(&c->sub, srows, sn);
     c->submissions++;
     add_counts(&c->total, &c->sub);
     if (c->total_only) return c->failed;
@@ -292,6 +363,7 @@ static int on_submit_end(void *ctx, const vgt_walk_submit *s)
         printf("%s{\"index\":%" PRIu64 ",\"seq\":%" PRIu64 ",\"client\":%u,\"channel\":%u,", c->first_json ? "" : ",",
                s->index, s->seq, s->chan->client, s->chan->handle);
         print_counts_json(&c->sub);
+        if (c->stores) print_stores_json(&c->sub, srows, sn);
         putchar('}');
         c->first_json = 0;
     } else {
@@ -300,8 +372,28 @@ static int on_submit_end(void *ctx, const vgt_walk_submit *s)
         printf("\n  classes:");
         print_classes_text(&c->sub);
         putchar('\n');
+        if (c->stores) print_stores_text(&c->sub, srows, sn);
     }
     return c->failed;
+}
+
+static void print_stores_total(const census *c)
+{
+    const counts *k = &c->total;
+    if (c->json) {
+        printf(",\"stores\":{\"file\":");
+        vgt_json_string(stdout, c->stores->path);
+        printf(",\"rows\":%" PRIu64 ",\"pages_written\":%" PRIu64 ",\"bytes_changed\":%" PRIu64
+               ",\"render_target_bytes\":%" PRIu64 ",\"submissions_written\":%" PRIu64 ",\"submissions_quiet\":%" PRIu64
+               ",\"work_without_stores\":%" PRIu64 ",\"draws_without_render_target\":%" PRIu64 "}",
+               k->store_rows, k->store_pages, k->store_bytes, k->rt_bytes, k->wrote, k->quiet, k->work_quiet, k->draw_no_rt);
+        return;
+    }
+    printf("  stores (%s): %" PRIu64 " ranges changed, %" PRIu64 " pages written, %" PRIu64 " bytes changed (%" PRIu64
+           " in render targets)\n", c->stores->path, k->store_rows, k->store_pages, k->store_bytes, k->rt_bytes);
+    printf("    %" PRIu64 " submissions wrote, %" PRIu64 " wrote nothing watched (%" PRIu64 " of them launched or drew:"
+           " wrote=0); %" PRIu64 " drew without changing a render target\n",
+           k->wrote, k->quiet, k->work_quiet, k->draw_no_rt);
 }
 
 static void print_total(const census *c, const vgt_walk_stats *st)
@@ -310,6 +402,7 @@ static void print_total(const census *c, const vgt_walk_stats *st)
     if (c->json) {
         printf("],\"total\":{\"submissions\":%" PRIu64 ",\"push_buffer_bytes\":%" PRIu64 ",", c->submissions, st->pb_bytes);
         print_counts_json(k);
+        if (c->stores) print_stores_total(c);
         printf("}}\n");
         return;
     }
@@ -329,12 +422,48 @@ static void print_total(const census *c, const vgt_walk_stats *st)
            k->events[VGT_EV_SEM_ACQUIRE], k->events[VGT_EV_REPORT]);
     if (!c->no_macros) printf("  "), print_macro_text(k), putchar('\n');
     printf("  decoder diagnostics %" PRIu64 "\n", k->diags);
+    if (c->stores) print_stores_total(c);
+}
+
+/* The walk and the output. */
+static int run(census *c, const char *path, vgt_walk_options *opt)
+{
+    opt->deliver_unselected = 1;   /* trackers see every submission; counts only the selected ones */
+    vgt_walk_callbacks cb = { .on_record = on_record, .on_channel = on_channel, .on_submit_begin = on_submit_begin,
+                              .on_submit_end = on_submit_end, .on_method = on_method, .on_diag = on_diag,
+                              .on_channel_end = on_channel_end, .on_noninc_run = on_noninc_run, .ctx = c };
+    vgt_walk_stats st = { 0 };
+    vgt_error err;
+    if (!c->no_macros) {
+        vgt_mme_trace_config mc = { .on_call = on_call, .user = c };
+        if (vgt_mme_trace_new(&mc, &c->mme, &err) != VGT_OK) return vgt_cli_report("census", &err);
+    }
+    if (c->json) printf("{\"trace\":"), vgt_json_string(stdout, path), printf(",\"submissions\":[");
+    vgt_status rc = vgt_walk_path(path, opt, &cb, &st, &err);
+    if (rc == VGT_OK && !c->failed && c->mme && vgt_mme_trace_finish(c->mme, &c->err) != VGT_OK &&
+        c->err.code != VGT_E_EOF)
+        c->failed = 1;
+    vgt_mme_trace_free(c->mme);
+    if (rc == VGT_OK && c->failed) rc = c->err.code, err = c->err;
+    if (rc != VGT_OK) {
+        fflush(stdout);
+        if (c->json) printf("]}\n");
+        return vgt_cli_report("census", &err);
+    }
+    /* a walk to the end has met every submission: rows past them name submissions the trace lacks */
+    if (c->stores && opt->submit_last == UINT64_MAX && db_stores_check_unmatched(c->stores, st.submits, &err) != VGT_OK) {
+        if (c->json) printf("]}\n");
+        return vgt_cli_report("census", &err);
+    }
+    print_total(c, &st);
+    return VGT_EXIT_OK;
 }
 
 static int usage(FILE *f)
 {
     fprintf(f,
             "usage: vgt census TRACE [--json] [--total] [--submit N|A..B] [--channel H] [--no-macros]\n"
+            "                        [--stores FILE]\n"
             "Per submission and in total: methods per class, compute launches, draws, program binds,\n"
             "inline-to-memory uploads and copy-engine copies (count and bytes), semaphore releases and\n"
             "acquires, reports, push-buffer decoder diagnostics. MME macro calls are run (vgt mme) and\n"
@@ -344,6 +473,10 @@ static int usage(FILE *f)
             "  --submit R      submissions R (0-based GPFIFO_SUBMIT index, N or A..B)\n"
             "  --channel H     only submissions to channel handle H\n"
             "  --no-macros     do not run macro calls: count what the push buffers say directly\n"
+            "  --stores FILE   what a replay saw each submission write (`vgt replay TRACE --census --census-json\n"
+            "                  FILE`): ranges changed, pages written, bytes changed, first changed byte, first\n"
+            "                  non-zero pixel (px0); totals count the submissions that launched or drew but\n"
+            "                  wrote nothing watched (wrote=0)\n"
             "exit: 0 ok, 1 the trace could not be decoded to the end, 2 usage or I/O error\n");
     return f == stdout ? VGT_EXIT_OK : VGT_EXIT_USAGE;
 }
@@ -353,12 +486,13 @@ int cmd_census(int argc, char **argv)
     if (vgt_wants_help(argc, argv)) return usage(stdout);
     census c = { .first_json = 1 };
     vgt_walk_options opt = vgt_walk_defaults();
-    const char *path = NULL;
+    const char *path = NULL, *stores_path = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--json")) c.json = 1;
         else if (!strcmp(a, "--total")) c.total_only = 1;
         else if (!strcmp(a, "--no-macros")) c.no_macros = 1;
+        else if (!strcmp(a, "--stores") && i + 1 < argc) stores_path = argv[++i];
         else if (!strcmp(a, "--submit") && i + 1 < argc) {
             vgt_range r;
             if (vgt_parse_range(argv[++i], &r)) return vgt_cli_error("census", VGT_EXIT_USAGE, "bad range '%s'", argv[i]);
@@ -375,29 +509,13 @@ int cmd_census(int argc, char **argv)
         else return vgt_cli_error("census", VGT_EXIT_USAGE, "more than one trace given ('%s')", a);
     }
     if (!path) { usage(stderr); return VGT_EXIT_USAGE; }
-    opt.deliver_unselected = 1;   /* trackers see every submission; counts only the selected ones */
-
-    vgt_walk_callbacks cb = { .on_record = on_record, .on_channel = on_channel, .on_submit_begin = on_submit_begin,
-                              .on_submit_end = on_submit_end, .on_method = on_method, .on_diag = on_diag,
-                              .on_channel_end = on_channel_end, .on_noninc_run = on_noninc_run, .ctx = &c };
-    vgt_walk_stats st = { 0 };
-    vgt_error err;
-    if (!c.no_macros) {
-        vgt_mme_trace_config mc = { .on_call = on_call, .user = &c };
-        if (vgt_mme_trace_new(&mc, &c.mme, &err) != VGT_OK) return vgt_cli_report("census", &err);
+    db_stores stores;
+    if (stores_path) {
+        vgt_error err;
+        if (db_stores_load(&stores, stores_path, &err) != VGT_OK) return vgt_cli_report("census", &err);
+        c.stores = &stores;
     }
-    if (c.json) printf("{\"trace\":"), vgt_json_string(stdout, path), printf(",\"submissions\":[");
-    vgt_status rc = vgt_walk_path(path, &opt, &cb, &st, &err);
-    if (rc == VGT_OK && !c.failed && c.mme && vgt_mme_trace_finish(c.mme, &c.err) != VGT_OK &&
-        c.err.code != VGT_E_EOF)
-        c.failed = 1;
-    vgt_mme_trace_free(c.mme);
-    if (rc == VGT_OK && c.failed) rc = c.err.code, err = c.err;
-    if (rc != VGT_OK) {
-        fflush(stdout);
-        if (c.json) printf("]}\n");
-        return vgt_cli_report("census", &err);
-    }
-    print_total(&c, &st);
-    return VGT_EXIT_OK;
+    int code = run(&c, path, &opt);
+    if (c.stores) db_stores_free(c.stores);
+    return code;
 }

@@ -6,7 +6,8 @@
  * events, launches, uploads, copies, semaphores, draws and program binds; MME macro calls run in the same
  * walk (mme_trace.h) and what they emit reaches the trackers too (events.origin 'macro'). All inside one transaction with
  * prepared statements; indexes and views are created after the load. The file is written as OUT.partial
- * and renamed over OUT only when complete, so a failed export never leaves a plausible-looking database. */
+ * and renamed over OUT only when complete, so a failed export never leaves a plausible-looking database.
+ * --stores FILE adds the store census of a replay of the trace (`vgt replay --census-json`, db_stores.c). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,7 +89,7 @@ static int on_submit_end(void *ctx, const vgt_walk_submit *s)
     if (c->mme && vgt_mme_trace_submit_end(c->mme, s, &c->err) != VGT_OK) c->failed = 1;
     if (s->chan->user) vgt_sem_flush(s->chan->user);
     c->cur = NULL;
-    if (!s->selected) return c->failed;
+    if (db_store_rows(c, s) || !s->selected) return c->failed;
     const vgt_rec_gpfifo_submit *g = s->sub;
     sqlite3_stmt *st = c->st[ST_SUBMISSION];
     db_bind_u64(st, 1, s->index);
@@ -210,8 +211,10 @@ static int write_meta(db_ctx *c, const char *trace)
     char num[32];
     snprintf(num, sizeof num, "%d", DB_SCHEMA_VERSION);
     const char *kv[][2] = { { "schema_version", num }, { "tool", "vgt db" }, { "trace", trace },
-                            { "with_bytes", c->with_bytes ? "1" : "0" }, { "with_fields", c->with_fields ? "1" : "0" } };
+                            { "with_bytes", c->with_bytes ? "1" : "0" }, { "with_fields", c->with_fields ? "1" : "0" },
+                            { "stores", c->stores ? c->stores->path : NULL } };
     for (size_t i = 0; i < sizeof kv / sizeof kv[0]; i++) {
+        if (!kv[i][1]) continue;
         sqlite3_bind_text(c->st[ST_META], 1, kv[i][0], -1, SQLITE_STATIC);
         sqlite3_bind_text(c->st[ST_META], 2, kv[i][1], -1, SQLITE_TRANSIENT);
         if (db_step(c, c->st[ST_META], "meta")) return 1;
@@ -238,7 +241,7 @@ static int usage(FILE *f)
 {
     fprintf(f,
             "usage: vgt db TRACE -o OUT.sqlite [--with-bytes] [--no-fields] [--index-methods] [--submit N|A..B]\n"
-            "              [--channel H] [--no-macros] [--quiet]\n"
+            "              [--channel H] [--no-macros] [--stores FILE] [--quiet]\n"
             "Export a trace to SQLite: identity, objects, channels, mappings, memory records, submissions,\n"
             "GPFIFO entries, every method (name, address, value, decoded fields), and the semantic events:\n"
             "launches, uploads, copies, semaphores, draws, program binds. Schema: docs/sqlite-schema.md;\n"
@@ -254,6 +257,10 @@ static int usage(FILE *f)
             "  --channel H     submissions, entries, methods and events only for channel handle H\n"
             "  --no-macros     do not feed what MME macro calls emit to the semantic decoders (events then come\n"
             "                  from push-buffer methods only; by default events.origin says 'stream' or 'macro')\n"
+            "  --stores FILE   the store census of a replay of this trace (`vgt replay TRACE --census\n"
+            "                  --census-json FILE`) as the stores table: per submission, the watched ranges it\n"
+            "                  changed (pages written, bytes changed, first non-zero pixel); rows must match the\n"
+            "                  trace's submissions (seq, channel)\n"
             "  --quiet         no summary line\n"
             "exit: 0 ok, 1 the trace could not be exported to the end, 2 usage or I/O error\n");
     return f == stdout ? VGT_EXIT_OK : VGT_EXIT_USAGE;
@@ -267,13 +274,76 @@ static int finish(db_ctx *c, int ok)
     return ok;
 }
 
+/* The export itself: OUT.partial, schema, the walk, indexes, then the rename. */
+static int export(db_ctx *c, const char *path, const char *out, vgt_walk_options *opt, int no_macros, int quiet)
+{
+    size_t tl = strlen(out) + 16;
+    char *tmp = malloc(tl);
+    if (!tmp) return vgt_cli_error("db", VGT_EXIT_USAGE, "out of memory");
+    snprintf(tmp, tl, "%s.partial", out);
+    /* before SQLite initialises: no memory statistics (a global mutex per allocation); may fail harmlessly
+     * when something already initialised SQLite */
+    sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+    unlink(tmp);
+    if (sqlite3_open_v2(tmp, &c->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+        int rc = vgt_cli_error("db", VGT_EXIT_USAGE, "cannot create '%s': %s", tmp, sqlite3_errmsg(c->db));
+        sqlite3_close(c->db);
+        free(tmp);
+        return rc;
+    }
+    int ok = !db_create_schema(c) && !write_meta(c, path) && !write_identity(c, path);
+    vgt_walk_stats st = { 0 };
+    vgt_error err;
+    vgt_status rc = VGT_OK;
+    if (ok) {
+        opt->deliver_unselected = 1;   /* trackers see every submission; rows only for the selected ones */
+        vgt_walk_callbacks cb = { .on_record = on_record, .on_channel = on_channel, .on_submit_begin = on_submit_begin,
+                                  .on_submit_end = on_submit_end, .on_entry = on_entry, .on_method = on_method,
+                                  .on_diag = on_diag, .on_channel_end = on_channel_end, .ctx = c };
+        vgt_mme_trace_config mc = { .on_call = on_call, .user = c };
+        if (!no_macros && vgt_mme_trace_new(&mc, &c->mme, &err) != VGT_OK) rc = err.code;
+        if (rc == VGT_OK) rc = vgt_walk_path(path, opt, &cb, &st, &err);
+        if (rc == VGT_OK && !c->failed && c->mme && vgt_mme_trace_finish(c->mme, &c->err) != VGT_OK) c->failed = 1;
+        vgt_mme_trace_free(c->mme);
+        c->mme = NULL;
+        ok = rc == VGT_OK && !c->failed && !db_write_counts(c);
+        /* a walk to the end has met every submission: rows past them name submissions the trace lacks */
+        if (ok && c->stores && opt->submit_last == UINT64_MAX &&
+            db_stores_check_unmatched(c->stores, st.submits, &c->err) != VGT_OK)
+            ok = 0;
+        /* MME macros, calls, parameters and emissions (docs/sqlite-schema.md): a second walk */
+        if (ok && (vgt_mme_db_schema(c->db, &c->err) != VGT_OK || vgt_mme_db_fill(c->db, path, opt, NULL, &c->err) != VGT_OK))
+            ok = 0;
+        ok = ok && !db_create_indexes(c);
+    }
+    free(c->counts.slot);   /* when the walk failed before the counts were written */
+    ok = finish(c, ok);
+    if (!ok) {
+        unlink(tmp);
+        free(tmp);
+        if (rc != VGT_OK) return vgt_cli_report("db", &err);
+        return vgt_cli_report("db", &c->err);
+    }
+    if (rename(tmp, out) != 0) {
+        int e = vgt_cli_error("db", VGT_EXIT_USAGE, "cannot rename '%s' to '%s'", tmp, out);
+        free(tmp);
+        return e;
+    }
+    free(tmp);
+    if (!quiet)
+        printf("wrote %s: %" PRIu64 " records, %" PRIu64 " submissions, %" PRIu64 " methods, %" PRIu64 " events%s", out,
+               st.records, c->submission_rows, c->method_rows, c->event_rows, c->stores ? ", " : "\n");
+    if (!quiet && c->stores) printf("%" PRIu64 " store rows\n", c->store_rows);
+    return VGT_EXIT_OK;
+}
+
 int cmd_db(int argc, char **argv)
 {
     if (vgt_wants_help(argc, argv)) return usage(stdout);
     db_ctx c = { .with_fields = 1, .name_cls = UINT32_MAX };
     int no_macros = 0;
     vgt_walk_options opt = vgt_walk_defaults();
-    const char *path = NULL, *out = NULL;
+    const char *path = NULL, *out = NULL, *stores_path = NULL;
     int quiet = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -283,6 +353,7 @@ int cmd_db(int argc, char **argv)
         else if (!strcmp(a, "--no-macros")) no_macros = 1;
         else if (!strcmp(a, "--index-methods")) c.index_methods = 1;
         else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) quiet = 1;
+        else if (!strcmp(a, "--stores") && i + 1 < argc) stores_path = argv[++i];
         else if (!strcmp(a, "--submit") && i + 1 < argc) {
             vgt_range r;
             if (vgt_parse_range(argv[++i], &r)) return vgt_cli_error("db", VGT_EXIT_USAGE, "bad range '%s'", argv[i]);
@@ -300,57 +371,13 @@ int cmd_db(int argc, char **argv)
         else return vgt_cli_error("db", VGT_EXIT_USAGE, "more than one trace given ('%s')", a);
     }
     if (!path || !out) { usage(stderr); return VGT_EXIT_USAGE; }
-    size_t tl = strlen(out) + 16;
-    char *tmp = malloc(tl);
-    if (!tmp) return vgt_cli_error("db", VGT_EXIT_USAGE, "out of memory");
-    snprintf(tmp, tl, "%s.partial", out);
-    /* before SQLite initialises: no memory statistics (a global mutex per allocation); may fail harmlessly
-     * when something already initialised SQLite */
-    sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
-    unlink(tmp);
-    if (sqlite3_open_v2(tmp, &c.db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-        int rc = vgt_cli_error("db", VGT_EXIT_USAGE, "cannot create '%s': %s", tmp, sqlite3_errmsg(c.db));
-        sqlite3_close(c.db);
-        free(tmp);
-        return rc;
+    db_stores stores;
+    if (stores_path) {   /* before anything is written: a bad file leaves no output */
+        vgt_error e;
+        if (db_stores_load(&stores, stores_path, &e) != VGT_OK) return vgt_cli_report("db", &e);
+        c.stores = &stores;
     }
-    int ok = !db_create_schema(&c) && !write_meta(&c, path) && !write_identity(&c, path);
-    vgt_walk_stats st = { 0 };
-    vgt_error err;
-    vgt_status rc = VGT_OK;
-    if (ok) {
-        opt.deliver_unselected = 1;   /* trackers see every submission; rows only for the selected ones */
-        vgt_walk_callbacks cb = { .on_record = on_record, .on_channel = on_channel, .on_submit_begin = on_submit_begin,
-                                  .on_submit_end = on_submit_end, .on_entry = on_entry, .on_method = on_method,
-                                  .on_diag = on_diag, .on_channel_end = on_channel_end, .ctx = &c };
-        vgt_mme_trace_config mc = { .on_call = on_call, .user = &c };
-        if (!no_macros && vgt_mme_trace_new(&mc, &c.mme, &err) != VGT_OK) rc = err.code;
-        if (rc == VGT_OK) rc = vgt_walk_path(path, &opt, &cb, &st, &err);
-        if (rc == VGT_OK && !c.failed && c.mme && vgt_mme_trace_finish(c.mme, &c.err) != VGT_OK) c.failed = 1;
-        vgt_mme_trace_free(c.mme);
-        c.mme = NULL;
-        ok = rc == VGT_OK && !c.failed && !db_write_counts(&c);
-        /* MME macros, calls, parameters and emissions (docs/sqlite-schema.md): a second walk */
-        if (ok && (vgt_mme_db_schema(c.db, &c.err) != VGT_OK || vgt_mme_db_fill(c.db, path, &opt, NULL, &c.err) != VGT_OK))
-            ok = 0;
-        ok = ok && !db_create_indexes(&c);
-    }
-    free(c.counts.slot);   /* when the walk failed before the counts were written */
-    ok = finish(&c, ok);
-    if (!ok) {
-        unlink(tmp);
-        free(tmp);
-        if (rc != VGT_OK) return vgt_cli_report("db", &err);
-        return vgt_cli_report("db", &c.err);
-    }
-    if (rename(tmp, out) != 0) {
-        int e = vgt_cli_error("db", VGT_EXIT_USAGE, "cannot rename '%s' to '%s'", tmp, out);
-        free(tmp);
-        return e;
-    }
-    free(tmp);
-    if (!quiet)
-        printf("wrote %s: %" PRIu64 " records, %" PRIu64 " submissions, %" PRIu64 " methods, %" PRIu64 " events\n", out,
-               st.records, c.submission_rows, c.method_rows, c.event_rows);
-    return VGT_EXIT_OK;
+    int code = export(&c, path, out, &opt, no_macros, quiet);
+    if (c.stores) db_stores_free(c.stores);
+    return code;
 }

@@ -1,21 +1,23 @@
 /* db_internal.h: private to `vgt db`: the export context, its prepared statements, and the row writers
- * (db_schema.c: schema and statements; db_rows.c: records; db_events.c: semantic events). */
+ * (db_schema.c: schema and statements; db_rows.c: records; db_events.c: semantic events; db_stores.c: the
+ * store census of a replay, --stores). */
 #ifndef VGT_DB_INTERNAL_H
 #define VGT_DB_INTERNAL_H
 
 #include <sqlite3.h>
 #include <stdint.h>
 
+#include "db_stores.h"
 #include "vgt/events.h"
 #include "vgt/walk.h"
 
-#define DB_SCHEMA_VERSION 1
+#define DB_SCHEMA_VERSION 2   /* 2: the stores table (--stores) */
 
 /* One prepared INSERT per table; order matches db_insert_sql[] in db_schema.c. */
 enum db_stmt {
     ST_META, ST_IDENTITY, ST_RECORD, ST_OBJECT, ST_FREE, ST_CHANNEL, ST_ENGINE, ST_MAPPING, ST_UNMAP, ST_MEMORY,
     ST_SUBMISSION, ST_ENTRY, ST_METHOD, ST_EVENT, ST_LAUNCH, ST_UPLOAD, ST_COPY, ST_SEMAPHORE, ST_DRAW, ST_BIND,
-    ST_DIAG, ST_COUNT, ST_COUNT_
+    ST_DIAG, ST_COUNT, ST_STORE, ST_COUNT_
 };
 
 /* Methods per (class, address), see db_counts.c. */
@@ -45,6 +47,8 @@ typedef struct db_ctx {
     struct vgt_mme_trace *mme;    /* macro calls run in this walk, their emissions fed to the trackers */
     uint32_t name_cls;        /* class of the last method named, and its table */
     const struct vgt_class *name_class;
+    db_stores *stores;        /* --stores: rows loaded, matched to submissions as they come (NULL: none) */
+    uint64_t store_rows;
     int failed;
     vgt_error err;
     char msg[256];
@@ -64,6 +68,9 @@ int db_step(db_ctx *c, sqlite3_stmt *st, const char *what);
 void db_count_method(db_counts *h, uint32_t cls, uint32_t mthd);
 /* Write `method_counts` and free the table. */
 int db_write_counts(db_ctx *c);
+
+/* The stores rows of submission s (checked against it; written when s is selected). 0 ok, 1 failed. */
+int db_store_rows(db_ctx *c, const vgt_walk_submit *s);
 
 /* Rows for non-submission records (identity, objects, channels, mappings, memory, ...). */
 int db_record_rows(db_ctx *c, const vgt_record *rec);

@@ -56,7 +56,11 @@ static const char *const schema_sql =
     " stage INTEGER, type INTEGER, enabled INTEGER, program_va INTEGER, registers INTEGER);\n"
     "CREATE TABLE method_counts(class INTEGER, address INTEGER, method TEXT, n INTEGER);\n"
     "CREATE TABLE diagnostics(id INTEGER PRIMARY KEY, seq INTEGER, submission INTEGER, entry INTEGER, dword INTEGER,"
-    " kind TEXT, message TEXT);\n";
+    " kind TEXT, message TEXT);\n"
+    /* the store census of a replay (`vgt replay --census-json`), loaded with --stores; else empty */
+    "CREATE TABLE stores(id INTEGER PRIMARY KEY, submission INTEGER, seq INTEGER, channel INTEGER, what TEXT,"
+    " va INTEGER, length INTEGER, pages_written INTEGER, bytes_changed INTEGER, first_changed INTEGER,"
+    " first_nonzero_pixel INTEGER);\n";
 
 static const char *const index_sql =
     "CREATE INDEX events_by_submission ON events(submission);\n"
@@ -86,7 +90,14 @@ static const char *const index_sql =
     " UNION ALL SELECT submission, seq, 'semaphore:' || source, va, size FROM semaphores WHERE kind IN ('release', 'report');\n"
     "CREATE VIEW semaphore_releases AS SELECT submission, seq, source, op, va, payload, size, reduction FROM semaphores"
     " WHERE kind = 'release';\n"
-    "CREATE VIEW method_histogram AS SELECT class, method, n FROM method_counts;\n";
+    "CREATE VIEW method_histogram AS SELECT class, method, n FROM method_counts;\n"
+    "CREATE INDEX stores_by_submission ON stores(submission);\n"
+    /* per submission: what the census saw it write (only submissions with at least one changed range) */
+    "CREATE VIEW submission_stores AS SELECT submission, seq, channel, count(*) AS ranges,"
+    " sum(pages_written) AS pages_written, sum(bytes_changed) AS bytes_changed,"
+    " sum(CASE WHEN what = 'render-target' THEN bytes_changed ELSE 0 END) AS render_target_bytes,"
+    " min(CASE WHEN what = 'render-target' THEN first_nonzero_pixel END) AS render_target_px0"
+    " FROM stores GROUP BY submission;\n";
 
 const char *const db_insert_sql[ST_COUNT_] = {
     [ST_META] = "INSERT OR REPLACE INTO meta VALUES(?,?)",
@@ -111,6 +122,7 @@ const char *const db_insert_sql[ST_COUNT_] = {
     [ST_BIND] = "INSERT INTO program_binds VALUES(?,?,?,?,?,?,?,?,?)",
     [ST_DIAG] = "INSERT INTO diagnostics VALUES(NULL,?,?,?,?,?,?)",
     [ST_COUNT] = "INSERT INTO method_counts VALUES(?,?,?,?)",
+    [ST_STORE] = "INSERT INTO stores VALUES(NULL,?,?,?,?,?,?,?,?,?,?)",
 };
 
 int db_fail(db_ctx *c, const char *what)

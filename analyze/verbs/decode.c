@@ -33,7 +33,9 @@ static const char usage_text[] =
     "Diagnostics (\"!!\") are printed where they occur. A method line reads\n"
     "    SEQ:ENTRY:DWORD  sSUBCH CLASS  DATA NAME(INDEX) = FIELD=VALUE, ...\n"
     "(the submission record's sequence number, the GPFIFO entry in it, the dword in that entry's push\n"
-    "buffer). Without filters, channel and engine-object records are listed as they come.\n"
+    "buffer). Without filters, channel and engine-object records are listed as they come. A trace cut out of\n"
+    "a longer one (vgt slice) restores each channel's engine state first: those writes are printed under a\n"
+    "\"state preamble\" header, their position SEQ:0:N (the CHANNEL_METHODS record, write N).\n"
     "\n"
     "  --jsonl           one JSON object a line: {\"type\":\"submit\"|\"entry\"|\"method\"|\"diag\"|\"channel\"|\"object\",...}\n"
     "                    and {\"event\":...} for semantic events\n"
@@ -43,8 +45,10 @@ static const char usage_text[] =
     "                    or this byte address (0x2b4); may be repeated\n"
     "  --no-fields       print method names without their decoded fields (the raw data is always shown)\n"
     "  --no-events       do not print semantic events\n"
-    "  --expand-macros   after each MME macro call, the call (macro, version, name, parameters, outcome) and\n"
-    "                    the methods it emitted, decoded (\"    => \" lines; JSON: {\"type\":\"macro_call\",...})\n"
+    "  --expand-macros   after each MME macro call, the call (macro, version, name, parameters, outcome),\n"
+    "                    the methods it emitted, decoded (\"    => \" lines; JSON: {\"type\":\"macro_call\",...}),\n"
+    "                    and the events they make (a draw or launch a macro issues: \"[macro call N]\";\n"
+    "                    JSON: \"origin\":\"macro\")\n"
     "\n"
     "exit: 0 decoded; 1 the trace is unreadable, or the decoder met an illegal header, an entry outside the\n"
     "captured push buffers, a truncated segment or an unknown control entry, or the semantic decoders\n"
@@ -70,6 +74,7 @@ typedef struct decoder {
     vgt_error sem_err;
     int sem_failed;
     vgt_mme_trace *mme;           /* --expand-macros */
+    uint64_t preamble_seq;        /* seq + 1 of the CHANNEL_METHODS whose header was printed last; 0 none */
 } decoder;
 
 /* ---- filters ---- */
@@ -155,15 +160,15 @@ static char *put_dec(char *p, uint64_t v)
     return p;
 }
 
-static void print_method_json(decoder *d, const vgt_method *m, const char *cls)
+static void print_method_json(decoder *d, const vgt_method *m, const char *cls, const char *type)
 {
     char text[2048];
     size_t n = vgt_method_format_json(m->cls, m->mthd, m->data, text, sizeof text);
     if (n >= sizeof text) snprintf(text, sizeof text, "{\"method\":null,\"fields\":{}}");
     fprintf(d->out,
-            "{\"type\":\"method\",\"seq\":%llu,\"entry\":%u,\"dword\":%u,\"subch\":%u,\"class\":%u,\"class_name\":\"%s\","
+            "{\"type\":\"%s\",\"seq\":%llu,\"entry\":%u,\"dword\":%u,\"subch\":%u,\"class\":%u,\"class_name\":\"%s\","
             "\"mthd\":%u,\"data\":%u,\"kind\":\"%s\",\"first\":%u,\"masked\":%u,%s\n",
-            (unsigned long long)m->pos.seq, m->pos.entry, m->pos.dword, m->subch, m->cls, cls, m->mthd, m->data,
+            type, (unsigned long long)m->pos.seq, m->pos.entry, m->pos.dword, m->subch, m->cls, cls, m->mthd, m->data,
             vgt_hdr_kind_name(m->kind), m->first, m->masked, text + 1);
 }
 
@@ -173,7 +178,7 @@ static void print_method(decoder *d, const vgt_method *m)
     char line[2300], cb[32], *p = line;
     const char *cls = class_label(m->cls, cb, sizeof cb);
     if (d->o.jsonl) {
-        print_method_json(d, m, cls);
+        print_method_json(d, m, cls, d->cur && d->cur->preamble ? "state_method" : "method");
         return;
     }
     memcpy(p, "    ", 4);
@@ -318,9 +323,10 @@ static int on_submit_begin(void *ctx, const vgt_walk_submit *s)
 static int on_submit_end(void *ctx, const vgt_walk_submit *s)
 {
     decoder *d = ctx;
+    /* calls still collecting data end with the submission (their events first), then held events */
+    if (d->mme && vgt_mme_trace_submit_end(d->mme, s, &d->sem_err) != VGT_OK) d->sem_failed = 1;
     d->printing = !d->o.nmethods;   /* events completed by the end of the submission */
     if (s->chan->user) vgt_sem_flush(s->chan->user);
-    if (d->mme && vgt_mme_trace_submit_end(d->mme, s, &d->sem_err) != VGT_OK) d->sem_failed = 1;
     d->cur = NULL;
     return ferror(d->out) ? 1 : 0;
 }
@@ -341,6 +347,40 @@ static int on_method(void *ctx, const vgt_walk_submit *s, const vgt_method *m)
     return 0;
 }
 
+/* Format 1.1 CHANNEL_METHODS: the engine state a sliced trace restores before a channel's next submission.
+ * Printed under a "state preamble" header (JSON: "state_preamble", then "state_method" lines), and fed
+ * to the trackers like pushed methods, so later macro calls and copies resolve. */
+static void print_preamble(decoder *d, const vgt_walk_submit *s)
+{
+    vgt_rec_channel_methods cm;
+    vgt_error e;
+    uint32_t n = vgt_decode_channel_methods(s->rec, &cm, &e) == VGT_OK ? vgt_channel_methods_count(&cm) : 0;
+    if (d->o.jsonl)
+        fprintf(d->out, "{\"type\":\"state_preamble\",\"seq\":%llu,\"channel\":%u,\"client\":%u,\"writes\":%u,"
+                "\"before_submit\":%llu}\n", (unsigned long long)s->seq, s->chan->handle, s->chan->client, n,
+                (unsigned long long)s->index);
+    else
+        fprintf(d->out, "state preamble seq %llu channel 0x%08x client 0x%08x writes %u (engine state restored before "
+                "submit %llu; not submitted work)\n", (unsigned long long)s->seq, s->chan->handle, s->chan->client, n,
+                (unsigned long long)s->index);
+}
+
+static int on_state_method(void *ctx, const vgt_walk_submit *s, const vgt_method *m)
+{
+    decoder *d = ctx;
+    if (d->mme && vgt_mme_trace_method(d->mme, s, m, &d->sem_err) != VGT_OK) d->sem_failed = 1;
+    d->printing = s->selected && method_matches(d, m);
+    if (d->printing && d->preamble_seq != s->seq + 1) {
+        print_preamble(d, s);
+        d->preamble_seq = s->seq + 1;
+    }
+    d->cur = s;
+    if (d->printing) print_method(d, m);
+    d->cur = NULL;
+    if (s->chan->user && vgt_sem_method(s->chan->user, m, &d->sem_err) != VGT_OK) d->sem_failed = 1;
+    return 0;
+}
+
 static void on_diag(void *ctx, const vgt_walk_submit *s, vgt_diag_kind kind, const vgt_mpos *pos, const char *msg)
 {
     decoder *d = ctx;
@@ -348,6 +388,32 @@ static void on_diag(void *ctx, const vgt_walk_submit *s, vgt_diag_kind kind, con
     if ((unsigned)kind < 16) d->diag_count[kind]++;
     if (is_problem(kind)) d->problems++;
     if (!d->o.nmethods) print_diag(d, kind, pos, msg);
+}
+
+/* --expand-macros: a completed macro call is printed (the call, its parameters, its emitted methods), then
+ * its emissions go to the channel's tracker at the call's place in the stream, so the draws and launches
+ * the macro issues are printed after it ("[macro call N]"; JSON: "origin":"macro"), as census counts them.
+ * A call never spans submissions: its channel is the current submission's. */
+static int on_macro_call(void *user, const vgt_mme_trace_call *call)
+{
+    decoder *d = user;
+    if (call->selected) {
+        unsigned flags = VGT_MME_PRINT_PARAMS | VGT_MME_PRINT_EMITS;
+        if (d->o.jsonl) {
+            fputs("{\"type\":\"macro_call\",\"expansion\":", d->out);
+            vgt_mme_trace_print_call_json(d->out, call, flags);
+            fputs("}\n", d->out);
+        } else {
+            vgt_mme_trace_print_call(d->out, call, flags, "    => ");
+        }
+    }
+    const vgt_walk_submit *s = d->cur;
+    if (!s || !s->chan->user || call->channel != s->chan->handle || call->client != s->chan->client) return 0;
+    int printing = d->printing;
+    d->printing = call->selected;
+    if (vgt_sem_macro_call(s->chan->user, call, &d->sem_err) != VGT_OK) d->sem_failed = 1;
+    d->printing = printing;
+    return ferror(d->out) ? 1 : 0;
 }
 
 /* ---- the verb ---- */
@@ -428,11 +494,12 @@ int cmd_decode(int argc, char **argv)
     setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
     vgt_walk_callbacks cb = {.on_record = on_record, .on_channel = on_channel, .on_submit_begin = on_submit_begin,
                              .on_submit_end = on_submit_end, .on_entry = on_entry, .on_method = on_method,
-                             .on_diag = on_diag, .on_channel_end = on_channel_end, .ctx = &d};
+                             .on_diag = on_diag, .on_channel_end = on_channel_end,
+                             .on_state_method = on_state_method, .ctx = &d};
     vgt_walk_stats st;
     vgt_error err;
-    if (d.o.expand_macros && vgt_mme_trace_new_printer(stdout, d.o.jsonl, &d.mme, &err) != VGT_OK)
-        return vgt_cli_report("decode", &err);
+    vgt_mme_trace_config mc = {.on_call = on_macro_call, .user = &d};
+    if (d.o.expand_macros && vgt_mme_trace_new(&mc, &d.mme, &err) != VGT_OK) return vgt_cli_report("decode", &err);
     vgt_status s = walk(path, &wo, &cb, &st, &err);
     if (d.mme && s == VGT_OK && vgt_mme_trace_finish(d.mme, &d.sem_err) != VGT_OK) d.sem_failed = 1;
     vgt_mme_trace_free(d.mme);

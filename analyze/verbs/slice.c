@@ -16,6 +16,8 @@
  *   DIAGNOSTIC (info)       what was derived and what could not be (launch outputs, ...)
  *   CHANNEL_STATE           per live channel with decoder state at A (format 1.1), after the channel's
  *                           records; a DIAGNOSTIC before it when a method run was pending there
+ *   CHANNEL_METHODS         right after it, the engine state of the classes bound at A (format 1.1): the
+ *                           MME program and the latest value of every pure state method (slice_methods.h)
  *   every record from submission A to submission B, then the records that report B's results
  *   (observed MEMORY, SEMAPHORE, DOORBELL) up to the next other record
  *
@@ -32,6 +34,7 @@
 #include "vgt/walk.h"
 
 #include "slice_derive.h"
+#include "slice_methods.h"
 
 #define RUN_MAX (1u << 20)                 /* bytes per synthesized MEMORY record */
 #define MAX_TRACKED (1u << 20)             /* CPU mappings / tokens remembered in pass 1 */
@@ -74,6 +77,7 @@ typedef struct slice_plan {
     int found_first;           /* pass 1 stopped at submission A */
     vgt_status cb_status;      /* pass 1: a failure inside a walker callback */
     slice_derive *derive;      /* the GPU's writes before A */
+    slice_methods *methods;    /* the engines' state before A */
     vgt_error *err;
 } slice_plan;
 
@@ -176,11 +180,27 @@ static int before_record(void *ctx, const vgt_record *rec, const vgt_model *mode
 static void on_channel(void *ctx, vgt_walk_channel *c) { slice_derive_on_channel(((slice_plan *)ctx)->derive, c); }
 static int on_method(void *ctx, const vgt_walk_submit *s, const vgt_method *m)
 {
-    return slice_derive_on_method(((slice_plan *)ctx)->derive, s, m);
+    slice_plan *p = ctx;
+    return slice_methods_on_method(p->methods, s, m) || slice_derive_on_method(p->derive, s, m);
 }
+/* A NON_INC run in bulk: the engines see each dword as a write of the same method (MME uploads). */
 static int on_run(void *ctx, const vgt_walk_submit *s, const vgt_method *m, const uint8_t *data, uint32_t count)
 {
-    return slice_derive_on_run(((slice_plan *)ctx)->derive, s, m, data, count);
+    slice_plan *p = ctx;
+    vgt_method one = *m;
+    for (uint32_t i = 0; i < count; i++) {
+        one.data = (uint32_t)data[4 * i] | (uint32_t)data[4 * i + 1] << 8 | (uint32_t)data[4 * i + 2] << 16 |
+                   (uint32_t)data[4 * i + 3] << 24;
+        if (slice_methods_on_method(p->methods, s, &one)) return 1;
+        one.first = 0;
+        one.pos.dword++;
+    }
+    return slice_derive_on_run(p->derive, s, m, data, count);
+}
+/* The input's own state preamble (a slice of a slice): the engines' state as the writes leave it. */
+static int on_state_method(void *ctx, const vgt_walk_submit *s, const vgt_method *m)
+{
+    return slice_methods_on_method(((slice_plan *)ctx)->methods, s, m);
 }
 static int on_submit_end(void *ctx, const vgt_walk_submit *s)
 {
@@ -216,11 +236,13 @@ static vgt_status fold_prefix(slice_plan *p, vgt_error *err)
         wo.model = p->model;
         vgt_walk_callbacks cb = {.on_record_before = before_record, .on_channel = on_channel,
                                  .on_method = on_method, .on_noninc_run = on_run, .on_submit_end = on_submit_end,
-                                 .on_channel_end = keep_channel, .ctx = p};
+                                 .on_channel_end = keep_channel, .on_state_method = on_state_method, .ctx = p};
         p->err = err;
         st = slice_derive_new(&p->derive, p->model, err);
+        if (st == VGT_OK) st = slice_methods_new(&p->methods, p->model, err);
         if (st == VGT_OK) st = vgt_walk_reader(r, &wo, &cb, NULL, err);
         if (st == VGT_OK) st = p->cb_status;
+        if (st == VGT_OK) st = slice_methods_status(p->methods, err);
         if (st == VGT_OK) st = slice_derive_status(p->derive, err);
     }
     if (st == VGT_OK && !p->found_first)
@@ -428,6 +450,7 @@ static vgt_status write_channel_states(slice_plan *p, vgt_writer *w, vgt_error *
         const vgt_model_channel *mc = vgt_model_channel_at(p->model, i);
         const chan_state *c = walked_channel(p, mc);
         vgt_rec_channel_state cs;
+        const uint32_t *bound = NULL;
         if (mc->has_state && (!c || c->state_seq != mc->state_seq)) {
             cs = mc->state;   /* the input's own CHANNEL_STATE, no submission of the channel since */
             cs.flags &= ~VGT_CHANNEL_STATE_RUN_PENDING;
@@ -445,6 +468,9 @@ static vgt_status write_channel_states(slice_plan *p, vgt_writer *w, vgt_error *
             continue;   /* no submission before A and no state: the channel starts empty anyway */
         }
         VGT_TRY(vgt_write_channel_state(w, p->ts_before, &cs, err));
+        bound = cs.subch_class;
+        VGT_TRY(slice_methods_write(p->methods, w, p->ts_before, mc->rec.client, mc->rec.handle, mc->alloc_seq, bound,
+                                    NULL, err));
     }
     return VGT_OK;
 }
@@ -535,6 +561,7 @@ static vgt_status slice(slice_plan *p, vgt_error *err)
     }
     vgt_model_free(p->model);
     slice_derive_free(p->derive);
+    slice_methods_free(p->methods);
     free(p->chans);
     free(p->keep);
     free(p->cpu_maps.v);
@@ -551,7 +578,9 @@ static int usage(FILE *f)
                "itself wrote before A, derived from the dropped submissions' semaphore releases, uploads and\n"
                "copies, carry the DERIVED flag, and an info DIAGNOSTIC says what could not be derived), each channel's\n"
                "push-buffer decoder state at A (CHANNEL_STATE records of format 1.1: subchannel bindings,\n"
-               "subdevice masks, extended base; a DIAGNOSTIC when a method run was pending there), then every\n"
+               "subdevice masks, extended base; a DIAGNOSTIC when a method run was pending there) and engine\n"
+               "state at A (CHANNEL_METHODS records: the MME program and the latest value of every pure state\n"
+               "method of the bound classes, replayed before the channel's next submission), then every\n"
                "record from submission A to B and the observed results that follow B. Sequence numbers start\n"
                "at 0; the identity gains sliced_from and slice_submits.\n");
     return f == stdout ? VGT_EXIT_OK : VGT_EXIT_USAGE;

@@ -10,6 +10,8 @@
  *   submit           the raw GPFIFO entries go into our ring (the captured ring VA is not reproduced:
  *                    only what the entries point at is); STATE_ONLY submits run nothing
  *   sem_wait / idle  CPU polling with deadlines; every channel's error notifier is watched
+ *   channel_state    (format 1.1 slices) the bindings, kept until the channel's next submission: then a
+ *   channel_methods  push buffer of SET_OBJECTs and the state writes runs first (rm_preamble.c)
  * Not provided: produced()/write_log() (the GPU does not tell what it wrote; VGT_CAP_WRITE_LOG unset).
  *
  * Channel states:  recorded --(first submit / sem_wait / idle: realize())--> live --(close)--> freed
@@ -38,6 +40,11 @@ typedef struct gpu_channel {
     uint32_t engines[VGT_GPU_MAX_ENGINES], nengines;
     vgt_gpu_chan *live;
     vgt_error failure;
+    /* format 1.1: state to run before the next submission (gpu_channel_state / gpu_channel_methods) */
+    bool has_bindings;
+    uint32_t bindings[VGT_SUBCHANNELS];
+    vgt_state_method *writes;
+    uint32_t nwrites;
 } gpu_channel;
 
 struct vgt_backend {
@@ -86,6 +93,8 @@ static void gpu_close(vgt_backend *b)
 {
     if (!b)
         return;
+    for (uint32_t i = 0; i < GPU_BACKEND_MAX_CHANNELS; i++)
+        free(b->chans[i].writes);
     vgt_gpu_close(b->gpu);   /* frees the live channels and every allocation */
     free(b);
 }
@@ -266,6 +275,68 @@ static void note_fault(vgt_backend *b, uint32_t ch, const vgt_error *e)
     emit(b, VGT_BEV_FAULT, ch, e->msg, st.pb_get);
 }
 
+/* ---- format 1.1: resuming a channel cut out of a longer trace ---- */
+
+static vgt_status gpu_channel_state(vgt_backend *b, uint32_t ch, const vgt_rec_channel_state *cs, vgt_error *err)
+{
+    gpu_channel *c = NULL;
+    VGT_TRY(find_channel(b, ch, &c, err));
+    for (unsigned s = 0; s < VGT_SUBCHANNELS; s++)
+        c->bindings[s] = cs->subch_class[s];
+    c->has_bindings = true;
+    return VGT_OK;
+}
+
+static vgt_status gpu_channel_methods(vgt_backend *b, uint32_t ch, const vgt_state_method *m, uint32_t n, vgt_error *err)
+{
+    gpu_channel *c = NULL;
+    VGT_TRY(find_channel(b, ch, &c, err));
+    uint64_t total = (uint64_t)c->nwrites + n;
+    if (vgt_gpu_pb_state_bound((uint32_t)(total > UINT32_MAX ? UINT32_MAX : total)) * 4u > VGT_GPU_PREAMBLE_BYTES)
+        return VGT_FAIL(err, VGT_E_LIMIT, VGT_NO_OFFSET, "channel 0x%08x: %llu state writes need more than the %llu "
+                        "bytes of push buffer the backend keeps for them", c->desc.handle, (unsigned long long)total,
+                        (unsigned long long)VGT_GPU_PREAMBLE_BYTES);
+    vgt_state_method *v = realloc(c->writes, (size_t)total * sizeof *v);
+    if (!v && total)
+        return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "channel 0x%08x: no memory for %llu state writes",
+                        c->desc.handle, (unsigned long long)total);
+    if (n)
+        memcpy(v + c->nwrites, m, (size_t)n * sizeof *v);
+    c->writes = v;
+    c->nwrites = (uint32_t)total;
+    return VGT_OK;
+}
+
+/* Before the channel's next submission: SET_OBJECT per binding, then the state writes, in one push buffer. */
+static vgt_status run_pending_state(gpu_channel *c, vgt_error *err)
+{
+    if (!c->has_bindings && !c->nwrites)
+        return VGT_OK;
+    uint64_t cap = vgt_gpu_pb_state_bound(c->nwrites);
+    uint32_t *dw = malloc(cap * sizeof *dw);
+    if (!dw)
+        return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "channel 0x%08x: no memory for a state push buffer",
+                        c->desc.handle);
+    vgt_gpu_pb pb;
+    vgt_gpu_pb_init(&pb, dw, (uint32_t)cap);
+    if (c->has_bindings)
+        vgt_gpu_pb_bindings(&pb, c->bindings);
+    vgt_gpu_pb_state_methods(&pb, c->writes, c->nwrites);
+    vgt_status st = vgt_gpu_pb_check(&pb, err);
+    if (st == VGT_OK)
+        st = vgt_gpu_chan_run_pb(c->live, dw, pb.n, err);
+    free(dw);
+    if (st != VGT_OK) {
+        vgt_error_prefix(err, "channel 0x%08x: restoring its state before the first submission", c->desc.handle);
+        return st;
+    }
+    c->has_bindings = false;
+    free(c->writes);
+    c->writes = NULL;
+    c->nwrites = 0;
+    return VGT_OK;
+}
+
 static vgt_status gpu_submit(vgt_backend *b, uint32_t ch, const uint64_t *entries, uint32_t count, uint32_t flags,
                              vgt_error *err)
 {
@@ -279,7 +350,9 @@ static vgt_status gpu_submit(vgt_backend *b, uint32_t ch, const uint64_t *entrie
                         c->desc.handle, c->fault.msg);
     vgt_error e;
     vgt_error_clear(&e);
-    vgt_status st = vgt_gpu_submit(c->live, entries, count, &e);
+    vgt_status st = run_pending_state(c, &e);
+    if (st == VGT_OK)
+        st = vgt_gpu_submit(c->live, entries, count, &e);
     if (st == VGT_E_FAULT)
         note_fault(b, ch, &e);
     if (st != VGT_OK && err)
@@ -427,6 +500,8 @@ const vgt_backend_ops vgt_backend_gpu_rm = {
     .mem_read = gpu_mem_read,
     .channel_create = gpu_channel_create,
     .object_create = gpu_object_create,
+    .channel_state = gpu_channel_state,
+    .channel_methods = gpu_channel_methods,
     .submit = gpu_submit,
     .sem_wait = gpu_sem_wait,
     .idle = gpu_idle,

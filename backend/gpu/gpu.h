@@ -228,6 +228,21 @@ void vgt_gpu_pb_host_release(vgt_gpu_pb *pb, uint64_t va, uint32_t payload);
 void vgt_gpu_pb_host_release_nowfi(vgt_gpu_pb *pb, uint64_t va, uint32_t payload);
 vgt_status vgt_gpu_pb_check(const vgt_gpu_pb *pb, vgt_error *err);
 
+/* ---- resuming a channel cut out of a longer trace (format 1.1; rm_preamble.c) ---------------------- */
+#define VGT_GPU_PREAMBLE_BYTES 0x400000ull   /* per channel: state push buffers between two fences */
+/* SET_OBJECT for every subchannel with a class (CHANNEL_STATE's bindings; 0 = none). */
+void vgt_gpu_pb_bindings(vgt_gpu_pb *pb, const uint32_t subch_class[8]);
+/* The CHANNEL_METHODS writes, in order: runs of one subchannel with consecutive methods become one INC
+ * header, runs writing one method again and again (MME uploads) one NON_INC header. m[i].method must be
+ * a multiple of 4 at most 0x3ffc and subch < 8, else the writer is marked bad (vgt_gpu_pb_check). */
+struct vgt_state_method;
+void vgt_gpu_pb_state_methods(vgt_gpu_pb *pb, const struct vgt_state_method *m, uint32_t n);
+/* Dwords vgt_gpu_pb_bindings + vgt_gpu_pb_state_methods need at most for n writes. */
+uint64_t vgt_gpu_pb_state_bound(uint32_t n);
+/* Copy dw[0..n) into the channel's state window and submit it (a subroutine entry) before whatever is
+ * submitted next. A full window is recycled after a fence; VGT_E_LIMIT when n dwords exceed it. */
+vgt_status vgt_gpu_chan_run_pb(vgt_gpu_chan *c, const uint32_t *dw, uint32_t n, vgt_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -43,6 +43,8 @@ struct vgt_gpu_chan {
     uint64_t submitted;
     uint32_t submit_timeout_ms;
     uint32_t fence_value;        /* last payload released by vgt_gpu_chan_fence */
+    vgt_gpu_mem *preamble;       /* state push buffers (rm_preamble.c), allocated at the first one */
+    uint32_t preamble_used;      /* bytes of it handed to the GPU since the last fence */
 };
 
 struct vgt_gpu {
@@ -111,5 +113,8 @@ void chan_describe(const vgt_gpu_chan *c, char *buf, size_t cap);
 #define INFRA_FENCE_PB_OFF 0x9000u
 #define INFRA_FENCE_PB_DWORDS 64u
 #define INFRA_FENCE_SEM_OFF 0xa000u
+/* State push buffers (format 1.1 slices: rm_preamble.c): one VGT_GPU_PREAMBLE_BYTES window per live
+ * channel inside the infra range, between the infra slots (32 x 64 KiB) and the context ranges (+4 GiB). */
+#define INFRA_PREAMBLE_OFF 0x40000000ull
 
 #endif

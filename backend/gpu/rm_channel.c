@@ -176,6 +176,8 @@ void vgt_gpu_chan_destroy(vgt_gpu_chan *c)
         rm_free(g, g->device, c->notifier_mem, "error notifier", &ignored);
     if (c->infra)
         vgt_gpu_mem_free(g, c->infra, &ignored);
+    if (c->preamble)
+        vgt_gpu_mem_free(g, c->preamble, &ignored);
     g->chans[c->index] = NULL;
     free(c);
 }

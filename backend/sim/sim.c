@@ -144,6 +144,30 @@ static vgt_status sim_channel_state(vgt_backend *b, uint32_t ch, const vgt_rec_c
     return VGT_OK;
 }
 
+/* Format 1.1 CHANNEL_METHODS: each write goes the way of a pushed method (MME tracker, then the semantic
+ * tracker: the MME program and the class state land where a later submission expects them), behind a
+ * blocked acquire when the channel waits; the methods counter is left as submitted work made it. */
+static vgt_status sim_channel_methods(vgt_backend *b, uint32_t ch, const vgt_state_method *sm, uint32_t n, vgt_error *err)
+{
+    if (ch >= b->nchans) return VGT_FAIL(err, VGT_E_NOT_FOUND, VGT_NO_OFFSET, "sim: no channel %u", ch);
+    sim_channel *c = b->chans[ch];
+    uint64_t counted = b->ctr.methods;
+    for (uint32_t i = 0; i < n; i++) {
+        if (sm[i].subch >= VGT_SUBCHANNELS || sm[i].method > VGT_MAX_METHOD_ADDRESS)
+            return VGT_FAIL(err, VGT_E_ARG, VGT_NO_OFFSET, "sim: state write %u names subchannel %u method 0x%x", i,
+                            sm[i].subch, sm[i].method);
+        vgt_method m = {.subch = sm[i].subch, .mthd = sm[i].method, .data = sm[i].value, .first = 1,
+                        .is_host = sm[i].method < 0x100, .pos = {b->seq, 0, i}};
+        m.cls = m.is_host ? c->pb.channel_class : c->pb.subch_class[m.subch];
+        c->qins = c->qtail;
+        b->cur = c;
+        if (sim_blocked(c)) sim_queue_insert(b, c, &m, 0);
+        else sim_exec_method(b, c, &m, 0);
+    }
+    b->ctr.methods = counted;
+    return VGT_OK;
+}
+
 static vgt_status sim_sem_wait(vgt_backend *b, uint32_t vas, uint64_t va, uint64_t value, uint32_t size,
                                uint64_t timeout_ns, vgt_error *err)
 {
@@ -198,6 +222,7 @@ const vgt_backend_ops vgt_backend_sim = {
     .channel_create = sim_channel_create,
     .object_create = sim_object_create,
     .channel_state = sim_channel_state,
+    .channel_methods = sim_channel_methods,
     .submit = sim_submit,
     .sem_wait = sim_sem_wait,
     .idle = sim_idle,

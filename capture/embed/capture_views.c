@@ -135,29 +135,29 @@ uint64_t vgt_capture_read(vgt_capture *c, uint64_t gpu_va, void *dst, uint64_t l
     return n;
 }
 
+/* The scratch buffer grown to at least n bytes, for the copy of a piece at va (named in the error). */
+static vgt_status scratch_reserve(vgt_capture *c, uint64_t va, uint32_t n, vgt_error *err)
+{
+    if (c->scratch_size >= n) return VGT_OK;
+    void *p = realloc(c->scratch, n);
+    if (!p) return VGT_FAIL(err, VGT_E_NOMEM, va, "capture: out of memory reading %u bytes at 0x%llx", n,
+                            (unsigned long long)va);
+    c->scratch = p;
+    c->scratch_size = n;
+    return VGT_OK;
+}
+
 /* One MEMORY record of at most VGT_CAPTURE_MAX_MEMORY_RECORD bytes from a single view. */
 static vgt_status memory_piece(vgt_capture *c, const vgt_capture_view *v, uint64_t va, uint32_t n, uint32_t reason,
                                vgt_error *err)
 {
     const void *data = v->host && !c->opt.device_views ? (const uint8_t *)v->host + (va - v->gpu_va) : NULL;
     if (!data && v->host) {
-        if (c->scratch_size < n) {
-            void *p = realloc(c->scratch, n);
-            if (!p) return VGT_FAIL(err, VGT_E_NOMEM, va, "capture: out of memory reading %u bytes at 0x%llx", n,
-                                    (unsigned long long)va);
-            c->scratch = p;
-            c->scratch_size = n;
-        }
+        VGT_TRY(scratch_reserve(c, va, n, err));
         vgt_capture_copy_device(c->scratch, (const uint8_t *)v->host + (va - v->gpu_va), n);
         data = c->scratch;
     } else if (!data) {
-        if (c->scratch_size < n) {
-            void *p = realloc(c->scratch, n);
-            if (!p) return VGT_FAIL(err, VGT_E_NOMEM, va, "capture: out of memory reading %u bytes at 0x%llx", n,
-                                    (unsigned long long)va);
-            c->scratch = p;
-            c->scratch_size = n;
-        }
+        VGT_TRY(scratch_reserve(c, va, n, err));
         uint32_t got = v->read(v->ctx, va, c->scratch, n);
         if (got < n) {
             c->stats.read_failures++;

@@ -275,46 +275,46 @@ SHIM_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 
 /* execl, execlp, execle: their arguments gathered into an argv (at most EXECL_MAX, as a bound). */
 #define EXECL_MAX 4096
-#define GATHER_ARGS(first, ap, argv, n)                                               \
-    do {                                                                              \
-        argv[0] = (char *)(first);                                                    \
-        n = 1;                                                                        \
-        while (argv[n - 1] && n < EXECL_MAX) argv[n++] = va_arg(ap, char *);          \
-    } while (0)
+
+/* argv[0] = first, then the variadic char * arguments up to and including the terminating NULL.
+ * 0, or -1 with errno E2BIG when no NULL comes within EXECL_MAX. The va_list goes by pointer so that
+ * execle can read its envp after the NULL. */
+static int gather_args(const char *first, va_list *ap, char **argv)
+{
+    int n = 1;
+    argv[0] = (char *)first;
+    while (argv[n - 1] && n < EXECL_MAX) argv[n++] = va_arg(*ap, char *);
+    if (argv[n - 1]) { errno = E2BIG; return -1; }
+    return 0;
+}
 
 SHIM_EXPORT int execl(const char *path, const char *arg, ...)
 {
     char *argv[EXECL_MAX];
-    int n;
     va_list ap;
     va_start(ap, arg);
-    GATHER_ARGS(arg, ap, argv, n);
+    int rc = gather_args(arg, &ap, argv);
     va_end(ap);
-    if (argv[n - 1]) { errno = E2BIG; return -1; }
-    return execv(path, argv);
+    return rc ? -1 : execv(path, argv);
 }
 
 SHIM_EXPORT int execlp(const char *file, const char *arg, ...)
 {
     char *argv[EXECL_MAX];
-    int n;
     va_list ap;
     va_start(ap, arg);
-    GATHER_ARGS(arg, ap, argv, n);
+    int rc = gather_args(arg, &ap, argv);
     va_end(ap);
-    if (argv[n - 1]) { errno = E2BIG; return -1; }
-    return execvp(file, argv);
+    return rc ? -1 : execvp(file, argv);
 }
 
 SHIM_EXPORT int execle(const char *path, const char *arg, ...)
 {
     char *argv[EXECL_MAX];
-    int n;
     va_list ap;
     va_start(ap, arg);
-    GATHER_ARGS(arg, ap, argv, n);
-    char **envp = argv[n - 1] ? NULL : va_arg(ap, char **);
+    int rc = gather_args(arg, &ap, argv);
+    char **envp = rc ? NULL : va_arg(ap, char **);
     va_end(ap);
-    if (argv[n - 1]) { errno = E2BIG; return -1; }
-    return execve(path, argv, envp);
+    return rc ? -1 : execve(path, argv, envp);
 }

@@ -172,6 +172,30 @@ static vgt_status on_channel_state(vgt_replay *rp, const vgt_record *rec, vgt_er
     return rp->ops->channel_state(rp->be, rp->chans[i].id, &cs, err);
 }
 
+/* ... and restores its engines' state from its CHANNEL_METHODS (format 1.1): the MME program and class
+ * state, executed as if pushed before the channel's next submission but not counted as submitted work. */
+static vgt_status on_channel_methods(vgt_replay *rp, const vgt_record *rec, vgt_error *err)
+{
+    vgt_rec_channel_methods cm;
+    VGT_TRY(vgt_decode_channel_methods(rec, &cm, err));
+    int64_t i = channel_index(rp, cm.client, cm.channel);
+    uint32_t n = vgt_channel_methods_count(&cm);
+    if (i < 0 || !n) return VGT_OK;   /* not a live channel: the model ignores it too */
+    if (!rp->ops->channel_methods) {
+        engine_warn(rp, "CHANNEL_METHODS at seq %llu: backend %s cannot restore channel 0x%x's engine state (%u writes)",
+                    (unsigned long long)rec->seq, rp->ops->name, cm.channel, n);
+        return VGT_OK;
+    }
+    vgt_state_method *m = malloc((size_t)n * sizeof *m);   /* n <= VGT_MAX_RECORD_PAYLOAD / 8: the decoder checked */
+    if (!m) return VGT_FAIL(err, VGT_E_NOMEM, rec->seq, "replay: no memory for %u state writes at seq %llu", n,
+                            (unsigned long long)rec->seq);
+    for (uint32_t k = 0; k < n; k++) m[k] = vgt_channel_method_at(&cm, k);
+    if (rp->ops->set_context) rp->ops->set_context(rp->be, rec->seq);
+    vgt_status st = rp->ops->channel_methods(rp->be, rp->chans[i].id, m, n, err);
+    free(m);
+    return st;
+}
+
 static vgt_status on_engine_object(vgt_replay *rp, const vgt_record *rec, vgt_error *err)
 {
     vgt_rec_engine_object o;
@@ -344,6 +368,7 @@ vgt_status vgt_replay_record(vgt_replay *rp, const vgt_record *rec, vgt_error *e
     case VGT_REC_CHANNEL: return on_channel(rp, rec, err);
     case VGT_REC_ENGINE_OBJECT: return on_engine_object(rp, rec, err);
     case VGT_REC_CHANNEL_STATE: return on_channel_state(rp, rec, err);
+    case VGT_REC_CHANNEL_METHODS: return on_channel_methods(rp, rec, err);
     case VGT_REC_GPU_MAP: return on_gpu_map(rp, rec, err);
     case VGT_REC_GPU_UNMAP: return on_gpu_unmap(rp, rec, err);
     case VGT_REC_MEMORY: return on_memory(rp, rec, err);

@@ -108,7 +108,8 @@ def test_freed_objects_and_records_before_a_are_left_out(vgt, tmp_path, original
     names = {r.name for r in s.records[:s.records.index(submits(s)[0])]}
     # what slice keeps before the first submission: the session, live objects, tokens, maps, memory
     assert names <= {"SESSION_START", "RM_ALLOC", "MEM_ALLOC", "CHANNEL", "ENGINE_OBJECT", "WORK_SUBMIT_TOKEN",
-                     "RM_CONTROL", "GPU_MAP", "CPU_MAP", "MEMORY", "DIAGNOSTIC", "CHANNEL_STATE"}, names
+                     "RM_CONTROL", "GPU_MAP", "CPU_MAP", "MEMORY", "DIAGNOSTIC", "CHANNEL_STATE",
+                     "CHANNEL_METHODS"}, names
     assert "RM_FREE" not in names and "GPU_UNMAP" not in names
     freed = {r.fields["handle"] for r in t.records if r.name == "RM_FREE" and r.seq < submits(t)[20].seq}
     assert freed, "the source trace should free an object before submission 20"

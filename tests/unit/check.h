@@ -4,7 +4,7 @@
  *   CHECK(cond, fmt, ...)          on false: "file:line: check failed: cond: message", counted
  *   CHECK_EQ_U64(got, want, fmt, ...)  both evaluated once, compared as uint64_t; prints both numbers
  *   CHECK_STATUS(expr, want, err, fmt, ...)  a vgt_status against the expected one; prints both names
- *                                  and err's message
+ *                                  and, when expr failed, the message in *err
  *   check_finish("test_name")      main's last line: reports the count, returns 0 or 1 (the exit status)
  *
  * A failed check never stops the test: every check runs and all failures are printed, so one run shows
@@ -62,9 +62,11 @@ static inline void check_numbers(uint64_t got, uint64_t want)
             (unsigned long long)got, (unsigned long long)want, (unsigned long long)want);
 }
 
+/* A call that succeeded has not filled its vgt_error: its message is printed only for a failure. */
 static inline void check_statuses(vgt_status got, vgt_status want, const char *msg)
 {
-    fprintf(stderr, "    got %s, expected %s: %s\n", vgt_status_name(got), vgt_status_name(want), msg);
+    fprintf(stderr, "    got %s, expected %s%s%s\n", vgt_status_name(got), vgt_status_name(want),
+            got == VGT_OK ? "" : ": ", got == VGT_OK ? "" : msg);
 }
 
 static inline int check_finish(const char *name)

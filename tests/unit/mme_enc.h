@@ -181,18 +181,7 @@ static inline uint32_t fe_exit(uint32_t w) { return w | 0x80u; }
 static inline uint32_t fe_nop(void) { return fe_imm(VGT_MME_FERMI_ADD_IMM, VGT_MME_FERMI_MOVE, 0, 0, 0); }
 
 /* ---- test harness shared by tests/unit/test_mme_*.c ----------------------------------------------- */
-#include <stdio.h>
-
-static int mme_t_failures;
-#define CHECK(cond, ...)                                                         \
-    do {                                                                         \
-        if (!(cond)) {                                                           \
-            mme_t_failures++;                                                    \
-            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond); \
-            fprintf(stderr, __VA_ARGS__);                                        \
-            fputc('\n', stderr);                                                 \
-        }                                                                        \
-    } while (0)
+#include "check.h"   /* CHECK and the failure count */
 
 /* Fake GPU memory for DMA: MEM_WORDS words at MEM_BASE; reads elsewhere fail. */
 #define MEM_BASE 0x123400000000ull
@@ -259,11 +248,12 @@ static inline void expect_error(const char *what, const sim_out *o, vgt_mme_erro
               vgt_mme_error_name(e), vgt_status_name(o->rc), vgt_mme_error_name(o->res.error), o->err.msg);
 }
 
-static inline int mme_t_finish(const char *name)
+/* The common ending of a case: a clean exit with exactly these emissions, then the list freed. */
+static inline void expect_clean_run(const char *what, sim_out *o, const uint32_t *pairs, uint32_t npairs)
 {
-    if (mme_t_failures) fprintf(stderr, "%s: %d check(s) failed\n", name, mme_t_failures);
-    else printf("%s: all checks passed\n", name);
-    return mme_t_failures != 0;
+    expect_error(what, o, VGT_MME_OK);
+    expect_emits(what, o, pairs, npairs);
+    vgt_mme_emit_list_free(&o->emits);
 }
 
 #endif

@@ -17,7 +17,6 @@
 #include "vgt/trace.h"
 #include "check.h"
 
-
 #define VA0 0x200000000ull
 #define VA1 0x300000000ull
 #define MEM0 (1u << 20)
@@ -55,18 +54,18 @@ static void feed(vgt_capture *c)
     vgt_error err;
     vgt_capture_view v0 = { .gpu_va = VA0, .length = MEM0, .host = mem0, .client = 1, .memory = 0x40 };
     vgt_capture_view v1 = { .gpu_va = VA1, .length = sizeof mem1, .read = read_mem1, .client = 1, .memory = 0x41 };
-    CHECK(vgt_capture_map_view(c, &v0, &err) == VGT_OK, "map view 0: %s", err.msg);
-    CHECK(vgt_capture_map_view(c, &v1, &err) == VGT_OK, "map view 1: %s", err.msg);
+    CHECK_STATUS(vgt_capture_map_view(c, &v0, &err), VGT_OK, &err, "map view 0");
+    CHECK_STATUS(vgt_capture_map_view(c, &v1, &err), VGT_OK, &err, "map view 1");
     vgt_capture_view bad = { .gpu_va = VA0 + 0x1000, .length = 0x1000, .host = mem0 };
     CHECK(vgt_capture_add_view(c, &bad, &err) == VGT_E_ARG && strstr(err.msg, "overlaps"), "overlap accepted: %s", err.msg);
 
     vgt_rec_channel ch = { .client = 1, .parent = 2, .handle = 0xbeef0100, .cls = 0xc86f, .ring_va = VA0, .entries = 1024 };
-    CHECK(vgt_capture_channel(c, &ch, &err) == VGT_OK, "channel: %s", err.msg);
-    CHECK(vgt_capture_engine(c, 1, 0xbeef0100, 0xbeef0200, 0xcbc0, &err) == VGT_OK, "engine: %s", err.msg);
-    CHECK(vgt_capture_token(c, 1, 0xbeef0100, 0xa001a, &err) == VGT_OK, "token: %s", err.msg);
+    CHECK_STATUS(vgt_capture_channel(c, &ch, &err), VGT_OK, &err, "channel");
+    CHECK_STATUS(vgt_capture_engine(c, 1, 0xbeef0100, 0xbeef0200, 0xcbc0, &err), VGT_OK, &err, "engine");
+    CHECK_STATUS(vgt_capture_token(c, 1, 0xbeef0100, 0xa001a, &err), VGT_OK, &err, "token");
     vgt_rec_channel small = { .client = 1, .parent = 2, .handle = 0xbeef0101, .cls = 0xc86f, .ring_va = VA0 + 0x2000, .entries = 4 };
-    CHECK(vgt_capture_channel(c, &small, &err) == VGT_OK, "small channel: %s", err.msg);
-    CHECK(vgt_capture_token(c, 1, 0xbeef0101, 0x3001b, &err) == VGT_OK, "token 2: %s", err.msg);
+    CHECK_STATUS(vgt_capture_channel(c, &small, &err), VGT_OK, &err, "small channel");
+    CHECK_STATUS(vgt_capture_token(c, 1, 0xbeef0101, 0x3001b, &err), VGT_OK, &err, "token 2");
 
     fill(mem0 + 0x10000, 16, 1);       /* main push buffer: 4 dwords */
     fill(mem0 + 0x20000, 8, 50);       /* subroutine: 2 dwords */
@@ -77,19 +76,22 @@ static void feed(vgt_capture *c)
     put_entry(VA0, 3, entry(VA1 + 0x100, 3, 0));
     put_entry(VA0, 4, entry(0x500000000ull, 2, 0));  /* unmapped */
     put_entry(VA0, 5, entry(VA0 + 0x10004, 2, 0));   /* inside the first segment: shares it */
-    CHECK(vgt_capture_memory(c, VA0 + 0x10000, 0x2000, VGT_MEM_CHANGED, &err) == VGT_OK, "memory: %s", err.msg);
-    CHECK(vgt_capture_memory(c, VA1 + 0x100, 12, VGT_MEM_INITIAL, &err) == VGT_OK, "memory cb: %s", err.msg);
-    CHECK(vgt_capture_memory(c, 0x500000000ull, 8, VGT_MEM_CHANGED, &err) == VGT_E_NOT_FOUND, "unmapped memory accepted");
+    CHECK_STATUS(vgt_capture_memory(c, VA0 + 0x10000, 0x2000, VGT_MEM_CHANGED, &err), VGT_OK, &err, "memory");
+    CHECK_STATUS(vgt_capture_memory(c, VA1 + 0x100, 12, VGT_MEM_INITIAL, &err), VGT_OK, &err, "memory cb");
+    CHECK_STATUS(vgt_capture_memory(c, 0x500000000ull, 8, VGT_MEM_CHANGED, &err), VGT_E_NOT_FOUND, &err,
+                 "unmapped memory accepted");
     uint64_t seq;
-    CHECK(vgt_capture_doorbell_token(c, 0xa001a, 0, 6, &seq, &err) == VGT_OK, "doorbell: %s", err.msg);
+    CHECK_STATUS(vgt_capture_doorbell_token(c, 0xa001a, 0, 6, &seq, &err), VGT_OK, &err, "doorbell");
 
     /* Ring wrap on the 4-entry channel: put 3, then 3 -> 1 (entries 3, 0). */
     fill(mem0 + 0x30000, 4, 200);
     for (uint32_t i = 0; i < 4; i++) put_entry(VA0 + 0x2000, i, entry(VA0 + 0x30000, 1, 0));
-    CHECK(vgt_capture_doorbell(c, 1, 0xbeef0101, 0, 3, NULL, &err) == VGT_OK, "small 1: %s", err.msg);
-    CHECK(vgt_capture_doorbell(c, 1, 0xbeef0101, 3, 1, NULL, &err) == VGT_OK, "small 2: %s", err.msg);
-    CHECK(vgt_capture_doorbell(c, 1, 0xbeef0101, 0, 9, NULL, &err) == VGT_E_ARG, "GP_PUT past the ring accepted");
-    CHECK(vgt_capture_doorbell_token(c, 0x777, 0, 0, NULL, &err) == VGT_E_NOT_FOUND, "unknown token accepted");
+    CHECK_STATUS(vgt_capture_doorbell(c, 1, 0xbeef0101, 0, 3, NULL, &err), VGT_OK, &err, "small 1");
+    CHECK_STATUS(vgt_capture_doorbell(c, 1, 0xbeef0101, 3, 1, NULL, &err), VGT_OK, &err, "small 2");
+    CHECK_STATUS(vgt_capture_doorbell(c, 1, 0xbeef0101, 0, 9, NULL, &err), VGT_E_ARG, &err,
+                 "GP_PUT past the ring accepted");
+    CHECK_STATUS(vgt_capture_doorbell_token(c, 0x777, 0, 0, NULL, &err), VGT_E_NOT_FOUND, &err,
+                 "unknown token accepted");
     uint32_t put;
     CHECK(vgt_capture_last_put(c, 1, 0xbeef0101, &put, &err) == VGT_OK && put == 1, "last put %u", put);
     vgt_capture_stats st = vgt_capture_get_stats(c);
@@ -108,7 +110,7 @@ static void check_submit(const vgt_record *r, int n)
     vgt_rec_gpfifo_submit s;
     vgt_segment segs[16];
     vgt_error err;
-    CHECK(vgt_decode_gpfifo_submit(r, &s, segs, 16, &err) == VGT_OK, "decode submit: %s", err.msg);
+    CHECK_STATUS(vgt_decode_gpfifo_submit(r, &s, segs, 16, &err), VGT_OK, &err, "decode submit");
     if (n == 0) {
         CHECK(s.channel == 0xbeef0100 && s.token == 0xa001a && s.gp_put_before == 0 && s.gp_put_after == 6 &&
               s.entry_count == 6, "submit 0 header: ch 0x%x put %u..%u entries %u", s.channel, s.gp_put_before,
@@ -194,11 +196,11 @@ int main(void)
     vgt_identity id[] = { { "producer", "test_capture_embed" }, { "capture_mode", "embedded" } };
     if (vgt_writer_open_path(&w, path, &o, id, 2, &err) != VGT_OK) { fprintf(stderr, "FAIL writer: %s\n", err.msg); return 1; }
     vgt_capture *c;
-    CHECK(vgt_capture_open(&c, NULL, NULL, &err) == VGT_E_ARG, "a capture without a writer was accepted");
+    CHECK_STATUS(vgt_capture_open(&c, NULL, NULL, &err), VGT_E_ARG, &err, "a capture without a writer was accepted");
     if (vgt_capture_open(&c, w, NULL, &err) != VGT_OK) { fprintf(stderr, "FAIL open: %s\n", err.msg); return 1; }
     feed(c);
     vgt_capture_close(c);
-    CHECK(vgt_writer_close(w, &err) == VGT_OK, "writer close: %s", err.msg);
+    CHECK_STATUS(vgt_writer_close(w, &err), VGT_OK, &err, "writer close");
     read_back(path);
     unlink(path);
     return check_finish("test_capture_embed");

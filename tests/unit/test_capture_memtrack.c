@@ -101,7 +101,7 @@ int main(void)
     for (unsigned i = 0; i < HOT_QUIET + 1; i++) submit();   /* quiet long enough: page 2 protected again */
     uint64_t before = shim_mem_write_faults();
     cpu[2 * 4096 + 8] = 0x55;
-    CHECK(shim_mem_write_faults() == before + 1, "a demoted page did not fault");
+    CHECK_EQ_U64(shim_mem_write_faults(), before + 1, "a demoted page did not fault");
     submit();
     want_rec(2 * 4096 + 8, 8, VGT_MEM_CHANGED, 0, 0x55);
 
@@ -156,7 +156,7 @@ int main(void)
     for (unsigned pg = 0; pg < 5; pg++) want_rec(0x200000 + pg * 4096, 4096, VGT_MEM_CHANGED, 64, (uint8_t)(0xD0 + pg));
     before = shim_mem_write_faults();
     ra[6 * 4096] = 0xE6;                   /* opened ahead at the last submission, protected again since */
-    CHECK(shim_mem_write_faults() == before + 1, "a read-ahead page was left writable");
+    CHECK_EQ_U64(shim_mem_write_faults(), before + 1, "a read-ahead page was left writable");
     submit();
     want_rec(0x200000 + 6 * 4096, 8, VGT_MEM_CHANGED, 0, 0xE6);   /* its shadow was taken when it was read */
     shim_mem_configure(HOT_MAX, HOT_QUIET, 0);
@@ -172,7 +172,7 @@ int main(void)
     if (uffd_on) {
         int p[2];
         CHECK(pipe(p) == 0 && write(p[1], "xyz", 3) == 3, "pipe");
-        CHECK(read(p[0], anon + 4096 + 40, 3) == 3, "read(2) into a tracked page failed");
+        CHECK_EQ_U64(read(p[0], anon + 4096 + 40, 3), 3, "read(2) into a tracked page failed");
         close(p[0]); close(p[1]);
         submit();
         want_rec(0x100000 + 4096, 4096, VGT_MEM_CHANGED, 41, 'y');

@@ -8,7 +8,6 @@
 #include "vgt/capture.h"
 #include "check.h"
 
-
 /* corpus/vk_compute.vgt record 163: RM_VID_HEAP_CONTROL params_out */
 static const uint8_t VK_SYSMEM[0xB8] = {
     0x3d, 0x00, 0xd0, 0xc1, 0x03, 0x00, 0xef, 0xbe, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
@@ -59,7 +58,7 @@ static void test_sysmem(void)
 {
     vgt_capture_nvos32 h;
     vgt_error err;
-    CHECK(vgt_capture_nvos32_decode(VK_SYSMEM, sizeof VK_SYSMEM, &h, &err) == VGT_OK, "decode: %s", err.msg);
+    CHECK_STATUS(vgt_capture_nvos32_decode(VK_SYSMEM, sizeof VK_SYSMEM, &h, &err), VGT_OK, &err, "decode");
     CHECK(h.function == VGT_NVOS32_ALLOC_SIZE && h.is_alloc && !h.is_free, "function %u", h.function);
     CHECK(h.alloc.client == 0xc1d0003d && h.alloc.parent == 0xbeef0003, "client 0x%x parent 0x%x", h.alloc.client,
           h.alloc.parent);
@@ -76,7 +75,7 @@ static void test_virtual(void)
 {
     vgt_capture_nvos32 h;
     vgt_error err;
-    CHECK(vgt_capture_nvos32_decode(VK_VIRTUAL, sizeof VK_VIRTUAL, &h, &err) == VGT_OK, "decode: %s", err.msg);
+    CHECK_STATUS(vgt_capture_nvos32_decode(VK_VIRTUAL, sizeof VK_VIRTUAL, &h, &err), VGT_OK, &err, "decode");
     CHECK(h.is_alloc && h.alloc.handle == 0xcaf00000 && h.va_space == 0xbeef0300, "handle 0x%x va space 0x%x",
           h.alloc.handle, h.va_space);
     CHECK(h.alloc.size == 0x10000 && h.offset == 0xffffff0000ull, "size 0x%llx offset 0x%llx",
@@ -90,7 +89,7 @@ static void test_vidmem(void)
 {
     vgt_capture_nvos32 h;
     vgt_error err;
-    CHECK(vgt_capture_nvos32_decode(GL_VIDMEM, sizeof GL_VIDMEM, &h, &err) == VGT_OK, "decode: %s", err.msg);
+    CHECK_STATUS(vgt_capture_nvos32_decode(GL_VIDMEM, sizeof GL_VIDMEM, &h, &err), VGT_OK, &err, "decode");
     CHECK(h.alloc.client == 0xc1d00054 && h.alloc.parent == 0xbfef0300 && h.alloc.handle == 0xbfef1000,
           "client 0x%x parent 0x%x handle 0x%x", h.alloc.client, h.alloc.parent, h.alloc.handle);
     CHECK(h.alloc.size == 0x10000 && h.offset == 0x20000, "size 0x%llx offset 0x%llx", (unsigned long long)h.alloc.size,
@@ -128,7 +127,7 @@ static void test_other_functions(void)
     CHECK(vgt_capture_nvos32_decode(b, sizeof b, &h, &err) == VGT_E_UNSUPPORTED && h.function == VGT_NVOS32_INFO,
           "INFO accepted");
     CHECK(strstr(err.msg, "function 5") != NULL, "message: %s", err.msg);
-    CHECK(vgt_capture_nvos32_decode(VK_SYSMEM, 0xB0, &h, &err) == VGT_E_TRUNCATED, "short payload accepted");
+    CHECK_STATUS(vgt_capture_nvos32_decode(VK_SYSMEM, 0xB0, &h, &err), VGT_E_TRUNCATED, &err, "short payload accepted");
     CHECK(strstr(err.msg, "176") && strstr(err.msg, "0xb8"), "message: %s", err.msg);
 }
 

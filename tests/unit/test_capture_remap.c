@@ -18,7 +18,6 @@
 #include "../../capture/src/shim_hooks.c"
 #include "check.h"
 
-
 #define VA 0x7800000000ull
 #define MEM 0xcafe0040u
 #define NP 4
@@ -48,7 +47,7 @@ static void test_mremap_view(uint8_t **old_out, uint8_t **new_out)
     CHECK(b[0] == 0x22 && b[4096] == 0x11, "contents did not move");
     uint64_t f0 = shim_mem_write_faults();
     b[4096 + 5] = 0x33;                    /* the moved mapping is tracked again */
-    CHECK(shim_mem_write_faults() == f0 + 1, "a write at the new address was not tracked");
+    CHECK_EQ_U64(shim_mem_write_faults(), f0 + 1, "a write at the new address was not tracked");
     shim_mem_before_submit();
     *old_out = a;
     *new_out = b;
@@ -108,7 +107,7 @@ int main(void)
     g_shim.memory_mode = SHIM_MEM_CHANGED;
     g_shim.track_mode = SHIM_TRACK_WRITE;
     wp_tried = 1;                          /* the write-protect path, as for device mappings */
-    CHECK(shim_trap_install() == 0, "SIGSEGV handler");
+    CHECK_EQ_U64(shim_trap_install(), 0, "SIGSEGV handler");
     g_shim.active = 1;
 
     uint8_t *a, *b;

@@ -23,7 +23,6 @@ static uint8_t *fake, *alias;
 static const uint64_t LEN = 0x10000;
 static _Atomic uint64_t doorbell_sum, doorbell_count, unhandled;
 
-
 static void on_store(void *ctx, uint64_t off, uint32_t size, uint64_t value)
 {
     (void)ctx;
@@ -104,23 +103,23 @@ static void single_thread_cases(void)
 
     uint32_t t = 0xdeadbeef;
     memcpy(alias + 0x84, &t, 4);
-    CHECK(ld32_disp(fake) == 0xdeadbeef, "mov ecx, [rdx+0x84]");
+    CHECK_EQ_U64(ld32_disp(fake), 0xdeadbeef, "mov ecx, [rdx+0x84]");
     memcpy(alias + 0x200, &t, 4);
-    CHECK(ld32_rsi(fake + 0x200) == 0xdeadbeef, "mov eax, [rsi]");
+    CHECK_EQ_U64(ld32_rsi(fake + 0x200), 0xdeadbeef, "mov eax, [rsi]");
     t = 0x80000001;
     memcpy(alias + 0x80, &t, 4);
-    CHECK(ld32_zero_upper(fake) == 0x80000001ull, "32-bit load must zero bits 63:32");
+    CHECK_EQ_U64(ld32_zero_upper(fake), 0x80000001ull, "32-bit load must zero bits 63:32");
     uint64_t q = 0xfedcba9876543210ull;
     memcpy(alias + 0x48, &q, 8);
-    CHECK(ld64(fake) == q, "mov r64, [mem]");
+    CHECK_EQ_U64(ld64(fake), q, "mov r64, [mem]");
     alias[0x50] = 0x7f;
     CHECK(ld8_keep(fake) == 0x111111111111117full, "8-bit load must keep bits 63:8: 0x%llx",
           (unsigned long long)ld8_keep(fake));
     alias[0x51] = 0xf0;
-    CHECK(ldzx8(fake) == 0xf0, "movzx");
+    CHECK_EQ_U64(ldzx8(fake), 0xf0, "movzx");
     int32_t neg = -5;
     memcpy(alias + 0x54, &neg, 4);
-    CHECK(ldsx32(fake) == -5, "movsxd");
+    CHECK_EQ_U64(ldsx32(fake), -5, "movsxd");
 }
 
 #define THREADS 4

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "vgt/capture.h"
+#include "check.h"
 
 #define PAGES 64
 static uint8_t *base;
@@ -21,14 +22,14 @@ static void on_range(void *ctx, void *addr, uint64_t len)
     for (uint64_t p = ((uint8_t *)addr - base) / 4096; p < ((uint8_t *)addr - base + len) / 4096 && p < PAGES; p++) seen[p]++;
 }
 
-static int expect(const char *what, const int *pages, int n)
+static void expect(const char *what, const int *pages, int n)
 {
-    int want[PAGES] = { 0 }, bad = 0;
+    int want[PAGES] = { 0 };
     for (int i = 0; i < n; i++) want[pages[i]] = 1;
     for (int p = 0; p < PAGES; p++)
-        if ((seen[p] != 0) != want[p]) { fprintf(stderr, "FAIL %s: page %d reported %d times, expected %s\n", what, p, seen[p], want[p] ? "once" : "never"); bad = 1; }
+        CHECK((seen[p] != 0) == want[p], "%s: page %d reported %d times, expected %s", what, p, seen[p],
+              want[p] ? "once" : "never");
     memset(seen, 0, sizeof seen);
-    return bad;
 }
 
 int main(void)
@@ -41,28 +42,26 @@ int main(void)
     }
     base = mmap(NULL, PAGES * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     memset(base, 1, PAGES * 4096);   /* populated, like pinned memory */
-    int bad = 0;
     if (vgt_capture_wp_add(wp, base, PAGES * 4096, &err) != VGT_OK) { fprintf(stderr, "FAIL add: %s\n", err.msg); return 1; }
     if (vgt_capture_wp_collect(wp, base, PAGES * 4096, on_range, NULL, &err) != VGT_OK) { fprintf(stderr, "FAIL: %s\n", err.msg); return 1; }
-    bad |= expect("nothing written yet", NULL, 0);
+    expect("nothing written yet", NULL, 0);
     base[3 * 4096 + 5] = 7;
     memset(base + 10 * 4096, 9, 3 * 4096);
     int fd = open("/proc/self/cmdline", O_RDONLY);
     ssize_t got = read(fd, base + 40 * 4096 + 100, 16);   /* the kernel writes into a protected page */
     close(fd);
-    if (got <= 0) { fprintf(stderr, "FAIL read(2) into a tracked page returned %zd\n", got); bad = 1; }
+    CHECK(got > 0, "read(2) into a tracked page returned %zd", got);
     vgt_capture_wp_collect(wp, base, PAGES * 4096, on_range, NULL, &err);
     int first[] = { 3, 10, 11, 12, 40 };
-    bad |= expect("after writes", first, 5);
+    expect("after writes", first, 5);
     vgt_capture_wp_collect(wp, base, PAGES * 4096, on_range, NULL, &err);
-    bad |= expect("no writes since", NULL, 0);
+    expect("no writes since", NULL, 0);
     base[11 * 4096] = 1;
     vgt_capture_wp_collect(wp, base, PAGES * 4096, on_range, NULL, &err);
     int again[] = { 11 };
-    bad |= expect("written again", again, 1);
-    if (base[3 * 4096 + 5] != 7 || base[10 * 4096] != 9) { fprintf(stderr, "FAIL writes lost\n"); bad = 1; }
+    expect("written again", again, 1);
+    CHECK(base[3 * 4096 + 5] == 7 && base[10 * 4096] == 9, "writes lost");
     vgt_capture_wp_remove(wp, base, PAGES * 4096);
     vgt_capture_wp_close(wp);
-    if (!bad) printf("test_capture_wp: ok\n");
-    return bad;
+    return check_finish("test_capture_wp");
 }

@@ -12,7 +12,6 @@
 #include "vgt/classes.h"
 #include "check.h"
 
-
 static void expect_format(uint32_t cls, uint32_t mthd, uint32_t data, const char *want)
 {
     char buf[1024];

@@ -8,7 +8,6 @@
 #include "vgt/events.h"
 #include "check.h"
 
-
 #define MAX_EV 64
 typedef struct sink {
     int n;
@@ -109,7 +108,7 @@ static void test_upload(void)
     feed(t, cc, 1, 0x188, 0x7f); feed(t, cc, 1, 0x18c, 0x2000);
     feed(t, cc, 1, 0x1b0, 0x1);   /* pitch, no completion */
     feed(t, cc, 1, 0x1b4, 0x03020100); feed(t, cc, 1, 0x1b4, 0x07060504);
-    CHECK(s.n == 0, "no upload before the last dword");
+    CHECK_EQ_U64(s.n, 0, "no upload before the last dword");
     feed(t, cc, 1, 0x1b4, 0xeeff0908);
     CHECK(s.n == 1 && s.ev[0].kind == VGT_EV_UPLOAD, "one upload, got %d", s.n);
     const vgt_ev_upload *u = &s.ev[0].u.upload;
@@ -170,9 +169,9 @@ static void test_launch_by_address(void)
     vgt_qmd_set_bits(q, 384, 415, 384, 7); vgt_qmd_set_bits(q, 384, 607, 592, 32);
     sink s; vgt_sem_tracker *t = tracker(&s, &m);
     feed(t, 0xC5C0, 1, 0x2b4, (uint32_t)(m.va >> 8));
-    CHECK(s.n == 0, "SEND_PCAS_A alone does not launch");
+    CHECK_EQ_U64(s.n, 0, "SEND_PCAS_A alone does not launch");
     feed(t, 0xC5C0, 1, 0x2bc, 0x1);   /* INVALIDATE only */
-    CHECK(s.n == 0, "an invalidate does not launch");
+    CHECK_EQ_U64(s.n, 0, "an invalidate does not launch");
     feed(t, 0xC5C0, 1, 0x2bc, 0x3);   /* INVALIDATE | SCHEDULE */
     CHECK(s.n == 1 && s.ev[0].u.launch.decoded && s.ev[0].u.launch.qmd.version == VGT_QMD_V02_03 &&
           s.ev[0].u.launch.qmd.grid[0] == 7 && s.ev[0].u.launch.qmd.block[0] == 32 && !s.ev[0].u.launch.inline_qmd &&
@@ -294,7 +293,7 @@ static void test_noise(void)
     cfg.max_upload = 1 << 16;
     vgt_sem_tracker *t = NULL;
     vgt_error err;
-    CHECK(vgt_sem_new(&t, &cfg, &err) == VGT_OK, "new");
+    CHECK_STATUS(vgt_sem_new(&t, &cfg, &err), VGT_OK, &err, "new");
     static const uint32_t classes[] = { 0xC86F, 0xCBC0, 0xCB97, 0xC8B5, 0xA140, 0xC5C0, 0xC597, 0x902D, 0 };
     srand(11);
     for (int i = 0; i < 200000; i++) {
@@ -320,7 +319,7 @@ static void test_upload_limit(void)
     vgt_sem_config cfg = { .on_event = on_event, .ctx = &s, .keep_upload_bytes = 1, .max_upload = 8 };
     vgt_sem_tracker *t = NULL;
     vgt_error err;
-    CHECK(vgt_sem_new(&t, &cfg, &err) == VGT_OK, "new");
+    CHECK_STATUS(vgt_sem_new(&t, &cfg, &err), VGT_OK, &err, "new");
     feed(t, 0xCB97, 2, 0x180, 16); feed(t, 0xCB97, 2, 0x184, 1); feed(t, 0xCB97, 2, 0x1b0, 1);
     for (int i = 0; i < 4; i++) feed(t, 0xCB97, 2, 0x1b4, 0xffffffffu);
     feed(t, 0xCB97, 2, 0x180, 4); feed(t, 0xCB97, 2, 0x1b0, 1); feed(t, 0xCB97, 2, 0x1b4, 0x04030201);
@@ -342,7 +341,7 @@ static void test_upload_counting(void)
     vgt_sem_config cfg = { .on_event = on_event, .ctx = &s };
     vgt_sem_tracker *t = NULL;
     vgt_error err;
-    CHECK(vgt_sem_new(&t, &cfg, &err) == VGT_OK, "new");
+    CHECK_STATUS(vgt_sem_new(&t, &cfg, &err), VGT_OK, &err, "new");
     for (uint32_t sc = 2; sc <= 3; sc++) {
         feed(t, 0xA140, sc, 0x180, 40 + sc); feed(t, 0xA140, sc, 0x184, 1); feed(t, 0xA140, sc, 0x1b0, 1);
     }
@@ -354,7 +353,7 @@ static void test_upload_counting(void)
     feed(t, 0xA140, 3, 0x1b4, 0);
     CHECK(s.n == 2 && s.ev[1].subch == 3 && s.ev[1].u.upload.length == 43, "second upload: %s", s.text[1]);
     feed(t, 0xA140, 3, 0x1b4, 0);   /* stray data after the transfer: ignored */
-    CHECK(s.n == 2, "stray data made an event");
+    CHECK_EQ_U64(s.n, 2, "stray data made an event");
     vgt_sem_free(t);
 }
 

@@ -12,7 +12,6 @@
 #include "vgt/pushbuf.h"
 #include "check.h"
 
-
 #define MAX_EV 32
 typedef struct sink { int n; vgt_event ev[MAX_EV]; char text[MAX_EV][512]; } sink;
 
@@ -156,7 +155,7 @@ static void test_qmd_uploaded_in_stream(int bulk)
     memset(&s, 0, sizeof s);
     vgt_sem_config cfg = { .on_event = on_event, .ctx = &s, .mem_read = no_mem, .no_overlay = 1 };
     vgt_error err;
-    CHECK(vgt_sem_new(&t, &cfg, &err) == VGT_OK, "new");
+    CHECK_STATUS(vgt_sem_new(&t, &cfg, &err), VGT_OK, &err, "new");
     qmd_v04(q, 4096, 256, 0x7f4f637a0000ull, 0x204637f34ull, 6);
     upload(t, qva, q, 384, bulk);
     launch(t, qva);
@@ -232,7 +231,7 @@ static void test_bulk_equals_single(void)
         if (k) {
             vgt_method m = meth(0xA140, 2, 0x1b4, le32(data));
             vgt_error err;
-            CHECK(vgt_sem_noninc_run(t, &m, data, 16, &err) == VGT_OK, "bulk");
+            CHECK_STATUS(vgt_sem_noninc_run(t, &m, data, 16, &err), VGT_OK, &err, "bulk");
         } else {
             for (int i = 0; i < 16; i++) feed(t, 0xA140, 2, 0x1b4, le32(data + 4 * i));
         }
@@ -335,7 +334,7 @@ static void test_pushbuf_bulk_path(void)
         vgt_pb_callbacks cb = { .method = pb_method, .ctx = c, .noninc_run = k ? pb_run : NULL };
         vgt_error err;
         vgt_mpos pos = { 5, 0, 0 };
-        CHECK(vgt_pb_decode(&st, bytes, 4 * n, pos, &cb, &err) == VGT_OK, "decode");
+        CHECK_STATUS(vgt_pb_decode(&st, bytes, 4 * n, pos, &cb, &err), VGT_OK, &err, "decode");
         vgt_sem_flush(c->t);
     }
     CHECK(cbk.bulk_calls == 2, "the ONEINC tail and the NONINC run went in bulk: %d calls", cbk.bulk_calls);

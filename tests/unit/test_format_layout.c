@@ -35,7 +35,8 @@ static void test_table_sizes(void)
         CHECK(vgt_rec_type_fixed_size(l->type) == l->fixed, "%s fixed size", l->name);
         CHECK(vgt_rec_type_from_name(l->name) == l->type, "%s by name", l->name);
     }
-    CHECK(n == 25, "24 record types in 1.0 and CHANNEL_STATE in 1.1, table has %d", n);
+    CHECK(n == 26, "24 record types in 1.0, CHANNEL_STATE and CHANNEL_METHODS in 1.1, table has %d", n);
+    CHECK(vgt_rec_type_from_name("channel_methods") == 0x0028 && vgt_rec_type_fixed_size(0x0028) == 16, "CHANNEL_METHODS (1.1)");
     CHECK(vgt_rec_type_from_name("channel_state") == 0x0027 && vgt_rec_type_fixed_size(0x0027) == 64, "CHANNEL_STATE (1.1)");
     CHECK(vgt_rec_type_from_name("gpfifo_submit") == VGT_REC_GPFIFO_SUBMIT, "any case");
     CHECK(vgt_rec_type_from_name("0x23") == 0x23 && vgt_rec_type_from_name("61440") == 0xF000, "numbers");
@@ -114,6 +115,48 @@ static void test_golden_offsets(void)
     CHECK(vgt_decode_channel_state(&rec, &cs, &e) == VGT_OK && cs.subch_class[3] == 0xa3 && cs.extended_base == 0x0000560000000000ull &&
           cs.stored_subdevice_mask == 0x14 && cs.flags == VGT_CHANNEL_STATE_RUN_PENDING, "CHANNEL_STATE decode");
     vgt_reader_close(r);
+}
+
+/* CHANNEL_METHODS (1.1): 0 client, 4 channel, 8 flags, 12 writes_length, 16 writes of 8 bytes each
+ * (u16 method, u16 subchannel, u32 value); decode rejects a ragged length and out-of-range writes. */
+static void test_channel_methods(void)
+{
+    vgt_error e;
+    start();
+    uint8_t writes[3 * 8];
+    vgt_state_method in[3] = {{0, 0x0114, 0}, {5, 0x0118, 0x1234abcd}, {7, 0x3ffc, 0xffffffff}};
+    for (int i = 0; i < 3; i++) vgt_channel_method_put(writes + 8 * i, &in[i]);
+    CHECK(vgt_write_channel_methods(w, 9, &(vgt_rec_channel_methods){0x21, 0x22, 0, 24, writes}, &e) == VGT_OK, "write: %s", e.msg);
+    vgt_reader *r = finish();
+    vgt_record rec;
+    CHECK(vgt_reader_next(r, &rec, &e) == VGT_OK && rec.type == VGT_REC_CHANNEL_METHODS && rec.length == 40, "CHANNEL_METHODS read");
+    CHECK(le_get32(rec.payload) == 0x21 && le_get32(rec.payload + 4) == 0x22 && le_get32(rec.payload + 12) == 24 &&
+          rec.payload[16] == 0x14 && rec.payload[17] == 0x01 && rec.payload[18] == 0 && le_get32(rec.payload + 20) == 0 &&
+          rec.payload[24] == 0x18 && rec.payload[26] == 5 && le_get32(rec.payload + 28) == 0x1234abcd &&
+          rec.payload[32] == 0xfc && rec.payload[33] == 0x3f && rec.payload[34] == 7, "CHANNEL_METHODS offsets");
+    vgt_rec_channel_methods cm;
+    CHECK(vgt_decode_channel_methods(&rec, &cm, &e) == VGT_OK && vgt_channel_methods_count(&cm) == 3, "decode: %s", e.msg);
+    for (uint32_t i = 0; i < 3; i++) {
+        vgt_state_method m = vgt_channel_method_at(&cm, i);
+        CHECK(m.subch == in[i].subch && m.method == in[i].method && m.value == in[i].value, "write %u", i);
+    }
+    vgt_reader_close(r);
+
+    uint8_t bad[16 + 16] = {0};
+    bad[12] = 12;   /* writes_length 12: not whole writes */
+    vgt_record b = {VGT_REC_CHANNEL_METHODS, 0, 28, 5, 0, bad, 0};
+    CHECK(vgt_decode_channel_methods(&b, &cm, &e) == VGT_E_FORMAT && strstr(e.msg, "multiple of 8"), "ragged: %s", e.msg);
+    bad[12] = 16;
+    bad[16 + 8 + 2] = 8;   /* write 1: subchannel 8 */
+    b.length = 32;
+    CHECK(vgt_decode_channel_methods(&b, &cm, &e) == VGT_E_FORMAT && strstr(e.msg, "write 1") && strstr(e.msg, "subchannel 8"),
+          "subchannel: %s", e.msg);
+    bad[16 + 8 + 2] = 0;
+    bad[16] = 0x02;        /* write 0: method 0x2, not a multiple of 4 */
+    CHECK(vgt_decode_channel_methods(&b, &cm, &e) == VGT_E_FORMAT && strstr(e.msg, "write 0"), "unaligned: %s", e.msg);
+    bad[16] = 0;
+    bad[12] = 24;          /* writes past the payload */
+    CHECK(vgt_decode_channel_methods(&b, &cm, &e) == VGT_E_FORMAT && strstr(e.msg, "CHANNEL_METHODS"), "overrun: %s", e.msg);
 }
 
 static vgt_record raw(uint16_t type, const uint8_t *p, uint32_t n)
@@ -206,6 +249,7 @@ int main(void)
     snprintf(path, sizeof path, "/tmp/vgt-test-layout-%d.vgt", (int)getpid());
     test_table_sizes();
     test_golden_offsets();
+    test_channel_methods();
     test_malformed();
     test_field_walk();
     remove(path);

@@ -14,6 +14,7 @@
 
 #include "../../backend/gpu/gpu.h"
 #include "vgt/backend.h"
+#include "vgt/trace.h"
 
 extern const vgt_backend_ops vgt_backend_gpu_rm;
 
@@ -204,6 +205,53 @@ static void test_pushbuf_words(void)
     CHECK(vgt_gpu_pb_check(&pb, &err) == VGT_E_LIMIT && pb.n == 0, "subchannel 8 accepted");
 }
 
+/* Format 1.1 slices: the push buffer that resumes a channel (rm_preamble.c). Header words by hand from
+ * clc86f.h's layout: SEC_OP 31:29 (1 INC, 3 NON_INC), COUNT 28:16, SUBCHANNEL 15:13, ADDRESS 11:0. */
+static void test_state_pushbuf(void)
+{
+    uint32_t dw[64];
+    vgt_gpu_pb pb;
+    vgt_gpu_pb_init(&pb, dw, 64);
+    const uint32_t bind[8] = { 0xcb97, 0, 0, 0, 0xc8b5, 0, 0, 0 };
+    vgt_gpu_pb_bindings(&pb, bind);
+    const vgt_state_method m[] = {
+        { 0, 0x0114, 0 }, { 0, 0x0118, 0xa }, { 0, 0x0118, 0xb }, { 0, 0x0118, 0xc },   /* MME upload */
+        { 4, 0x0400, 1 }, { 4, 0x0404, 2 }, { 4, 0x0408, 3 },                             /* consecutive */
+        { 4, 0x0240, 5 }, { 0, 0x3400, 7 },                                               /* singles */
+    };
+    uint32_t n = sizeof m / sizeof m[0];
+    vgt_gpu_pb_state_methods(&pb, m, n);
+    const uint32_t want[] = {
+        0x20010000, 0xcb97, 0x20018000, 0xc8b5,       /* SET_OBJECT subch 0, subch 4 */
+        0x20020045, 0, 0xa,                          /* INC 0x114..0x118 */
+        0x60020046, 0xb, 0xc,                        /* NON_INC 0x118 x2 */
+        0x20038100, 1, 2, 3,                         /* INC subch 4 0x400..0x408 */
+        0x20018090, 5,                               /* subch 4 0x240 */
+        0x20010d00, 7,                               /* subch 0 0x3400 */
+    };
+    uint32_t nw = sizeof want / sizeof want[0];
+    check_words("state push buffer", dw, pb.n, want, nw);
+    vgt_error err;
+    CHECK(vgt_gpu_pb_check(&pb, &err) == VGT_OK, "no overflow expected");
+    CHECK(vgt_gpu_pb_state_bound(n) >= pb.n, "bound %llu below the %u dwords written",
+          (unsigned long long)vgt_gpu_pb_state_bound(n), pb.n);
+
+    /* a run longer than a header's COUNT (0x1fff) is split; a write naming subchannel 8 spoils the writer */
+    static vgt_state_method many[0x2001];
+    static uint32_t big[0x2010];
+    for (uint32_t i = 0; i < 0x2001; i++)
+        many[i] = (vgt_state_method){ 0, 0x0118, i };
+    vgt_gpu_pb_init(&pb, big, 0x2010);
+    vgt_gpu_pb_state_methods(&pb, many, 0x2001);
+    CHECK(vgt_gpu_pb_check(&pb, &err) == VGT_OK && pb.n == 0x2001 + 2, "split run: %u dwords", pb.n);
+    CHECK(big[0] == 0x7fff0046u && big[0x2000] == 0x60020046u && big[0x1fff] == 0x1ffe && big[0x2001] == 0x1fff && big[0x2002] == 0x2000,
+          "split headers 0x%08x 0x%08x", big[0], big[0x2000]);
+    vgt_gpu_pb_init(&pb, dw, 64);
+    const vgt_state_method bad = { 8, 0x0200, 1 };
+    vgt_gpu_pb_state_methods(&pb, &bad, 1);
+    CHECK(vgt_gpu_pb_check(&pb, &err) == VGT_E_LIMIT && pb.n == 0, "subchannel 8 accepted");
+}
+
 static void test_gp_entries(void)
 {
     /* From the log: pb VA 0x200010000, 6 dwords, subroutine -> 0x00001a0200010000. */
@@ -232,6 +280,7 @@ int main(void)
     test_options();
     test_probe();
     test_pushbuf_words();
+    test_state_pushbuf();
     test_gp_entries();
     test_names();
     if (failures) {

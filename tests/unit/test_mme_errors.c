@@ -195,15 +195,15 @@ static void test_emit_list(void)
 
 static void test_tables(void)
 {
-    CHECK(vgt_mme_format_for_class(0xC597) == VGT_MME_TU104, "TURING_A");
-    CHECK(vgt_mme_format_for_class(0xCB97) == VGT_MME_TU104, "HOPPER_A");
-    CHECK(vgt_mme_format_for_class(0xCBC0) == VGT_MME_TU104, "HOPPER_COMPUTE_A");
-    CHECK(vgt_mme_format_for_class(0xC397) == VGT_MME_FERMI, "VOLTA_A");
-    CHECK(vgt_mme_format_for_class(0x9097) == VGT_MME_FERMI, "FERMI_A");
-    CHECK(vgt_mme_format_for_class(0x8297) == VGT_MME_NONE, "TESLA");
+    CHECK_EQ_U64(vgt_mme_format_for_class(0xC597), VGT_MME_TU104, "TURING_A");
+    CHECK_EQ_U64(vgt_mme_format_for_class(0xCB97), VGT_MME_TU104, "HOPPER_A");
+    CHECK_EQ_U64(vgt_mme_format_for_class(0xCBC0), VGT_MME_TU104, "HOPPER_COMPUTE_A");
+    CHECK_EQ_U64(vgt_mme_format_for_class(0xC397), VGT_MME_FERMI, "VOLTA_A");
+    CHECK_EQ_U64(vgt_mme_format_for_class(0x9097), VGT_MME_FERMI, "FERMI_A");
+    CHECK_EQ_U64(vgt_mme_format_for_class(0x8297), VGT_MME_NONE, "TESLA");
     CHECK(vgt_mme_error_esr_bit(VGT_MME_MISSING_MACRO_DATA) == 0 && vgt_mme_error_esr_bit(VGT_MME_OK) == -1,
           "ESR bits");
-    CHECK(vgt_mme_error_esr_bit(VGT_MME_DMA_FIFO_RESIZED_WHEN_NONIDLE) == 20, "ESR bit 20");
+    CHECK_EQ_U64(vgt_mme_error_esr_bit(VGT_MME_DMA_FIFO_RESIZED_WHEN_NONIDLE), 20, "ESR bit 20");
     for (int e = 0; e < VGT_MME_ERROR_COUNT_; e++)
         CHECK(vgt_mme_error_name((vgt_mme_error)e)[0] != '\0', "name of %d", e);
     CHECK(strcmp(vgt_mme_error_name((vgt_mme_error)99), "UNKNOWN_MME_ERROR") == 0, "unknown name");
@@ -220,5 +220,5 @@ int main(void)
     test_run_failures();
     test_emit_list();
     test_tables();
-    return mme_t_finish("test_mme_errors");
+    return check_finish("test_mme_errors");
 }

@@ -61,9 +61,7 @@ static void test_alu_ops(void)
     uint32_t params[4] = {0xffffffff, 1, 1, 2};   /* x = 0x1_ffffffff, y = 0x2_00000001 */
     const uint32_t want[8] = {M, 0, M + 4, 4, M + 8, 0xfffffffe, M + 12, 0xffffffff};
     run(&p, params, 4, &o);
-    expect_error("Fermi ADDC/SUBB", &o, VGT_MME_OK);
-    expect_emits("Fermi ADDC/SUBB", &o, want, 4);
-    vgt_mme_emit_list_free(&o.emits);
+    expect_clean_run("Fermi ADDC/SUBB", &o, want, 4);
 }
 
 static void test_operations(void)
@@ -86,9 +84,7 @@ static void test_operations(void)
                              M + 20, 0};
     sim_out o = {0};
     run(&p, params, 2, &o);
-    expect_error("Fermi operations", &o, VGT_MME_OK);
-    expect_emits("Fermi operations", &o, want, sizeof want / sizeof want[0] / 2);
-    vgt_mme_emit_list_free(&o.emits);
+    expect_clean_run("Fermi operations", &o, want, sizeof want / sizeof want[0] / 2);
 }
 
 /* Every assign op on the result 0x5000 + R1 (R1 = 0x10): stores, maddr, sends (envytools macro.c). */
@@ -145,9 +141,7 @@ static void test_increment(void)
     const uint32_t want[4] = {M, 1, M + 33 * 4, 2};
     sim_out o = {0};
     run(&p, &param, 1, &o);
-    expect_error("increment", &o, VGT_MME_OK);
-    expect_emits("increment", &o, want, 2);
-    vgt_mme_emit_list_free(&o.emits);
+    expect_clean_run("increment", &o, want, 2);
 }
 
 static void branch_case(bool not_zero, bool no_delay, bool exit_bit, uint32_t r1)
@@ -173,9 +167,7 @@ static void branch_case(bool not_zero, bool no_delay, bool exit_bit, uint32_t r1
     run(&p, &r1, 1, &o);
     char what[64];
     snprintf(what, sizeof what, "%s%s%s R1=%u", not_zero ? "BNZ" : "BZ", no_delay ? ".ND" : "", exit_bit ? "+exit" : "", r1);
-    expect_error(what, &o, VGT_MME_OK);
-    expect_emits(what, &o, want, n);
-    vgt_mme_emit_list_free(&o.emits);
+    expect_clean_run(what, &o, want, n);
 }
 
 static void test_branches(void)
@@ -203,9 +195,7 @@ static void test_loop_and_exit(void)
     const uint32_t want[] = {M, 2, M + 4, 1, M + 8, 0, M + 12, 0x55, M + 16, 0x66};
     sim_out o = {0};
     run(&p, &param, 1, &o);
-    expect_error("Fermi loop", &o, VGT_MME_OK);
-    expect_emits("Fermi loop", &o, want, 5);
-    vgt_mme_emit_list_free(&o.emits);
+    expect_clean_run("Fermi loop", &o, want, 5);
 }
 
 static void error_case(const char *what, const enc_prog *p, const uint32_t *params, uint32_t n, uint64_t limit,
@@ -308,5 +298,5 @@ int main(void)
     test_loop_and_exit();
     test_errors();
     test_disasm();
-    return mme_t_finish("test_mme_fermi");
+    return check_finish("test_mme_fermi");
 }

@@ -189,10 +189,10 @@ static void random_streams(uint32_t cls, int writes)
         if (m == 0x3400 || m == 0x1000) m += 4 * (rnd() % 64);
         uint32_t v = rnd() % 3 ? rnd() % 64 : rnd() ^ rnd() << 16;
         if (m == 0x114) v = rnd() % 0x3100;
-        CHECK(vgt_mme_tracker_feed(t, m, v, &err) == VGT_OK, "feed: %s", err.msg);
+        CHECK_STATUS(vgt_mme_tracker_feed(t, m, v, &err), VGT_OK, &err, "feed");
     }
-    CHECK(vgt_mme_tracker_flush(t, &err) == VGT_OK, "flush: %s", err.msg);
-    CHECK(vgt_mme_tracker_stats_get(t)->calls == calls, "calls");
+    CHECK_STATUS(vgt_mme_tracker_flush(t, &err), VGT_OK, &err, "flush");
+    CHECK_EQ_U64(vgt_mme_tracker_stats_get(t)->calls, calls, "calls");
     vgt_mme_tracker_destroy(t);
 }
 
@@ -215,5 +215,5 @@ int main(void)
     CHECK(rc == VGT_E_DECODE && res.error == VGT_MME_MAX_INSTR_LIMIT &&
               res.instructions == VGT_MME_DEFAULT_MAX_INSTRUCTIONS,
           "default limit: %s after %llu", vgt_mme_error_name(res.error), (unsigned long long)res.instructions);
-    return mme_t_finish("test_mme_hostile");
+    return check_finish("test_mme_hostile");
 }

@@ -359,10 +359,10 @@ static void check_names(void)
     CHECK(!strcmp(vgt_mme_macro_name(VGT_MME_EMIT_SET | VGT_MME_EMIT_UNKNOWN, 1), "mixed"), "mixed");
     CHECK(!strcmp(vgt_mme_macro_name(0, 1), "no emission"), "no emission");
     CHECK(!strcmp(vgt_mme_macro_name(VGT_MME_EMIT_DRAW, 0), "not called"), "not called");
-    CHECK(vgt_mme_emit_category(HOPPER_A, M_BEGIN) == VGT_MME_EMIT_DRAW, "BEGIN");
-    CHECK(vgt_mme_emit_category(HOPPER_A, M_CLEAR_SURFACE) == VGT_MME_EMIT_CLEAR, "CLEAR_SURFACE");
-    CHECK(vgt_mme_emit_category(HOPPER_A, 0x2390) == VGT_MME_EMIT_CB_LOAD, "LOAD_CONSTANT_BUFFER");
-    CHECK(vgt_mme_emit_category(HOPPER_A, 0x1a24) == VGT_MME_EMIT_UNKNOWN, "0x1a24 is not in the public table");
+    CHECK_EQ_U64(vgt_mme_emit_category(HOPPER_A, M_BEGIN), VGT_MME_EMIT_DRAW, "BEGIN");
+    CHECK_EQ_U64(vgt_mme_emit_category(HOPPER_A, M_CLEAR_SURFACE), VGT_MME_EMIT_CLEAR, "CLEAR_SURFACE");
+    CHECK_EQ_U64(vgt_mme_emit_category(HOPPER_A, 0x2390), VGT_MME_EMIT_CB_LOAD, "LOAD_CONSTANT_BUFFER");
+    CHECK_EQ_U64(vgt_mme_emit_category(HOPPER_A, 0x1a24), VGT_MME_EMIT_UNKNOWN, "0x1a24 is not in the public table");
 }
 
 /* ---- SQLite -------------------------------------------------------------------------------------------- */
@@ -397,13 +397,13 @@ static void check_db(const char *path)
     sqlite3 *db;
     vgt_error err;
     CHECK(sqlite3_open(":memory:", &db) == SQLITE_OK, "sqlite open");
-    CHECK(vgt_mme_db_schema(db, &err) == VGT_OK, "schema: %s", err.msg);
+    CHECK_STATUS(vgt_mme_db_schema(db, &err), VGT_OK, &err, "schema");
     uint64_t calls = 0;
     vgt_walk_options opt = vgt_walk_defaults();
-    CHECK(vgt_mme_db_fill(db, path, &opt, &calls, &err) == VGT_OK, "fill: %s", err.msg);
+    CHECK_STATUS(vgt_mme_db_fill(db, path, &opt, &calls, &err), VGT_OK, &err, "fill");
     CHECK(calls == 7 && q_int(db, "SELECT count(*) FROM macro_calls") == 7, "%llu calls", (unsigned long long)calls);
-    CHECK(q_int(db, "SELECT count(*) FROM macro_call_params") == 10, "params rows");
-    CHECK(q_int(db, "SELECT count(*) FROM macro_emits") == 12, "emit rows");
+    CHECK_EQ_U64(q_int(db, "SELECT count(*) FROM macro_call_params"), 10, "params rows");
+    CHECK_EQ_U64(q_int(db, "SELECT count(*) FROM macro_emits"), 12, "emit rows");
     char buf[256];
     q_text(db, "SELECT group_concat(method, ',') FROM (SELECT e.method FROM macro_emits e JOIN macro_calls c USING(call)"
                " WHERE c.submission = 1 AND c.macro = 34 ORDER BY e.idx)", buf, sizeof buf);
@@ -424,11 +424,12 @@ static void check_db(const char *path)
     /* a submission window: only submission 1's calls */
     sqlite3_close(db);
     CHECK(sqlite3_open(":memory:", &db) == SQLITE_OK, "sqlite open");
-    CHECK(vgt_mme_db_schema(db, &err) == VGT_OK, "schema: %s", err.msg);
+    CHECK_STATUS(vgt_mme_db_schema(db, &err), VGT_OK, &err, "schema");
     opt.submit_first = opt.submit_last = 1;
-    CHECK(vgt_mme_db_fill(db, path, &opt, &calls, &err) == VGT_OK, "fill: %s", err.msg);
+    CHECK_STATUS(vgt_mme_db_fill(db, path, &opt, &calls, &err), VGT_OK, &err, "fill");
     CHECK(q_int(db, "SELECT count(*) FROM macro_calls") == 3 && calls == 3, "window calls");
-    CHECK(q_int(db, "SELECT count(*) FROM macro_calls WHERE macro = 36 AND status = 'VGT_E_DECODE'") == 1, "window error");
+    CHECK_EQ_U64(q_int(db, "SELECT count(*) FROM macro_calls WHERE macro = 36 AND status = 'VGT_E_DECODE'"), 1,
+                 "window error");
     sqlite3_close(db);
 }
 
@@ -445,7 +446,7 @@ static void check_printer(const char *path)
         if (!t) continue;
         vgt_walk_options opt = vgt_walk_defaults();
         opt.submit_first = opt.submit_last = 1;
-        CHECK(vgt_mme_trace_run(t, path, &opt, NULL, &err) == VGT_OK, "printer run: %s", err.msg);
+        CHECK_STATUS(vgt_mme_trace_run(t, path, &opt, NULL, &err), VGT_OK, &err, "printer run");
         vgt_mme_trace_free(t);
         fclose(f);
         if (!jsonl) {
@@ -465,6 +466,31 @@ static void check_printer(const char *path)
     }
 }
 
+/* A writer on a new temporary file (path: a mkstemp template, filled in) with channel ch allocated;
+ * what names the producer. */
+static vgt_writer *open_scratch(char *path, const char *what, uint32_t ch, vgt_error *err)
+{
+    int fd = mkstemp(path);
+    vgt_writer *w = NULL;
+    vgt_writer_options o = vgt_writer_defaults();
+    vgt_identity id = {"producer", what};
+    CHECK(fd >= 0 && vgt_writer_open_path(&w, path, &o, &id, 1, err) == VGT_OK && !write_channel(w, ch, err),
+          "open: %s", err->msg);
+    close(fd);
+    return w;
+}
+
+/* The trace at path run with every call collected into s (max_instructions 0: the default). */
+static vgt_mme_trace *run_collect(const char *path, seen *s, uint64_t max_instructions)
+{
+    vgt_mme_trace_config cfg = {.on_call = on_call, .user = s, .sim = {.max_instructions = max_instructions}};
+    vgt_mme_trace *t = NULL;
+    vgt_error err;
+    CHECK_STATUS(vgt_mme_trace_new(&cfg, &t, &err), VGT_OK, &err, "new");
+    CHECK_STATUS(vgt_mme_trace_run(t, path, NULL, NULL, &err), VGT_OK, &err, "run");
+    return t;
+}
+
 /* Hostile uploads and calls: pointers whose scaling to dwords overflows, a start address far outside the
  * RAM, garbage bodies, calls of unbound macros, data with no call. Every call is still reported, none
  * crashes or hangs the run. */
@@ -472,14 +498,8 @@ static void check_hostile(void)
 {
     static pb p;
     char path[] = "/tmp/test_mme_trace_hostile_XXXXXX";
-    int fd = mkstemp(path);
-    vgt_writer *w;
     vgt_error err;
-    vgt_writer_options o = vgt_writer_defaults();
-    vgt_identity id = {"producer", "test_mme_trace hostile"};
-    CHECK(fd >= 0 && vgt_writer_open_path(&w, path, &o, &id, 1, &err) == VGT_OK && !write_channel(w, CH_B, &err),
-          "open: %s", err.msg);
-    close(fd);
+    vgt_writer *w = open_scratch(path, "test_mme_trace hostile", CH_B, &err);
     p.n = 0;
     pb_bind(&p, 0, HOPPER_A);
     pb_upload(&p, 0, 0, 0, 0, &draw_p);
@@ -497,10 +517,7 @@ static void check_hostile(void)
     calls++;
     CHECK(!write_submit(w, CH_B, &p, &err) && vgt_writer_close(w, &err) == VGT_OK, "write: %s", err.msg);
     seen s = {0};
-    vgt_mme_trace_config cfg = {.on_call = on_call, .user = &s, .sim = {.max_instructions = 10000}};
-    vgt_mme_trace *t = NULL;
-    CHECK(vgt_mme_trace_new(&cfg, &t, &err) == VGT_OK, "new: %s", err.msg);
-    CHECK(vgt_mme_trace_run(t, path, NULL, NULL, &err) == VGT_OK, "run: %s", err.msg);
+    vgt_mme_trace *t = run_collect(path, &s, 10000);
     const vgt_mme_trace_stats *st = vgt_mme_trace_stats_get(t);
     CHECK(s.n == calls && st->calls == calls, "%u calls seen, %llu counted, %u made", s.n,
           (unsigned long long)st->calls, calls);
@@ -521,15 +538,9 @@ static void check_realloc(void)
 {
     static pb p;
     char path[] = "/tmp/test_mme_trace_realloc_XXXXXX";
-    int fd = mkstemp(path);
-    vgt_writer *w;
     vgt_error err;
-    vgt_writer_options o = vgt_writer_defaults();
-    vgt_identity id = {"producer", "test_mme_trace realloc"};
     vgt_rec_rm_free fr = {CLIENT, 0xC1D00002u, CH_A, 0};
-    CHECK(fd >= 0 && vgt_writer_open_path(&w, path, &o, &id, 1, &err) == VGT_OK && !write_channel(w, CH_A, &err),
-          "open: %s", err.msg);
-    close(fd);
+    vgt_writer *w = open_scratch(path, "test_mme_trace realloc", CH_A, &err);
     p.n = 0;
     pb_bind(&p, 0, HOPPER_A);
     pb_upload(&p, 0, 0x22, 0, 0, &draw_p);
@@ -541,10 +552,7 @@ static void check_realloc(void)
     bad = bad || write_submit(w, CH_A, &p, &err) || vgt_writer_close(w, &err) != VGT_OK;
     CHECK(!bad, "write: %s", err.msg);
     seen s = {0};
-    vgt_mme_trace_config cfg = {.on_call = on_call, .user = &s};
-    vgt_mme_trace *t = NULL;
-    CHECK(vgt_mme_trace_new(&cfg, &t, &err) == VGT_OK, "new: %s", err.msg);
-    CHECK(vgt_mme_trace_run(t, path, NULL, NULL, &err) == VGT_OK, "run: %s", err.msg);
+    vgt_mme_trace *t = run_collect(path, &s, 0);
     CHECK(s.n == 2 && s.c[0].version != UINT32_MAX && s.c[0].nemits == 3 && s.c[1].version == UINT32_MAX,
           "%u calls; first version %u with %u emits, second version %u", s.n, s.c[0].version, s.c[0].nemits,
           s.c[1].version);
@@ -561,14 +569,8 @@ static void check_fermi(void)
 {
     static pb p;
     char path[] = "/tmp/test_mme_trace_fermi_XXXXXX";
-    int fd = mkstemp(path);
-    vgt_writer *w;
     vgt_error err;
-    vgt_writer_options o = vgt_writer_defaults();
-    vgt_identity id = {"producer", "test_mme_trace fermi"};
-    CHECK(fd >= 0 && vgt_writer_open_path(&w, path, &o, &id, 1, &err) == VGT_OK && !write_channel(w, CH_A, &err),
-          "open: %s", err.msg);
-    close(fd);
+    vgt_writer *w = open_scratch(path, "test_mme_trace fermi", CH_A, &err);
     enc_prog body = {.n = 0};
     /* maddr = BEGIN; send R1 (the first parameter); two no-ops; exit with its delay slot */
     body.code[body.n++] = fe_imm(VGT_MME_FERMI_ADD_IMM, VGT_MME_FERMI_MOVE_SET_MADDR, 0, 0, M_BEGIN >> 2);
@@ -585,10 +587,7 @@ static void check_fermi(void)
     pb_call(&p, 0, 6, (const uint32_t[]){0}, 1);
     CHECK(!write_submit(w, CH_A, &p, &err) && vgt_writer_close(w, &err) == VGT_OK, "write: %s", err.msg);
     seen s = {0};
-    vgt_mme_trace_config cfg = {.on_call = on_call, .user = &s};
-    vgt_mme_trace *t = NULL;
-    CHECK(vgt_mme_trace_new(&cfg, &t, &err) == VGT_OK, "new: %s", err.msg);
-    CHECK(vgt_mme_trace_run(t, path, NULL, NULL, &err) == VGT_OK, "run: %s", err.msg);
+    vgt_mme_trace *t = run_collect(path, &s, 0);
     CHECK(s.n == 2, "%u calls", s.n);
     if (s.n == 2) {
         expect("fermi macro 5", &s.c[0], (const uint32_t[]){M_BEGIN, 0x77}, 1);
@@ -648,10 +647,7 @@ static void check_dma(void)
     pb_inc(&p, 0, VGT_MME_M_SET_MEM_ADDRESS_A, (const uint32_t[]){(uint32_t)(mem >> 32), 0x100000, 0, 4}, 4);
     CHECK(!write_submit(w, CH_A, &p, &err) && vgt_writer_close(w, &err) == VGT_OK, "write: %s", err.msg);
     seen s = {0};
-    vgt_mme_trace_config cfg = {.on_call = on_call, .user = &s};
-    vgt_mme_trace *t = NULL;
-    CHECK(vgt_mme_trace_new(&cfg, &t, &err) == VGT_OK, "new: %s", err.msg);
-    CHECK(vgt_mme_trace_run(t, path, NULL, NULL, &err) == VGT_OK, "run: %s", err.msg);
+    vgt_mme_trace *t = run_collect(path, &s, 0);
     CHECK(s.n == 1, "%u calls", s.n);
     if (s.n) expect("DREAD of the DMA'd word", &s.c[0], (const uint32_t[]){M_CLEAR_SURFACE, 0x33}, 1);
     CHECK(vgt_mme_trace_stats_get(t)->dma_errors == 1, "%llu DMA errors",
@@ -676,7 +672,7 @@ int main(int argc, char **argv)
     vgt_mme_trace_config cfg = {.on_call = on_call, .user = &s};
     vgt_mme_trace *t = NULL;
     vgt_error err;
-    CHECK(vgt_mme_trace_new(&cfg, &t, &err) == VGT_OK, "new: %s", err.msg);
+    CHECK_STATUS(vgt_mme_trace_new(&cfg, &t, &err), VGT_OK, &err, "new");
     vgt_status rc = vgt_mme_trace_run(t, path, NULL, NULL, &err);
     CHECK(rc == VGT_OK, "run: %s", err.msg);
     if (rc == VGT_OK) {
@@ -691,5 +687,5 @@ int main(int argc, char **argv)
     check_realloc();
     check_fermi();
     check_dma();
-    return mme_t_finish("test_mme_trace");
+    return check_finish("test_mme_trace");
 }

@@ -104,7 +104,7 @@ static vgt_mme_tracker *make(uint32_t cls, seen *s, uint32_t max_params)
                                   .max_call_params = max_params};
     vgt_mme_tracker *t = NULL;
     vgt_error err;
-    CHECK(vgt_mme_tracker_create(&cfg, &t, &err) == VGT_OK, "create: %s", err.msg);
+    CHECK_STATUS(vgt_mme_tracker_create(&cfg, &t, &err), VGT_OK, &err, "create");
     return t;
 }
 
@@ -121,7 +121,7 @@ static void test_calls(void)
     feed(t, VGT_MME_M_SET_SHADOW_SCRATCH0 + 8, 0x99);
     feed(t, VGT_MME_M_CALL_MACRO0, 5);
     feed(t, VGT_MME_M_CALL_DATA0, 6);
-    CHECK(s.calls == 0, "the call runs only when it is complete");
+    CHECK_EQ_U64(s.calls, 0, "the call runs only when it is complete");
     feed(t, 0x1000, 1);   /* any other method completes the call */
     CHECK(s.calls == 1 && s.macro == 0 && s.start == 0 && s.nparams == 2 && s.params[0] == 5 && s.params[1] == 6,
           "call A: calls %d macro %u start %u nparams %u", s.calls, s.macro, s.start, s.nparams);
@@ -142,7 +142,7 @@ static void test_calls(void)
     feed(t, VGT_MME_M_DMA_READ, 2);
     feed(t, VGT_MME_M_CALL_MACRO0 + 8, 100);
     vgt_error err;
-    CHECK(vgt_mme_tracker_flush(t, &err) == VGT_OK, "flush: %s", err.msg);
+    CHECK_STATUS(vgt_mme_tracker_flush(t, &err), VGT_OK, &err, "flush");
     CHECK(s.calls == 2 && s.macro == 1 && s.start == 30 && s.start_dword == 90 && s.nemits == 2 && s.emits[0].value == 111 &&
               s.emits[1].method == 0x2104 && s.emits[1].value == 0x2222,
           "call B: calls %d macro %u emits %u (%u, %u)", s.calls, s.macro, s.nemits, s.emits[0].value, s.emits[1].value);
@@ -156,8 +156,10 @@ static void test_calls(void)
               vgt_mme_tracker_macro(t, 0xC597, 2, &st, &sd, &h2, &n2, &err) == VGT_OK && h0 == h2 && n0 == n2 &&
               st == 60 && sd == 180,
           "hash by content: %016llx %016llx", (unsigned long long)h0, (unsigned long long)h2);
-    CHECK(vgt_mme_tracker_macro(t, 0xC597, 7, NULL, NULL, NULL, NULL, &err) == VGT_E_NOT_FOUND, "unbound macro");
-    CHECK(vgt_mme_tracker_macro(t, 0xC5C0, 0, NULL, NULL, NULL, NULL, &err) == VGT_E_NOT_FOUND, "a class never fed");
+    CHECK_STATUS(vgt_mme_tracker_macro(t, 0xC597, 7, NULL, NULL, NULL, NULL, &err), VGT_E_NOT_FOUND, &err,
+                 "unbound macro");
+    CHECK_STATUS(vgt_mme_tracker_macro(t, 0xC5C0, 0, NULL, NULL, NULL, NULL, &err), VGT_E_NOT_FOUND, &err,
+                 "a class never fed");
     feed(t, VGT_MME_M_LOAD_INSTRUCTION_RAM_POINTER, 61);   /* group 61: the second group of macro 2 */
     feed(t, VGT_MME_M_LOAD_INSTRUCTION_RAM, 0x12345678);
     CHECK(vgt_mme_tracker_macro(t, 0xC597, 2, NULL, NULL, &h2, NULL, &err) == VGT_OK && h2 != h0,
@@ -182,7 +184,7 @@ static void test_call_boundaries(void)
     feed(t, VGT_MME_M_CALL_DATA0, 2);
     feed(t, VGT_MME_M_CALL_DATA0 + 8, 3);
     CHECK(s.calls == 1 && s.nparams == 2, "call ended by CALL_MME_DATA(1): %d calls, %u params", s.calls, s.nparams);
-    CHECK(vgt_mme_tracker_stats_get(t)->orphan_data == 1, "orphan data counted");
+    CHECK_EQ_U64(vgt_mme_tracker_stats_get(t)->orphan_data, 1, "orphan data counted");
     /* back-to-back calls of the same macro: a CALL_MME_MACRO ends the previous call */
     feed(t, VGT_MME_M_CALL_MACRO0, 1);
     feed(t, VGT_MME_M_CALL_DATA0, 2);
@@ -191,14 +193,14 @@ static void test_call_boundaries(void)
     /* parameters beyond max_call_params are dropped and flagged; the run then misses nothing it loads */
     for (int i = 0; i < 9; i++) feed(t, VGT_MME_M_CALL_DATA0, 10 + i);
     vgt_error err;
-    CHECK(vgt_mme_tracker_flush(t, &err) == VGT_OK, "flush");
+    CHECK_STATUS(vgt_mme_tracker_flush(t, &err), VGT_OK, &err, "flush");
     CHECK(s.calls == 3 && s.nparams == 4 && s.truncated && s.status == VGT_E_DECODE &&
               s.error == VGT_MME_EXTRA_MACRO_DATA,
           "truncated call: %u params, truncated %d, %s", s.nparams, s.truncated, vgt_mme_error_name(s.error));
     /* a call with too few parameters is reported, not fatal */
     feed(t, VGT_MME_M_CALL_MACRO0, 1);
     CHECK(vgt_mme_tracker_flush(t, &err) == VGT_OK && s.error == VGT_MME_MISSING_MACRO_DATA, "missing data reported");
-    CHECK(vgt_mme_tracker_stats_get(t)->call_errors == 2, "call errors counted");
+    CHECK_EQ_U64(vgt_mme_tracker_stats_get(t)->call_errors, 2, "call errors counted");
     /* a failing callback stops the feed with its status */
     s.fail_with = VGT_E_BACKEND;
     feed(t, VGT_MME_M_CALL_MACRO0, 1);
@@ -243,11 +245,11 @@ static void test_shadow_modes(void)
     CHECK(vgt_mme_tracker_shadow(t, 0xC597, 0x1234) == 7 && vgt_mme_tracker_shadow(t, 0xC597, 0x3400) == 5, "passthrough");
     feed(t, VGT_MME_M_SET_SHADOW_RAM_CONTROL, 3);   /* METHOD_REPLAY */
     feed(t, 0x1234, 9);
-    CHECK(vgt_mme_tracker_shadow(t, 0xC597, 0x1234) == 7, "replay");
+    CHECK_EQ_U64(vgt_mme_tracker_shadow(t, 0xC597, 0x1234), 7, "replay");
     feed(t, VGT_MME_M_SET_SHADOW_RAM_CONTROL, 1);   /* METHOD_TRACK_WITH_FILTER */
     feed(t, 0x1234, 10);
-    CHECK(vgt_mme_tracker_shadow(t, 0xC597, 0x1234) == 10, "track with filter");
-    CHECK(vgt_mme_tracker_shadow(t, 0xC597, 0x4000) == 0, "outside the method space");
+    CHECK_EQ_U64(vgt_mme_tracker_shadow(t, 0xC597, 0x1234), 10, "track with filter");
+    CHECK_EQ_U64(vgt_mme_tracker_shadow(t, 0xC597, 0x4000), 0, "outside the method space");
     vgt_mme_tracker_destroy(t);
 }
 
@@ -256,7 +258,7 @@ static void test_fermi_tracker(void)
     seen s = {0};
     vgt_mme_tracker *t = make(0x9097, &s, 0);
     if (!t) return;
-    CHECK(vgt_mme_tracker_format(t) == VGT_MME_FERMI, "Fermi class");
+    CHECK_EQ_U64(vgt_mme_tracker_format(t), VGT_MME_FERMI, "Fermi class");
     enc_prog p = {.n = 0};
     p.code[p.n++] = fe_imm(VGT_MME_FERMI_ADD_IMM, VGT_MME_FERMI_MOVE_SET_MADDR, 0, 0, 0x2000 >> 2 | 1 << 12);
     p.code[p.n++] = fe_imm(VGT_MME_FERMI_ADD_IMM, VGT_MME_FERMI_LOAD_EMIT, 2, 1, 1);   /* send R1 + 1, R2 = param */
@@ -266,7 +268,7 @@ static void test_fermi_tracker(void)
     feed(t, VGT_MME_M_CALL_MACRO0 + 24, 41);
     feed(t, VGT_MME_M_CALL_DATA0 + 24, 5);
     vgt_error err;
-    CHECK(vgt_mme_tracker_flush(t, &err) == VGT_OK, "flush");
+    CHECK_STATUS(vgt_mme_tracker_flush(t, &err), VGT_OK, &err, "flush");
     CHECK(s.calls == 1 && s.status == VGT_OK && s.nemits == 2 && s.emits[0].value == 42 && s.emits[1].method == 0x2004 &&
               s.emits[1].value == 10 && s.body_dwords == 4 && s.start == 0x10 && s.start_dword == 0x10,
           "Fermi call: %s, %u emits, body %u", vgt_status_name(s.status), s.nemits, s.body_dwords);
@@ -337,7 +339,7 @@ static void test_shared_ram(void)
     feed_cls(t, HOPPER_A, 0x2000, 7);            /* 3D's shadow */
     feed_cls(t, HOPPER_COMPUTE_A, 0x2000, 40);   /* compute's shadow */
     feed_cls(t, HOPPER_COMPUTE_A, VGT_MME_M_CALL_MACRO0 + 8 * 5, 2);
-    CHECK(s.calls == 0, "compute call still collecting");
+    CHECK_EQ_U64(s.calls, 0, "compute call still collecting");
     feed_cls(t, HOPPER_A, 0x1000, 0);            /* a 3D method ends the compute call */
     CHECK(s.calls == 1 && s.cls == HOPPER_COMPUTE_A && s.macro == 5 && s.status == VGT_OK && s.start_dword == 30 &&
               s.nemits == 2 && s.emits[0].method == 0x2100 && s.emits[0].value == 42,
@@ -365,9 +367,10 @@ static void test_shared_ram(void)
     /* a class of the other format, and more classes than a channel can have */
     CHECK(vgt_mme_tracker_feed_class(t, 0x9097, 0x1000, 0, &err) == VGT_E_UNSUPPORTED && strstr(err.msg, "fermi"),
           "Fermi class on a TU104 channel: %s", err.msg);
-    CHECK(vgt_mme_tracker_feed_class(t, 0x5097, 0x1000, 0, &err) == VGT_E_UNSUPPORTED, "a class without MME");
+    CHECK_STATUS(vgt_mme_tracker_feed_class(t, 0x5097, 0x1000, 0, &err), VGT_E_UNSUPPORTED, &err,
+                 "a class without MME");
     for (uint32_t c = 2; c < VGT_MME_TRACKER_MAX_CLASSES; c++) feed_cls(t, 0xD000 + c, 0x1000, 0);
-    CHECK(vgt_mme_tracker_feed_class(t, 0xE000, 0x1000, 0, &err) == VGT_E_LIMIT, "class limit: %s", err.msg);
+    CHECK_STATUS(vgt_mme_tracker_feed_class(t, 0xE000, 0x1000, 0, &err), VGT_E_LIMIT, &err, "class limit");
     vgt_mme_tracker_destroy(t);
 }
 
@@ -386,9 +389,9 @@ static void test_body_extent(void)
     tu_add(&p, &in);                                           /* 6: not part of it */
     CHECK(vgt_mme_body_dwords(VGT_MME_TU104, p.code, p.n, 0) == 18, "body %u dwords",
           vgt_mme_body_dwords(VGT_MME_TU104, p.code, p.n, 0));
-    CHECK(vgt_mme_body_dwords(VGT_MME_TU104, p.code, p.n, 3) == 6, "body from group 1");
-    CHECK(vgt_mme_body_dwords(VGT_MME_TU104, p.code, p.n, p.n) == 0, "body at the end");
-    CHECK(vgt_mme_body_dwords(VGT_MME_TU104, p.code, 2, 0) == 0, "no whole group");
+    CHECK_EQ_U64(vgt_mme_body_dwords(VGT_MME_TU104, p.code, p.n, 3), 6, "body from group 1");
+    CHECK_EQ_U64(vgt_mme_body_dwords(VGT_MME_TU104, p.code, p.n, p.n), 0, "body at the end");
+    CHECK_EQ_U64(vgt_mme_body_dwords(VGT_MME_TU104, p.code, 2, 0), 0, "no whole group");
     uint32_t n;
     uint64_t h1 = vgt_mme_body_hash(VGT_MME_TU104, p.code, p.n, 0, &n);
     p.code[19] ^= 1;   /* outside the body */
@@ -404,5 +407,5 @@ int main(void)
     test_group_unit();
     test_shared_ram();
     test_body_extent();
-    return mme_t_finish("test_mme_tracker");
+    return check_finish("test_mme_tracker");
 }

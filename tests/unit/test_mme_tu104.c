@@ -125,9 +125,7 @@ static void pair_case(unsigned op0, unsigned op1, uint32_t xhi, uint32_t yhi, ui
     run(&p, params, 4, &o);
     char what[64];
     snprintf(what, sizeof what, "%s+%s", vgt_mme_tu104_op_name(op0), vgt_mme_tu104_op_name(op1));
-    expect_error(what, &o, VGT_MME_OK);
-    expect_emits(what, &o, want, 2);
-    vgt_mme_emit_list_free(&o.emits);
+    expect_clean_run(what, &o, want, 2);
 }
 
 static void test_pairs(void)
@@ -180,9 +178,7 @@ static void test_sources_and_outputs(void)
                              0x3500, tu_mthd_imm(0x3500, 2), 0x3508, 0x42};
     sim_out o = {0};
     run(&p, params, 2, &o);
-    expect_error("sources", &o, VGT_MME_OK);
-    expect_emits("sources", &o, want, sizeof want / sizeof want[0] / 2);
-    vgt_mme_emit_list_free(&o.emits);
+    expect_clean_run("sources", &o, want, sizeof want / sizeof want[0] / 2);
 }
 
 /* ---- predicates: all 16 modes, register zero and non-zero -------------------------------------- */
@@ -225,9 +221,7 @@ static void pred_case(unsigned mode, uint32_t v)
     char what[64];
     snprintf(what, sizeof what, "pred %s with R5=%u", l, v);
     CHECK(strcmp(vgt_mme_tu104_pred_name(mode), l) == 0, "%s: name %s", what, vgt_mme_tu104_pred_name(mode));
-    expect_error(what, &o, VGT_MME_OK);
-    expect_emits(what, &o, want, n);
-    vgt_mme_emit_list_free(&o.emits);
+    expect_clean_run(what, &o, want, n);
 }
 
 static void test_predicates(void)
@@ -255,9 +249,7 @@ static void test_pred_load(void)
     uint32_t params[2] = {10, 20}, want[2] = {M, 20};
     sim_out o = {0};
     run(&p, params, 2, &o);
-    expect_error("predicated load", &o, VGT_MME_OK);
-    expect_emits("predicated load", &o, want, 1);
-    vgt_mme_emit_list_free(&o.emits);
+    expect_clean_run("predicated load", &o, want, 1);
 }
 
 /* ---- control flow ------------------------------------------------------------------------------ */
@@ -322,9 +314,7 @@ static void test_backward_branch(void)
     uint32_t param = 3, want[6] = {M, 2, M + 4, 1, M + 8, 0};
     sim_out o = {0};
     run(&p, &param, 1, &o);
-    expect_error("backward branch", &o, VGT_MME_OK);
-    expect_emits("backward branch", &o, want, 3);
-    vgt_mme_emit_list_free(&o.emits);
+    expect_clean_run("backward branch", &o, want, 3);
 }
 
 /* Branch offset 0x1000 exits after the group's outputs; nothing after runs. */
@@ -362,9 +352,7 @@ static void test_jal(void)
     const uint32_t want[2] = {M, 3};
     sim_out o = {0};
     run(&p, NULL, 0, &o);
-    expect_error("JAL", &o, VGT_MME_OK);
-    expect_emits("JAL", &o, want, 1);
-    vgt_mme_emit_list_free(&o.emits);
+    expect_clean_run("JAL", &o, want, 1);
 }
 
 static void loop_case(uint32_t count, uint32_t runs)
@@ -391,9 +379,7 @@ static void loop_case(uint32_t count, uint32_t runs)
     run(&p, &count, 1, &o);
     char what[32];
     snprintf(what, sizeof what, "LOOP x%u", count);
-    expect_error(what, &o, VGT_MME_OK);
-    expect_emits(what, &o, want, n);
-    vgt_mme_emit_list_free(&o.emits);
+    expect_clean_run(what, &o, want, n);
 }
 
 static void test_loop(void)
@@ -432,9 +418,7 @@ static void test_end_next(void)
     g_emit_imm(&p, 3);
     const uint32_t want2[2] = {M, 3};
     run(&p, NULL, 0, &o);
-    expect_error("end_next + branch", &o, VGT_MME_OK);
-    expect_emits("end_next + branch", &o, want2, 1);
-    vgt_mme_emit_list_free(&o.emits);
+    expect_clean_run("end_next + branch", &o, want2, 1);
 }
 
 /* ---- data RAM and STATE ------------------------------------------------------------------------- */
@@ -503,9 +487,7 @@ static void test_state(void)
     g_emit_regs(&p, 1, 2);
     tu_end(&p);
     run(&p, &param, 1, &o);
-    expect_error("STATE", &o, VGT_MME_OK);
-    expect_emits("STATE", &o, want, 2);
-    vgt_mme_emit_list_free(&o.emits);
+    expect_clean_run("STATE", &o, want, 2);
 }
 
 /* EXTENDED has no visible effect of its own (the load barrier) and must not disturb the flow. */
@@ -525,9 +507,7 @@ static void test_extended(void)
     const uint32_t want[2] = {M, 9};
     sim_out o = {0};
     run(&p, NULL, 0, &o);
-    expect_error("EXTENDED", &o, VGT_MME_OK);
-    expect_emits("EXTENDED", &o, want, 1);
-    vgt_mme_emit_list_free(&o.emits);
+    expect_clean_run("EXTENDED", &o, want, 1);
 }
 
 /* ---- DMA -------------------------------------------------------------------------------------- */
@@ -801,5 +781,5 @@ int main(void)
     test_dma_errors();
     test_decode();
     test_disasm();
-    return mme_t_finish("test_mme_tu104");
+    return check_finish("test_mme_tu104");
 }

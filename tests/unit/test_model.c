@@ -6,7 +6,9 @@
  *    pages with known-byte masks, forgetting on unmap, the memory limit;
  *  - sequence order enforced; failed RM calls (status != 0) change nothing;
  *  - CHANNEL_STATE (1.1): kept per live channel, replaced by a later one, ignored for an unknown channel,
- *    cleared when the channel handle is allocated again. */
+ *    cleared when the channel handle is allocated again;
+ *  - CHANNEL_METHODS (1.1): the same rules, the model keeping its own copy of the writes; a ragged one is
+ *    a format error naming the record. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -240,6 +242,71 @@ static void test_channel_state(void)
     remove(p2);
 }
 
+/* CHANNEL_METHODS records folded one by one, the channel checked after each. */
+static void test_channel_methods(void)
+{
+    char p2[300];
+    snprintf(p2, sizeof p2, "%s.methods", path);
+    vgt_writer *w;
+    vgt_error e;
+    if (vgt_writer_open_path(&w, p2, NULL, NULL, 0, &e) != VGT_OK) {
+        CHECK(0, "open: %s", e.msg);
+        return;
+    }
+    vgt_rec_channel chan = {C, TSG, CHAN, 0xc86f, 0x80000000ull, 512, MEM_B, 0x1000, 0, 1, VAS, 0, 0, 0};
+    uint8_t a[16], b[8], ragged[16 + 12] = {0};
+    vgt_channel_method_put(a, &(vgt_state_method){0, 0x0114, 0});
+    vgt_channel_method_put(a + 8, &(vgt_state_method){4, 0x0400, 0xabcd});
+    vgt_channel_method_put(b, &(vgt_state_method){2, 0x3400, 7});
+    ragged[0] = (uint8_t)CHAN, ragged[1] = (uint8_t)(CHAN >> 8), ragged[12] = 12;
+    vgt_write_channel(w, 1, &chan, &e);                                                       /* seq 0 */
+    vgt_write_channel_methods(w, 2, &(vgt_rec_channel_methods){C, CHAN, 0, 16, a}, &e);       /* seq 1 */
+    vgt_write_channel_methods(w, 3, &(vgt_rec_channel_methods){C, 0x999, 0, 8, b}, &e);       /* seq 2: no such channel */
+    vgt_write_channel_methods(w, 4, &(vgt_rec_channel_methods){C, CHAN, 0, 8, b}, &e);        /* seq 3: replaces seq 1 */
+    vgt_write_channel(w, 5, &chan, &e);                                                       /* seq 4: the handle again */
+    vgt_write_record(w, VGT_REC_CHANNEL_METHODS, 0, 6, ragged, sizeof ragged, NULL, &e);     /* seq 5: ragged */
+    CHECK(vgt_writer_close(w, &e) == VGT_OK, "close: %s", e.msg);
+    vgt_model *m;
+    vgt_reader *r;
+    if (vgt_model_new(&m, &e) != VGT_OK || vgt_reader_open_path(&r, p2, NULL, &e) != VGT_OK) {
+        CHECK(0, "setup: %s", e.msg);
+        return;
+    }
+    vgt_record rec;
+    while (vgt_reader_next(r, &rec, &e) == VGT_OK) {
+        vgt_status st = vgt_model_apply(m, &rec, &e);
+        if (rec.seq == 5) {
+            CHECK(st == VGT_E_FORMAT && strstr(e.msg, "CHANNEL_METHODS") && strstr(e.msg, "seq 5"), "ragged: %s", e.msg);
+            break;
+        }
+        CHECK(st == VGT_OK, "apply seq %llu: %s", (unsigned long long)rec.seq, e.msg);
+        const vgt_model_channel *ch = vgt_model_channel_find(m, C, CHAN);
+        if (!ch) {
+            CHECK(0, "channel missing after seq %llu", (unsigned long long)rec.seq);
+            break;
+        }
+        vgt_state_method x = ch->has_methods && ch->methods_rec.writes_length ? vgt_channel_method_at(&ch->methods_rec,
+                                                                                vgt_channel_methods_count(&ch->methods_rec) - 1)
+                                                                          : (vgt_state_method){0, 0, 0};
+        switch (rec.seq) {
+        case 0: CHECK(!ch->has_methods, "no methods before a CHANNEL_METHODS"); break;
+        case 1: case 2:
+            CHECK(ch->has_methods && ch->methods_seq == 1 && vgt_channel_methods_count(&ch->methods_rec) == 2 &&
+                  x.subch == 4 && x.method == 0x400 && x.value == 0xabcd, "methods of seq 1 after seq %llu",
+                  (unsigned long long)rec.seq);
+            break;
+        case 3:
+            CHECK(ch->has_methods && ch->methods_seq == 3 && vgt_channel_methods_count(&ch->methods_rec) == 1 &&
+                  x.subch == 2 && x.method == 0x3400 && x.value == 7, "replaced");
+            break;
+        case 4: CHECK(!ch->has_methods && !ch->methods, "re-allocated channel starts without methods"); break;
+        }
+    }
+    vgt_reader_close(r);
+    vgt_model_free(m);
+    remove(p2);
+}
+
 static void test_memory_direct(void)
 {
     vgt_model *m;
@@ -363,6 +430,7 @@ int main(void)
     write_trace();
     test_fold();
     test_channel_state();
+    test_channel_methods();
     test_memory_direct();
     test_mappings_random();
     remove(path);

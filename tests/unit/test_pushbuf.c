@@ -13,7 +13,6 @@
 #include "vgt/pushbuf.h"
 #include "check.h"
 
-
 /* ---- header builders (the bit layout of clc56f.h DMA_*) ---- */
 static uint32_t hdr(uint32_t sec, uint32_t subch, uint32_t mthd, uint32_t count)
 {
@@ -89,6 +88,22 @@ static void to_bytes(const uint32_t *dw, uint32_t n, uint8_t *out)
 {
     for (uint32_t i = 0; i < n; i++)
         for (int b = 0; b < 4; b++) out[4 * i + b] = (uint8_t)(dw[i] >> (8 * b));
+}
+
+/* A GPFIFO_SUBMIT of n entries (raw 64-bit values, stored little-endian into entries, 8n bytes) over
+ * nseg segments. */
+static vgt_rec_gpfifo_submit submit_of(const uint64_t *raw, uint32_t n, uint8_t *entries, vgt_segment *segs,
+                                       uint32_t nseg)
+{
+    for (uint32_t i = 0; i < n; i++)
+        for (int b = 0; b < 8; b++) entries[8 * i + b] = (uint8_t)(raw[i] >> (8 * b));
+    vgt_rec_gpfifo_submit sub;
+    memset(&sub, 0, sizeof sub);
+    sub.entry_count = n;
+    sub.segment_count = nseg;
+    sub.entries = entries;
+    sub.segments = segs;
+    return sub;
 }
 
 static int decode(vgt_pb_state *st, const uint32_t *dw, uint32_t n, rec *r)
@@ -169,7 +184,7 @@ static void test_header_kinds(void)
     expect_method(&r, 8, 1, 0xCBC0, 0x3814, 3, VGT_HDR_ONEINC, 0, 12);
     expect_method(&r, 9, 1, 0xCBC0, 0x0110, 0x1fff, VGT_HDR_IMMD, 1, 13);
     CHECK(r.nd == 0, "no diagnostics expected, got %d (%s)", r.nd, r.nd ? r.dmsg[0] : "");
-    CHECK(st.run_remaining == 0, "no run pending");
+    CHECK_EQ_U64(st.run_remaining, 0, "no run pending");
 }
 
 static void test_host_and_unknown_subchannel(void)
@@ -268,20 +283,13 @@ static void test_run_across_entries(void)
     vgt_segment segs[2] = {{0x20000, sizeof b1pad, 0, b1pad}, {0x10000, sizeof b0, 0, b0}};
     uint64_t raw[4] = {gp_entry(0x10000, 5, 0, 0), gp_control(0, 0), gp_entry(0x20008, 3, 1, 0),
                        gp_entry(0x30000, 4, 0, 0)};
-    for (int i = 0; i < 4; i++)
-        for (int b = 0; b < 8; b++) entries[8 * i + b] = (uint8_t)(raw[i] >> (8 * b));
-    vgt_rec_gpfifo_submit sub;
-    memset(&sub, 0, sizeof sub);
-    sub.entry_count = 4;
-    sub.segment_count = 2;
-    sub.entries = entries;
-    sub.segments = segs;
+    vgt_rec_gpfifo_submit sub = submit_of(raw, 4, entries, segs, 2);
     vgt_pb_state st;
     rec r;
     vgt_pb_callbacks cb = callbacks(&r);
     vgt_error err;
     vgt_pb_state_init(&st, 0xC86F);
-    CHECK(vgt_pb_decode_submit(&st, 7, &sub, &cb, &err) == VGT_OK, "decode_submit failed");
+    CHECK_STATUS(vgt_pb_decode_submit(&st, 7, &sub, &cb, &err), VGT_OK, &err, "decode_submit failed");
     CHECK(r.ne == 4 && r.e[1].is_control && r.e[2].level == 1, "4 entries reported, got %d", r.ne);
     CHECK(r.nm == 6, "6 methods, got %d", r.nm);
     expect_method(&r, 1, 0, 0xCB97, 0x0800, 0x11, VGT_HDR_INC, 1, 3);
@@ -359,14 +367,7 @@ static void test_extended_base_and_truncation(void)
     uint64_t va = (0x123ull << 40) | 0x1000;
     vgt_segment segs[1] = {{va, sizeof b, VGT_SEGMENT_FLAG_TRUNCATED, b}};
     uint64_t raw[3] = {gp_control(4, 0x123u << 8), gp_entry(0x1000, 3, 0, 0), gp_entry(0x1000, 1, 0, 1)};
-    for (int i = 0; i < 3; i++)
-        for (int k = 0; k < 8; k++) entries[8 * i + k] = (uint8_t)(raw[i] >> (8 * k));
-    vgt_rec_gpfifo_submit sub;
-    memset(&sub, 0, sizeof sub);
-    sub.entry_count = 3;
-    sub.segment_count = 1;
-    sub.entries = entries;
-    sub.segments = segs;
+    vgt_rec_gpfifo_submit sub = submit_of(raw, 3, entries, segs, 1);
     vgt_pb_state st;
     rec r;
     vgt_pb_callbacks cb = callbacks(&r);
@@ -395,7 +396,8 @@ static void test_stop(void)
     vgt_mpos pos = {7, 0, 0};
     CHECK(vgt_pb_decode(&st, buf, sizeof buf, pos, &cb, &err) == VGT_OK && r.nm == 2 && st.stopped,
           "stop after 2: %d methods, stopped %u", r.nm, st.stopped);
-    CHECK(vgt_pb_decode(&st, NULL, 4, pos, &cb, &err) == VGT_E_ARG, "NULL bytes with a length is an argument error");
+    CHECK_STATUS(vgt_pb_decode(&st, NULL, 4, pos, &cb, &err), VGT_E_ARG, &err,
+                 "NULL bytes with a length is an argument error");
 }
 
 /* Random bytes as push buffers and random GPFIFO entries over random segments: no crash, no over-read
@@ -421,17 +423,12 @@ static void test_hostile(void)
         CHECK(r.nm <= (int)(len / 4), "round %d: %d methods from %u bytes", round, r.nm, len);
         /* entries pointing anywhere, some into the two segments, lengths up to the maximum */
         vgt_segment segs[2] = {{0x1000, 2048, 0, buf}, {0x1800, 2048, 0, buf + 2048}};
+        uint64_t raw[32];
         for (int i = 0; i < 32; i++) {
             x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-            uint64_t raw = (i & 1) ? gp_entry(0x1000 + (x % 4096), (uint32_t)(x >> 40) & 0x1fffff, 0, 0) : x;
-            for (int b = 0; b < 8; b++) entries[8 * i + b] = (uint8_t)(raw >> (8 * b));
+            raw[i] = (i & 1) ? gp_entry(0x1000 + (x % 4096), (uint32_t)(x >> 40) & 0x1fffff, 0, 0) : x;
         }
-        vgt_rec_gpfifo_submit sub;
-        memset(&sub, 0, sizeof sub);
-        sub.entry_count = 32;
-        sub.segment_count = 2;
-        sub.entries = entries;
-        sub.segments = segs;
+        vgt_rec_gpfifo_submit sub = submit_of(raw, 32, entries, segs, 2);
         CHECK(vgt_pb_decode_submit(&st, 1, &sub, &cb, &err) == VGT_OK, "round %d: decode_submit failed", round);
     }
     free(buf);

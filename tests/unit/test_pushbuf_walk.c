@@ -2,7 +2,9 @@
  * callbacks, SET_OBJECT state carried across submissions and through filters, a channel re-allocated
  * under the same handle starting over, submission/channel filters, stopping, and statistics; a channel's
  * decoder state taken from CHANNEL_STATE records (format 1.1: bindings and extended base, replaced by a
- * later record); stopping before a record (on_record_before) with a model the caller keeps.
+ * later record); stopping before a record (on_record_before) with a model the caller keeps; a state
+ * preamble (CHANNEL_METHODS, format 1.1) delivered to on_state_method only, with the bindings of the
+ * CHANNEL_STATE before it, the next submission's index and the filters' selection.
  *
  * Method offsets: host SET_OBJECT 0x0000, NOP 0x0008 (open-gpu-doc classes/host/clc56f.h);
  * HOPPER_COMPUTE_A SEND_PCAS_A 0x02b4 (classes/compute/clcbc0.h). Header layout as in test_pushbuf.c.
@@ -227,6 +229,78 @@ static void test_channel_state(void)
     unlink(path);
 }
 
+/* CHANNEL_STATE binds subch 1; CHANNEL_METHODS writes 0x200 = 5 and 0x3400 = 9 there before submission 0;
+ * one for a channel that is not alive (ignored); submission 1. */
+static int make_methods_trace(const char *path)
+{
+    vgt_writer *w;
+    vgt_error err;
+    const uint32_t pcas[] = {INC(1, 0x02b4, 1), 0x1234};
+    vgt_rec_channel_state cs = {CLIENT, CH_A, 0xfff, 0, 0, {0, 0xCBC0}, 0xfff};
+    uint8_t writes[16];
+    vgt_channel_method_put(writes, &(vgt_state_method){1, 0x0200, 5});
+    vgt_channel_method_put(writes + 8, &(vgt_state_method){1, 0x3400, 9});
+    vgt_rec_channel_methods cm = {CLIENT, CH_A, 0, 16, writes}, dead = {CLIENT, CH_B, 0, 8, writes};
+    if (vgt_writer_open_path(&w, path, NULL, NULL, 0, &err) != VGT_OK || write_channel(w, CH_A, &err) ||
+        vgt_write_channel_state(w, 0, &cs, &err) || vgt_write_channel_methods(w, 0, &cm, &err) ||
+        write_submit(w, CH_A, 0x200000, pcas, 2, &err) || vgt_write_channel_methods(w, 0, &dead, &err) ||
+        write_submit(w, CH_A, 0x201000, pcas, 2, &err) || vgt_writer_close(w, &err)) {
+        fprintf(stderr, "writing %s: %s\n", path, err.msg);
+        return -1;
+    }
+    return 0;
+}
+
+static int on_state_method(void *ctx, const vgt_walk_submit *s, const vgt_method *m)
+{
+    log *l = ctx;
+    CHECK(s->preamble && !s->sub && s->rec && s->rec->type == VGT_REC_CHANNEL_METHODS && m->pos.seq == s->seq,
+          "a preamble write comes with its record");
+    logf_(l, "P%llu%s:%x:%x:%x=%x@%u ", (unsigned long long)s->index, s->selected ? "" : "u", m->subch, m->cls,
+          m->mthd, m->data, m->pos.dword);
+    return 0;
+}
+
+static void test_state_methods(void)
+{
+    char path[] = "/tmp/test_pushbuf_walk_methods_XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0 || make_methods_trace(path)) {
+        CHECK(0, "methods trace");
+        return;
+    }
+    close(fd);
+    log l;
+    vgt_walk_stats st;
+    vgt_error err;
+    vgt_walk_callbacks cb = all_callbacks(&l);
+    cb.on_state_method = on_state_method;
+    CHECK(vgt_walk_path(path, NULL, &cb, &st, &err) == VGT_OK, "walk: %s", err.msg);
+    expect_log(&l, "C1 P0:1:cbc0:200=5@0 P0:1:cbc0:3400=9@1 B0 e0 m1:cbc0:2b4 E0 B1 e0 m1:cbc0:2b4 E1 ");
+    CHECK(st.methods == 2 && st.state_methods == 2 && l.methods == 2,
+          "preamble writes are not submitted methods: %llu methods, %llu state writes", (unsigned long long)st.methods,
+          (unsigned long long)st.state_methods);
+
+    /* without on_state_method nobody sees them, on_method included */
+    cb = all_callbacks(&l);
+    CHECK(vgt_walk_path(path, NULL, &cb, &st, &err) == VGT_OK, "walk: %s", err.msg);
+    expect_log(&l, "C1 B0 e0 m1:cbc0:2b4 E0 B1 e0 m1:cbc0:2b4 E1 ");
+
+    /* they follow the filters of the submission they precede */
+    cb = all_callbacks(&l);
+    cb.on_state_method = on_state_method;
+    vgt_walk_options o = vgt_walk_defaults();
+    o.submit_first = 1;
+    CHECK(vgt_walk_path(path, &o, &cb, &st, &err) == VGT_OK, "walk 1..: %s", err.msg);
+    expect_log(&l, "C1 B1 e0 m1:cbc0:2b4 E1 ");
+    o.deliver_unselected = 1;
+    cb = all_callbacks(&l);
+    cb.on_state_method = on_state_method;
+    CHECK(vgt_walk_path(path, &o, &cb, &st, &err) == VGT_OK, "walk 1.. unselected: %s", err.msg);
+    expect_log(&l, "C1 P0u:1:cbc0:200=5@0 P0u:1:cbc0:3400=9@1 B0u e0 m1:cbc0:2b4 E0 B1 e0 m1:cbc0:2b4 E1 ");
+    unlink(path);
+}
+
 int main(void)
 {
     char path[] = "/tmp/test_pushbuf_walk_XXXXXX";
@@ -281,6 +355,7 @@ int main(void)
           vgt_status_name(err.code));
     unlink(path);
     test_channel_state();
+    test_state_methods();
     if (failures) {
         fprintf(stderr, "test_pushbuf_walk: %d check(s) failed\n", failures);
         return 1;

@@ -10,7 +10,6 @@
 #include "vgt/qmd.h"
 #include "check.h"
 
-
 #define SET(q, hi, lo, v) vgt_qmd_set_bits(q, sizeof q, hi, lo, v)
 
 /* Values every version test uses. */
@@ -64,8 +63,8 @@ static void test_v02(void)
     vgt_error err;
     fill_v02(q, 2);
     vgt_qmd_set_bits(q, sizeof q, 287, 256, 0x4400);   /* PROGRAM_OFFSET, V02_02 only */
-    CHECK(vgt_qmd_detect(q, sizeof q) == VGT_QMD_V02_02, "detect V02_02");
-    CHECK(vgt_qmd_decode(q, sizeof q, &d, &err) == VGT_OK, "decode V02_02: %s", err.msg);
+    CHECK_EQ_U64(vgt_qmd_detect(q, sizeof q), VGT_QMD_V02_02, "detect V02_02");
+    CHECK_STATUS(vgt_qmd_decode(q, sizeof q, &d, &err), VGT_OK, &err, "decode V02_02");
     check_common(&d, VGT_QMD_V02_02);
     CHECK(d.program_offset == 0x4400, "program offset 0x%x", d.program_offset);
     CHECK(d.release[0].payload == 0xcafe && !d.release[0].payload64 && d.release[0].structure_size == 1,
@@ -73,9 +72,9 @@ static void test_v02(void)
     CHECK(d.release_count == 2 && d.size == 256, "release count %u size %u", d.release_count, d.size);
 
     fill_v02(q, 3);
-    CHECK(vgt_qmd_decode(q, sizeof q, &d, &err) == VGT_OK, "decode V02_03: %s", err.msg);
+    CHECK_STATUS(vgt_qmd_decode(q, sizeof q, &d, &err), VGT_OK, &err, "decode V02_03");
     check_common(&d, VGT_QMD_V02_03);
-    CHECK(d.release[0].payload == 0xcafe, "V02_03 release payload");
+    CHECK_EQ_U64(d.release[0].payload, 0xcafe, "V02_03 release payload");
 }
 
 static void test_v03(void)
@@ -97,7 +96,7 @@ static void test_v03(void)
     /* release 2 lives at 1664.. */
     SET(q, 1719, 1719, 1); SET(q, 1695, 1664, 0x5000); SET(q, 1703, 1696, 0x7f); SET(q, 1759, 1728, 77);
     SET(q, 1722, 1722, 1); SET(q, 1718, 1716, 0);   /* reduction ADD */
-    CHECK(vgt_qmd_decode(q, sizeof q, &d, &err) == VGT_OK, "decode V03_00: %s", err.msg);
+    CHECK_STATUS(vgt_qmd_decode(q, sizeof q, &d, &err), VGT_OK, &err, "decode V03_00");
     check_common(&d, VGT_QMD_V03_00);
     CHECK(d.release[0].payload64 && d.release[0].payload == UINT64_C(0x100000002), "V03 release0 payload 0x%llx",
           (unsigned long long)d.release[0].payload);
@@ -123,14 +122,14 @@ static void test_v04(void)
     SET(q, 320, 320, 1); SET(q, 332, 332, 1); SET(q, 322, 321, 1);
     SET(q, 671, 640, REL0 & 0xffffffff); SET(q, 696, 672, REL0 >> 32);
     SET(q, 735, 704, 0x89abcdef); SET(q, 767, 736, 0x01234567);
-    CHECK(vgt_qmd_detect(q, sizeof q) == VGT_QMD_V04_00, "detect V04_00");
-    CHECK(vgt_qmd_decode(q, sizeof q, &d, &err) == VGT_OK, "decode V04_00: %s", err.msg);
+    CHECK_EQ_U64(vgt_qmd_detect(q, sizeof q), VGT_QMD_V04_00, "detect V04_00");
+    CHECK_STATUS(vgt_qmd_decode(q, sizeof q, &d, &err), VGT_OK, &err, "decode V04_00");
     check_common(&d, VGT_QMD_V04_00);
     CHECK(d.size == 384 && d.release_count == 3, "V04 size %u", d.size);
     CHECK(d.release[0].payload == UINT64_C(0x0123456789abcdef) && d.release[0].payload64 &&
           d.release[0].structure_size == 1, "V04 release0 payload 0x%llx", (unsigned long long)d.release[0].payload);
     /* a V04 QMD cut to 256 bytes is refused, not over-read */
-    CHECK(vgt_qmd_decode(q, 256, &d, &err) == VGT_E_TRUNCATED, "256-byte V04 should be truncated");
+    CHECK_STATUS(vgt_qmd_decode(q, 256, &d, &err), VGT_E_TRUNCATED, &err, "256-byte V04 should be truncated");
 }
 
 static void test_format(void)
@@ -154,10 +153,10 @@ static void test_errors(void)
     vgt_qmd d;
     vgt_error err;
     vgt_qmd_set_bits(q, sizeof q, 583, 580, 5);
-    CHECK(vgt_qmd_decode(q, sizeof q, &d, &err) == VGT_E_DECODE, "version 5.0 must be refused");
+    CHECK_STATUS(vgt_qmd_decode(q, sizeof q, &d, &err), VGT_E_DECODE, &err, "version 5.0 must be refused");
     CHECK(strstr(err.msg, "5.0") != NULL, "message names the version: %s", err.msg);
-    CHECK(vgt_qmd_decode(q, 16, &d, &err) == VGT_E_TRUNCATED, "16 bytes must be truncated");
-    CHECK(vgt_qmd_detect(q, 0) == VGT_QMD_UNKNOWN, "empty detect");
+    CHECK_STATUS(vgt_qmd_decode(q, 16, &d, &err), VGT_E_TRUNCATED, &err, "16 bytes must be truncated");
+    CHECK_EQ_U64(vgt_qmd_detect(q, 0), VGT_QMD_UNKNOWN, "empty detect");
 }
 
 static void test_tables(void)
@@ -212,7 +211,7 @@ static void test_dependents(void)
     vgt_qmd_set_bits(q, 384, 376, 374, 4);              /* DECREMENT_DEPENDENCE */
     vgt_qmd_set_bits(q, 384, 377, 377, 1);
     vgt_qmd_set_bits(q, 384, 511, 480, 0x1234567);
-    CHECK(vgt_qmd_decode(q, sizeof q, &d, &err) == VGT_OK, "decode: %s", err.msg);
+    CHECK_STATUS(vgt_qmd_decode(q, sizeof q, &d, &err), VGT_OK, &err, "decode");
     CHECK(d.dependent[0].enabled && d.dependent[0].action == 1 && !d.dependent[0].prefetch &&
           d.dependent[0].va == 0x204e0c800ull, "dep0 %u %u 0x%llx", d.dependent[0].enabled, d.dependent[0].action,
           (unsigned long long)d.dependent[0].va);

@@ -10,7 +10,6 @@
 #include "vgt/trace.h"
 #include "check.h"
 
-
 #define CLIENT 0xC1u
 #define PB_VA 0x100000ull
 #define DATA_VA 0x200000ull
@@ -230,7 +229,7 @@ static void test_changed_record_lag(const char *dir)
         seen s = {0};
         vgt_replay_summary sum;
         vgt_error err;
-        CHECK(replay(path, (vgt_range){0, UINT64_MAX}, 0, &s, &sum, &err) == VGT_OK, "%s", err.msg);
+        CHECK_STATUS(replay(path, (vgt_range){0, UINT64_MAX}, 0, &s, &sum, &err), VGT_OK, &err, "replay");
         if (wrong) CHECK(sum.checks_failed == 1 && s.mismatches == 1, "wrong value: failed %llu", (unsigned long long)sum.checks_failed);
         else CHECK(sum.checks_failed == 0 && sum.checks_passed == 0, "lag: passed %llu failed %llu",
                    (unsigned long long)sum.checks_passed, (unsigned long long)sum.checks_failed);
@@ -247,7 +246,7 @@ static void test_lanes(void)
     CHECK(vgt_replay_open(&rp, &o, &err) == VGT_E_UNSUPPORTED && strstr(err.msg, "lane synth is not implemented by backend sim"),
           "%s", err.msg);
     o.lane = VGT_LANE_CUDA;
-    CHECK(vgt_replay_open(&rp, &o, &err) == VGT_E_UNSUPPORTED, "cuda lane");
+    CHECK_STATUS(vgt_replay_open(&rp, &o, &err), VGT_E_UNSUPPORTED, &err, "cuda lane");
     CHECK(vgt_lane_from_name("verbatim") == VGT_LANE_VERBATIM && vgt_lane_from_name("x") == -1, "lane names");
 }
 

@@ -15,7 +15,6 @@
 #include "vgt/trace.h"
 #include "check.h"
 
-
 /* ---- reloc ---- */
 
 static void test_reserved_choice(void)
@@ -41,7 +40,8 @@ static void test_reserved_choice(void)
     vgt_reloc_range all[] = {{.va = 1ull << 36, .len = limit - (1ull << 36)}};
     CHECK(vgt_reloc_choose_reserved(all, 1, VGT_BACKEND_RESERVED_DEFAULT, span, limit, &got, &err) == VGT_E_UNSUPPORTED &&
               strstr(err.msg, "cannot be placed"), "%s", err.msg);
-    CHECK(vgt_reloc_choose_reserved(low, 2, 0, limit + 1, limit, &got, &err) == VGT_E_ARG, "span over the limit");
+    CHECK_STATUS(vgt_reloc_choose_reserved(low, 2, 0, limit + 1, limit, &got, &err), VGT_E_ARG, &err,
+                 "span over the limit");
 }
 
 static void test_reloc_notes(void)
@@ -61,7 +61,7 @@ static void test_reloc_notes(void)
               strstr(p->notes[0].msg, "seq 12"), "%s", p->nnotes ? p->notes[0].msg : "");
     CHECK(p->nnotes >= 2 && p->notes[1].kind == VGT_RELOC_UNALIGNED && p->notes[1].seq == 15, "second note");
     vgt_reloc_check_segment(p, 3, 99, 0, 0xff00000000ull, 0x1000);         /* below 2^40: fine */
-    CHECK(p->nnotes == 2, "segment below 2^40 noted");
+    CHECK_EQ_U64(p->nnotes, 2, "segment below 2^40 noted");
     vgt_reloc_check_segment(p, 4, 100, 1, 0x7f4f62799000ull, 0x1000);
     CHECK(p->nnotes == 3 && p->notes[2].kind == VGT_RELOC_PB_ABOVE_40BIT && strstr(p->notes[2].msg, "submission 4") &&
               strstr(p->notes[2].msg, "GPFIFO entry"), "%s", p->nnotes == 3 ? p->notes[2].msg : "");
@@ -76,22 +76,22 @@ static void test_reloc_notes(void)
 static void test_gob_offsets(void)
 {
     /* inside one GOB (64 bytes x 8 rows): offset bits x0-3, y0, y1, x4, y2, x5 (measured on the H200) */
-    CHECK(vgt_rt_gob_offset(0, 0, 256, 0) == 0, "origin");
-    CHECK(vgt_rt_gob_offset(15, 0, 256, 0) == 15, "within 16 bytes of a row");
-    CHECK(vgt_rt_gob_offset(0, 1, 256, 0) == 16, "y0");
-    CHECK(vgt_rt_gob_offset(0, 2, 256, 0) == 32, "y1");
-    CHECK(vgt_rt_gob_offset(16, 0, 256, 0) == 64, "x4");
-    CHECK(vgt_rt_gob_offset(0, 4, 256, 0) == 128, "y2");
-    CHECK(vgt_rt_gob_offset(32, 0, 256, 0) == 256, "x5");
-    CHECK(vgt_rt_gob_offset(16 + 5, 3, 256, 0) == 64 + 32 + 16 + 5, "x4 y1 y0 together");
-    CHECK(vgt_rt_gob_offset(63, 7, 256, 0) == 511, "last byte of the GOB");
+    CHECK_EQ_U64(vgt_rt_gob_offset(0, 0, 256, 0), 0, "origin");
+    CHECK_EQ_U64(vgt_rt_gob_offset(15, 0, 256, 0), 15, "within 16 bytes of a row");
+    CHECK_EQ_U64(vgt_rt_gob_offset(0, 1, 256, 0), 16, "y0");
+    CHECK_EQ_U64(vgt_rt_gob_offset(0, 2, 256, 0), 32, "y1");
+    CHECK_EQ_U64(vgt_rt_gob_offset(16, 0, 256, 0), 64, "x4");
+    CHECK_EQ_U64(vgt_rt_gob_offset(0, 4, 256, 0), 128, "y2");
+    CHECK_EQ_U64(vgt_rt_gob_offset(32, 0, 256, 0), 256, "x5");
+    CHECK_EQ_U64(vgt_rt_gob_offset(16 + 5, 3, 256, 0), 64 + 32 + 16 + 5, "x4 y1 y0 together");
+    CHECK_EQ_U64(vgt_rt_gob_offset(63, 7, 256, 0), 511, "last byte of the GOB");
     /* blocks one GOB tall: the next GOB to the right, then the next GOB row (4 GOBs per row) */
-    CHECK(vgt_rt_gob_offset(64, 0, 256, 0) == 512, "second GOB");
-    CHECK(vgt_rt_gob_offset(0, 8, 256, 0) == 4 * 512, "second GOB row");
+    CHECK_EQ_U64(vgt_rt_gob_offset(64, 0, 256, 0), 512, "second GOB");
+    CHECK_EQ_U64(vgt_rt_gob_offset(0, 8, 256, 0), 4 * 512, "second GOB row");
     /* blocks two GOBs tall: the GOB below comes before the GOB to the right */
-    CHECK(vgt_rt_gob_offset(0, 8, 256, 1) == 512, "GOB below, same block");
-    CHECK(vgt_rt_gob_offset(64, 0, 256, 1) == 1024, "next block column");
-    CHECK(vgt_rt_gob_offset(0, 16, 256, 1) == 4 * 1024, "next block row");
+    CHECK_EQ_U64(vgt_rt_gob_offset(0, 8, 256, 1), 512, "GOB below, same block");
+    CHECK_EQ_U64(vgt_rt_gob_offset(64, 0, 256, 1), 1024, "next block column");
+    CHECK_EQ_U64(vgt_rt_gob_offset(0, 16, 256, 1), 4 * 1024, "next block row");
 }
 
 static void test_linearize(void)
@@ -111,7 +111,7 @@ static void test_linearize(void)
      * 1024, the lower GOB of it at 1536; x byte 68 -> 4 in the GOB; row 9 -> 1: offset 16 */
     CHECK(surf[1536 + 16 + 4] == 17 && surf[1536 + 16 + 5] == 9, "hand-computed position of (17,9)");
     vgt_error err;
-    CHECK(vgt_rt_linearize(&d, surf, span, rgba, &err) == VGT_OK, "%s", err.msg);
+    CHECK_STATUS(vgt_rt_linearize(&d, surf, span, rgba, &err), VGT_OK, &err, "vgt_rt_linearize");
     int bad = 0;
     for (uint32_t y = 0; y < 16; y++)
         for (uint32_t x = 0; x < 32; x++) {
@@ -119,7 +119,7 @@ static void test_linearize(void)
             bad += o[0] != x || o[1] != y || o[2] != 0x5a || o[3] != 0xff;
         }
     CHECK(!bad, "%d pixels wrong after de-swizzle", bad);
-    CHECK(vgt_rt_linearize(&d, surf, span - 1, rgba, &err) == VGT_E_ARG, "short surface refused");
+    CHECK_STATUS(vgt_rt_linearize(&d, surf, span - 1, rgba, &err), VGT_E_ARG, &err, "short surface refused");
     /* pitch layout (WIDTH = pitch in bytes), BGRA order (A8R8G8B8): channels swapped to RGBA */
     vgt_rt_desc pd = {.width = 8, .height = 2, .format = 0xCF, .memory = 1u << 12};
     uint8_t pitch[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}, out[16];
@@ -146,7 +146,7 @@ static void test_png(void)
     uint8_t px[3 * 2 * 4];
     for (int i = 0; i < 24; i++) px[i] = (uint8_t)(i * 7);
     vgt_error err;
-    CHECK(vgt_png_write_rgba(path, px, 3, 2, &err) == VGT_OK, "%s", err.msg);
+    CHECK_STATUS(vgt_png_write_rgba(path, px, 3, 2, &err), VGT_OK, &err, "vgt_png_write_rgba");
     uint8_t buf[512];
     FILE *f = fopen(path, "rb");
     size_t n = f ? fread(buf, 1, sizeof buf, f) : 0;
@@ -167,13 +167,13 @@ static void test_png(void)
     CHECK(be32(raw + 26) == (b << 16 | a), "adler32");
     CHECK(vgt_png_write_rgba("/nonexistent-dir/x.png", px, 3, 2, &err) == VGT_E_IO && strstr(err.msg, "/nonexistent-dir"),
           "unwritable path: %s", err.msg);
-    CHECK(vgt_png_write_rgba(path, px, 0, 2, &err) == VGT_E_ARG, "empty image refused");
+    CHECK_STATUS(vgt_png_write_rgba(path, px, 0, 2, &err), VGT_E_ARG, &err, "empty image refused");
 }
 
 static void test_fnv(void)
 {
     /* reference values of FNV-1a 64 (Fowler/Noll/Vo test vectors) */
-    CHECK(vgt_fnv1a64("", 0) == 0xcbf29ce484222325ull, "empty");
+    CHECK_EQ_U64(vgt_fnv1a64("", 0), 0xcbf29ce484222325ull, "empty");
     CHECK(vgt_fnv1a64("a", 1) == 0xaf63dc4c8601ec8cull, "\"a\"");
     CHECK(vgt_fnv1a64("foobar", 6) == 0x85944171f73967e8ull, "\"foobar\"");
 }
@@ -238,22 +238,35 @@ static void write_release(vgt_writer *w, uint64_t *ts, uint32_t k, uint64_t va, 
     ok(vgt_write_gpfifo_submit(w, ++*ts, &s, e), e);
 }
 
-static void write_census_trace(const char *path, uint32_t observed_value)
+/* A writer on path with the test's identity; exits on failure like ok(). */
+static vgt_writer *open_trace(const char *path, vgt_error *e)
 {
     vgt_writer *w;
-    vgt_error e;
-    uint64_t ts = 0;
     vgt_writer_options o = vgt_writer_defaults();
     vgt_identity id[] = {{"producer", "test_replay_lane1"}};
-    ok(vgt_writer_open_path(&w, path, &o, id, 1, &e), &e);
+    ok(vgt_writer_open_path(&w, path, &o, id, 1, e), e);
+    return w;
+}
+
+/* The one channel of these traces: handle 0xA0, Hopper host class. */
+static void write_channel_a0(vgt_writer *w, uint64_t *ts, vgt_error *e)
+{
+    vgt_rec_channel c = {.client = CLIENT, .parent = 3, .handle = 0xA0, .cls = 0xC86F, .entries = 128};
+    ok(vgt_write_channel(w, ++*ts, &c, e), e);
+}
+
+static void write_census_trace(const char *path, uint32_t observed_value)
+{
+    vgt_error e;
+    uint64_t ts = 0;
+    vgt_writer *w = open_trace(path, &e);
     vgt_rec_mem_alloc m = {.client = CLIENT, .parent = 1, .handle = 0x10, .cls = 0x40, .size = 0x200000, .aperture = 1};
     ok(vgt_write_mem_alloc(w, ++ts, &m, &e), &e);
     vgt_rec_gpu_map g = {.client = CLIENT, .device = 1, .va_space = 2, .memory = 0x10, .gpu_va = PB_VA, .length = 0x100000, .source = 1};
     ok(vgt_write_gpu_map(w, ++ts, &g, &e), &e);
     g.gpu_va = DATA_VA, g.offset = 0x100000;
     ok(vgt_write_gpu_map(w, ++ts, &g, &e), &e);
-    vgt_rec_channel c = {.client = CLIENT, .parent = 3, .handle = 0xA0, .cls = 0xC86F, .entries = 128};
-    ok(vgt_write_channel(w, ++ts, &c, &e), &e);
+    write_channel_a0(w, &ts, &e);
     write_release(w, &ts, 0, DATA_VA + 0x1008, 0x11, &e);   /* page 1 */
     write_release(w, &ts, 1, DATA_VA + 0x10, 0x22, &e);     /* page 0 */
     write_release(w, &ts, 2, DATA_VA + 0x10, 0x22, &e);     /* the same value again: no change */
@@ -273,25 +286,21 @@ static void test_plan_operands(void)
     char path[] = "/tmp/test_replay_lane1_plan_XXXXXX";
     int fd = mkstemp(path);
     close(fd);
-    vgt_writer *w;
     vgt_error e;
     uint64_t ts = 0;
-    vgt_writer_options o = vgt_writer_defaults();
-    vgt_identity id[] = {{"producer", "test_replay_lane1"}};
-    ok(vgt_writer_open_path(&w, path, &o, id, 1, &e), &e);
+    vgt_writer *w = open_trace(path, &e);
     vgt_rec_gpu_map g = {.client = CLIENT, .device = 1, .va_space = 2, .memory = 0x10, .gpu_va = PB_VA, .length = 0x100000, .source = 1};
     ok(vgt_write_gpu_map(w, ++ts, &g, &e), &e);
     g.gpu_va = DATA_VA, g.length = 0x1000;
     ok(vgt_write_gpu_map(w, ++ts, &g, &e), &e);
     g.va_space = 3, g.gpu_va = DATA_VA, g.length = 0x2000, g.memory = 0x11;   /* another space, overlapping */
     ok(vgt_write_gpu_map(w, ++ts, &g, &e), &e);
-    vgt_rec_channel c = {.client = CLIENT, .parent = 3, .handle = 0xA0, .cls = 0xC86F, .entries = 128};
-    ok(vgt_write_channel(w, ++ts, &c, &e), &e);
+    write_channel_a0(w, &ts, &e);
     write_release(w, &ts, 0, 0x300000, 1, &e);          /* outside: no note */
     write_release(w, &ts, 1, DATA_VA + 0x1008, 2, &e);  /* into the conflicting mapping */
     ok(vgt_writer_close(w, &e), &e);
     vgt_reloc_plan *p = calloc(1, sizeof *p);
-    CHECK(vgt_reloc_plan_trace(path, 0, p, &e) == VGT_OK, "%s", e.msg);
+    CHECK_STATUS(vgt_reloc_plan_trace(path, 0, p, &e), VGT_OK, &e, "vgt_reloc_plan_trace");
     int overlap = 0, operand = 0;
     for (uint32_t i = 0; i < p->nnotes; i++) {
         overlap += p->notes[i].kind == VGT_RELOC_OVERLAP;
@@ -340,16 +349,12 @@ static void test_fault_window(void)
     char path[] = "/tmp/test_replay_lane1_fault_XXXXXX";
     int fd = mkstemp(path);
     close(fd);
-    vgt_writer *w;
     vgt_error e;
     uint64_t ts = 0;
-    vgt_writer_options wo = vgt_writer_defaults();
-    vgt_identity id[] = {{"producer", "test_replay_lane1"}};
-    ok(vgt_writer_open_path(&w, path, &wo, id, 1, &e), &e);
+    vgt_writer *w = open_trace(path, &e);
     vgt_rec_gpu_map g = {.client = CLIENT, .device = 1, .va_space = 2, .memory = 0x10, .gpu_va = PB_VA, .length = 0x100000, .source = 1};
     ok(vgt_write_gpu_map(w, ++ts, &g, &e), &e);
-    vgt_rec_channel c = {.client = CLIENT, .parent = 3, .handle = 0xA0, .cls = 0xC86F, .entries = 128};
-    ok(vgt_write_channel(w, ++ts, &c, &e), &e);
+    write_channel_a0(w, &ts, &e);
     write_release(w, &ts, 0, 0x7000000000ull, 1, &e);   /* unmapped: sim faults */
     ok(vgt_writer_close(w, &e), &e);
 
@@ -363,9 +368,9 @@ static void test_fault_window(void)
     o.report = keep_window;
     vgt_replay *rp;
     vgt_reader *r;
-    CHECK(vgt_replay_open(&rp, &o, &e) == VGT_OK, "%s", e.msg);
-    CHECK(vgt_reader_open_path(&r, path, NULL, &e) == VGT_OK, "%s", e.msg);
-    CHECK(vgt_replay_run(rp, r, &e) == VGT_OK, "%s", e.msg);
+    CHECK_STATUS(vgt_replay_open(&rp, &o, &e), VGT_OK, &e, "vgt_replay_open");
+    CHECK_STATUS(vgt_reader_open_path(&r, path, NULL, &e), VGT_OK, &e, "vgt_reader_open_path");
+    CHECK_STATUS(vgt_replay_run(rp, r, &e), VGT_OK, &e, "vgt_replay_run");
     vgt_replay_finish(rp, &e);
     CHECK(strstr(window_msg, "push-buffer Get 0x100018 = submission 0 entry 0 dword 6") &&
               strstr(window_msg, "SEM_EXECUTE = 0x00000001") && strstr(window_msg, "[0:1] subch 0"),
@@ -386,10 +391,10 @@ static void run_census(const char *path, int expect_fail)
     vgt_reader *r;
     vgt_error err;
     idle_calls = 0;
-    CHECK(vgt_replay_open(&rp, &o, &err) == VGT_OK, "%s", err.msg);
+    CHECK_STATUS(vgt_replay_open(&rp, &o, &err), VGT_OK, &err, "vgt_replay_open");
     vgt_replay_census_watch(rp, DATA_VA, 0x2000, "observed");
-    CHECK(vgt_reader_open_path(&r, path, NULL, &err) == VGT_OK, "%s", err.msg);
-    CHECK(vgt_replay_run(rp, r, &err) == VGT_OK, "%s", err.msg);
+    CHECK_STATUS(vgt_reader_open_path(&r, path, NULL, &err), VGT_OK, &err, "vgt_reader_open_path");
+    CHECK_STATUS(vgt_replay_run(rp, r, &err), VGT_OK, &err, "vgt_replay_run");
     vgt_replay_finish(rp, &err);
     const vgt_replay_summary *s = vgt_replay_summary_get(rp);
     CHECK(idle_calls >= 3, "the engine waited after each submission: %d idle calls", idle_calls);

@@ -615,6 +615,77 @@ static void test_mme_emitted_acquire_blocks(void)
     teardown(&t);
 }
 
+/* Format 1.1 slices: channel_state binds, channel_methods restores the copy engine's transfer parameters
+ * and the MME program; the one submission then holds only LAUNCH_DMA, the macro call and a host release.
+ * The state writes run like pushed methods but do not count as methods; the control without them shows
+ * they are what made the copy and the macro work. */
+static vgt_status restored_submission(h *t, int with_state)
+{
+    vgt_error err;
+    vgt_rec_channel_state cs = {.client = 1, .channel = 0xC0, .subdevice_mask = 0xfff, .stored_subdevice_mask = 0xfff};
+    cs.subch_class[SC_COPY] = 0xC8B5;
+    cs.subch_class[SC_3D] = 0xCB97;
+    EXPECT(t->ops->channel_state(t->b, t->ch, &cs, &err) == VGT_OK, "%s", err.msg);
+    uint32_t code[12];
+    group(code, 0, (uint16_t)(0x1b00 >> 2 | 1u << 12), 0, 5, 3, 0, 4, 2);
+    group(code + 3, 0, 0x1000, 0x0000, 0, 3, 0, 10, 1);
+    group(code + 6, 1, 0, 0, 0, 0, 0, 0, 0);
+    group(code + 9, 0, 0, 0, 0, 0, 0, 0, 0);
+    vgt_state_method m[40];
+    uint32_t n = 0;
+    const uint32_t p[8] = {0, (uint32_t)DATA_VA + 0x1000, 0, (uint32_t)DATA_VA + 0x2000, 0, 0, 64, 1};
+    for (uint32_t i = 0; i < 8; i++) m[n++] = (vgt_state_method){SC_COPY, 0x400 + 4 * i, p[i]};
+    m[n++] = (vgt_state_method){SC_COPY, 0x240, (uint32_t)(DATA_VA >> 32)};
+    m[n++] = (vgt_state_method){SC_COPY, 0x244, (uint32_t)DATA_VA + 0xF00};
+    m[n++] = (vgt_state_method){SC_COPY, 0x248, 0x77};
+    m[n++] = (vgt_state_method){SC_3D, 0x0114, 0};
+    for (uint32_t i = 0; i < 12; i++) m[n++] = (vgt_state_method){SC_3D, 0x0118, code[i]};
+    m[n++] = (vgt_state_method){SC_3D, 0x011c, 0};
+    m[n++] = (vgt_state_method){SC_3D, 0x0120, 0};
+    if (with_state) EXPECT(t->ops->channel_methods(t->b, t->ch, m, n, &err) == VGT_OK, "%s", err.msg);
+    vgt_backend_counters before = ctr(t);
+    EXPECT(before.methods == 0 && before.submits == 0, "state writes counted as work: %llu methods",
+           (unsigned long long)before.methods);
+    m1(t, SC_COPY, 0x300, 2 | 1u << 3 | 1u << 7 | 1u << 8);   /* LAUNCH_DMA, pitch, one-word semaphore */
+    m1(t, SC_3D, 0x3800, (uint32_t)(DATA_VA >> 32));
+    uint32_t rest[2] = {(uint32_t)DATA_VA + 0x700, 0x4242};
+    noninc(t, SC_3D, 0x3804, rest, 2);
+    host_sem(t, DATA_VA + 0x704, 1, 1);
+    vgt_status rc = flush_on(t, t->ch, &err);
+    /* 9 pushed methods and what the macro emitted, nothing of the 27 state writes */
+    EXPECT(ctr(t).methods == 9 + ctr(t).macro_methods && ctr(t).submits == 1, "methods %llu",
+           (unsigned long long)ctr(t).methods);
+    return rc;
+}
+
+static void test_channel_methods_restore_state(void)
+{
+    h t;
+    setup(&t);
+    uint8_t src[64];
+    for (int i = 0; i < 64; i++) src[i] = (uint8_t)(i * 5 + 3);
+    vgt_error err;
+    t.ops->mem_write(t.b, t.vas, DATA_VA + 0x1000, src, 64, &err);
+    EXPECT(restored_submission(&t, 1) == VGT_OK, "submit: %s", t.last_event);
+    uint8_t got[64];
+    t.ops->mem_read(t.b, t.vas, DATA_VA + 0x2000, got, 64, &err);
+    EXPECT(!memcmp(got, src, 64), "the copy with restored parameters differs");
+    EXPECT(rd(&t, DATA_VA + 0xF00, 4) == 0x77, "copy semaphore from restored SET_SEMAPHORE_*");
+    EXPECT(ctr(&t).macro_calls == 1 && ctr(&t).macro_errors == 0 && rd(&t, DATA_VA + 0x700, 4) == 0x4242,
+           "restored macro: %llu calls %llu errors (%s)", (unsigned long long)ctr(&t).macro_calls,
+           (unsigned long long)ctr(&t).macro_errors, t.last_event);
+    vgt_state_method bad = {8, 0x200, 0};
+    EXPECT(t.ops->channel_methods(t.b, t.ch, &bad, 1, &err) == VGT_E_ARG && strstr(err.msg, "subchannel 8"), "%s", err.msg);
+    teardown(&t);
+
+    setup(&t);   /* the control */
+    t.ops->mem_write(t.b, t.vas, DATA_VA + 0x1000, src, 64, &err);
+    EXPECT(restored_submission(&t, 0) == VGT_E_FAULT, "without the state the copy's semaphore goes to VA 0");
+    t.ops->mem_read(t.b, t.vas, DATA_VA + 0x2000, got, 64, &err);
+    EXPECT(memcmp(got, src, 64) && rd(&t, DATA_VA + 0x700, 4) != 0x4242, "without the state the work still ran");
+    teardown(&t);
+}
+
 static void test_backend_table(void)
 {
     EXPECT(vgt_backend_find("sim") == &vgt_backend_sim, "sim not found");
@@ -646,6 +717,7 @@ int main(void)
     test_mme_macro_release();
     test_mme_emitted_acquire_blocks();
     test_mme_upload_shared_by_objects();
+    test_channel_methods_restore_state();
     if (failures) {
         fprintf(stderr, "test_sim: %d failure(s)\n", failures);
         return 1;

@@ -5,7 +5,7 @@ Memory comes from MEMORY records and from GPFIFO_SUBMIT records: the push-buffer
 memory at the doorbell) and the new ring entries (written at the channel's ring VA, entry gp_put_before
 onwards, wrapping at the ring size). Bytes never recorded are unknown. Used by tests to check `vgt slice`.
 """
-from . import spec
+from . import records, spec
 
 PAGE = 4096
 T = {name: layout.code for name, layout in spec.BY_NAME.items()}
@@ -16,6 +16,7 @@ class Fold:
         self.objects = {}      # (client, handle) -> (type name, seq)
         self.channels = {}     # (client, handle) -> CHANNEL fields
         self.states = {}       # (client, channel) -> CHANNEL_STATE fields (1.1), of live channels only
+        self.methods = {}      # (client, channel) -> [(subch, method, value)] of CHANNEL_METHODS (1.1)
         self.mappings = {}     # gpu_va -> fields of GPU_MAP
         self.pages = {}        # page va -> [bytearray data, bytearray known (0/1 per byte)]
         self.submits = 0
@@ -43,8 +44,11 @@ class Fold:
         elif t == T["CHANNEL"] and f["status"] == 0:
             self.channels[(f["client"], f["handle"])] = f
             self.states.pop((f["client"], f["handle"]), None)   # a new channel starts with no state
+            self.methods.pop((f["client"], f["handle"]), None)
         elif t == T["CHANNEL_STATE"] and (f["client"], f["channel"]) in self.channels:
             self.states[(f["client"], f["channel"])] = f
+        elif t == T["CHANNEL_METHODS"] and (f["client"], f["channel"]) in self.channels:
+            self.methods[(f["client"], f["channel"])] = records.unpack_channel_methods(f["writes"])
         elif t == T["GPU_MAP"] and f["status"] == 0:
             self.mappings[f["gpu_va"]] = f
         elif t == T["GPU_UNMAP"]:

@@ -116,3 +116,21 @@ def _encode_gpfifo(f):
         if i != len(segs) - 1:
             parts.append(b"\0" * (spec.pad8(length) - length))
     return b"".join(parts)
+
+
+def unpack_channel_methods(writes):
+    """CHANNEL_METHODS writes (section 5, 0x0028) -> [(subchannel, method, value)], checked as the spec says."""
+    if len(writes) % spec.CHANNEL_METHOD_SIZE:
+        raise FormatError(f"CHANNEL_METHODS: writes_length {len(writes)} is not a multiple of 8")
+    out = []
+    for i in range(0, len(writes), spec.CHANNEL_METHOD_SIZE):
+        method, subch, value = struct.unpack_from("<HHI", writes, i)
+        if subch > 7 or method % 4 or method > spec.MAX_METHOD_ADDRESS:
+            raise FormatError(f"CHANNEL_METHODS: write {i // 8} names subchannel {subch} method {method:#x}")
+        out.append((subch, method, value))
+    return out
+
+
+def pack_channel_methods(writes):
+    """[(subchannel, method, value)] -> the writes blob of CHANNEL_METHODS (section 5, 0x0028)."""
+    return b"".join(struct.pack("<HHI", method, subch, value) for subch, method, value in writes)

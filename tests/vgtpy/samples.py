@@ -2,7 +2,7 @@
 what the cross-checks feed the C reader."""
 import random
 
-from . import spec
+from . import records, spec
 
 
 def _bytes(rng, n):
@@ -58,6 +58,9 @@ def all_type_records(seed=1):
                            **{f"subch{i}_class": c for i, c in enumerate([0xCB97, 0xCBC0, 0xA140, 0, 0xC8B5, 0,
                                                                           0x902D, 0xC86F])},
                            "stored_subdevice_mask": 0x3}, t()),
+        ("CHANNEL_METHODS", {"client": 0xC1D00001, "channel": 0x5C000030, "flags": 0, "writes_length": 24,
+                             "writes": records.pack_channel_methods([(0, 0x0114, 0), (0, 0x0118, 0x1234ABCD),
+                                                                     (7, 0x3FFC, 0xFFFFFFFF)])}, t()),
         ("GPFIFO_SUBMIT", {"client": 0xC1D00001, "channel": 0x5C000030, "token": 0x10005, "flags": 0,
                            "gp_get_before": 0, "gp_put_before": 0, "gp_get_after": 0xFFFFFFFF,
                            "gp_put_after": 2,

@@ -43,6 +43,9 @@ INDEX_ENTRY_DIVISOR = 72
 
 # section 5, CHANNEL_STATE flags (1.1)
 CHANNEL_STATE_RUN_PENDING = 1
+# section 5, CHANNEL_METHODS (1.1): bytes per write, the largest method address
+CHANNEL_METHOD_SIZE = 8
+MAX_METHOD_ADDRESS = 0x3FFC
 # section 5, MEMORY flags (1.1): bytes the GPU wrote, derived by the producer, not read from memory
 MEMORY_FLAG_DERIVED = 1
 
@@ -126,6 +129,10 @@ LAYOUTS = [
     RecordLayout(0x0027, "CHANNEL_STATE",
                  _u32("client", "channel", "subdevice_mask", "flags") + [("extended_base", "Q")]
                  + _u32(*[f"subch{i}_class" for i in range(8)]) + _u32("stored_subdevice_mask", "reserved")),
+    # 1.1: method writes restoring a channel's engine state (section 5, 0x0028); each write is 8 bytes:
+    # u16 method (byte address), u16 subchannel, u32 value
+    RecordLayout(0x0028, "CHANNEL_METHODS", _u32("client", "channel", "flags", "writes_length"),
+                 [("writes", "writes_length")]),
     RecordLayout(0x0030, "CUDA_MODULE", [("module", "Q")] + _u32("image_length", "flags"), [("image", "image_length")]),
     RecordLayout(0x0031, "CUDA_LAUNCH",
                  [("module", "Q"), ("function", "Q"), ("stream", "Q")]

@@ -122,3 +122,9 @@ vgt_status chunk_records_check(const uint8_t *recs, const chunk_header *h, uint6
         return record_problem(off, VGT_E_FORMAT, n - 1, pos, "last_ts of the header", h->last_ts, last_ts, err);
     return VGT_OK;
 }
+
+vgt_chunk_info chunk_info_make(const chunk_header *h, uint64_t off, uint64_t first_submit)
+{
+    return (vgt_chunk_info){off, h->first_seq, h->first_ts, h->last_ts, first_submit, h->record_count,
+                            h->submit_count, h->codec, h->compressed_length, h->uncompressed_length};
+}

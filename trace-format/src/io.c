@@ -22,12 +22,14 @@ vgt_status io_write_all(int fd, const void *p, uint64_t n, uint64_t off, vgt_err
     return VGT_OK;
 }
 
-vgt_status io_read_full(int fd, void *p, uint64_t n, uint64_t *got, uint64_t off, vgt_error *err)
+/* The read loop of both entry points: read(2) at the current position, or pread(2) at off when
+ * positioned; off names the place in errors either way. Stops early only at the end of the input. */
+static vgt_status read_loop(int fd, void *p, uint64_t n, uint64_t off, int positioned, uint64_t *got, vgt_error *err)
 {
     uint8_t *b = p;
     uint64_t done = 0;
     while (done < n) {
-        ssize_t k = read(fd, b + done, n - done);
+        ssize_t k = positioned ? pread(fd, b + done, n - done, (off_t)(off + done)) : read(fd, b + done, n - done);
         if (k < 0 && errno == EINTR) continue;
         if (k < 0)
             return VGT_FAIL(err, VGT_E_IO, off + done, "read at offset %llu failed: %s", (unsigned long long)(off + done),
@@ -39,19 +41,12 @@ vgt_status io_read_full(int fd, void *p, uint64_t n, uint64_t *got, uint64_t off
     return VGT_OK;
 }
 
+vgt_status io_read_full(int fd, void *p, uint64_t n, uint64_t *got, uint64_t off, vgt_error *err)
+{
+    return read_loop(fd, p, n, off, 0, got, err);
+}
+
 vgt_status io_pread_full(int fd, void *p, uint64_t n, uint64_t off, uint64_t *got, vgt_error *err)
 {
-    uint8_t *b = p;
-    uint64_t done = 0;
-    while (done < n) {
-        ssize_t k = pread(fd, b + done, n - done, (off_t)(off + done));
-        if (k < 0 && errno == EINTR) continue;
-        if (k < 0)
-            return VGT_FAIL(err, VGT_E_IO, off + done, "read at offset %llu failed: %s", (unsigned long long)(off + done),
-                            strerror(errno));
-        if (k == 0) break;
-        done += (uint64_t)k;
-    }
-    *got = done;
-    return VGT_OK;
+    return read_loop(fd, p, n, off, 1, got, err);
 }

@@ -176,6 +176,27 @@ static vgt_status on_channel_state(vgt_model *m, const vgt_record *r, vgt_error 
     return VGT_OK;
 }
 
+/* Format 1.1: a live channel keeps a copy of its latest CHANNEL_METHODS writes (the record's payload is
+ * only valid until the next read). */
+static vgt_status on_channel_methods(vgt_model *m, const vgt_record *r, vgt_error *err)
+{
+    vgt_rec_channel_methods cm;
+    VGT_TRY(vgt_decode_channel_methods(r, &cm, err));
+    vgt_model_channel *ch = model_channel_get(m, cm.client, cm.channel);
+    if (!ch) return VGT_OK;
+    uint8_t *copy = cm.writes_length ? malloc(cm.writes_length) : NULL;
+    if (cm.writes_length && !copy)
+        return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "model: no memory for %u bytes of CHANNEL_METHODS", cm.writes_length);
+    if (copy) memcpy(copy, cm.writes, cm.writes_length);
+    free(ch->methods);
+    ch->methods = copy;
+    ch->methods_rec = cm;
+    ch->methods_rec.writes = copy;
+    ch->methods_seq = r->seq;
+    ch->has_methods = 1;
+    return VGT_OK;
+}
+
 typedef vgt_status (*apply_fn)(vgt_model *m, const vgt_record *r, vgt_error *err);
 static const struct { uint16_t type; apply_fn fn; } handlers[] = {
     {VGT_REC_RM_ALLOC, on_rm_alloc},       {VGT_REC_RM_FREE, on_rm_free},
@@ -184,6 +205,7 @@ static const struct { uint16_t type; apply_fn fn; } handlers[] = {
     {VGT_REC_MEMORY, on_memory},           {VGT_REC_CHANNEL, on_channel},
     {VGT_REC_ENGINE_OBJECT, on_engine_object}, {VGT_REC_GPFIFO_SUBMIT, on_submit},
     {VGT_REC_WORK_SUBMIT_TOKEN, on_token},  {VGT_REC_CHANNEL_STATE, on_channel_state},
+    {VGT_REC_CHANNEL_METHODS, on_channel_methods},
 };
 
 vgt_status vgt_model_apply(vgt_model *m, const vgt_record *r, vgt_error *err)

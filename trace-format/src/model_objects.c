@@ -54,6 +54,7 @@ static void remove_channel(vgt_model *m, uint32_t client, uint32_t handle)
 {
     for (uint32_t i = 0; i < m->nch; i++) {
         if (m->chans[i].rec.client != client || m->chans[i].rec.handle != handle) continue;
+        free(m->chans[i].methods);
         memmove(&m->chans[i], &m->chans[i + 1], sizeof *m->chans * (m->nch - i - 1));
         m->nch--;
         return;
@@ -159,6 +160,7 @@ void model_objects_free(vgt_model *m)
 {
     free(m->objs);
     free(m->nchild);
+    for (uint32_t i = 0; i < m->nch; i++) free(m->chans[i].methods);
     free(m->chans);
     u64map_free(&m->objmap);
 }

@@ -77,16 +77,7 @@ static vgt_status remember_seen(vgt_reader *r, const chunk_header *h, uint64_t o
     if (!r->seen_valid) return VGT_OK;
     vgt_chunk_info *c = reader_chunk_push(&r->seen, &r->nseen, &r->seen_cap);
     if (!c) return VGT_FAIL(err, VGT_E_NOMEM, off, "no memory for the list of chunks");
-    c->offset = off;
-    c->first_seq = h->first_seq;
-    c->first_ts = h->first_ts;
-    c->last_ts = h->last_ts;
-    c->first_submit = r->submits_before;
-    c->record_count = h->record_count;
-    c->submit_count = h->submit_count;
-    c->codec = h->codec;
-    c->compressed_length = h->compressed_length;
-    c->uncompressed_length = h->uncompressed_length;
+    *c = chunk_info_make(h, off, r->submits_before);
     return VGT_OK;
 }
 

@@ -212,8 +212,7 @@ static vgt_status scan_chunks(vgt_reader *r, vgt_error *err)
                             (unsigned long long)off, (unsigned long long)h.first_seq, (unsigned long long)seq);
         vgt_chunk_info *c = reader_chunk_push(&r->chunks, &r->nchunks, &cap);
         if (!c) return VGT_FAIL(err, VGT_E_NOMEM, off, "no memory for the list of chunks");
-        *c = (vgt_chunk_info){off, h.first_seq, h.first_ts, h.last_ts, submits, h.record_count, h.submit_count,
-                              h.codec, h.compressed_length, h.uncompressed_length};
+        *c = chunk_info_make(&h, off, submits);
         seq += h.record_count;
         submits += h.submit_count;
         off += VGT_CHUNK_HEADER_SIZE + h.compressed_length;

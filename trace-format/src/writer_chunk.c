@@ -75,9 +75,7 @@ static vgt_status add_index(vgt_writer *w, const chunk_header *h, uint64_t off, 
         w->index = q;
         w->index_cap = ncap;
     }
-    w->index[w->nindex++] = (vgt_chunk_info){off, h->first_seq, h->first_ts, h->last_ts, w->total_submits,
-                                             h->record_count, h->submit_count, h->codec, h->compressed_length,
-                                             h->uncompressed_length};
+    w->index[w->nindex++] = chunk_info_make(h, off, w->total_submits);
     return VGT_OK;
 }
 

@@ -9,6 +9,7 @@
 #define TEXT_PREFIX_BYTES 16u
 #define TEXT_MAX_CHARS 96u
 #define TEXT_MAX_ENTRIES 4u
+#define TEXT_MAX_STATE_METHODS 8u   /* CHANNEL_METHODS writes spelled out on a text line */
 
 static void hex_prefix(FILE *f, const uint8_t *p, uint32_t n)
 {
@@ -63,6 +64,35 @@ static int text_field(void *ctx, const vgt_field *v)
     return 0;
 }
 
+/* CHANNEL_METHODS (1.1): its writes as subch:method=value, beyond the hex prefix of the blob. */
+static void text_state_methods(FILE *f, const vgt_record *r)
+{
+    vgt_rec_channel_methods cm;
+    vgt_error e;
+    if (vgt_decode_channel_methods(r, &cm, &e) != VGT_OK) return;
+    uint32_t n = vgt_channel_methods_count(&cm);
+    fprintf(f, " count=%u [", n);
+    for (uint32_t i = 0; i < n && i < TEXT_MAX_STATE_METHODS; i++) {
+        vgt_state_method m = vgt_channel_method_at(&cm, i);
+        fprintf(f, "%s%u:0x%04x=0x%x", i ? "," : "", m.subch, m.method, m.value);
+    }
+    if (n > TEXT_MAX_STATE_METHODS) fprintf(f, ",+%u more", n - TEXT_MAX_STATE_METHODS);
+    fputc(']', f);
+}
+
+static void json_state_methods(FILE *f, const vgt_record *r)
+{
+    vgt_rec_channel_methods cm;
+    vgt_error e;
+    if (vgt_decode_channel_methods(r, &cm, &e) != VGT_OK) return;
+    fputs(",\"methods\":[", f);
+    for (uint32_t i = 0; i < vgt_channel_methods_count(&cm); i++) {
+        vgt_state_method m = vgt_channel_method_at(&cm, i);
+        fprintf(f, "%s{\"subch\":%u,\"method\":%u,\"value\":%u}", i ? "," : "", m.subch, m.method, m.value);
+    }
+    fputc(']', f);
+}
+
 int vgt_dump_record_text(FILE *f, const vgt_record *r)
 {
     const char *name = vgt_rec_type_name(r->type);
@@ -78,6 +108,8 @@ int vgt_dump_record_text(FILE *f, const vgt_record *r)
     } else if (vgt_record_fields(r, text_field, f, &e) != VGT_OK) {
         fprintf(f, " !malformed: %s", e.msg);
         bad = 1;
+    } else if (r->type == VGT_REC_CHANNEL_METHODS) {
+        text_state_methods(f, r);
     }
     fputc('\n', f);
     return bad;
@@ -169,6 +201,7 @@ int vgt_dump_record_json(FILE *f, const vgt_record *r)
     if (c.segments) fputc(']', f);
     else if (r->type == VGT_REC_GPFIFO_SUBMIT && rc == VGT_OK) fputs(c.n ? ",\"segments\":[]" : "\"segments\":[]", f);
     fputc('}', f);
+    if (rc == VGT_OK && r->type == VGT_REC_CHANNEL_METHODS) json_state_methods(f, r);
     if (!name) {
         fputs(",\"payload\":", f);
         vgt_json_bytes_hex(f, r->payload, r->length);

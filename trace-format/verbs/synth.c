@@ -278,6 +278,13 @@ static vgt_status channel_states(synth *s)
         cs.subch_class[SYNTH_SUBCH_COPY] = SYNTH_CLASS_COPY;
         account(s, VGT_REC_CHANNEL_STATE, 0);
         VGT_TRY(vgt_write_channel_state(s->w, tick(s), &cs, s->err));
+        /* and a CHANNEL_METHODS restoring a value the channel already has at reset (MME shadow scratch 0
+         * of the 3D class is 0), so replay and decode give the same results with or without it */
+        uint8_t writes[VGT_CHANNEL_METHOD_SIZE];
+        vgt_channel_method_put(writes, &(vgt_state_method){SYNTH_SUBCH_3D, 0x3400, 0});
+        vgt_rec_channel_methods cm = {CLIENT, s->ch[i].handle, 0, sizeof writes, writes};
+        account(s, VGT_REC_CHANNEL_METHODS, sizeof writes);
+        VGT_TRY(vgt_write_channel_methods(s->w, tick(s), &cm, s->err));
     }
     return VGT_OK;
 }

@@ -9,7 +9,9 @@
  *
  * Order of calls for one GPFIFO_SUBMIT record: on_record (after the model applied it), on_submit_begin,
  * then for each GPFIFO entry on_entry followed by that entry's on_method / on_diag calls, then
- * on_submit_end. Every other record only gets on_record.
+ * on_submit_end. A CHANNEL_METHODS record (format 1.1) gets on_record, then one on_state_method per write
+ * (the "state preamble" of the channel's next submission; see below). Every other record only gets
+ * on_record.
  *
  * Invariants:
  *  - Records are applied to the model in sequence order, all of them, filters or not: the model at a
@@ -21,6 +23,13 @@
  *  - A channel's decoder state starts over when the model shows the channel handle re-allocated: empty,
  *    or from the channel's CHANNEL_STATE record (format 1.1) when the model has one. A CHANNEL_STATE
  *    that comes later replaces the decoder state before the channel's next submission.
+ *  - State preamble (format 1.1 CHANNEL_METHODS, docs/trace-format.md 0x0028): writes that restore the
+ *    engines' state of a channel cut out of a longer trace, as if pushed before its next submission.
+ *    They reach on_state_method only, never on_method: consumers that count submitted work (census, db)
+ *    do not see them unless they ask; consumers that track engine state (the MME trace, decode) take them
+ *    there. The vgt_walk_submit they come with has preamble = 1, sub = NULL, rec = the CHANNEL_METHODS
+ *    record and index = the index the next submission will get; selected follows the filters for that
+ *    index and the channel. Their vgt_method has kind 0, first = 1 and pos {record seq, 0, write index}.
  *  - The method loop allocates nothing; the segment table grows to the largest submission and stays.
  *  - With a finite submission range, the walk stops after the last selected submission.
  *  - Any callback returning non-zero stops the walk; vgt_walk_* then returns VGT_OK.
@@ -61,6 +70,7 @@ typedef struct vgt_walk_submit {
     const vgt_rec_gpfifo_submit *sub;
     vgt_walk_channel *chan;
     int selected;                 /* passes the filters (always 1 unless deliver_unselected) */
+    int preamble;                 /* 1: a CHANNEL_METHODS state preamble (sub is NULL), not a submission */
 } vgt_walk_submit;
 
 typedef struct vgt_walk_callbacks {
@@ -83,6 +93,8 @@ typedef struct vgt_walk_callbacks {
     /* Optional bulk path (see vgt_pb_callbacks.noninc_run): the dwords of a NON_INC header within one
      * entry in one call instead of one on_method each. For consumers that take uploads in bulk. */
     int (*on_noninc_run)(void *ctx, const vgt_walk_submit *s, const vgt_method *m, const uint8_t *data, uint32_t count);
+    /* Optional: each write of a CHANNEL_METHODS state preamble (s->preamble = 1; see the invariants). */
+    int (*on_state_method)(void *ctx, const vgt_walk_submit *s, const vgt_method *m);
 } vgt_walk_callbacks;
 
 typedef struct vgt_walk_options {
@@ -101,6 +113,7 @@ typedef struct vgt_walk_options {
 
 typedef struct vgt_walk_stats {
     uint64_t records, submits, selected_submits, entries, pb_bytes, methods, diags;
+    uint64_t state_methods;       /* CHANNEL_METHODS writes (not in methods) */
 } vgt_walk_stats;
 
 vgt_walk_options vgt_walk_defaults(void);

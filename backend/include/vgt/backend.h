@@ -162,6 +162,11 @@ typedef struct vgt_backend_ops {
     /* Optional. Resume a channel cut out of a longer trace (format 1.1 CHANNEL_STATE): its subchannel
      * bindings, subdevice masks and push-buffer extended base, before its next submission. */
     vgt_status (*channel_state)(vgt_backend *b, uint32_t ch, const vgt_rec_channel_state *cs, vgt_error *err);
+    /* Optional. Restore the engine state of a channel cut out of a longer trace (format 1.1
+     * CHANNEL_METHODS): n method writes to the classes bound to their subchannels (by channel_state or
+     * earlier submissions), executed as if pushed before the channel's next submission, in order, but not
+     * counted as submitted work (counters.methods, submits). Call after channel_state, before submit. */
+    vgt_status (*channel_methods)(vgt_backend *b, uint32_t ch, const vgt_state_method *m, uint32_t n, vgt_error *err);
     /* Hand GPFIFO entries (raw 64-bit words as in the ring) to a channel. Returns VGT_OK when the
      * entries were accepted, even if the channel then blocks on an acquire (see idle / events);
      * VGT_E_FAULT / VGT_E_LIMIT when the work was cut short. */

@@ -55,6 +55,12 @@ typedef struct vgt_model_channel {
     int has_state;
     uint64_t state_seq;       /* seq of that CHANNEL_STATE record */
     vgt_rec_channel_state state;   /* state.subch_class[0..7]: the subchannel -> class bindings */
+    /* Format 1.1: the latest CHANNEL_METHODS record of this channel since its CHANNEL record (the model's
+     * own copy of its writes, vgt_channel_method_at() reads them); replaced by a later one. */
+    int has_methods;
+    uint64_t methods_seq;
+    vgt_rec_channel_methods methods_rec;  /* .writes points at methods */
+    uint8_t *methods;
 } vgt_model_channel;
 
 typedef struct vgt_model_mapping {

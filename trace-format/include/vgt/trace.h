@@ -94,7 +94,7 @@ enum vgt_ioctl_node { VGT_NODE_CTL = 1, VGT_NODE_GPU = 2, VGT_NODE_UVM = 3, VGT_
 #define VGT_CHANNEL_STATE_RUN_PENDING 1u   /* CHANNEL_STATE flags bit 0: a method run was cut off */
 #define VGT_SUBCHANNELS 8u
 #define VGT_CHANNEL_METHOD_SIZE 8u        /* CHANNEL_METHODS: bytes per write (u16 method, u16 subch, u32 value) */
-#define VGT_MAX_METHOD_ADDRESS 0x7FFCu    /* the largest method byte address a header can reach (13-bit index x 4) */
+#define VGT_MAX_METHOD_ADDRESS 0x3FFCu    /* a method header's ADDRESS 11:0 (dwords) as bytes */
 
 /* A record as read: header fields and the payload bytes (valid until the next reader call). */
 typedef struct vgt_record {

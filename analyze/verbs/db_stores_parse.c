@@ -1,0 +1,355 @@
+/* db_stores_parse.c: the strict, bounded reader of a store-census file (db_stores.h says the shape).
+ * One flat JSON object a line, keys from the table below, each exactly once. Nothing else of JSON is
+ * accepted: a nested value, a fraction, an exponent, an escape or an unknown key is an error naming the
+ * line and column. Lines are at most DB_STORES_MAX_LINE bytes, rows at most DB_STORES_MAX_ROWS. */
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db_stores.h"
+
+enum field_type { F_U64, F_U32, F_I64_OR_NONE, F_NAME };
+
+/* The keys `vgt replay --census-json` writes (replay/verbs/replay_out.c, census_write_jsonl). */
+static const struct field {
+    const char *key;
+    enum field_type type;
+    size_t off;
+} fields[] = {
+    {"submission", F_U64, offsetof(db_store_row, submission)},
+    {"seq", F_U64, offsetof(db_store_row, seq)},
+    {"channel", F_U32, offsetof(db_store_row, channel)},
+    {"what", F_NAME, offsetof(db_store_row, what)},
+    {"va", F_U64, offsetof(db_store_row, va)},
+    {"length", F_U64, offsetof(db_store_row, length)},
+    {"pages_written", F_U64, offsetof(db_store_row, pages_written)},
+    {"bytes_changed", F_U64, offsetof(db_store_row, bytes_changed)},
+    {"first_changed", F_I64_OR_NONE, offsetof(db_store_row, first_changed)},
+    {"first_nonzero_pixel", F_I64_OR_NONE, offsetof(db_store_row, first_nonzero_pixel)},
+};
+#define NFIELDS (sizeof fields / sizeof fields[0])
+#define ALL_FIELDS ((1u << NFIELDS) - 1u)
+#define PAGE 4096u
+
+typedef struct cursor {
+    const char *path;
+    const char *start, *p, *end;
+    uint64_t line, offset;        /* line number, file offset of start */
+} cursor;
+
+#define CFAIL(c, err, code, fmt, ...)                                                                              \
+    vgt_fail((err), (code), (c)->offset + (uint64_t)((c)->p - (c)->start), "stores file %s line %llu column %llu: " fmt, \
+             (c)->path, (unsigned long long)(c)->line, (unsigned long long)((c)->p - (c)->start + 1), __VA_ARGS__)
+
+static void skip_ws(cursor *c)
+{
+    while (c->p < c->end && (*c->p == ' ' || *c->p == '\t' || *c->p == '\r')) c->p++;
+}
+
+/* A printable rendering of the character at the cursor, for messages. */
+static const char *found(const cursor *c, char *buf, size_t cap)
+{
+    if (c->p >= c->end) return "the end of the line";
+    unsigned char ch = (unsigned char)*c->p;
+    if (ch >= 0x20 && ch < 0x7f) snprintf(buf, cap, "'%c'", ch);
+    else snprintf(buf, cap, "byte 0x%02x", ch);
+    return buf;
+}
+
+static vgt_status expect(cursor *c, char ch, const char *where, vgt_error *err)
+{
+    skip_ws(c);
+    char b[16];
+    if (c->p >= c->end || *c->p != ch) return CFAIL(c, err, VGT_E_FORMAT, "expected '%c' %s, found %s", ch, where, found(c, b, sizeof b));
+    c->p++;
+    return VGT_OK;
+}
+
+/* A string without escapes, into buf (cap bytes with the NUL): keys and `what`. */
+static vgt_status string(cursor *c, char *buf, size_t cap, const char *what, vgt_error *err)
+{
+    skip_ws(c);
+    char b[16];
+    if (c->p >= c->end || *c->p != '"')
+        return CFAIL(c, err, VGT_E_FORMAT, "expected %s (a quoted string), found %s", what, found(c, b, sizeof b));
+    c->p++;
+    size_t n = 0;
+    while (c->p < c->end && *c->p != '"') {
+        unsigned char ch = (unsigned char)*c->p;
+        if (ch == '\\') return CFAIL(c, err, VGT_E_FORMAT, "escapes are not accepted in %s", what);
+        if (ch < 0x20 || ch >= 0x7f) return CFAIL(c, err, VGT_E_FORMAT, "byte 0x%02x in %s (printable ASCII only)", ch, what);
+        if (n + 1 >= cap)
+            return CFAIL(c, err, VGT_E_LIMIT, "%s is longer than %zu characters", what, cap - 1);
+        buf[n++] = (char)ch;
+        c->p++;
+    }
+    if (c->p >= c->end) return CFAIL(c, err, VGT_E_FORMAT, "%s has no closing quote", what);
+    c->p++;
+    buf[n] = 0;
+    return VGT_OK;
+}
+
+/* A JSON integer: -?(0|[1-9][0-9]*), no fraction or exponent; the magnitude within 64 bits. */
+static vgt_status integer(cursor *c, const char *key, int *negative, uint64_t *mag, vgt_error *err)
+{
+    skip_ws(c);
+    char b[16];
+    *negative = c->p < c->end && *c->p == '-';
+    if (*negative) c->p++;
+    if (c->p >= c->end || *c->p < '0' || *c->p > '9')
+        return CFAIL(c, err, VGT_E_FORMAT, "field '%s': expected an integer, found %s", key, found(c, b, sizeof b));
+    const char *digits = c->p;
+    uint64_t v = 0;
+    for (; c->p < c->end && *c->p >= '0' && *c->p <= '9'; c->p++) {
+        unsigned d = (unsigned)(*c->p - '0');
+        if (v > (UINT64_MAX - d) / 10u) {
+            const char *e = c->p;
+            while (e < c->end && *e >= '0' && *e <= '9') e++;
+            int n = (int)(e - digits);
+            c->p = digits;
+            return CFAIL(c, err, VGT_E_LIMIT, "field '%s': %.*s%s (%d digits) is over the maximum %llu", key,
+                         n < 40 ? n : 40, digits, n < 40 ? "" : "...", n, (unsigned long long)UINT64_MAX);
+        }
+        v = v * 10u + d;
+    }
+    if (*digits == '0' && c->p - digits > 1) {
+        c->p = digits;
+        return CFAIL(c, err, VGT_E_FORMAT, "field '%s': a leading zero is not JSON", key);
+    }
+    if (c->p < c->end && (*c->p == '.' || *c->p == 'e' || *c->p == 'E'))
+        return CFAIL(c, err, VGT_E_FORMAT, "field '%s': expected an integer, found a fraction or exponent", key);
+    *mag = v;
+    return VGT_OK;
+}
+
+static vgt_status value(cursor *c, const struct field *f, db_store_row *row, vgt_error *err)
+{
+    char *dst = (char *)row + f->off;
+    if (f->type == F_NAME) {
+        VGT_TRY(string(c, dst, DB_STORES_MAX_WHAT + 1, "the value of 'what'", err));
+        if (!*dst) return CFAIL(c, err, VGT_E_FORMAT, "field '%s' is empty", f->key);
+        return VGT_OK;
+    }
+    const char *at = c->p;
+    int neg;
+    uint64_t v;
+    VGT_TRY(integer(c, f->key, &neg, &v, err));
+    if (f->type == F_I64_OR_NONE) {
+        if (neg && v != 1) { c->p = at; return CFAIL(c, err, VGT_E_FORMAT, "field '%s': -%llu is below the minimum -1 (none)", f->key, (unsigned long long)v); }
+        if (!neg && v > INT64_MAX) { c->p = at; return CFAIL(c, err, VGT_E_LIMIT, "field '%s': %llu is over the maximum %lld", f->key, (unsigned long long)v, (long long)INT64_MAX); }
+        int64_t s = neg ? -1 : (int64_t)v;
+        memcpy(dst, &s, sizeof s);
+        return VGT_OK;
+    }
+    if (neg) { c->p = at; return CFAIL(c, err, VGT_E_FORMAT, "field '%s': -%llu is negative", f->key, (unsigned long long)v); }
+    if (f->type == F_U32) {
+        if (v > UINT32_MAX) { c->p = at; return CFAIL(c, err, VGT_E_LIMIT, "field '%s': %llu is over the maximum %u", f->key, (unsigned long long)v, UINT32_MAX); }
+        uint32_t u = (uint32_t)v;
+        memcpy(dst, &u, sizeof u);
+        return VGT_OK;
+    }
+    memcpy(dst, &v, sizeof v);
+    return VGT_OK;
+}
+
+/* One "key": value pair; *seen collects the keys met. */
+static vgt_status member(cursor *c, uint32_t *seen, db_store_row *row, vgt_error *err)
+{
+    char key[32];
+    const char *at = c->p;
+    VGT_TRY(string(c, key, sizeof key, "a key", err));
+    uint32_t i = 0;
+    while (i < NFIELDS && strcmp(fields[i].key, key)) i++;
+    if (i == NFIELDS) { c->p = at; skip_ws(c); return CFAIL(c, err, VGT_E_FORMAT, "unknown key \"%s\"", key); }
+    if (*seen & (1u << i)) { c->p = at; skip_ws(c); return CFAIL(c, err, VGT_E_FORMAT, "key \"%s\" given twice", key); }
+    *seen |= 1u << i;
+    VGT_TRY(expect(c, ':', "after a key", err));
+    skip_ws(c);
+    return value(c, &fields[i], row, err);
+}
+
+/* A row consistent with itself: what the replay's vgt_store_diff can produce. */
+static vgt_status check_row(const cursor *c, const db_store_row *r, vgt_error *err)
+{
+    const char *bad = NULL;
+    char why[160];
+    uint64_t pages = r->length / PAGE + (r->length % PAGE != 0);
+    if (!r->length) bad = "length is 0";
+    else if (r->va > UINT64_MAX - r->length)
+        snprintf(why, sizeof why, "va 0x%llx + length %llu runs past 2^64", (unsigned long long)r->va,
+                 (unsigned long long)r->length), bad = why;
+    else if (r->bytes_changed > r->length)
+        snprintf(why, sizeof why, "bytes_changed %llu is over length %llu", (unsigned long long)r->bytes_changed,
+                 (unsigned long long)r->length), bad = why;
+    else if (r->pages_written > pages || r->pages_written > r->bytes_changed || (r->bytes_changed && !r->pages_written))
+        snprintf(why, sizeof why, "pages_written %llu does not fit bytes_changed %llu in %llu pages",
+                 (unsigned long long)r->pages_written, (unsigned long long)r->bytes_changed, (unsigned long long)pages), bad = why;
+    else if ((r->first_changed < 0) != (r->bytes_changed == 0) || (r->first_changed >= 0 && (uint64_t)r->first_changed >= r->length))
+        snprintf(why, sizeof why, "first_changed %lld does not fit bytes_changed %llu in length %llu",
+                 (long long)r->first_changed, (unsigned long long)r->bytes_changed, (unsigned long long)r->length), bad = why;
+    else if (r->first_nonzero_pixel >= 0 && (uint64_t)r->first_nonzero_pixel >= r->length / 4)
+        snprintf(why, sizeof why, "first_nonzero_pixel %lld is past the range's %llu pixels",
+                 (long long)r->first_nonzero_pixel, (unsigned long long)(r->length / 4)), bad = why;
+    if (!bad) return VGT_OK;
+    return vgt_fail(err, VGT_E_FORMAT, c->offset, "stores file %s line %llu: %s", c->path, (unsigned long long)c->line, bad);
+}
+
+vgt_status db_stores_parse_line(const char *path, const char *text, uint32_t len, uint64_t line, uint64_t offset,
+                                 db_store_row *row, vgt_error *err)
+{
+    cursor c = {.path = path, .start = text, .p = text, .end = text + len, .line = line, .offset = offset};
+    skip_ws(&c);
+    if (c.p == c.end) return VGT_E_EOF;
+    memset(row, 0, sizeof *row);
+    row->line = line;
+    VGT_TRY(expect(&c, '{', "at the start of a row", err));
+    uint32_t seen = 0;
+    skip_ws(&c);
+    if (c.p < c.end && *c.p != '}') {
+        for (;;) {
+            VGT_TRY(member(&c, &seen, row, err));
+            skip_ws(&c);
+            if (c.p < c.end && *c.p == ',') { c.p++; continue; }
+            break;
+        }
+    }
+    VGT_TRY(expect(&c, '}', "after a value (or ',')", err));
+    skip_ws(&c);
+    char b[16];
+    if (c.p != c.end) return CFAIL(&c, err, VGT_E_FORMAT, "expected the end of the line after the row, found %s", found(&c, b, sizeof b));
+    if (seen != ALL_FIELDS) {
+        uint32_t i = 0;
+        while (seen & (1u << i)) i++;
+        return vgt_fail(err, VGT_E_FORMAT, offset, "stores file %s line %llu: missing key \"%s\" (a row has all of %u keys)",
+                        path, (unsigned long long)line, fields[i].key, (unsigned)NFIELDS);
+    }
+    return check_row(&c, row, err);
+}
+
+static int row_order(const void *a, const void *b)
+{
+    const db_store_row *x = a, *y = b;
+    if (x->submission != y->submission) return x->submission < y->submission ? -1 : 1;
+    return x->line < y->line ? -1 : x->line > y->line;
+}
+
+static vgt_status add_row(db_stores *s, const db_store_row *row, vgt_error *err)
+{
+    if (s->n == DB_STORES_MAX_ROWS)
+        return vgt_fail(err, VGT_E_LIMIT, VGT_NO_OFFSET, "stores file %s line %llu: more than %u rows", s->path,
+                        (unsigned long long)row->line, DB_STORES_MAX_ROWS);
+    if (s->n == s->cap) {
+        uint64_t nc = s->cap ? s->cap * 2 : 256;
+        if (nc > DB_STORES_MAX_ROWS) nc = DB_STORES_MAX_ROWS;
+        db_store_row *n = realloc(s->rows, nc * sizeof *n);
+        if (!n) return vgt_fail(err, VGT_E_NOMEM, VGT_NO_OFFSET, "stores file %s: no memory for %llu rows", s->path, (unsigned long long)nc);
+        s->rows = n;
+        s->cap = nc;
+    }
+    s->rows[s->n++] = *row;
+    return VGT_OK;
+}
+
+/* Every complete line of buf[0..have) (and the last one at eof); *used: bytes consumed. */
+static vgt_status parse_lines(db_stores *s, const char *buf, size_t have, int eof, uint64_t *line, uint64_t *offset,
+                              size_t *used, vgt_error *err)
+{
+    size_t at = 0;
+    while (at < have) {
+        const char *nl = memchr(buf + at, '\n', have - at);
+        size_t len = nl ? (size_t)(nl - (buf + at)) : have - at;
+        if (len > DB_STORES_MAX_LINE)
+            return vgt_fail(err, VGT_E_LIMIT, *offset, "stores file %s line %llu: longer than %u bytes", s->path,
+                            (unsigned long long)*line, DB_STORES_MAX_LINE);
+        if (!nl && !eof) break;   /* the rest comes with the next read */
+        db_store_row row;
+        vgt_status rc = db_stores_parse_line(s->path, buf + at, (uint32_t)len, *line, *offset, &row, err);
+        if (rc == VGT_OK) rc = add_row(s, &row, err);
+        else if (rc == VGT_E_EOF) rc = VGT_OK;   /* a blank line */
+        if (rc != VGT_OK) return rc;
+        at += len + (nl != NULL);
+        *offset += len + (nl != NULL);
+        ++*line;
+    }
+    *used = at;
+    return VGT_OK;
+}
+
+static vgt_status read_all(db_stores *s, FILE *f, vgt_error *err)
+{
+    char buf[16384];   /* well over DB_STORES_MAX_LINE: a line always fits */
+    size_t have = 0;
+    uint64_t line = 1, offset = 0;
+    int eof = 0;
+    while (!eof || have) {
+        size_t got = fread(buf + have, 1, sizeof buf - have, f);
+        if (got < sizeof buf - have) {
+            if (ferror(f)) return vgt_fail(err, VGT_E_IO, offset + have, "stores file %s: read failed: %s", s->path, strerror(errno));
+            eof = 1;
+        }
+        have += got;
+        size_t used = 0;
+        VGT_TRY(parse_lines(s, buf, have, eof, &line, &offset, &used, err));
+        memmove(buf, buf + used, have - used);
+        have -= used;
+        if (eof && have) return vgt_fail(err, VGT_E_FORMAT, offset, "stores file %s line %llu: not consumed", s->path, (unsigned long long)line);
+    }
+    return VGT_OK;
+}
+
+vgt_status db_stores_load(db_stores *s, const char *path, vgt_error *err)
+{
+    memset(s, 0, sizeof *s);
+    s->path = path;
+    FILE *f = fopen(path, "rb");
+    if (!f) return vgt_fail(err, VGT_E_IO, VGT_NO_OFFSET, "cannot open stores file %s: %s", path, strerror(errno));
+    vgt_status rc = read_all(s, f, err);
+    fclose(f);
+    if (rc != VGT_OK) {
+        db_stores_free(s);
+        return rc;
+    }
+    int sorted = 1;
+    for (uint64_t i = 1; i < s->n && sorted; i++) sorted = s->rows[i - 1].submission <= s->rows[i].submission;
+    if (!sorted) qsort(s->rows, s->n, sizeof *s->rows, row_order);
+    return VGT_OK;
+}
+
+vgt_status db_stores_match(db_stores *s, uint64_t index, uint64_t seq, uint32_t channel, uint64_t *first,
+                           uint64_t *count, vgt_error *err)
+{
+    while (s->next < s->n && s->rows[s->next].submission < index) s->next++;
+    *first = s->next;
+    *count = 0;
+    for (uint64_t i = s->next; i < s->n && s->rows[i].submission == index; i++, ++*count) {
+        const db_store_row *r = &s->rows[i];
+        if (r->seq != seq || r->channel != channel)
+            return vgt_fail(err, VGT_E_FORMAT, VGT_NO_OFFSET,
+                            "stores file %s line %llu: submission %llu is seq %llu on channel 0x%x in the trace, the "
+                            "stores file says seq %llu on channel 0x%x (made from another trace?)",
+                            s->path, (unsigned long long)r->line, (unsigned long long)index, (unsigned long long)seq,
+                            channel, (unsigned long long)r->seq, r->channel);
+    }
+    s->next += *count;
+    return VGT_OK;
+}
+
+vgt_status db_stores_check_unmatched(const db_stores *s, uint64_t submissions, vgt_error *err)
+{
+    for (uint64_t i = 0; i < s->n; i++)
+        if (s->rows[i].submission >= submissions)
+            return vgt_fail(err, VGT_E_NOT_FOUND, VGT_NO_OFFSET,
+                            "stores file %s line %llu: submission %llu is not in the trace (it has %llu submissions)",
+                            s->path, (unsigned long long)s->rows[i].line, (unsigned long long)s->rows[i].submission,
+                            (unsigned long long)submissions);
+    return VGT_OK;
+}
+
+void db_stores_free(db_stores *s)
+{
+    free(s->rows);
+    s->rows = NULL;
+    s->n = s->cap = s->next = 0;
+}
