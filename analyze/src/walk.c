@@ -3,6 +3,7 @@
  *
  *   record --vgt_model_apply--> model --on_record--> [GPFIFO_SUBMIT?] --walk_submit-->
  *       channel_for (state per channel, reset on re-allocation) --vgt_pb_decode_submit--> on_entry/on_method
+ *   [CHANNEL_METHODS?] --walk_state_methods--> on_state_method (format 1.1 state preamble, no decoder)
  *
  * Unselected submissions are decoded with the state-keeping path only (no user callbacks) unless the
  * caller asked for them (deliver_unselected).

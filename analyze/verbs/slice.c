@@ -450,7 +450,6 @@ static vgt_status write_channel_states(slice_plan *p, vgt_writer *w, vgt_error *
         const vgt_model_channel *mc = vgt_model_channel_at(p->model, i);
         const chan_state *c = walked_channel(p, mc);
         vgt_rec_channel_state cs;
-        const uint32_t *bound = NULL;
         if (mc->has_state && (!c || c->state_seq != mc->state_seq)) {
             cs = mc->state;   /* the input's own CHANNEL_STATE, no submission of the channel since */
             cs.flags &= ~VGT_CHANNEL_STATE_RUN_PENDING;
@@ -468,9 +467,9 @@ static vgt_status write_channel_states(slice_plan *p, vgt_writer *w, vgt_error *
             continue;   /* no submission before A and no state: the channel starts empty anyway */
         }
         VGT_TRY(vgt_write_channel_state(w, p->ts_before, &cs, err));
-        bound = cs.subch_class;
-        VGT_TRY(slice_methods_write(p->methods, w, p->ts_before, mc->rec.client, mc->rec.handle, mc->alloc_seq, bound,
-                                    NULL, err));
+        /* the engines' state of the classes bound here, run before the channel's next submission */
+        VGT_TRY(slice_methods_write(p->methods, w, p->ts_before, mc->rec.client, mc->rec.handle, mc->alloc_seq,
+                                    cs.subch_class, NULL, err));
     }
     return VGT_OK;
 }

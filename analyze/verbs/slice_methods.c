@@ -84,9 +84,7 @@ struct slice_methods {
 
 static int fail(slice_methods *sm, vgt_status st, const char *what)
 {
-    if (sm->st == VGT_OK) {
-        sm->st = VGT_FAIL(&sm->err, st, VGT_NO_OFFSET, "slice: %s", what);
-    }
+    if (sm->st == VGT_OK) sm->st = VGT_FAIL(&sm->err, st, VGT_NO_OFFSET, "slice: %s", what);
     return 1;
 }
 
@@ -162,7 +160,8 @@ static int feed_mme(chan_methods *c, const vgt_method *m)
         if (vgt_mme_tracker_create(&cfg, &c->mme, &e) != VGT_OK) return fail(c->owner, e.code, e.msg);
     }
     vgt_status st = vgt_mme_tracker_feed_class(c->mme, m->cls, m->mthd, m->data, &e);
-    if (st == VGT_E_NOMEM || (st != VGT_OK && c->owner->st != VGT_OK)) return fail(c->owner, st, e.msg);
+    if (c->owner->st != VGT_OK) return 1;   /* on_call could not keep an emission */
+    if (st == VGT_E_NOMEM) return fail(c->owner, st, e.msg);
     /* other failures (a second MME format, a class limit) leave that class's program out of the slice */
     if (m->mthd >= VGT_MME_M_CALL_MACRO0 && !(m->mthd & 4)) c->call_subch = m->subch;
     return 0;
