@@ -129,7 +129,19 @@ run() {
         "$corpus"/streams_threads.vgt "$corpus"/many_launches.vgt; do
         [ -f "$t" ] && run_trace "$t"
     done
-    for t in gl_egl vk_triangle vk_compute vadd streams_threads many_launches; do
+    # slices (format 1.1 CHANNEL_STATE + CHANNEL_METHODS): a window replayed alone on the hardware
+    local w
+    for w in "vk_triangle 12..23" "gl_egl 2..4" "vadd 150..160"; do
+        set -- $w
+        [ -f "$corpus/$1.vgt" ] || continue
+        if "$vgt" slice "$corpus/$1.vgt" "$out/$1.slice.vgt" --submits "$2" >"$out/$1.slice.log" 2>&1; then
+            run_trace "$out/$1.slice.vgt"
+        else
+            echo "$1 slice $2: vgt slice failed: $(tail -1 "$out/$1.slice.log")"
+            failed=$((failed + 1))
+        fi
+    done
+    for t in gl_egl vk_triangle vk_compute vadd streams_threads many_launches gl_egl.slice vk_triangle.slice vadd.slice; do
         [ -f "$out/$t.txt" ] || continue
         echo "--- $t: problems (first 6) ---"
         grep -E "fault|MISMATCH|not finished|warning|relocation|render target|error|^vgt replay" "$out/$t.txt" | head -6 |
