@@ -97,15 +97,44 @@ static const char *check_alu(const vgt_mme_tu104_inst *in, int i)
     return NULL;
 }
 
+static bool is_multiply(unsigned op)
+{
+    return op == VGT_MME_TU104_MUL || op == VGT_MME_TU104_MULU || op == VGT_MME_TU104_MULH;
+}
+
+/* An output may not read the result of a multiply in its own group; the product reaches the outputs
+ * only through a register, in a later group [inferred, no primary source states it]:
+ *   - on the H200 (HOPPER_A, tests/gpu/gpu_selftest.c, 2026-11-30) three macros whose only difference
+ *     from a passing one is MUL instead of ADD in an ALU whose result OUT1 emits raised MME
+ *     ILLEGAL_OPCODE (ESR 0x404490 = 0x80000004);
+ *   - the NVIDIA driver's own Hopper macros (corpus/vk_triangle.vgt, vk_compute.vgt, gl_egl.vgt: 12
+ *     distinct MUL/MULU groups) never output a product in its group: they write a register and emit
+ *     it later through ADD ZERO, Rn, ZERO;
+ *   - Mesa's hardware-checked tests (src/nouveau/mme/tests/mme_tu104_sim_hw_test.cpp: mul, mul_imm,
+ *     mul_mulh, mulu_mulh) store every product from a later group too.
+ * MULU and MULH read the same multiplier and are treated alike [unconfirmed]. */
+static const char *check_outputs(const vgt_mme_tu104_inst *in)
+{
+    for (int i = 0; i < 2; i++) {
+        if (in->out[i].mthd == VGT_MME_OUT_RESERVED) return "output method source RESERVED";
+        if (in->out[i].emit == VGT_MME_OUT_RESERVED || in->out[i].emit > VGT_MME_OUT_IMM32)
+            return "undefined output emit source";
+    }
+    for (int a = 0; a < 2; a++)
+        if (is_multiply(in->alu[a].op) && uses_out(in, VGT_MME_OUT_ALU0 + (unsigned)a))
+            return a ? "an output reads ALU1's multiply result in its own group"
+                     : "an output reads ALU0's multiply result in its own group";
+    return NULL;
+}
+
 static const char *check_inst(const vgt_mme_tu104_inst *in)
 {
     for (int i = 0; i < 2; i++) {
         const char *why = check_alu(in, i);
         if (why) return why;
-        if (in->out[i].mthd == VGT_MME_OUT_RESERVED) return "output method source RESERVED";
-        if (in->out[i].emit == VGT_MME_OUT_RESERVED || in->out[i].emit > VGT_MME_OUT_IMM32)
-            return "undefined output emit source";
     }
+    const char *why = check_outputs(in);
+    if (why) return why;
     if (in->pred_mode != 0 && in->pred > VGT_MME_TU104_LOAD1) return "predicate register 30/31 is undefined";
     /* Mesa load_reg(): IMM and IMMPAIR name an ALU's own immediate; a predicate has none. */
     if (in->pred_mode != 0 && (in->pred == VGT_MME_TU104_IMM || in->pred == VGT_MME_TU104_IMMPAIR))

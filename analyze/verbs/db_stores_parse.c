@@ -39,9 +39,11 @@ typedef struct cursor {
     uint64_t line, offset;        /* line number, file offset of start */
 } cursor;
 
-#define CFAIL(c, err, code, fmt, ...)                                                                              \
-    vgt_fail((err), (code), (c)->offset + (uint64_t)((c)->p - (c)->start), "stores file %s line %llu column %llu: " fmt, \
-             (c)->path, (unsigned long long)(c)->line, (unsigned long long)((c)->p - (c)->start + 1), __VA_ARGS__)
+/* An error at the cursor: file offset, and line and column in the message. */
+#define CFAIL(c, err, code, fmt, ...)                                                                        \
+    vgt_fail((err), (code), (c)->offset + (uint64_t)((c)->p - (c)->start),                                 \
+             "stores file %s line %llu column %llu: " fmt, (c)->path, (unsigned long long)(c)->line,        \
+             (unsigned long long)((c)->p - (c)->start + 1), __VA_ARGS__)
 
 static void skip_ws(cursor *c)
 {
@@ -62,7 +64,8 @@ static vgt_status expect(cursor *c, char ch, const char *where, vgt_error *err)
 {
     skip_ws(c);
     char b[16];
-    if (c->p >= c->end || *c->p != ch) return CFAIL(c, err, VGT_E_FORMAT, "expected '%c' %s, found %s", ch, where, found(c, b, sizeof b));
+    if (c->p >= c->end || *c->p != ch)
+        return CFAIL(c, err, VGT_E_FORMAT, "expected '%c' %s, found %s", ch, where, found(c, b, sizeof b));
     c->p++;
     return VGT_OK;
 }
@@ -79,7 +82,8 @@ static vgt_status string(cursor *c, char *buf, size_t cap, const char *what, vgt
     while (c->p < c->end && *c->p != '"') {
         unsigned char ch = (unsigned char)*c->p;
         if (ch == '\\') return CFAIL(c, err, VGT_E_FORMAT, "escapes are not accepted in %s", what);
-        if (ch < 0x20 || ch >= 0x7f) return CFAIL(c, err, VGT_E_FORMAT, "byte 0x%02x in %s (printable ASCII only)", ch, what);
+        if (ch < 0x20 || ch >= 0x7f)
+            return CFAIL(c, err, VGT_E_FORMAT, "byte 0x%02x in %s (printable ASCII only)", ch, what);
         if (n + 1 >= cap)
             return CFAIL(c, err, VGT_E_LIMIT, "%s is longer than %zu characters", what, cap - 1);
         buf[n++] = (char)ch;
@@ -124,6 +128,15 @@ static vgt_status integer(cursor *c, const char *key, int *negative, uint64_t *m
     return VGT_OK;
 }
 
+/* An integer outside its field's range; the cursor goes back to the value for the column. */
+static vgt_status out_of_range(cursor *c, const char *at, const struct field *f, int neg, uint64_t v, const char *why,
+                               vgt_error *err)
+{
+    c->p = at;
+    return CFAIL(c, err, neg ? VGT_E_FORMAT : VGT_E_LIMIT, "field '%s': %s%llu %s", f->key, neg ? "-" : "",
+                 (unsigned long long)v, why);
+}
+
 static vgt_status value(cursor *c, const struct field *f, db_store_row *row, vgt_error *err)
 {
     char *dst = (char *)row + f->off;
@@ -136,16 +149,17 @@ static vgt_status value(cursor *c, const struct field *f, db_store_row *row, vgt
     int neg;
     uint64_t v;
     VGT_TRY(integer(c, f->key, &neg, &v, err));
+    if (neg && !v) neg = 0;   /* -0 is 0 */
     if (f->type == F_I64_OR_NONE) {
-        if (neg && v != 1) { c->p = at; return CFAIL(c, err, VGT_E_FORMAT, "field '%s': -%llu is below the minimum -1 (none)", f->key, (unsigned long long)v); }
-        if (!neg && v > INT64_MAX) { c->p = at; return CFAIL(c, err, VGT_E_LIMIT, "field '%s': %llu is over the maximum %lld", f->key, (unsigned long long)v, (long long)INT64_MAX); }
+        if (neg && v != 1) return out_of_range(c, at, f, neg, v, "is below the minimum -1 (none)", err);
+        if (v > INT64_MAX) return out_of_range(c, at, f, neg, v, "is over the maximum 9223372036854775807", err);
         int64_t s = neg ? -1 : (int64_t)v;
         memcpy(dst, &s, sizeof s);
         return VGT_OK;
     }
-    if (neg) { c->p = at; return CFAIL(c, err, VGT_E_FORMAT, "field '%s': -%llu is negative", f->key, (unsigned long long)v); }
+    if (neg) return out_of_range(c, at, f, neg, v, "is negative", err);
     if (f->type == F_U32) {
-        if (v > UINT32_MAX) { c->p = at; return CFAIL(c, err, VGT_E_LIMIT, "field '%s': %llu is over the maximum %u", f->key, (unsigned long long)v, UINT32_MAX); }
+        if (v > UINT32_MAX) return out_of_range(c, at, f, neg, v, "is over the maximum 4294967295", err);
         uint32_t u = (uint32_t)v;
         memcpy(dst, &u, sizeof u);
         return VGT_OK;
@@ -162,38 +176,39 @@ static vgt_status member(cursor *c, uint32_t *seen, db_store_row *row, vgt_error
     VGT_TRY(string(c, key, sizeof key, "a key", err));
     uint32_t i = 0;
     while (i < NFIELDS && strcmp(fields[i].key, key)) i++;
-    if (i == NFIELDS) { c->p = at; skip_ws(c); return CFAIL(c, err, VGT_E_FORMAT, "unknown key \"%s\"", key); }
-    if (*seen & (1u << i)) { c->p = at; skip_ws(c); return CFAIL(c, err, VGT_E_FORMAT, "key \"%s\" given twice", key); }
+    if (i == NFIELDS || (*seen & (1u << i))) {
+        c->p = at;
+        skip_ws(c);
+        if (i == NFIELDS) return CFAIL(c, err, VGT_E_FORMAT, "unknown key \"%s\"", key);
+        return CFAIL(c, err, VGT_E_FORMAT, "key \"%s\" given twice", key);
+    }
     *seen |= 1u << i;
     VGT_TRY(expect(c, ':', "after a key", err));
     skip_ws(c);
     return value(c, &fields[i], row, err);
 }
 
+/* An error about a whole row. */
+#define RFAIL(c, err, fmt, ...)                                                                                \
+    vgt_fail((err), VGT_E_FORMAT, (c)->offset, "stores file %s line %llu: " fmt, (c)->path,                 \
+             (unsigned long long)(c)->line, __VA_ARGS__)
+
 /* A row consistent with itself: what the replay's vgt_store_diff can produce. */
 static vgt_status check_row(const cursor *c, const db_store_row *r, vgt_error *err)
 {
-    const char *bad = NULL;
-    char why[160];
-    uint64_t pages = r->length / PAGE + (r->length % PAGE != 0);
-    if (!r->length) bad = "length is 0";
-    else if (r->va > UINT64_MAX - r->length)
-        snprintf(why, sizeof why, "va 0x%llx + length %llu runs past 2^64", (unsigned long long)r->va,
-                 (unsigned long long)r->length), bad = why;
-    else if (r->bytes_changed > r->length)
-        snprintf(why, sizeof why, "bytes_changed %llu is over length %llu", (unsigned long long)r->bytes_changed,
-                 (unsigned long long)r->length), bad = why;
-    else if (r->pages_written > pages || r->pages_written > r->bytes_changed || (r->bytes_changed && !r->pages_written))
-        snprintf(why, sizeof why, "pages_written %llu does not fit bytes_changed %llu in %llu pages",
-                 (unsigned long long)r->pages_written, (unsigned long long)r->bytes_changed, (unsigned long long)pages), bad = why;
-    else if ((r->first_changed < 0) != (r->bytes_changed == 0) || (r->first_changed >= 0 && (uint64_t)r->first_changed >= r->length))
-        snprintf(why, sizeof why, "first_changed %lld does not fit bytes_changed %llu in length %llu",
-                 (long long)r->first_changed, (unsigned long long)r->bytes_changed, (unsigned long long)r->length), bad = why;
-    else if (r->first_nonzero_pixel >= 0 && (uint64_t)r->first_nonzero_pixel >= r->length / 4)
-        snprintf(why, sizeof why, "first_nonzero_pixel %lld is past the range's %llu pixels",
-                 (long long)r->first_nonzero_pixel, (unsigned long long)(r->length / 4)), bad = why;
-    if (!bad) return VGT_OK;
-    return vgt_fail(err, VGT_E_FORMAT, c->offset, "stores file %s line %llu: %s", c->path, (unsigned long long)c->line, bad);
+    unsigned long long va = r->va, len = r->length, pages = len / PAGE + (len % PAGE != 0);
+    unsigned long long wrote = r->pages_written, bytes = r->bytes_changed;
+    long long first = r->first_changed, px0 = r->first_nonzero_pixel;
+    if (!len) return RFAIL(c, err, "length is 0 (va 0x%llx)", va);
+    if (va > UINT64_MAX - len) return RFAIL(c, err, "va 0x%llx + length %llu runs past 2^64", va, len);
+    if (bytes > len) return RFAIL(c, err, "bytes_changed %llu is over length %llu", bytes, len);
+    if (wrote > pages || wrote > bytes || (bytes && !wrote))
+        return RFAIL(c, err, "pages_written %llu does not fit bytes_changed %llu in %llu pages", wrote, bytes, pages);
+    if ((first < 0) != (bytes == 0) || (first >= 0 && (unsigned long long)first >= len))
+        return RFAIL(c, err, "first_changed %lld does not fit bytes_changed %llu in length %llu", first, bytes, len);
+    if (px0 >= 0 && (unsigned long long)px0 >= len / 4)
+        return RFAIL(c, err, "first_nonzero_pixel %lld is past the range's %llu pixels", px0, len / 4);
+    return VGT_OK;
 }
 
 vgt_status db_stores_parse_line(const char *path, const char *text, uint32_t len, uint64_t line, uint64_t offset,
@@ -218,12 +233,13 @@ vgt_status db_stores_parse_line(const char *path, const char *text, uint32_t len
     VGT_TRY(expect(&c, '}', "after a value (or ',')", err));
     skip_ws(&c);
     char b[16];
-    if (c.p != c.end) return CFAIL(&c, err, VGT_E_FORMAT, "expected the end of the line after the row, found %s", found(&c, b, sizeof b));
+    if (c.p != c.end)
+        return CFAIL(&c, err, VGT_E_FORMAT, "expected the end of the line after the row, found %s",
+                     found(&c, b, sizeof b));
     if (seen != ALL_FIELDS) {
         uint32_t i = 0;
         while (seen & (1u << i)) i++;
-        return vgt_fail(err, VGT_E_FORMAT, offset, "stores file %s line %llu: missing key \"%s\" (a row has all of %u keys)",
-                        path, (unsigned long long)line, fields[i].key, (unsigned)NFIELDS);
+        return RFAIL(&c, err, "missing key \"%s\" (a row has all of %u keys)", fields[i].key, (unsigned)NFIELDS);
     }
     return check_row(&c, row, err);
 }
@@ -244,7 +260,9 @@ static vgt_status add_row(db_stores *s, const db_store_row *row, vgt_error *err)
         uint64_t nc = s->cap ? s->cap * 2 : 256;
         if (nc > DB_STORES_MAX_ROWS) nc = DB_STORES_MAX_ROWS;
         db_store_row *n = realloc(s->rows, nc * sizeof *n);
-        if (!n) return vgt_fail(err, VGT_E_NOMEM, VGT_NO_OFFSET, "stores file %s: no memory for %llu rows", s->path, (unsigned long long)nc);
+        if (!n)
+            return vgt_fail(err, VGT_E_NOMEM, VGT_NO_OFFSET, "stores file %s: no memory for %llu rows", s->path,
+                            (unsigned long long)nc);
         s->rows = n;
         s->cap = nc;
     }
@@ -286,7 +304,9 @@ static vgt_status read_all(db_stores *s, FILE *f, vgt_error *err)
     while (!eof || have) {
         size_t got = fread(buf + have, 1, sizeof buf - have, f);
         if (got < sizeof buf - have) {
-            if (ferror(f)) return vgt_fail(err, VGT_E_IO, offset + have, "stores file %s: read failed: %s", s->path, strerror(errno));
+            if (ferror(f))
+                return vgt_fail(err, VGT_E_IO, offset + have, "stores file %s: read failed: %s", s->path,
+                                strerror(errno));
             eof = 1;
         }
         have += got;
@@ -294,7 +314,9 @@ static vgt_status read_all(db_stores *s, FILE *f, vgt_error *err)
         VGT_TRY(parse_lines(s, buf, have, eof, &line, &offset, &used, err));
         memmove(buf, buf + used, have - used);
         have -= used;
-        if (eof && have) return vgt_fail(err, VGT_E_FORMAT, offset, "stores file %s line %llu: not consumed", s->path, (unsigned long long)line);
+        if (eof && have)   /* cannot happen: at the end every line is parsed */
+            return vgt_fail(err, VGT_E_FORMAT, offset, "stores file %s line %llu: not consumed", s->path,
+                            (unsigned long long)line);
     }
     return VGT_OK;
 }

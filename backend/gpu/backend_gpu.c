@@ -236,6 +236,20 @@ static void merge_default_engines(vgt_backend *b, gpu_channel *c)
     c->nengines = n;
 }
 
+/* A live channel of the same capture channel group (its TSG is joined), NULL if none. */
+static vgt_gpu_chan *group_peer(vgt_backend *b, const gpu_channel *c)
+{
+    if (!c->desc.group)
+        return NULL;
+    for (uint32_t i = 0; i < GPU_BACKEND_MAX_CHANNELS; i++) {
+        const gpu_channel *o = &b->chans[i];
+        if (o != c && o->used && o->live && o->desc.group == c->desc.group &&
+            o->desc.group_client == c->desc.group_client)
+            return o->live;
+    }
+    return NULL;
+}
+
 static vgt_status realize(vgt_backend *b, gpu_channel *c, vgt_error *err)
 {
     if (c->live)
@@ -248,7 +262,7 @@ static vgt_status realize(vgt_backend *b, gpu_channel *c, vgt_error *err)
         return c->failure.code;
     }
     vgt_gpu_chan_options o = { .channel_class = c->desc.cls, .gpfifo_entries = ring_entries(c->desc.entries),
-                               .engines = c->engines, .nengines = c->nengines };
+                               .engines = c->engines, .nengines = c->nengines, .group_with = group_peer(b, c) };
     vgt_status st = vgt_gpu_chan_create(b->gpu, &o, &c->live, &c->failure);
     if (st != VGT_OK) {
         c->failed = true;

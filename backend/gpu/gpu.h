@@ -142,9 +142,14 @@ typedef struct vgt_gpu_chan_options {
     const uint32_t *engines;        /* engine object classes, allocated in this order */
     bool async_subcontext;          /* false: sync subcontext (VEID 0), required for 3D */
     uint32_t submit_timeout_ms;     /* waiting for ring space; 0: 2000 */
+    /* Join this live channel's TSG and context share instead of making a new group: channels of one
+     * group share one engine context (MME RAM, shader local memory, class state), as the capture's
+     * channels of one KEPLER_CHANNEL_GROUP_A did. NULL: a group of its own. async_subcontext is then
+     * the group's. */
+    vgt_gpu_chan *group_with;
 } vgt_gpu_chan_options;
 
-/* TSG, context share, error notifier, channel (ring + USERD in the infra slot), engine objects,
+/* TSG (or group_with's), context share, error notifier, channel (ring + USERD in the infra slot), engine objects,
  * work-submit token, UVM_REGISTER_CHANNEL, schedule. An engine class the GPU does not list is
  * VGT_E_UNSUPPORTED. */
 vgt_status vgt_gpu_chan_create(vgt_gpu *g, const vgt_gpu_chan_options *opt, vgt_gpu_chan **out, vgt_error *err);

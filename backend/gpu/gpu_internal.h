@@ -26,11 +26,19 @@ struct vgt_gpu_mem {
     bool internal;               /* the backend's own (ring/USERD); not visible to vgt_gpu_mem_find */
 };
 
+/* A TSG and its context share, shared by the channels created into it (vgt_gpu_chan_options.group_with);
+ * freed with its last channel. */
+typedef struct gpu_group {
+    uint32_t tsg, ctxshare;
+    uint32_t refs;               /* channels in it */
+} gpu_group;
+
 struct vgt_gpu_chan {
     vgt_gpu *gpu;
     uint32_t index;              /* slot in gpu->chans and in the infra range */
     uint32_t cls;
-    uint32_t tsg, ctxshare, notifier_mem, channel;
+    gpu_group *group;            /* TSG + context share, possibly shared with other channels */
+    uint32_t tsg, ctxshare, notifier_mem, channel;   /* tsg, ctxshare: copies of group's */
     uint32_t engine_class[VGT_GPU_MAX_ENGINES], engine_handle[VGT_GPU_MAX_ENGINES];
     uint32_t nengines;
     uint32_t token;

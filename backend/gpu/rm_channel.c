@@ -1,7 +1,7 @@
 /* rm_channel.c: a channel with its engine objects, in the order the probe proved on the H200
  * (rmchan-h200.log step 5):
  *
- *   TSG (KEPLER_CHANNEL_GROUP_A, GRAPHICS)
+ *   TSG (KEPLER_CHANNEL_GROUP_A, GRAPHICS), or the TSG of the channel named by group_with
  *   -> context share (FERMI_CONTEXT_SHARE_A in our UVM VA space; sync = VEID 0, needed for 3D)
  *   -> error notifier (sysmem, CPU-mapped so waits can watch it)
  *   -> channel (C86F or C56F): ring at the infra slot's GPU VA, USERD = infra memory + ring bytes
@@ -9,8 +9,9 @@
  *   -> work-submit token (GET_WORK_SUBMIT_TOKEN) -> UVM_REGISTER_CHANNEL (after every engine object:
  *      it maps the context buffers those objects created; probe fact 2) -> GPFIFO_SCHEDULE on the TSG.
  *
- * Destroy: UVM_UNREGISTER_CHANNEL, RM_FREE the TSG (frees the channel, its objects and context share),
- * RM_FREE the notifier, release the infra memory. */
+ * Destroy: UVM_UNREGISTER_CHANNEL, RM_FREE the TSG (frees the channel, its objects and context share)
+ * when this is its last channel, else RM_FREE the channel alone; RM_FREE the notifier, release the infra
+ * memory. */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -29,6 +30,8 @@ static vgt_status check_chan_options(vgt_gpu *g, const vgt_gpu_chan_options *o, 
     if (!vgt_gpu_has_class(g, cls))
         return VGT_FAIL(err, VGT_E_UNSUPPORTED, VGT_NO_OFFSET, "channel class 0x%04x is not in the GPU's class list",
                         cls);
+    if (o->group_with && o->group_with->gpu != g)
+        return VGT_FAIL(err, VGT_E_ARG, VGT_NO_OFFSET, "group_with: a channel of another GPU session");
     uint32_t n = o->gpfifo_entries ? o->gpfifo_entries : 1024;
     if (n < 2 || (n & (n - 1)) || n > VGT_GPU_MAX_GPFIFO_ENTRIES)
         return VGT_FAIL(err, VGT_E_ARG, VGT_NO_OFFSET, "GPFIFO of %u entries: must be a power of two from 2 to %u", n,
@@ -44,14 +47,32 @@ static vgt_status check_chan_options(vgt_gpu *g, const vgt_gpu_chan_options *o, 
     return VGT_OK;
 }
 
-static vgt_status alloc_group(vgt_gpu_chan *c, bool async, vgt_error *err)
+/* A new TSG with its sync (VEID 0) or async context share, or a reference to group_with's: the
+ * capture's channels of one KEPLER_CHANNEL_GROUP_A share one engine context, and state one of them set
+ * (CUDA's shader local memory, Vulkan's MME macros) is what the others' work needs. UVM maps a TSG's
+ * shared context buffers once and hands them to each channel registered in it (OGKM
+ * kernel-open/nvidia-uvm/uvm_user_channel.c, find_va_range / create_va_range). */
+static vgt_status alloc_group(vgt_gpu_chan *c, bool async, const vgt_gpu_chan *with, vgt_error *err)
 {
     vgt_gpu *g = c->gpu;
-    rm_tsg_alloc t = { .engine_type = RM_ENGINE_TYPE_GRAPHICS };
-    VGT_TRY(rm_alloc(g, g->device, RM_CLASS_CHANNEL_GROUP, &t, sizeof t, "KEPLER_CHANNEL_GROUP_A", &c->tsg, err));
-    rm_ctxshare_alloc s = { .va_space = g->vaspace, .flags = async ? 1u : 0u };
-    VGT_TRY(rm_alloc(g, c->tsg, RM_CLASS_CONTEXT_SHARE, &s, sizeof s, async ? "FERMI_CONTEXT_SHARE_A (async)" :
-                     "FERMI_CONTEXT_SHARE_A (sync, VEID 0)", &c->ctxshare, err));
+    if (with) {
+        c->group = with->group;
+        c->group->refs++;
+    } else {
+        c->group = calloc(1, sizeof *c->group);
+        if (!c->group)
+            return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "channel group record: out of memory");
+        c->group->refs = 1;
+        rm_tsg_alloc t = { .engine_type = RM_ENGINE_TYPE_GRAPHICS };
+        VGT_TRY(rm_alloc(g, g->device, RM_CLASS_CHANNEL_GROUP, &t, sizeof t, "KEPLER_CHANNEL_GROUP_A", &c->group->tsg,
+                         err));
+        c->tsg = c->group->tsg;
+        rm_ctxshare_alloc s = { .va_space = g->vaspace, .flags = async ? 1u : 0u };
+        VGT_TRY(rm_alloc(g, c->tsg, RM_CLASS_CONTEXT_SHARE, &s, sizeof s, async ? "FERMI_CONTEXT_SHARE_A (async)" :
+                         "FERMI_CONTEXT_SHARE_A (sync, VEID 0)", &c->group->ctxshare, err));
+    }
+    c->tsg = c->group->tsg;
+    c->ctxshare = c->group->ctxshare;
     return mem_alloc_notifier(g, &c->notifier_mem, &c->notifier, err);
 }
 
@@ -108,6 +129,9 @@ static vgt_status start_channel(vgt_gpu_chan *c, vgt_error *err)
     memcpy(r.uuid, g->info.uuid, 16);
     VGT_TRY(uvm_call(g, g->fd_uvm, UVM_REQ_REGISTER_CHANNEL, &r, &r.status, "REGISTER_CHANNEL", err));
     c->uvm_registered = true;
+    /* The group verb also for a channel joining a scheduled TSG: RM walks the group's channels at each
+     * call (OGKM kernel_channel_group_api.c, kchangrpapiCtrlCmdGpFifoSchedule), so the newcomer is
+     * scheduled and the running ones stay as they are. */
     rm_schedule s = { .enable = 1 };
     return rm_control(g, c->tsg, RM_CTRL_TSG_GPFIFO_SCHEDULE, &s, sizeof s, "GPFIFO_SCHEDULE", err);
 }
@@ -141,7 +165,7 @@ vgt_status vgt_gpu_chan_create(vgt_gpu *g, const vgt_gpu_chan_options *opt, vgt_
     g->chans[slot] = c;
     const uint32_t *e = o->engines ? o->engines : default_engines;
     uint32_t ne = o->engines ? o->nengines : (uint32_t)(sizeof default_engines / sizeof default_engines[0]);
-    vgt_status st = alloc_group(c, o->async_subcontext, err);
+    vgt_status st = alloc_group(c, o->async_subcontext, o->group_with, err);
     if (st == VGT_OK)
         st = alloc_channel(c, err);
     if (st == VGT_OK)
@@ -168,8 +192,15 @@ void vgt_gpu_chan_destroy(vgt_gpu_chan *c)
         memcpy(u.uuid, g->info.uuid, 16);
         uvm_call(g, g->fd_uvm, UVM_REQ_UNREGISTER_CHANNEL, &u, &u.status, "UNREGISTER_CHANNEL", &ignored);
     }
-    if (c->tsg)
-        rm_free(g, g->device, c->tsg, "channel group (channel, engine objects, context share)", &ignored);
+    if (c->group && c->group->refs > 1) {   /* others still run in the TSG: free only this channel */
+        if (c->channel)
+            rm_free(g, c->tsg, c->channel, "channel (and its engine objects)", &ignored);
+        c->group->refs--;
+    } else if (c->group) {
+        if (c->tsg)
+            rm_free(g, g->device, c->tsg, "channel group (channel, engine objects, context share)", &ignored);
+        free(c->group);
+    }
     if (c->notifier)
         munmap((void *)c->notifier, NOTIFIER_BYTES);
     if (c->notifier_mem)

@@ -9,6 +9,8 @@
  *    submission yet: a byte whose recorded value is still the one the trace had before (the model's
  *    contents) is "not yet written when captured": such a record is not comparable, unless another
  *    byte of it differs for real.
+ * Without a write log, bytes only the captured driver wrote (capture_only.c: captured channels' USERD and
+ * rings, push-buffer pages) are left out of every comparison.
  * Results are attributed to the submission whose checks are open (the last one run) and reported
  * per submission: passed, failed, and "not comparable" (nothing the backend produced, or not yet
  * written when captured). */
@@ -86,10 +88,11 @@ static int gather_unlogged(vgt_replay *rp, const cmp_job *j)
     if (!j->log_only) {
         memset(rp->mask, 1, j->len);
         volatile_unmask(rp, j->va, j->len, rp->mask);   /* timestamps and report counters */
-        return 0;
+    } else {
+        if (vgt_model_mem_read(rp->model, j->va, rp->prev, j->len, &known, &e) != VGT_OK) return -1;
+        for (uint64_t i = 0; i < j->len; i++) rp->mask[i] = j->expected[i] != rp->prev[i];
     }
-    if (vgt_model_mem_read(rp->model, j->va, rp->prev, j->len, &known, &e) != VGT_OK) return -1;
-    for (uint64_t i = 0; i < j->len; i++) rp->mask[i] = j->expected[i] != rp->prev[i];
+    rp->sum.bytes_capture_only += capture_only_unmask(rp, j->va, j->len, rp->mask);
     return 0;
 }
 

@@ -27,6 +27,9 @@
 
 #include "engine.h"
 
+/* KEPLER_CHANNEL_GROUP_A, the TSG object channels are allocated under (open-gpu-doc classes/host/cla06c.h). */
+#define VGT_CLASS_CHANNEL_GROUP 0xa06cu
+
 static uint64_t mono_ns(void)
 {
     struct timespec t;
@@ -111,6 +114,7 @@ void vgt_replay_close(vgt_replay *rp)
     for (uint32_t i = 0; i < rp->nchans; i++) rt_track_free(&rp->chans[i]);
     census_free(rp);
     free(rp->volat);
+    free(rp->pb_pages);
     free(rp->chans);
     free(rp->segs);
     free(rp->wlog);
@@ -138,6 +142,11 @@ static vgt_status on_channel(vgt_replay *rp, const vgt_record *rec, vgt_error *e
     if (!mc) return VGT_OK;
     vgt_backend_channel_desc d = {.vas = rp->vas, .cls = mc->rec.cls, .ring_va = mc->rec.ring_va,
                                   .entries = mc->rec.entries, .handle = mc->rec.handle};
+    const vgt_model_object *grp = vgt_model_object_find(rp->model, c.client, c.parent);
+    if (grp && grp->cls == VGT_CLASS_CHANNEL_GROUP) {   /* CUDA: up to 8 channels in one TSG; Vulkan: 2 */
+        d.group_client = c.client;
+        d.group = c.parent;
+    }
     uint32_t id;
     vgt_error e;
     if (rp->ops->channel_create(rp->be, &d, &id, &e) != VGT_OK) {
@@ -318,6 +327,7 @@ static vgt_status on_submit(vgt_replay *rp, const vgt_record *rec, vgt_error *er
     vgt_rec_gpfifo_submit sub;
     VGT_TRY(decode_submit(rp, rec, &sub, err));
     check_close_submission(rp);
+    capture_only_note_submit(rp, &sub);
     int64_t index = (int64_t)vgt_model_submit_count(rp->model) - 1;
     if (rp->opt.submits.last != UINT64_MAX && (uint64_t)index > rp->opt.submits.last) {
         rp->done = 1;   /* past --submits: the caller may stop reading */

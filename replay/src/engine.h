@@ -12,6 +12,7 @@
 typedef struct rt_state {
     uint32_t ct[8][6];
     uint8_t dirty;               /* targets written during the current submission */
+    uint32_t notify[2][2];       /* SET_NOTIFY_A/B of the 3D [0] and compute [1] classes */
 } rt_state;
 
 typedef struct engine_channel {
@@ -90,6 +91,9 @@ struct vgt_replay {
     volatile_range *volat;
     uint32_t nvolat;
     uint64_t volat_dropped;
+    uint64_t *pb_pages;          /* sorted 4 KiB page numbers that held submitted push-buffer segments */
+    uint32_t npb_pages;
+    uint64_t pb_pages_dropped;   /* pages not kept (over CAPTURE_PB_PAGES_MAX) */
     /* the submission being run (valid inside run_submission): fault windows decode it */
     const vgt_record *run_rec;
     const vgt_rec_gpfifo_submit *run_sub;
@@ -106,6 +110,13 @@ void check_memory(vgt_replay *rp, const vgt_record *rec, const vgt_rec_memory *m
 void check_semaphore(vgt_replay *rp, const vgt_record *rec, const vgt_rec_semaphore *s);
 void check_close_submission(vgt_replay *rp);
 vgt_status check_take_write_log(vgt_replay *rp, vgt_error *err);
+
+/* capture_only.c: memory only the captured driver wrote (captured channels' USERD and rings, pages of
+ * push-buffer segments), excluded from checks without a write log. */
+#define CAPTURE_PB_PAGES_MAX 65536u
+void capture_only_note_submit(vgt_replay *rp, const vgt_rec_gpfifo_submit *sub);
+/* Clears mask over those bytes of [va, va+len); returns how many it cleared. */
+uint64_t capture_only_unmask(const vgt_replay *rp, uint64_t va, uint64_t len, uint8_t *mask);
 
 /* rt_track.c */
 vgt_status rt_track_submit(vgt_replay *rp, engine_channel *c, const vgt_record *rec, const vgt_rec_gpfifo_submit *sub,

@@ -60,11 +60,38 @@ void volatile_unmask(const vgt_replay *rp, uint64_t va, uint64_t len, uint8_t *m
     }
 }
 
+/* NOTIFY of the 3D and compute classes writes a 16-byte notification at SET_NOTIFY_A/B whose first 8
+ * bytes are a timestamp (methods 0x104/0x108/0x10c in both: open-gpu-doc classes/3d/clcb97.h,
+ * classes/compute/clcbc0.h; the notification layout: nvtypes.h NvNotification, nanoseconds[2] first).
+ * Vulkan's query/event code uses it (vk_compute: 0x56f0010 differed only in those bytes). */
+#define NOTIFY_A 0x104u
+#define NOTIFY_B 0x108u
+#define NOTIFY_GO 0x10cu
+#define CLASS_3D_LOW 0x97u    /* xx97: the 3D classes (TURING_A C597 .. HOPPER_A CB97) */
+#define CLASS_COMPUTE_LOW 0xc0u   /* xxc0: the compute classes (TURING_COMPUTE_A C5C0 .. HOPPER_COMPUTE_A CBC0) */
+
+static void track_notify(vgt_replay *rp, engine_channel *c, const vgt_method *m)
+{
+    uint32_t k = (m->cls & 0xff) == CLASS_3D_LOW ? 0 : (m->cls & 0xff) == CLASS_COMPUTE_LOW ? 1 : 2;
+    if (k == 2) return;
+    if (m->mthd == NOTIFY_A) c->rt.notify[k][0] = m->data;
+    else if (m->mthd == NOTIFY_B) c->rt.notify[k][1] = m->data;
+    else if (m->mthd == NOTIFY_GO) {
+        uint64_t va = (uint64_t)(c->rt.notify[k][0] & 0x1ffffff) << 32 | c->rt.notify[k][1];
+        if (va) add_volatile(rp, va, 8);
+    }
+}
+
 #define CT_FIRST 0x0800u
 #define CT_STRIDE 0x40u
 #define CT_FIELDS 6u          /* A, B, WIDTH, HEIGHT, FORMAT, MEMORY */
 #define CT_TARGETS 8u
-#define CLASS_3D_LOW 0x97u    /* xx97: the 3D classes (TURING_A C597 .. HOPPER_A CB97) */
+
+/* Volatile ranges matter only to checks without a write log (the semantic tracker runs then too). */
+static int rp_checks_volatile(const vgt_replay *rp)
+{
+    return rp->opt.check && !(rp->ops->caps() & VGT_CAP_WRITE_LOG);
+}
 
 static int on_method(void *ctx, const vgt_method *m)
 {
@@ -75,7 +102,9 @@ static int on_method(void *ctx, const vgt_method *m)
         vgt_sem_free(c->sem);   /* a tracker that failed once stays off for this channel */
         c->sem = NULL;
     }
-    if (m->masked || (m->cls & 0xff) != CLASS_3D_LOW) return 0;
+    if (m->masked) return 0;
+    if (rp_checks_volatile(t->rp)) track_notify(t->rp, c, m);
+    if ((m->cls & 0xff) != CLASS_3D_LOW) return 0;
     if (m->mthd < CT_FIRST || m->mthd >= CT_FIRST + CT_TARGETS * CT_STRIDE) return 0;
     uint32_t j = (m->mthd - CT_FIRST) / CT_STRIDE, f = (m->mthd - CT_FIRST) % CT_STRIDE / 4;
     if (f >= CT_FIELDS) return 0;

@@ -172,7 +172,10 @@ static void print_summary_text(FILE *f, const vgt_replay_summary *s, int check, 
         fprintf(f, "  checks: %llu passed, %llu failed, %llu not comparable (not produced by %s, or not yet written when captured; %llu bytes compared)\n",
                 (unsigned long long)s->checks_passed, (unsigned long long)s->checks_failed,
                 (unsigned long long)s->checks_skipped, s->backend, (unsigned long long)s->bytes_compared);
-    else fprintf(f, "  checks: not requested (--check)\n");
+    if (check && s->bytes_capture_only)
+        fprintf(f, "  not compared: %llu bytes only the captured driver wrote (captured channels' USERD and rings, "
+                   "push-buffer pages)\n", (unsigned long long)s->bytes_capture_only);
+    if (!check) fprintf(f, "  checks: not requested (--check)\n");
     fprintf(f, "  faults %llu; unsupported operations %llu; decoder diagnostics %llu; blocked waits %llu; warnings %llu%s\n",
             (unsigned long long)k->faults, (unsigned long long)k->unsupported, (unsigned long long)k->diagnostics,
             (unsigned long long)k->blocked_waits, (unsigned long long)s->warnings, s->blocked ? "; CHANNELS NEVER FINISHED" : "");
@@ -209,9 +212,11 @@ static void print_summary_json(FILE *f, const vgt_replay_summary *s, int check, 
             (unsigned long long)k->unsupported, (unsigned long long)k->diagnostics, (unsigned long long)s->warnings,
             s->blocked ? "true" : "false");
     if (check)
-        fprintf(f, "\"checks\":{\"passed\":%llu,\"failed\":%llu,\"not_comparable\":%llu,\"bytes_compared\":%llu},",
+        fprintf(f, "\"checks\":{\"passed\":%llu,\"failed\":%llu,\"not_comparable\":%llu,\"bytes_compared\":%llu,"
+                   "\"bytes_capture_only\":%llu},",
                 (unsigned long long)s->checks_passed, (unsigned long long)s->checks_failed,
-                (unsigned long long)s->checks_skipped, (unsigned long long)s->bytes_compared);
+                (unsigned long long)s->checks_skipped, (unsigned long long)s->bytes_compared,
+                (unsigned long long)s->bytes_capture_only);
     fprintf(f, "\"replay_span_ns\":%llu,\"capture_span_ns\":%llu,", (unsigned long long)s->replay_span_ns,
             (unsigned long long)s->capture_span_ns);
     fputs("\"note\":", f);

@@ -375,17 +375,27 @@ static void step_ce(ctx *t)
  * Calling macro 1 runs the variant only if the H200 counts start addresses in groups: in dwords it would
  * start inside the lead-in. An earlier version of this test uploaded each macro alone at pointer 0 with
  * start 0 (no unit involved) and variant "loads_out" (now mme_plain) raised MME ILLEGAL_OPCODE (ESR
- * 0x404490 = 0x80000004) on the H200 (2026-11-30); the variants after it isolate instruction forms:
- *   plain      parameters emitted straight from LOAD0/LOAD1; MUL LOAD0 x LOAD1 (the former loads_out)
+ * 0x404490 = 0x80000004) on the H200 (2026-11-30). The next run (2026-11-30) passed nop, add_regs and
+ * imm_only and raised GR_EXCEPTION (RC 13) for plain, loads_alu and mul_regs, whose MUL result OUT1 emitted
+ * in the MUL's own group; the NVIDIA driver's Hopper macros never do that, and the MME model now refuses it
+ * (analyze/mme/README.md "Multiplies and the H200"). The MUL variants emit the product from the next group:
+ *   plain      parameters emitted straight from LOAD0/LOAD1; MUL LOAD0 x LOAD1
  *   nop        the variant macro consumes the call word and emits nothing: upload and call alone (passes
  *              when the semaphore after the call is released and the prediction has no emission)
  *   loads_alu  parameters through ALU results; MUL LOAD0 x LOAD1
  *   mul_regs   parameters through ALU results; MUL on registers
- *   add_regs   as mul_regs with ADD instead of MUL
- *   imm_only   no parameter but the call word; address and value from IMM32 outputs */
-typedef enum { V_PLAIN, V_NOP, V_LOADS_ALU, V_MUL_REGS, V_ADD_REGS, V_IMM_ONLY, V_COUNT } mme_variant;
+ *   add_regs   as mul_regs with ADD instead of MUL, the sum emitted in its own group (legal for ADD)
+ *   imm_only   no parameter but the call word; address and value from IMM32 outputs
+ *   mul_out    mul_regs with the product emitted in its own group (the old form): predicted
+ *              ILLEGAL_OPCODE; passes when the hardware raises a graphics exception (RC 13) as well
+ *   mul_alu1   mul_regs with the MUL in ALU1 (Mesa's builder pairs MULs so; legal in the model)
+ *   mul_pair   MUL in ALU0 while OUT1 emits ALU1 (an ADD) in the same group: legal in the model, the
+ *              inline word is the ADD's sum */
+typedef enum { V_PLAIN, V_NOP, V_LOADS_ALU, V_MUL_REGS, V_ADD_REGS, V_IMM_ONLY, V_MUL_OUT, V_MUL_ALU1, V_MUL_PAIR,
+               V_COUNT } mme_variant;
 static const char *const variant_names[V_COUNT] = { "mme_plain", "mme_nop", "mme_loads_alu", "mme_mul_regs",
-                                                    "mme_add_regs", "mme_imm_only" };
+                                                    "mme_add_regs", "mme_imm_only", "mme_mul_out", "mme_mul_alu1",
+                                                    "mme_mul_pair" };
 
 static void macro_head(enc_prog *p)
 {
@@ -416,7 +426,8 @@ static void macro_address(enc_prog *p, int through_alu)
     tu_add(p, &in);
 }
 
-/* LAUNCH_DMA, then LOAD_INLINE_DATA = ALU0 of an instruction computing op(x, y). */
+/* LAUNCH_DMA, then LOAD_INLINE_DATA = ALU0 of an instruction computing op(x, y), in the same group (for
+ * a multiply the model's ILLEGAL_OPCODE form). */
 static void macro_launch(enc_prog *p, unsigned op, unsigned x, unsigned y)
 {
     vgt_mme_tu104_inst in = tu_nop();
@@ -424,6 +435,33 @@ static void macro_launch(enc_prog *p, unsigned op, unsigned x, unsigned y)
     in.alu[1].imm = I2M_LAUNCH_PITCH_FLUSH;
     tu_out(&in, 0, VGT_MME_OUT_IMM0, VGT_MME_OUT_IMM1);
     tu_out(&in, 1, VGT_MME_OUT_NONE, VGT_MME_OUT_ALU0);
+    tu_add(p, &in);
+}
+
+/* R2 = op(x, y) in ALU `alu` next to LAUNCH_DMA; the next group emits R2 as LOAD_INLINE_DATA (the method
+ * increments past LAUNCH_DMA), as the NVIDIA driver's macros hand a product on (corpus/vk_triangle.vgt). */
+static void macro_launch_late(enc_prog *p, int alu, unsigned op, unsigned x, unsigned y)
+{
+    vgt_mme_tu104_inst in = tu_nop();
+    tu_alu(&in, alu, op, 2, x, y, 0);
+    in.alu[0].imm = tu_mthd_imm(I2M_LAUNCH_DMA, 1);
+    in.alu[1].imm = I2M_LAUNCH_PITCH_FLUSH;
+    tu_out(&in, 0, VGT_MME_OUT_IMM0, VGT_MME_OUT_IMM1);
+    tu_add(p, &in);
+    in = tu_nop();
+    tu_alu(&in, 0, VGT_MME_TU104_ADD, VGT_MME_TU104_ZERO, 2, VGT_MME_TU104_ZERO, 0);
+    tu_out(&in, 0, VGT_MME_OUT_NONE, VGT_MME_OUT_ALU0);
+    tu_add(p, &in);
+}
+
+/* MUL R2 = R5 x R6 in ALU0 while ALU1 computes R7 = R5 + R6 and OUT1 emits it as LOAD_INLINE_DATA. */
+static void macro_launch_pair(enc_prog *p)
+{
+    vgt_mme_tu104_inst in = tu_nop();
+    tu_alu(&in, 0, VGT_MME_TU104_MUL, 2, 5, 6, tu_mthd_imm(I2M_LAUNCH_DMA, 1));
+    tu_alu(&in, 1, VGT_MME_TU104_ADD, 7, 5, 6, I2M_LAUNCH_PITCH_FLUSH);
+    tu_out(&in, 0, VGT_MME_OUT_IMM0, VGT_MME_OUT_IMM1);
+    tu_out(&in, 1, VGT_MME_OUT_NONE, VGT_MME_OUT_ALU1);
     tu_add(p, &in);
 }
 
@@ -475,13 +513,24 @@ static uint32_t build_macro(enc_prog *p, mme_variant v, uint64_t dst, uint32_t *
     case V_PLAIN:
     case V_LOADS_ALU:
         macro_address(p, v == V_LOADS_ALU);
-        macro_launch(p, VGT_MME_TU104_MUL, VGT_MME_TU104_LOAD0, VGT_MME_TU104_LOAD1);
+        macro_launch_late(p, 0, VGT_MME_TU104_MUL, VGT_MME_TU104_LOAD0, VGT_MME_TU104_LOAD1);
         break;
     case V_MUL_REGS:
-    case V_ADD_REGS:
+    case V_MUL_ALU1:
         macro_address(p, 1);
         macro_load_pair(p);
-        macro_launch(p, v == V_MUL_REGS ? VGT_MME_TU104_MUL : VGT_MME_TU104_ADD, 5, 6);
+        macro_launch_late(p, v == V_MUL_ALU1, VGT_MME_TU104_MUL, 5, 6);
+        break;
+    case V_ADD_REGS:
+    case V_MUL_OUT:
+        macro_address(p, 1);
+        macro_load_pair(p);
+        macro_launch(p, v == V_MUL_OUT ? VGT_MME_TU104_MUL : VGT_MME_TU104_ADD, 5, 6);
+        break;
+    case V_MUL_PAIR:
+        macro_address(p, 1);
+        macro_load_pair(p);
+        macro_launch_pair(p);
         break;
     default:
         macro_imm32(p, params[0], 1);
@@ -536,6 +585,8 @@ static void mme_image(const enc_prog *variant, enc_prog *image, uint32_t *start)
 typedef struct mme_pred {
     int calls;
     vgt_status status;
+    vgt_mme_error error;   /* the hardware error class predicted, VGT_MME_OK for none */
+    uint32_t error_pc;
     char msg[200];
     uint64_t instructions;
     uint32_t start_dword;
@@ -548,7 +599,9 @@ static vgt_status pred_call(void *user, const vgt_mme_call *c, vgt_error *err)
     mme_pred *p = user;
     p->calls++;
     p->status = c->status;
-    snprintf(p->msg, sizeof p->msg, "%s", c->status != VGT_OK && c->err ? c->err->msg : "");
+    p->error = c->result->error;
+    p->error_pc = c->result->pc;
+    snprintf(p->msg, sizeof p->msg, "%.199s", c->status != VGT_OK && c->err ? c->err->msg : "");
     p->instructions = c->result->instructions;
     p->start_dword = c->start_dword;
     vgt_mme_emit_list_clear(&p->emits);
@@ -578,10 +631,12 @@ static vgt_status predict(const enc_prog *image, uint32_t start, const uint32_t 
 }
 
 /* Upload the image from pointer 0, bind macro 0 -> 0 and macro 1 -> start (groups), call macro 1, release
- * a semaphore; on a channel of its own. */
+ * a semaphore; on a channel of its own. *rc (may be NULL): the channel's robust-channel error code when
+ * the run failed and the GPU reported one, else 0. */
 static int run_macro(ctx *t, row *r, const enc_prog *image, uint32_t start, const uint32_t *params, uint32_t np,
-                     uint32_t sem_value)
+                     uint32_t sem_value, uint32_t *rc)
 {
+    if (rc) *rc = 0;
     vgt_error err;
     vgt_gpu_chan *c;
     if (vgt_gpu_chan_create(t->g, NULL, &c, &err) != VGT_OK) {
@@ -600,8 +655,41 @@ static int run_macro(ctx *t, row *r, const enc_prog *image, uint32_t start, cons
     vgt_gpu_pb_one_inc(&pb, SUB_3D, VGT_MME_M_LOAD_START_ADDRESS_RAM_POINTER, bind1, 2);
     vgt_gpu_pb_one_inc(&pb, SUB_3D, VGT_MME_M_CALL_MACRO0 + 8, params, np);
     int ran = finish_sem_step_on(t, c, r, &pb, SEM_OFF + 0xa0, sem_value);
+    if (!ran && rc) {
+        vgt_gpu_chan_state s;
+        vgt_gpu_chan_state_get(c, &s);
+        *rc = s.error ? s.error_code : 0;
+    }
     vgt_gpu_chan_destroy(c);
     return ran;
+}
+
+/* The MME raises its error classes (NV_PGRAPH_PRI_MME_HWW_ESR) as a graphics exception on the channel. */
+#define RC_GR_EXCEPTION 13u
+
+/* A variant the model predicts to fault: passes when the hardware faults with a graphics exception too.
+ * The kernel log (gpu_selftest.sh run prints it) names the MME ESR. */
+static void mme_expect_error(ctx *t, row *r, const enc_prog *prog, const enc_prog *image, uint32_t start,
+                             const uint32_t *params, uint32_t np, uint64_t dst, uint32_t sem_value,
+                             const mme_pred *pred)
+{
+    vgt_error err;
+    uint32_t rc = 0, got = 0;
+    vgt_gpu_fill32(t->g, dst, 0, 4, &err);
+    char hw[240];
+    if (run_macro(t, r, image, start, params, np, sem_value, &rc)) {
+        vgt_gpu_read(t->g, dst, &got, 4, &err);
+        r->result = "FAIL";
+        snprintf(hw, sizeof hw, "the hardware ran it cleanly (0x%08x at 0x%llx)", got, (unsigned long long)dst);
+    } else {
+        r->result = rc == RC_GR_EXCEPTION ? "PASS" : "FAIL";
+        if (rc == RC_GR_EXCEPTION)
+            snprintf(hw, sizeof hw, "hardware: RC 13 (%s), as predicted (MME ESR: kernel log)", vgt_gpu_rc_name(rc));
+        else   /* another error, or none reported: keep the run's own message */
+            snprintf(hw, sizeof hw, "hardware (expected RC 13): %.200s", r->detail);
+    }
+    snprintf(r->detail, sizeof r->detail, "%u-dword macro at group %u; predicted %s at instruction %u (%s); %s",
+             prog->n, start, vgt_mme_error_name(pred->error), pred->error_pc, pred->msg, hw);
 }
 
 static void step_mme_variant(ctx *t, mme_variant v)
@@ -620,8 +708,13 @@ static void step_mme_variant(ctx *t, mme_variant v)
     const vgt_mme_emit_list *emits = &pred.emits;
     uint64_t pva = 0;
     uint32_t pval = 0, got = 0;
+    if (sst == VGT_E_DECODE && pred.error != VGT_MME_OK) {
+        mme_expect_error(t, r, &prog, &image, start, params, np, dst, 0xcafe0600u + v, &pred);
+        vgt_mme_emit_list_free(&pred.emits);
+        return;
+    }
     if (v == V_NOP) {
-        if (sst == VGT_OK && emits->n == 0 && run_macro(t, r, &image, start, params, np, 0xcafe0600u + v))
+        if (sst == VGT_OK && emits->n == 0 && run_macro(t, r, &image, start, params, np, 0xcafe0600u + v, NULL))
             snprintf(r->detail, sizeof r->detail, "%u-dword macro at group %u behind the lead-in, called; no "
                      "emission, as predicted", prog.n, start);
         else if (sst != VGT_OK || emits->n)
@@ -637,7 +730,7 @@ static void step_mme_variant(ctx *t, mme_variant v)
         return;
     }
     vgt_gpu_fill32(t->g, dst, 0, 4, &err);
-    if (run_macro(t, r, &image, start, params, np, 0xcafe0600u + v)) {
+    if (run_macro(t, r, &image, start, params, np, 0xcafe0600u + v, NULL)) {
         vgt_gpu_read(t->g, dst, &got, 4, &err);
         r->result = got == pval ? "PASS" : "FAIL";
         snprintf(r->detail, sizeof r->detail, "%u-dword macro at group %u (dword %u), %u emits, %llu instructions "

@@ -81,6 +81,73 @@ static void test_illegal(void)
     error_case("predicate on IMM", &p, 0, NULL, 0, 0, VGT_MME_ILLEGAL_OPCODE, 1);
 }
 
+/* A multiply's result may not feed an output of its own group (mme_tu104_decode.c check_outputs(): the
+ * H200 raised ILLEGAL_OPCODE for exactly this form). Case: the multiply's ALU, its op, the output
+ * (0/1) and which part (mthd or emit) reads it, and whether the group is legal. */
+static void multiply_output_case(const char *what, int alu, unsigned op, int out, int as_mthd, unsigned src,
+                                 vgt_mme_error want)
+{
+    enc_prog p = {.n = 0};
+    vgt_mme_tu104_inst in = tu_nop();
+    uint32_t params[2] = {6, 7};
+    tu_alu(&in, alu, op, 2, L0, L1, 0);
+    if (op == VGT_MME_TU104_MULH) {   /* MULH pairs with ALU0's MUL and reads no sources */
+        tu_alu(&in, 0, VGT_MME_TU104_MUL, 3, L0, L1, 0);
+        tu_alu(&in, 1, VGT_MME_TU104_MULH, 2, Z, Z, 0);
+    }
+    tu_out(&in, out, as_mthd ? src : VGT_MME_OUT_NONE, as_mthd ? VGT_MME_OUT_NONE : src);
+    tu_add(&p, &in);
+    tu_end(&p);
+    if (want != VGT_MME_OK) {
+        error_case(what, &p, 0, params, 2, 0, want, 0);
+    } else {
+        sim_out o = {0};
+        sim_run(VGT_MME_TU104, &p, 0, params, 2, NULL, 0, &o);
+        expect_error(what, &o, VGT_MME_OK);
+        vgt_mme_emit_list_free(&o.emits);
+    }
+    const char *why = NULL;
+    vgt_mme_tu104_inst dec;
+    vgt_mme_tu104_decode(p.code, &dec);
+    vgt_mme_error e = vgt_mme_tu104_check(&dec, &why);
+    CHECK(e == want, "%s: check says %s (%s)", what, vgt_mme_error_name(e), why ? why : "-");
+    if (want != VGT_MME_OK)
+        CHECK(why && strstr(why, "multiply result in its own group"), "%s: cause \"%s\"", what, why ? why : "");
+}
+
+static void test_multiply_outputs(void)
+{
+    const unsigned A0 = VGT_MME_OUT_ALU0, A1 = VGT_MME_OUT_ALU1;
+    /* the H200's failing form: OUT1 emits ALU0 = MUL */
+    multiply_output_case("MUL in ALU0, OUT1 emits it", 0, VGT_MME_TU104_MUL, 1, 0, A0, VGT_MME_ILLEGAL_OPCODE);
+    multiply_output_case("MUL in ALU0, OUT0 emits it", 0, VGT_MME_TU104_MUL, 0, 0, A0, VGT_MME_ILLEGAL_OPCODE);
+    multiply_output_case("MUL in ALU0, OUT0 method from it", 0, VGT_MME_TU104_MUL, 0, 1, A0, VGT_MME_ILLEGAL_OPCODE);
+    multiply_output_case("MULU in ALU1, OUT1 emits it", 1, VGT_MME_TU104_MULU, 1, 0, A1, VGT_MME_ILLEGAL_OPCODE);
+    multiply_output_case("MULH in ALU1, OUT0 emits it", 1, VGT_MME_TU104_MULH, 0, 0, A1, VGT_MME_ILLEGAL_OPCODE);
+    multiply_output_case("MULH pair, OUT1 emits the MUL", 1, VGT_MME_TU104_MULH, 1, 0, A0, VGT_MME_ILLEGAL_OPCODE);
+    /* legal: the outputs read the other ALU or nothing multiplied */
+    multiply_output_case("MUL in ALU0, OUT1 emits ALU1", 0, VGT_MME_TU104_MUL, 1, 0, A1, VGT_MME_OK);
+    multiply_output_case("MUL in ALU1, OUT0 emits ALU0", 1, VGT_MME_TU104_MUL, 0, 0, A0, VGT_MME_OK);
+    multiply_output_case("MUL in ALU0, OUT0 emits LOAD0", 0, VGT_MME_TU104_MUL, 0, 0, VGT_MME_OUT_LOAD0, VGT_MME_OK);
+    multiply_output_case("ADD in ALU0, OUT1 emits it", 0, VGT_MME_TU104_ADD, 1, 0, A0, VGT_MME_OK);
+
+    /* the legal form of the failing macro: the product through R2, emitted by the next group */
+    enc_prog p = {.n = 0};
+    vgt_mme_tu104_inst in = tu_nop();
+    tu_alu(&in, 0, VGT_MME_TU104_MUL, 2, L0, L1, tu_mthd_imm(0x3400, 1));
+    tu_out(&in, 0, VGT_MME_OUT_IMM0, VGT_MME_OUT_NONE);
+    tu_add(&p, &in);
+    in = tu_nop();
+    tu_alu(&in, 0, VGT_MME_TU104_ADD, Z, 2, Z, 0);
+    tu_out(&in, 1, VGT_MME_OUT_NONE, VGT_MME_OUT_ALU0);
+    tu_add(&p, &in);
+    tu_end(&p);
+    uint32_t params[2] = {(uint32_t)-6, 7}, want[2] = {0x3400, (uint32_t)-42};
+    sim_out o = {0};
+    sim_run(VGT_MME_TU104, &p, 0, params, 2, NULL, 0, &o);
+    expect_clean_run("product emitted from the next group", &o, want, 1);
+}
+
 static void test_control_errors(void)
 {
     enc_prog p = {.n = 0};
@@ -216,6 +283,7 @@ int main(void)
 {
     test_params();
     test_illegal();
+    test_multiply_outputs();
     test_control_errors();
     test_run_failures();
     test_emit_list();

@@ -94,6 +94,15 @@ static vgt_mme_tu104_inst random_tu104(void)
         in.out[i].emit = outs[rnd() % 10];
     }
     if (rnd() % 4 == 0) in.alu[0].src[0] = VGT_MME_TU104_LOAD0;
+    /* a multiply's result reaches the outputs only from a later group (vgt_mme_tu104_check()) */
+    for (int a = 0; a < 2; a++) {
+        unsigned op = in.alu[a].op, src = VGT_MME_OUT_ALU0 + (unsigned)a;
+        if (op != VGT_MME_TU104_MUL && op != VGT_MME_TU104_MULU && op != VGT_MME_TU104_MULH) continue;
+        for (int o = 0; o < 2; o++) {
+            if (in.out[o].mthd == src) in.out[o].mthd = VGT_MME_OUT_NONE;
+            if (in.out[o].emit == src) in.out[o].emit = VGT_MME_OUT_NONE;
+        }
+    }
     return in;
 }
 

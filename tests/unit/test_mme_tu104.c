@@ -44,6 +44,11 @@ static void run(const enc_prog *p, const uint32_t *params, uint32_t n, sim_out *
     sim_run(VGT_MME_TU104, p, 0, params, n, NULL, 0, o);
 }
 
+static bool is_multiply(unsigned op)
+{
+    return op == VGT_MME_TU104_MUL || op == VGT_MME_TU104_MULU || op == VGT_MME_TU104_MULH;
+}
+
 /* ---- ALU ops computed from two parameters ---------------------------------------------------- */
 static void test_binops(void)
 {
@@ -87,6 +92,12 @@ static void test_binops(void)
         vgt_mme_tu104_inst in = tu_nop();
         tu_alu(&in, 0, cases[i].op, 1, L0, L1, cases[i].imm);
         in.alu[1].imm = tu_mthd_imm(M, 1);
+        if (is_multiply(cases[i].op)) {   /* a product reaches an output only from a later group */
+            tu_add(&p, &in);
+            in = tu_nop();
+            tu_alu(&in, 0, VGT_MME_TU104_ADD, Z, 1, Z, 0);
+            in.alu[1].imm = tu_mthd_imm(M, 1);
+        }
         tu_out(&in, 0, VGT_MME_OUT_IMM1, VGT_MME_OUT_ALU0);
         tu_add(&p, &in);
         tu_end(&p);
@@ -101,7 +112,8 @@ static void test_binops(void)
     vgt_mme_emit_list_free(&o.emits);
 }
 
-/* ADDC / SUBB / MULH take ALU0's carry, borrow or high half in the same group. */
+/* ADDC / SUBB / MULH take ALU0's carry, borrow or high half in the same group. A product goes to the
+ * outputs through R0/R1 in the next group (mme_tu104_decode.c check_outputs()), as Mesa's mul_mulh. */
 static void pair_case(unsigned op0, unsigned op1, uint32_t xhi, uint32_t yhi, uint32_t xlo, uint32_t ylo,
                       uint32_t want_lo, uint32_t want_hi)
 {
@@ -112,10 +124,15 @@ static void pair_case(unsigned op0, unsigned op1, uint32_t xhi, uint32_t yhi, ui
     tu_add(&p, &in);
     in = tu_nop();
     tu_alu(&in, 0, op0, 0, L0, L1, tu_mthd_imm(M, 1));
-    if (op1 == VGT_MME_TU104_MULH)
+    if (op1 == VGT_MME_TU104_MULH) {
         tu_alu(&in, 1, op1, 1, Z, Z, 0);
-    else
+        tu_add(&p, &in);
+        in = tu_nop();
+        tu_alu(&in, 0, VGT_MME_TU104_ADD, Z, 0, Z, tu_mthd_imm(M, 1));
+        tu_alu(&in, 1, VGT_MME_TU104_ADD, Z, 1, Z, 0);
+    } else {
         tu_alu(&in, 1, op1, 1, 2, 3, 0);
+    }
     tu_out(&in, 0, VGT_MME_OUT_IMM0, VGT_MME_OUT_ALU0);
     tu_out(&in, 1, VGT_MME_OUT_NONE, VGT_MME_OUT_ALU1);
     tu_add(&p, &in);

@@ -5,7 +5,10 @@
  *    by hand, pitch layout, BGRA byte order, the PNG file parsed back, FNV-1a 64 reference values;
  *  - the store census (census.c): vgt_store_diff on synthetic buffers, and a replay through a fake
  *    asynchronous backend (sim's operations with the GPU's capabilities: no write log, VGT_CAP_ASYNC)
- *    that must wait after each submission, compare observed records whole and produce census rows. */
+ *    that must wait after each submission, compare observed records whole and produce census rows;
+ *  - channel groups: each channel's capture TSG handed to the backend's channel_create;
+ *  - checks without a write log leave out what only the captured driver wrote (USERD, rings, push-buffer
+ *    pages) and still fail on real differences. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -436,6 +439,200 @@ static void test_census_replay(void)
     unlink(path);
 }
 
+/* Memory only the captured driver wrote: observed records over the captured channel's USERD, its GPFIFO
+ * ring and a push-buffer page (methods written after the last submitted segment) hold values no replay
+ * produces; without a write log they are left out (not comparable, bytes counted), while a real
+ * difference in the data next to them still fails. */
+#define USERD_VA (DATA_VA + 0x80000)
+#define RING_VA (DATA_VA + 0x90000)
+
+static void write_observed(vgt_writer *w, uint64_t *ts, uint64_t va, uint32_t len, uint32_t at, uint32_t v, vgt_error *e)
+{
+    uint8_t *obs = calloc(1, len);
+    for (int i = 0; i < 4; i++) obs[at + i] = (uint8_t)(v >> (8 * i));
+    vgt_rec_memory mo = {.gpu_va = va, .length = len, .reason = VGT_MEM_OBSERVED, .memory = 0x10, .data = obs};
+    ok(vgt_write_memory(w, ++*ts, &mo, e), e);
+    free(obs);
+}
+
+static void write_capture_only_trace(const char *path, uint32_t data_value)
+{
+    vgt_error e;
+    uint64_t ts = 0;
+    vgt_writer *w = open_trace(path, &e);
+    vgt_rec_mem_alloc m = {.client = CLIENT, .parent = 1, .handle = 0x10, .cls = 0x40, .size = 0x200000, .aperture = 1};
+    ok(vgt_write_mem_alloc(w, ++ts, &m, &e), &e);
+    vgt_rec_gpu_map g = {.client = CLIENT, .device = 1, .va_space = 2, .memory = 0x10, .gpu_va = PB_VA, .length = 0x100000, .source = 1};
+    ok(vgt_write_gpu_map(w, ++ts, &g, &e), &e);
+    g.gpu_va = DATA_VA, g.offset = 0x100000;
+    ok(vgt_write_gpu_map(w, ++ts, &g, &e), &e);
+    vgt_rec_channel c = {.client = CLIENT, .parent = 3, .handle = 0xA0, .cls = 0xC86F, .entries = 128,
+                         .ring_va = RING_VA, .userd_memory = 0x10, .userd_offset = 0x180000};   /* = USERD_VA */
+    ok(vgt_write_channel(w, ++ts, &c, &e), &e);
+    write_release(w, &ts, 0, DATA_VA + 0x10, 0x22, &e);
+    write_observed(w, &ts, USERD_VA, 0x200, 0x40, 0x00c00370, &e);   /* PUT of the captured channel */
+    write_observed(w, &ts, RING_VA, 0x400, 0x8, 0x00100000, &e);     /* a GPFIFO entry the driver wrote */
+    write_observed(w, &ts, PB_VA, 0x1000, 0x18, 0x2001c00d, &e);     /* a method after the segment's 24 bytes */
+    write_observed(w, &ts, DATA_VA, 0x1000, 0x10, data_value, &e);
+    ok(vgt_writer_close(w, &e), &e);
+}
+
+static void run_capture_only(const char *path, uint64_t expect_failed)
+{
+    vgt_replay_options o = vgt_replay_defaults();
+    o.backend = &fake;
+    o.check = 1;
+    vgt_replay *rp;
+    vgt_reader *r;
+    vgt_error err;
+    CHECK_STATUS(vgt_replay_open(&rp, &o, &err), VGT_OK, &err, "vgt_replay_open");
+    CHECK_STATUS(vgt_reader_open_path(&r, path, NULL, &err), VGT_OK, &err, "vgt_reader_open_path");
+    CHECK_STATUS(vgt_replay_run(rp, r, &err), VGT_OK, &err, "vgt_replay_run");
+    vgt_replay_finish(rp, &err);
+    const vgt_replay_summary *s = vgt_replay_summary_get(rp);
+    CHECK(s->checks_failed == expect_failed && s->checks_passed == 1 - expect_failed && s->checks_skipped == 3,
+          "USERD, ring and push-buffer page not comparable, data checked: %llu passed %llu failed %llu skipped",
+          (unsigned long long)s->checks_passed, (unsigned long long)s->checks_failed,
+          (unsigned long long)s->checks_skipped);
+    CHECK(s->bytes_capture_only == 0x200 + 0x400 + 0x1000, "bytes left out: %llu",
+          (unsigned long long)s->bytes_capture_only);
+    vgt_reader_close(r);
+    vgt_replay_close(rp);
+}
+
+static void test_capture_only(void)
+{
+    fake = vgt_backend_sim;
+    fake.caps = fake_caps;
+    fake.idle = fake_idle;
+    fake.produced = NULL;
+    fake.write_log = NULL;
+    fake.write_log_reset = NULL;
+    char path[] = "/tmp/test_replay_lane1_capture_only_XXXXXX";
+    int fd = mkstemp(path);
+    close(fd);
+    write_capture_only_trace(path, 0x22);
+    run_capture_only(path, 0);
+    write_capture_only_trace(path, 0x23);
+    run_capture_only(path, 1);
+    unlink(path);
+}
+
+/* NOTIFY on HOPPER_A writes a timestamp at SET_NOTIFY_A/B: without a write log those 8 bytes are not
+ * compared (the rest of the observed record is, and passes on the fake backend, which writes nothing). */
+static void test_notify_timestamp(void)
+{
+    fake = vgt_backend_sim;
+    fake.caps = fake_caps;
+    fake.idle = fake_idle;
+    fake.produced = NULL;
+    fake.write_log = NULL;
+    fake.write_log_reset = NULL;
+    char path[] = "/tmp/test_replay_lane1_notify_XXXXXX";
+    int fd = mkstemp(path);
+    close(fd);
+    vgt_error e;
+    uint64_t ts = 0;
+    vgt_writer *w = open_trace(path, &e);
+    vgt_rec_mem_alloc m = {.client = CLIENT, .parent = 1, .handle = 0x10, .cls = 0x40, .size = 0x200000, .aperture = 1};
+    ok(vgt_write_mem_alloc(w, ++ts, &m, &e), &e);
+    vgt_rec_gpu_map g = {.client = CLIENT, .device = 1, .va_space = 2, .memory = 0x10, .gpu_va = PB_VA, .length = 0x100000, .source = 1};
+    ok(vgt_write_gpu_map(w, ++ts, &g, &e), &e);
+    g.gpu_va = DATA_VA, g.offset = 0x100000;
+    ok(vgt_write_gpu_map(w, ++ts, &g, &e), &e);
+    write_channel_a0(w, &ts, &e);
+    vgt_rec_engine_object eo = {.client = CLIENT, .channel = 0xA0, .handle = 0xB0, .cls = 0xCB97};
+    ok(vgt_write_engine_object(w, ++ts, &eo, &e), &e);
+    uint32_t pb[] = {1u << 29 | 1u << 16 | 0,   /* SET_OBJECT subchannel 0 */ 0xCB97,
+                     1u << 29 | 3u << 16 | 0x104 >> 2, 0, (uint32_t)(DATA_VA + 0x40), 0 /* NOTIFY WRITE_ONLY */};
+    uint64_t ent = (uint64_t)((sizeof pb / 4) << 10) << 32 | (uint32_t)PB_VA;
+    uint8_t entry[8];
+    for (int i = 0; i < 8; i++) entry[i] = (uint8_t)(ent >> (8 * i));
+    vgt_segment seg = {.gpu_va = PB_VA, .length = sizeof pb, .data = (const uint8_t *)pb};
+    vgt_rec_gpfifo_submit sub = {.client = CLIENT, .channel = 0xA0, .entry_count = 1, .segment_count = 1,
+                                 .entries = entry, .segments = &seg, .gp_get_after = VGT_GP_NOT_READ, .gp_put_after = 1};
+    ok(vgt_write_gpfifo_submit(w, ++ts, &sub, &e), &e);
+    write_observed(w, &ts, DATA_VA, 0x1000, 0x40, 0x3a733fa0, &e);   /* the capture's timestamp, low word */
+    ok(vgt_writer_close(w, &e), &e);
+
+    vgt_replay_options o = vgt_replay_defaults();
+    o.backend = &fake;
+    o.check = 1;
+    vgt_replay *rp;
+    vgt_reader *r;
+    CHECK_STATUS(vgt_replay_open(&rp, &o, &e), VGT_OK, &e, "vgt_replay_open");
+    CHECK_STATUS(vgt_reader_open_path(&r, path, NULL, &e), VGT_OK, &e, "vgt_reader_open_path");
+    CHECK_STATUS(vgt_replay_run(rp, r, &e), VGT_OK, &e, "vgt_replay_run");
+    vgt_replay_finish(rp, &e);
+    const vgt_replay_summary *s = vgt_replay_summary_get(rp);
+    CHECK(s->checks_passed == 1 && s->checks_failed == 0 && s->bytes_compared == 0x1000 - 8,
+          "notification timestamp left out: %llu passed %llu failed, %llu bytes compared",
+          (unsigned long long)s->checks_passed, (unsigned long long)s->checks_failed,
+          (unsigned long long)s->bytes_compared);
+    vgt_reader_close(r);
+    vgt_replay_close(rp);
+    unlink(path);
+}
+
+/* Channel groups: the engine hands each channel's capture TSG (the KEPLER_CHANNEL_GROUP_A object it was
+ * allocated under) to the backend, so a hardware backend can put the group's channels in one TSG and they
+ * share one engine context as they did when captured. A channel under the device, or under an object of
+ * another class, has no group. */
+static uint32_t seen_group[4], seen_group_client[4], seen_handle[4], nseen;
+
+static vgt_status record_channel_create(vgt_backend *b, const vgt_backend_channel_desc *d, uint32_t *ch,
+                                        vgt_error *err)
+{
+    if (nseen < 4) {
+        seen_handle[nseen] = d->handle;
+        seen_group[nseen] = d->group;
+        seen_group_client[nseen++] = d->group_client;
+    }
+    return vgt_backend_sim.channel_create(b, d, ch, err);
+}
+
+static void test_channel_groups(void)
+{
+    fake = vgt_backend_sim;
+    fake.channel_create = record_channel_create;
+    char path[] = "/tmp/test_replay_lane1_groups_XXXXXX";
+    int fd = mkstemp(path);
+    close(fd);
+    vgt_error e;
+    uint64_t ts = 0;
+    vgt_writer *w = open_trace(path, &e);
+    vgt_rec_rm_alloc tsg = {.client = CLIENT, .parent = 3, .handle = 0x50, .cls = 0xA06C};
+    vgt_rec_rm_alloc other = {.client = CLIENT, .parent = 3, .handle = 0x60, .cls = 0x9067};
+    ok(vgt_write_rm_alloc(w, ++ts, &tsg, &e), &e);
+    ok(vgt_write_rm_alloc(w, ++ts, &other, &e), &e);
+    const uint32_t parents[4] = {0x50, 0x50, 3, 0x60};
+    for (uint32_t i = 0; i < 4; i++) {
+        vgt_rec_channel c = {.client = CLIENT, .parent = parents[i], .handle = 0xA0 + i, .cls = 0xC86F, .entries = 128};
+        ok(vgt_write_channel(w, ++ts, &c, &e), &e);
+    }
+    ok(vgt_writer_close(w, &e), &e);
+
+    vgt_replay_options o = vgt_replay_defaults();
+    o.backend = &fake;
+    vgt_replay *rp;
+    vgt_reader *r;
+    nseen = 0;
+    CHECK_STATUS(vgt_replay_open(&rp, &o, &e), VGT_OK, &e, "vgt_replay_open");
+    CHECK_STATUS(vgt_reader_open_path(&r, path, NULL, &e), VGT_OK, &e, "vgt_reader_open_path");
+    CHECK_STATUS(vgt_replay_run(rp, r, &e), VGT_OK, &e, "vgt_replay_run");
+    vgt_replay_finish(rp, &e);
+    CHECK(nseen == 4, "four channels created: %u", nseen);
+    for (uint32_t i = 0; i < nseen; i++) {
+        uint32_t want = i < 2 ? 0x50u : 0u;
+        CHECK(seen_handle[i] == 0xA0 + i && seen_group[i] == want && seen_group_client[i] == (want ? CLIENT : 0u),
+              "channel 0x%x: group 0x%x client 0x%x, expected group 0x%x", seen_handle[i], seen_group[i],
+              seen_group_client[i], want);
+    }
+    vgt_reader_close(r);
+    vgt_replay_close(rp);
+    unlink(path);
+}
+
 int main(void)
 {
     test_reserved_choice();
@@ -448,5 +645,8 @@ int main(void)
     test_census_replay();
     test_plan_operands();
     test_fault_window();
+    test_channel_groups();
+    test_capture_only();
+    test_notify_timestamp();
     return check_finish("test_replay_lane1");
 }

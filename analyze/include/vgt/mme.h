@@ -89,7 +89,8 @@ typedef enum vgt_mme_error {
     VGT_MME_OK = 0,
     VGT_MME_MISSING_MACRO_DATA = 1,     /* a load found the parameter FIFO empty */
     VGT_MME_EXTRA_MACRO_DATA = 2,       /* the macro ended with call parameters unconsumed */
-    VGT_MME_ILLEGAL_OPCODE = 3,         /* undefined op, register, output source or pairing */
+    VGT_MME_ILLEGAL_OPCODE = 3,         /* undefined op, register, output source or pairing; TU104: also an
+                                           output reading a MUL/MULU/MULH result of its own group (H200) */
     VGT_MME_BRANCH_IN_DELAY_SLOT = 4,   /* Fermi: a branch in the delay slot of a branch or exit */
     VGT_MME_MAX_INSTR_LIMIT = 5,        /* more than config max_instructions executed */
     VGT_MME_INSTR_RAM_ACCESS_OUT_OF_BOUNDS = 6, /* fetch outside the instruction RAM */

@@ -89,6 +89,10 @@ typedef struct vgt_backend_channel_desc {
     uint64_t ring_va;              /* GPFIFO ring GPU VA (0 when unknown) */
     uint32_t entries;              /* ring size in entries */
     uint32_t handle;               /* the trace's handle, for messages */
+    /* The trace's channel group (KEPLER_CHANNEL_GROUP_A object the channel was allocated under; 0:
+     * none) and its client. Channels of one group share one TSG, hence one engine context (MME RAM,
+     * shader local memory, class state): hardware backends put them in one group too. */
+    uint32_t group_client, group;
 } vgt_backend_channel_desc;
 
 /* Counters a backend keeps over its life (the replay summary). Backends leave unknown ones at 0. */

@@ -121,6 +121,9 @@ typedef struct vgt_replay_summary {
     uint64_t census_skipped_bytes;    /* bytes not watched (over the bound) */
     uint64_t census_rows, census_rows_dropped;
     uint64_t census_quiet;            /* submissions that changed no watched byte */
+    /* --check without a write log: bytes of compared records left out because only the captured driver
+     * wrote them (captured channels' USERD and GPFIFO rings, pages of submitted push-buffer segments) */
+    uint64_t bytes_capture_only;
 } vgt_replay_summary;
 
 typedef struct vgt_replay vgt_replay;
