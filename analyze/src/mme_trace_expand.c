@@ -10,19 +10,24 @@ typedef struct printer {
     int jsonl;
 } printer;
 
+int vgt_mme_trace_print_expansion(FILE *out, int jsonl, const vgt_mme_trace_call *c)
+{
+    if (!c->selected) return 0;
+    unsigned flags = VGT_MME_PRINT_PARAMS | VGT_MME_PRINT_EMITS;
+    if (jsonl) {
+        fputs("{\"type\":\"macro_call\",\"expansion\":", out);
+        vgt_mme_trace_print_call_json(out, c, flags);
+        fputs("}\n", out);
+    } else {
+        vgt_mme_trace_print_call(out, c, flags, "    => ");
+    }
+    return ferror(out) ? 1 : 0;
+}
+
 static int print_call(void *user, const vgt_mme_trace_call *c)
 {
     const printer *p = user;
-    if (!c->selected) return 0;
-    unsigned flags = VGT_MME_PRINT_PARAMS | VGT_MME_PRINT_EMITS;
-    if (p->jsonl) {
-        fputs("{\"type\":\"macro_call\",\"expansion\":", p->out);
-        vgt_mme_trace_print_call_json(p->out, c, flags);
-        fputs("}\n", p->out);
-    } else {
-        vgt_mme_trace_print_call(p->out, c, flags, "    => ");
-    }
-    return ferror(p->out) ? 1 : 0;
+    return vgt_mme_trace_print_expansion(p->out, p->jsonl, c);
 }
 
 vgt_status vgt_mme_trace_new_printer(FILE *out, int jsonl, vgt_mme_trace **t, vgt_error *err)

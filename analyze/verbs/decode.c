@@ -397,16 +397,7 @@ static void on_diag(void *ctx, const vgt_walk_submit *s, vgt_diag_kind kind, con
 static int on_macro_call(void *user, const vgt_mme_trace_call *call)
 {
     decoder *d = user;
-    if (call->selected) {
-        unsigned flags = VGT_MME_PRINT_PARAMS | VGT_MME_PRINT_EMITS;
-        if (d->o.jsonl) {
-            fputs("{\"type\":\"macro_call\",\"expansion\":", d->out);
-            vgt_mme_trace_print_call_json(d->out, call, flags);
-            fputs("}\n", d->out);
-        } else {
-            vgt_mme_trace_print_call(d->out, call, flags, "    => ");
-        }
-    }
+    vgt_mme_trace_print_expansion(d->out, d->o.jsonl, call);   /* an output error is seen by ferror below */
     const vgt_walk_submit *s = d->cur;
     if (!s || !s->chan->user || call->channel != s->chan->handle || call->client != s->chan->client) return 0;
     int printing = d->printing;

@@ -181,6 +181,9 @@ void vgt_mme_trace_print_call_json(FILE *f, const vgt_mme_trace_call *c, unsigne
  * the decode walk as described at the top of this file; feed each method before printing it, so that a
  * call's expansion appears right after the call's last parameter. */
 vgt_status vgt_mme_trace_new_printer(FILE *out, int jsonl, vgt_mme_trace **t, vgt_error *err);
+/* One call as `vgt decode --expand-macros` shows it (nothing for a call of an unselected submission):
+ * "    => " lines, or one {"type":"macro_call",...} JSON line. Returns non-zero on an output error. */
+int vgt_mme_trace_print_expansion(FILE *out, int jsonl, const vgt_mme_trace_call *c);
 
 /* ---- SQLite (mme_db.c; tables documented in docs/sqlite-schema.md) --------------------------- */
 struct sqlite3;
