@@ -264,6 +264,18 @@ static vgt_status realize(vgt_backend *b, gpu_channel *c, vgt_error *err)
     vgt_gpu_chan_options o = { .channel_class = c->desc.cls, .gpfifo_entries = ring_entries(c->desc.entries),
                                .engines = c->engines, .nengines = c->nengines, .group_with = group_peer(b, c) };
     vgt_status st = vgt_gpu_chan_create(b->gpu, &o, &c->live, &c->failure);
+    if (st != VGT_OK && o.group_with) {
+        /* Joining the group's TSG is not proven on the H200 yet: a refusal falls back to a TSG of its own
+         * (the behaviour before groups), said as an event, rather than losing the channel. */
+        char msg[VGT_ERROR_MSG_MAX + 320];
+        snprintf(msg, sizeof msg, "channel 0x%08x: joining the TSG of its capture channel group 0x%08x failed (%s); "
+                 "created in a TSG of its own: state the group's other channels set is missing", c->desc.handle,
+                 c->desc.group, c->failure.msg);
+        o.group_with = NULL;
+        st = vgt_gpu_chan_create(b->gpu, &o, &c->live, &c->failure);
+        b->counters.unsupported++;
+        emit(b, VGT_BEV_UNSUPPORTED, (uint32_t)(c - b->chans), msg, 0);
+    }
     if (st != VGT_OK) {
         c->failed = true;
         vgt_error_prefix(&c->failure, "channel 0x%08x", c->desc.handle);

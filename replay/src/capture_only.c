@@ -70,6 +70,25 @@ static void add_page(vgt_replay *rp, uint64_t page)
     rp->npb_pages++;
 }
 
+static void add_range(vgt_replay *rp, uint64_t va, uint64_t len)
+{
+    if (rp->nco_ranges == CAPTURE_RANGES_MAX ||
+        (!rp->co_ranges && !(rp->co_ranges = malloc(CAPTURE_RANGES_MAX * sizeof *rp->co_ranges)))) {
+        rp->pb_pages_dropped++;
+        return;
+    }
+    rp->co_ranges[rp->nco_ranges++] = (volatile_range){va, len};
+}
+
+/* Kept when the channel is created: drivers free channels before the trace's last observations (gl_egl
+ * and vk_compute free theirs before their final MEMORY observed records of the USERD pages). */
+void capture_only_note_channel(vgt_replay *rp, const vgt_rec_channel *c)
+{
+    uint64_t u = userd_va(rp->model, c);
+    if (u) add_range(rp, u, USERD_BYTES);
+    if (c->ring_va) add_range(rp, c->ring_va, (uint64_t)c->entries * GP_ENTRY_BYTES);
+}
+
 void capture_only_note_submit(vgt_replay *rp, const vgt_rec_gpfifo_submit *sub)
 {
     for (uint32_t i = 0; i < sub->segment_count; i++) {
@@ -82,6 +101,8 @@ void capture_only_note_submit(vgt_replay *rp, const vgt_rec_gpfifo_submit *sub)
 uint64_t capture_only_unmask(const vgt_replay *rp, uint64_t va, uint64_t len, uint8_t *mask)
 {
     uint64_t n = 0;
+    for (uint32_t i = 0; i < rp->nco_ranges; i++)
+        clear_range(va, len, rp->co_ranges[i].va, rp->co_ranges[i].va + rp->co_ranges[i].len, mask, &n);
     for (uint32_t i = 0, nc = vgt_model_channel_count(rp->model); i < nc; i++) {
         const vgt_rec_channel *c = &vgt_model_channel_at(rp->model, i)->rec;
         uint64_t u = userd_va(rp->model, c);

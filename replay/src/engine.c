@@ -115,6 +115,7 @@ void vgt_replay_close(vgt_replay *rp)
     census_free(rp);
     free(rp->volat);
     free(rp->pb_pages);
+    free(rp->co_ranges);
     free(rp->chans);
     free(rp->segs);
     free(rp->wlog);
@@ -140,6 +141,7 @@ static vgt_status on_channel(vgt_replay *rp, const vgt_record *rec, vgt_error *e
     if (c.status != 0 || channel_index(rp, c.client, c.handle) >= 0) return VGT_OK;
     const vgt_model_channel *mc = vgt_model_channel_find(rp->model, c.client, c.handle);
     if (!mc) return VGT_OK;
+    capture_only_note_channel(rp, &mc->rec);
     vgt_backend_channel_desc d = {.vas = rp->vas, .cls = mc->rec.cls, .ring_va = mc->rec.ring_va,
                                   .entries = mc->rec.entries, .handle = mc->rec.handle};
     const vgt_model_object *grp = vgt_model_object_find(rp->model, c.client, c.parent);

@@ -93,7 +93,9 @@ struct vgt_replay {
     uint64_t volat_dropped;
     uint64_t *pb_pages;          /* sorted 4 KiB page numbers that held submitted push-buffer segments */
     uint32_t npb_pages;
-    uint64_t pb_pages_dropped;   /* pages not kept (over CAPTURE_PB_PAGES_MAX) */
+    uint64_t pb_pages_dropped;   /* pages or ranges not kept (over CAPTURE_PB_PAGES_MAX / _RANGES_MAX) */
+    volatile_range *co_ranges;   /* captured channels' USERD and rings, kept when each channel is created */
+    uint32_t nco_ranges;
     /* the submission being run (valid inside run_submission): fault windows decode it */
     const vgt_record *run_rec;
     const vgt_rec_gpfifo_submit *run_sub;
@@ -114,6 +116,8 @@ vgt_status check_take_write_log(vgt_replay *rp, vgt_error *err);
 /* capture_only.c: memory only the captured driver wrote (captured channels' USERD and rings, pages of
  * push-buffer segments), excluded from checks without a write log. */
 #define CAPTURE_PB_PAGES_MAX 65536u
+#define CAPTURE_RANGES_MAX 2048u
+void capture_only_note_channel(vgt_replay *rp, const vgt_rec_channel *c);
 void capture_only_note_submit(vgt_replay *rp, const vgt_rec_gpfifo_submit *sub);
 /* Clears mask over those bytes of [va, va+len); returns how many it cleared. */
 uint64_t capture_only_unmask(const vgt_replay *rp, uint64_t va, uint64_t len, uint8_t *mask);

@@ -144,10 +144,12 @@ run() {
     for t in gl_egl vk_triangle vk_compute vadd streams_threads many_launches gl_egl.slice vk_triangle.slice vadd.slice; do
         [ -f "$out/$t.txt" ] || continue
         echo "--- $t: problems (first 6) ---"
-        grep -E "fault|MISMATCH|not finished|warning|relocation|render target|error|^vgt replay" "$out/$t.txt" | head -6 |
+        grep -E "fault|MISMATCH|not finished|warning|relocation|render target|error|unsupported|^vgt replay" "$out/$t.txt" | head -6 |
             cut -c1-400
         grep -E "^  not compared:" "$out/$t.txt" | cut -c1-200
     done
+    # channel groups (backend/gpu joins the capture's TSGs): a refused join falls back to a TSG of its own
+    grep -h "joining the TSG" "$out"/*.txt 2>/dev/null | head -3 | cut -c1-300
     # vadd's kernel output: the last two 1 MiB chunks of dc stay in CUDA's pinned staging buffers, which the
     # trace observed at its end (records over 0x7fef9a800000 and 0x7fef9a900000, compared whole by --check)
     if [ -f "$out/vadd.txt" ]; then

@@ -470,6 +470,8 @@ static void write_capture_only_trace(const char *path, uint32_t data_value)
                          .ring_va = RING_VA, .userd_memory = 0x10, .userd_offset = 0x180000};   /* = USERD_VA */
     ok(vgt_write_channel(w, ++ts, &c, &e), &e);
     write_release(w, &ts, 0, DATA_VA + 0x10, 0x22, &e);
+    vgt_rec_rm_free f = {.client = CLIENT, .parent = 3, .handle = 0xA0};   /* freed before the last observations */
+    ok(vgt_write_rm_free(w, ++ts, &f, &e), &e);
     write_observed(w, &ts, USERD_VA, 0x200, 0x40, 0x00c00370, &e);   /* PUT of the captured channel */
     write_observed(w, &ts, RING_VA, 0x400, 0x8, 0x00100000, &e);     /* a GPFIFO entry the driver wrote */
     write_observed(w, &ts, PB_VA, 0x1000, 0x18, 0x2001c00d, &e);     /* a method after the segment's 24 bytes */
