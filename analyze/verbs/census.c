@@ -487,23 +487,15 @@ int cmd_census(int argc, char **argv)
     census c = { .first_json = 1 };
     vgt_walk_options opt = vgt_walk_defaults();
     const char *path = NULL, *stores_path = NULL;
+    int f;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--json")) c.json = 1;
         else if (!strcmp(a, "--total")) c.total_only = 1;
         else if (!strcmp(a, "--no-macros")) c.no_macros = 1;
         else if (!strcmp(a, "--stores") && i + 1 < argc) stores_path = argv[++i];
-        else if (!strcmp(a, "--submit") && i + 1 < argc) {
-            vgt_range r;
-            if (vgt_parse_range(argv[++i], &r)) return vgt_cli_error("census", VGT_EXIT_USAGE, "bad range '%s'", argv[i]);
-            opt.submit_first = r.first;
-            opt.submit_last = r.last;
-        } else if (!strcmp(a, "--channel") && i + 1 < argc) {
-            uint64_t h;
-            if (vgt_parse_u64(argv[++i], &h) || h > UINT32_MAX)
-                return vgt_cli_error("census", VGT_EXIT_USAGE, "bad channel handle '%s'", argv[i]);
-            opt.has_channel = 1;
-            opt.channel = (uint32_t)h;
+        else if ((f = vgt_walk_filter_arg("census", argc, argv, &i, &opt)) != 0) {
+            if (f < 0) return VGT_EXIT_USAGE;
         } else if (a[0] == '-' && a[1]) return vgt_cli_error("census", VGT_EXIT_USAGE, "unknown option '%s'", a);
         else if (!path) path = a;
         else return vgt_cli_error("census", VGT_EXIT_USAGE, "more than one trace given ('%s')", a);

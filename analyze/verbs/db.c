@@ -344,7 +344,7 @@ int cmd_db(int argc, char **argv)
     int no_macros = 0;
     vgt_walk_options opt = vgt_walk_defaults();
     const char *path = NULL, *out = NULL, *stores_path = NULL;
-    int quiet = 0;
+    int quiet = 0, f;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-o") && i + 1 < argc) out = argv[++i];
@@ -354,19 +354,9 @@ int cmd_db(int argc, char **argv)
         else if (!strcmp(a, "--index-methods")) c.index_methods = 1;
         else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) quiet = 1;
         else if (!strcmp(a, "--stores") && i + 1 < argc) stores_path = argv[++i];
-        else if (!strcmp(a, "--submit") && i + 1 < argc) {
-            vgt_range r;
-            if (vgt_parse_range(argv[++i], &r)) return vgt_cli_error("db", VGT_EXIT_USAGE, "bad range '%s'", argv[i]);
-            opt.submit_first = r.first;
-            opt.submit_last = r.last;
-        } else if (!strcmp(a, "--channel") && i + 1 < argc) {
-            uint64_t h;
-            if (vgt_parse_u64(argv[++i], &h) || h > UINT32_MAX)
-                return vgt_cli_error("db", VGT_EXIT_USAGE, "bad channel handle '%s'", argv[i]);
-            opt.has_channel = 1;
-            opt.channel = (uint32_t)h;
-        }
-        else if (a[0] == '-' && a[1]) return vgt_cli_error("db", VGT_EXIT_USAGE, "unknown option '%s'", a);
+        else if ((f = vgt_walk_filter_arg("db", argc, argv, &i, &opt)) != 0) {
+            if (f < 0) return VGT_EXIT_USAGE;
+        } else if (a[0] == '-' && a[1]) return vgt_cli_error("db", VGT_EXIT_USAGE, "unknown option '%s'", a);
         else if (!path) path = a;
         else return vgt_cli_error("db", VGT_EXIT_USAGE, "more than one trace given ('%s')", a);
     }

@@ -411,8 +411,7 @@ static int on_macro_call(void *user, const vgt_mme_trace_call *call)
 
 static int parse_args(int argc, char **argv, decode_opts *o, vgt_walk_options *w, const char **path)
 {
-    vgt_range r;
-    uint64_t v;
+    int f;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int has_value = i + 1 < argc;
@@ -420,15 +419,8 @@ static int parse_args(int argc, char **argv, decode_opts *o, vgt_walk_options *w
         else if (!strcmp(a, "--no-fields")) o->no_fields = 1;
         else if (!strcmp(a, "--no-events")) o->no_events = 1;
         else if (!strcmp(a, "--expand-macros")) o->expand_macros = 1;
-        else if (!strcmp(a, "--submit") && has_value) {
-            if (vgt_parse_range(argv[++i], &r)) return vgt_cli_error("decode", VGT_EXIT_USAGE, "bad --submit '%s'", argv[i]);
-            w->submit_first = r.first;
-            w->submit_last = r.last;
-        } else if (!strcmp(a, "--channel") && has_value) {
-            if (vgt_parse_u64(argv[++i], &v) || v > UINT32_MAX)
-                return vgt_cli_error("decode", VGT_EXIT_USAGE, "bad --channel '%s'", argv[i]);
-            w->has_channel = 1;
-            w->channel = (uint32_t)v;
+        else if ((f = vgt_walk_filter_arg("decode", argc, argv, &i, w)) != 0) {
+            if (f < 0) return VGT_EXIT_USAGE;
         } else if (!strcmp(a, "--method") && has_value) {
             if (o->nmethods == MAX_METHOD_FILTERS)
                 return vgt_cli_error("decode", VGT_EXIT_USAGE, "at most %d --method filters", MAX_METHOD_FILTERS);

@@ -331,6 +331,7 @@ static int usage(FILE *f)
 
 static int parse(int argc, char **argv, mme_cli *c, vgt_walk_options *opt, const char **path)
 {
+    int f;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         uint64_t v;
@@ -343,16 +344,8 @@ static int parse(int argc, char **argv, mme_cli *c, vgt_walk_options *opt, const
                 return vgt_cli_error("mme", VGT_EXIT_USAGE, "bad macro index '%s' (0..255)", argv[i]);
             c->has_macro = 1;
             c->macro = (uint32_t)v;
-        } else if (!strcmp(a, "--submit") && i + 1 < argc) {
-            vgt_range r;
-            if (vgt_parse_range(argv[++i], &r)) return vgt_cli_error("mme", VGT_EXIT_USAGE, "bad range '%s'", argv[i]);
-            opt->submit_first = r.first;
-            opt->submit_last = r.last;
-        } else if (!strcmp(a, "--channel") && i + 1 < argc) {
-            if (vgt_parse_u64(argv[++i], &v) || v > UINT32_MAX)
-                return vgt_cli_error("mme", VGT_EXIT_USAGE, "bad channel handle '%s'", argv[i]);
-            opt->has_channel = 1;
-            opt->channel = (uint32_t)v;
+        } else if ((f = vgt_walk_filter_arg("mme", argc, argv, &i, opt)) != 0) {
+            if (f < 0) return VGT_EXIT_USAGE;
         } else if (a[0] == '-' && a[1]) return vgt_cli_error("mme", VGT_EXIT_USAGE, "unknown option '%s'", a);
         else if (!*path) *path = a;
         else return vgt_cli_error("mme", VGT_EXIT_USAGE, "more than one trace given ('%s')", a);
