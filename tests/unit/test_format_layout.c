@@ -13,16 +13,8 @@
 #include "../../trace-format/src/records.h"
 #include "vgt/trace.h"
 
-static int failures;
-#define CHECK(cond, ...)                                                    \
-    do {                                                                    \
-        if (!(cond)) {                                                      \
-            failures++;                                                     \
-            fprintf(stderr, "%s:%d: FAIL %s: ", __FILE__, __LINE__, #cond); \
-            fprintf(stderr, __VA_ARGS__);                                   \
-            fputc('\n', stderr);                                            \
-        }                                                                   \
-    } while (0)
+#include "check.h"
+
 
 static void test_table_sizes(void)
 {
@@ -253,7 +245,5 @@ int main(void)
     test_malformed();
     test_field_walk();
     remove(path);
-    if (failures) fprintf(stderr, "test_format_layout: %d failures\n", failures);
-    else printf("test_format_layout: ok\n");
-    return failures ? 1 : 0;
+    return check_finish("test_format_layout");
 }

@@ -14,16 +14,8 @@
 
 #include "vgt/trace.h"
 
-static int failures;
-#define CHECK(cond, ...)                                                    \
-    do {                                                                    \
-        if (!(cond)) {                                                      \
-            failures++;                                                     \
-            fprintf(stderr, "%s:%d: FAIL %s: ", __FILE__, __LINE__, #cond); \
-            fprintf(stderr, __VA_ARGS__);                                   \
-            fputc('\n', stderr);                                            \
-        }                                                                   \
-    } while (0)
+#include "check.h"
+
 
 static char path[256];
 static uint8_t *orig;
@@ -227,7 +219,5 @@ int main(void)
     test_trailer();
     remove(path);
     free(orig);
-    if (failures) fprintf(stderr, "test_format_reader_errors: %d failures\n", failures);
-    else printf("test_format_reader_errors: ok\n");
-    return failures ? 1 : 0;
+    return check_finish("test_format_reader_errors");
 }

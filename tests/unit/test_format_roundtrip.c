@@ -19,16 +19,8 @@
 
 #include "vgt/trace.h"
 
-static int failures;
-#define CHECK(cond, ...)                                                  \
-    do {                                                                  \
-        if (!(cond)) {                                                    \
-            failures++;                                                   \
-            fprintf(stderr, "%s:%d: FAIL %s: ", __FILE__, __LINE__, #cond); \
-            fprintf(stderr, __VA_ARGS__);                                 \
-            fputc('\n', stderr);                                          \
-        }                                                                 \
-    } while (0)
+#include "check.h"
+
 static char tmpdir[256];
 static const vgt_identity IDENT[] = {{"producer", "test_format_roundtrip"}, {"gpu_name", "NVIDIA H200"}, {"chip", "GH100"}};
 
@@ -550,7 +542,5 @@ int main(void)
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", tmpdir);
-    if (failures) fprintf(stderr, "test_format_roundtrip: %d failures\n", failures);
-    else printf("test_format_roundtrip: ok\n");
-    return failures ? 1 : 0;
+    return check_finish("test_format_roundtrip");
 }

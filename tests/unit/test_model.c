@@ -17,16 +17,8 @@
 #include "vgt/model.h"
 #include "vgt/trace.h"
 
-static int failures;
-#define CHECK(cond, ...)                                                    \
-    do {                                                                    \
-        if (!(cond)) {                                                      \
-            failures++;                                                     \
-            fprintf(stderr, "%s:%d: FAIL %s: ", __FILE__, __LINE__, #cond); \
-            fprintf(stderr, __VA_ARGS__);                                   \
-            fputc('\n', stderr);                                            \
-        }                                                                   \
-    } while (0)
+#include "check.h"
+
 
 #define C 0xc1d00001u
 #define DEV 0x5c000001u
@@ -434,7 +426,5 @@ int main(void)
     test_memory_direct();
     test_mappings_random();
     remove(path);
-    if (failures) fprintf(stderr, "test_model: %d failures\n", failures);
-    else printf("test_model: ok\n");
-    return failures ? 1 : 0;
+    return check_finish("test_model");
 }

@@ -16,16 +16,6 @@
 
 #include "vgt/walk.h"
 
-static int failures;
-#define CHECK(cond, ...)                                                      \
-    do {                                                                      \
-        if (!(cond)) {                                                        \
-            failures++;                                                       \
-            fprintf(stderr, "%s:%d: CHECK(%s) failed: ", __FILE__, __LINE__, #cond); \
-            fprintf(stderr, __VA_ARGS__);                                     \
-            fputc('\n', stderr);                                              \
-        }                                                                     \
-    } while (0)
 
 #define CLIENT 0xC1D00001u
 #define CH_A 0xCAFE0001u
@@ -122,6 +112,8 @@ typedef struct log {
 
 static void logf_(log *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 #include <stdarg.h>
+
+#include "check.h"
 static void logf_(log *l, const char *fmt, ...)
 {
     va_list ap;
@@ -356,10 +348,5 @@ int main(void)
     unlink(path);
     test_channel_state();
     test_state_methods();
-    if (failures) {
-        fprintf(stderr, "test_pushbuf_walk: %d check(s) failed\n", failures);
-        return 1;
-    }
-    printf("test_pushbuf_walk: all checks passed\n");
-    return 0;
+    return check_finish("test_pushbuf_walk");
 }

@@ -9,16 +9,8 @@
 #include "vgt/backend.h"
 #include "vgt/qmd.h"
 
-static int failures;
-#define EXPECT(cond, ...)                                                     \
-    do {                                                                      \
-        if (!(cond)) {                                                        \
-            failures++;                                                       \
-            fprintf(stderr, "FAIL %s:%d: %s: ", __func__, __LINE__, #cond);   \
-            fprintf(stderr, __VA_ARGS__);                                     \
-            fputc('\n', stderr);                                              \
-        }                                                                     \
-    } while (0)
+#include "check.h"
+
 
 /* ---- harness ---- */
 #define PB_VA 0x100000ull
@@ -85,12 +77,12 @@ static void setup(h *t)
     }
     t->ops->set_event_handler(t->b, on_event, t);
     t->ops->vaspace_create(t->b, &t->vas, &err);
-    EXPECT(t->ops->map(t->b, t->vas, PB_VA, MAP_LEN, 2, &err) == VGT_OK, "%s", err.msg);
-    EXPECT(t->ops->map(t->b, t->vas, DATA_VA, MAP_LEN, 1, &err) == VGT_OK, "%s", err.msg);
+    CHECK(t->ops->map(t->b, t->vas, PB_VA, MAP_LEN, 2, &err) == VGT_OK, "%s", err.msg);
+    CHECK(t->ops->map(t->b, t->vas, DATA_VA, MAP_LEN, 1, &err) == VGT_OK, "%s", err.msg);
     vgt_backend_channel_desc d = {.vas = t->vas, .cls = 0xC86F, .entries = 1024, .handle = 0xC0};
-    EXPECT(t->ops->channel_create(t->b, &d, &t->ch, &err) == VGT_OK, "%s", err.msg);
+    CHECK(t->ops->channel_create(t->b, &d, &t->ch, &err) == VGT_OK, "%s", err.msg);
     d.handle = 0xC1;
-    EXPECT(t->ops->channel_create(t->b, &d, &t->ch2, &err) == VGT_OK, "%s", err.msg);
+    CHECK(t->ops->channel_create(t->b, &d, &t->ch2, &err) == VGT_OK, "%s", err.msg);
     t->pb_va = PB_VA;
 }
 
@@ -109,7 +101,7 @@ static void bind_all(h *t)
 static vgt_status flush_on(h *t, uint32_t ch, vgt_error *err)
 {
     vgt_error e;
-    EXPECT(t->ops->mem_write(t->b, t->vas, t->pb_va, t->pb, 4ull * t->n, &e) == VGT_OK, "%s", e.msg);
+    CHECK(t->ops->mem_write(t->b, t->vas, t->pb_va, t->pb, 4ull * t->n, &e) == VGT_OK, "%s", e.msg);
     uint64_t ent = gp_entry(t->pb_va, t->n, 0);
     t->pb_va += 4ull * t->n;
     t->n = 0;
@@ -120,14 +112,14 @@ static void flush(h *t)
 {
     vgt_error err;
     vgt_status rc = flush_on(t, t->ch, &err);
-    EXPECT(rc == VGT_OK, "submit: %s", err.msg);
+    CHECK(rc == VGT_OK, "submit: %s", err.msg);
 }
 
 static uint64_t rd(h *t, uint64_t va, uint32_t size)
 {
     uint8_t b[8] = {0};
     vgt_error err;
-    EXPECT(t->ops->mem_read(t->b, t->vas, va, b, size, &err) == VGT_OK, "%s", err.msg);
+    CHECK(t->ops->mem_read(t->b, t->vas, va, b, size, &err) == VGT_OK, "%s", err.msg);
     uint64_t v = 0;
     for (uint32_t i = size; i-- > 0;) v = v << 8 | b[i];
     return v;
@@ -136,7 +128,7 @@ static uint64_t rd(h *t, uint64_t va, uint32_t size)
 static void wr32(h *t, uint64_t va, uint32_t v)
 {
     vgt_error err;
-    EXPECT(t->ops->mem_write(t->b, t->vas, va, &v, 4, &err) == VGT_OK, "%s", err.msg);
+    CHECK(t->ops->mem_write(t->b, t->vas, va, &v, 4, &err) == VGT_OK, "%s", err.msg);
 }
 
 static vgt_backend_counters ctr(h *t)
@@ -164,21 +156,21 @@ static void test_host_release(void)
     host_sem(&t, DATA_VA + 0x10, 0x1122334455667788ull, 1 | 1u << 24); /* RELEASE, 64-bit */
     host_sem(&t, DATA_VA + 0x20, 7, 1 | 1u << 25);                 /* RELEASE with timestamp */
     flush(&t);
-    EXPECT(rd(&t, DATA_VA, 4) == 0x12345678, "got 0x%llx", (unsigned long long)rd(&t, DATA_VA, 4));
-    EXPECT(rd(&t, DATA_VA + 4, 4) == 0, "32-bit release wrote past 4 bytes");
-    EXPECT(rd(&t, DATA_VA + 0x10, 8) == 0x1122334455667788ull, "got 0x%llx", (unsigned long long)rd(&t, DATA_VA + 0x10, 8));
-    EXPECT(rd(&t, DATA_VA + 0x28, 8) != 0, "no timestamp written at +8");
+    CHECK(rd(&t, DATA_VA, 4) == 0x12345678, "got 0x%llx", (unsigned long long)rd(&t, DATA_VA, 4));
+    CHECK(rd(&t, DATA_VA + 4, 4) == 0, "32-bit release wrote past 4 bytes");
+    CHECK(rd(&t, DATA_VA + 0x10, 8) == 0x1122334455667788ull, "got 0x%llx", (unsigned long long)rd(&t, DATA_VA + 0x10, 8));
+    CHECK(rd(&t, DATA_VA + 0x28, 8) != 0, "no timestamp written at +8");
     uint8_t mask[16];
     vgt_error err;
-    EXPECT(t.ops->produced(t.b, t.vas, DATA_VA + 0x20, 16, mask, &err) == VGT_OK, "%s", err.msg);
-    EXPECT(mask[0] && mask[3] && !mask[8] && !mask[15], "payload produced, timestamp not");
+    CHECK(t.ops->produced(t.b, t.vas, DATA_VA + 0x20, 16, mask, &err) == VGT_OK, "%s", err.msg);
+    CHECK(mask[0] && mask[3] && !mask[8] && !mask[15], "payload produced, timestamp not");
     uint32_t n;
     const vgt_backend_write *w = t.ops->write_log(t.b, &n);
-    EXPECT(n >= 1 && w[0].va == DATA_VA, "write log starts at the first release");
-    EXPECT(ctr(&t).sem_releases == 3, "%llu releases", (unsigned long long)ctr(&t).sem_releases);
+    CHECK(n >= 1 && w[0].va == DATA_VA, "write log starts at the first release");
+    CHECK(ctr(&t).sem_releases == 3, "%llu releases", (unsigned long long)ctr(&t).sem_releases);
     /* a host write clears "produced" */
     wr32(&t, DATA_VA, 5);
-    EXPECT(t.ops->produced(t.b, t.vas, DATA_VA, 4, mask, &err) == VGT_OK && !mask[0], "host write left produced set");
+    CHECK(t.ops->produced(t.b, t.vas, DATA_VA, 4, mask, &err) == VGT_OK && !mask[0], "host write left produced set");
     teardown(&t);
 }
 
@@ -190,17 +182,17 @@ static void test_host_acquire_blocks_then_resumes(void)
     host_sem(&t, DATA_VA, 5, 0);                 /* ACQUIRE: wait for == 5 */
     host_sem(&t, DATA_VA + 0x40, 1, 1);          /* then release a marker */
     flush(&t);
-    EXPECT(rd(&t, DATA_VA + 0x40, 4) == 0, "ran past an unsatisfied acquire");
-    EXPECT(t.events[VGT_BEV_BLOCKED] == 1, "blocked event %d", t.events[VGT_BEV_BLOCKED]);
+    CHECK(rd(&t, DATA_VA + 0x40, 4) == 0, "ran past an unsatisfied acquire");
+    CHECK(t.events[VGT_BEV_BLOCKED] == 1, "blocked event %d", t.events[VGT_BEV_BLOCKED]);
     vgt_error err;
-    EXPECT(t.ops->idle(t.b, 0, &err) == VGT_E_TIMEOUT, "idle with a blocked channel");
-    EXPECT(strstr(err.msg, "can never be satisfied in sim") && strstr(err.msg, "0x200000"), "message: %s", err.msg);
+    CHECK(t.ops->idle(t.b, 0, &err) == VGT_E_TIMEOUT, "idle with a blocked channel");
+    CHECK(strstr(err.msg, "can never be satisfied in sim") && strstr(err.msg, "0x200000"), "message: %s", err.msg);
     host_sem(&t, DATA_VA, 5, 1);                 /* channel B releases 5 */
     vgt_status rc = flush_on(&t, t.ch2, &err);
-    EXPECT(rc == VGT_OK, "%s", err.msg);
-    EXPECT(rd(&t, DATA_VA + 0x40, 4) == 1, "channel A did not resume");
-    EXPECT(t.ops->idle(t.b, 0, &err) == VGT_OK, "%s", err.msg);
-    EXPECT(ctr(&t).sem_acquires == 1, "acquires %llu", (unsigned long long)ctr(&t).sem_acquires);
+    CHECK(rc == VGT_OK, "%s", err.msg);
+    CHECK(rd(&t, DATA_VA + 0x40, 4) == 1, "channel A did not resume");
+    CHECK(t.ops->idle(t.b, 0, &err) == VGT_OK, "%s", err.msg);
+    CHECK(ctr(&t).sem_acquires == 1, "acquires %llu", (unsigned long long)ctr(&t).sem_acquires);
     teardown(&t);
 }
 
@@ -218,10 +210,10 @@ static void test_host_acquire_comparisons(void)
     host_sem(&t, DATA_VA, 8, 2);                 /* ACQ_STRICT_GEQ 1 >= 8: blocks */
     host_sem(&t, DATA_VA + 8, 1, 1);
     flush(&t);
-    EXPECT(rd(&t, DATA_VA + 4, 4) == 1, "a satisfied comparison blocked");
-    EXPECT(rd(&t, DATA_VA + 8, 4) == 0, "GEQ 8 did not block");
+    CHECK(rd(&t, DATA_VA + 4, 4) == 1, "a satisfied comparison blocked");
+    CHECK(rd(&t, DATA_VA + 8, 4) == 0, "GEQ 8 did not block");
     wr32(&t, DATA_VA, 9);                        /* a host write satisfies it */
-    EXPECT(rd(&t, DATA_VA + 8, 4) == 1, "host write did not resume the channel");
+    CHECK(rd(&t, DATA_VA + 8, 4) == 1, "host write did not resume the channel");
     teardown(&t);
 }
 
@@ -238,11 +230,11 @@ static void test_host_reductions(void)
     host_sem(&t, DATA_VA + 8, 9, 6 | 7u << 27 | 1u << 31);   /* DEC at 0 wraps to the payload */
     host_sem(&t, DATA_VA + 12, 2, 6 | 0u << 27);             /* IMIN signed: -5 stays */
     flush(&t);
-    EXPECT(rd(&t, DATA_VA, 4) == 15, "IADD %llu", (unsigned long long)rd(&t, DATA_VA, 4));
-    EXPECT(rd(&t, DATA_VA + 4, 4) == 0, "INC %llu", (unsigned long long)rd(&t, DATA_VA + 4, 4));
-    EXPECT(rd(&t, DATA_VA + 8, 4) == 9, "DEC %llu", (unsigned long long)rd(&t, DATA_VA + 8, 4));
-    EXPECT(rd(&t, DATA_VA + 12, 4) == (uint32_t)-5, "IMIN signed %llx", (unsigned long long)rd(&t, DATA_VA + 12, 4));
-    EXPECT(ctr(&t).sem_reductions == 4, "reductions %llu", (unsigned long long)ctr(&t).sem_reductions);
+    CHECK(rd(&t, DATA_VA, 4) == 15, "IADD %llu", (unsigned long long)rd(&t, DATA_VA, 4));
+    CHECK(rd(&t, DATA_VA + 4, 4) == 0, "INC %llu", (unsigned long long)rd(&t, DATA_VA + 4, 4));
+    CHECK(rd(&t, DATA_VA + 8, 4) == 9, "DEC %llu", (unsigned long long)rd(&t, DATA_VA + 8, 4));
+    CHECK(rd(&t, DATA_VA + 12, 4) == (uint32_t)-5, "IMIN signed %llx", (unsigned long long)rd(&t, DATA_VA + 12, 4));
+    CHECK(ctr(&t).sem_reductions == 4, "reductions %llu", (unsigned long long)ctr(&t).sem_reductions);
     teardown(&t);
 }
 
@@ -273,13 +265,13 @@ static void test_i2m_upload(void)
     uint8_t got[12];
     vgt_error err;
     t.ops->mem_read(t.b, t.vas, DATA_VA + 0x100, got, 12, &err);
-    for (int i = 0; i < 10; i++) EXPECT(got[i] == i, "byte %d = %u", i, got[i]);
-    EXPECT(got[10] == 0 && got[11] == 0, "wrote past the line length");
-    EXPECT(rd(&t, DATA_VA, 4) == 0xAB, "A140 semaphore %llx", (unsigned long long)rd(&t, DATA_VA, 4));
-    EXPECT(rd(&t, DATA_VA + 0x200, 4) == 0x03020100 && rd(&t, DATA_VA + 0x210, 4) == 0x07060504, "pitch lines");
-    EXPECT(rd(&t, DATA_VA + 0x204, 4) == 0, "pitch gap written");
-    EXPECT(rd(&t, DATA_VA + 8, 4) == 0xCD, "compute I2M semaphore");
-    EXPECT(ctr(&t).uploads == 2 && ctr(&t).upload_bytes == 18, "uploads %llu bytes %llu",
+    for (int i = 0; i < 10; i++) CHECK(got[i] == i, "byte %d = %u", i, got[i]);
+    CHECK(got[10] == 0 && got[11] == 0, "wrote past the line length");
+    CHECK(rd(&t, DATA_VA, 4) == 0xAB, "A140 semaphore %llx", (unsigned long long)rd(&t, DATA_VA, 4));
+    CHECK(rd(&t, DATA_VA + 0x200, 4) == 0x03020100 && rd(&t, DATA_VA + 0x210, 4) == 0x07060504, "pitch lines");
+    CHECK(rd(&t, DATA_VA + 0x204, 4) == 0, "pitch gap written");
+    CHECK(rd(&t, DATA_VA + 8, 4) == 0xCD, "compute I2M semaphore");
+    CHECK(ctr(&t).uploads == 2 && ctr(&t).upload_bytes == 18, "uploads %llu bytes %llu",
            (unsigned long long)ctr(&t).uploads, (unsigned long long)ctr(&t).upload_bytes);
     teardown(&t);
 }
@@ -315,23 +307,23 @@ static void test_copy_engine(void)
     flush(&t);
     uint8_t got[64];
     t.ops->mem_read(t.b, t.vas, DATA_VA + 0x2000, got, 64, &err);
-    EXPECT(!memcmp(got, src, 64), "linear copy differs");
+    CHECK(!memcmp(got, src, 64), "linear copy differs");
     for (int l = 0; l < 3; l++) {
         t.ops->mem_read(t.b, t.vas, DATA_VA + 0x3000 + 32u * l, got, 8, &err);
-        EXPECT(!memcmp(got, src + 16 * l, 8), "pitch line %d differs", l);
+        CHECK(!memcmp(got, src + 16 * l, 8), "pitch line %d differs", l);
     }
-    EXPECT(rd(&t, DATA_VA + 0x3008, 4) == 0, "pitch gap written");
-    for (int i = 0; i < 4; i++) EXPECT(rd(&t, DATA_VA + 0x4000 + 4u * i, 4) == 0xDEADBEEF, "memset word %d", i);
-    EXPECT(rd(&t, DATA_VA + 0x4010, 4) == 0, "memset too long");
-    EXPECT(rd(&t, DATA_VA + 0xF00, 4) == 0x77, "copy semaphore");
-    EXPECT(ctr(&t).copies == 3 && ctr(&t).memsets == 1, "copies %llu memsets %llu", (unsigned long long)ctr(&t).copies,
+    CHECK(rd(&t, DATA_VA + 0x3008, 4) == 0, "pitch gap written");
+    for (int i = 0; i < 4; i++) CHECK(rd(&t, DATA_VA + 0x4000 + 4u * i, 4) == 0xDEADBEEF, "memset word %d", i);
+    CHECK(rd(&t, DATA_VA + 0x4010, 4) == 0, "memset too long");
+    CHECK(rd(&t, DATA_VA + 0xF00, 4) == 0x77, "copy semaphore");
+    CHECK(ctr(&t).copies == 3 && ctr(&t).memsets == 1, "copies %llu memsets %llu", (unsigned long long)ctr(&t).copies,
            (unsigned long long)ctr(&t).memsets);
     /* block-linear is reported as not modelled, not silently wrong */
     uint32_t p[2] = {0, 0};
     inc(&t, SC_COPY, 0x400, p, 2);
     m1(&t, SC_COPY, 0x300, 2 | 1u << 8);
     flush(&t);
-    EXPECT(t.events[VGT_BEV_UNSUPPORTED] == 1 && strstr(t.last_event, "block-linear"), "event: %s", t.last_event);
+    CHECK(t.events[VGT_BEV_UNSUPPORTED] == 1 && strstr(t.last_event, "block-linear"), "event: %s", t.last_event);
     teardown(&t);
 }
 
@@ -368,10 +360,10 @@ static void test_qmd_launch_release(void)
     memcpy(words, q, sizeof words);
     inc(&t, SC_COMPUTE, 0x320, words, 96);
     flush(&t);
-    EXPECT(rd(&t, DATA_VA + 0x500, 4) == 0x600D, "release by address %llx", (unsigned long long)rd(&t, DATA_VA + 0x500, 4));
-    EXPECT(rd(&t, DATA_VA + 0x508, 4) == 0xBEEF, "inline release %llx", (unsigned long long)rd(&t, DATA_VA + 0x508, 4));
-    EXPECT(rd(&t, DATA_VA + 0x9000 + 0x58, 4) == 0xBEEF, "inline QMD not stored at its address");
-    EXPECT(ctr(&t).launches == 2, "launches %llu", (unsigned long long)ctr(&t).launches);
+    CHECK(rd(&t, DATA_VA + 0x500, 4) == 0x600D, "release by address %llx", (unsigned long long)rd(&t, DATA_VA + 0x500, 4));
+    CHECK(rd(&t, DATA_VA + 0x508, 4) == 0xBEEF, "inline release %llx", (unsigned long long)rd(&t, DATA_VA + 0x508, 4));
+    CHECK(rd(&t, DATA_VA + 0x9000 + 0x58, 4) == 0xBEEF, "inline QMD not stored at its address");
+    CHECK(ctr(&t).launches == 2, "launches %llu", (unsigned long long)ctr(&t).launches);
     teardown(&t);
 }
 
@@ -388,10 +380,10 @@ static void test_report_semaphores(void)
     uint32_t x[5] = {0x89ABCDEF, 0x01234567, (uint32_t)DATA_VA + 0x610, (uint32_t)(DATA_VA >> 32), 1u << 3 | 1u << 12};
     inc(&t, SC_COMPUTE, 0x158, x, 5);
     flush(&t);
-    EXPECT(rd(&t, DATA_VA + 0x600, 4) == 0x1234, "3D report %llx", (unsigned long long)rd(&t, DATA_VA + 0x600, 4));
-    EXPECT(rd(&t, DATA_VA + 0x610, 8) == 0x0123456789ABCDEFull, "report execute %llx",
+    CHECK(rd(&t, DATA_VA + 0x600, 4) == 0x1234, "3D report %llx", (unsigned long long)rd(&t, DATA_VA + 0x600, 4));
+    CHECK(rd(&t, DATA_VA + 0x610, 8) == 0x0123456789ABCDEFull, "report execute %llx",
            (unsigned long long)rd(&t, DATA_VA + 0x610, 8));
-    EXPECT(ctr(&t).report_semaphores == 2, "reports %llu", (unsigned long long)ctr(&t).report_semaphores);
+    CHECK(ctr(&t).report_semaphores == 2, "reports %llu", (unsigned long long)ctr(&t).report_semaphores);
     teardown(&t);
 }
 
@@ -410,7 +402,7 @@ static void test_draws_counted(void)
     m1(&t, SC_3D, 0x1214, 3u << 16 | 4u << 28);
     m1(&t, SC_3D, 0x1614, 0);   /* an END without BEGIN is not a draw */
     flush(&t);
-    EXPECT(ctr(&t).draws == 3, "draws %llu", (unsigned long long)ctr(&t).draws);
+    CHECK(ctr(&t).draws == 3, "draws %llu", (unsigned long long)ctr(&t).draws);
     teardown(&t);
 }
 
@@ -423,16 +415,16 @@ static void test_out_of_map_fault(void)
     host_sem(&t, DATA_VA, 2, 1);                 /* execution goes on after the fault */
     vgt_error err;
     vgt_status rc = flush_on(&t, t.ch, &err);
-    EXPECT(rc == VGT_E_FAULT, "status %d", rc);
-    EXPECT(strstr(err.msg, "0x7000000000") && strstr(err.msg, "not mapped"), "message: %s", err.msg);
-    EXPECT(rd(&t, DATA_VA, 4) == 2, "stopped after the fault");
+    CHECK(rc == VGT_E_FAULT, "status %d", rc);
+    CHECK(strstr(err.msg, "0x7000000000") && strstr(err.msg, "not mapped"), "message: %s", err.msg);
+    CHECK(rd(&t, DATA_VA, 4) == 2, "stopped after the fault");
     uint64_t ent = gp_entry(0x6000000000ull, 16, 0);
     rc = t.ops->submit(t.b, t.ch, &ent, 1, 0, &err);
-    EXPECT(rc == VGT_E_FAULT && strstr(err.msg, "GPFIFO entry 0"), "unmapped entry: %d %s", rc, err.msg);
-    EXPECT(ctr(&t).faults == 2, "faults %llu", (unsigned long long)ctr(&t).faults);
+    CHECK(rc == VGT_E_FAULT && strstr(err.msg, "GPFIFO entry 0"), "unmapped entry: %d %s", rc, err.msg);
+    CHECK(ctr(&t).faults == 2, "faults %llu", (unsigned long long)ctr(&t).faults);
     uint8_t b[8];
-    EXPECT(t.ops->mem_read(t.b, t.vas, DATA_VA + MAP_LEN - 4, b, 8, &err) == VGT_E_FAULT, "read across the map end");
-    EXPECT(t.ops->mem_write(t.b, t.vas, ~0ull - 2, b, 8, &err) == VGT_E_FAULT, "wrapping write");
+    CHECK(t.ops->mem_read(t.b, t.vas, DATA_VA + MAP_LEN - 4, b, 8, &err) == VGT_E_FAULT, "read across the map end");
+    CHECK(t.ops->mem_write(t.b, t.vas, ~0ull - 2, b, 8, &err) == VGT_E_FAULT, "wrapping write");
     teardown(&t);
 }
 
@@ -448,7 +440,7 @@ static void test_launch_makes_memory_unknown(void)
     uint8_t mask[8];
     host_sem(&t, DATA_VA, 0x11, 1);
     flush(&t);
-    EXPECT(t.ops->produced(t.b, t.vas, DATA_VA, 4, mask, &err) == VGT_OK && mask[0], "release not produced");
+    CHECK(t.ops->produced(t.b, t.vas, DATA_VA, 4, mask, &err) == VGT_OK && mask[0], "release not produced");
     uint8_t q[VGT_QMD_MAX_BYTES];
     make_qmd(q, DATA_VA + 0x500, 0x22);
     t.ops->mem_write(t.b, t.vas, DATA_VA + 0x8000, q, sizeof q, &err);
@@ -456,14 +448,14 @@ static void test_launch_makes_memory_unknown(void)
     m1(&t, SC_COMPUTE, 0x2c0, 3);
     copy(&t, DATA_VA, DATA_VA + 0x40, 4, 1, 0, 0, 0);     /* after the launch, from a now-unknown source */
     flush(&t);
-    EXPECT(t.ops->produced(t.b, t.vas, DATA_VA, 4, mask, &err) == VGT_OK && !mask[0], "still produced after a launch");
-    EXPECT(t.ops->produced(t.b, t.vas, DATA_VA + 0x500, 4, mask, &err) == VGT_OK && mask[0], "QMD release not produced");
-    EXPECT(t.ops->produced(t.b, t.vas, DATA_VA + 0x40, 4, mask, &err) == VGT_OK && !mask[0], "copy of unknown bytes produced");
-    EXPECT(rd(&t, DATA_VA + 0x40, 4) == 0x11, "the copy itself still happened");
+    CHECK(t.ops->produced(t.b, t.vas, DATA_VA, 4, mask, &err) == VGT_OK && !mask[0], "still produced after a launch");
+    CHECK(t.ops->produced(t.b, t.vas, DATA_VA + 0x500, 4, mask, &err) == VGT_OK && mask[0], "QMD release not produced");
+    CHECK(t.ops->produced(t.b, t.vas, DATA_VA + 0x40, 4, mask, &err) == VGT_OK && !mask[0], "copy of unknown bytes produced");
+    CHECK(rd(&t, DATA_VA + 0x40, 4) == 0x11, "the copy itself still happened");
     wr32(&t, DATA_VA + 0x80, 7);                           /* host bytes are known again: a copy of them is produced */
     copy(&t, DATA_VA + 0x80, DATA_VA + 0xC0, 4, 1, 0, 0, 0);
     flush(&t);
-    EXPECT(t.ops->produced(t.b, t.vas, DATA_VA + 0xC0, 4, mask, &err) == VGT_OK && mask[0] && mask[3], "copy of known bytes");
+    CHECK(t.ops->produced(t.b, t.vas, DATA_VA + 0xC0, 4, mask, &err) == VGT_OK && mask[0] && mask[3], "copy of known bytes");
     teardown(&t);
 }
 
@@ -479,14 +471,14 @@ static void test_entries_and_state_only(void)
     t.ops->mem_write(t.b, t.vas, PB_VA + 0x8000, t.pb, 4ull * t.n, &err);
     uint64_t ents[2] = {gp_entry(PB_VA + 0x8000, t.n, 1), (uint64_t)0 /* control NOP */};
     t.n = 0;
-    EXPECT(t.ops->submit(t.b, t.ch, ents, 2, 0, &err) == VGT_OK, "%s", err.msg);
-    EXPECT(rd(&t, DATA_VA, 4) == 0x51, "subroutine entry not run");
-    EXPECT(ctr(&t).control_entries == 1, "control %llu", (unsigned long long)ctr(&t).control_entries);
+    CHECK(t.ops->submit(t.b, t.ch, ents, 2, 0, &err) == VGT_OK, "%s", err.msg);
+    CHECK(rd(&t, DATA_VA, 4) == 0x51, "subroutine entry not run");
+    CHECK(ctr(&t).control_entries == 1, "control %llu", (unsigned long long)ctr(&t).control_entries);
     host_sem(&t, DATA_VA + 4, 0x52, 1);
     t.ops->mem_write(t.b, t.vas, PB_VA + 0x9000, t.pb, 4ull * t.n, &err);
     ents[0] = gp_entry(PB_VA + 0x9000, t.n, 0);
-    EXPECT(t.ops->submit(t.b, t.ch, ents, 1, VGT_SUBMIT_STATE_ONLY, &err) == VGT_OK, "%s", err.msg);
-    EXPECT(rd(&t, DATA_VA + 4, 4) == 0, "STATE_ONLY wrote memory");
+    CHECK(t.ops->submit(t.b, t.ch, ents, 1, VGT_SUBMIT_STATE_ONLY, &err) == VGT_OK, "%s", err.msg);
+    CHECK(rd(&t, DATA_VA + 4, 4) == 0, "STATE_ONLY wrote memory");
     teardown(&t);
 }
 
@@ -543,10 +535,10 @@ static void test_mme_macro_release(void)
     noninc(&t, SC_3D, 0x3804, rest, 2);                           /* CALL_MME_DATA(0) */
     host_sem(&t, DATA_VA + 0x704, 1, 1);         /* a host method after the call completes it */
     flush(&t);
-    EXPECT(ctr(&t).macro_calls == 1, "macro calls %llu", (unsigned long long)ctr(&t).macro_calls);
-    EXPECT(rd(&t, DATA_VA + 0x700, 4) == 0x4242, "macro-emitted release %llx (%s)",
+    CHECK(ctr(&t).macro_calls == 1, "macro calls %llu", (unsigned long long)ctr(&t).macro_calls);
+    CHECK(rd(&t, DATA_VA + 0x700, 4) == 0x4242, "macro-emitted release %llx (%s)",
            (unsigned long long)rd(&t, DATA_VA + 0x700, 4), t.last_event);
-    EXPECT(rd(&t, DATA_VA + 0x704, 4) == 1, "host release after the call");
+    CHECK(rd(&t, DATA_VA + 0x704, 4) == 1, "host release after the call");
     teardown(&t);
 }
 
@@ -572,9 +564,9 @@ static void test_mme_upload_shared_by_objects(void)
     noninc(&t, SC_COMPUTE, 0x3804 + 8 * 7, rest, 2);
     host_sem(&t, DATA_VA + 0xA04, 1, 1);
     flush(&t);
-    EXPECT(ctr(&t).macro_calls == 1 && ctr(&t).macro_errors == 0, "calls %llu errors %llu (%s)",
+    CHECK(ctr(&t).macro_calls == 1 && ctr(&t).macro_errors == 0, "calls %llu errors %llu (%s)",
            (unsigned long long)ctr(&t).macro_calls, (unsigned long long)ctr(&t).macro_errors, t.last_event);
-    EXPECT(rd(&t, DATA_VA + 0xA00, 4) == 0x5150, "release from the macro called through compute: %llx",
+    CHECK(rd(&t, DATA_VA + 0xA00, 4) == 0x5150, "release from the macro called through compute: %llx",
            (unsigned long long)rd(&t, DATA_VA + 0xA00, 4));
     teardown(&t);
 }
@@ -603,15 +595,15 @@ static void test_mme_emitted_acquire_blocks(void)
     noninc(&t, SC_3D, 0x3804, rest, 4);
     host_sem(&t, DATA_VA + 0x908, 1, 1);
     flush(&t);
-    EXPECT(ctr(&t).macro_calls == 1 && ctr(&t).macro_errors == 0, "calls %llu errors %llu (%s)",
+    CHECK(ctr(&t).macro_calls == 1 && ctr(&t).macro_errors == 0, "calls %llu errors %llu (%s)",
            (unsigned long long)ctr(&t).macro_calls, (unsigned long long)ctr(&t).macro_errors, t.last_event);
-    EXPECT(rd(&t, DATA_VA + 0x904, 4) == 0 && rd(&t, DATA_VA + 0x908, 4) == 0, "ran past the emitted acquire");
-    EXPECT(t.events[VGT_BEV_BLOCKED] == 1, "blocked events %d", t.events[VGT_BEV_BLOCKED]);
+    CHECK(rd(&t, DATA_VA + 0x904, 4) == 0 && rd(&t, DATA_VA + 0x908, 4) == 0, "ran past the emitted acquire");
+    CHECK(t.events[VGT_BEV_BLOCKED] == 1, "blocked events %d", t.events[VGT_BEV_BLOCKED]);
     wr32(&t, DATA_VA + 0x900, 5);
-    EXPECT(rd(&t, DATA_VA + 0x904, 4) == 0x77, "emitted release after the acquire passed");
-    EXPECT(rd(&t, DATA_VA + 0x908, 4) == 1, "host release after the call");
+    CHECK(rd(&t, DATA_VA + 0x904, 4) == 0x77, "emitted release after the acquire passed");
+    CHECK(rd(&t, DATA_VA + 0x908, 4) == 1, "host release after the call");
     vgt_error err;
-    EXPECT(t.ops->idle(t.b, 0, &err) == VGT_OK, "%s", err.msg);
+    CHECK(t.ops->idle(t.b, 0, &err) == VGT_OK, "%s", err.msg);
     teardown(&t);
 }
 
@@ -625,7 +617,7 @@ static vgt_status restored_submission(h *t, int with_state)
     vgt_rec_channel_state cs = {.client = 1, .channel = 0xC0, .subdevice_mask = 0xfff, .stored_subdevice_mask = 0xfff};
     cs.subch_class[SC_COPY] = 0xC8B5;
     cs.subch_class[SC_3D] = 0xCB97;
-    EXPECT(t->ops->channel_state(t->b, t->ch, &cs, &err) == VGT_OK, "%s", err.msg);
+    CHECK(t->ops->channel_state(t->b, t->ch, &cs, &err) == VGT_OK, "%s", err.msg);
     uint32_t code[12];
     group(code, 0, (uint16_t)(0x1b00 >> 2 | 1u << 12), 0, 5, 3, 0, 4, 2);
     group(code + 3, 0, 0x1000, 0x0000, 0, 3, 0, 10, 1);
@@ -642,9 +634,9 @@ static vgt_status restored_submission(h *t, int with_state)
     for (uint32_t i = 0; i < 12; i++) m[n++] = (vgt_state_method){SC_3D, 0x0118, code[i]};
     m[n++] = (vgt_state_method){SC_3D, 0x011c, 0};
     m[n++] = (vgt_state_method){SC_3D, 0x0120, 0};
-    if (with_state) EXPECT(t->ops->channel_methods(t->b, t->ch, m, n, &err) == VGT_OK, "%s", err.msg);
+    if (with_state) CHECK(t->ops->channel_methods(t->b, t->ch, m, n, &err) == VGT_OK, "%s", err.msg);
     vgt_backend_counters before = ctr(t);
-    EXPECT(before.methods == 0 && before.submits == 0, "state writes counted as work: %llu methods",
+    CHECK(before.methods == 0 && before.submits == 0, "state writes counted as work: %llu methods",
            (unsigned long long)before.methods);
     m1(t, SC_COPY, 0x300, 2 | 1u << 3 | 1u << 7 | 1u << 8);   /* LAUNCH_DMA, pitch, one-word semaphore */
     m1(t, SC_3D, 0x3800, (uint32_t)(DATA_VA >> 32));
@@ -653,7 +645,7 @@ static vgt_status restored_submission(h *t, int with_state)
     host_sem(t, DATA_VA + 0x704, 1, 1);
     vgt_status rc = flush_on(t, t->ch, &err);
     /* 9 pushed methods and what the macro emitted, nothing of the 27 state writes */
-    EXPECT(ctr(t).methods == 9 + ctr(t).macro_methods && ctr(t).submits == 1, "methods %llu",
+    CHECK(ctr(t).methods == 9 + ctr(t).macro_methods && ctr(t).submits == 1, "methods %llu",
            (unsigned long long)ctr(t).methods);
     return rc;
 }
@@ -666,37 +658,37 @@ static void test_channel_methods_restore_state(void)
     for (int i = 0; i < 64; i++) src[i] = (uint8_t)(i * 5 + 3);
     vgt_error err;
     t.ops->mem_write(t.b, t.vas, DATA_VA + 0x1000, src, 64, &err);
-    EXPECT(restored_submission(&t, 1) == VGT_OK, "submit: %s", t.last_event);
+    CHECK(restored_submission(&t, 1) == VGT_OK, "submit: %s", t.last_event);
     uint8_t got[64];
     t.ops->mem_read(t.b, t.vas, DATA_VA + 0x2000, got, 64, &err);
-    EXPECT(!memcmp(got, src, 64), "the copy with restored parameters differs");
-    EXPECT(rd(&t, DATA_VA + 0xF00, 4) == 0x77, "copy semaphore from restored SET_SEMAPHORE_*");
-    EXPECT(ctr(&t).macro_calls == 1 && ctr(&t).macro_errors == 0 && rd(&t, DATA_VA + 0x700, 4) == 0x4242,
+    CHECK(!memcmp(got, src, 64), "the copy with restored parameters differs");
+    CHECK(rd(&t, DATA_VA + 0xF00, 4) == 0x77, "copy semaphore from restored SET_SEMAPHORE_*");
+    CHECK(ctr(&t).macro_calls == 1 && ctr(&t).macro_errors == 0 && rd(&t, DATA_VA + 0x700, 4) == 0x4242,
            "restored macro: %llu calls %llu errors (%s)", (unsigned long long)ctr(&t).macro_calls,
            (unsigned long long)ctr(&t).macro_errors, t.last_event);
     vgt_state_method bad = {8, 0x200, 0};
-    EXPECT(t.ops->channel_methods(t.b, t.ch, &bad, 1, &err) == VGT_E_ARG && strstr(err.msg, "subchannel 8"), "%s", err.msg);
+    CHECK(t.ops->channel_methods(t.b, t.ch, &bad, 1, &err) == VGT_E_ARG && strstr(err.msg, "subchannel 8"), "%s", err.msg);
     teardown(&t);
 
     setup(&t);   /* the control */
     t.ops->mem_write(t.b, t.vas, DATA_VA + 0x1000, src, 64, &err);
-    EXPECT(restored_submission(&t, 0) == VGT_E_FAULT, "without the state the copy's semaphore goes to VA 0");
+    CHECK(restored_submission(&t, 0) == VGT_E_FAULT, "without the state the copy's semaphore goes to VA 0");
     t.ops->mem_read(t.b, t.vas, DATA_VA + 0x2000, got, 64, &err);
-    EXPECT(memcmp(got, src, 64) && rd(&t, DATA_VA + 0x700, 4) != 0x4242, "without the state the work still ran");
+    CHECK(memcmp(got, src, 64) && rd(&t, DATA_VA + 0x700, 4) != 0x4242, "without the state the work still ran");
     teardown(&t);
 }
 
 static void test_backend_table(void)
 {
-    EXPECT(vgt_backend_find("sim") == &vgt_backend_sim, "sim not found");
-    EXPECT(vgt_backend_find("gpu") != NULL && vgt_backend_find("cuda") != NULL, "gpu/cuda not registered");
-    EXPECT(vgt_backend_find("nope") == NULL, "unknown name found");
+    CHECK(vgt_backend_find("sim") == &vgt_backend_sim, "sim not found");
+    CHECK(vgt_backend_find("gpu") != NULL && vgt_backend_find("cuda") != NULL, "gpu/cuda not registered");
+    CHECK(vgt_backend_find("nope") == NULL, "unknown name found");
     vgt_error err;
     vgt_error_clear(&err);
-    EXPECT(vgt_backend_find("cuda")->probe(&err) == VGT_E_UNSUPPORTED && strstr(err.msg, "not available"), "%s", err.msg);
+    CHECK(vgt_backend_find("cuda")->probe(&err) == VGT_E_UNSUPPORTED && strstr(err.msg, "not available"), "%s", err.msg);
     char why[256];
     const vgt_backend_ops *a = vgt_backend_auto(why, sizeof why);
-    if (a == &vgt_backend_sim) EXPECT(why[0] != 0, "auto chose sim without saying why");
+    if (a == &vgt_backend_sim) CHECK(why[0] != 0, "auto chose sim without saying why");
 }
 
 int main(void)
@@ -718,10 +710,5 @@ int main(void)
     test_mme_emitted_acquire_blocks();
     test_mme_upload_shared_by_objects();
     test_channel_methods_restore_state();
-    if (failures) {
-        fprintf(stderr, "test_sim: %d failure(s)\n", failures);
-        return 1;
-    }
-    printf("test_sim: ok\n");
-    return 0;
+    return check_finish("test_sim");
 }
