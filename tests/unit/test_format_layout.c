@@ -15,7 +15,6 @@
 
 #include "check.h"
 
-
 static void test_table_sizes(void)
 {
     int n = 0;

@@ -16,7 +16,6 @@
 
 #include "check.h"
 
-
 static char path[256];
 static uint8_t *orig;
 static size_t orig_len;

@@ -19,7 +19,6 @@
 
 #include "check.h"
 
-
 #define C 0xc1d00001u
 #define DEV 0x5c000001u
 #define VAS 0x5c000002u

@@ -11,7 +11,6 @@
 
 #include "check.h"
 
-
 /* ---- harness ---- */
 #define PB_VA 0x100000ull
 #define DATA_VA 0x200000ull
