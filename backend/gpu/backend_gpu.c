@@ -35,6 +35,7 @@ typedef struct gpu_channel {
     bool pending;                /* a fence was issued and not yet seen */
     bool stalled;                /* the last wait for it timed out (an acquire a later submission releases) */
     bool faulted;                /* the error notifier fired: the channel is dead, later work is refused */
+    bool async;                  /* live on an async context share of its own (its capture share's VEID) */
     vgt_error fault;             /* ... with this error (reported once, as an event) */
     vgt_backend_channel_desc desc;
     uint32_t engines[VGT_GPU_MAX_ENGINES], nengines;
@@ -55,6 +56,7 @@ struct vgt_backend {
     void *event_ctx;
     uint64_t seq;
     vgt_backend_counters counters;
+    uint32_t subcontexts;        /* enum vgt_backend_subcontexts */
 };
 
 static vgt_status gpu_probe(vgt_error *err)
@@ -85,6 +87,7 @@ static vgt_status gpu_open(vgt_backend **out, const vgt_backend_config *cfg, vgt
         free(b);
         return st;
     }
+    b->subcontexts = cfg ? cfg->subcontexts : VGT_SUBCTX_CAPTURED;
     *out = b;
     return VGT_OK;
 }
@@ -216,14 +219,15 @@ static uint32_t ring_entries(uint32_t captured)
  * 2D) besides the trace's own. Two facts from the H200 (tests/gpu/run.sh, 2026-11-30): a channel with
  * only a copy object in our GRAPHICS TSG has no graphics context buffers, so UVM_REGISTER_CHANNEL fails
  * (NV_ERR_INVALID_OBJECT, "pGrCtxBufferMemDesc != NULL" in the kernel log); and the Vulkan driver
- * announces a compute object after the channel's first submission, when RM no longer takes one. */
-static void merge_default_engines(vgt_backend *b, gpu_channel *c)
+ * announces a compute object after the channel's first submission, when RM no longer takes one.
+ * A channel on an async subcontext gets only compute and copy: 3D, 2D and I2M run on VEID 0 only. */
+static void merge_default_engines(vgt_backend *b, gpu_channel *c, bool async)
 {
     static const uint32_t defaults[] = { VGT_GPU_CLASS_HOPPER_COMPUTE, VGT_GPU_CLASS_HOPPER_COPY,
                                          VGT_GPU_CLASS_HOPPER_3D, VGT_GPU_CLASS_I2M, VGT_GPU_CLASS_TWOD };
     uint32_t merged[VGT_GPU_MAX_ENGINES], n = 0;
     for (size_t i = 0; i < sizeof defaults / sizeof defaults[0]; i++)   /* the proven order first */
-        if (vgt_gpu_has_class(b->gpu, defaults[i]))
+        if (vgt_gpu_has_class(b->gpu, defaults[i]) && !(async && vgt_gpu_class_needs_sync(defaults[i])))
             merged[n++] = defaults[i];
     for (uint32_t j = 0; j < c->nengines && n < VGT_GPU_MAX_ENGINES; j++) {
         bool have = false;
@@ -236,46 +240,130 @@ static void merge_default_engines(vgt_backend *b, gpu_channel *c)
     c->nengines = n;
 }
 
-/* A live channel of the same capture channel group (its TSG is joined), NULL if none. */
-static vgt_gpu_chan *group_peer(vgt_backend *b, const gpu_channel *c)
+/* The live channels of c's capture channel group (at most GPU_BACKEND_MAX_PEERS). */
+#define GPU_BACKEND_MAX_PEERS 32u
+static uint32_t group_peers(vgt_backend *b, const gpu_channel *c, gpu_channel **live, vgt_gpu_peer *peers)
 {
+    uint32_t n = 0;
     if (!c->desc.group)
-        return NULL;
-    for (uint32_t i = 0; i < GPU_BACKEND_MAX_CHANNELS; i++) {
-        const gpu_channel *o = &b->chans[i];
+        return 0;
+    for (uint32_t i = 0; i < GPU_BACKEND_MAX_CHANNELS && n < GPU_BACKEND_MAX_PEERS; i++) {
+        gpu_channel *o = &b->chans[i];
         if (o != c && o->used && o->live && o->desc.group == c->desc.group &&
-            o->desc.group_client == c->desc.group_client)
-            return o->live;
+            o->desc.group_client == c->desc.group_client) {
+            live[n] = o;
+            peers[n++] = (vgt_gpu_peer){ .context_share = o->desc.context_share, .async = o->async };
+        }
     }
+    return n;
+}
+
+static bool captured_needs_sync(const gpu_channel *c)
+{
+    for (uint32_t i = 0; i < c->nengines; i++)
+        if (vgt_gpu_class_needs_sync(c->engines[i]))
+            return true;
+    return false;
+}
+
+/* A channel of c's group, not live yet, with another context share and a class that needs VEID 0: c,
+ * opening the group's TSG without needing it, leaves VEID 0 to that one. */
+static bool sibling_needs_sync(vgt_backend *b, const gpu_channel *c)
+{
+    for (uint32_t i = 0; c->desc.group && c->desc.context_share && i < GPU_BACKEND_MAX_CHANNELS; i++) {
+        const gpu_channel *o = &b->chans[i];
+        if (o != c && o->used && !o->live && o->desc.group == c->desc.group &&
+            o->desc.group_client == c->desc.group_client && o->desc.context_share &&
+            o->desc.context_share != c->desc.context_share && captured_needs_sync(o))
+            return true;
+    }
+    return false;
+}
+
+/* The channel's place (subctx.c): its group's TSG when a peer lives, on the peer's subcontext or an
+ * async one of its own, as its captured context share says (--subcontexts group: always the peer's;
+ * tsg: never a peer); the options to create it with. */
+static vgt_gpu_placement plan(vgt_backend *b, gpu_channel *c, vgt_gpu_chan_options *o, bool *on_async)
+{
+    gpu_channel *live[GPU_BACKEND_MAX_PEERS];
+    vgt_gpu_peer peers[GPU_BACKEND_MAX_PEERS];
+    uint32_t n = b->subcontexts == VGT_SUBCTX_TSG ? 0 : group_peers(b, c, live, peers), at = 0;
+    uint32_t share = b->subcontexts == VGT_SUBCTX_GROUP ? 0 : c->desc.context_share;   /* 0: any peer's */
+    bool sync = captured_needs_sync(c);
+    vgt_gpu_placement p = vgt_gpu_place(share, sync, peers, n, &at);
+    *o = (vgt_gpu_chan_options){ .channel_class = c->desc.cls, .gpfifo_entries = ring_entries(c->desc.entries),
+                                 .group_with = n ? live[at]->live : NULL };
+    o->own_subcontext = p == VGT_GPU_PLACE_SUBCONTEXT || p == VGT_GPU_PLACE_SUBCONTEXT_SYNC;
+    o->async_subcontext = p == VGT_GPU_PLACE_SUBCONTEXT ||
+                          (p == VGT_GPU_PLACE_OWN_TSG && b->subcontexts == VGT_SUBCTX_CAPTURED && !sync &&
+                           sibling_needs_sync(b, c));
+    *on_async = o->async_subcontext || (p == VGT_GPU_PLACE_SHARE && n && live[at]->async);
+    return p;
+}
+
+static void say_fallback(vgt_backend *b, gpu_channel *c, const char *what, const char *why, const char *then)
+{
+    char msg[VGT_ERROR_MSG_MAX + 400];
+    snprintf(msg, sizeof msg, "channel 0x%08x (capture group 0x%08x, context share 0x%08x): %s (%s); %s",
+             c->desc.handle, c->desc.group, c->desc.context_share, what, why, then);
+    b->counters.unsupported++;
+    emit(b, VGT_BEV_UNSUPPORTED, (uint32_t)(c - b->chans), msg, 0);
+}
+
+/* The backend channel that is live as v (a peer), NULL if none. */
+static const gpu_channel *live_channel(const vgt_backend *b, const vgt_gpu_chan *v)
+{
+    for (uint32_t i = 0; v && i < GPU_BACKEND_MAX_CHANNELS; i++)
+        if (b->chans[i].used && b->chans[i].live == v)
+            return &b->chans[i];
     return NULL;
+}
+
+/* Create the planned channel; each refusal falls back one step (own subcontext -> the peer's
+ * subcontext -> a TSG of its own), said as an event, rather than losing the channel. Neither a context
+ * share of its own in a joined TSG nor a joined TSG is proven on the H200 yet. c->async: whether the
+ * channel ends on an async share (its peers' placement depends on it). */
+static vgt_status create_with_fallbacks(vgt_backend *b, gpu_channel *c, vgt_gpu_chan_options *o, bool on_async)
+{
+    vgt_status st = vgt_gpu_chan_create(b->gpu, o, &c->live, &c->failure);
+    if (st != VGT_OK && o->own_subcontext) {
+        say_fallback(b, c, "a subcontext of its own in the group's TSG failed", c->failure.msg,
+                     "put on its peer's subcontext: the MME and compute state of the two are shared");
+        const gpu_channel *peer = live_channel(b, o->group_with);
+        o->own_subcontext = false;
+        on_async = o->async_subcontext = peer && peer->async;
+        st = vgt_gpu_chan_create(b->gpu, o, &c->live, &c->failure);
+    }
+    if (st != VGT_OK && o->group_with) {
+        say_fallback(b, c, "joining the TSG of its capture channel group failed", c->failure.msg,
+                     "created in a TSG of its own: state the group's other channels set is missing");
+        o->group_with = NULL;
+        on_async = o->async_subcontext = false;
+        st = vgt_gpu_chan_create(b->gpu, o, &c->live, &c->failure);
+    }
+    c->async = st == VGT_OK && on_async;
+    return st;
 }
 
 static vgt_status realize(vgt_backend *b, gpu_channel *c, vgt_error *err)
 {
     if (c->live)
         return VGT_OK;
-    if (!c->failed)
-        merge_default_engines(b, c);
     if (c->failed) {
         if (err)
             *err = c->failure;
         return c->failure.code;
     }
-    vgt_gpu_chan_options o = { .channel_class = c->desc.cls, .gpfifo_entries = ring_entries(c->desc.entries),
-                               .engines = c->engines, .nengines = c->nengines, .group_with = group_peer(b, c) };
-    vgt_status st = vgt_gpu_chan_create(b->gpu, &o, &c->live, &c->failure);
-    if (st != VGT_OK && o.group_with) {
-        /* Joining the group's TSG is not proven on the H200 yet: a refusal falls back to a TSG of its own
-         * (the behaviour before groups), said as an event, rather than losing the channel. */
-        char msg[VGT_ERROR_MSG_MAX + 320];
-        snprintf(msg, sizeof msg, "channel 0x%08x: joining the TSG of its capture channel group 0x%08x failed (%s); "
-                 "created in a TSG of its own: state the group's other channels set is missing", c->desc.handle,
-                 c->desc.group, c->failure.msg);
-        o.group_with = NULL;
-        st = vgt_gpu_chan_create(b->gpu, &o, &c->live, &c->failure);
-        b->counters.unsupported++;
-        emit(b, VGT_BEV_UNSUPPORTED, (uint32_t)(c - b->chans), msg, 0);
-    }
+    vgt_gpu_chan_options o;
+    bool on_async;
+    vgt_gpu_placement p = plan(b, c, &o, &on_async);
+    if (p == VGT_GPU_PLACE_SHARE_SYNC_TAKEN)
+        say_fallback(b, c, "has a context share of its own in the capture but a 3D, 2D or I2M class",
+                     "only VEID 0 runs those, and a peer holds it", "put on the group's sync subcontext");
+    merge_default_engines(b, c, on_async);
+    o.engines = c->engines;
+    o.nengines = c->nengines;
+    vgt_status st = create_with_fallbacks(b, c, &o, on_async);
     if (st != VGT_OK) {
         c->failed = true;
         vgt_error_prefix(&c->failure, "channel 0x%08x", c->desc.handle);

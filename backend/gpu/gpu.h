@@ -145,9 +145,40 @@ typedef struct vgt_gpu_chan_options {
     /* Join this live channel's TSG and context share instead of making a new group: channels of one
      * group share one engine context (MME RAM, shader local memory, class state), as the capture's
      * channels of one KEPLER_CHANNEL_GROUP_A did. NULL: a group of its own. async_subcontext is then
-     * the group's. */
+     * the group's, unless own_subcontext. */
     vgt_gpu_chan *group_with;
+    /* With group_with: a FERMI_CONTEXT_SHARE_A of its own in that TSG (sync or async per
+     * async_subcontext), i.e. its own subcontext (VEID) of the group's context, as a capture channel
+     * with its own context share had (Vulkan's compute queue: its MME and compute state are separate
+     * from the 3D channel's although both run in one TSG). */
+    bool own_subcontext;
 } vgt_gpu_chan_options;
+
+/* Where a channel of a capture channel group goes (backend_gpu.c realises channels with it). */
+typedef enum vgt_gpu_placement {
+    VGT_GPU_PLACE_OWN_TSG = 0,      /* no live peer: a TSG of its own with a sync context share (VEID 0) */
+    VGT_GPU_PLACE_SHARE,            /* the peer's TSG and context share (same captured share, or none known) */
+    VGT_GPU_PLACE_SUBCONTEXT,       /* the peer's TSG, an async context share of its own (own VEID) */
+    VGT_GPU_PLACE_SHARE_SYNC_TAKEN, /* wants its own share but needs VEID 0 (3D), which a peer holds: SHARE */
+    VGT_GPU_PLACE_SUBCONTEXT_SYNC,  /* the peer's TSG, a sync context share of its own (VEID 0 still free:
+                                       the peers are all async) */
+} vgt_gpu_placement;
+
+/* A live channel of the same capture group, as the planner sees it. */
+typedef struct vgt_gpu_peer {
+    uint32_t context_share;         /* its captured context share (0: unknown) */
+    bool async;                     /* it runs on an async context share of its own */
+} vgt_gpu_peer;
+
+/* The placement of a channel with captured context share `share` (0: unknown) among the group's live
+ * peers; needs_sync: it has a class only the sync subcontext runs (3D, 2D, I2M). *peer: the index of the
+ * peer to join (SHARE*: one with the same share, else one on the sync share; SUBCONTEXT*: any). Pure.
+ * A group's first channel (OWN_TSG) takes the sync share unless it needs none and a later channel of
+ * the group with another share does (backend_gpu.c asks for async then, so VEID 0 stays free). */
+vgt_gpu_placement vgt_gpu_place(uint32_t share, bool needs_sync, const vgt_gpu_peer *peers, uint32_t npeers,
+                                uint32_t *peer);
+/* True for engine classes that only run on the sync subcontext (VEID 0): 3D, 2D, inline-to-memory. */
+bool vgt_gpu_class_needs_sync(uint32_t cls);
 
 /* TSG (or group_with's), context share, error notifier, channel (ring + USERD in the infra slot), engine objects,
  * work-submit token, UVM_REGISTER_CHANNEL, schedule. An engine class the GPU does not list is

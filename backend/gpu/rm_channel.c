@@ -2,7 +2,8 @@
  * (rmchan-h200.log step 5):
  *
  *   TSG (KEPLER_CHANNEL_GROUP_A, GRAPHICS), or the TSG of the channel named by group_with
- *   -> context share (FERMI_CONTEXT_SHARE_A in our UVM VA space; sync = VEID 0, needed for 3D)
+ *   -> context share (FERMI_CONTEXT_SHARE_A in our UVM VA space; sync = VEID 0, needed for 3D), or
+ *      group_with's, or with own_subcontext a new one in group_with's TSG
  *   -> error notifier (sysmem, CPU-mapped so waits can watch it)
  *   -> channel (C86F or C56F): ring at the infra slot's GPU VA, USERD = infra memory + ring bytes
  *   -> engine objects (CBC0, C8B5, CB97, A140, 902D, ...)
@@ -32,6 +33,8 @@ static vgt_status check_chan_options(vgt_gpu *g, const vgt_gpu_chan_options *o, 
                         cls);
     if (o->group_with && o->group_with->gpu != g)
         return VGT_FAIL(err, VGT_E_ARG, VGT_NO_OFFSET, "group_with: a channel of another GPU session");
+    if (o->own_subcontext && !o->group_with)
+        return VGT_FAIL(err, VGT_E_ARG, VGT_NO_OFFSET, "own_subcontext: only with group_with (a TSG to join)");
     uint32_t n = o->gpfifo_entries ? o->gpfifo_entries : 1024;
     if (n < 2 || (n & (n - 1)) || n > VGT_GPU_MAX_GPFIFO_ENTRIES)
         return VGT_FAIL(err, VGT_E_ARG, VGT_NO_OFFSET, "GPFIFO of %u entries: must be a power of two from 2 to %u", n,
@@ -47,33 +50,56 @@ static vgt_status check_chan_options(vgt_gpu *g, const vgt_gpu_chan_options *o, 
     return VGT_OK;
 }
 
-/* A new TSG with its sync (VEID 0) or async context share, or a reference to group_with's: the
- * capture's channels of one KEPLER_CHANNEL_GROUP_A share one engine context, and state one of them set
- * (CUDA's shader local memory, Vulkan's MME macros) is what the others' work needs. UVM maps a TSG's
- * shared context buffers once and hands them to each channel registered in it (OGKM
- * kernel-open/nvidia-uvm/uvm_user_channel.c, find_va_range / create_va_range). */
-static vgt_status alloc_group(vgt_gpu_chan *c, bool async, const vgt_gpu_chan *with, vgt_error *err)
+static vgt_status alloc_ctxshare(vgt_gpu *g, uint32_t tsg, bool async, uint32_t *out, vgt_error *err)
+{
+    rm_ctxshare_alloc s = { .va_space = g->vaspace, .flags = async ? 1u : 0u };
+    return rm_alloc(g, tsg, RM_CLASS_CONTEXT_SHARE, &s, sizeof s, async ? "FERMI_CONTEXT_SHARE_A (async)" :
+                    "FERMI_CONTEXT_SHARE_A (sync, VEID 0)", out, err);
+}
+
+/* Into with's TSG: on with's context share, or (own) on a new one of this channel's. RM frees a context
+ * share with its TSG only, so a channel that later joins this one's share never finds it gone. */
+static vgt_status join_group(vgt_gpu_chan *c, const vgt_gpu_chan *with, bool own, bool async, vgt_error *err)
+{
+    c->group = with->group;
+    c->group->refs++;
+    c->tsg = c->group->tsg;
+    if (!own) {
+        c->ctxshare = with->ctxshare;
+        return VGT_OK;
+    }
+    return alloc_ctxshare(c->gpu, c->tsg, async, &c->ctxshare, err);
+}
+
+static vgt_status new_group(vgt_gpu_chan *c, bool async, vgt_error *err)
 {
     vgt_gpu *g = c->gpu;
-    if (with) {
-        c->group = with->group;
-        c->group->refs++;
-    } else {
-        c->group = calloc(1, sizeof *c->group);
-        if (!c->group)
-            return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "channel group record: out of memory");
-        c->group->refs = 1;
-        rm_tsg_alloc t = { .engine_type = RM_ENGINE_TYPE_GRAPHICS };
-        VGT_TRY(rm_alloc(g, g->device, RM_CLASS_CHANNEL_GROUP, &t, sizeof t, "KEPLER_CHANNEL_GROUP_A", &c->group->tsg,
-                         err));
-        c->tsg = c->group->tsg;
-        rm_ctxshare_alloc s = { .va_space = g->vaspace, .flags = async ? 1u : 0u };
-        VGT_TRY(rm_alloc(g, c->tsg, RM_CLASS_CONTEXT_SHARE, &s, sizeof s, async ? "FERMI_CONTEXT_SHARE_A (async)" :
-                         "FERMI_CONTEXT_SHARE_A (sync, VEID 0)", &c->group->ctxshare, err));
-    }
+    c->group = calloc(1, sizeof *c->group);
+    if (!c->group)
+        return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "channel group record: out of memory");
+    c->group->refs = 1;
+    rm_tsg_alloc t = { .engine_type = RM_ENGINE_TYPE_GRAPHICS };
+    VGT_TRY(rm_alloc(g, g->device, RM_CLASS_CHANNEL_GROUP, &t, sizeof t, "KEPLER_CHANNEL_GROUP_A", &c->group->tsg,
+                     err));
     c->tsg = c->group->tsg;
+    VGT_TRY(alloc_ctxshare(g, c->tsg, async, &c->group->ctxshare, err));
     c->ctxshare = c->group->ctxshare;
-    return mem_alloc_notifier(g, &c->notifier_mem, &c->notifier, err);
+    return VGT_OK;
+}
+
+/* A new TSG with its sync (VEID 0) or async context share, or group_with's TSG: the capture's channels
+ * of one KEPLER_CHANNEL_GROUP_A share one engine context, and state one of them set (CUDA's shader
+ * local memory) is what the others' work needs; a capture channel with a context share of its own
+ * (Vulkan's compute queue) keeps its own subcontext there (subctx.c says why). UVM maps a TSG's shared
+ * context buffers once and hands them to each channel registered in it (OGKM
+ * kernel-open/nvidia-uvm/uvm_user_channel.c, find_va_range / create_va_range). */
+static vgt_status alloc_group(vgt_gpu_chan *c, const vgt_gpu_chan_options *o, vgt_error *err)
+{
+    if (o->group_with)
+        VGT_TRY(join_group(c, o->group_with, o->own_subcontext, o->async_subcontext, err));
+    else
+        VGT_TRY(new_group(c, o->async_subcontext, err));
+    return mem_alloc_notifier(c->gpu, &c->notifier_mem, &c->notifier, err);
 }
 
 static vgt_status alloc_channel(vgt_gpu_chan *c, vgt_error *err)
@@ -165,7 +191,7 @@ vgt_status vgt_gpu_chan_create(vgt_gpu *g, const vgt_gpu_chan_options *opt, vgt_
     g->chans[slot] = c;
     const uint32_t *e = o->engines ? o->engines : default_engines;
     uint32_t ne = o->engines ? o->nengines : (uint32_t)(sizeof default_engines / sizeof default_engines[0]);
-    vgt_status st = alloc_group(c, o->async_subcontext, o->group_with, err);
+    vgt_status st = alloc_group(c, o, err);
     if (st == VGT_OK)
         st = alloc_channel(c, err);
     if (st == VGT_OK)

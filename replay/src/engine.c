@@ -148,6 +148,7 @@ static vgt_status on_channel(vgt_replay *rp, const vgt_record *rec, vgt_error *e
     if (grp && grp->cls == VGT_CLASS_CHANNEL_GROUP) {   /* CUDA: up to 8 channels in one TSG; Vulkan: 2 */
         d.group_client = c.client;
         d.group = c.parent;
+        d.context_share = mc->rec.context_share;   /* Vulkan: one per channel (own VEID); CUDA: one per group */
     }
     uint32_t id;
     vgt_error e;
@@ -237,11 +238,39 @@ static vgt_status on_gpu_map(vgt_replay *rp, const vgt_record *rec, vgt_error *e
     return VGT_OK;
 }
 
+static uint64_t submit_timeout_ms(const vgt_replay *rp)
+{
+    return rp->opt.submit_timeout_ms ? rp->opt.submit_timeout_ms : VGT_REPLAY_DEFAULT_SUBMIT_TIMEOUT_MS;
+}
+
+/* The captured program unmapped memory only once its GPU work was done; the replay may still be running
+ * that work (--no-wait, or a submission reported blocked), and unmapping under it faults the GPU: the
+ * H200 bench run of vadd with --no-wait took an MMU fault (Xid 31, GPCCLIENT_T1 FAULT_PDE VIRT_READ at
+ * 0x7fef8e800000, the range GPU_UNMAP seq 3950 removes) while every waited replay of it was clean. So
+ * an asynchronous backend is drained first (a faulted channel counts as finished: the second call skips
+ * it); 0 when work still runs. */
+static int settle_before_unmap(vgt_replay *rp)
+{
+    if (!rp->unsettled || !(rp->ops->caps() & VGT_CAP_ASYNC) || !rp->ops->idle) return 1;
+    vgt_error e;
+    vgt_status rc = VGT_E_FAULT;
+    for (int i = 0; i < 2 && rc == VGT_E_FAULT; i++) rc = rp->ops->idle(rp->be, submit_timeout_ms(rp) * 1000000ull, &e);
+    if (rc == VGT_OK) rp->unsettled = 0;
+    return rc == VGT_OK;
+}
+
 static vgt_status on_gpu_unmap(vgt_replay *rp, const vgt_record *rec, vgt_error *err)
 {
     vgt_rec_gpu_unmap g;
     VGT_TRY(vgt_decode_gpu_unmap(rec, &g, err));
     if (g.status != 0 || g.length == 0) return VGT_OK;
+    if (!settle_before_unmap(rp)) {
+        engine_warn(rp, "GPU_UNMAP at seq %llu (VA 0x%llx, %llu bytes) left mapped: GPU work submitted before it is "
+                    "still running after %llu ms, and unmapping under it would fault", (unsigned long long)rec->seq,
+                    (unsigned long long)g.gpu_va, (unsigned long long)g.length,
+                    (unsigned long long)submit_timeout_ms(rp));
+        return VGT_OK;
+    }
     vgt_error e;
     if (rp->ops->unmap(rp->be, rp->vas, g.gpu_va, g.length, &e) != VGT_OK)
         engine_warn(rp, "GPU_UNMAP at seq %llu: %s", (unsigned long long)rec->seq, e.msg);
@@ -297,10 +326,11 @@ static vgt_status decode_submit(vgt_replay *rp, const vgt_record *rec, vgt_rec_g
 static void wait_submission(vgt_replay *rp)
 {
     if (!(rp->ops->caps() & VGT_CAP_ASYNC) || rp->opt.no_wait || !rp->ops->idle) return;
-    uint64_t ms = rp->opt.submit_timeout_ms ? rp->opt.submit_timeout_ms : VGT_REPLAY_DEFAULT_SUBMIT_TIMEOUT_MS;
+    uint64_t ms = submit_timeout_ms(rp);
     vgt_error e;
     vgt_error_clear(&e);
     vgt_status rc = rp->ops->idle(rp->be, ms * 1000000ull, &e);
+    if (rc == VGT_OK) rp->unsettled = 0;
     if (rc == VGT_OK || rc == VGT_E_FAULT) return;
     char msg[VGT_ERROR_MSG_MAX + 64];
     snprintf(msg, sizeof msg, "not finished after %llu ms: %s", (unsigned long long)ms, e.msg);
@@ -317,6 +347,7 @@ static vgt_status run_submission(vgt_replay *rp, const vgt_record *rec, const vg
     if (rp->opt.census) VGT_TRY(census_before(rp, err));
     rp->run_rec = rec, rp->run_sub = sub, rp->run_chan = c;
     vgt_status rc = rp->lane->run(rp, rec, sub, c->id, err);
+    rp->unsettled = 1;
     if (rc == VGT_OK) wait_submission(rp);
     rp->run_rec = NULL, rp->run_sub = NULL, rp->run_chan = NULL;
     VGT_TRY(rc);

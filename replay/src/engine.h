@@ -100,6 +100,7 @@ struct vgt_replay {
     const vgt_record *run_rec;
     const vgt_rec_gpfifo_submit *run_sub;
     engine_channel *run_chan;
+    int unsettled;               /* asynchronous backend: work submitted since the last idle that finished */
     uint64_t first_ts, last_ts;  /* capture timestamps of the first and last submission */
     uint64_t t0_ns, t1_ns;       /* monotonic: first submission started, finish ended */
 };

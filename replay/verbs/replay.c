@@ -21,7 +21,8 @@ static const char usage_text[] =
     "                        [--submits A..B [--prefix run|state]] [--check] [--dump VA:LEN:FILE]...\n"
     "                        [--dump-rt N:FILE.png [--expect-hash HEX]]... [--list-rt]\n"
     "                        [--census [--census-json FILE]] [--submit-timeout MS] [--no-wait]\n"
-    "                        [--reserved-va VA] [--plan] [--json] [--quiet | --verbose]\n"
+    "                        [--reserved-va VA] [--subcontexts captured|group|tsg] [--plan] [--json]\n"
+    "                        [--quiet | --verbose]\n"
     "\n"
     "Replay a trace (TRACE, or - for a stream on stdin) on a backend: objects, channels, mappings and\n"
     "memory are rebuilt, then each submission runs on a lane. Without --backend the GPU is used when one\n"
@@ -46,6 +47,9 @@ static const char usage_text[] =
     "  --submit-timeout MS  hardware: wait at most MS for each submission (default 5000)\n"
     "  --no-wait        hardware: do not wait after each submission (speed runs; checks then race)\n"
     "  --reserved-va VA hardware: where the backend's own buffers go (default planned off the trace's VAs)\n"
+    "  --subcontexts M  hardware: channels of one captured channel group go in one TSG, each captured\n"
+    "                   context share its own subcontext (captured, default); or all on one\n"
+    "                   subcontext (group); or each channel in a TSG of its own (tsg). For diagnosis\n"
     "  --plan           print the lane-1 address plan (relocations) before replaying\n"
     "  --json           one JSON object at the end instead of text\n"
     "  --quiet          text: only mismatches, problems and the summary\n"
@@ -271,6 +275,7 @@ typedef struct args {
     int nrt_dumps, list_rt, census, plan, no_wait;
     const char *census_json;
     uint64_t reserved_va, submit_timeout_ms;
+    uint32_t subcontexts;
 } args;
 
 /* The options of the hardware lane and its outputs; 1 consumed, 0 not ours, -2 bad value (reported). */
@@ -296,6 +301,14 @@ static int parse_lane1_option(int argc, char **argv, int *i, args *a)
         if (vgt_parse_u64(strncmp(argv[*i], "0x", 2) ? hex : argv[*i], &r->expect))
             return vgt_cli_error("replay", VGT_EXIT_USAGE, "--expect-hash '%s' is not hexadecimal", argv[*i]), -2;
         r->has_expect = 1;
+    } else if (!strcmp(o, "--subcontexts") && has_val) {
+        static const char *const names[] = {"captured", "group", "tsg"};   /* enum vgt_backend_subcontexts */
+        const char *v = argv[++*i];
+        a->subcontexts = 3;
+        for (uint32_t k = 0; k < 3; k++)
+            if (!strcmp(v, names[k])) a->subcontexts = k;
+        if (a->subcontexts == 3)
+            return vgt_cli_error("replay", VGT_EXIT_USAGE, "--subcontexts '%s' is not captured, group or tsg", v), -2;
     } else if ((!strcmp(o, "--reserved-va") || !strcmp(o, "--submit-timeout")) && has_val) {
         uint64_t *dst = o[2] == 'r' ? &a->reserved_va : &a->submit_timeout_ms;
         if (vgt_parse_u64(argv[++*i], dst) || (o[2] == 's' && (*dst == 0 || *dst > 3600000)))
@@ -413,6 +426,7 @@ static int plan_addresses(const args *a, vgt_replay_options *o, cli *c, vgt_relo
 {
     *out = NULL;
     o->backend_cfg.reserved_va = a->reserved_va;
+    o->backend_cfg.subcontexts = a->subcontexts;
     if (!(o->backend->caps() & VGT_CAP_ASYNC) && !a->plan && !o->census) return -1;
     if (!strcmp(a->trace, "-")) return -1;
     vgt_reloc_plan *p = malloc(sizeof *p);

@@ -7,7 +7,9 @@
 #   tests/gpu/run.sh [run] [--bench] [--trace-timeout S]
 #       on the H200: the gpu self-test, then `vgt replay --backend gpu --check` of every corpus trace
 #       (render targets dumped as PNG and their pixel hash compared with the capture's RESULT line, the
-#       store census of the smaller traces), one table row per trace; --bench adds
+#       store census of the smaller traces), one table row per trace, each trace's own kernel log lines
+#       (NVRM/Xid) appended to its log; when vk_triangle fails, two diagnostic rows replay it with
+#       --subcontexts group and tsg (not counted); --bench adds
 #       bench/replay-gpu/run.sh. Uses .carry/lane1/ binaries, or builds them when absent (needs cmake
 #       and the static dependencies there). Outputs (logs, PNGs, census rows) go to $OUT (or /tmp).
 # Exit status: 0 when the self-test and every trace passed, 1 otherwise, 2 when nothing could run.
@@ -56,25 +58,35 @@ EOF
 
 field() { sed -n "$2" "$1" | head -1; }
 
+# Kernel log lines (NVRM, Xid) since the mark: each trace's own, so a fault is attributed to its replay.
+klog_mark() { dmesg 2>/dev/null | wc -l; }
+klog_since() { dmesg 2>/dev/null | tail -n +"$(($1 + 1))" | grep -iE 'nvrm|xid'; }
+
+# run_trace TRACE [VARIANT EXTRA_ARG...]: one row; a variant (e.g. subcontexts=group) logs to NAME.VARIANT.txt
 run_trace() {
-    local t=$1 name log rc
+    local t=$1 name log rc variant=${2:-}
+    shift
+    [ $# -gt 0 ] && shift
     name=$(basename "$t" .vgt)
-    log=$out/$name.txt
-    local args=(replay "$t" --backend gpu --check --quiet --submit-timeout 3000)
+    log=$out/$name${variant:+.$variant}.txt
+    local args=(replay "$t" --backend gpu --check --quiet --submit-timeout 3000 "$@")
     local hash
     hash=$(expected_field "$name" hash)
     case "$name" in
-    vk_triangle|gl_egl) args+=(--list-rt --dump-rt "0:$out/$name.png" --expect-hash "$hash") ;;
+    vk_triangle|gl_egl) args+=(--list-rt --dump-rt "0:$out/$name${variant:+.$variant}.png" --expect-hash "$hash") ;;
     esac
     case "$name" in
     many_launches|streams_threads) ;;   # thousands of submissions: the census would read back too much
     *) args+=(--census-json "$out/$name.stores.jsonl") ;;
     esac
     local t0 t1
+    local mark
+    mark=$(klog_mark)
     t0=$(date +%s%N)
     timeout -k 5 "$trace_timeout" "$vgt" "${args[@]}" >"$log" 2>&1
     rc=$?
     t1=$(date +%s%N)
+    klog_since "$mark" | sed 's/^/kernel: /' >>"$log"
     local subs checks faults blocked timing image result pngcmp
     subs=$(field "$log" 's/.*submissions \([0-9]* replayed of [0-9]*\).*/\1/p')
     checks=$(field "$log" 's/.*checks: \([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) not comparable.*/\1p\/\2f\/\3nc/p')
@@ -87,12 +99,12 @@ run_trace() {
     pngcmp=-
     if grep -q "^render target 0:" "$log"; then
         image=$(grep "^render target 0:" "$log" | grep -o "MATCH\|DIFFERS" | head -1)
-        pngcmp=$(png_compare "$out/$name.png" "$carry/expected/${name}_h200.png")
+        pngcmp=$(png_compare "$out/$name${variant:+.$variant}.png" "$carry/expected/${name}_h200.png")
     elif [ "$name" = vk_triangle ] || [ "$name" = gl_egl ]; then
         image=none
     fi
     [ $rc -eq 124 ] || [ $rc -eq 137 ] && result="TIMEOUT (${trace_timeout}s)"
-    printf '%-16s %3s %-16s %-18s %6s %7s %-8s %-20s %-22s %s\n' "$name" "$rc" "${subs:--}" "${checks:--}" \
+    printf '%-19s %3s %-16s %-18s %6s %7s %-8s %-20s %-22s %s\n' "$name${variant:+[$variant]}" "$rc" "${subs:--}" "${checks:--}" \
         "${faults:--}" "$blocked" "${image:--}" "${pngcmp:--}" "${timing:--}" "${result:-?} ($(((t1 - t0) / 1000000)) ms)"
     [ $rc -eq 0 ] || failed=$((failed + 1))
 }
@@ -123,12 +135,21 @@ run() {
     echo "self-test exit code: $src"
     [ $src -eq 0 ] || failed=$((failed + 1))
     echo "=== lane 1: vgt replay --backend gpu --check, every corpus trace ==="
-    printf '%-16s %3s %-16s %-18s %6s %7s %-8s %-20s %-22s %s\n' trace rc submissions "checks p/f/nc" faults blocked \
+    printf '%-19s %3s %-16s %-18s %6s %7s %-8s %-20s %-22s %s\n' trace rc submissions "checks p/f/nc" faults blocked \
         image "png vs captured" "replay/capture ms" result
     for t in "$corpus"/gl_egl.vgt "$corpus"/vk_triangle.vgt "$corpus"/vk_compute.vgt "$corpus"/vadd.vgt \
         "$corpus"/streams_threads.vgt "$corpus"/many_launches.vgt; do
         [ -f "$t" ] && run_trace "$t"
     done
+    # Diagnosis (rows not counted): when the Vulkan triangle fails with its channel groups reproduced as
+    # captured (compute channel on its own subcontext), the two older placements show which one matters.
+    if [ -f "$out/vk_triangle.txt" ] && ! grep -q "^result: ok" "$out/vk_triangle.txt"; then
+        local keep=$failed v
+        for v in group tsg; do
+            run_trace "$corpus/vk_triangle.vgt" "$v" --subcontexts "$v" --submit-timeout 1000
+        done
+        failed=$keep
+    fi
     # slices (format 1.1 CHANNEL_STATE + CHANNEL_METHODS): a window replayed alone on the hardware
     local w
     for w in "vk_triangle 12..23" "gl_egl 2..4" "vadd 150..160"; do
@@ -141,15 +162,18 @@ run() {
             failed=$((failed + 1))
         fi
     done
-    for t in gl_egl vk_triangle vk_compute vadd streams_threads many_launches gl_egl.slice vk_triangle.slice vadd.slice; do
+    for t in gl_egl vk_triangle vk_triangle.group vk_triangle.tsg vk_compute vadd streams_threads many_launches \
+        gl_egl.slice vk_triangle.slice vadd.slice; do
         [ -f "$out/$t.txt" ] || continue
-        echo "--- $t: problems (first 6) ---"
-        grep -E "fault|MISMATCH|not finished|warning|relocation|render target|error|unsupported|^vgt replay" "$out/$t.txt" | head -6 |
-            cut -c1-400
+        echo "--- $t: problems (first 6; kernel log lines of this replay) ---"
+        grep -E "fault|MISMATCH|not finished|warning|relocation|render target|error|unsupported|subcontext|^vgt replay" \
+            "$out/$t.txt" | grep -v '^kernel:' | head -6 | cut -c1-400
+        grep -E '^kernel:' "$out/$t.txt" | head -4 | cut -c1-300
         grep -E "^  not compared:" "$out/$t.txt" | cut -c1-200
     done
-    # channel groups (backend/gpu joins the capture's TSGs): a refused join falls back to a TSG of its own
-    grep -h "joining the TSG" "$out"/*.txt 2>/dev/null | head -3 | cut -c1-300
+    # channel groups (backend/gpu joins the capture's TSGs, a captured context share of its own gets an async
+    # subcontext): a refusal falls back one step (group's subcontext, then a TSG of its own), said here
+    grep -h "joining the TSG\|subcontext" "$out"/*.txt 2>/dev/null | grep -v '^kernel:' | head -4 | cut -c1-300
     # vadd's kernel output: the last two 1 MiB chunks of dc stay in CUDA's pinned staging buffers, which the
     # trace observed at its end (records over 0x7fef9a800000 and 0x7fef9a900000, compared whole by --check)
     if [ -f "$out/vadd.txt" ]; then

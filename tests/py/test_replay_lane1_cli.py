@@ -103,3 +103,18 @@ def test_usage_errors(vgt_bin):
         assert r.returncode == 2, (args, r.stderr)
     r = replay(vgt_bin, "--help")
     assert "--dump-rt N:FILE.png" in r.stdout and "--census" in r.stdout
+
+
+def test_subcontexts_option(vgt_bin):
+    """--subcontexts picks how the gpu backend reproduces capture channel groups; the software backend has
+    no subcontexts and replays the same either way, and a wrong value is a usage error naming the choices."""
+    t = CORPUS / "vk_triangle.vgt"
+    outs = []
+    for mode in ("captured", "group", "tsg"):
+        r = replay(vgt_bin, t, "--backend", "sim", "--check", "--quiet", "--subcontexts", mode)
+        assert r.returncode == 0, (mode, r.stdout[-2000:], r.stderr)
+        outs.append([ln for ln in r.stdout.splitlines() if ln.startswith("  checks:")])
+    assert outs[0] and outs[0] == outs[1] == outs[2]
+    r = replay(vgt_bin, t, "--backend", "sim", "--subcontexts", "veid")
+    assert r.returncode == 2 and "captured, group or tsg" in r.stderr
+    assert "--subcontexts" in replay(vgt_bin, "--help").stdout

@@ -272,6 +272,46 @@ static void test_names(void)
     CHECK(strstr(vgt_gpu_rc_name(72), "copy engine") != NULL, "72 -> %s", vgt_gpu_rc_name(72));
 }
 
+/* Where a channel of a capture channel group goes (subctx.c): the captured context shares decide between
+ * the peer's subcontext and an async one of its own in the peer's TSG. The shares are corpus facts:
+ * CUDA's channels of one group all name 0x5c000016; Vulkan's 3D channel 0xbeec0100 names 0xcef000c0 and
+ * its compute channel 0xbeec0104 0xcef000c1 (corpus/vk_triangle.vgt CHANNEL records 1265 and 1273). */
+static void test_placement(void)
+{
+    static const struct {
+        const char *what;
+        uint32_t share;
+        bool needs_sync;
+        vgt_gpu_peer peers[3];
+        uint32_t npeers;
+        vgt_gpu_placement want;
+        uint32_t want_peer;
+    } cases[] = {
+        {"first of its group", 0xcef000c0, true, {{0}}, 0, VGT_GPU_PLACE_OWN_TSG, 0},
+        {"Vulkan compute channel beside the 3D one", 0xcef000c1, false, {{0xcef000c0, false}}, 1,
+         VGT_GPU_PLACE_SUBCONTEXT, 0},
+        {"CUDA: the group's one share", 0x5c000016, false, {{0x5c000016, false}, {0x5c000016, false}}, 2,
+         VGT_GPU_PLACE_SHARE, 0},
+        {"same share as the second peer", 0xc2, false, {{0xc1, false}, {0xc2, true}}, 2, VGT_GPU_PLACE_SHARE, 1},
+        {"no share recorded", 0, false, {{0xc1, false}}, 1, VGT_GPU_PLACE_SHARE, 0},
+        {"peer without a recorded share", 0xc2, false, {{0, false}}, 1, VGT_GPU_PLACE_SHARE, 0},
+        {"3D channel when a peer already holds VEID 0", 0xc3, true, {{0xc2, true}, {0xc1, false}}, 2,
+         VGT_GPU_PLACE_SHARE_SYNC_TAKEN, 1},
+        {"3D channel after the compute channel opened the TSG on an async share", 0xcef000c0, true,
+         {{0xcef000c1, true}}, 1, VGT_GPU_PLACE_SUBCONTEXT_SYNC, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        uint32_t peer = 99;
+        vgt_gpu_placement p = vgt_gpu_place(cases[i].share, cases[i].needs_sync, cases[i].peers, cases[i].npeers, &peer);
+        CHECK(p == cases[i].want && peer == cases[i].want_peer, "%s: placement %d peer %u, expected %d peer %u",
+              cases[i].what, (int)p, peer, (int)cases[i].want, cases[i].want_peer);
+    }
+    CHECK(vgt_gpu_class_needs_sync(VGT_GPU_CLASS_HOPPER_3D) && vgt_gpu_class_needs_sync(VGT_GPU_CLASS_TWOD) &&
+          vgt_gpu_class_needs_sync(VGT_GPU_CLASS_I2M), "3D, 2D and I2M need VEID 0");
+    CHECK(!vgt_gpu_class_needs_sync(VGT_GPU_CLASS_HOPPER_COMPUTE) && !vgt_gpu_class_needs_sync(VGT_GPU_CLASS_HOPPER_COPY),
+          "compute and copy run on an async subcontext");
+}
+
 int main(void)
 {
     test_missing_nvidiactl();
@@ -283,6 +323,7 @@ int main(void)
     test_state_pushbuf();
     test_gp_entries();
     test_names();
+    test_placement();
     if (failures) {
         printf("test_gpu_nodevice: %d failure(s)\n", failures);
         return 1;

@@ -6,7 +6,11 @@
  *  - the store census (census.c): vgt_store_diff on synthetic buffers, and a replay through a fake
  *    asynchronous backend (sim's operations with the GPU's capabilities: no write log, VGT_CAP_ASYNC)
  *    that must wait after each submission, compare observed records whole and produce census rows;
- *  - channel groups: each channel's capture TSG handed to the backend's channel_create;
+ *  - channel groups: each channel's capture TSG and context share handed to the backend's channel_create;
+ *    on corpus/vk_triangle.vgt the gpu backend's planner (backend/gpu subctx.c) puts the Vulkan compute
+ *    channel on a subcontext of its own beside the 3D channel, as captured;
+ *  - GPU_UNMAP on an asynchronous backend drains the GPU first, even with --no-wait, and leaves the
+ *    mapping in place when work still runs (unmapping under it faults the hardware);
  *  - checks without a write log leave out what only the captured driver wrote (USERD, rings, push-buffer
  *    pages) and still fail on real differences. */
 #include <stdio.h>
@@ -14,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../../backend/gpu/gpu.h"
 #include "vgt/replay.h"
 #include "vgt/trace.h"
 #include "check.h"
@@ -580,14 +585,16 @@ static void test_notify_timestamp(void)
  * allocated under) to the backend, so a hardware backend can put the group's channels in one TSG and they
  * share one engine context as they did when captured. A channel under the device, or under an object of
  * another class, has no group. */
-static uint32_t seen_group[4], seen_group_client[4], seen_handle[4], nseen;
+#define SEEN_MAX 16
+static uint32_t seen_group[SEEN_MAX], seen_group_client[SEEN_MAX], seen_handle[SEEN_MAX], seen_share[SEEN_MAX], nseen;
 
 static vgt_status record_channel_create(vgt_backend *b, const vgt_backend_channel_desc *d, uint32_t *ch,
                                         vgt_error *err)
 {
-    if (nseen < 4) {
+    if (nseen < SEEN_MAX) {
         seen_handle[nseen] = d->handle;
         seen_group[nseen] = d->group;
+        seen_share[nseen] = d->context_share;
         seen_group_client[nseen++] = d->group_client;
     }
     return vgt_backend_sim.channel_create(b, d, ch, err);
@@ -609,7 +616,8 @@ static void test_channel_groups(void)
     ok(vgt_write_rm_alloc(w, ++ts, &other, &e), &e);
     const uint32_t parents[4] = {0x50, 0x50, 3, 0x60};
     for (uint32_t i = 0; i < 4; i++) {
-        vgt_rec_channel c = {.client = CLIENT, .parent = parents[i], .handle = 0xA0 + i, .cls = 0xC86F, .entries = 128};
+        vgt_rec_channel c = {.client = CLIENT, .parent = parents[i], .handle = 0xA0 + i, .cls = 0xC86F, .entries = 128,
+                             .context_share = 0x70 + i};
         ok(vgt_write_channel(w, ++ts, &c, &e), &e);
     }
     ok(vgt_writer_close(w, &e), &e);
@@ -629,9 +637,122 @@ static void test_channel_groups(void)
         CHECK(seen_handle[i] == 0xA0 + i && seen_group[i] == want && seen_group_client[i] == (want ? CLIENT : 0u),
               "channel 0x%x: group 0x%x client 0x%x, expected group 0x%x", seen_handle[i], seen_group[i],
               seen_group_client[i], want);
+        CHECK(seen_share[i] == (want ? 0x70 + i : 0u), "channel 0x%x: context share 0x%x", seen_handle[i], seen_share[i]);
     }
     vgt_reader_close(r);
     vgt_replay_close(rp);
+    unlink(path);
+}
+
+/* The Vulkan triangle as captured: TSG 0xcef80003 holds the 3D channel 0xbeec0100 (context share
+ * 0xcef000c0) and the compute channel 0xbeec0104 (0xcef000c1), which loads its own MME program over
+ * instruction-RAM word 0 in submission 11. Placed in creation order by the gpu backend's planner, the
+ * first opens the TSG (VEID 0) and the second gets an async subcontext of its own, not the 3D channel's. */
+static void test_vk_triangle_subcontexts(void)
+{
+    fake = vgt_backend_sim;
+    fake.channel_create = record_channel_create;
+    vgt_replay_options o = vgt_replay_defaults();
+    o.backend = &fake;
+    vgt_replay *rp;
+    vgt_reader *r;
+    vgt_error e;
+    nseen = 0;
+    CHECK_STATUS(vgt_replay_open(&rp, &o, &e), VGT_OK, &e, "vgt_replay_open");
+    CHECK_STATUS(vgt_reader_open_path(&r, "corpus/vk_triangle.vgt", NULL, &e), VGT_OK, &e, "open corpus/vk_triangle.vgt");
+    CHECK_STATUS(vgt_replay_run(rp, r, &e), VGT_OK, &e, "vgt_replay_run");
+    vgt_replay_finish(rp, &e);
+    vgt_gpu_peer peers[SEEN_MAX];
+    uint32_t npeers = 0, nplaced = 0;
+    vgt_gpu_placement got[2] = {VGT_GPU_PLACE_SHARE, VGT_GPU_PLACE_SHARE};
+    for (uint32_t i = 0; i < nseen; i++) {
+        if (seen_group[i] != 0xcef80003u) continue;
+        uint32_t at;
+        vgt_gpu_placement p = vgt_gpu_place(seen_share[i], seen_handle[i] == 0xbeec0100u, peers, npeers, &at);
+        if (nplaced < 2) got[nplaced++] = p;
+        peers[npeers++] = (vgt_gpu_peer){.context_share = seen_share[i], .async = p == VGT_GPU_PLACE_SUBCONTEXT};
+    }
+    CHECK(nplaced == 2, "two channels in group 0xcef80003: %u", nplaced);
+    CHECK(got[0] == VGT_GPU_PLACE_OWN_TSG && got[1] == VGT_GPU_PLACE_SUBCONTEXT,
+          "3D channel opens the TSG (%d), compute channel on its own subcontext (%d)", (int)got[0], (int)got[1]);
+    vgt_reader_close(r);
+    vgt_replay_close(rp);
+}
+
+/* GPU_UNMAP behind asynchronous work: the engine drains the backend first, with --no-wait too; when the
+ * work does not finish, the mapping is left in place and a warning says so. */
+static int unmap_calls, idle_before_unmap, idle_result_timeout;
+static uint64_t warnings_seen;
+
+static vgt_status counting_idle(vgt_backend *b, uint64_t timeout_ns, vgt_error *err)
+{
+    idle_calls++;
+    if (idle_result_timeout) return VGT_FAIL(err, VGT_E_TIMEOUT, VGT_NO_OFFSET, "fake: still running");
+    return vgt_backend_sim.idle(b, timeout_ns, err);
+}
+
+static vgt_status counting_unmap(vgt_backend *b, uint32_t vas, uint64_t va, uint64_t size, vgt_error *err)
+{
+    unmap_calls++;
+    idle_before_unmap = idle_calls;
+    return vgt_backend_sim.unmap(b, vas, va, size, err);
+}
+
+static void count_warnings(void *ctx, const vgt_replay_report *r)
+{
+    (void)ctx;
+    if (r->kind == VGT_RPT_WARNING && strstr(r->msg, "left mapped")) warnings_seen++;
+}
+
+static void run_unmap(const char *path, int timeout, int expect_unmaps)
+{
+    fake = vgt_backend_sim;
+    fake.caps = fake_caps;
+    fake.idle = counting_idle;
+    fake.unmap = counting_unmap;
+    vgt_replay_options o = vgt_replay_defaults();
+    o.backend = &fake;
+    o.no_wait = 1;
+    o.submit_timeout_ms = 10;
+    o.report = count_warnings;
+    vgt_replay *rp;
+    vgt_reader *r;
+    vgt_error e;
+    idle_calls = unmap_calls = idle_before_unmap = 0;
+    idle_result_timeout = timeout;
+    warnings_seen = 0;
+    CHECK_STATUS(vgt_replay_open(&rp, &o, &e), VGT_OK, &e, "vgt_replay_open");
+    CHECK_STATUS(vgt_reader_open_path(&r, path, NULL, &e), VGT_OK, &e, "vgt_reader_open_path");
+    CHECK_STATUS(vgt_replay_run(rp, r, &e), VGT_OK, &e, "vgt_replay_run");
+    CHECK(unmap_calls == expect_unmaps, "timeout %d: %d unmaps, expected %d", timeout, unmap_calls, expect_unmaps);
+    CHECK(!expect_unmaps || idle_before_unmap >= 1, "the backend was idled before the unmap: %d", idle_before_unmap);
+    CHECK(warnings_seen == (uint64_t)!expect_unmaps, "warnings naming the kept mapping: %llu",
+          (unsigned long long)warnings_seen);
+    idle_result_timeout = 0;
+    vgt_replay_finish(rp, &e);
+    vgt_reader_close(r);
+    vgt_replay_close(rp);
+}
+
+static void test_unmap_drains(void)
+{
+    char path[] = "/tmp/test_replay_lane1_unmap_XXXXXX";
+    int fd = mkstemp(path);
+    close(fd);
+    vgt_error e;
+    uint64_t ts = 0;
+    vgt_writer *w = open_trace(path, &e);
+    vgt_rec_gpu_map g = {.client = CLIENT, .device = 1, .va_space = 2, .memory = 0x10, .gpu_va = PB_VA, .length = 0x100000, .source = 1};
+    ok(vgt_write_gpu_map(w, ++ts, &g, &e), &e);
+    g.gpu_va = DATA_VA, g.length = 0x1000, g.memory = 0x11;
+    ok(vgt_write_gpu_map(w, ++ts, &g, &e), &e);
+    write_channel_a0(w, &ts, &e);
+    write_release(w, &ts, 0, DATA_VA + 0x10, 0x22, &e);
+    vgt_rec_gpu_unmap u = {.client = CLIENT, .device = 1, .va_space = 2, .gpu_va = DATA_VA, .length = 0x1000, .source = 1};
+    ok(vgt_write_gpu_unmap(w, ++ts, &u, &e), &e);
+    ok(vgt_writer_close(w, &e), &e);
+    run_unmap(path, 0, 1);
+    run_unmap(path, 1, 0);
     unlink(path);
 }
 
@@ -648,6 +769,8 @@ int main(void)
     test_plan_operands();
     test_fault_window();
     test_channel_groups();
+    test_vk_triangle_subcontexts();
+    test_unmap_drains();
     test_capture_only();
     test_notify_timestamp();
     return check_finish("test_replay_lane1");

@@ -68,7 +68,17 @@ typedef struct vgt_backend_config {
     uint64_t reserved_va;          /* where a hardware backend may put its own buffers (rings, context
                                       ranges); 0 = the backend's default. Lane 1 moves it off the
                                       trace's VAs (replay/src/reloc.c plans it) */
+    uint32_t subcontexts;          /* hardware: enum vgt_backend_subcontexts, how capture channel groups
+                                      are reproduced; 0 = as captured */
 } vgt_backend_config;
+
+/* vgt_backend_config.subcontexts (hardware diagnostics: `vgt replay --subcontexts`). */
+enum vgt_backend_subcontexts {
+    VGT_SUBCTX_CAPTURED = 0,       /* a group's channels in one TSG, each captured context share its own
+                                      subcontext (VEID) */
+    VGT_SUBCTX_GROUP = 1,          /* a group's channels in one TSG on one subcontext */
+    VGT_SUBCTX_TSG = 2,            /* every channel in a TSG of its own (groups not reproduced) */
+};
 
 #define VGT_BACKEND_DEFAULT_MAX_MEMORY (4ull << 30)
 #define VGT_BACKEND_DEFAULT_MAX_METHODS (64ull << 20)
@@ -93,6 +103,10 @@ typedef struct vgt_backend_channel_desc {
      * none) and its client. Channels of one group share one TSG, hence one engine context (MME RAM,
      * shader local memory, class state): hardware backends put them in one group too. */
     uint32_t group_client, group;
+    /* The trace's FERMI_CONTEXT_SHARE_A of the channel (0: none recorded). Channels of one group with
+     * different context shares ran in different subcontexts (VEIDs) of the group's context: each with
+     * its own compute state and MME (Vulkan gives its compute queue one; CUDA's share one). */
+    uint32_t context_share;
 } vgt_backend_channel_desc;
 
 /* Counters a backend keeps over its life (the replay summary). Backends leave unknown ones at 0. */
