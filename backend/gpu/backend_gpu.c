@@ -595,9 +595,8 @@ static const vgt_backend_write *gpu_write_log(vgt_backend *b, uint32_t *count)
 
 static void gpu_counters(vgt_backend *b, vgt_backend_counters *out) { *out = b->counters; }
 
-/* Named vgt_backend_gpu_rm until backend/src/unavailable.c drops its `gpu` stub; then this becomes
- * vgt_backend_gpu (see backend/gpu/README.md). */
-const vgt_backend_ops vgt_backend_gpu_rm = {
+/* The `gpu` operation table (vgt/backend.h). */
+const vgt_backend_ops vgt_backend_gpu = {
     .name = "gpu",
     .summary = "the H200 through RM/UVM ioctls: captured push buffers run unchanged at their VAs",
     .probe = gpu_probe,

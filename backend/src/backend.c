@@ -10,7 +10,7 @@ static const vgt_backend_ops *backend_slot(uint32_t i)
 {
     switch (i) {
     case 0: return &vgt_backend_sim;
-    case 1: return &vgt_backend_gpu_rm;
+    case 1: return &vgt_backend_gpu;
     case 2: return &vgt_backend_cuda_unavailable;
     default: return NULL;
     }

@@ -31,7 +31,7 @@
 #include "gpu.h"
 #include "vgt/backend.h"
 
-extern const vgt_backend_ops vgt_backend_gpu_rm;
+extern const vgt_backend_ops vgt_backend_gpu;
 #ifdef VGT_SELFTEST_MME
 #include "../unit/mme_enc.h"
 #endif
@@ -932,7 +932,7 @@ static vgt_status ops_run(vgt_backend *b, const vgt_backend_ops *ops, char *deta
 static void step_ops(void)
 {
     row *r = row_begin("ops");
-    const vgt_backend_ops *ops = &vgt_backend_gpu_rm;
+    const vgt_backend_ops *ops = &vgt_backend_gpu;
     vgt_backend *b;
     vgt_error err;
     double t0 = now_ms();

@@ -16,7 +16,7 @@
 #include "vgt/backend.h"
 #include "vgt/trace.h"
 
-extern const vgt_backend_ops vgt_backend_gpu_rm;
+extern const vgt_backend_ops vgt_backend_gpu;
 
 static int failures;
 #define CHECK(cond, ...)                                                  \
@@ -148,7 +148,7 @@ static void test_options(void)
 static void test_probe(void)
 {
     vgt_error err;
-    vgt_status st = vgt_backend_gpu_rm.probe(&err);
+    vgt_status st = vgt_backend_gpu.probe(&err);
     if (access("/dev/nvidiactl", F_OK) == 0) {
         printf("note: /dev/nvidiactl exists here; probe returned %s\n", vgt_status_name(st));
         return;
@@ -156,7 +156,7 @@ static void test_probe(void)
     CHECK(st == VGT_E_UNSUPPORTED, "probe status %s", vgt_status_name(st));
     CHECK(strcmp(err.msg, "no NVIDIA GPU: /dev/nvidiactl not found") == 0, "probe message '%s'", err.msg);
     vgt_backend *b = (vgt_backend *)1;
-    st = vgt_backend_gpu_rm.open(&b, NULL, &err);
+    st = vgt_backend_gpu.open(&b, NULL, &err);
     CHECK(st == VGT_E_BACKEND && b == NULL, "open: %s, backend %p", vgt_status_name(st), (void *)b);
     CHECK(strcmp(err.msg, "no NVIDIA GPU: /dev/nvidiactl not found") == 0, "open message '%s'", err.msg);
 }

@@ -216,11 +216,11 @@ const vgt_backend_ops *vgt_backend_find(const char *name);   /* NULL when no bac
  * reason the GPU was not chosen (empty when it was). */
 const vgt_backend_ops *vgt_backend_auto(char *why, uint32_t why_size);
 
-/* The backends themselves (for tests that want one directly). vgt_backend_gpu_rm is defined by
- * backend/gpu/backend_gpu.c (the H200 through RM/UVM; keep that name: the table refers to it); its probe
+/* The backends themselves (for tests that want one directly). vgt_backend_gpu is defined by
+ * backend/gpu/backend_gpu.c (the H200 through RM/UVM); its probe
  * says "no NVIDIA GPU" where there is none. cuda is registered as unavailable in this build. */
 extern const vgt_backend_ops vgt_backend_sim;
-extern const vgt_backend_ops vgt_backend_gpu_rm;
+extern const vgt_backend_ops vgt_backend_gpu;
 
 #ifdef __cplusplus
 }
