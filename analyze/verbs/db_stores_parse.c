@@ -146,8 +146,8 @@ static vgt_status value(cursor *c, const struct field *f, db_store_row *row, vgt
         return VGT_OK;
     }
     const char *at = c->p;
-    int neg;
-    uint64_t v;
+    int neg = 0;
+    uint64_t v = 0;   /* set by integer() on success; initialised for the compiler's flow analysis */
     VGT_TRY(integer(c, f->key, &neg, &v, err));
     if (neg && !v) neg = 0;   /* -0 is 0 */
     if (f->type == F_I64_OR_NONE) {
