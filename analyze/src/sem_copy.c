@@ -9,7 +9,8 @@
  * MULTI_LINE_ENABLE 9, REMAP_ENABLE 10, SRC/DST_TYPE 12/13 (1 physical), SEMAPHORE_REDUCTION 17:14,
  * SEMAPHORE_REDUCTION_SIGN 18 (0 signed), SEMAPHORE_REDUCTION_ENABLE 19, SEMAPHORE_PAYLOAD_SIZE 27 (C7B5+).
  * The bytes a small fill or a copy of overlay-known bytes writes go into the stream-write overlay (events.h).
- * A COPY event is delivered, then a SEM_RELEASE (source copy) when SEMAPHORE_TYPE is not NONE. */
+ * A COPY event is delivered (bytes 0 when DATA_TRANSFER_TYPE is NONE: nothing is moved), then a SEM_RELEASE
+ * (source copy) when SEMAPHORE_TYPE is not NONE. */
 #include <string.h>
 
 #include "sem_internal.h"
@@ -103,7 +104,9 @@ static void launch(vgt_sem_tracker *t, const copy_state *c, const vgt_method *m)
         line *= (uint64_t)(BITS(c->remap_components, 17, 16) + 1) * (BITS(c->remap_components, 25, 24) + 1);
         k->memset = (uint8_t)remap_is_memset(c->remap_components);
     }
-    k->bytes = k->multi_line ? line * c->line_count : line;
+    /* DATA_TRANSFER_TYPE NONE moves nothing (a semaphore-only launch): the offsets and line length are
+     * whatever an earlier copy left, not bytes this launch writes */
+    k->bytes = !k->transfer_type ? 0 : k->multi_line ? line * c->line_count : line;
     k->raw = d;
     int payload64 = (m->cls & 0xffff) >= 0xc7b5 && BITS(d, 27, 27);
     k->sem_va = ((uint64_t)(c->sem_a & 0x1ffffffu) << 32) | c->sem_b;

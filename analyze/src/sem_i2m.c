@@ -12,14 +12,16 @@
 
 #include "sem_internal.h"
 
-/* What the transfer wrote, into the overlay: packed lines of line_length bytes land pitch_out apart. A
+/* What the transfer wrote, into the overlay: packed lines of line_length bytes land pitch_out apart, in
+ * order, so lines that overlap (pitch_out below line_length, 0 included) leave the later line's bytes.
+ * The span is exactly the bytes covered: the packed bytes only when pitch_out equals line_length. A
  * block-linear destination or a transfer cut short is a hole over the bytes it covers. */
 static void remember(vgt_sem_tracker *t, const i2m_state *s, uint64_t dst, int complete)
 {
     sem_overlay *o = &t->overlay;
     int pitch = s->raw & 1;
-    uint64_t span = s->line_count > 1 && pitch && s->pitch_out > s->line_length
-                        ? (uint64_t)s->pitch_out * (s->line_count - 1) + s->line_length : s->expected;
+    uint64_t span = s->line_count > 1 && pitch ? (uint64_t)s->pitch_out * (s->line_count - 1) + s->line_length
+                                               : s->expected;
     if (!complete || !pitch || !s->buf) { sem_overlay_hole(o, dst, span); return; }
     if (span == s->expected) { sem_overlay_write(o, dst, s->buf, s->expected); return; }
     if (s->line_count > 64) { sem_overlay_hole(o, dst, span); return; }

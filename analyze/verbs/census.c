@@ -106,18 +106,12 @@ static void on_event(void *ctx, const vgt_event *ev)
     }
 }
 
-static vgt_status mem_read(void *ctx, uint64_t va, void *dst, uint64_t len, uint64_t *known, vgt_error *err)
-{
-    census *c = ctx;
-    if (!c->model) { memset(dst, 0, len); *known = 0; return VGT_OK; }
-    return vgt_sem_model_reader((void *)c->model, va, dst, len, known, err);
-}
-
 static void on_channel(void *ctx, vgt_walk_channel *chan)
 {
     census *c = ctx;
     if (chan->user) { vgt_sem_reset(chan->user); return; }
-    vgt_sem_config cfg = { .on_event = on_event, .ctx = c, .mem_read = mem_read, .mem_ctx = c };
+    vgt_sem_config cfg = { .on_event = on_event, .ctx = c, .mem_read = vgt_sem_model_ptr_reader,
+                           .mem_ctx = (void *)&c->model };
     vgt_sem_tracker *t = NULL;
     if (vgt_sem_new(&t, &cfg, &c->err) != VGT_OK) c->failed = 1;
     chan->user = t;

@@ -8,6 +8,7 @@
  * prepared statements; indexes and views are created after the load. The file is written as OUT.partial
  * and renamed over OUT only when complete, so a failed export never leaves a plausible-looking database.
  * --stores FILE adds the store census of a replay of the trace (`vgt replay --census-json`, db_stores.c). */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,19 +20,12 @@
 #include "vgt/cli.h"
 #include "vgt/mme_trace.h"
 
-static vgt_status mem_read(void *ctx, uint64_t va, void *dst, uint64_t len, uint64_t *known, vgt_error *err)
-{
-    db_ctx *c = ctx;
-    if (!c->model) { memset(dst, 0, len); *known = 0; return VGT_OK; }
-    return vgt_sem_model_reader((void *)c->model, va, dst, len, known, err);
-}
-
 static void on_channel(void *ctx, vgt_walk_channel *chan)
 {
     db_ctx *c = ctx;
     if (chan->user) { vgt_sem_reset(chan->user); return; }
-    vgt_sem_config cfg = { .on_event = db_event_rows, .ctx = c, .mem_read = mem_read, .mem_ctx = c,
-                           .keep_upload_bytes = c->with_bytes };
+    vgt_sem_config cfg = { .on_event = db_event_rows, .ctx = c, .mem_read = vgt_sem_model_ptr_reader,
+                           .mem_ctx = (void *)&c->model, .keep_upload_bytes = c->with_bytes };
     vgt_sem_tracker *t = NULL;
     if (vgt_sem_new(&t, &cfg, &c->err) != VGT_OK) c->failed = 1;
     chan->user = t;
@@ -324,8 +318,9 @@ static int export(db_ctx *c, const char *path, const char *out, vgt_walk_options
         if (rc != VGT_OK) return vgt_cli_report("db", &err);
         return vgt_cli_report("db", &c->err);
     }
-    if (rename(tmp, out) != 0) {
-        int e = vgt_cli_error("db", VGT_EXIT_USAGE, "cannot rename '%s' to '%s'", tmp, out);
+    if (rename(tmp, out) != 0) {   /* OUT is a directory, another file system's mount point, ...: no stray copy */
+        int e = vgt_cli_error("db", VGT_EXIT_USAGE, "cannot rename '%s' to '%s': %s", tmp, out, strerror(errno));
+        unlink(tmp);
         free(tmp);
         return e;
     }

@@ -611,6 +611,9 @@ int cmd_slice(int argc, char **argv)
     }
     if (!p.in || !p.out || !have_range)
         return vgt_cli_error("slice", VGT_EXIT_USAGE, "usage: vgt slice IN OUT --submits A..B (see --help)");
+    if (vgt_cli_same_file(p.in, p.out))
+        return vgt_cli_error("slice", VGT_EXIT_USAGE, "OUT '%s' is the input file itself: writing it would destroy IN "
+                             "before it is read; slice into another file", p.out);
     vgt_error err;
     vgt_error_clear(&err);
     if (slice(&p, &err) != VGT_OK) {

@@ -50,6 +50,9 @@ typedef struct shim_libc {
     int (*munmap)(void *, size_t);
     int (*mprotect)(void *, size_t, int);
     int (*sigaction)(int, const struct sigaction *, struct sigaction *);
+    __sighandler_t (*signal)(int, __sighandler_t);
+    __sighandler_t (*sysv_signal)(int, __sighandler_t);
+    __sighandler_t (*sigset)(int, __sighandler_t);
     void (*exit)(int) __attribute__((noreturn));
     void (*_exit)(int) __attribute__((noreturn));
     int (*fcntl)(int, int, ...);
@@ -117,8 +120,10 @@ void shim_fd_closed(int fd);
 void shim_fd_set_pending(int fd, const shim_pending_map *m);
 int shim_fd_take_pending(int fd, shim_pending_map *m);
 int shim_node_of_path(const char *path);
-/* VGT_CAPTURE_CTL_PATH: one more path treated as /dev/nvidiactl (an emulator's CUSE node; CPU tests). */
-void shim_fds_read_env(void);
+/* At load, before shim_init.c registers its own fork handlers: reads VGT_CAPTURE_CTL_PATH (one more path
+ * treated as /dev/nvidiactl: an emulator's CUSE node; CPU tests) and registers the fork handlers that keep
+ * the pending-map lock usable in a forked child. */
+void shim_fds_init(void);
 
 /* ---- shim_objects.c (callers hold g_shim.mu) ---- */
 typedef struct shim_object {

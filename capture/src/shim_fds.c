@@ -14,10 +14,20 @@ static pthread_mutex_t pending_mu = PTHREAD_MUTEX_INITIALIZER;
 
 static char ctl_path[4096];   /* VGT_CAPTURE_CTL_PATH, read once at load */
 
-void shim_fds_read_env(void)
+/* fork() copies pending_mu as it is: held by another thread (an mmap taking its pending map) at that
+ * moment, it would stay locked forever in the child, whose first close or mmap of an NVIDIA fd would then
+ * hang. So fork waits for it, and the child starts with a fresh one. Registered before shim_init.c's
+ * handlers, this prepare runs after before_fork took g_shim.mu: the order shim_rm.c uses (g_shim.mu, then
+ * pending_mu). */
+static void fork_prepare(void) { pthread_mutex_lock(&pending_mu); }
+static void fork_parent(void) { pthread_mutex_unlock(&pending_mu); }
+static void fork_child(void) { pthread_mutex_init(&pending_mu, NULL); }
+
+void shim_fds_init(void)
 {
     const char *p = getenv("VGT_CAPTURE_CTL_PATH");
     if (p && *p && strlen(p) < sizeof ctl_path) strcpy(ctl_path, p);
+    pthread_atfork(fork_prepare, fork_parent, fork_child);
 }
 
 int shim_node_of_path(const char *path)

@@ -3,6 +3,7 @@
  * with one table lookup. */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -148,6 +149,50 @@ SHIM_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction
     int handled = 0;
     int rc = shim_foreign() ? 0 : shim_sigaction_hook(sig, act, old, &handled);
     return handled ? rc : g_libc.sigaction(sig, act, old);
+}
+
+/* signal(), bsd_signal(), sysv_signal() and sigset() reach the kernel through glibc's internal
+ * __sigaction, not through the sigaction symbol above: once the shim's SIGSEGV handler is in, a program
+ * calling signal(SIGSEGV, h) would replace it, and its next doorbell store (or write to a tracked page)
+ * would reach h or kill it. For SIGSEGV each becomes the sigaction call it stands for (glibc's flags and
+ * mask), made through the hook above; every other signal goes to the real function. */
+static __sighandler_t segv_disposition(__sighandler_t h, int flags)
+{
+    struct sigaction act = { .sa_handler = h, .sa_flags = flags }, old;
+    sigemptyset(&act.sa_mask);
+    if (!(flags & SA_NODEFER)) sigaddset(&act.sa_mask, SIGSEGV);
+    return sigaction(SIGSEGV, &act, &old) == 0 ? old.sa_handler : SIG_ERR;
+}
+
+static int segv_set(int sig, __sighandler_t h) { return sig == SIGSEGV && h != SIG_ERR && h != SIG_HOLD; }
+
+SHIM_EXPORT __sighandler_t signal(int sig, __sighandler_t h)
+{
+    shim_libc_resolve();
+    return segv_set(sig, h) ? segv_disposition(h, SA_RESTART) : g_libc.signal(sig, h);
+}
+
+SHIM_EXPORT __sighandler_t bsd_signal(int sig, __sighandler_t h) { return signal(sig, h); }
+
+SHIM_EXPORT __sighandler_t sysv_signal(int sig, __sighandler_t h)
+{
+    shim_libc_resolve();
+    return segv_set(sig, h) ? segv_disposition(h, SA_RESETHAND | SA_NODEFER) : g_libc.sysv_signal(sig, h);
+}
+
+/* sigset: the disposition, then the signal unblocked; SIG_HOLD (block only) needs no hook. */
+SHIM_EXPORT __sighandler_t sigset(int sig, __sighandler_t h)
+{
+    shim_libc_resolve();
+    if (!segv_set(sig, h)) return g_libc.sigset(sig, h);
+    struct sigaction act = { .sa_handler = h }, old;
+    sigemptyset(&act.sa_mask);
+    if (sigaction(SIGSEGV, &act, &old) != 0) return SIG_ERR;
+    sigset_t one, before;
+    sigemptyset(&one);
+    sigaddset(&one, SIGSEGV);
+    if (pthread_sigmask(SIG_UNBLOCK, &one, &before) != 0) return SIG_ERR;
+    return sigismember(&before, SIGSEGV) ? SIG_HOLD : old.sa_handler;
 }
 
 SHIM_EXPORT void exit(int status)

@@ -322,7 +322,7 @@ __attribute__((constructor(101))) static void shim_start(void)
     if (!getenv("VGT_CAPTURE_FD") && !getenv("VGT_CAPTURE_OUT")) return;
     owner_pid = getpid();
     read_options();
-    shim_fds_read_env();
+    shim_fds_init();   /* first: its fork handlers must nest inside before_fork's lock of g_shim.mu */
     map_claim();
     pthread_atfork(before_fork, after_fork_parent, after_fork_child);
     armed = 1;

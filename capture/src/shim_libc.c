@@ -24,6 +24,9 @@ void shim_libc_resolve(void)
     RESOLVE(munmap, "munmap");
     RESOLVE(mprotect, "mprotect");
     RESOLVE(sigaction, "sigaction");
+    RESOLVE(signal, "signal");
+    RESOLVE(sysv_signal, "sysv_signal");
+    RESOLVE(sigset, "sigset");
     RESOLVE(exit, "exit");
     RESOLVE(_exit, "_exit");
     RESOLVE(fcntl, "fcntl");

@@ -117,7 +117,7 @@ void vgt_replay_close(vgt_replay *rp)
     free(rp->pb_pages);
     free(rp->co_ranges);
     free(rp->chans);
-    free(rp->segs);
+    free(rp->segs.segs);
     free(rp->wlog);
     free(rp->mask);
     free(rp->buf);
@@ -304,19 +304,7 @@ static vgt_status on_semaphore(vgt_replay *rp, const vgt_record *rec, vgt_error 
 
 static vgt_status decode_submit(vgt_replay *rp, const vgt_record *rec, vgt_rec_gpfifo_submit *sub, vgt_error *err)
 {
-    uint32_t nseg = 0;
-    if (rec->length >= 40)
-        nseg = (uint32_t)rec->payload[36] | (uint32_t)rec->payload[37] << 8 | (uint32_t)rec->payload[38] << 16 |
-               (uint32_t)rec->payload[39] << 24;
-    uint32_t max = rec->length / 16 + 1;   /* a segment takes at least 16 bytes of payload */
-    if (nseg > max) nseg = max;
-    if (nseg > rp->cap_segs) {
-        vgt_segment *n = realloc(rp->segs, (size_t)nseg * sizeof *n);
-        if (!n) return VGT_FAIL(err, VGT_E_NOMEM, rec->seq, "replay: out of memory for %u segments", nseg);
-        rp->segs = n;
-        rp->cap_segs = nseg;
-    }
-    return vgt_decode_gpfifo_submit(rec, sub, rp->segs, rp->cap_segs, err);
+    return replay_decode_submit(&rp->segs, rec, sub, "replay", err);
 }
 
 /* An asynchronous backend (the GPU) runs the submission after submit returns: wait for it, with a

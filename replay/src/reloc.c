@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "vgt/replay.h"
+#include "submit_segs.h"
 
 #define RESERVED_ALIGN (1ull << 32)   /* candidate bases: 4 GiB steps, far from driver allocations */
 #define RESERVED_FLOOR (1ull << 36)   /* never below 64 GiB: the low VAs are where drivers allocate */
@@ -122,8 +123,7 @@ void vgt_reloc_check_segment(vgt_reloc_plan *p, uint64_t submit_index, uint64_t 
 typedef struct scan {
     vgt_reloc_range *maps;
     uint32_t n, cap;
-    vgt_segment *segs;
-    uint32_t cap_segs;
+    replay_segs segs;
     uint64_t submits;
 } scan;
 
@@ -168,15 +168,8 @@ void vgt_reloc_plan_free(vgt_reloc_plan *p)
 
 static vgt_status check_submit(scan *s, vgt_reloc_plan *p, const vgt_record *rec, vgt_error *err)
 {
-    uint32_t max = rec->length / 16 + 1;
-    if (max > s->cap_segs) {
-        vgt_segment *n = realloc(s->segs, (size_t)max * sizeof *n);
-        if (!n) return VGT_FAIL(err, VGT_E_NOMEM, rec->seq, "reloc: out of memory for %u segments", max);
-        s->segs = n;
-        s->cap_segs = max;
-    }
     vgt_rec_gpfifo_submit sub;
-    VGT_TRY(vgt_decode_gpfifo_submit(rec, &sub, s->segs, s->cap_segs, err));
+    VGT_TRY(replay_decode_submit(&s->segs, rec, &sub, "reloc", err));
     for (uint32_t i = 0; i < sub.segment_count; i++)
         vgt_reloc_check_segment(p, s->submits, rec->seq, i, sub.segments[i].gpu_va, sub.segments[i].length);
     s->submits++;
@@ -213,7 +206,7 @@ vgt_status vgt_reloc_plan_trace(const char *path, uint64_t preferred, vgt_reloc_
              (unsigned long long)p->reserved_va, (unsigned long long)VGT_BACKEND_RESERVED_SPAN,
              (unsigned long long)(preferred ? preferred : VGT_BACKEND_RESERVED_DEFAULT));
     free(s.maps);
-    free(s.segs);
+    free(s.segs.segs);
     vgt_reader_close(r);
     return rc;
 }

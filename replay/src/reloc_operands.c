@@ -15,6 +15,7 @@
 #include "vgt/events.h"
 #include "vgt/pushbuf.h"
 #include "vgt/replay.h"
+#include "submit_segs.h"
 
 #define MAX_CHANNELS 256u
 
@@ -32,8 +33,7 @@ typedef struct op_scan {
     op_channel *chans;
     uint32_t nchans;
     uint64_t submit_index;
-    vgt_segment *segs;
-    uint32_t cap_segs;
+    replay_segs segs;
 } op_scan;
 
 static void add_note(vgt_reloc_plan *p, uint64_t seq, uint64_t va, const char *fmt, ...)
@@ -99,6 +99,7 @@ static void on_event(void *ctx, const vgt_event *ev)
     case VGT_EV_SEM_ACQUIRE:
     case VGT_EV_REPORT: check(s, &ev->pos, "semaphore address", ev->u.sem.va); break;
     case VGT_EV_COPY:
+        if (!ev->u.copy.transfer_type) break;   /* semaphore only: its offsets are stale, not operands */
         check(s, &ev->pos, "copy source", ev->u.copy.memset ? 0 : ev->u.copy.src_va);
         check(s, &ev->pos, "copy destination", ev->u.copy.dst_va);
         break;
@@ -155,15 +156,8 @@ static vgt_status on_channel(op_scan *s, const vgt_record *rec, vgt_error *err)
 
 static vgt_status on_submit(op_scan *s, const vgt_record *rec, vgt_error *err)
 {
-    uint32_t max = rec->length / 16 + 1;
-    if (max > s->cap_segs) {
-        vgt_segment *n = realloc(s->segs, (size_t)max * sizeof *n);
-        if (!n) return VGT_FAIL(err, VGT_E_NOMEM, rec->seq, "reloc: out of memory for %u segments", max);
-        s->segs = n;
-        s->cap_segs = max;
-    }
     vgt_rec_gpfifo_submit sub;
-    VGT_TRY(vgt_decode_gpfifo_submit(rec, &sub, s->segs, s->cap_segs, err));
+    VGT_TRY(replay_decode_submit(&s->segs, rec, &sub, "reloc", err));
     op_channel *c = channel_of(s, sub.client, sub.channel);
     if (c) {
         method_ctx mc = {s, c};
@@ -201,6 +195,6 @@ vgt_status vgt_reloc_find_operands(const char *path, vgt_reloc_plan *p, vgt_erro
     for (uint32_t i = 0; i < s.nchans; i++)
         if (s.chans[i].sem) vgt_sem_free(s.chans[i].sem);
     free(s.chans);
-    free(s.segs);
+    free(s.segs.segs);
     return rc;
 }

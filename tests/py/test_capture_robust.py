@@ -7,6 +7,8 @@ import os
 import resource
 import subprocess
 
+import pytest
+
 CHATTY = r'''
 import os, sys, fcntl
 fd = os.open(sys.argv[1], os.O_RDWR)
@@ -110,3 +112,40 @@ open({str(done)!r}, "w").write("survived")
     stderr = rec.stderr.read().decode()
     assert done.exists() and done.read_text() == "survived", stderr
     assert "Broken pipe" in stderr and "the program goes on" in stderr
+
+
+# signal(), bsd_signal(), sysv_signal() and sigset() go to the kernel through glibc's internal sigaction,
+# around the shim's sigaction hook. Once the shim's SIGSEGV handler is in (at the first NVIDIA open), a
+# program that sets SIGSEGV with them must not replace it (its doorbell stores fault on purpose), yet must
+# see its own handler as the disposition. The kernel's view is read with the raw rt_sigaction system call.
+SIGNAL_FUNCS = r'''
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+fd = os.open(sys.argv[1], os.O_RDWR)                  # "opens the GPU": the shim installs its handler
+HANDLER = ctypes.CFUNCTYPE(None, ctypes.c_int)
+h = HANDLER(lambda s: None)
+mine = ctypes.cast(h, ctypes.c_void_p).value
+fn = getattr(libc, sys.argv[2])
+fn.restype, fn.argtypes = ctypes.c_void_p, [ctypes.c_int, ctypes.c_void_p]
+fn(11, mine)
+kernel = (ctypes.c_ulong * 4)()                         # struct kernel_sigaction: handler first
+libc.syscall.restype = ctypes.c_long
+assert libc.syscall(13, 11, None, kernel, 8) == 0       # rt_sigaction(SIGSEGV, NULL, &kernel, 8)
+seen = (ctypes.c_ulong * 40)()                          # struct sigaction: handler first
+assert libc.sigaction(11, None, seen) == 0
+print("KERNEL_IS_PROGRAMS", kernel[0] == mine, "SIGACTION_SAYS_PROGRAMS", seen[0] == mine)
+'''
+
+
+
+@pytest.mark.parametrize("func", ["signal", "bsd_signal", "sysv_signal", "sigset"])
+def test_signal_functions_keep_the_shims_segv_handler(vgt_bin, tmp_path, func):
+    ctl = tmp_path / "fakectl"
+    ctl.write_bytes(b"")
+    prog = tmp_path / "sig.py"
+    prog.write_text(SIGNAL_FUNCS)
+    env = dict(os.environ, VGT_CAPTURE_CTL_PATH=str(ctl))
+    r = subprocess.run([str(vgt_bin), "record", "-o", str(tmp_path / "s.vgt"), "--", "python3", str(prog), str(ctl),
+                        func], capture_output=True, text=True, timeout=60, env=env)
+    assert r.returncode == 0, r.stderr
+    assert "KERNEL_IS_PROGRAMS False SIGACTION_SAYS_PROGRAMS True" in r.stdout, (r.stdout, r.stderr)

@@ -197,7 +197,7 @@ static void test_copy_into_overlay(void)
     feed(t, ce, 4, 0x400, 0x70); feed(t, ce, 4, 0x404, 0);          /* from the uploaded QMD */
     feed(t, ce, 4, 0x408, 0x71); feed(t, ce, 4, 0x40c, 0);
     feed(t, ce, 4, 0x418, 384);
-    feed(t, ce, 4, 0x300, (1u << 7) | (1u << 8));
+    feed(t, ce, 4, 0x300, 2u | (1u << 7) | (1u << 8));   /* NON_PIPELINED: a transfer (NONE moves nothing) */
     launch(t, 0x7100000000ull);
     CHECK(s.n >= 3 && s.ev[2].kind == VGT_EV_LAUNCH && s.ev[2].u.launch.decoded && s.ev[2].u.launch.qmd.grid[0] == 33,
           "QMD copied by the copy engine: %s", s.ev[2].kind == VGT_EV_LAUNCH ? s.text[2] : "?");
@@ -206,7 +206,7 @@ static void test_copy_into_overlay(void)
     feed(t, ce, 4, 0x418, 1);
     feed(t, ce, 4, 0x700, 0x11111111);
     feed(t, ce, 4, 0x708, (3u << 16) | 4u);   /* COMPONENT_SIZE four bytes, one component, DST_X = CONST_A */
-    feed(t, ce, 4, 0x300, (1u << 7) | (1u << 8) | (1u << 10));
+    feed(t, ce, 4, 0x300, 2u | (1u << 7) | (1u << 8) | (1u << 10));
     launch(t, 0x7100000000ull);
     int last = s.n - 1;
     while (last > 0 && s.ev[last].kind != VGT_EV_LAUNCH) last--;
@@ -386,8 +386,66 @@ static void test_overlay_noise(void)
     vgt_sem_free(t);
 }
 
+/* A pitched upload whose lines overlap (PITCH_OUT 0x190 below LINE_LENGTH_IN): line i lands at
+ * OFFSET_OUT + i * PITCH_OUT, so with pitch 0 every line rewrites the same bytes and the last one stays;
+ * the bytes past the first line were never written. Same for a pitch between 0 and the line length. */
+static void test_overlapping_lines(void)
+{
+    const uint32_t cls = 0xCBC0, sc = 1;
+    const uint64_t va = 0x30000000ull;
+    for (uint32_t pitch = 0; pitch <= 4; pitch += 4) {
+        sink s; vgt_sem_tracker *t = tracker(&s, 0);
+        feed(t, cls, sc, 0x188, 0); feed(t, cls, sc, 0x18c, (uint32_t)va);
+        feed(t, cls, sc, 0x180, 8); feed(t, cls, sc, 0x184, 2); feed(t, cls, sc, 0x190, pitch);
+        feed(t, cls, sc, 0x1b0, 0x41);   /* pitch layout */
+        uint8_t data[16];
+        for (int i = 0; i < 16; i++) data[i] = (uint8_t)(i + 1);
+        for (int i = 0; i < 4; i++) feed(t, cls, sc, 0x1b4, le32(data + 4 * i));
+        CHECK(s.n == 1 && s.ev[0].kind == VGT_EV_UPLOAD && s.ev[0].u.upload.complete, "pitch %u: upload: %d events",
+              pitch, s.n);
+        uint8_t got[16]; uint64_t known = 0; vgt_error err;
+        CHECK_STATUS(vgt_sem_mem_read(t, va, got, sizeof got, &known, &err), VGT_OK, &err, "read back");
+        /* line 0 at va, line 1 at va + pitch over it: bytes 0..pitch-1 from line 0, then line 1 */
+        uint8_t want[16] = {0};
+        memcpy(want, data, 8);
+        memcpy(want + pitch, data + 8, 8);
+        CHECK(known == pitch + 8, "pitch %u: %llu bytes known, expected %u", pitch, (unsigned long long)known, pitch + 8);
+        CHECK(memcmp(got, want, pitch + 8) == 0, "pitch %u: bytes %02x %02x .. %02x, expected %02x %02x .. %02x", pitch,
+              got[0], got[1], got[pitch + 7], want[0], want[1], want[pitch + 7]);
+        vgt_sem_free(t);
+    }
+}
+
+/* LAUNCH_DMA with DATA_TRANSFER_TYPE NONE (1:0 = 0, clc8b5.h) moves no bytes: it only releases its
+ * semaphore. The offsets and line length left from an earlier copy must not make it a copy of those
+ * bytes (bytes written 0), nor hide what the stream wrote at the stale destination. libcuda sends one
+ * after most copies (corpus/vadd.vgt: 115 of 218 LAUNCH_DMA). */
+static void test_copy_without_transfer(void)
+{
+    sink s; vgt_sem_tracker *t = tracker(&s, 0);
+    uint8_t q[384];
+    qmd_v04(q, 21, 64, 0x5000, 0, 0);
+    const uint64_t qva = 0x7200000000ull;
+    const uint32_t ce = 0xC8B5;
+    feed(t, ce, 4, 0x400, 0x73); feed(t, ce, 4, 0x404, 0);
+    feed(t, ce, 4, 0x408, 0x72); feed(t, ce, 4, 0x40c, 0);   /* a stale destination: the QMD below */
+    feed(t, ce, 4, 0x418, 4096);
+    upload(t, qva, q, 384, 0);
+    feed(t, ce, 4, 0x240, 0x74); feed(t, ce, 4, 0x244, 0x10); feed(t, ce, 4, 0x248, 5);
+    feed(t, ce, 4, 0x300, (1u << 2) | (1u << 3) | (1u << 7) | (1u << 8));   /* NONE, flush, release one word */
+    CHECK(s.n == 3 && s.ev[1].kind == VGT_EV_COPY && s.ev[2].kind == VGT_EV_SEM_RELEASE, "copy + release: %d events", s.n);
+    CHECK(s.ev[1].u.copy.transfer_type == 0 && s.ev[1].u.copy.bytes == 0, "no bytes moved: %s", s.text[1]);
+    CHECK(s.ev[2].u.sem.va == 0x7400000010ull && s.ev[2].u.sem.payload == 5, "release: %s", s.text[2]);
+    launch(t, qva);
+    CHECK(s.n >= 4 && s.ev[3].kind == VGT_EV_LAUNCH && s.ev[3].u.launch.qmd_known && s.ev[3].u.launch.qmd.grid[0] == 21,
+          "QMD under a semaphore-only LAUNCH_DMA's stale destination: %s", s.n >= 4 ? s.text[3] : "?");
+    vgt_sem_free(t);
+}
+
 int main(void)
 {
+    test_copy_without_transfer();
+    test_overlapping_lines();
     test_overlay_noise();
     test_pushbuf_bulk_path();
     test_qmd_uploaded_in_stream(0);

@@ -4,7 +4,8 @@
  *  - file header: magic, major, unknown flags (named), header_length, identity_count, a duplicate key;
  *  - chunk: unknown codec, a payload of two zstd frames, a frame whose content size disagrees, a stored
  *    chunk whose records do not fill it;
- *  - trailer: an index entry that disagrees with its chunk, bytes after the footer. */
+ *  - trailer: an index entry that disagrees with its chunk, bytes after the footer;
+ *  - a file cut while it is being read (as `vgt repack T T` once did): a truncation, not a clean end. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -209,6 +210,27 @@ static void test_trailer(void)
     free(d);
 }
 
+/* The reader opened the whole file (index and all); then the file is cut back to its header before
+ * the records are read. The missing chunks must be reported where the file now ends, not as the end of a
+ * trace that holds no records. */
+static void test_cut_while_reading(void)
+{
+    write_file(orig, orig_len);
+    vgt_reader *r;
+    vgt_error e;
+    vgt_error_clear(&e);
+    if (vgt_reader_open_path(&r, path, NULL, &e) != VGT_OK) {
+        CHECK(0, "open of the original failed: %s", e.msg);
+        return;
+    }
+    CHECK(truncate(path, (off_t)hlen) == 0, "cannot cut %s", path);
+    vgt_record rec;
+    CHECK_STATUS(vgt_reader_next(r, &rec, &e), VGT_E_TRUNCATED, &e, "first record of a file cut to its header");
+    CHECK_EQ_U64(e.offset, chunk0, "offset of the cut: %s", e.msg);
+    CHECK(strstr(e.msg, "when it was opened") != NULL, "message names the cut: %s", e.msg);
+    vgt_reader_close(r);
+}
+
 int main(void)
 {
     snprintf(path, sizeof path, "/tmp/vgt-test-reader-errors-%d.vgt", (int)getpid());
@@ -216,6 +238,7 @@ int main(void)
     test_header();
     test_chunks();
     test_trailer();
+    test_cut_while_reading();
     remove(path);
     free(orig);
     return check_finish("test_format_reader_errors");

@@ -287,6 +287,64 @@ static void write_census_trace(const char *path, uint32_t observed_value)
     ok(vgt_writer_close(w, &e), &e);
 }
 
+/* Submission k: push-buffer dwords pb (n of them) at PB_VA + k pages, one GPFIFO entry. */
+static void write_pb(vgt_writer *w, uint64_t *ts, uint32_t k, const uint32_t *pb, uint32_t n, vgt_error *e)
+{
+    uint64_t pva = PB_VA + k * 4096ull;
+    uint64_t ent = (uint64_t)(n << 10) << 32 | (uint32_t)pva;
+    uint8_t entry[8];
+    for (int i = 0; i < 8; i++) entry[i] = (uint8_t)(ent >> (8 * i));
+    vgt_segment seg = {.gpu_va = pva, .length = 4 * n, .data = (const uint8_t *)pb};
+    vgt_rec_gpfifo_submit s = {.client = CLIENT, .channel = 0xA0, .entry_count = 1, .segment_count = 1, .entries = entry,
+                               .segments = &seg, .gp_get_after = VGT_GP_NOT_READ, .gp_put_after = k + 1};
+    ok(vgt_write_gpfifo_submit(w, ++*ts, &s, e), e);
+}
+
+/* A copy-engine LAUNCH_DMA (HOPPER_DMA_COPY_A, clc8b5.h: OFFSET_IN/OUT 0x400..0x40c, LINE_LENGTH_IN 0x418,
+ * SET_SEMAPHORE_A/B/PAYLOAD 0x240..0x248, LAUNCH_DMA 0x300 with DATA_TRANSFER_TYPE 1:0) whose offsets point
+ * into the conflicting mapping: its source and destination are operands only when it transfers. One with
+ * DATA_TRANSFER_TYPE NONE only releases its semaphore (here outside every mapping): no operand note. */
+static void test_plan_copy_operands(void)
+{
+    char path[] = "/tmp/test_replay_lane1_copyops_XXXXXX";
+    int fd = mkstemp(path);
+    close(fd);
+    vgt_error e;
+    uint64_t ts = 0;
+    vgt_writer *w = open_trace(path, &e);
+    vgt_rec_gpu_map g = {.client = CLIENT, .device = 1, .va_space = 2, .memory = 0x10, .gpu_va = PB_VA, .length = 0x100000, .source = 1};
+    ok(vgt_write_gpu_map(w, ++ts, &g, &e), &e);
+    g.gpu_va = DATA_VA, g.length = 0x1000;
+    ok(vgt_write_gpu_map(w, ++ts, &g, &e), &e);
+    g.va_space = 3, g.gpu_va = DATA_VA, g.length = 0x2000, g.memory = 0x11;   /* another space, overlapping */
+    ok(vgt_write_gpu_map(w, ++ts, &g, &e), &e);
+    write_channel_a0(w, &ts, &e);
+    const uint32_t sc = 4u << 13;
+    for (uint32_t k = 0; k < 2; k++) {
+        uint32_t launch = (k ? 2u : 0u) | 1u << 3 | 1u << 7 | 1u << 8;   /* NONE, then NON_PIPELINED; pitch */
+        uint32_t pb[] = {1u << 29 | 1u << 16 | sc | 0, 0xC8B5,                        /* SET_OBJECT */
+                         1u << 29 | 4u << 16 | sc | 0x400 >> 2, (uint32_t)(DATA_VA >> 32), (uint32_t)DATA_VA + 0x1100,
+                         (uint32_t)(DATA_VA >> 32), (uint32_t)DATA_VA + 0x1200,
+                         1u << 29 | 1u << 16 | sc | 0x418 >> 2, 64,
+                         1u << 29 | 3u << 16 | sc | 0x240 >> 2, 0, 0x300000, 7,
+                         1u << 29 | 1u << 16 | sc | 0x300 >> 2, launch};
+        write_pb(w, &ts, k, pb, sizeof pb / 4, &e);
+    }
+    ok(vgt_writer_close(w, &e), &e);
+    vgt_reloc_plan *p = calloc(1, sizeof *p);
+    CHECK_STATUS(vgt_reloc_plan_trace(path, 0, p, &e), VGT_OK, &e, "vgt_reloc_plan_trace");
+    int operand = 0;
+    for (uint32_t i = 0; i < p->nnotes; i++) {
+        if (p->notes[i].kind != VGT_RELOC_OPERAND) continue;
+        operand++;
+        CHECK(strstr(p->notes[i].msg, "submission 1 ") && strstr(p->notes[i].msg, "copy "), "%s", p->notes[i].msg);
+    }
+    CHECK(operand == 2, "%d operand notes, expected the transfer's source and destination only", operand);
+    vgt_reloc_plan_free(p);
+    free(p);
+    unlink(path);
+}
+
 /* Two VA spaces map overlapping ranges: the plan names the later mapping and every operand of the
  * submissions that points into it (here a host semaphore release), and only those. */
 static void test_plan_operands(void)
@@ -767,6 +825,7 @@ int main(void)
     test_store_diff();
     test_census_replay();
     test_plan_operands();
+    test_plan_copy_operands();
     test_fault_window();
     test_channel_groups();
     test_vk_triangle_subcontexts();

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 int vgt_parse_u64(const char *s, uint64_t *out)
 {
@@ -39,6 +40,30 @@ int vgt_parse_range(const char *s, vgt_range *out)
 }
 
 int vgt_range_has(const vgt_range *r, uint64_t v) { return v >= r->first && v <= r->last; }
+
+int vgt_parse_size(const char *s, uint64_t *out)
+{
+    if (!s || !*s || s[0] == '-') return -1;
+    errno = 0;
+    char *end = NULL;
+    unsigned long long v = strtoull(s, &end, 0);
+    if (errno || end == s) return -1;
+    static const char units[] = "KMGT";
+    const char *u = *end ? strchr(units, *end & ~0x20) : NULL;
+    int shift = u ? 10 * (int)(u - units + 1) : 0;
+    if (shift) end++;
+    if (shift && (!strcmp(end, "iB") || !strcmp(end, "B"))) end += strlen(end);
+    if (*end || v > (UINT64_MAX >> shift)) return -1;
+    *out = (uint64_t)v << shift;
+    return 0;
+}
+
+int vgt_cli_same_file(const char *in, const char *out)
+{
+    struct stat a, b;
+    if (!in || !out || stat(in, &a) != 0 || stat(out, &b) != 0) return 0;
+    return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
 
 int vgt_wants_help(int argc, char **argv)
 {

@@ -89,6 +89,12 @@ static vgt_status read_chunk_header(vgt_reader *r, uint64_t off, chunk_header *h
     VGT_TRY(reader_read_at(r, hb, 4, off, &got, err));
     if (got == 0) {
         if (following(r)) return not_yet();
+        /* A file that ends before the size it had at open was cut while being read (for example, opened
+         * for writing by another program): its lost records are not a clean end. */
+        if (r->seekable && off < r->info.file_size)
+            return VGT_FAIL(err, VGT_E_TRUNCATED, off,
+                            "the file ends at offset %llu, but it had %llu bytes when it was opened (it was cut "
+                            "while being read)", (unsigned long long)off, (unsigned long long)r->info.file_size);
         r->at_end = 1;
         return VGT_E_EOF;
     }

@@ -23,18 +23,12 @@ static const char usage_text[] =
     "\n"
     "exit: 0 ok, 1 IN has a problem (OUT is removed), 2 usage or I/O error\n";
 
-static int parse_size(const char *s, uint32_t *out)
+/* A chunk size in [4 KiB, 64 MiB] (the writer's range), with the suffixes of vgt_parse_size. */
+static int parse_chunk_size(const char *s, uint32_t *out)
 {
-    char buf[64];
-    size_t n = strlen(s);
-    if (!n || n >= sizeof buf) return -1;
-    memcpy(buf, s, n + 1);
-    uint64_t mul = 1;
-    if (buf[n - 1] == 'K' || buf[n - 1] == 'k') mul = 1024, buf[n - 1] = 0;
-    else if (buf[n - 1] == 'M' || buf[n - 1] == 'm') mul = 1024 * 1024, buf[n - 1] = 0;
     uint64_t v;
-    if (vgt_parse_u64(buf, &v) || v * mul > (64u << 20) || v * mul < 4096) return -1;
-    *out = (uint32_t)(v * mul);
+    if (vgt_parse_size(s, &v) || v > VGT_MAX_CHUNK_RECORDS_BYTES || v < 4096) return -1;
+    *out = (uint32_t)v;
     return 0;
 }
 
@@ -67,7 +61,7 @@ int cmd_repack(int argc, char **argv)
         else if ((v = vgt_verb_opt(argc, argv, &i, "--level"))) {
             if (parse_int(v, -131072, 22, &o.zstd_level)) return vgt_cli_error("repack", VGT_EXIT_USAGE, "bad level '%s'", v);
         } else if ((v = vgt_verb_opt(argc, argv, &i, "--chunk-size"))) {
-            if (parse_size(v, &o.chunk_target))
+            if (parse_chunk_size(v, &o.chunk_target))
                 return vgt_cli_error("repack", VGT_EXIT_USAGE, "bad chunk size '%s' (4K to 64M)", v);
         } else if ((v = vgt_verb_opt(argc, argv, &i, "--threads"))) {
             if (parse_int(v, 0, 256, &o.zstd_threads)) return vgt_cli_error("repack", VGT_EXIT_USAGE, "bad thread count '%s'", v);
@@ -78,6 +72,9 @@ int cmd_repack(int argc, char **argv)
         else return vgt_cli_error("repack", VGT_EXIT_USAGE, "extra argument '%s'", argv[i]);
     }
     if (!in || !out) return vgt_cli_error("repack", VGT_EXIT_USAGE, "need IN and OUT (see vgt repack --help)");
+    if (vgt_cli_same_file(in, out))
+        return vgt_cli_error("repack", VGT_EXIT_USAGE, "OUT '%s' is the input file itself: writing it would destroy IN "
+                             "before it is read; repack into another file", out);
     vgt_reader *r;
     int rc = vgt_verb_open("repack", in, 0, &r);
     if (rc) return rc;

@@ -552,26 +552,6 @@ static int usage(FILE *f)
     return f == stdout ? VGT_EXIT_OK : VGT_EXIT_USAGE;
 }
 
-/* "1G", "512M", "64KiB", "4096": binary multiples. */
-static int parse_size(const char *str, uint64_t *out)
-{
-    char *end;
-    unsigned long long v = strtoull(str, &end, 0);
-    if (end == str || str[0] == '-') return -1;
-    int shift = 0;
-    switch (*end) {
-    case 'K': case 'k': shift = 10; end++; break;
-    case 'M': case 'm': shift = 20; end++; break;
-    case 'G': case 'g': shift = 30; end++; break;
-    case 'T': case 't': shift = 40; end++; break;
-    default: break;
-    }
-    if (shift && (!strcmp(end, "iB") || !strcmp(end, "B"))) end += strlen(end);
-    if (*end || v > (UINT64_MAX >> shift)) return -1;
-    *out = (uint64_t)v << shift;
-    return 0;
-}
-
 static int parse_args(int argc, char **argv, synth_opts *o)
 {
     uint64_t v;
@@ -586,10 +566,10 @@ static int parse_args(int argc, char **argv, synth_opts *o)
                 if (!strcmp(val, shape_names[k])) o->shape = k;
             if (o->shape < 0) return vgt_cli_error("synth", VGT_EXIT_USAGE, "unknown shape '%s'", val);
         } else if (!strcmp(a, "--bytes")) {
-            if (parse_size(val, &o->bytes) || !o->bytes)
+            if (vgt_parse_size(val, &o->bytes) || !o->bytes)
                 return vgt_cli_error("synth", VGT_EXIT_USAGE, "bad size '%s'", val);
         } else if (!strcmp(a, "--chunk-size")) {
-            if (parse_size(val, &v) || v > VGT_MAX_CHUNK_RECORDS_BYTES)
+            if (vgt_parse_size(val, &v) || v > VGT_MAX_CHUNK_RECORDS_BYTES)
                 return vgt_cli_error("synth", VGT_EXIT_USAGE, "bad chunk size '%s'", val);
             o->wo.chunk_target = (uint32_t)v;
         } else if (!strcmp(a, "--stored")) o->wo.codec = VGT_CODEC_STORED;

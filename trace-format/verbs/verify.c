@@ -161,6 +161,9 @@ int cmd_verify(int argc, char **argv)
         else return vgt_cli_error("verify", VGT_EXIT_USAGE, "one trace only ('%s' is extra)", argv[i]);
     }
     if (!s.path) return vgt_cli_error("verify", VGT_EXIT_USAGE, "no trace given (see vgt verify --help)");
+    if (s.salvage_path && vgt_cli_same_file(s.path, s.salvage_path))
+        return vgt_cli_error("verify", VGT_EXIT_USAGE, "--salvage '%s' is the trace being verified: writing it would "
+                             "destroy the trace before it is read; salvage into another file", s.salvage_path);
     vgt_reader *r;
     vgt_error e;
     vgt_reader_options o = {0, 1};

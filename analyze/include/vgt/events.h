@@ -144,7 +144,7 @@ typedef struct vgt_ev_copy {
     uint8_t transfer_type;    /* 0 none, 1 pipelined, 2 non-pipelined */
     uint8_t semaphore_type;   /* 0 none, 1 one-word/no timestamp, 2 four-word/timestamp, 3 conditional intr */
     uint32_t remap_const_a, remap_const_b, remap_components;
-    uint64_t bytes;           /* bytes written at the destination */
+    uint64_t bytes;           /* bytes written at the destination (0 when transfer_type is none: semaphore only) */
     uint64_t sem_va, sem_payload;  /* when semaphore_type != 0 */
     uint32_t raw;             /* LAUNCH_DMA data */
 } vgt_ev_copy;
@@ -274,6 +274,10 @@ void vgt_sem_flush(vgt_sem_tracker *t);
 /* A vgt_sem_mem_fn over a vgt_model (pass the model as mem_ctx). Defined in events_model.c. */
 struct vgt_model;
 vgt_status vgt_sem_model_reader(void *model, uint64_t va, void *dst, uint64_t len, uint64_t *known, vgt_error *err);
+/* The same over the model a pointer holds (mem_ctx = &ptr), for walker callbacks that learn the model
+ * only with the records: while *ptr is NULL nothing is known (zeros). */
+vgt_status vgt_sem_model_ptr_reader(void *model_ptr, uint64_t va, void *dst, uint64_t len, uint64_t *known,
+                                    vgt_error *err);
 
 /* ---- formatting ---- */
 const char *vgt_event_kind_name(vgt_event_kind k);     /* "LAUNCH"; "?" if unknown */

@@ -26,6 +26,14 @@ typedef struct vgt_range {
 int vgt_parse_range(const char *s, vgt_range *out);      /* 0 on success, -1 on a malformed range */
 int vgt_parse_u64(const char *s, uint64_t *out);         /* decimal or 0x hex; 0 on success */
 int vgt_range_has(const vgt_range *r, uint64_t v);
+/* A byte count: decimal or 0x hex, optionally followed by K, M, G or T (binary multiples, with an
+ * optional "B" or "iB"): "4096", "64K", "2MiB". 0 on success, -1 on a malformed or overflowing size. */
+int vgt_parse_size(const char *s, uint64_t *out);
+
+/* True when out names the file in already exists as (same device and inode: also through another path
+ * or a hard link). A verb that reads in and writes out checks this first: opening out for writing
+ * truncates it, which would destroy the input before it is read. */
+int vgt_cli_same_file(const char *in, const char *out);
 
 /* True when argv holds -h or --help anywhere before "--". */
 int vgt_wants_help(int argc, char **argv);

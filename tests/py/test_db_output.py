@@ -1,0 +1,37 @@
+"""`vgt db -o OUT` never leaves a half-written or stray file: the export goes to OUT.partial and is renamed
+over OUT only when complete. When the rename itself fails (OUT is a directory), the complete but unplaced
+OUT.partial is removed too, and the message says why. An existing OUT file is replaced whole; paths with
+quotes and spaces are taken as they are (SQLite opens the file by name, nothing is quoted into SQL)."""
+import sqlite3
+from pathlib import Path
+
+from conftest import run_vgt
+
+CORPUS = Path(__file__).resolve().parents[2] / "corpus"
+TRACE = CORPUS / "gl_egl.vgt"
+
+
+def test_rename_failure_leaves_nothing(vgt_bin, tmp_path):
+    out = tmp_path / "out.sqlite"
+    out.mkdir()
+    (out / "keep").write_text("the directory's contents stay")
+    r = run_vgt(vgt_bin, "db", TRACE, "-o", out, check=2)
+    assert "rename" in r.stderr and str(out) in r.stderr, r.stderr
+    assert not Path(str(out) + ".partial").exists(), "a complete export was left as OUT.partial"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.sqlite"]
+    assert (out / "keep").read_text() == "the directory's contents stay"
+
+
+def test_existing_output_replaced_and_odd_names(vgt_bin, tmp_path):
+    d = tmp_path / "it's \"quoted\" dir"
+    d.mkdir()
+    out = d / "o'ut \"x\".sqlite"
+    out.write_bytes(b"not a database")
+    run_vgt(vgt_bin, "db", TRACE, "-o", out, "--quiet", check=0)
+    con = sqlite3.connect(out)
+    try:
+        assert con.execute("SELECT count(*) FROM submissions").fetchone()[0] == 5
+        assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    finally:
+        con.close()
+    assert sorted(p.name for p in d.iterdir()) == [out.name]
