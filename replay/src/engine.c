@@ -277,6 +277,15 @@ static vgt_status on_gpu_unmap(vgt_replay *rp, const vgt_record *rec, vgt_error 
     return VGT_OK;
 }
 
+/* The drivers unmap a range before mapping it (RM answers NV_OK when nothing is mapped there): such an
+ * unmap has nothing to undo on the backend. Asked before the model applies the record. */
+static int unmaps_nothing(const vgt_replay *rp, const vgt_record *rec)
+{
+    vgt_rec_gpu_unmap g;
+    if (rec->type != VGT_REC_GPU_UNMAP || vgt_decode_gpu_unmap(rec, &g, NULL) != VGT_OK) return 0;
+    return !vgt_model_mapping_find(rp->model, g.gpu_va);
+}
+
 /* MEMORY: initial and changed contents are host writes (checked first, in vgt_replay_record, against
  * what the last submission wrote); observed contents are only compared, never written. */
 static vgt_status on_memory(vgt_replay *rp, const vgt_record *rec, vgt_error *err)
@@ -393,6 +402,7 @@ vgt_status vgt_replay_record(vgt_replay *rp, const vgt_record *rec, vgt_error *e
         VGT_TRY(vgt_decode_memory(rec, &m, err));
         check_memory(rp, rec, &m);
     }
+    int nothing_mapped = unmaps_nothing(rp, rec);
     VGT_TRY(vgt_model_apply(rp->model, rec, err));
     rp->sum.records++;
     switch (rec->type) {
@@ -401,7 +411,7 @@ vgt_status vgt_replay_record(vgt_replay *rp, const vgt_record *rec, vgt_error *e
     case VGT_REC_CHANNEL_STATE: return on_channel_state(rp, rec, err);
     case VGT_REC_CHANNEL_METHODS: return on_channel_methods(rp, rec, err);
     case VGT_REC_GPU_MAP: return on_gpu_map(rp, rec, err);
-    case VGT_REC_GPU_UNMAP: return on_gpu_unmap(rp, rec, err);
+    case VGT_REC_GPU_UNMAP: return nothing_mapped ? VGT_OK : on_gpu_unmap(rp, rec, err);
     case VGT_REC_MEMORY: return on_memory(rp, rec, err);
     case VGT_REC_SEMAPHORE: return on_semaphore(rp, rec, err);
     case VGT_REC_GPFIFO_SUBMIT: return on_submit(rp, rec, err);
