@@ -221,6 +221,17 @@ static vgt_status fake_idle(vgt_backend *b, uint64_t timeout_ns, vgt_error *err)
     return vgt_backend_sim.idle(b, timeout_ns, err);
 }
 
+/* The fake as the GPU backend looks to the engine: no write log to ask what the GPU wrote. */
+static void use_fake_gpu(void)
+{
+    fake = vgt_backend_sim;
+    fake.caps = fake_caps;
+    fake.idle = fake_idle;
+    fake.produced = NULL;
+    fake.write_log = NULL;
+    fake.write_log_reset = NULL;
+}
+
 #define CLIENT 0xC1u
 #define PB_VA 0x100000ull
 #define DATA_VA 0x200000ull
@@ -486,12 +497,7 @@ static void run_census(const char *path, int expect_fail)
 
 static void test_census_replay(void)
 {
-    fake = vgt_backend_sim;
-    fake.caps = fake_caps;
-    fake.idle = fake_idle;
-    fake.produced = NULL;
-    fake.write_log = NULL;
-    fake.write_log_reset = NULL;
+    use_fake_gpu();
     char path[] = "/tmp/test_replay_lane1_trace_XXXXXX";
     int fd = mkstemp(path);
     close(fd);
@@ -567,12 +573,7 @@ static void run_capture_only(const char *path, uint64_t expect_failed)
 
 static void test_capture_only(void)
 {
-    fake = vgt_backend_sim;
-    fake.caps = fake_caps;
-    fake.idle = fake_idle;
-    fake.produced = NULL;
-    fake.write_log = NULL;
-    fake.write_log_reset = NULL;
+    use_fake_gpu();
     char path[] = "/tmp/test_replay_lane1_capture_only_XXXXXX";
     int fd = mkstemp(path);
     close(fd);
@@ -587,12 +588,7 @@ static void test_capture_only(void)
  * compared (the rest of the observed record is, and passes on the fake backend, which writes nothing). */
 static void test_notify_timestamp(void)
 {
-    fake = vgt_backend_sim;
-    fake.caps = fake_caps;
-    fake.idle = fake_idle;
-    fake.produced = NULL;
-    fake.write_log = NULL;
-    fake.write_log_reset = NULL;
+    use_fake_gpu();
     char path[] = "/tmp/test_replay_lane1_notify_XXXXXX";
     int fd = mkstemp(path);
     close(fd);
