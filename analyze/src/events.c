@@ -73,6 +73,24 @@ void vgt_sem_free(vgt_sem_tracker *t)
     free(t);
 }
 
+vgt_status vgt_sem_attach(void **slot, const vgt_sem_config *cfg, vgt_error *err)
+{
+    if (*slot) {
+        vgt_sem_reset(*slot);
+        return VGT_OK;
+    }
+    vgt_sem_tracker *t = NULL;
+    vgt_status st = vgt_sem_new(&t, cfg, err);
+    *slot = t;
+    return st;
+}
+
+void vgt_sem_detach(void **slot)
+{
+    vgt_sem_free(*slot);
+    *slot = NULL;
+}
+
 void vgt_sem_reset(vgt_sem_tracker *t)
 {
     for (unsigned i = 0; i < 8; i++) {

@@ -109,19 +109,15 @@ static void on_event(void *ctx, const vgt_event *ev)
 static void on_channel(void *ctx, vgt_walk_channel *chan)
 {
     census *c = ctx;
-    if (chan->user) { vgt_sem_reset(chan->user); return; }
     vgt_sem_config cfg = { .on_event = on_event, .ctx = c, .mem_read = vgt_sem_model_ptr_reader,
                            .mem_ctx = (void *)&c->model };
-    vgt_sem_tracker *t = NULL;
-    if (vgt_sem_new(&t, &cfg, &c->err) != VGT_OK) c->failed = 1;
-    chan->user = t;
+    if (vgt_sem_attach(&chan->user, &cfg, &c->err) != VGT_OK) c->failed = 1;
 }
 
 static void on_channel_end(void *ctx, vgt_walk_channel *chan)
 {
     (void)ctx;
-    vgt_sem_free(chan->user);
-    chan->user = NULL;
+    vgt_sem_detach(&chan->user);
 }
 
 static int on_record(void *ctx, const vgt_record *rec, const vgt_model *model)

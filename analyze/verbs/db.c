@@ -23,19 +23,15 @@
 static void on_channel(void *ctx, vgt_walk_channel *chan)
 {
     db_ctx *c = ctx;
-    if (chan->user) { vgt_sem_reset(chan->user); return; }
     vgt_sem_config cfg = { .on_event = db_event_rows, .ctx = c, .mem_read = vgt_sem_model_ptr_reader,
                            .mem_ctx = (void *)&c->model, .keep_upload_bytes = c->with_bytes };
-    vgt_sem_tracker *t = NULL;
-    if (vgt_sem_new(&t, &cfg, &c->err) != VGT_OK) c->failed = 1;
-    chan->user = t;
+    if (vgt_sem_attach(&chan->user, &cfg, &c->err) != VGT_OK) c->failed = 1;
 }
 
 static void on_channel_end(void *ctx, vgt_walk_channel *chan)
 {
     (void)ctx;
-    vgt_sem_free(chan->user);
-    chan->user = NULL;
+    vgt_sem_detach(&chan->user);
 }
 
 /* A macro call completed: its emissions go to the tracker of its channel, the current submission's. */

@@ -286,21 +286,15 @@ static void on_event(void *ctx, const vgt_event *ev)
 static void on_channel(void *ctx, vgt_walk_channel *c)
 {
     decoder *d = ctx;
-    if (c->user) {
-        vgt_sem_reset(c->user);
-        return;
-    }
     vgt_sem_config cfg = {.on_event = on_event, .ctx = d, .mem_read = vgt_sem_model_reader,
                           .mem_ctx = (void *)d->model, .keep_upload_bytes = 1};
-    vgt_sem_tracker *t = NULL;
-    if (vgt_sem_new(&t, &cfg, &d->sem_err) != VGT_OK) d->sem_failed = 1;   /* decode goes on without events */
-    c->user = t;
+    if (vgt_sem_attach(&c->user, &cfg, &d->sem_err) != VGT_OK) d->sem_failed = 1;   /* decode goes on without events */
 }
 
 static void on_channel_end(void *ctx, vgt_walk_channel *c)
 {
-    vgt_sem_free(c->user);
-    c->user = NULL;
+    (void)ctx;
+    vgt_sem_detach(&c->user);
 }
 
 static int on_record(void *ctx, const vgt_record *rec, const vgt_model *model)

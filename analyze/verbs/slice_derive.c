@@ -217,23 +217,16 @@ static void on_event(void *ctx, const vgt_event *ev)
 
 void slice_derive_on_channel(slice_derive *d, vgt_walk_channel *c)
 {
-    if (c->user) {
-        vgt_sem_reset(c->user);
-        return;
-    }
     vgt_sem_config cfg = {.on_event = on_event, .ctx = d, .mem_read = vgt_sem_model_reader, .mem_ctx = d->model,
                           .keep_upload_bytes = 1};
-    vgt_sem_tracker *t = NULL;
-    vgt_status st = vgt_sem_new(&t, &cfg, &d->err);
+    vgt_status st = vgt_sem_attach(&c->user, &cfg, &d->err);
     if (st != VGT_OK) fail(d, st);
-    c->user = t;
 }
 
 void slice_derive_on_channel_end(slice_derive *d, vgt_walk_channel *c)
 {
     (void)d;
-    vgt_sem_free(c->user);
-    c->user = NULL;
+    vgt_sem_detach(&c->user);
 }
 
 int slice_derive_on_method(slice_derive *d, const vgt_walk_submit *s, const vgt_method *m)

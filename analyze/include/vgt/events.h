@@ -240,6 +240,11 @@ vgt_status vgt_sem_new(vgt_sem_tracker **t, const vgt_sem_config *cfg, vgt_error
 void vgt_sem_free(vgt_sem_tracker *t);
 /* Forget all state (a channel that was torn down and re-created). */
 void vgt_sem_reset(vgt_sem_tracker *t);
+/* The tracker a walk keeps per channel (in vgt_walk_channel.user, see walk.h on_channel): *slot already
+ * holding one means the walker saw the channel re-allocated, so it is reset; otherwise one is created
+ * (*slot is NULL when that fails). detach frees it and clears the slot (on_channel_end). */
+vgt_status vgt_sem_attach(void **slot, const vgt_sem_config *cfg, vgt_error *err);
+void vgt_sem_detach(void **slot);
 
 /* Feed one method. Events it completes are delivered before it returns. Fails only when memory reads
  * fail with something other than "unknown bytes" (the reader's error is passed on). */
