@@ -267,6 +267,18 @@ static vgt_writer *open_trace(const char *path, vgt_error *e)
     return w;
 }
 
+/* A writer on a new temporary file made from the template path ("..._XXXXXX", rewritten in place). */
+static vgt_writer *open_temp_trace(char *path, vgt_error *e)
+{
+    int fd = mkstemp(path);
+    if (fd < 0) {
+        perror(path);
+        exit(1);
+    }
+    close(fd);
+    return open_trace(path, e);
+}
+
 /* The one channel of these traces: handle 0xA0, Hopper host class. */
 static void write_channel_a0(vgt_writer *w, uint64_t *ts, vgt_error *e)
 {
@@ -318,11 +330,9 @@ static void write_pb(vgt_writer *w, uint64_t *ts, uint32_t k, const uint32_t *pb
 static void test_plan_copy_operands(void)
 {
     char path[] = "/tmp/test_replay_lane1_copyops_XXXXXX";
-    int fd = mkstemp(path);
-    close(fd);
     vgt_error e;
     uint64_t ts = 0;
-    vgt_writer *w = open_trace(path, &e);
+    vgt_writer *w = open_temp_trace(path, &e);
     vgt_rec_gpu_map g = {.client = CLIENT, .device = 1, .va_space = 2, .memory = 0x10, .gpu_va = PB_VA, .length = 0x100000, .source = 1};
     ok(vgt_write_gpu_map(w, ++ts, &g, &e), &e);
     g.gpu_va = DATA_VA, g.length = 0x1000;
@@ -361,11 +371,9 @@ static void test_plan_copy_operands(void)
 static void test_plan_operands(void)
 {
     char path[] = "/tmp/test_replay_lane1_plan_XXXXXX";
-    int fd = mkstemp(path);
-    close(fd);
     vgt_error e;
     uint64_t ts = 0;
-    vgt_writer *w = open_trace(path, &e);
+    vgt_writer *w = open_temp_trace(path, &e);
     vgt_rec_gpu_map g = {.client = CLIENT, .device = 1, .va_space = 2, .memory = 0x10, .gpu_va = PB_VA, .length = 0x100000, .source = 1};
     ok(vgt_write_gpu_map(w, ++ts, &g, &e), &e);
     g.gpu_va = DATA_VA, g.length = 0x1000;
@@ -424,11 +432,9 @@ static void keep_window(void *ctx, const vgt_replay_report *r)
 static void test_fault_window(void)
 {
     char path[] = "/tmp/test_replay_lane1_fault_XXXXXX";
-    int fd = mkstemp(path);
-    close(fd);
     vgt_error e;
     uint64_t ts = 0;
-    vgt_writer *w = open_trace(path, &e);
+    vgt_writer *w = open_temp_trace(path, &e);
     vgt_rec_gpu_map g = {.client = CLIENT, .device = 1, .va_space = 2, .memory = 0x10, .gpu_va = PB_VA, .length = 0x100000, .source = 1};
     ok(vgt_write_gpu_map(w, ++ts, &g, &e), &e);
     write_channel_a0(w, &ts, &e);
@@ -590,11 +596,9 @@ static void test_notify_timestamp(void)
 {
     use_fake_gpu();
     char path[] = "/tmp/test_replay_lane1_notify_XXXXXX";
-    int fd = mkstemp(path);
-    close(fd);
     vgt_error e;
     uint64_t ts = 0;
-    vgt_writer *w = open_trace(path, &e);
+    vgt_writer *w = open_temp_trace(path, &e);
     vgt_rec_mem_alloc m = {.client = CLIENT, .parent = 1, .handle = 0x10, .cls = 0x40, .size = 0x200000, .aperture = 1};
     ok(vgt_write_mem_alloc(w, ++ts, &m, &e), &e);
     vgt_rec_gpu_map g = {.client = CLIENT, .device = 1, .va_space = 2, .memory = 0x10, .gpu_va = PB_VA, .length = 0x100000, .source = 1};
@@ -659,11 +663,9 @@ static void test_channel_groups(void)
     fake = vgt_backend_sim;
     fake.channel_create = record_channel_create;
     char path[] = "/tmp/test_replay_lane1_groups_XXXXXX";
-    int fd = mkstemp(path);
-    close(fd);
     vgt_error e;
     uint64_t ts = 0;
-    vgt_writer *w = open_trace(path, &e);
+    vgt_writer *w = open_temp_trace(path, &e);
     vgt_rec_rm_alloc tsg = {.client = CLIENT, .parent = 3, .handle = 0x50, .cls = 0xA06C};
     vgt_rec_rm_alloc other = {.client = CLIENT, .parent = 3, .handle = 0x60, .cls = 0x9067};
     ok(vgt_write_rm_alloc(w, ++ts, &tsg, &e), &e);
@@ -791,11 +793,9 @@ static void run_unmap(const char *path, int timeout, int expect_unmaps)
 static void test_unmap_drains(void)
 {
     char path[] = "/tmp/test_replay_lane1_unmap_XXXXXX";
-    int fd = mkstemp(path);
-    close(fd);
     vgt_error e;
     uint64_t ts = 0;
-    vgt_writer *w = open_trace(path, &e);
+    vgt_writer *w = open_temp_trace(path, &e);
     vgt_rec_gpu_map g = {.client = CLIENT, .device = 1, .va_space = 2, .memory = 0x10, .gpu_va = PB_VA, .length = 0x100000, .source = 1};
     ok(vgt_write_gpu_map(w, ++ts, &g, &e), &e);
     g.gpu_va = DATA_VA, g.length = 0x1000, g.memory = 0x11;
