@@ -294,6 +294,9 @@ static vgt_gpu_placement plan(vgt_backend *b, gpu_channel *c, vgt_gpu_chan_optio
     *o = (vgt_gpu_chan_options){ .channel_class = c->desc.cls, .gpfifo_entries = ring_entries(c->desc.entries),
                                  .group_with = n ? live[at]->live : NULL };
     o->own_subcontext = p == VGT_GPU_PLACE_SUBCONTEXT || p == VGT_GPU_PLACE_SUBCONTEXT_SYNC;
+    /* Within its capture group a channel keeps the runqueue and group thread it was allocated with. */
+    if (b->subcontexts == VGT_SUBCTX_CAPTURED && c->desc.group && c->desc.has_alloc_flags)
+        o->alloc_flags = c->desc.alloc_flags;
     o->async_subcontext = p == VGT_GPU_PLACE_SUBCONTEXT ||
                           (p == VGT_GPU_PLACE_OWN_TSG && b->subcontexts == VGT_SUBCTX_CAPTURED && !sync &&
                            sibling_needs_sync(b, c));
@@ -338,6 +341,7 @@ static vgt_status create_with_fallbacks(vgt_backend *b, gpu_channel *c, vgt_gpu_
         say_fallback(b, c, "joining the TSG of its capture channel group failed", c->failure.msg,
                      "created in a TSG of its own: state the group's other channels set is missing");
         o->group_with = NULL;
+        o->alloc_flags = 0;
         on_async = o->async_subcontext = false;
         st = vgt_gpu_chan_create(b->gpu, o, &c->live, &c->failure);
     }

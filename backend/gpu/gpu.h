@@ -152,6 +152,9 @@ typedef struct vgt_gpu_chan_options {
      * with its own context share had (Vulkan's compute queue: its MME and compute state are separate
      * from the 3D channel's although both run in one TSG). */
     bool own_subcontext;
+    /* NVOS04 flags for the channel allocation; only RM_CHANNEL_FLAGS_PLACEMENT (runqueue, group thread)
+     * are passed on: a capture's async-subcontext compute channel was on runqueue 1. */
+    uint32_t alloc_flags;
 } vgt_gpu_chan_options;
 
 /* Where a channel of a capture channel group goes (backend_gpu.c realises channels with it). */

@@ -219,6 +219,11 @@ typedef struct rm_tsg_alloc {            /* NV_CHANNEL_GROUP_ALLOCATION_PARAMETE
 RM_CHECK_SIZE(rm_tsg_alloc, 0x14);
 #define RM_ENGINE_TYPE_GRAPHICS 1u       /* NV2080_ENGINE_TYPE_GRAPHICS (class/cl2080_notification.h) */
 
+/* NVOS04 flags (NV_CHANNEL_ALLOC_PARAMS.flags; OGKM src/common/sdk/nvidia/inc/nvos.h) that place a channel
+ * inside its TSG: GROUP_CHANNEL_RUNQUEUE 4:4 and GROUP_CHANNEL_THREAD 29:28. The replay passes only these
+ * of the captured flags on. */
+#define RM_CHANNEL_FLAGS_PLACEMENT ((1u << 4) | (3u << 28))
+
 typedef struct rm_ctxshare_alloc {       /* NV_CTXSHARE_ALLOCATION_PARAMETERS (nvos.h) */
     uint32_t va_space, flags, subctx_id; /* flags SUBCONTEXT 1:0: 0 sync (VEID 0, 3D), 1 async */
 } rm_ctxshare_alloc;

@@ -102,7 +102,7 @@ static vgt_status alloc_group(vgt_gpu_chan *c, const vgt_gpu_chan_options *o, vg
     return mem_alloc_notifier(c->gpu, &c->notifier_mem, &c->notifier, err);
 }
 
-static vgt_status alloc_channel(vgt_gpu_chan *c, vgt_error *err)
+static vgt_status alloc_channel(vgt_gpu_chan *c, uint32_t alloc_flags, vgt_error *err)
 {
     vgt_gpu *g = c->gpu;
     uint64_t va = g->opt.infra_va + (uint64_t)c->index * VGT_GPU_INFRA_SLOT;
@@ -122,6 +122,7 @@ static vgt_status alloc_channel(vgt_gpu_chan *c, vgt_error *err)
     p->object_buffer = c->infra->handle;   /* unused by 580; the stock drivers pass the ring memory */
     p->gpfifo_va = va;
     p->gpfifo_entries = c->entries;
+    p->flags = alloc_flags & RM_CHANNEL_FLAGS_PLACEMENT;
     p->context_share = c->ctxshare;
     p->userd_memory[0] = c->infra->handle;
     p->userd_offset[0] = userd_off;
@@ -193,7 +194,7 @@ vgt_status vgt_gpu_chan_create(vgt_gpu *g, const vgt_gpu_chan_options *opt, vgt_
     uint32_t ne = o->engines ? o->nengines : (uint32_t)(sizeof default_engines / sizeof default_engines[0]);
     vgt_status st = alloc_group(c, o, err);
     if (st == VGT_OK)
-        st = alloc_channel(c, err);
+        st = alloc_channel(c, o->alloc_flags, err);
     if (st == VGT_OK)
         st = alloc_engines(c, e, ne, err);
     if (st == VGT_OK)

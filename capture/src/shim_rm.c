@@ -52,12 +52,22 @@ typedef struct rm_call {
 static void write_failed_if(vgt_status rc, const vgt_error *err) { if (rc != VGT_OK) shim_write_failed(err); }
 
 /* RM_ALLOC copies the size it registered for the class, whatever paramsSize says (the NVIDIA Vulkan
- * and CUDA drivers pass 0 for channels): for the classes the shim decodes, read that size. Sizes of
- * NV_CHANNEL_ALLOC_PARAMS and NV_MEMORY_ALLOCATION_PARAMS in 580 (checked by the H200 probe,
- * probes/README.md: CHANNEL=0x170 MEM_ALLOC=0x80). */
+ * and CUDA drivers pass 0 for channels): for the classes whose parameters the trace must carry, read that
+ * size. NV_CHANNEL_ALLOC_PARAMS and NV_MEMORY_ALLOCATION_PARAMS in 580: checked by the H200 probe
+ * (probes/README.md: CHANNEL=0x170 MEM_ALLOC=0x80). The others from open-gpu-kernel-modules
+ * src/common/sdk/nvidia/inc/class/: cl9067.h NV_CTXSHARE_ALLOCATION_PARAMETERS (hVASpace, flags,
+ * subctxId) and cla06c.h NV_CHANNEL_GROUP_ALLOCATION_PARAMETERS (hObjectError, hObjectEccError,
+ * hVASpace, engineType, bIsCallingContextVgpuPlugin, padded to 4): a replay reproduces the sync/async
+ * subcontext and the TSG's engine from them. */
+static const struct { uint32_t cls, size; } class_params[] = {
+    { 0x003e, 0x80 }, { 0x0040, 0x80 }, { 0x9067, 0x0c }, { 0xa06c, 0x14 },
+};
+
 static uint32_t class_params_size(uint32_t cls, uint32_t given)
 {
-    uint32_t need = shim_class_is_channel(cls) ? 0x170u : (cls == 0x3e || cls == 0x40) ? 0x80u : 0;
+    uint32_t need = shim_class_is_channel(cls) ? 0x170u : 0;
+    for (size_t i = 0; i < sizeof class_params / sizeof class_params[0]; i++)
+        if (class_params[i].cls == cls) need = class_params[i].size;
     return given > need ? given : need;
 }
 

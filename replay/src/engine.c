@@ -149,6 +149,16 @@ static vgt_status on_channel(vgt_replay *rp, const vgt_record *rec, vgt_error *e
         d.group_client = c.client;
         d.group = c.parent;
         d.context_share = mc->rec.context_share;   /* Vulkan: one per channel (own VEID); CUDA: one per group */
+        const vgt_model_object *share = vgt_model_object_find(rp->model, c.client, d.context_share);
+        if (share && share->has_alloc_flags) {
+            d.share_flags = share->alloc_flags;
+            d.has_share_flags = 1;
+        }
+    }
+    const vgt_model_object *self = vgt_model_object_find(rp->model, c.client, c.handle);
+    if (self && self->has_alloc_flags) {
+        d.alloc_flags = self->alloc_flags;
+        d.has_alloc_flags = 1;
     }
     uint32_t id;
     vgt_error e;

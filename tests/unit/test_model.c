@@ -8,7 +8,9 @@
  *  - CHANNEL_STATE (1.1): kept per live channel, replaced by a later one, ignored for an unknown channel,
  *    cleared when the channel handle is allocated again;
  *  - CHANNEL_METHODS (1.1): the same rules, the model keeping its own copy of the writes; a ragged one is
- *    a format error naming the record. */
+ *    a format error naming the record;
+ *  - allocation flags: a channel's NVOS04 flags and a context share's flags read from their RM_ALLOC
+ *    parameters, kept across the CHANNEL record; absent when no parameters were recorded. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -233,6 +235,47 @@ static void test_channel_state(void)
     remove(p2);
 }
 
+/* Allocation flags from RM_ALLOC parameters: a channel's (offset 0x14 of NV_CHANNEL_ALLOC_PARAMS) survive
+ * its CHANNEL record; a context share's (offset 4); none without parameters or when too short. */
+static void test_alloc_flags(void)
+{
+    char p2[300];
+    snprintf(p2, sizeof p2, "%s.flags", path);
+    vgt_writer *w;
+    vgt_error e;
+    if (vgt_writer_open_path(&w, p2, NULL, NULL, 0, &e) != VGT_OK) {
+        CHECK(0, "open: %s", e.msg);
+        return;
+    }
+    uint8_t chp[0x170] = {0}, share[12] = {0}, shortp[8] = {0};
+    chp[0x14] = 0x30, chp[0x17] = 0x10;   /* 0x10000030: runqueue 1, privileged, group thread 1 */
+    share[4] = 1;                         /* async */
+    vgt_write_rm_alloc(w, 1, &(vgt_rec_rm_alloc){C, TSG, 0x5c000040, 0x9067, 0, sizeof share, share, share}, &e);
+    vgt_write_rm_alloc(w, 2, &(vgt_rec_rm_alloc){C, TSG, CHAN, 0xc56f, 0, sizeof chp, chp, chp}, &e);
+    vgt_write_channel(w, 3, &(vgt_rec_channel){C, TSG, CHAN, 0xc56f, 0x80000000ull, 512, MEM_B, 0, 0, 1, VAS, 0x5c000040, 0, 0}, &e);
+    vgt_write_rm_alloc(w, 4, &(vgt_rec_rm_alloc){C, TSG, CHAN + 1, 0xc86f, 0, 0, NULL, NULL}, &e);
+    vgt_write_rm_alloc(w, 5, &(vgt_rec_rm_alloc){C, TSG, CHAN + 2, 0xc86f, 0, sizeof shortp, shortp, shortp}, &e);
+    CHECK(vgt_writer_close(w, &e) == VGT_OK, "close: %s", e.msg);
+    vgt_model *m;
+    vgt_reader *r;
+    if (vgt_model_new(&m, &e) != VGT_OK || vgt_reader_open_path(&r, p2, NULL, &e) != VGT_OK) {
+        CHECK(0, "setup: %s", e.msg);
+        return;
+    }
+    vgt_record rec;
+    while (vgt_reader_next(r, &rec, &e) == VGT_OK)
+        CHECK(vgt_model_apply(m, &rec, &e) == VGT_OK, "apply seq %llu: %s", (unsigned long long)rec.seq, e.msg);
+    const vgt_model_object *ch = vgt_model_object_find(m, C, CHAN), *sh = vgt_model_object_find(m, C, 0x5c000040);
+    CHECK(ch && ch->has_alloc_flags && ch->alloc_flags == 0x10000030u, "channel flags kept across CHANNEL: 0x%x",
+          ch ? ch->alloc_flags : 0);
+    CHECK(sh && sh->has_alloc_flags && sh->alloc_flags == 1, "context share flags");
+    const vgt_model_object *none = vgt_model_object_find(m, C, CHAN + 1), *cut = vgt_model_object_find(m, C, CHAN + 2);
+    CHECK(none && !none->has_alloc_flags && cut && !cut->has_alloc_flags, "no flags without (enough) parameters");
+    vgt_reader_close(r);
+    vgt_model_free(m);
+    remove(p2);
+}
+
 /* CHANNEL_METHODS records folded one by one, the channel checked after each. */
 static void test_channel_methods(void)
 {
@@ -422,6 +465,7 @@ int main(void)
     test_fold();
     test_channel_state();
     test_channel_methods();
+    test_alloc_flags();
     test_memory_direct();
     test_mappings_random();
     remove(path);

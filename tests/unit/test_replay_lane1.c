@@ -6,7 +6,8 @@
  *  - the store census (census.c): vgt_store_diff on synthetic buffers, and a replay through a fake
  *    asynchronous backend (sim's operations with the GPU's capabilities: no write log, VGT_CAP_ASYNC)
  *    that must wait after each submission, compare observed records whole and produce census rows;
- *  - channel groups: each channel's capture TSG and context share handed to the backend's channel_create;
+ *  - channel groups: each channel's capture TSG and context share handed to the backend's channel_create,
+ *    with the allocation flags of the channel and of its share when the trace recorded them;
  *    on corpus/vk_triangle.vgt the gpu backend's planner (backend/gpu subctx.c) puts the Vulkan compute
  *    channel on a subcontext of its own beside the 3D channel, as captured;
  *  - GPU_UNMAP on an asynchronous backend drains the GPU first, even with --no-wait, and leaves the
@@ -645,6 +646,8 @@ static void test_notify_timestamp(void)
  * another class, has no group. */
 #define SEEN_MAX 16
 static uint32_t seen_group[SEEN_MAX], seen_group_client[SEEN_MAX], seen_handle[SEEN_MAX], seen_share[SEEN_MAX], nseen;
+static uint32_t seen_flags[SEEN_MAX], seen_share_flags[SEEN_MAX];
+static int seen_has_flags[SEEN_MAX], seen_has_share_flags[SEEN_MAX];
 
 static vgt_status record_channel_create(vgt_backend *b, const vgt_backend_channel_desc *d, uint32_t *ch,
                                         vgt_error *err)
@@ -653,6 +656,10 @@ static vgt_status record_channel_create(vgt_backend *b, const vgt_backend_channe
         seen_handle[nseen] = d->handle;
         seen_group[nseen] = d->group;
         seen_share[nseen] = d->context_share;
+        seen_flags[nseen] = d->alloc_flags;
+        seen_has_flags[nseen] = d->has_alloc_flags;
+        seen_share_flags[nseen] = d->share_flags;
+        seen_has_share_flags[nseen] = d->has_share_flags;
         seen_group_client[nseen++] = d->group_client;
     }
     return vgt_backend_sim.channel_create(b, d, ch, err);
@@ -670,6 +677,15 @@ static void test_channel_groups(void)
     vgt_rec_rm_alloc other = {.client = CLIENT, .parent = 3, .handle = 0x60, .cls = 0x9067};
     ok(vgt_write_rm_alloc(w, ++ts, &tsg, &e), &e);
     ok(vgt_write_rm_alloc(w, ++ts, &other, &e), &e);
+    /* Channel 0xA1 and its context share 0x71 were allocated with parameters (flags 0x10000030, async). */
+    uint8_t chp[0x170] = {0}, sharep[12] = {0};
+    chp[0x14] = 0x30, chp[0x17] = 0x10, sharep[4] = 1;
+    vgt_rec_rm_alloc share = {.client = CLIENT, .parent = 0x50, .handle = 0x71, .cls = 0x9067,
+                              .params_length = sizeof sharep, .params_in = sharep, .params_out = sharep};
+    vgt_rec_rm_alloc challoc = {.client = CLIENT, .parent = 0x50, .handle = 0xA1, .cls = 0xC86F,
+                                .params_length = sizeof chp, .params_in = chp, .params_out = chp};
+    ok(vgt_write_rm_alloc(w, ++ts, &share, &e), &e);
+    ok(vgt_write_rm_alloc(w, ++ts, &challoc, &e), &e);
     const uint32_t parents[4] = {0x50, 0x50, 3, 0x60};
     for (uint32_t i = 0; i < 4; i++) {
         vgt_rec_channel c = {.client = CLIENT, .parent = parents[i], .handle = 0xA0 + i, .cls = 0xC86F, .entries = 128,
@@ -694,6 +710,11 @@ static void test_channel_groups(void)
               "channel 0x%x: group 0x%x client 0x%x, expected group 0x%x", seen_handle[i], seen_group[i],
               seen_group_client[i], want);
         CHECK(seen_share[i] == (want ? 0x70 + i : 0u), "channel 0x%x: context share 0x%x", seen_handle[i], seen_share[i]);
+        CHECK(seen_has_flags[i] == (i == 1) && seen_flags[i] == (i == 1 ? 0x10000030u : 0u),
+              "channel 0x%x: allocation flags 0x%x (recorded %d)", seen_handle[i], seen_flags[i], seen_has_flags[i]);
+        CHECK(seen_has_share_flags[i] == (i == 1) && seen_share_flags[i] == (i == 1 ? 1u : 0u),
+              "channel 0x%x: context share flags 0x%x (recorded %d)", seen_handle[i], seen_share_flags[i],
+              seen_has_share_flags[i]);
     }
     vgt_reader_close(r);
     vgt_replay_close(rp);

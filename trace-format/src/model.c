@@ -31,12 +31,30 @@ static int is_memory_class(uint32_t cls)
     return 0;
 }
 
+/* Where the flags word sits in the allocation parameters of the classes whose flags a replay must
+ * reproduce (open-gpu-kernel-modules src/common/sdk/nvidia/inc/alloc/alloc_channel.h
+ * NV_CHANNEL_ALLOC_PARAMS.flags, the NVOS04_FLAGS_* of nvos.h; class/cl9067.h
+ * NV_CTXSHARE_ALLOCATION_PARAMETERS.flags, NV_CTXSHARE_ALLOCATION_FLAGS_SUBCONTEXT_*). Channel classes
+ * are the host classes xx6F from KEPLER_CHANNEL_GPFIFO_A on. */
+static int alloc_flags_offset(uint32_t cls)
+{
+    if (cls == 0x9067) return 4;                                   /* FERMI_CONTEXT_SHARE_A */
+    if ((cls & 0xff) == 0x6f && cls >= 0xa06f && cls <= 0xcf6f) return 0x14;   /* *_CHANNEL_GPFIFO_A */
+    return -1;
+}
+
 static vgt_status on_rm_alloc(vgt_model *m, const vgt_record *r, vgt_error *err)
 {
     vgt_rec_rm_alloc a;
     VGT_TRY(vgt_decode_rm_alloc(r, &a, err));
     if (a.status) return VGT_OK;
-    vgt_model_object o = {a.client, a.parent, a.handle, a.cls, r->seq, is_memory_class(a.cls), 0, 0};
+    vgt_model_object o = {a.client, a.parent, a.handle, a.cls, r->seq, is_memory_class(a.cls), 0, 0, 0, 0};
+    int at = alloc_flags_offset(a.cls);
+    const uint8_t *p = a.params_out ? a.params_out : a.params_in;
+    if (at >= 0 && p && a.params_length >= (uint32_t)at + 4) {
+        o.alloc_flags = le_get32(p + at);
+        o.has_alloc_flags = 1;
+    }
     return model_object_add(m, &o, err);
 }
 
@@ -52,7 +70,7 @@ static vgt_status on_mem_alloc(vgt_model *m, const vgt_record *r, vgt_error *err
     vgt_rec_mem_alloc a;
     VGT_TRY(vgt_decode_mem_alloc(r, &a, err));
     if (a.status) return VGT_OK;
-    vgt_model_object o = {a.client, a.parent, a.handle, a.cls, r->seq, 1, a.size, a.aperture};
+    vgt_model_object o = {a.client, a.parent, a.handle, a.cls, r->seq, 1, a.size, a.aperture, 0, 0};
     return model_object_add(m, &o, err);
 }
 
@@ -61,7 +79,12 @@ static vgt_status on_channel(vgt_model *m, const vgt_record *r, vgt_error *err)
     vgt_rec_channel c;
     VGT_TRY(vgt_decode_channel(r, &c, err));
     if (c.status) return VGT_OK;
-    vgt_model_object o = {c.client, c.parent, c.handle, c.cls, r->seq, 0, 0, 0};
+    vgt_model_object o = {c.client, c.parent, c.handle, c.cls, r->seq, 0, 0, 0, 0, 0};
+    const vgt_model_object *prev = vgt_model_object_find(m, c.client, c.handle);   /* its RM_ALLOC */
+    if (prev && prev->cls == c.cls) {
+        o.alloc_flags = prev->alloc_flags;
+        o.has_alloc_flags = prev->has_alloc_flags;
+    }
     VGT_TRY(model_object_add(m, &o, err));
     return model_channel_add(m, &c, r->seq, err);
 }
@@ -71,7 +94,7 @@ static vgt_status on_engine_object(vgt_model *m, const vgt_record *r, vgt_error 
     vgt_rec_engine_object e;
     VGT_TRY(vgt_decode_engine_object(r, &e, err));
     if (e.status) return VGT_OK;
-    vgt_model_object o = {e.client, e.channel, e.handle, e.cls, r->seq, 0, 0, 0};
+    vgt_model_object o = {e.client, e.channel, e.handle, e.cls, r->seq, 0, 0, 0, 0, 0};
     VGT_TRY(model_object_add(m, &o, err));
     vgt_model_channel *ch = model_channel_get(m, e.client, e.channel);
     if (!ch) return VGT_OK;

@@ -107,6 +107,13 @@ typedef struct vgt_backend_channel_desc {
      * different context shares ran in different subcontexts (VEIDs) of the group's context: each with
      * its own compute state and MME (Vulkan gives its compute queue one; CUDA's share one). */
     uint32_t context_share;
+    /* The NVOS04 flags the capture allocated the channel with (NV_CHANNEL_ALLOC_PARAMS.flags) and the
+     * flags of its context share (NV_CTXSHARE_ALLOCATION_PARAMETERS.flags); has_*: recorded at all.
+     * Hardware backends reproduce the scheduling ones (runqueue, group thread; sync/async subcontext):
+     * RM lets a compute object onto an async subcontext of a graphics TSG only on the runqueue the
+     * capture used (H200, vk_triangle's compute queue: flags 0x10000030). */
+    uint32_t alloc_flags, share_flags;
+    int has_alloc_flags, has_share_flags;
 } vgt_backend_channel_desc;
 
 /* Counters a backend keeps over its life (the replay summary). Backends leave unknown ones at 0. */

@@ -33,6 +33,11 @@ typedef struct vgt_model_object {
     int is_memory;            /* a MEM_ALLOC (or RM_ALLOC of a memory class) */
     uint64_t size;            /* memory objects */
     uint32_t aperture;        /* memory objects */
+    /* The flags word of the RM_ALLOC parameters, for the classes whose flags a replay reproduces
+     * (model.c alloc_flag_fields): channels (NVOS04 flags) and context shares (sync/async/specified).
+     * has_alloc_flags: 0 when the trace did not record them (older captures sent no parameters). */
+    uint32_t alloc_flags;
+    int has_alloc_flags;
 } vgt_model_object;
 
 typedef struct vgt_model_engine {
