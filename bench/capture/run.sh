@@ -34,4 +34,5 @@ mc=$(printf '%s\n' "${captured[@]}" | median)
 mb=$(printf '%s\n' "${bps[@]:-0}" | median)
 ratio=$(awk -v a="$mc" -v b="$mp" 'BEGIN {printf "%.3f", a / b}')
 echo "options '${REC_OPTS:-}': median plain ${mp} us, median captured ${mc} us, ratio ${ratio} (goal <= 1.10), trace bytes per submission ${mb}"
-grep -ho 'time_ms.*' "$OUT/bench_1.err" | head -1
+grep -ho "time_ms.*" "$OUT/bench_1.err" | head -1
+grep -ho "split_ms.*" "$OUT/bench_1.err" | head -1

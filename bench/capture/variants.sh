@@ -33,7 +33,7 @@ for v in $VARIANTS; do
         *) echo "unknown variant $v" >&2; exit 2 ;;
     esac
     echo "== variant $v: options '$opts' ${env[*]}"
-    line=$(env "${env[@]}" REC_OPTS="$opts" bash "$HERE/run.sh" "$VGT" "$WL" "$RUNS" "$OUT/$v" | tee /dev/stderr | tail -2 | tr '\n' ' ')
+    line=$(env "${env[@]}" REC_OPTS="$opts" bash "$HERE/run.sh" "$VGT" "$WL" "$RUNS" "$OUT/$v" | tee /dev/stderr | tail -3 | tr '\n' ' ')
     summary+=("$v: $line")
 done
 echo "== summary ($(basename "$WL"), $RUNS + $RUNS runs each)"

@@ -101,7 +101,14 @@ int shim_first_time(uint64_t key);
 /* Where the shim's time goes (printed with VGT_CAPTURE_STATS=1). */
 typedef struct shim_time {
     _Atomic uint64_t initial_ns, submit_ns, observed_ns, ioctl_ns, memory_ns, memory_records, memory_bytes;
+    /* The split of memory_ns and of the trap path (VGT_CAPTURE_STATS; bench/capture reads them): device
+     * reads, mprotect calls, MEMORY record writes, userfaultfd collection, the write-fault handler, the
+     * whole doorbell trap (decode + emulate + submission record), USERD reads; regions by kind. */
+    _Atomic uint64_t read_ns, protect_ns, record_ns, wp_ns, fault_ns, trap_ns, userd_ns;
+    _Atomic uint64_t uffd_regions, hashed_regions, zero_initial_bytes;
 } shim_time;
+/* t0 = vgt_now_ns() earlier; adds the time since to a shim_time field. */
+#define SHIM_TIME_ADD(field, t0) atomic_fetch_add(&g_shim_time.field, vgt_now_ns() - (t0))
 extern shim_time g_shim_time;
 /* Count a failed write (records_lost) and report it once. */
 void shim_write_failed(const vgt_error *err);
@@ -132,6 +139,14 @@ typedef struct shim_object {
     uint64_t size, os_address;    /* memory: bytes; 0x71 OS descriptor: the pinned user address */
     uint32_t userd_memory;        /* channels */
     uint64_t userd_offset;
+    uint64_t ring_va;             /* channels: GPFIFO ring GPU VA and entries */
+    uint32_t ring_entries;
+    /* Memory RM allocated in this capture (not the program's own pages): zero as handed out, until the
+     * CPU or the GPU can have written it (shim_objects.c fresh_view says when that is). */
+    uint8_t rm_zeroed, gpu_mapped;
+    uint8_t infra_marked;         /* channels: ring and USERD handed to shim_mem_channel_infra */
+    uint32_t cpu_maps;            /* CPU mappings made so far */
+    uint64_t doorbells_at_gpu_map;   /* shim_trap_doorbells() at its first GPU mapping */
 } shim_object;
 shim_object *shim_obj_find(uint32_t client, uint32_t handle);
 shim_object *shim_obj_add(uint32_t client, uint32_t handle, uint32_t parent, uint32_t cls);
@@ -177,7 +192,19 @@ int shim_sigaction_hook(int sig, const struct sigaction *act, struct sigaction *
 
 /* ---- shim_memtrack.c ---- */
 /* A view became readable (CPU map + GPU map): record its contents (initial) and start tracking it. */
-void shim_mem_view_added(uint64_t gpu_va, uint64_t length, void *cpu, uint32_t client, uint32_t memory);
+/* A channel's ring (GPU VA range) and USERD (CPU address) in tracked memory: never recorded as changed
+ * memory (the submission records carry the ring's entries; a replay uses its own USERD). */
+void shim_mem_channel_infra(uint64_t ring_va, uint64_t ring_bytes, uintptr_t userd_cpu, uint64_t userd_bytes);
+
+/* ---- shim_pristine.c: first CPU mappings of fresh RM memory, write-protected until a view claims them */
+void shim_pristine_add(uintptr_t cpu, uint64_t len);
+int shim_pristine_claim(uintptr_t cpu, uint64_t len);   /* 1: nothing wrote it since its CPU mapping */
+int shim_pristine_fault(uintptr_t addr);                 /* 1: a write fault the table handled */
+void shim_pristine_drop(uintptr_t cpu, uint64_t len);
+void shim_pristine_forget_all(void);
+
+/* zeroed: the view's bytes are known to be zero (fresh RM memory nothing wrote yet): no initial read. */
+void shim_mem_view_added(uint64_t gpu_va, uint64_t length, void *cpu, uint32_t client, uint32_t memory, int zeroed);
 /* A view is about to go away: record what changed (observed) and stop tracking. */
 void shim_mem_view_removing(uint64_t gpu_va, uint64_t length);
 /* Before a submission: MEMORY records (reason changed) for what changed since the previous one. */

@@ -356,6 +356,14 @@ void shim_finish(int exit_status)
                 atomic_load(&g_shim_time.memory_ns) / 1e6, atomic_load(&g_shim_time.observed_ns) / 1e6,
                 atomic_load(&g_shim_time.ioctl_ns) / 1e6, (unsigned long long)atomic_load(&g_shim_time.memory_records),
                 (unsigned long long)atomic_load(&g_shim_time.memory_bytes));
+        fprintf(stderr, "vgt-capture: split_ms trap=%.1f userd=%.1f read=%.1f protect=%.1f record=%.1f wp=%.1f fault=%.1f "
+                "regions uffd=%llu hashed=%llu zero_initial_bytes=%llu\n", atomic_load(&g_shim_time.trap_ns) / 1e6,
+                atomic_load(&g_shim_time.userd_ns) / 1e6, atomic_load(&g_shim_time.read_ns) / 1e6,
+                atomic_load(&g_shim_time.protect_ns) / 1e6, atomic_load(&g_shim_time.record_ns) / 1e6,
+                atomic_load(&g_shim_time.wp_ns) / 1e6, atomic_load(&g_shim_time.fault_ns) / 1e6,
+                (unsigned long long)atomic_load(&g_shim_time.uffd_regions),
+                (unsigned long long)atomic_load(&g_shim_time.hashed_regions),
+                (unsigned long long)atomic_load(&g_shim_time.zero_initial_bytes));
         char top[600];
         shim_mem_top_regions(top, sizeof top);
         fprintf(stderr, "vgt-capture: faulting regions (memory/size:faults/changed records): %s\n", top[0] ? top : "none");

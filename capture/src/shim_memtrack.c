@@ -113,15 +113,30 @@ static uint64_t run_bytes(const region *r, uint32_t first, uint32_t count)
     return off + n > r->len ? r->len - off : n;
 }
 
+static void write_record(const vgt_rec_memory *m)
+{
+    uint64_t t0 = vgt_now_ns();
+    vgt_error err;
+    if (vgt_write_memory(g_shim.w, t0, m, &err) != VGT_OK) shim_write_failed(&err);
+    atomic_fetch_add(&g_shim_time.memory_records, 1);
+    atomic_fetch_add(&g_shim_time.memory_bytes, m->length);
+    SHIM_TIME_ADD(record_ns, t0);
+}
+
+/* mprotect, timed (VGT_CAPTURE_STATS): the drain's system calls are a large part of its cost. */
+static void protect(uintptr_t addr, uint64_t len, int prot)
+{
+    uint64_t t0 = vgt_now_ns();
+    g_libc.mprotect((void *)addr, (size_t)len, prot);
+    SHIM_TIME_ADD(protect_ns, t0);
+}
+
 /* Pages [first, first+count) (count <= STAGE_PAGES) are in stage: one MEMORY record. */
 static void write_staged(const region *r, uint32_t first, uint32_t count, uint32_t reason)
 {
     vgt_rec_memory m = { .gpu_va = r->gpu_va + (uint64_t)first * PAGE, .length = (uint32_t)run_bytes(r, first, count),
                          .reason = reason, .memory = r->memory, .data = stage };
-    vgt_error err;
-    if (vgt_write_memory(g_shim.w, vgt_now_ns(), &m, &err) != VGT_OK) shim_write_failed(&err);
-    atomic_fetch_add(&g_shim_time.memory_records, 1);
-    atomic_fetch_add(&g_shim_time.memory_bytes, m.length);
+    write_record(&m);
 }
 
 static _Atomic uint64_t pages_read;             /* pages copied out of tracked memory (stats, bench) */
@@ -129,9 +144,11 @@ uint64_t shim_mem_pages_read(void) { return atomic_load(&pages_read); }
 
 static void stage_in(const region *r, uint32_t first, uint32_t count)
 {
+    uint64_t t0 = vgt_now_ns();
     atomic_fetch_add(&pages_read, count);
     vgt_capture_copy_device(stage, (const uint8_t *)atomic_load(&((region *)r)->cpu) + (uint64_t)first * PAGE,
                             run_bytes(r, first, count));
+    SHIM_TIME_ADD(read_ns, t0);
 }
 
 static uint64_t staged_hash(const region *r, uint32_t first, uint32_t i)
@@ -140,16 +157,94 @@ static uint64_t staged_hash(const region *r, uint32_t first, uint32_t i)
     return XXH3_64bits(stage + (uint64_t)i * PAGE, n);
 }
 
+static int all_zero(const uint8_t *p, uint64_t n)
+{
+    static const uint8_t zero[PAGE];
+    return memcmp(p, zero, n) == 0;
+}
+
+/* The initial read of a region: its zero pages get a (zero) shadow at once, so that the first change is
+ * recorded as the changed bytes, not as a whole page. The shadow is fresh anonymous memory, zero until
+ * written. */
+static void seed_zero_shadow(region *r, uint32_t first, uint32_t n)
+{
+    if (!r->shadow && (r->shadow = meta_alloc(r->len)) != NULL && !(r->shadow_ok = meta_alloc(r->npages))) return;
+    if (!r->shadow || !r->shadow_ok) return;
+    for (uint32_t i = 0; i < n; i++)
+        if (all_zero(stage + (uint64_t)i * PAGE, run_bytes(r, first + i, 1))) r->shadow_ok[first + i] = 1;
+}
+
 /* Read, hash and record pages [first, first+count) in stage-sized pieces. */
 static void record_run(region *r, uint32_t first, uint32_t count, uint32_t reason)
 {
     if (!stage_ready()) return;
+    int seed = reason == VGT_MEM_INITIAL && !r->shadow;   /* a region's first read: its shadow is still zero */
     for (uint32_t done = 0; done < count;) {
         uint32_t n = count - done < STAGE_PAGES ? count - done : STAGE_PAGES;
         stage_in(r, first + done, n);
+        if (seed) seed_zero_shadow(r, first + done, n);
         for (uint32_t i = 0; i < n; i++) r->hash[first + done + i] = staged_hash(r, first + done, i);
         write_staged(r, first + done, n, reason);
         done += n;
+    }
+}
+
+/* ---- channel infrastructure: bytes the submission records carry or a replay never uses ----
+ * A channel's GPFIFO ring is in every GPFIFO_SUBMIT record (its new entries), and its USERD (GP_PUT and
+ * friends) is the captured channel's own: a replay drives its own ring and USERD. CUDA keeps both in
+ * tracked memory and writes them at every launch (the corpus's many_launches: an 8-byte ring entry and
+ * 80 bytes of USERD per submission). Ring pages wholly inside the ring are not tracked at all; other
+ * infrastructure bytes are left out of the changed records (their shadow follows the memory). */
+#define SKIP_MAX 256u
+#define PAGE_IGNORED 3            /* dirty[] state: never protected, read or recorded */
+typedef struct skip_range { uint32_t region; uint64_t lo, hi; } skip_range;   /* byte offsets in the region */
+static skip_range skips[SKIP_MAX];
+static uint32_t nskips;
+
+static region *region_of_va(uint64_t va)
+{
+    int hw = atomic_load(&region_hw);
+    for (int i = 0; i < hw; i++)
+        if (atomic_load(&regions[i].cpu) && va >= regions[i].gpu_va && va - regions[i].gpu_va < regions[i].len)
+            return &regions[i];
+    return NULL;
+}
+
+static void skip_add(region *r, uint64_t lo, uint64_t hi)
+{
+    if (nskips < SKIP_MAX) skips[nskips++] = (skip_range){ (uint32_t)(r - regions), lo, hi };
+}
+
+static void ignore_page(region *r, uint32_t p)
+{
+    if (!r->dirty) return;
+    atomic_store(&r->dirty[p], PAGE_IGNORED);
+    protect(atomic_load(&r->cpu) + (uint64_t)p * PAGE, PAGE, PROT_READ | PROT_WRITE);
+}
+
+static region *find_region(uintptr_t a);
+
+void shim_mem_channel_infra(uint64_t ring_va, uint64_t ring_bytes, uintptr_t userd_cpu, uint64_t userd_bytes)
+{
+    if (g_shim.memory_mode != SHIM_MEM_CHANGED) return;
+    region *r = ring_bytes ? region_of_va(ring_va) : NULL;
+    if (r) {
+        uint64_t lo = ring_va - r->gpu_va, hi = lo + ring_bytes > r->len ? r->len : lo + ring_bytes;
+        for (uint64_t p = (lo + PAGE - 1) / PAGE; (p + 1) * PAGE <= hi; p++) ignore_page(r, (uint32_t)p);
+        skip_add(r, lo, hi);   /* the partial pages at either end */
+    }
+    region *u = userd_bytes ? find_region(userd_cpu) : NULL;
+    if (u) skip_add(u, userd_cpu - atomic_load(&u->cpu), userd_cpu - atomic_load(&u->cpu) + userd_bytes);
+}
+
+/* Make the infrastructure bytes of page p compare equal to its shadow (they are never recorded). */
+static void skip_infra(const region *r, uint32_t p, uint64_t n)
+{
+    uint64_t off = (uint64_t)p * PAGE;
+    for (uint32_t i = 0; i < nskips; i++) {
+        if (skips[i].region != (uint32_t)(r - regions) || skips[i].hi <= off || skips[i].lo >= off + n) continue;
+        uint64_t lo = skips[i].lo > off ? skips[i].lo - off : 0, hi = skips[i].hi < off + n ? skips[i].hi - off : n;
+        memcpy(r->shadow + off + lo, stage + lo, hi - lo);
     }
 }
 
@@ -170,6 +265,7 @@ static int record_changed_page(region *r, uint32_t p)
         return 0;
     }
     if (r->shadow && r->shadow_ok && r->shadow_ok[p]) {
+        skip_infra(r, p, n);
         const uint8_t *old = r->shadow + off;
         if (memcmp(stage, old, n) == 0) return 0;   /* the common case of a hot page: one vector compare */
         while (lo + 64 <= n && memcmp(stage + lo, old + lo, 64) == 0) lo += 64;
@@ -182,10 +278,7 @@ static int record_changed_page(region *r, uint32_t p)
     }
     vgt_rec_memory m = { .gpu_va = r->gpu_va + off + lo, .length = (uint32_t)(hi - lo), .reason = VGT_MEM_CHANGED,
                          .memory = r->memory, .data = stage + lo };
-    vgt_error err;
-    if (vgt_write_memory(g_shim.w, vgt_now_ns(), &m, &err) != VGT_OK) shim_write_failed(&err);
-    atomic_fetch_add(&g_shim_time.memory_records, 1);
-    atomic_fetch_add(&g_shim_time.memory_bytes, m.length);
+    write_record(&m);
     if (r->shadow && r->shadow_ok) {
         memcpy(r->shadow + off, stage, n);
         r->shadow_ok[p] = 1;
@@ -207,7 +300,8 @@ static void record_hash_changes(region *r, uint32_t reason)
             int changed = 0;
             if (i < n) {
                 uint64_t h = staged_hash(r, base, i);
-                changed = h != r->hash[base + i];
+                int ignored = r->dirty && atomic_load(&r->dirty[base + i]) == PAGE_IGNORED;   /* a ring page */
+                changed = h != r->hash[base + i] && !ignored;
                 r->hash[base + i] = h;
             }
             if (changed && run++ == 0) start = i;
@@ -222,17 +316,41 @@ static void record_hash_changes(region *r, uint32_t reason)
     }
 }
 
-static void view_added(uint64_t gpu_va, uint64_t length, void *cpu, uint32_t client, uint32_t memory);
+static void view_added(uint64_t gpu_va, uint64_t length, void *cpu, uint32_t client, uint32_t memory, int zeroed);
 
-void shim_mem_view_added(uint64_t gpu_va, uint64_t length, void *cpu, uint32_t client, uint32_t memory)
+void shim_mem_view_added(uint64_t gpu_va, uint64_t length, void *cpu, uint32_t client, uint32_t memory, int zeroed)
 {
     if (g_shim.memory_mode == SHIM_MEM_NONE || !g_shim.active) return;
     uint64_t t0 = vgt_now_ns();
-    view_added(gpu_va, length, cpu, client, memory);
+    view_added(gpu_va, length, cpu, client, memory, zeroed && g_shim.memory_mode == SHIM_MEM_CHANGED);
     atomic_fetch_add(&g_shim_time.initial_ns, vgt_now_ns() - t0);
 }
 
-static void view_added(uint64_t gpu_va, uint64_t length, void *cpu, uint32_t client, uint32_t memory)
+/* A view of fresh RM memory starts from a zero shadow instead of an initial read, so later changes are
+ * recorded against zero. Its first page is read to confirm the premise; if that is not zero the view is
+ * read whole as usual (and the premise reported once). Returns 0 when the initial read is still due. */
+static int start_zeroed(region *r)
+{
+    if (!stage_ready() || !(r->shadow = meta_alloc(r->len)) || !(r->shadow_ok = meta_alloc(r->npages))) return 0;
+    stage_in(r, 0, 1);
+    uint64_t n = run_bytes(r, 0, 1);
+    for (uint64_t i = 0; i < n; i++)
+        if (stage[i]) {
+            if (shim_first_time(0x4000000000ull))
+                shim_problem(1, VGT_E_FORMAT, "memory 0x%x at VA 0x%llx: freshly allocated memory is not zero; views are "
+                             "read whole from now on (reported once)", r->memory, (unsigned long long)r->gpu_va);
+            return 0;
+        }
+    uint64_t zero_hash = XXH3_64bits(stage, PAGE);
+    for (uint32_t p = 0; p < r->npages; p++) {
+        r->shadow_ok[p] = 1;
+        r->hash[p] = zero_hash;   /* the last page may be partial: its hash only matters with no shadow */
+    }
+    atomic_fetch_add(&g_shim_time.zero_initial_bytes, r->len);
+    return 1;
+}
+
+static void view_added(uint64_t gpu_va, uint64_t length, void *cpu, uint32_t client, uint32_t memory, int zeroed)
 {
     int slot = -1;
     for (int i = 0; i < MAX_REGIONS && slot < 0; i++) if (!atomic_load(&regions[i].cpu)) slot = i;
@@ -268,6 +386,15 @@ static void view_added(uint64_t gpu_va, uint64_t length, void *cpu, uint32_t cli
     while (slot >= hw && !atomic_compare_exchange_weak(&region_hw, &hw, slot + 1)) { }
     if (!r->hashed && !r->uffd && g_shim.memory_mode == SHIM_MEM_CHANGED && g_libc.mprotect(cpu, length, PROT_READ) != 0)
         r->hashed = 1;   /* this mapping cannot be write-protected: fall back to hashing it */
+    if (r->uffd) atomic_fetch_add(&g_shim_time.uffd_regions, 1);
+    if (r->hashed) atomic_fetch_add(&g_shim_time.hashed_regions, 1);
+    static int zero_premise_failed;
+    if (!zeroed && !r->hashed && !r->uffd && g_shim.memory_mode == SHIM_MEM_CHANGED)
+        zeroed = shim_pristine_claim((uintptr_t)cpu, length);   /* now that this region sees every write */
+    if (zeroed && !r->hashed && !zero_premise_failed) {
+        if (start_zeroed(r)) return;
+        zero_premise_failed = 1;
+    }
     record_run(r, 0, r->npages, VGT_MEM_INITIAL);
 }
 
@@ -289,10 +416,21 @@ static void enqueue(region *r, uint32_t p)
     atomic_flag_clear_explicit(&dq_lock, memory_order_release);
 }
 
+static int write_fault(void *addr);
+
 int shim_mem_write_fault(void *addr)
+{
+    uint64_t t0 = vgt_now_ns();
+    int handled = write_fault(addr);
+    SHIM_TIME_ADD(fault_ns, t0);
+    return handled;
+}
+
+static int write_fault(void *addr)
 {
     uintptr_t a = (uintptr_t)addr;
     region *r = find_region(a);
+    if (!r && shim_pristine_fault(a)) return 1;
     if (!r || r->hashed || !r->dirty) {
         /* A region removed while this thread was faulting: it is writable again, retry once. */
         uint32_t n = atomic_load(&grave_n);
@@ -336,11 +474,14 @@ static void scan_hot(void)
         region *r = &regions[hot[i].region];
         uint32_t p = hot[i].page;
         uintptr_t cpu = atomic_load(&r->cpu);
-        if (!cpu || !r->dirty || p >= r->npages) { hot[i] = hot[--hot_n]; continue; }
+        if (!cpu || !r->dirty || p >= r->npages || atomic_load(&r->dirty[p]) == PAGE_IGNORED) {
+            hot[i] = hot[--hot_n];
+            continue;
+        }
         if (r->last_dirty[p] == drain_no) { i++; continue; }   /* just promoted and recorded */
         if (hot[i].quiet + 1 >= hot_quiet) {
             atomic_store(&r->dirty[p], 0);
-            g_libc.mprotect((void *)(cpu + (uint64_t)p * PAGE), PAGE, PROT_READ);
+            protect(cpu + (uint64_t)p * PAGE, PAGE, PROT_READ);
             record_changed_page(r, p);
             hot[i] = hot[--hot_n];
             continue;
@@ -370,7 +511,7 @@ static void protect_runs(const uint64_t *list, uint32_t n)
         while (j < n && !(list[j] & PROMOTED) && list[j] == list[j - 1] + 1 && list[j] >> 32 == list[i] >> 32) j++;
         region *r = &regions[list[i] >> 32];
         uintptr_t cpu = atomic_load(&r->cpu);
-        g_libc.mprotect((void *)(cpu + (uint64_t)(uint32_t)list[i] * PAGE), (size_t)(j - i) * PAGE, PROT_READ);
+        protect(cpu + (uint64_t)(uint32_t)list[i] * PAGE, (uint64_t)(j - i) * PAGE, PROT_READ);
         i = j;
     }
 }
@@ -441,7 +582,10 @@ void shim_mem_before_submit(void)
         else if (r->hashed) record_hash_changes(r, VGT_MEM_CHANGED);
         else if (r->uffd) {
             vgt_error err;
-            if (vgt_capture_wp_collect(wp, (void *)atomic_load(&r->cpu), r->len, on_written, r, &err) != VGT_OK) {
+            uint64_t t1 = vgt_now_ns();
+            vgt_status wrc = vgt_capture_wp_collect(wp, (void *)atomic_load(&r->cpu), r->len, on_written, r, &err);
+            SHIM_TIME_ADD(wp_ns, t1);
+            if (wrc != VGT_OK) {
                 shim_problem(1, err.code, "%s: hashing this region from now on", err.msg);
                 r->uffd = 0;
                 r->hashed = 1;
@@ -455,6 +599,9 @@ static void release(region *r)
 {
     for (uint32_t i = 0; i < hot_n;)   /* its hot pages go with it (the slot may be reused) */
         if (hot[i].region == (uint32_t)(r - regions)) hot[i] = hot[--hot_n];
+        else i++;
+    for (uint32_t i = 0; i < nskips;)   /* and its infrastructure ranges */
+        if (skips[i].region == (uint32_t)(r - regions)) skips[i] = skips[--nskips];
         else i++;
     uintptr_t cpu = atomic_load(&r->cpu);
     if (r->uffd) vgt_capture_wp_remove(wp, (void *)cpu, r->len);
@@ -511,7 +658,9 @@ void shim_mem_forget_all(void)
     dq_n = 0;
     dq_overflow = 0;
     hot_n = 0;
+    nskips = 0;
     wp = NULL;          /* the parent's userfaultfd; a child that captures opens its own */
+    shim_pristine_forget_all();
     wp_tried = 0;
 }
 

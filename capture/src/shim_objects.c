@@ -115,7 +115,18 @@ static int grow(void **arr, uint32_t *cap, uint32_t need, size_t elem)
     return 0;
 }
 
-static void view_add(uint32_t client, uint32_t memory, uint64_t gpu_va, uint64_t length, uint64_t cpu)
+/* Whether a view made by the first CPU mapping of a memory object can skip its initial read: RM
+ * allocated the memory in this capture (RM hands memory out zeroed: the 300 MB of initial contents the
+ * six corpus traces recorded before this rule were all zero), the CPU had no mapping of it before (so
+ * it wrote nothing untracked), and no doorbell rang since its first GPU mapping (so no GPU work can have
+ * written it). The other order (CPU mapping first, then the GPU's) goes through shim_pristine.c.
+ * shim_memtrack.c still reads the view's first page and falls back to a full read if that is not zero. */
+static int fresh_view(const shim_object *o, int first_cpu_map)
+{
+    return o && o->rm_zeroed && first_cpu_map && (!o->gpu_mapped || shim_trap_doorbells() == o->doorbells_at_gpu_map);
+}
+
+static void view_add(uint32_t client, uint32_t memory, uint64_t gpu_va, uint64_t length, uint64_t cpu, int zeroed)
 {
     for (uint32_t i = 0; i < nviews; i++)
         if (views[i].gpu_va == gpu_va && views[i].cpu == cpu && views[i].length == length) return;
@@ -128,7 +139,7 @@ static void view_add(uint32_t client, uint32_t memory, uint64_t gpu_va, uint64_t
         return;
     }
     views[nviews++] = (view){ client, memory, gpu_va, length, cpu };
-    shim_mem_view_added(gpu_va, length, (void *)(uintptr_t)cpu, client, memory);
+    shim_mem_view_added(gpu_va, length, (void *)(uintptr_t)cpu, client, memory, zeroed);
 }
 
 static void view_drop(uint32_t i)
@@ -140,13 +151,13 @@ static void view_drop(uint32_t i)
 }
 
 /* Views for the overlap of one CPU map and one GPU map of the same memory object. */
-static void pair(const cpu_map *c, const gpu_map *g)
+static void pair(const cpu_map *c, const gpu_map *g, int zeroed)
 {
     if (c->client != g->client || c->memory != g->memory) return;
     uint64_t lo = c->offset > g->offset ? c->offset : g->offset;
     uint64_t ce = c->offset + c->length, ge = g->offset + g->length, hi = ce < ge ? ce : ge;
     if (lo >= hi) return;
-    view_add(c->client, c->memory, g->gpu_va + (lo - g->offset), hi - lo, c->cpu + (lo - c->offset));
+    view_add(c->client, c->memory, g->gpu_va + (lo - g->offset), hi - lo, c->cpu + (lo - c->offset), zeroed);
 }
 
 void shim_cpu_map_add(uint32_t client, uint32_t device, uint32_t memory, uint64_t offset, uint64_t length,
@@ -154,12 +165,18 @@ void shim_cpu_map_add(uint32_t client, uint32_t device, uint32_t memory, uint64_
 {
     if (grow((void **)&cmaps, &capcmaps, ncmaps + 1, sizeof *cmaps) != 0) return;
     cmaps[ncmaps] = (cpu_map){ client, device, memory, offset, length, cpu, implicit };
-    for (uint32_t i = 0; i < ngmaps; i++) pair(&cmaps[ncmaps], &gmaps[i]);
+    shim_object *o = shim_obj_find(client, memory);
+    int zeroed = fresh_view(o, o && o->cpu_maps == 0);
+    if (o && o->rm_zeroed && o->cpu_maps == 0 && !o->gpu_mapped && !implicit && g_shim.memory_mode == SHIM_MEM_CHANGED)
+        shim_pristine_add(cpu, length);   /* its view, when the GPU mapping comes, may then skip the read */
+    if (o) o->cpu_maps++;
+    for (uint32_t i = 0; i < ngmaps; i++) pair(&cmaps[ncmaps], &gmaps[i], zeroed);
     ncmaps++;
 }
 
 void shim_cpu_unmap_range(uint64_t cpu, uint64_t length)
 {
+    shim_pristine_drop(cpu, length);
     for (uint32_t i = 0; i < nviews;) {
         if (views[i].cpu < cpu + length && cpu < views[i].cpu + views[i].length) view_drop(i);
         else i++;
@@ -181,7 +198,12 @@ void shim_gpu_map_add(uint32_t client, uint32_t device, uint32_t va_space, uint3
 {
     if (grow((void **)&gmaps, &capgmaps, ngmaps + 1, sizeof *gmaps) != 0) return;
     gmaps[ngmaps] = (gpu_map){ client, device, va_space, memory, source, offset, length, gpu_va };
-    for (uint32_t i = 0; i < ncmaps; i++) pair(&cmaps[i], &gmaps[ngmaps]);
+    shim_object *o = shim_obj_find(client, memory);
+    if (o && !o->gpu_mapped) {
+        o->gpu_mapped = 1;
+        o->doorbells_at_gpu_map = shim_trap_doorbells();
+    }
+    for (uint32_t i = 0; i < ncmaps; i++) pair(&cmaps[i], &gmaps[ngmaps], 0);   /* the CPU may have written */
     ngmaps++;
 }
 
@@ -220,7 +242,7 @@ void *shim_cpu_pointer(uint32_t client, uint32_t memory, uint64_t offset, uint64
     return NULL;
 }
 
-void shim_uvm_range_add(uint64_t va, uint64_t length) { view_add(0, 0, va, length, va); }
+void shim_uvm_range_add(uint64_t va, uint64_t length) { view_add(0, 0, va, length, va, 0); }
 
 void shim_memory_freed(uint32_t client, uint32_t memory)
 {

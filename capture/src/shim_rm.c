@@ -137,7 +137,7 @@ static void channel_from_params(uint32_t client, uint32_t parent, uint32_t handl
     write_failed_if(vgt_write_channel(g_shim.w, vgt_now_ns(), &ch, &err), &err);
     if (status != 0) return;
     shim_object *o = shim_obj_find(client, handle);
-    if (o) { o->userd_memory = ch.userd_memory; o->userd_offset = ch.userd_offset; }
+    if (o) { o->userd_memory = ch.userd_memory; o->userd_offset = ch.userd_offset; o->ring_va = ch.ring_va; o->ring_entries = ch.entries; }
     if (ch.entries && vgt_capture_register_channel(g_shim.cap, &ch, &err) != VGT_OK)
         shim_problem(1, err.code, "channel 0x%x: %s", handle, err.msg);
 }
@@ -158,6 +158,8 @@ static void on_alloc(rm_call *c)
     if (status == 0 && !shim_obj_add(client, handle, parent, cls))
         shim_problem(1, VGT_E_LIMIT, "object table full at handle 0x%x", handle);
     if (cls == 0x3e || cls == 0x40) mem_alloc_from_params(client, parent, handle, cls, status, c->pout, c->plen);
+    shim_object *made = status == 0 && (cls == 0x3e || cls == 0x40) ? shim_obj_find(client, handle) : NULL;
+    if (made) made->rm_zeroed = 1;
     if (shim_class_is_channel(cls)) channel_from_params(client, parent, handle, cls, status, c->pout, c->plen);
     if (parent_obj && parent_obj->is_channel) {
         vgt_rec_engine_object e = { .client = client, .channel = parent, .handle = handle, .cls = cls, .status = status };
@@ -180,7 +182,7 @@ static void on_alloc_memory(rm_call *c)
     write_failed_if(vgt_write_mem_alloc(g_shim.w, vgt_now_ns(), &m, &err), &err);
     if (status != 0) return;
     shim_object *o = shim_obj_add(client, handle, parent, cls);
-    if (o) { o->is_memory = 1; o->size = size; o->os_address = m.cpu_address; }
+    if (o) { o->is_memory = 1; o->size = size; o->os_address = m.cpu_address; o->rm_zeroed = cls != 0x71; }
     if (cls == 0x71 && addr) shim_cpu_map_add(client, parent, handle, 0, size, addr, 1);
 }
 
@@ -292,6 +294,7 @@ static void on_vid_heap(rm_call *c)
     o->is_memory = 1;
     o->size = h.alloc.size;
     o->os_address = h.alloc.cpu_address;
+    o->rm_zeroed = h.alloc.cls != 0x71;
     if (h.alloc.cls == 0x71 && h.alloc.cpu_address)
         shim_cpu_map_add(h.alloc.client, h.alloc.parent, h.alloc.handle, 0, h.alloc.size, h.alloc.cpu_address, 1);
 }

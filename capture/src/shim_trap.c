@@ -27,8 +27,8 @@
 
 #define MAX_TRAPS 64
 #define DOORBELL_OFFSET 0x90u
-#define USERD_GP_GET 0x88u      /* USERD (C56F/C86F layout): GPGet, read-only */
 #define USERD_GP_PUT 0x8cu      /* GPPut */
+#define USERD_BYTES 0x200u      /* the USERD control area (DOC classes/host/clc86f.h: 512 bytes) */
 
 typedef struct trap_page {
     _Atomic uintptr_t fake;     /* stand-in address, 0 when the slot is free */
@@ -144,8 +144,16 @@ static void doorbell_locked(uint32_t token)
         pthread_mutex_unlock(&g_shim.mu);
         return;
     }
-    uint32_t gp_get = *(const volatile uint32_t *)(userd + USERD_GP_GET);
+    if (!o->infra_marked) {
+        o->infra_marked = 1;
+        shim_mem_channel_infra(o->ring_va, 8ull * o->ring_entries, (uintptr_t)userd, USERD_BYTES);
+    }
+    /* GP_PUT only: USERD is uncached device memory (about 1 us a read on the H200) and GP_GET, how far the
+     * GPU had fetched, is not needed to replay; the record says it was not read. */
+    uint64_t t0 = vgt_now_ns();
+    uint32_t gp_get = VGT_GP_NOT_READ;
     uint32_t gp_put = *(const volatile uint32_t *)(userd + USERD_GP_PUT);
+    SHIM_TIME_ADD(userd_ns, t0);
     shim_mem_before_submit();
     if (vgt_capture_doorbell(g_shim.cap, client, channel, gp_get, gp_put, NULL, &err) != VGT_OK) {
         if (err.code == VGT_E_IO || err.code == VGT_E_NOMEM) shim_write_failed(&err);
@@ -160,7 +168,17 @@ static void on_store(void *ctx, uint64_t off, uint32_t size, uint64_t value)
     if (off == DOORBELL_OFFSET && size == 4) doorbell((uint32_t)value);
 }
 
+static int emulate_timed(trap_page *t, ucontext_t *uc);
+
 static int emulate(trap_page *t, ucontext_t *uc)
+{
+    uint64_t t0 = vgt_now_ns();
+    int handled = emulate_timed(t, uc);
+    SHIM_TIME_ADD(trap_ns, t0);
+    return handled;
+}
+
+static int emulate_timed(trap_page *t, ucontext_t *uc)
 {
     vgt_trap_insn in;
     vgt_error err;

@@ -6,7 +6,8 @@
  * records read back from the trace: the whole region at first (initial); at each submission only what
  * the CPU wrote (changed): a whole page the first time, then only the changed bytes; a page written at
  * every submission becomes hot (no more faults) and is still recorded exactly; after HOT_QUIET quiet
- * submissions it is protected again; what the GPU wrote shows up at exit (observed). The write-protect
+ * submissions it is protected again; a fresh view of RM memory is not read and its changes are recorded
+ * against zero, unless its first page is not zero; what the GPU wrote shows up at exit (observed). The write-protect
  * path is forced (no userfaultfd) because that is what device mappings use. */
 #include <signal.h>
 #include <stdarg.h>
@@ -18,6 +19,7 @@
 
 #include "../../capture/src/shim_libc.c"
 #include "../../capture/src/shim_memtrack.c"
+#include "../../capture/src/shim_pristine.c"
 #include "check.h"
 
 shim_state g_shim;
@@ -34,6 +36,8 @@ void shim_problem(uint32_t severity, vgt_status code, const char *fmt, ...)
 }
 void shim_write_failed(const vgt_error *err) { fprintf(stderr, "FAIL write: %s\n", err->msg); exit(1); }
 shim_object *shim_obj_find(uint32_t client, uint32_t handle) { (void)client; (void)handle; return NULL; }
+static int problems;
+int shim_first_time(uint64_t key) { (void)key; problems++; return 1; }
 
 #define VA 0x7700000000ull
 #define NPAGES 16
@@ -77,7 +81,7 @@ int main(void)
     g_shim.track_mode = SHIM_TRACK_WRITE;
     wp_tried = 1;   /* force the mprotect path, as for device mappings */
 
-    shim_mem_view_added(VA, NPAGES * 4096, cpu, 1, 0x40);
+    shim_mem_view_added(VA, NPAGES * 4096, cpu, 1, 0x40, 0);
     want_rec(0, NPAGES * 4096, VGT_MEM_INITIAL, 2 * 4096 + 100, 0x5a);
 
     cpu[2 * 4096 + 100] = 0x11;            /* submission 1: pages 2 and 5, whole (no shadow yet) */
@@ -146,7 +150,7 @@ int main(void)
     uint8_t *ra = mmap(NULL, 8 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd2, 0);
     memset(ra, 0x3c, 8 * 4096);
     shim_mem_configure(HOT_MAX, HOT_QUIET, 2);
-    shim_mem_view_added(VA + 0x200000, 8 * 4096, ra, 1, 0x41);
+    shim_mem_view_added(VA + 0x200000, 8 * 4096, ra, 1, 0x41, 0);
     want_rec(0x200000, 8 * 4096, VGT_MEM_INITIAL, 5 * 4096, 0x3c);
     before = shim_mem_write_faults();
     for (unsigned pg = 0; pg < 5; pg++) ra[pg * 4096 + 64] = (uint8_t)(0xD0 + pg);
@@ -161,12 +165,66 @@ int main(void)
     want_rec(0x200000 + 6 * 4096, 8, VGT_MEM_CHANGED, 0, 0xE6);   /* its shadow was taken when it was read */
     shim_mem_configure(HOT_MAX, HOT_QUIET, 0);
 
+    /* Fresh RM memory (zeroed): no initial read, its changes are recorded against zero; a view said to be
+     * fresh whose first page is not zero is read whole after all, and that is reported. */
+    int fd3 = memfd_create("memtrack3", 0);
+    CHECK(fd3 >= 0 && ftruncate(fd3, 6 * 4096) == 0, "memfd 3");
+    uint8_t *z = mmap(NULL, 6 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd3, 0);
+    shim_mem_view_added(VA + 0x300000, 4 * 4096, z, 1, 0x42, 1);
+    CHECK_EQ_U64(atomic_load(&g_shim_time.zero_initial_bytes), 4 * 4096, "fresh view not started from zero");
+    z[3 * 4096 + 1000] = 0x77;
+    submit();
+    want_rec(0x300000 + 3 * 4096 + 1000, 8, VGT_MEM_CHANGED, 0, 0x77);
+    /* The other order: the CPU mapping first, kept pristine (write-protected) until the GPU mapping makes
+     * the view. Untouched, the view skips the read and then tracks writes; written in between, the write
+     * goes through and the view is read whole. */
+    int fd4 = memfd_create("memtrack4", 0);
+    CHECK(fd4 >= 0 && ftruncate(fd4, 4 * 4096) == 0, "memfd 4");
+    uint8_t *pr = mmap(NULL, 4 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd4, 0);
+    shim_pristine_add((uintptr_t)pr, 2 * 4096);
+    shim_pristine_add((uintptr_t)pr + 2 * 4096, 2 * 4096);
+    pr[2 * 4096 + 9] = 0x31;               /* breaks the second one's premise */
+    CHECK(pr[2 * 4096 + 9] == 0x31, "a write to a pristine mapping was lost");
+    uint64_t zb = atomic_load(&g_shim_time.zero_initial_bytes);
+    shim_mem_view_added(VA + 0x500000, 2 * 4096, pr, 1, 0x44, 0);
+    CHECK_EQ_U64(atomic_load(&g_shim_time.zero_initial_bytes), zb + 2 * 4096, "an untouched pristine view was read");
+    shim_mem_view_added(VA + 0x600000, 2 * 4096, pr + 2 * 4096, 1, 0x45, 0);
+    want_rec(0x600000, 2 * 4096, VGT_MEM_INITIAL, 9, 0x31);
+    CHECK_EQ_U64(atomic_load(&g_shim_time.zero_initial_bytes), zb + 2 * 4096, "a written pristine view was not read");
+    uint64_t fp = shim_mem_write_faults();
+    pr[4096 + 3] = 0x32;                   /* the claimed view tracks writes from zero */
+    CHECK_EQ_U64(shim_mem_write_faults(), fp + 1, "a claimed view's page did not fault");
+    submit();
+    want_rec(0x500000 + 4096, 8, VGT_MEM_CHANGED, 3, 0x32);
+
+    z[4 * 4096 + 5] = 0x99;                /* the second view's first page is not zero */
+    shim_mem_view_added(VA + 0x400000, 2 * 4096, z + 4 * 4096, 1, 0x43, 1);
+    want_rec(0x400000, 2 * 4096, VGT_MEM_INITIAL, 5, 0x99);
+    CHECK(problems == 1, "a broken zero premise reported %d times", problems);
+
+    /* Channel infrastructure: ring pages are not tracked (no fault, no record); a USERD window is left
+     * out of the changed records while the rest of its page is still recorded. */
+    int fd5 = memfd_create("memtrack5", 0);
+    CHECK(fd5 >= 0 && ftruncate(fd5, 4 * 4096) == 0, "memfd 5");
+    uint8_t *inf = mmap(NULL, 4 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd5, 0);
+    shim_mem_view_added(VA + 0x700000, 4 * 4096, inf, 1, 0x46, 0);
+    want_rec(0x700000, 4 * 4096, VGT_MEM_INITIAL, -1, 0);
+    shim_mem_channel_infra(VA + 0x700000, 0x2000, (uintptr_t)inf + 2 * 4096 + 0x40, 0x200);
+    uint64_t fi = shim_mem_write_faults();
+    inf[100] = 1;
+    inf[4096 + 8] = 2;
+    CHECK_EQ_U64(shim_mem_write_faults(), fi, "a ring page faulted");
+    inf[2 * 4096 + 0x48] = 3;              /* USERD (GP_PUT): not recorded */
+    inf[2 * 4096 + 0x800] = 4;             /* the same page outside USERD: recorded */
+    submit();
+    want_rec(0x700000 + 2 * 4096 + 0x800, 8, VGT_MEM_CHANGED, 0, 4);
+
     /* Ordinary memory through userfaultfd (the OS-descriptor path), where the kernel supports it: a
      * system call writing into the tracked page must work, and the page is recorded. */
     uint8_t *anon = mmap(NULL, 4 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     memset(anon, 0, 4 * 4096);
     wp_tried = 0;
-    shim_mem_view_added(VA + 0x100000, 4 * 4096, anon, 1, 0x71);
+    shim_mem_view_added(VA + 0x100000, 4 * 4096, anon, 1, 0x71, 0);
     want_rec(0x100000, 4 * 4096, VGT_MEM_INITIAL, -1, 0);
     int uffd_on = wp != NULL;
     if (uffd_on) {
@@ -175,7 +233,7 @@ int main(void)
         CHECK_EQ_U64(read(p[0], anon + 4096 + 40, 3), 3, "read(2) into a tracked page failed");
         close(p[0]); close(p[1]);
         submit();
-        want_rec(0x100000 + 4096, 4096, VGT_MEM_CHANGED, 41, 'y');
+        want_rec(0x100000 + 4096 + 40, 8, VGT_MEM_CHANGED, 1, 'y');   /* a zero page: diffed against zero */
     } else {
         printf("test_capture_memtrack: userfaultfd write-protect unavailable here, that part skipped\n");
     }

@@ -81,7 +81,8 @@ static vgt_status on_channel(vgt_model *m, const vgt_record *r, vgt_error *err)
     if (c.status) return VGT_OK;
     vgt_model_object o = {c.client, c.parent, c.handle, c.cls, r->seq, 0, 0, 0, 0, 0};
     const vgt_model_object *prev = vgt_model_object_find(m, c.client, c.handle);   /* its RM_ALLOC */
-    if (prev && prev->cls == c.cls) {
+    if (prev && prev->cls == c.cls) {   /* the object is the RM_ALLOC's: a slice keeps that record too */
+        o.alloc_seq = prev->alloc_seq;
         o.alloc_flags = prev->alloc_flags;
         o.has_alloc_flags = prev->has_alloc_flags;
     }
