@@ -3,6 +3,7 @@
  * Mapping of operations:
  *   vaspace_create   the session's one UVM-owned VA space (a second is VGT_E_UNSUPPORTED)
  *   map / unmap      an allocation at exactly that VA (sysmem for SYSMEM/OS/UNKNOWN, vidmem for VIDMEM)
+ *   map_alias        the memory of an existing allocation mapped again at a second VA (shared storage)
  *   mem_write/read   through the allocation's CPU mapping, refused outside our allocations
  *   channel_create   records the class and ring size; object_create records engine classes
  *   first submit     realises the channel: RM needs every engine object before UVM_REGISTER_CHANNEL,
@@ -48,6 +49,19 @@ typedef struct gpu_channel {
     uint32_t nwrites;
 } gpu_channel;
 
+/* Time spent in each kind of backend operation, for finding what a replay waits on (bench/replay-gpu). */
+typedef struct gpu_profile {
+    uint64_t map_ns, zero_ns, write_ns, write_bytes, read_ns, read_bytes, realize_ns, submit_ns, wait_ns;
+    uint64_t maps, writes, submits, waits;
+} gpu_profile;
+
+static uint64_t now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
 struct vgt_backend {
     vgt_gpu *gpu;
     bool vas_created;
@@ -57,6 +71,8 @@ struct vgt_backend {
     uint64_t seq;
     vgt_backend_counters counters;
     uint32_t subcontexts;        /* enum vgt_backend_subcontexts */
+    bool zero_fill;              /* clear each new allocation (rm_zero.c); VGT_GPU_ZERO=0 turns it off */
+    gpu_profile prof;            /* where the replay's time went (VGT_GPU_PROFILE=1 prints it at close) */
 };
 
 static vgt_status gpu_probe(vgt_error *err)
@@ -88,6 +104,8 @@ static vgt_status gpu_open(vgt_backend **out, const vgt_backend_config *cfg, vgt
         return st;
     }
     b->subcontexts = cfg ? cfg->subcontexts : VGT_SUBCTX_CAPTURED;
+    const char *z = getenv("VGT_GPU_ZERO");   /* for measuring what clearing costs and changes */
+    b->zero_fill = !z || strcmp(z, "0") != 0;
     *out = b;
     return VGT_OK;
 }
@@ -98,6 +116,15 @@ static void gpu_close(vgt_backend *b)
         return;
     for (uint32_t i = 0; i < GPU_BACKEND_MAX_CHANNELS; i++)
         free(b->chans[i].writes);
+    if (getenv("VGT_GPU_PROFILE")) {
+        const gpu_profile *p = &b->prof;
+        fprintf(stderr, "gpu backend profile (ms): maps %.1f (%llu, clearing %.1f), host writes %.1f (%llu, %.1f MB), "
+                "reads %.1f (%.1f MB), channel creation %.1f, submits %.1f (%llu), waits %.1f (%llu)\n",
+                p->map_ns / 1e6, (unsigned long long)p->maps, p->zero_ns / 1e6, p->write_ns / 1e6,
+                (unsigned long long)p->writes, p->write_bytes / 1e6, p->read_ns / 1e6, p->read_bytes / 1e6,
+                p->realize_ns / 1e6, p->submit_ns / 1e6, (unsigned long long)p->submits, p->wait_ns / 1e6,
+                (unsigned long long)p->waits);
+    }
     vgt_gpu_close(b->gpu);   /* frees the live channels and every allocation */
     free(b);
 }
@@ -141,7 +168,23 @@ static vgt_status gpu_map(vgt_backend *b, uint32_t vas, uint64_t va, uint64_t si
     VGT_TRY(check_vas(b, vas, err));
     vgt_gpu_mem *m;
     vgt_gpu_mem_kind kind = aperture == 2 ? VGT_GPU_VIDMEM : VGT_GPU_SYSMEM;   /* trace.h VGT_APERTURE_VIDMEM */
-    return vgt_gpu_mem_alloc(b->gpu, kind, va, size, &m, err);
+    uint64_t t0 = now_ns();
+    vgt_status st = vgt_gpu_mem_alloc(b->gpu, kind, va, size, &m, err);
+    uint64_t t1 = now_ns();
+    b->prof.map_ns += t1 - t0;
+    b->prof.maps++;
+    VGT_TRY(st);
+    vgt_error zerr;
+    st = b->zero_fill ? vgt_gpu_zero(b->gpu, va, size, &zerr) : VGT_OK;   /* zero, as RM gave it to the capture */
+    b->prof.zero_ns += now_ns() - t1;
+    if (st != VGT_OK) {
+        char msg[VGT_ERROR_MSG_MAX + 120];
+        snprintf(msg, sizeof msg, "%s; new allocations are not cleared from here on", zerr.msg);
+        b->counters.unsupported++;
+        emit(b, VGT_BEV_UNSUPPORTED, 0, msg, 0);
+        b->zero_fill = false;
+    }
+    return VGT_OK;
 }
 
 static vgt_status gpu_unmap(vgt_backend *b, uint32_t vas, uint64_t va, uint64_t size, vgt_error *err)
@@ -154,17 +197,35 @@ static vgt_status gpu_unmap(vgt_backend *b, uint32_t vas, uint64_t va, uint64_t 
     return vgt_gpu_mem_free(b->gpu, m, err);
 }
 
+/* One memory object at a second VA: the same RM memory mapped again (rm_memory.c vgt_gpu_mem_alias). */
+static vgt_status gpu_map_alias(vgt_backend *b, uint32_t vas, uint64_t va, uint64_t size, uint64_t src_va,
+                                vgt_error *err)
+{
+    VGT_TRY(check_vas(b, vas, err));
+    vgt_gpu_mem *m;
+    return vgt_gpu_mem_alias(b->gpu, va, size, src_va, &m, err);
+}
+
 static vgt_status gpu_mem_write(vgt_backend *b, uint32_t vas, uint64_t va, const void *src, uint64_t len,
                                 vgt_error *err)
 {
     VGT_TRY(check_vas(b, vas, err));
-    return vgt_gpu_write(b->gpu, va, src, (size_t)len, err);
+    uint64_t t0 = now_ns();
+    vgt_status st = vgt_gpu_write(b->gpu, va, src, (size_t)len, err);
+    b->prof.write_ns += now_ns() - t0;
+    b->prof.write_bytes += len;
+    b->prof.writes++;
+    return st;
 }
 
 static vgt_status gpu_mem_read(vgt_backend *b, uint32_t vas, uint64_t va, void *dst, uint64_t len, vgt_error *err)
 {
     VGT_TRY(check_vas(b, vas, err));
-    return vgt_gpu_read(b->gpu, va, dst, (size_t)len, err);
+    uint64_t t0 = now_ns();
+    vgt_status st = vgt_gpu_read(b->gpu, va, dst, (size_t)len, err);
+    b->prof.read_ns += now_ns() - t0;
+    b->prof.read_bytes += len;
+    return st;
 }
 
 static vgt_status gpu_channel_create(vgt_backend *b, const vgt_backend_channel_desc *d, uint32_t *ch, vgt_error *err)
@@ -294,13 +355,17 @@ static vgt_gpu_placement plan(vgt_backend *b, gpu_channel *c, vgt_gpu_chan_optio
     *o = (vgt_gpu_chan_options){ .channel_class = c->desc.cls, .gpfifo_entries = ring_entries(c->desc.entries),
                                  .group_with = n ? live[at]->live : NULL };
     o->own_subcontext = p == VGT_GPU_PLACE_SUBCONTEXT || p == VGT_GPU_PLACE_SUBCONTEXT_SYNC;
-    /* Within its capture group a channel keeps the runqueue and group thread it was allocated with. */
-    if (b->subcontexts == VGT_SUBCTX_CAPTURED && c->desc.group && c->desc.has_alloc_flags)
-        o->alloc_flags = c->desc.alloc_flags;
+    bool captured_async = c->desc.has_share_flags && (c->desc.share_flags & 3u) == 1u;   /* cl9067.h ASYNC */
     o->async_subcontext = p == VGT_GPU_PLACE_SUBCONTEXT ||
                           (p == VGT_GPU_PLACE_OWN_TSG && b->subcontexts == VGT_SUBCTX_CAPTURED && !sync &&
-                           sibling_needs_sync(b, c));
+                           (sibling_needs_sync(b, c) || captured_async));
     *on_async = o->async_subcontext || (p == VGT_GPU_PLACE_SHARE && n && live[at]->async);
+    /* The runqueue and group thread the capture allocated the channel with, on an async subcontext only:
+     * RM refuses a compute object on a runqueue-1 channel of the sync subcontext (H200: CUDA's channels,
+     * whose captured share was async, joined our sync one: NV_ERR_INVALID_OBJECT), and accepts it on an
+     * async one (vk_triangle's compute queue, flags 0x10000030). */
+    if (b->subcontexts == VGT_SUBCTX_CAPTURED && c->desc.group && c->desc.has_alloc_flags && *on_async)
+        o->alloc_flags = c->desc.alloc_flags;
     return p;
 }
 
@@ -335,6 +400,8 @@ static vgt_status create_with_fallbacks(vgt_backend *b, gpu_channel *c, vgt_gpu_
         const gpu_channel *peer = live_channel(b, o->group_with);
         o->own_subcontext = false;
         on_async = o->async_subcontext = peer && peer->async;
+        if (!on_async)
+            o->alloc_flags = 0;   /* see plan(): runqueue flags only on an async subcontext */
         st = vgt_gpu_chan_create(b->gpu, o, &c->live, &c->failure);
     }
     if (st != VGT_OK && o->group_with) {
@@ -349,7 +416,7 @@ static vgt_status create_with_fallbacks(vgt_backend *b, gpu_channel *c, vgt_gpu_
     return st;
 }
 
-static vgt_status realize(vgt_backend *b, gpu_channel *c, vgt_error *err)
+static vgt_status realize_untimed(vgt_backend *b, gpu_channel *c, vgt_error *err)
 {
     if (c->live)
         return VGT_OK;
@@ -374,6 +441,16 @@ static vgt_status realize(vgt_backend *b, gpu_channel *c, vgt_error *err)
         if (err)
             *err = c->failure;
     }
+    return st;
+}
+
+static vgt_status realize(vgt_backend *b, gpu_channel *c, vgt_error *err)
+{
+    if (c->live)
+        return VGT_OK;
+    uint64_t t0 = now_ns();
+    vgt_status st = realize_untimed(b, c, err);
+    b->prof.realize_ns += now_ns() - t0;
     return st;
 }
 
@@ -455,8 +532,8 @@ static vgt_status run_pending_state(gpu_channel *c, vgt_error *err)
     return VGT_OK;
 }
 
-static vgt_status gpu_submit(vgt_backend *b, uint32_t ch, const uint64_t *entries, uint32_t count, uint32_t flags,
-                             vgt_error *err)
+static vgt_status gpu_submit_untimed(vgt_backend *b, uint32_t ch, const uint64_t *entries, uint32_t count,
+                                     uint32_t flags, vgt_error *err)
 {
     gpu_channel *c = NULL;
     VGT_TRY(find_channel(b, ch, &c, err));
@@ -508,8 +585,8 @@ static bool value_reached(vgt_gpu *g, uint64_t va, uint32_t size, uint64_t value
     return v >= value;
 }
 
-static vgt_status gpu_sem_wait(vgt_backend *b, uint32_t vas, uint64_t va, uint64_t value, uint32_t size,
-                               uint64_t timeout_ns, vgt_error *err)
+static vgt_status gpu_sem_wait_untimed(vgt_backend *b, uint32_t vas, uint64_t va, uint64_t value, uint32_t size,
+                                       uint64_t timeout_ns, vgt_error *err)
 {
     VGT_TRY(check_vas(b, vas, err));
     if (size != 4 && size != 8)
@@ -542,7 +619,7 @@ static uint64_t mono_ms_now(void)
     return (uint64_t)t.tv_sec * 1000u + (uint64_t)t.tv_nsec / 1000000u;
 }
 
-static vgt_status gpu_idle(vgt_backend *b, uint64_t timeout_ns, vgt_error *err)
+static vgt_status gpu_idle_untimed(vgt_backend *b, uint64_t timeout_ns, vgt_error *err)
 {
     /* 0 means "the default", as on sim: a finished replay waits this long for the GPU */
     uint64_t ms64 = timeout_ns ? timeout_ns / 1000000 : GPU_IDLE_DEFAULT_MS;
@@ -597,6 +674,50 @@ static const vgt_backend_write *gpu_write_log(vgt_backend *b, uint32_t *count)
     return NULL;
 }
 
+/* Before the first submission: create every channel that has engine objects already (the captured
+ * programs create their channels and objects at start-up), so the replay's timing, like the capture's
+ * span, starts with the first submission. A channel that fails here fails again, said, at its first
+ * submission. */
+static void gpu_prepare(vgt_backend *b)
+{
+    for (uint32_t i = 0; i < GPU_BACKEND_MAX_CHANNELS; i++) {
+        gpu_channel *c = &b->chans[i];
+        if (c->used && !c->live && !c->failed && c->nengines)
+            (void)realize(b, c, NULL);
+    }
+}
+
+/* The timed entries of the op table (gpu_profile): submit includes a channel's lazy creation, which
+ * realize() also counts apart. */
+static vgt_status gpu_submit(vgt_backend *b, uint32_t ch, const uint64_t *entries, uint32_t count, uint32_t flags,
+                             vgt_error *err)
+{
+    uint64_t t0 = now_ns();
+    vgt_status st = gpu_submit_untimed(b, ch, entries, count, flags, err);
+    b->prof.submit_ns += now_ns() - t0;
+    b->prof.submits++;
+    return st;
+}
+
+static vgt_status gpu_sem_wait(vgt_backend *b, uint32_t vas, uint64_t va, uint64_t value, uint32_t size,
+                               uint64_t timeout_ns, vgt_error *err)
+{
+    uint64_t t0 = now_ns();
+    vgt_status st = gpu_sem_wait_untimed(b, vas, va, value, size, timeout_ns, err);
+    b->prof.wait_ns += now_ns() - t0;
+    b->prof.waits++;
+    return st;
+}
+
+static vgt_status gpu_idle(vgt_backend *b, uint64_t timeout_ns, vgt_error *err)
+{
+    uint64_t t0 = now_ns();
+    vgt_status st = gpu_idle_untimed(b, timeout_ns, err);
+    b->prof.wait_ns += now_ns() - t0;
+    b->prof.waits++;
+    return st;
+}
+
 static void gpu_counters(vgt_backend *b, vgt_backend_counters *out) { *out = b->counters; }
 
 /* The `gpu` operation table (vgt/backend.h). */
@@ -613,6 +734,7 @@ const vgt_backend_ops vgt_backend_gpu = {
     .vaspace_create = gpu_vaspace_create,
     .map = gpu_map,
     .unmap = gpu_unmap,
+    .map_alias = gpu_map_alias,
     .mem_write = gpu_mem_write,
     .mem_read = gpu_mem_read,
     .channel_create = gpu_channel_create,
@@ -622,6 +744,7 @@ const vgt_backend_ops vgt_backend_gpu = {
     .submit = gpu_submit,
     .sem_wait = gpu_sem_wait,
     .idle = gpu_idle,
+    .prepare = gpu_prepare,
     .produced = gpu_produced,
     .write_log_reset = gpu_write_log_reset,
     .write_log = gpu_write_log,

@@ -123,7 +123,16 @@ typedef enum vgt_gpu_mem_kind {
  * allocation or the infra range (the message names which), VGT_E_BACKEND for RM/UVM refusals. */
 vgt_status vgt_gpu_mem_alloc(vgt_gpu *g, vgt_gpu_mem_kind kind, uint64_t va, uint64_t size, vgt_gpu_mem **out,
                              vgt_error *err);
+/* Maps [va, va+size) (4 KiB aligned, free) onto the memory already mapped at [src_va, src_va+size): the
+ * same RM memory object mapped a second time (UVM_CREATE_EXTERNAL_RANGE, RM_MAP_MEMORY_DMA of the same
+ * handle at the source's offset, UVM_MAP_EXTERNAL_ALLOCATION with that offset), its CPU view the
+ * source's. Freeing either mapping keeps the other working; the memory object goes with the last. */
+vgt_status vgt_gpu_mem_alias(vgt_gpu *g, uint64_t va, uint64_t size, uint64_t src_va, vgt_gpu_mem **out,
+                             vgt_error *err);
 vgt_status vgt_gpu_mem_free(vgt_gpu *g, vgt_gpu_mem *m, vgt_error *err);
+/* Clears [va, va+size) (4-byte multiples, inside our allocations) to zero with the copy engine, on a
+ * channel of the backend's own, and waits for it (rm_zero.c says why). */
+vgt_status vgt_gpu_zero(vgt_gpu *g, uint64_t va, uint64_t size, vgt_error *err);
 uint64_t vgt_gpu_mem_va(const vgt_gpu_mem *m);
 uint64_t vgt_gpu_mem_size(const vgt_gpu_mem *m);
 volatile void *vgt_gpu_mem_cpu(const vgt_gpu_mem *m);

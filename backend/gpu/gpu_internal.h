@@ -24,6 +24,14 @@ struct vgt_gpu_mem {
     volatile uint8_t *cpu;       /* CPU mapping of the whole allocation */
     bool uvm_range;              /* UVM_CREATE_EXTERNAL_RANGE done: UVM_FREE on release */
     bool internal;               /* the backend's own (ring/USERD); not visible to vgt_gpu_mem_find */
+    /* Aliases (vgt_gpu_mem_alias): one RM memory object mapped at a second VA. An alias shares its
+     * owner's handle and CPU mapping (cpu points at owner->cpu + offset) and never frees them; the
+     * owner's memory object and CPU mapping go with the last of its mappings, whichever that is. */
+    vgt_gpu_mem *owner;          /* an alias: the allocation whose memory it maps again; NULL otherwise */
+    uint64_t offset;             /* an alias: where its range starts in the owner's memory */
+    uint32_t refs;               /* an owner: aliases still mapping its memory */
+    bool dma_mapped;             /* an alias: its own RM_MAP_MEMORY_DMA, undone on release */
+    bool detached;               /* an owner unmapped while aliases live: out of mems, storage kept */
 };
 
 /* A TSG and its context share, shared by the channels created into it (vgt_gpu_chan_options.group_with);
@@ -66,7 +74,9 @@ struct vgt_gpu {
     vgt_gpu_info info;
     vgt_gpu_mem **mems;
     uint32_t nmems, capmems;
+    uint32_t detached_owners;    /* owners unmapped whose memory aliases still use (rm_memory.c) */
     vgt_gpu_chan *chans[VGT_GPU_MAX_CHANNELS];
+    vgt_gpu_chan *zero_chan;     /* the copy-engine channel that clears new allocations (rm_zero.c) */
     int registry_slot;           /* index in the teardown registry, -1 if none */
 };
 
@@ -79,8 +89,10 @@ vgt_status rm_free(vgt_gpu *g, uint32_t parent, uint32_t object, const char *wha
 /* RM_MAP_MEMORY + mmap of a fresh fd: nvidiactl for sysmem, a registered /dev/nvidiaN for BAR memory. */
 vgt_status rm_map_cpu(vgt_gpu *g, uint32_t memory, uint64_t size, bool bar, const char *what,
                       volatile uint8_t **out, vgt_error *err);
-vgt_status rm_map_dma_fixed(vgt_gpu *g, uint32_t memory, uint64_t va, uint64_t size, const char *what,
-                            vgt_error *err);
+vgt_status rm_map_dma_fixed(vgt_gpu *g, uint32_t memory, uint64_t offset, uint64_t va, uint64_t size,
+                            const char *what, vgt_error *err);
+/* The DMA mapping of memory at va goes; failures are logged only (release goes on). */
+void rm_unmap_dma(vgt_gpu *g, uint32_t memory, uint64_t va, uint64_t size);
 vgt_status rm_read_cards(vgt_gpu *g, rm_card_info *cards, uint32_t n, vgt_error *err);
 vgt_status rm_open_registered_dev(vgt_gpu *g, int *fd, vgt_error *err);
 /* UVM ioctl on fd; status points at the params' status field. */
@@ -98,6 +110,10 @@ void objects_close(vgt_gpu *g);
 vgt_status mem_alloc_internal(vgt_gpu *g, uint64_t va, uint64_t size, vgt_gpu_mem **out, vgt_error *err);
 /* Release every allocation (session teardown). */
 void mem_release_all(vgt_gpu *g);
+/* Which allocation's memory object [va, va+size) maps, and at what offset in it: an alias resolves to
+ * its owner. VGT_E_NOT_FOUND when no allocation holds the range. Pure (no ioctl). */
+vgt_status mem_alias_source(vgt_gpu *g, uint64_t va, uint64_t size, vgt_gpu_mem **owner, uint64_t *offset,
+                            vgt_error *err);
 /* A sysmem notifier object, CPU-mapped but not GPU-mapped. */
 vgt_status mem_alloc_notifier(vgt_gpu *g, uint32_t *handle, volatile uint8_t **cpu, vgt_error *err);
 

@@ -207,6 +207,7 @@ RM_CHECK_SIZE(rm_memory_alloc, 0x80);
 #define RM_MEM_FLAG_PERSISTENT_VIDMEM 0x00010000u
 #define RM_MEM_ATTR_LOCATION_PCI (1u << 25)
 #define RM_MEM_ATTR_NONCONTIGUOUS (3u << 27)
+#define RM_MEM_ATTR_COHERENCY_CACHED (1u << 29)   /* NVOS32_ATTR_COHERENCY 31:29: 0 uncached, 1 cached, 2 WC */
 #define RM_MEM_ATTR2_NO_ZBC 1u
 #define RM_MEM_ATTR2_GPU_CACHED (1u << 2)
 #define RM_MEM_ATTR2_GPU_UNCACHED (2u << 2)
@@ -368,6 +369,20 @@ RM_CHECK_OFF(uvm_map_external_params, gpu_count, 0x2418);
 RM_CHECK_OFF(uvm_map_external_params, rm_ctrl_fd, 0x2420);
 RM_CHECK_OFF(uvm_map_external_params, status, 0x242c);
 RM_CHECK_SIZE(uvm_map_external_params, 0x2430);
+
+/* NVOS47 (RM_UNMAP_MEMORY_DMA, escape 0x58, 0x30 bytes: ../shared/reference/nvidia-rm-userspace.md;
+ * layout from open-gpu-kernel-modules src/common/sdk/nvidia/inc/nvos.h NVOS47_PARAMETERS). */
+typedef struct rm_unmap_dma_params {
+    uint32_t client, device, dma, memory;
+    uint32_t flags, pad0;
+    uint64_t dma_offset, size;
+    uint32_t status, pad1;
+} rm_unmap_dma_params;
+RM_CHECK_OFF(rm_unmap_dma_params, dma_offset, 0x18);
+RM_CHECK_OFF(rm_unmap_dma_params, status, 0x28);
+RM_CHECK_SIZE(rm_unmap_dma_params, 0x30);
+#define RM_ESC_UNMAP_MEMORY_DMA 0x58u
+
 
 /* ---- hardware facts the submit path uses --------------------------------------------------------- */
 /* USERD (DOC classes/host/clc86f.h, control area): GPGet is read-only, GPPut is ours. */

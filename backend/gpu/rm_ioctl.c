@@ -153,14 +153,15 @@ vgt_status rm_map_cpu(vgt_gpu *g, uint32_t memory, uint64_t size, bool bar, cons
     return VGT_OK;
 }
 
-vgt_status rm_map_dma_fixed(vgt_gpu *g, uint32_t memory, uint64_t va, uint64_t size, const char *what, vgt_error *err)
+vgt_status rm_map_dma_fixed(vgt_gpu *g, uint32_t memory, uint64_t offset, uint64_t va, uint64_t size,
+                            const char *what, vgt_error *err)
 {
     rm_map_dma_params d = { .client = g->client, .device = g->device, .dma = g->virtmem, .memory = memory,
-                            .length = size, .dma_offset = va,
+                            .offset = offset, .length = size, .dma_offset = va,
                             .flags = RM_DMA_FLAG_PAGE_4K | RM_DMA_FLAG_SNOOP | RM_DMA_FLAG_OFFSET_FIXED };
     char ctx[200];
-    snprintf(ctx, sizeof ctx, "RM_MAP_MEMORY_DMA %s (memory 0x%08x at VA 0x%llx, 0x%llx bytes)", what, memory,
-             (unsigned long long)va, (unsigned long long)size);
+    snprintf(ctx, sizeof ctx, "RM_MAP_MEMORY_DMA %s (memory 0x%08x + 0x%llx at VA 0x%llx, 0x%llx bytes)", what, memory,
+             (unsigned long long)offset, (unsigned long long)va, (unsigned long long)size);
     VGT_TRY(rm_escape(g, g->fd_ctl, RM_ESC_MAP_MEMORY_DMA, &d, sizeof d, ctx, err));
     gpu_log(g, "%s -> status 0x%x %s, dmaOffset 0x%llx", ctx, d.status, vgt_gpu_rm_status_name(d.status),
             (unsigned long long)d.dma_offset);
@@ -170,6 +171,19 @@ vgt_status rm_map_dma_fixed(vgt_gpu *g, uint32_t memory, uint64_t va, uint64_t s
         return VGT_FAIL(err, VGT_E_BACKEND, VGT_NO_OFFSET, "%s: mapped at 0x%llx, expected the fixed VA 0x%llx", ctx,
                         (unsigned long long)d.dma_offset, (unsigned long long)va);
     return VGT_OK;
+}
+
+void rm_unmap_dma(vgt_gpu *g, uint32_t memory, uint64_t va, uint64_t size)
+{
+    rm_unmap_dma_params d = { .client = g->client, .device = g->device, .dma = g->virtmem, .memory = memory,
+                              .dma_offset = va, .size = size };
+    char ctx[160];
+    snprintf(ctx, sizeof ctx, "RM_UNMAP_MEMORY_DMA (memory 0x%08x at VA 0x%llx, 0x%llx bytes)", memory,
+             (unsigned long long)va, (unsigned long long)size);
+    vgt_error ignored;
+    vgt_status st = rm_escape(g, g->fd_ctl, RM_ESC_UNMAP_MEMORY_DMA, &d, sizeof d, ctx, &ignored);
+    gpu_log(g, "%s -> %s, status 0x%x %s", ctx, st == VGT_OK ? "ok" : ignored.msg, d.status,
+            vgt_gpu_rm_status_name(d.status));
 }
 
 vgt_status uvm_call(vgt_gpu *g, int fd, unsigned long req, void *params, const uint32_t *status, const char *what,

@@ -83,6 +83,13 @@ static vgt_status sim_unmap(vgt_backend *b, uint32_t vas, uint64_t va, uint64_t 
     return sim_mem_unmap(&b->mem[vas], va, size, err);
 }
 
+static vgt_status sim_map_alias(vgt_backend *b, uint32_t vas, uint64_t va, uint64_t size, uint64_t src_va,
+                                vgt_error *err)
+{
+    VGT_TRY(check_vas(b, vas, err));
+    return sim_mem_map_alias(&b->mem[vas], va, size, src_va, err);
+}
+
 static vgt_status sim_write(vgt_backend *b, uint32_t vas, uint64_t va, const void *src, uint64_t len, vgt_error *err)
 {
     VGT_TRY(check_vas(b, vas, err));
@@ -217,6 +224,7 @@ const vgt_backend_ops vgt_backend_sim = {
     .vaspace_create = sim_vaspace_create,
     .map = sim_map,
     .unmap = sim_unmap,
+    .map_alias = sim_map_alias,
     .mem_write = sim_write,
     .mem_read = sim_read,
     .channel_create = sim_channel_create,

@@ -57,6 +57,16 @@ typedef struct sim_page {
     uint8_t produced[SIM_PAGE_SIZE / 8];
 } sim_page;
 
+/* An alias window (sim_alias.c): the pages of [va, end) are the storage pages key, key + 1, ... rather
+ * than their own VA's page numbers. Keys below 2^52 are VA page numbers (a source still mapped);
+ * SIM_PRIVATE_KEY and up are storage whose source VA was unmapped while an alias still used it. */
+typedef struct sim_alias {
+    uint64_t va, end;       /* page aligned */
+    uint64_t key;           /* storage key of the page at va */
+} sim_alias;
+#define SIM_PRIVATE_KEY (1ull << 56)
+#define SIM_MAX_ALIASES 4096u
+
 typedef struct sim_mem {
     sim_range *ranges;
     uint32_t nranges, cap_ranges;
@@ -68,6 +78,9 @@ typedef struct sim_mem {
     uint32_t gen;           /* bumped by sim_mem_invalidate */
     vgt_backend_write *log;
     uint32_t nlog, cap_log;
+    sim_alias *aliases;
+    uint32_t naliases;
+    uint64_t next_private;  /* the next unused private storage key */
 } sim_mem;
 
 void sim_mem_init(sim_mem *m, uint64_t max_bytes);
@@ -87,6 +100,25 @@ vgt_status sim_mem_produced(sim_mem *m, uint64_t va, uint64_t len, uint8_t *mask
 vgt_status sim_mem_known(sim_mem *m, uint64_t va, uint64_t len, uint8_t *mask, vgt_error *err);
 /* A shader ran: every byte may have changed (nothing is known or produced any more). O(1). */
 void sim_mem_invalidate(sim_mem *m);
+
+/* The storage key of the page holding va: its page number, or an alias window's storage page. */
+static inline uint64_t sim_page_key(const sim_mem *m, uint64_t va)
+{
+    for (uint32_t i = 0; i < m->naliases; i++)
+        if (va >= m->aliases[i].va && va < m->aliases[i].end)
+            return m->aliases[i].key + ((va - m->aliases[i].va) >> SIM_PAGE_SHIFT);
+    return va >> SIM_PAGE_SHIFT;
+}
+/* Move the stored pages with keys [k0, k1) to keys base + (key - k0) (unused). The work is bounded by
+ * the pages stored, not by the range: a hostile unmap of a huge range stays cheap. */
+void sim_pages_rekey(sim_mem *m, uint64_t k0, uint64_t k1, uint64_t base);
+/* 1 when some byte of [va, end) is mapped. */
+int sim_mem_any_mapped(const sim_mem *m, uint64_t va, uint64_t end);
+/* sim_alias.c: map [va, va+size) onto the storage mapped at [src, src+size) (backend.h map_alias). */
+vgt_status sim_mem_map_alias(sim_mem *m, uint64_t va, uint64_t size, uint64_t src, vgt_error *err);
+/* After [va, va+size) was unmapped: windows over it go; storage of it that windows still use moves to
+ * private keys, so that a later mapping at va gets fresh pages and the aliases keep theirs. */
+void sim_alias_unmapped(sim_mem *m, uint64_t va, uint64_t size);
 
 /* ---- objects and channels ---- */
 enum sim_family {

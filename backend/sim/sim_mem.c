@@ -18,6 +18,7 @@ void sim_mem_init(sim_mem *m, uint64_t max_bytes)
     m->max_pages = max_bytes / SIM_PAGE_SIZE;
     m->hit = UINT32_MAX;
     m->gen = 1;
+    m->next_private = SIM_PRIVATE_KEY;
 }
 
 void sim_mem_invalidate(sim_mem *m) { m->gen++; }
@@ -39,6 +40,7 @@ void sim_mem_free(sim_mem *m)
     free(m->slots);
     free(m->ranges);
     free(m->log);
+    free(m->aliases);
     memset(m, 0, sizeof *m);
 }
 
@@ -151,7 +153,16 @@ vgt_status sim_mem_map(sim_mem *m, uint64_t va, uint64_t size, uint32_t aperture
 vgt_status sim_mem_unmap(sim_mem *m, uint64_t va, uint64_t size, vgt_error *err)
 {
     VGT_TRY(sim_mem_check(m, va, size, "sim: unmap", err));
-    return ranges_adjust(m, va, va + size, -1, 0, err);
+    VGT_TRY(ranges_adjust(m, va, va + size, -1, 0, err));
+    if (m->naliases) sim_alias_unmapped(m, va, size);
+    return VGT_OK;
+}
+
+int sim_mem_any_mapped(const sim_mem *m, uint64_t va, uint64_t end)
+{
+    int64_t i = range_floor(m, va);
+    if (i >= 0 && m->ranges[i].end > va) return 1;
+    return (uint64_t)(i + 1) < m->nranges && m->ranges[i + 1].va < end;
 }
 
 /* ---- page store ---- */
@@ -191,6 +202,53 @@ static int page_grow(sim_mem *m)
     return 0;
 }
 
+/* Linear probing: removal shifts later members of the probe chain back (no tombstones). */
+static void page_remove(sim_mem *m, sim_page *p)
+{
+    uint32_t mask = m->cap_slots - 1, i = slot_of(p->pfn, m->cap_slots);
+    while (m->slots[i] != p) i = (i + 1) & mask;
+    m->slots[i] = NULL;
+    for (uint32_t j = (i + 1) & mask; m->slots[j]; j = (j + 1) & mask) {
+        uint32_t h = slot_of(m->slots[j]->pfn, m->cap_slots);
+        int stays = i < j ? (h > i && h <= j) : (h > i || h <= j);
+        if (stays) continue;
+        m->slots[i] = m->slots[j];
+        m->slots[j] = NULL;
+        i = j;
+    }
+    m->npages--;
+    if (m->last == p) m->last = NULL;
+}
+
+static void page_rekey(sim_mem *m, sim_page *p, uint64_t to)
+{
+    page_remove(m, p);
+    p->pfn = to;
+    uint32_t i = slot_of(to, m->cap_slots);
+    while (m->slots[i]) i = (i + 1) & (m->cap_slots - 1);
+    m->slots[i] = p;
+    m->npages++;
+}
+
+void sim_pages_rekey(sim_mem *m, uint64_t k0, uint64_t k1, uint64_t base)
+{
+    if (k1 - k0 <= m->npages) {   /* a small range: look its pages up */
+        for (uint64_t k = k0; k < k1; k++) {
+            sim_page *p = page_find(m, k);
+            if (p) page_rekey(m, p, base + (k - k0));
+        }
+        return;
+    }
+    /* a large one: collect the stored pages in it first (rekeying moves slots under a scan) */
+    sim_page **hit = malloc((size_t)(m->npages ? m->npages : 1) * sizeof *hit);
+    uint32_t n = 0;
+    if (!hit) return;   /* no memory: the pages stay at their VA (the alias then shares a remap's pages) */
+    for (uint32_t i = 0; i < m->cap_slots; i++)
+        if (m->slots[i] && m->slots[i]->pfn >= k0 && m->slots[i]->pfn < k1) hit[n++] = m->slots[i];
+    for (uint32_t i = 0; i < n; i++) page_rekey(m, hit[i], base + (hit[i]->pfn - k0));
+    free(hit);
+}
+
 static sim_page *page_get(sim_mem *m, uint64_t pfn, vgt_error *err)
 {
     sim_page *p = page_find(m, pfn);
@@ -226,7 +284,7 @@ vgt_status sim_mem_read(sim_mem *m, uint64_t va, void *dst, uint64_t len, const 
     while (len) {
         uint64_t off = va & (SIM_PAGE_SIZE - 1), n = SIM_PAGE_SIZE - off;
         if (n > len) n = len;
-        const sim_page *p = page_find(m, va >> SIM_PAGE_SHIFT);
+        const sim_page *p = page_find(m, sim_page_key(m, va));
         if (p) memcpy(d, p->data + off, n);
         else memset(d, 0, n);
         d += n, va += n, len -= n;
@@ -287,7 +345,7 @@ vgt_status sim_mem_write(sim_mem *m, uint64_t va, const void *src, uint64_t len,
     while (len) {
         uint64_t off = va & (SIM_PAGE_SIZE - 1), n = SIM_PAGE_SIZE - off;
         if (n > len) n = len;
-        sim_page *p = page_sync(m, page_get(m, va >> SIM_PAGE_SHIFT, err));
+        sim_page *p = page_sync(m, page_get(m, sim_page_key(m, va), err));
         if (!p) return err ? err->code : VGT_E_NOMEM;
         memcpy(p->data + off, s, n);
         mark(p->known, off, n, kind != SIM_GPU_VOLATILE);
@@ -303,7 +361,7 @@ vgt_status sim_mem_write_masked(sim_mem *m, uint64_t va, const void *src, uint64
     VGT_TRY(sim_mem_write(m, va, src, len, SIM_GPU, what, err));
     for (uint64_t i = 0; i < len; i++) {
         if (known_mask[i]) continue;
-        sim_page *p = page_find(m, (va + i) >> SIM_PAGE_SHIFT);
+        sim_page *p = page_find(m, sim_page_key(m, va + i));
         uint64_t off = (va + i) & (SIM_PAGE_SIZE - 1);
         p->known[off >> 3] &= (uint8_t)~(1u << (off & 7));
         p->produced[off >> 3] &= (uint8_t)~(1u << (off & 7));
@@ -317,7 +375,7 @@ static vgt_status bits_of(sim_mem *m, uint64_t va, uint64_t len, uint8_t *mask, 
     for (uint64_t i = 0; i < len;) {
         uint64_t a = va + i, off = a & (SIM_PAGE_SIZE - 1), n = SIM_PAGE_SIZE - off;
         if (n > len - i) n = len - i;
-        const sim_page *p = page_sync(m, page_find(m, a >> SIM_PAGE_SHIFT));
+        const sim_page *p = page_sync(m, page_find(m, sim_page_key(m, a)));
         const uint8_t *bits = p ? (produced ? p->produced : p->known) : NULL;
         for (uint64_t k = 0; k < n; k++, off++) mask[i + k] = bits ? (bits[off >> 3] >> (off & 7)) & 1 : 0;
         i += n;

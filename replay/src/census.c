@@ -68,7 +68,7 @@ void census_watch(vgt_replay *rp, uint64_t va, uint64_t len, const char *what)
 static void read_range(vgt_replay *rp, const census_range *r, uint8_t *dst)
 {
     vgt_error e;
-    if (rp->ops->mem_read(rp->be, rp->vas, r->va, dst, r->len, &e) != VGT_OK) memset(dst, 0, r->len);
+    if (rp->ops->mem_read(rp->be, rp->vas, addr_to_replay(rp, r->va), dst, r->len, &e) != VGT_OK) memset(dst, 0, r->len);
 }
 
 vgt_status census_before(vgt_replay *rp, vgt_error *err)

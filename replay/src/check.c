@@ -66,6 +66,7 @@ static uint64_t le_bytes(const uint8_t *p, uint64_t avail, uint32_t *n)
 /* One record being checked: what the trace says, and what the comparison found. */
 typedef struct cmp_job {
     uint64_t rec_seq, va, len;
+    uint64_t rva;                /* va in the replay (addr_to_replay): the backend is read there */
     const char *kind;
     const uint8_t *expected;
     int log_only, is_semaphore;
@@ -84,7 +85,7 @@ static int gather_unlogged(vgt_replay *rp, const cmp_job *j)
 {
     vgt_error e;
     uint64_t known = 0;
-    if (scratch(rp, j->len) || rp->ops->mem_read(rp->be, rp->vas, j->va, rp->buf, j->len, &e) != VGT_OK) return -1;
+    if (scratch(rp, j->len) || rp->ops->mem_read(rp->be, rp->vas, j->rva, rp->buf, j->len, &e) != VGT_OK) return -1;
     if (!j->log_only) {
         memset(rp->mask, 1, j->len);
         volatile_unmask(rp, j->va, j->len, rp->mask);   /* timestamps and report counters */
@@ -103,10 +104,10 @@ static int gather(vgt_replay *rp, const cmp_job *j)
     if (no_write_log(rp)) return gather_unlogged(rp, j);
     if (!rp->ops->produced || scratch(rp, j->len) ||
         (j->log_only && vgt_model_mem_read(rp->model, j->va, rp->prev, j->len, &known, &e) != VGT_OK) ||
-        rp->ops->produced(rp->be, rp->vas, j->va, j->len, rp->mask, &e) != VGT_OK ||
-        rp->ops->mem_read(rp->be, rp->vas, j->va, rp->buf, j->len, &e) != VGT_OK)
+        rp->ops->produced(rp->be, rp->vas, j->rva, j->len, rp->mask, &e) != VGT_OK ||
+        rp->ops->mem_read(rp->be, rp->vas, j->rva, rp->buf, j->len, &e) != VGT_OK)
         return -1;
-    if (j->log_only) restrict_to_log(rp, j->va, j->len, rp->mask);
+    if (j->log_only) restrict_to_log(rp, j->rva, j->len, rp->mask);   /* the log holds replay VAs */
     return 0;
 }
 
@@ -136,14 +137,16 @@ static void report_mismatch(vgt_replay *rp, const cmp_job *j)
     r.first_va = j->va + j->first;
     r.expected = le_bytes(j->expected + from, j->len - from, &r.value_bytes);
     r.found = le_bytes(rp->buf + from, j->len - from, &r.value_bytes);
-    char msg[VGT_ERROR_MSG_MAX];
+    char msg[VGT_ERROR_MSG_MAX], moved[64] = "";
+    if (j->rva != j->va) snprintf(moved, sizeof moved, " (relocated: read at 0x%llx)", (unsigned long long)j->rva);
     snprintf(msg, sizeof msg,
              "submission %lld (seq %llu, channel 0x%x): %s record seq %llu at VA 0x%llx (%llu bytes): %llu of %llu "
-             "compared bytes differ; first at VA 0x%llx: trace 0x%0*llx, replay 0x%0*llx",
+             "compared bytes differ; first at VA 0x%llx: trace 0x%0*llx, replay 0x%0*llx%s",
              (long long)rp->cur_index, (unsigned long long)rp->cur_seq, rp->cur_channel, j->kind,
              (unsigned long long)j->rec_seq, (unsigned long long)j->va, (unsigned long long)j->len,
              (unsigned long long)j->differing, (unsigned long long)j->compared, (unsigned long long)r.first_va,
-             (int)(2 * r.value_bytes), (unsigned long long)r.expected, (int)(2 * r.value_bytes), (unsigned long long)r.found);
+             (int)(2 * r.value_bytes), (unsigned long long)r.expected, (int)(2 * r.value_bytes), (unsigned long long)r.found,
+             moved);
     r.msg = msg;
     engine_report(rp, &r);
 }
@@ -180,8 +183,8 @@ void check_memory(vgt_replay *rp, const vgt_record *rec, const vgt_rec_memory *m
     const char *kind = m->reason < 3 ? reason_names[m->reason] : "MEMORY";
     int log_only = m->reason != VGT_MEM_OBSERVED;
     if (log_only && !rp->nwlog && !no_write_log(rp)) return;
-    cmp_job j = {.rec_seq = rec->seq, .va = m->gpu_va, .len = m->length, .kind = kind, .expected = m->data,
-                 .log_only = log_only};
+    cmp_job j = {.rec_seq = rec->seq, .va = m->gpu_va, .rva = addr_to_replay(rp, m->gpu_va), .len = m->length,
+                 .kind = kind, .expected = m->data, .log_only = log_only};
     compare(rp, &j);
 }
 
@@ -195,8 +198,8 @@ void check_semaphore(vgt_replay *rp, const vgt_record *rec, const vgt_rec_semaph
     }
     uint8_t v[8];
     for (int i = 0; i < 8; i++) v[i] = (uint8_t)(s->value >> (8 * i));
-    cmp_job j = {.rec_seq = rec->seq, .va = s->gpu_va, .len = s->size, .kind = "SEMAPHORE", .expected = v,
-                 .is_semaphore = 1};
+    cmp_job j = {.rec_seq = rec->seq, .va = s->gpu_va, .rva = addr_to_replay(rp, s->gpu_va), .len = s->size,
+                 .kind = "SEMAPHORE", .expected = v, .is_semaphore = 1};
     compare(rp, &j);
 }
 

@@ -65,6 +65,41 @@ void engine_warn(vgt_replay *rp, const char *fmt, ...)
     engine_report(rp, &r);
 }
 
+void engine_note(vgt_replay *rp, const char *fmt, ...)
+{
+    char msg[VGT_ERROR_MSG_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    vgt_replay_report r = {.kind = VGT_RPT_RELOCATION, .submit_index = rp->cur_index, .submit_seq = rp->cur_seq,
+                           .channel = rp->cur_channel, .msg = msg};
+    engine_report(rp, &r);
+}
+
+/* The caller's relocation inputs are copied: a CLI frees its plan once the replay is open. */
+static vgt_status copy_reloc_options(vgt_replay *rp, vgt_error *err)
+{
+    const vgt_replay_options *o = &rp->opt;
+    if (o->nrelocate) {
+        if (!(rp->relocate = malloc((size_t)o->nrelocate * sizeof *rp->relocate)))
+            return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "replay: out of memory for %u relocations", o->nrelocate);
+        memcpy(rp->relocate, o->relocate, (size_t)o->nrelocate * sizeof *rp->relocate);
+    }
+    rp->opt.relocate = rp->relocate;
+    if (o->navoid && o->avoid) {
+        if (!(rp->avoid = malloc((size_t)o->navoid * sizeof *rp->avoid)))
+            return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "replay: out of memory for %u mapping ranges", o->navoid);
+        memcpy(rp->avoid, o->avoid, (size_t)o->navoid * sizeof *rp->avoid);
+        rp->navoid = o->navoid;
+    }
+    rp->opt.avoid = NULL;
+    for (uint32_t i = 0; i < o->nreloc_warnings; i++) engine_warn(rp, "%s", o->reloc_warnings[i].msg);
+    rp->opt.reloc_warnings = NULL;
+    rp->opt.nreloc_warnings = 0;
+    return VGT_OK;
+}
+
 static void on_backend_event(void *ctx, const vgt_backend_event *ev)
 {
     vgt_replay *rp = ctx;
@@ -91,6 +126,7 @@ vgt_status vgt_replay_open(vgt_replay **out, const vgt_replay_options *o, vgt_er
                       rp->lane ? rp->lane->name : vgt_lane_name(rp->opt.lane), rp->ops->name);
         goto fail;
     }
+    if ((rc = copy_reloc_options(rp, err)) != VGT_OK) goto fail;
     if ((rc = vgt_model_new(&rp->model, err)) != VGT_OK) goto fail;
     if (rp->opt.model_memory_limit) vgt_model_set_memory_limit(rp->model, rp->opt.model_memory_limit);
     if ((rc = rp->ops->open(&rp->be, &rp->opt.backend_cfg, err)) != VGT_OK) goto fail;
@@ -111,7 +147,13 @@ void vgt_replay_close(vgt_replay *rp)
     if (!rp) return;
     if (rp->be) rp->ops->close(rp->be);
     if (rp->model) vgt_model_free(rp->model);
-    for (uint32_t i = 0; i < rp->nchans; i++) rt_track_free(&rp->chans[i]);
+    for (uint32_t i = 0; i < rp->nchans; i++) rt_track_free(&rp->chans[i]), patch_free(&rp->chans[i]);
+    free(rp->moves);
+    free(rp->mapped_mem);
+    free(rp->relocate);
+    free(rp->avoid);
+    free(rp->pbcopy);
+    free(rp->seg_off);
     census_free(rp);
     free(rp->volat);
     free(rp->pb_pages);
@@ -186,6 +228,7 @@ static vgt_status on_channel_state(vgt_replay *rp, const vgt_record *rec, vgt_er
     int64_t i = channel_index(rp, cs.client, cs.channel);
     if (i < 0) return VGT_OK;   /* the model ignores it too: not a live channel */
     rt_track_free(&rp->chans[i]);   /* the replay's own decoders start again from the model's state */
+    patch_free(&rp->chans[i]);
     if (!rp->ops->channel_state) {
         engine_warn(rp, "CHANNEL_STATE at seq %llu: backend %s cannot resume channel 0x%x's subchannel bindings",
                     (unsigned long long)rec->seq, rp->ops->name, cs.channel);
@@ -235,16 +278,86 @@ static vgt_status on_engine_object(vgt_replay *rp, const vgt_record *rec, vgt_er
     return VGT_OK;
 }
 
+/* 1 when the memory object was mapped before (a set of keys, open addressing; grows at half full).
+ * Remembers it otherwise. Only such a mapping can be an alias: the search below is skipped for all
+ * the others. On no memory, answers 1 (search: slower, never wrong). */
+static int mapped_before(vgt_replay *rp, uint32_t client, uint32_t memory)
+{
+    uint64_t key = (uint64_t)client << 32 | memory | 1ull << 63;   /* never 0 */
+    if ((rp->nmapped_mem + 1) * 2 > rp->cap_mapped_mem) {
+        uint32_t nc = rp->cap_mapped_mem ? rp->cap_mapped_mem * 2 : 256;
+        uint64_t *n = calloc(nc, sizeof *n);
+        if (!n) return 1;
+        for (uint32_t i = 0; i < rp->cap_mapped_mem; i++) {
+            if (!rp->mapped_mem[i]) continue;
+            uint32_t j = (uint32_t)(rp->mapped_mem[i] * 0x9E3779B97F4A7C15ull >> 40) & (nc - 1);
+            while (n[j]) j = (j + 1) & (nc - 1);
+            n[j] = rp->mapped_mem[i];
+        }
+        free(rp->mapped_mem);
+        rp->mapped_mem = n;
+        rp->cap_mapped_mem = nc;
+    }
+    uint32_t j = (uint32_t)(key * 0x9E3779B97F4A7C15ull >> 40) & (rp->cap_mapped_mem - 1);
+    for (; rp->mapped_mem[j]; j = (j + 1) & (rp->cap_mapped_mem - 1))
+        if (rp->mapped_mem[j] == key) return 1;
+    rp->mapped_mem[j] = key;
+    rp->nmapped_mem++;
+    return 0;
+}
+
+/* The live mapping of the same memory object (another GPU_MAP of it) that covers the bytes g maps. */
+static const vgt_model_mapping *alias_source(vgt_replay *rp, const vgt_rec_gpu_map *g, uint64_t seq)
+{
+    if (!g->memory || !mapped_before(rp, g->client, g->memory)) return NULL;
+    for (uint32_t i = 0, n = vgt_model_mapping_count(rp->model); i < n; i++) {
+        const vgt_model_mapping *m = vgt_model_mapping_at(rp->model, i);
+        if (m->map_seq == seq || m->client != g->client || m->memory != g->memory || m->gpu_va == g->gpu_va) continue;
+        if (m->offset <= g->offset && g->offset + g->length <= m->offset + m->length) return m;
+    }
+    return NULL;
+}
+
+/* A memory object mapped a second time: the backend maps the new VA onto the first mapping's storage,
+ * so that writes through either VA are seen through both. 1 when done; 0: map separate storage (with a
+ * warning when the object was mapped before). */
+static int map_as_alias(vgt_replay *rp, const vgt_rec_gpu_map *g, uint64_t seq, const addr_place_out *at)
+{
+    const vgt_model_mapping *src = alias_source(rp, g, seq);
+    if (!src) return 0;
+    uint64_t src_va = addr_to_replay(rp, src->gpu_va + (g->offset - src->offset));
+    vgt_error e;
+    vgt_error_clear(&e);
+    if (!rp->ops->map_alias) VGT_FAIL(&e, VGT_E_UNSUPPORTED, VGT_NO_OFFSET, "backend %s cannot alias", rp->ops->name);
+    else if (rp->ops->map_alias(rp->be, rp->vas, at->va, g->length, src_va, &e) == VGT_OK) {
+        rp->sum.aliases++;
+        engine_note(rp, "GPU_MAP seq %llu: memory 0x%x (offset 0x%llx, 0x%llx bytes) at 0x%llx is an alias of its "
+                    "mapping at 0x%llx (GPU_MAP seq %llu): one storage", (unsigned long long)seq, g->memory,
+                    (unsigned long long)g->offset, (unsigned long long)g->length, (unsigned long long)at->va,
+                    (unsigned long long)src_va, (unsigned long long)src->map_seq);
+        return 1;
+    }
+    rp->sum.aliases_unreproduced++;
+    engine_warn(rp, "GPU_MAP seq %llu: memory 0x%x at 0x%llx is also mapped at 0x%llx (GPU_MAP seq %llu) but the alias "
+                "is not reproduced (%s): separate storage, so writes through one VA are not seen through the other",
+                (unsigned long long)seq, g->memory, (unsigned long long)at->va, (unsigned long long)src_va,
+                (unsigned long long)src->map_seq, e.msg);
+    return 0;
+}
+
 static vgt_status on_gpu_map(vgt_replay *rp, const vgt_record *rec, vgt_error *err)
 {
     vgt_rec_gpu_map g;
     VGT_TRY(vgt_decode_gpu_map(rec, &g, err));
     if (g.status != 0 || g.length == 0) return VGT_OK;
+    addr_place_out at;
+    VGT_TRY(addr_place(rp, &g, rec->seq, &at, err));
+    if (map_as_alias(rp, &g, rec->seq, &at)) return VGT_OK;
     const vgt_model_object *mo = vgt_model_object_find(rp->model, g.client, g.memory);
     vgt_error e;
-    if (rp->ops->map(rp->be, rp->vas, g.gpu_va, g.length, mo ? mo->aperture : VGT_APERTURE_UNKNOWN, &e) != VGT_OK)
-        engine_warn(rp, "GPU_MAP at seq %llu (VA 0x%llx, %llu bytes) not replayed: %s", (unsigned long long)rec->seq,
-                    (unsigned long long)g.gpu_va, (unsigned long long)g.length, e.msg);
+    if (rp->ops->map(rp->be, rp->vas, at.map_va, at.map_len, mo ? mo->aperture : VGT_APERTURE_UNKNOWN, &e) != VGT_OK)
+        engine_warn(rp, "GPU_MAP at seq %llu (VA 0x%llx, %llu bytes%s) not replayed: %s", (unsigned long long)rec->seq,
+                    (unsigned long long)g.gpu_va, (unsigned long long)g.length, at.moved ? ", relocated" : "", e.msg);
     return VGT_OK;
 }
 
@@ -282,8 +395,15 @@ static vgt_status on_gpu_unmap(vgt_replay *rp, const vgt_record *rec, vgt_error 
         return VGT_OK;
     }
     vgt_error e;
-    if (rp->ops->unmap(rp->be, rp->vas, g.gpu_va, g.length, &e) != VGT_OK)
+    uint64_t va = addr_to_replay(rp, g.gpu_va), len = g.length;
+    const addr_move *mv = addr_move_find(rp, g.gpu_va);
+    if (mv && mv->va == g.gpu_va) {   /* what addr_place mapped: page aligned around the range */
+        va = mv->new_va & ~0xfffull;
+        len = ((mv->new_va & 0xfff) + g.length + 0xfff) & ~0xfffull;
+    }
+    if (rp->ops->unmap(rp->be, rp->vas, va, len, &e) != VGT_OK)
         engine_warn(rp, "GPU_UNMAP at seq %llu: %s", (unsigned long long)rec->seq, e.msg);
+    addr_unmapped(rp, g.gpu_va, g.length);
     return VGT_OK;
 }
 
@@ -305,7 +425,7 @@ static vgt_status on_memory(vgt_replay *rp, const vgt_record *rec, vgt_error *er
     if (m.reason == VGT_MEM_OBSERVED && rp->opt.census && m.length) census_watch(rp, m.gpu_va, m.length, "observed");
     if (m.reason == VGT_MEM_OBSERVED || m.length == 0) return VGT_OK;
     vgt_error e;
-    if (rp->ops->mem_write(rp->be, rp->vas, m.gpu_va, m.data, m.length, &e) != VGT_OK)
+    if (rp->ops->mem_write(rp->be, rp->vas, addr_to_replay(rp, m.gpu_va), m.data, m.length, &e) != VGT_OK)
         engine_warn(rp, "MEMORY at seq %llu (VA 0x%llx, %u bytes) not written: %s", (unsigned long long)rec->seq,
                     (unsigned long long)m.gpu_va, m.length, e.msg);
     return VGT_OK;
@@ -374,6 +494,7 @@ static vgt_status on_submit(vgt_replay *rp, const vgt_record *rec, vgt_error *er
         return VGT_OK;
     }
     rp->sum.submissions++;
+    if (!rp->t0_ns && rp->ops->prepare) rp->ops->prepare(rp->be);   /* channel setup: before the clock */
     if (!rp->t0_ns) rp->t0_ns = mono_ns(), rp->first_ts = rec->ts;
     rp->last_ts = rec->ts;
     rp->cur_index = index;
@@ -388,6 +509,7 @@ static vgt_status on_submit(vgt_replay *rp, const vgt_record *rec, vgt_error *er
     }
     uint32_t ch = rp->chans[ci].id;
     if (rp->ops->set_context) rp->ops->set_context(rp->be, rec->seq);
+    VGT_TRY(patch_submission(rp, &rp->chans[ci], rec, &sub, err));   /* relocated operands, if any */
     if (!vgt_range_has(&rp->opt.submits, (uint64_t)index)) {
         /* before --submits: run unchecked so that the window starts from the state this prefix leaves,
          * or (prefix_state_only) only keep subchannel bindings and macros right */
@@ -467,8 +589,10 @@ const vgt_replay_summary *vgt_replay_summary_get(vgt_replay *rp)
 
 vgt_status vgt_replay_read(vgt_replay *rp, uint64_t va, void *dst, uint64_t len, vgt_error *err)
 {
-    return rp->ops->mem_read(rp->be, rp->vas, va, dst, len, err);
+    return rp->ops->mem_read(rp->be, rp->vas, addr_to_replay(rp, va), dst, len, err);
 }
+
+uint64_t vgt_replay_translate(const vgt_replay *rp, uint64_t va) { return addr_to_replay(rp, va); }
 
 int vgt_replay_summary_failed(const vgt_replay_summary *s)
 {

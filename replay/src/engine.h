@@ -16,6 +16,60 @@ typedef struct rt_state {
     uint32_t notify[2][2];       /* SET_NOTIFY_A/B of the 3D [0] and compute [1] classes */
 } rt_state;
 
+/* A mapping lane 1 moved (addrmap.c): captured [va, va+len) is at [new_va, new_va+len) in the replay. */
+typedef struct addr_move {
+    uint64_t va, len, new_va;
+    uint64_t seq;                /* its GPU_MAP */
+} addr_move;
+#define ADDR_MAX_MOVES 65536u
+
+/* Where addr_place put a GPU_MAP: the replay VA of its first byte and the page-aligned range mapped. */
+typedef struct addr_place_out {
+    uint64_t va, map_va, map_len;
+    int moved;
+} addr_place_out;
+
+/* Per channel: the address-method pairs of the stream (reloc_patch.c), captured and as sent. */
+typedef struct patch_half {
+    uint32_t captured, sent;     /* the stream's value, and the value the replay submitted */
+    int64_t pb_va;               /* captured VA of its dword in the current submission's push buffer; -1 when
+                                    it was sent by an earlier submission (or never written) */
+    uint32_t entry, dword;
+    uint8_t set;
+} patch_half;
+
+typedef struct patch_note {
+    uint64_t to;
+    uint32_t entry, dword;
+    uint8_t valid;
+} patch_note;
+
+/* The QMD-sized head of the last inline-to-memory upload, or of an inline QMD, of a channel: where each
+ * dword sits in the current submission, so that a QMD's address fields can be rewritten there. */
+#define PATCH_QMD_DWORDS 96u
+typedef struct patch_upload {
+    uint64_t dst;                /* captured destination (the QMD address) */
+    uint32_t n;                  /* dwords received (those past PATCH_QMD_DWORDS are not kept) */
+    uint32_t data[PATCH_QMD_DWORDS];
+    int64_t pb_va[PATCH_QMD_DWORDS];   /* -1: not in the current submission */
+    uint8_t active;
+} patch_upload;
+
+#define PATCH_MAX_PAIRS 64u
+#define PATCH_UPLOADS 4u
+typedef struct patch_channel {
+    vgt_pb_state pb;             /* the decoder that follows the stream for the rewrites */
+    int started;
+    patch_half half[PATCH_MAX_PAIRS][2];   /* [pair][0 high, 1 low] by reloc_patch.c's table index */
+    /* the last rewrite reported per slot in this submission: the other half of the same write
+     * (within a couple of dwords) is not a second rewrite */
+    patch_note noted[PATCH_MAX_PAIRS];
+    patch_upload upload[PATCH_UPLOADS];   /* the last I2M uploads (QMDs by address: libcuda uploads each
+                                             one, sometimes with a few other uploads before the launch) */
+    uint32_t next_upload;
+    patch_upload inline_qmd;     /* SET_INLINE_QMD_ADDRESS_A/B + LOAD_INLINE_QMD_DATA(i) */
+} patch_channel;
+
 typedef struct engine_channel {
     uint32_t client, handle;
     uint32_t id;                 /* backend channel id */
@@ -24,6 +78,7 @@ typedef struct engine_channel {
     vgt_pb_state pb_before;      /* ... as it was before the current submission (fault windows) */
     struct vgt_sem_tracker *sem; /* semantic tracker (volatile ranges for checks without a write log) */
     rt_state rt;
+    patch_channel *patch;        /* reloc_patch.c state, NULL until the first submission */
 } engine_channel;
 
 /* Bytes the GPU writes that differ from run to run (timestamps, report counters): a backend without a
@@ -103,9 +158,42 @@ struct vgt_replay {
     int unsettled;               /* asynchronous backend: work submitted since the last idle that finished */
     uint64_t first_ts, last_ts;  /* capture timestamps of the first and last submission */
     uint64_t t0_ns, t1_ns;       /* monotonic: first submission started, finish ended */
+    /* lane 1 addresses (addrmap.c) */
+    addr_move *moves;
+    uint32_t nmoves, cap_moves;
+    uint64_t longest_map;        /* the longest GPU_MAP so far (bounds the overlap search) */
+    uint64_t *mapped_mem;        /* client << 32 | memory of every memory object mapped so far (open
+                                    addressing; 0 empty): only those can be aliased by a new GPU_MAP */
+    uint32_t cap_mapped_mem, nmapped_mem;
+    uint64_t *relocate;          /* copies of opt.relocate / opt.avoid */
+    vgt_reloc_range *avoid;
+    uint32_t navoid;
+    uint8_t *pbcopy;             /* the current submission's segment bytes, rewritten (reloc_patch.c) */
+    uint64_t cap_pbcopy;
+    uint64_t *seg_off;           /* where each segment's bytes start in pbcopy */
+    uint32_t cap_seg_off;
+    int patched;                 /* pbcopy holds this submission's segments */
 };
 
 void engine_report(vgt_replay *rp, vgt_replay_report *r);
+/* A VGT_RPT_RELOCATION report. */
+void engine_note(vgt_replay *rp, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* addrmap.c: the one translation from captured to replay VAs */
+uint64_t addr_to_replay(const vgt_replay *rp, uint64_t va);
+const addr_move *addr_move_find(const vgt_replay *rp, uint64_t va);
+/* Where a GPU_MAP goes: at its VA, or moved (reported; rp->moves grows). */
+vgt_status addr_place(vgt_replay *rp, const vgt_rec_gpu_map *g, uint64_t seq, addr_place_out *out, vgt_error *err);
+/* A GPU_UNMAP of captured [va, va+len): the moves of mappings in it end. */
+void addr_unmapped(vgt_replay *rp, uint64_t va, uint64_t len);
+
+/* reloc_patch.c: decode the submission and rewrite, in a copy of its segment bytes, every address
+ * operand that points into a moved mapping (reported); rp->patched says the copy is in use. Then the
+ * GPFIFO entries whose push buffer moved. */
+vgt_status patch_submission(vgt_replay *rp, engine_channel *c, const vgt_record *rec,
+                            const vgt_rec_gpfifo_submit *sub, vgt_error *err);
+uint64_t patch_entry(vgt_replay *rp, uint32_t index, uint64_t raw);
+void patch_free(engine_channel *c);
 void engine_warn(vgt_replay *rp, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* check.c */

@@ -1,7 +1,8 @@
 /* lanes.c: how a submission reaches the backend. A lane is a table entry: its name, the backend
  * capability it needs, and the function that runs one GPFIFO_SUBMIT.
  *  - verbatim: the captured push-buffer segments are written into backend memory at their captured
- *    VAs, then the captured GPFIFO entries are submitted unchanged.
+ *    VAs, then the captured GPFIFO entries are submitted unchanged; where lane 1 moved a mapping
+ *    (addrmap.c), at the moved VA, with the address operands and entries rewritten (reloc_patch.c).
  *  - synth (lane 2: re-synthesized push buffers) and cuda (lane 3: CUDA-level) are names only in this
  *    build: every backend here lacks their capability, so vgt_replay_open refuses them with
  *    "lane X is not implemented by backend Y". */
@@ -21,10 +22,13 @@ static vgt_status write_segments(vgt_replay *rp, const vgt_rec_gpfifo_submit *su
         if (s->flags & VGT_SEGMENT_FLAG_TRUNCATED)
             engine_warn(rp, "submission %lld: segment %u at VA 0x%llx was captured truncated (%u bytes)",
                         (long long)rp->cur_index, i, (unsigned long long)s->gpu_va, s->length);
-        if (rp->ops->mem_write(rp->be, rp->vas, s->gpu_va, s->data, s->length, &e) == VGT_OK) continue;
-        uint64_t lo = s->gpu_va & ~0xFFFull, hi = (s->gpu_va + s->length + 0xFFF) & ~0xFFFull;
+        /* at the segment's replay VA, with its address operands rewritten when a mapping moved */
+        uint64_t va = addr_to_replay(rp, s->gpu_va);
+        const uint8_t *data = rp->patched ? rp->pbcopy + rp->seg_off[i] : s->data;
+        if (rp->ops->mem_write(rp->be, rp->vas, va, data, s->length, &e) == VGT_OK) continue;
+        uint64_t lo = va & ~0xFFFull, hi = (va + s->length + 0xFFF) & ~0xFFFull;
         if (hi <= lo || rp->ops->map(rp->be, rp->vas, lo, hi - lo, VGT_APERTURE_UNKNOWN, &e) != VGT_OK ||
-            rp->ops->mem_write(rp->be, rp->vas, s->gpu_va, s->data, s->length, &e) != VGT_OK) {
+            rp->ops->mem_write(rp->be, rp->vas, va, data, s->length, &e) != VGT_OK) {
             engine_warn(rp, "submission %lld: segment %u at VA 0x%llx not written: %s", (long long)rp->cur_index, i,
                         (unsigned long long)s->gpu_va, e.msg);
             continue;
@@ -41,7 +45,7 @@ static vgt_status submit_entries(vgt_replay *rp, const vgt_record *rec, const vg
     if (!sub->entry_count) return VGT_OK;
     uint64_t *ents = malloc((size_t)sub->entry_count * sizeof *ents);
     if (!ents) return VGT_FAIL(err, VGT_E_NOMEM, rec->seq, "replay: out of memory for %u GPFIFO entries", sub->entry_count);
-    for (uint32_t i = 0; i < sub->entry_count; i++) ents[i] = vgt_submit_entry(sub, i);
+    for (uint32_t i = 0; i < sub->entry_count; i++) ents[i] = patch_entry(rp, i, vgt_submit_entry(sub, i));
     vgt_error e;
     vgt_status rc = rp->ops->submit(rp->be, ch, ents, sub->entry_count, flags, &e);
     free(ents);

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "vgt/replay.h"
+#include "reloc_internal.h"
 #include "submit_segs.h"
 
 #define RESERVED_ALIGN (1ull << 32)   /* candidate bases: 4 GiB steps, far from driver allocations */
@@ -57,30 +58,116 @@ vgt_status vgt_reloc_choose_reserved(const vgt_reloc_range *maps, uint32_t n, ui
                     (unsigned long long)span, (unsigned long long)RESERVED_FLOOR, (unsigned long long)limit, n);
 }
 
+static int by_va(const void *a, const void *b)
+{
+    const vgt_reloc_range *x = a, *y = b;
+    return x->va < y->va ? -1 : x->va > y->va;
+}
+
+/* Sort and merge taken into disjoint ranges (in place); returns how many remain. Empty ranges go. */
+static uint32_t merge(vgt_reloc_range *t, uint32_t n)
+{
+    qsort(t, n, sizeof *t, by_va);
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!t[i].len) continue;
+        uint64_t end = t[i].va + t[i].len < t[i].va ? UINT64_MAX : t[i].va + t[i].len;
+        if (k && t[i].va <= t[k - 1].va + t[k - 1].len) {
+            if (end > t[k - 1].va + t[k - 1].len) t[k - 1].len = end - t[k - 1].va;
+            continue;
+        }
+        t[k] = t[i];
+        t[k++].len = end - t[i].va;
+    }
+    return k;
+}
+
+vgt_status vgt_reloc_choose_va(const vgt_reloc_range *taken, uint32_t n, uint64_t size, uint64_t align, uint64_t floor,
+                               uint64_t limit, uint64_t *out, vgt_error *err)
+{
+    if (!size || !align || (align & (align - 1)) || size > limit || floor >= limit)
+        return VGT_FAIL(err, VGT_E_ARG, VGT_NO_OFFSET, "relocation of 0x%llx bytes (alignment 0x%llx) cannot fit "
+                        "between 0x%llx and 0x%llx", (unsigned long long)size, (unsigned long long)align,
+                        (unsigned long long)floor, (unsigned long long)limit);
+    vgt_reloc_range *t = malloc(((size_t)n + 1) * sizeof *t);
+    if (!t) return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "relocation: out of memory for %u ranges", n);
+    if (n) memcpy(t, taken, (size_t)n * sizeof *t);
+    uint32_t k = merge(t, n);
+    /* the gaps from the top down: above t[i-1] and below t[i] (t[k] stands for the limit) */
+    uint64_t top = limit;
+    vgt_status st = VGT_E_UNSUPPORTED;
+    for (uint32_t i = k + 1; i-- > 0;) {
+        uint64_t gap_hi = i < k && t[i].va < top ? t[i].va : top;
+        uint64_t gap_lo = i ? t[i - 1].va + t[i - 1].len : 0;
+        if (i < k && t[i].va >= top) continue;   /* above the limit */
+        if (gap_lo < floor) gap_lo = floor;
+        if (gap_hi >= gap_lo + size) {
+            uint64_t base = (gap_hi - size) & ~(align - 1);
+            if (base >= gap_lo) {
+                *out = base;
+                st = VGT_OK;
+                break;
+            }
+        }
+        if (gap_hi <= floor) break;
+    }
+    free(t);
+    if (st == VGT_OK) return VGT_OK;
+    return VGT_FAIL(err, VGT_E_UNSUPPORTED, VGT_NO_OFFSET, "no 0x%llx-aligned range of 0x%llx bytes between 0x%llx and "
+                    "0x%llx is free of the trace's %u mappings", (unsigned long long)align, (unsigned long long)size,
+                    (unsigned long long)floor, (unsigned long long)limit, n);
+}
+
 static void note(vgt_reloc_plan *p, int kind, uint64_t seq, uint64_t va, uint64_t len, const char *fmt, ...)
     __attribute__((format(printf, 6, 7)));
 
-static void note(vgt_reloc_plan *p, int kind, uint64_t seq, uint64_t va, uint64_t len, const char *fmt, ...)
+/* Each moving mapping once (a bounded list: at most one entry per GPU_MAP). */
+static void add_moving(vgt_reloc_plan *p, const vgt_reloc_range *r)
 {
-    if (p->nnotes == VGT_RELOC_MAX_NOTES) {
-        p->notes_dropped++;
+    for (uint32_t i = 0; i < p->nmoving; i++)
+        if (p->moving[i].seq == r->seq) return;
+    vgt_reloc_range *n = realloc(p->moving, ((size_t)p->nmoving + 1) * sizeof *n);
+    if (!n) return;   /* no memory: its operands go unlisted; the replay still moves and rewrites it */
+    p->moving = n;
+    p->moving[p->nmoving++] = *r;
+}
+
+void reloc_note_add(vgt_reloc_plan *p, const vgt_reloc_note *n)
+{
+    if (n->kind == VGT_RELOC_NOT_REWRITABLE)
+        for (uint32_t i = 0; i < p->nnotes; i++)
+            if (p->notes[i].kind == n->kind && p->notes[i].va == n->va) {   /* that address again: said once */
+                p->notes_dropped++;
+                return;
+            }
+    if (p->nnotes < VGT_RELOC_MAX_NOTES) {
+        p->notes[p->nnotes++] = *n;
         return;
     }
-    vgt_reloc_note *n = &p->notes[p->nnotes++];
-    n->kind = kind;
-    n->seq = seq;
-    n->va = va;
-    n->len = len;
+    p->notes_dropped++;
+    if (n->kind != VGT_RELOC_NOT_REWRITABLE) return;
+    for (int pass = 0; pass < 2; pass++)   /* a warning outranks an operand note, then any other note */
+        for (uint32_t i = p->nnotes; i-- > 0;)
+            if (pass ? p->notes[i].kind != VGT_RELOC_NOT_REWRITABLE : p->notes[i].kind == VGT_RELOC_OPERAND) {
+                p->notes[i] = *n;
+                return;
+            }
+}
+
+static void note(vgt_reloc_plan *p, int kind, uint64_t seq, uint64_t va, uint64_t len, const char *fmt, ...)
+{
+    vgt_reloc_note n = {.kind = kind, .seq = seq, .va = va, .len = len};
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(n->msg, sizeof n->msg, fmt, ap);
+    vsnprintf(n.msg, sizeof n.msg, fmt, ap);
     va_end(ap);
+    reloc_note_add(p, &n);
 }
 
 const char *vgt_reloc_kind_name(int kind)
 {
     static const char *const names[] = {"?", "reserved-moved", "pushbuf-above-40-bit", "unaligned-mapping",
-                                        "overlapping-mappings", "operand"};
+                                        "overlapping-mappings", "operand", "forced", "not-rewritable"};
     return kind > 0 && kind < (int)(sizeof names / sizeof names[0]) ? names[kind] : "?";
 }
 
@@ -89,6 +176,7 @@ const char *vgt_reloc_kind_name(int kind)
 void vgt_reloc_check_maps(vgt_reloc_plan *p, const vgt_reloc_range *maps, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i++) {
+        if (maps[i].va % 4096 || maps[i].len % 4096) add_moving(p, &maps[i]);
         if (maps[i].va % 4096 || maps[i].len % 4096)
             note(p, VGT_RELOC_UNALIGNED, maps[i].seq, maps[i].va, maps[i].len,
                  "GPU_MAP seq %llu: 0x%llx+0x%llx is not 4 KiB aligned; it would be placed at an aligned VA and every "
@@ -98,6 +186,7 @@ void vgt_reloc_check_maps(vgt_reloc_plan *p, const vgt_reloc_range *maps, uint32
             if (!overlaps(maps[i].va, maps[i].len, maps[j].va, maps[j].len)) continue;
             if (maps[i].va == maps[j].va && maps[i].len == maps[j].len) continue;
             if (maps[i].space == maps[j].space) continue;   /* one VA space: an unmap came between */
+            add_moving(p, &maps[i]);
             note(p, VGT_RELOC_OVERLAP, maps[i].seq, maps[i].va, maps[i].len,
                  "GPU_MAP seq %llu (0x%llx+0x%llx) overlaps GPU_MAP seq %llu (0x%llx+0x%llx) of another VA space; "
                  "the later one would need a new VA and the operands that point into it relocated",
@@ -106,6 +195,21 @@ void vgt_reloc_check_maps(vgt_reloc_plan *p, const vgt_reloc_range *maps, uint32
             break;
         }
     }
+}
+
+/* Mappings --relocate moves: each containing one of the VAs. */
+static void check_forced(vgt_reloc_plan *p, const vgt_reloc_range *maps, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        for (uint32_t k = 0; k < p->nrelocate; k++) {
+            if (p->relocate[k] < maps[i].va || p->relocate[k] - maps[i].va >= maps[i].len) continue;
+            add_moving(p, &maps[i]);
+            note(p, VGT_RELOC_FORCED, maps[i].seq, maps[i].va, maps[i].len,
+                 "GPU_MAP seq %llu: 0x%llx+0x%llx is moved (--relocate 0x%llx): every operand pointing into it is "
+                 "rewritten with its new VA", (unsigned long long)maps[i].seq, (unsigned long long)maps[i].va,
+                 (unsigned long long)maps[i].len, (unsigned long long)p->relocate[k]);
+            break;
+        }
 }
 
 void vgt_reloc_check_segment(vgt_reloc_plan *p, uint64_t submit_index, uint64_t seq, uint32_t segment, uint64_t va,
@@ -164,6 +268,12 @@ void vgt_reloc_plan_free(vgt_reloc_plan *p)
     free(p->observed);
     p->observed = NULL;
     p->nobserved = 0;
+    free(p->map_ranges);
+    p->map_ranges = NULL;
+    p->nmap_ranges = 0;
+    free(p->moving);
+    p->moving = NULL;
+    p->nmoving = 0;
 }
 
 static vgt_status check_submit(scan *s, vgt_reloc_plan *p, const vgt_record *rec, vgt_error *err)
@@ -176,9 +286,12 @@ static vgt_status check_submit(scan *s, vgt_reloc_plan *p, const vgt_record *rec
     return VGT_OK;
 }
 
-vgt_status vgt_reloc_plan_trace(const char *path, uint64_t preferred, vgt_reloc_plan *p, vgt_error *err)
+vgt_status vgt_reloc_plan_trace(const char *path, uint64_t preferred, const uint64_t *relocate, uint32_t nrelocate,
+                                vgt_reloc_plan *p, vgt_error *err)
 {
     memset(p, 0, sizeof *p);
+    p->relocate = relocate;
+    p->nrelocate = nrelocate;
     p->reserved_va = preferred ? preferred : VGT_BACKEND_RESERVED_DEFAULT;
     vgt_reader *r;
     VGT_TRY(vgt_reader_open_path(&r, path, NULL, err));
@@ -192,6 +305,7 @@ vgt_status vgt_reloc_plan_trace(const char *path, uint64_t preferred, vgt_reloc_
         if (rc != VGT_OK) break;
     }
     if (rc == VGT_E_EOF) {
+        check_forced(p, s.maps, s.n);
         vgt_reloc_check_maps(p, s.maps, s.n);
         rc = vgt_reloc_find_operands(path, p, err);
     }
@@ -205,7 +319,8 @@ vgt_status vgt_reloc_plan_trace(const char *path, uint64_t preferred, vgt_reloc_
              "the backend's own range moved to 0x%llx (+0x%llx): the trace maps memory at 0x%llx",
              (unsigned long long)p->reserved_va, (unsigned long long)VGT_BACKEND_RESERVED_SPAN,
              (unsigned long long)(preferred ? preferred : VGT_BACKEND_RESERVED_DEFAULT));
-    free(s.maps);
+    p->map_ranges = s.maps;   /* the replay's relocations avoid them all */
+    p->nmap_ranges = s.n;
     free(s.segs.segs);
     vgt_reader_close(r);
     return rc;

@@ -6,7 +6,7 @@
  * QMD addresses and the QMD's program, constant-buffer, release and dependent-QMD addresses, shader
  * program addresses, index buffers; and render targets from SET_COLOR_TARGET_A/B(j) (clcb97.h). Each
  * becomes a note naming the submission, the method position and the operand. Operands that MME
- * macros build at run time are not seen (the stream carries only the macro call). */
+ * macros build at run time are found by reloc_macros.c (NOT_REWRITABLE notes: the replay warns). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +15,7 @@
 #include "vgt/events.h"
 #include "vgt/pushbuf.h"
 #include "vgt/replay.h"
+#include "reloc_internal.h"
 #include "submit_segs.h"
 
 #define MAX_CHANNELS 256u
@@ -28,7 +29,7 @@ typedef struct op_channel {
 
 typedef struct op_scan {
     vgt_reloc_plan *p;
-    vgt_reloc_range conflicts[VGT_RELOC_MAX_NOTES];
+    const vgt_reloc_range *conflicts;   /* the plan's moving mappings */
     uint32_t nconflicts;
     op_channel *chans;
     uint32_t nchans;
@@ -36,36 +37,52 @@ typedef struct op_scan {
     replay_segs segs;
 } op_scan;
 
-static void add_note(vgt_reloc_plan *p, uint64_t seq, uint64_t va, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+static void add_note(vgt_reloc_plan *p, int kind, uint64_t seq, uint64_t va, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
 
-static void add_note(vgt_reloc_plan *p, uint64_t seq, uint64_t va, const char *fmt, ...)
+static void add_note(vgt_reloc_plan *p, int kind, uint64_t seq, uint64_t va, const char *fmt, ...)
 {
-    if (p->nnotes == VGT_RELOC_MAX_NOTES) {
-        p->notes_dropped++;
-        return;
-    }
-    vgt_reloc_note *n = &p->notes[p->nnotes++];
-    *n = (vgt_reloc_note){.kind = VGT_RELOC_OPERAND, .seq = seq, .va = va, .len = 0};
+    vgt_reloc_note n = {.kind = kind, .seq = seq, .va = va, .len = 0};
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(n->msg, sizeof n->msg, fmt, ap);
+    vsnprintf(n.msg, sizeof n.msg, fmt, ap);
     va_end(ap);
+    reloc_note_add(p, &n);
 }
 
-/* One operand: a note when it points into a conflicting mapping. */
+/* An operand in the push buffer: a note when it points into a conflicting mapping (the replay rewrites
+ * it, reloc_patch.c). */
 static void check(op_scan *s, const vgt_mpos *pos, const char *what, uint64_t va)
 {
     if (!va) return;
     for (uint32_t i = 0; i < s->nconflicts; i++) {
         const vgt_reloc_range *c = &s->conflicts[i];
         if (va < c->va || va >= c->va + c->len) continue;
-        add_note(s->p, pos->seq, va,
+        add_note(s->p, VGT_RELOC_OPERAND, pos->seq, va,
                  "submission %llu (seq %llu) entry %u dword %u: %s 0x%llx points into GPU_MAP seq %llu "
-                 "(0x%llx+0x%llx), which cannot be placed at its VA; it would be rewritten with the mapping's new VA",
+                 "(0x%llx+0x%llx) that moves; rewritten with the mapping's new VA",
                  (unsigned long long)s->submit_index, (unsigned long long)pos->seq, pos->entry, pos->dword, what,
                  (unsigned long long)va, (unsigned long long)c->seq, (unsigned long long)c->va,
                  (unsigned long long)c->len);
+        return;
+    }
+}
+
+/* An address inside a QMD. The scan knows a QMD's bytes only from the stream (an I2M upload or an inline
+ * QMD: no memory reader is configured), and there the replay rewrites its fields (reloc_patch.c); a QMD
+ * in memory is warned about by the replay itself when it is launched. */
+static void check_qmd_field(op_scan *s, const vgt_mpos *pos, const vgt_ev_launch *l, const char *what, uint64_t va)
+{
+    if (!va) return;
+    for (uint32_t i = 0; i < s->nconflicts; i++) {
+        const vgt_reloc_range *c = &s->conflicts[i];
+        if (va < c->va || va >= c->va + c->len) continue;
+        add_note(s->p, VGT_RELOC_OPERAND, pos->seq, va,
+                 "submission %llu (seq %llu) entry %u dword %u: %s 0x%llx in the %s QMD at 0x%llx points into GPU_MAP "
+                 "seq %llu (0x%llx+0x%llx) that moves; rewritten in the QMD's data dwords",
+                 (unsigned long long)s->submit_index, (unsigned long long)pos->seq, pos->entry, pos->dword, what,
+                 (unsigned long long)va, l->inline_qmd ? "inline" : "fetched", (unsigned long long)l->qmd_va,
+                 (unsigned long long)c->seq, (unsigned long long)c->va, (unsigned long long)c->len);
         return;
     }
 }
@@ -76,19 +93,19 @@ static void check_launch(op_scan *s, const vgt_event *ev)
     check(s, &ev->pos, "QMD address", l->qmd_va);
     if (!l->decoded) return;
     char what[64];
-    check(s, &ev->pos, "QMD program address", l->qmd.program_va);
+    check_qmd_field(s, &ev->pos, l, "program address", l->qmd.program_va);
     for (uint32_t i = 0; i < VGT_QMD_MAX_CB; i++)
         if (l->qmd.cb[i].valid) {
-            snprintf(what, sizeof what, "QMD constant buffer %u", i);
-            check(s, &ev->pos, what, l->qmd.cb[i].va);
+            snprintf(what, sizeof what, "constant buffer %u", i);
+            check_qmd_field(s, &ev->pos, l, what, l->qmd.cb[i].va);
         }
     for (uint32_t i = 0; i < l->qmd.release_count && i < VGT_QMD_MAX_RELEASE; i++)
         if (l->qmd.release[i].enabled) {
-            snprintf(what, sizeof what, "QMD release %u address", i);
-            check(s, &ev->pos, what, l->qmd.release[i].va);
+            snprintf(what, sizeof what, "release %u address", i);
+            check_qmd_field(s, &ev->pos, l, what, l->qmd.release[i].va);
         }
     for (uint32_t i = 0; i < VGT_QMD_MAX_DEPENDENT; i++)
-        if (l->qmd.dependent[i].enabled) check(s, &ev->pos, "QMD dependent-QMD address", l->qmd.dependent[i].va);
+        if (l->qmd.dependent[i].enabled) check_qmd_field(s, &ev->pos, l, "dependent-QMD address", l->qmd.dependent[i].va);
 }
 
 static void on_event(void *ctx, const vgt_event *ev)
@@ -172,11 +189,7 @@ static vgt_status on_submit(op_scan *s, const vgt_record *rec, vgt_error *err)
 
 vgt_status vgt_reloc_find_operands(const char *path, vgt_reloc_plan *p, vgt_error *err)
 {
-    op_scan s = {.p = p};
-    for (uint32_t i = 0; i < p->nnotes; i++)
-        if (p->notes[i].kind == VGT_RELOC_OVERLAP || p->notes[i].kind == VGT_RELOC_UNALIGNED)
-            s.conflicts[s.nconflicts++] = (vgt_reloc_range){.va = p->notes[i].va, .len = p->notes[i].len,
-                                                            .seq = p->notes[i].seq};
+    op_scan s = {.p = p, .conflicts = p->moving, .nconflicts = p->nmoving};
     if (!s.nconflicts) return VGT_OK;
     if (!(s.chans = calloc(MAX_CHANNELS, sizeof *s.chans)))
         return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "reloc: out of memory for channel state");
@@ -192,6 +205,7 @@ vgt_status vgt_reloc_find_operands(const char *path, vgt_reloc_plan *p, vgt_erro
         if (rc == VGT_E_EOF) rc = VGT_OK;
         vgt_reader_close(r);
     }
+    if (rc == VGT_OK) rc = reloc_find_macro_operands(path, p, s.conflicts, s.nconflicts, err);
     for (uint32_t i = 0; i < s.nchans; i++)
         if (s.chans[i].sem) vgt_sem_free(s.chans[i].sem);
     free(s.chans);

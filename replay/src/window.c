@@ -12,6 +12,7 @@
 #define WINDOW_BEFORE 6u   /* methods shown before the Get pointer */
 
 typedef struct window {
+    const vgt_replay *rp;
     uint64_t pb_va;
     int found;
     uint32_t entry, dword;      /* where pb_va falls */
@@ -23,11 +24,12 @@ static void on_entry(void *ctx, const vgt_gp_entry *e, uint32_t index, const vgt
 {
     window *w = ctx;
     if (w->found || e->is_control) return;
-    uint64_t end = e->va + 4ull * e->length;
-    if (w->pb_va < e->va || w->pb_va > end) return;   /* == end: Get has moved past the entry's last dword */
+    uint64_t va = addr_to_replay(w->rp, e->va);   /* the backend reports where the replay put it */
+    uint64_t end = va + 4ull * e->length;
+    if (w->pb_va < va || w->pb_va > end) return;   /* == end: Get has moved past the entry's last dword */
     w->found = 1;
     w->entry = index;
-    w->dword = (uint32_t)((w->pb_va - e->va) / 4);
+    w->dword = (uint32_t)((w->pb_va - va) / 4);
 }
 
 static int on_method(void *ctx, const vgt_method *m)
@@ -57,7 +59,7 @@ void engine_fault_window(vgt_replay *rp, uint64_t pb_va)
     vgt_pb_state st;
     if (c->pb) st = c->pb_before;
     else vgt_pb_state_init(&st, c->cls);
-    window w = {.pb_va = pb_va};
+    window w = {.rp = rp, .pb_va = pb_va};
     vgt_pb_callbacks cb = {.method = on_method, .entry = on_entry, .ctx = &w};
     vgt_error e;
     vgt_pb_decode_submit(&st, rp->run_rec->seq, rp->run_sub, &cb, &e);

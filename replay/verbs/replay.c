@@ -15,13 +15,15 @@
 #define MAX_DUMP_BYTES (1ull << 30)
 #define MAX_TEXT_EVENTS 200          /* per kind, then "... N more" */
 #define MAX_JSON_REPORTS 100000
+#define MAX_RELOCATE 256
 
 static const char usage_text[] =
     "usage: vgt replay TRACE [--backend sim|gpu|cuda] [--lane verbatim|synth|cuda|auto]\n"
     "                        [--submits A..B [--prefix run|state]] [--check] [--dump VA:LEN:FILE]...\n"
     "                        [--dump-rt N:FILE.png [--expect-hash HEX]]... [--list-rt]\n"
     "                        [--census [--census-json FILE]] [--submit-timeout MS] [--no-wait]\n"
-    "                        [--reserved-va VA] [--subcontexts captured|group|tsg] [--plan] [--json]\n"
+    "                        [--reserved-va VA] [--subcontexts captured|group|tsg] [--relocate VA]...\n"
+    "                        [--plan] [--json]\n"
     "                        [--quiet | --verbose]\n"
     "\n"
     "Replay a trace (TRACE, or - for a stream on stdin) on a backend: objects, channels, mappings and\n"
@@ -50,6 +52,10 @@ static const char usage_text[] =
     "  --subcontexts M  hardware: channels of one captured channel group go in one TSG, each captured\n"
     "                   context share its own subcontext (captured, default); or all on one\n"
     "                   subcontext (group); or each channel in a TSG of its own (tsg). For diagnosis\n"
+    "  --relocate VA    move the mapping that contains captured VA VA to a new VA (repeatable): every\n"
+    "                   address operand and GPFIFO entry pointing into it is rewritten and reported; for\n"
+    "                   diagnosis, and for hardware that refuses a VA. Mappings that are not 4 KiB aligned\n"
+    "                   or overlap one of another captured VA space move without being asked\n"
     "  --plan           print the lane-1 address plan (relocations) before replaying\n"
     "  --json           one JSON object at the end instead of text\n"
     "  --quiet          text: only mismatches, problems and the summary\n"
@@ -64,7 +70,7 @@ typedef struct dump_req {
 
 typedef struct cli {
     int json, quiet, verbose;
-    uint64_t shown[8];
+    uint64_t shown[9];
     uint64_t hidden;
     FILE *out;
     /* JSON: reports kept until the end */
@@ -101,8 +107,8 @@ static void keep_json(cli *c, const vgt_replay_report *r)
         c->dropped++;
         return;
     }
-    static const char *const kinds[] = {"?", "submission", "mismatch", "event", "warning"};
-    fprintf(f, "{\"kind\":\"%s\",\"submission\":%lld,\"seq\":%llu,\"channel\":%u", kinds[r->kind >= 1 && r->kind <= 4 ? r->kind : 0],
+    static const char *const kinds[] = {"?", "submission", "mismatch", "event", "warning", "relocation"};
+    fprintf(f, "{\"kind\":\"%s\",\"submission\":%lld,\"seq\":%llu,\"channel\":%u", kinds[r->kind >= 1 && r->kind <= 5 ? r->kind : 0],
             (long long)r->submit_index, (unsigned long long)r->submit_seq, r->channel);
     if (r->kind == VGT_RPT_SUBMIT_CHECKS)
         fprintf(f, ",\"passed\":%u,\"failed\":%u,\"not_comparable\":%u", r->passed, r->failed, r->skipped);
@@ -138,13 +144,15 @@ static void on_report(void *ctx, const vgt_replay_report *r)
         fprintf(c->out, "  MISMATCH %s\n", r->msg);
         return;
     }
-    int slot = r->kind == VGT_RPT_WARNING ? 0 : (r->event_kind & 7);
+    int slot = r->kind == VGT_RPT_WARNING ? 0 : r->kind == VGT_RPT_RELOCATION ? 8 : (r->event_kind & 7);
+    if (r->kind == VGT_RPT_RELOCATION && c->quiet) return;
     if (r->kind == VGT_RPT_EVENT && (r->event_kind == VGT_BEV_UNBLOCKED) && c->quiet) return;
     if (c->shown[slot]++ >= MAX_TEXT_EVENTS && !c->verbose) {
         c->hidden++;
         return;
     }
     if (r->kind == VGT_RPT_WARNING) fprintf(c->out, "  warning: %s\n", r->msg);
+    else if (r->kind == VGT_RPT_RELOCATION) fprintf(c->out, "  address: %s\n", r->msg);
     else if (r->submit_index >= 0)
         fprintf(c->out, "  submission %lld (seq %llu): %s: %s\n", (long long)r->submit_index,
                 (unsigned long long)r->submit_seq, event_name(r->event_kind), r->msg);
@@ -185,6 +193,12 @@ static void print_summary_text(FILE *f, const vgt_replay_summary *s, int check, 
             (unsigned long long)k->blocked_waits, (unsigned long long)s->warnings, s->blocked ? "; CHANNELS NEVER FINISHED" : "");
     fprintf(f, "  timing: replay %.3f ms from the first submission to all work done; capture %.3f ms from the first "
                "to the last submission\n", s->replay_span_ns / 1e6, s->capture_span_ns / 1e6);
+    if (s->relocations || s->aliases || s->aliases_unreproduced)
+        fprintf(f, "  addresses: %llu mappings relocated; %llu address operands and %llu GPFIFO entries rewritten; "
+                   "%llu memory objects mapped twice aliased (%llu not reproduced)\n",
+                (unsigned long long)s->relocations, (unsigned long long)s->operands_rewritten,
+                (unsigned long long)s->entries_rewritten, (unsigned long long)s->aliases,
+                (unsigned long long)s->aliases_unreproduced);
     if (hidden) fprintf(f, "  (%llu further messages not shown)\n", (unsigned long long)hidden);
     if (s->limits_note) fprintf(f, "  note: %s\n", s->limits_note);
     if (problem) fprintf(f, "result: FAILED (the trace could not be read to its end: %s)\n", problem);
@@ -223,6 +237,11 @@ static void print_summary_json(FILE *f, const vgt_replay_summary *s, int check, 
                 (unsigned long long)s->bytes_capture_only);
     fprintf(f, "\"replay_span_ns\":%llu,\"capture_span_ns\":%llu,", (unsigned long long)s->replay_span_ns,
             (unsigned long long)s->capture_span_ns);
+    fprintf(f, "\"addresses\":{\"relocations\":%llu,\"operands_rewritten\":%llu,\"entries_rewritten\":%llu,"
+               "\"aliases\":%llu,\"aliases_not_reproduced\":%llu},",
+            (unsigned long long)s->relocations, (unsigned long long)s->operands_rewritten,
+            (unsigned long long)s->entries_rewritten, (unsigned long long)s->aliases,
+            (unsigned long long)s->aliases_unreproduced);
     fputs("\"note\":", f);
     vgt_json_string(f, s->limits_note ? s->limits_note : "");
     if (finish_msg) {
@@ -276,6 +295,8 @@ typedef struct args {
     const char *census_json;
     uint64_t reserved_va, submit_timeout_ms;
     uint32_t subcontexts;
+    uint64_t relocate[MAX_RELOCATE];
+    uint32_t nrelocate;
 } args;
 
 /* The options of the hardware lane and its outputs; 1 consumed, 0 not ours, -2 bad value (reported). */
@@ -309,6 +330,11 @@ static int parse_lane1_option(int argc, char **argv, int *i, args *a)
             if (!strcmp(v, names[k])) a->subcontexts = k;
         if (a->subcontexts == 3)
             return vgt_cli_error("replay", VGT_EXIT_USAGE, "--subcontexts '%s' is not captured, group or tsg", v), -2;
+    } else if (!strcmp(o, "--relocate") && has_val) {
+        if (a->nrelocate == MAX_RELOCATE) return vgt_cli_error("replay", VGT_EXIT_USAGE, "at most %d --relocate", MAX_RELOCATE), -2;
+        if (vgt_parse_u64(argv[++*i], &a->relocate[a->nrelocate]))
+            return vgt_cli_error("replay", VGT_EXIT_USAGE, "--relocate '%s' is not a VA", argv[*i]), -2;
+        a->nrelocate++;
     } else if ((!strcmp(o, "--reserved-va") || !strcmp(o, "--submit-timeout")) && has_val) {
         uint64_t *dst = o[2] == 'r' ? &a->reserved_va : &a->submit_timeout_ms;
         if (vgt_parse_u64(argv[++*i], dst) || (o[2] == 's' && (*dst == 0 || *dst > 3600000)))
@@ -420,6 +446,25 @@ static int finish(vgt_replay *rp, const args *a, cli *c)
     return code;
 }
 
+/* The plan's inputs to the relocations: every mapping (new VAs avoid them), whether any will move (the
+ * engine then follows address operands from the first submission), and the operands it cannot rewrite
+ * (moved in front of the notes, which stay valid while the replay is open). */
+static void use_plan(vgt_reloc_plan *p, vgt_replay_options *o)
+{
+    o->avoid = p->map_ranges;
+    o->navoid = p->nmap_ranges;
+    o->track_addresses = p->nmoving > 0;
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < p->nnotes; i++) {
+        if (p->notes[i].kind != VGT_RELOC_NOT_REWRITABLE) continue;
+        vgt_reloc_note n = p->notes[k];
+        p->notes[k++] = p->notes[i];
+        p->notes[i] = n;
+    }
+    o->reloc_warnings = p->notes;
+    o->nreloc_warnings = k;
+}
+
 /* Lane 1 on hardware: where the backend's own range goes, planned off the trace's mappings (a file
  * can be read twice; a stream keeps the default or --reserved-va), with every relocation noted. */
 static int plan_addresses(const args *a, vgt_replay_options *o, cli *c, vgt_reloc_plan **out)
@@ -427,17 +472,29 @@ static int plan_addresses(const args *a, vgt_replay_options *o, cli *c, vgt_relo
     *out = NULL;
     o->backend_cfg.reserved_va = a->reserved_va;
     o->backend_cfg.subcontexts = a->subcontexts;
-    if (!(o->backend->caps() & VGT_CAP_ASYNC) && !a->plan && !o->census) return -1;
+    o->relocate = a->relocate;
+    o->nrelocate = a->nrelocate;
+    if (!(o->backend->caps() & VGT_CAP_ASYNC) && !a->plan && !o->census && !a->nrelocate) return -1;
     if (!strcmp(a->trace, "-")) return -1;
     vgt_reloc_plan *p = malloc(sizeof *p);
     vgt_error err;
     if (!p) return vgt_cli_error("replay", VGT_EXIT_USAGE, "out of memory for the address plan");
-    if (vgt_reloc_plan_trace(a->trace, a->reserved_va, p, &err) != VGT_OK) {
+    if (vgt_reloc_plan_trace(a->trace, a->reserved_va, a->relocate, a->nrelocate, p, &err) != VGT_OK) {
         vgt_reloc_plan_free(p);
         free(p);
         return vgt_cli_report("replay", &err);
     }
     o->backend_cfg.reserved_va = p->reserved_va;
+    use_plan(p, o);
+    for (uint32_t k = 0; k < a->nrelocate; k++) {
+        uint32_t i = 0;
+        while (i < p->nmap_ranges && (a->relocate[k] < p->map_ranges[i].va ||
+                                      a->relocate[k] - p->map_ranges[i].va >= p->map_ranges[i].len))
+            i++;
+        if (i == p->nmap_ranges)
+            fprintf(stderr, "vgt replay: --relocate 0x%llx: no GPU_MAP of the trace contains it; nothing moves\n",
+                    (unsigned long long)a->relocate[k]);
+    }
     if (a->plan || (p->nnotes && !a->json)) plan_print(p, a->json ? stderr : c->out);
     *out = p;
     return -1;

@@ -136,8 +136,12 @@ int census_write_jsonl(const vgt_replay *rp, const char *path)
 
 void plan_print(const vgt_reloc_plan *p, FILE *out)
 {
-    fprintf(out, "address plan: %u mappings at their captured VAs; backend range at 0x%llx\n", p->maps,
-            (unsigned long long)p->reserved_va);
+    if (p->nmoving)
+        fprintf(out, "address plan: %u mappings, %u of them moved to new VAs; backend range at 0x%llx\n", p->maps,
+                p->nmoving, (unsigned long long)p->reserved_va);
+    else
+        fprintf(out, "address plan: %u mappings at their captured VAs; backend range at 0x%llx\n", p->maps,
+                (unsigned long long)p->reserved_va);
     for (uint32_t i = 0; i < p->nnotes; i++)
         fprintf(out, "  relocation (%s): %s\n", vgt_reloc_kind_name(p->notes[i].kind), p->notes[i].msg);
     if (p->notes_dropped) fprintf(out, "  (%llu more notes)\n", (unsigned long long)p->notes_dropped);

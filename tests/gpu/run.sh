@@ -5,7 +5,7 @@
 #       here: static build (build-static, -DVGT_STATIC_DEPS=ON) of vgt and the gpu self-test, copied
 #       with the corpus and its expected results into .carry/lane1/ (git-ignored; carry [".carry"]).
 #   tests/gpu/run.sh [run] [--bench] [--trace-timeout S]
-#       on the H200: the gpu self-test, then `vgt replay --backend gpu --check` of every corpus trace
+#       on the H200: `vgt replay --backend gpu --check` of every corpus trace, then the gpu self-test
 #       (render targets dumped as PNG and their pixel hash compared with the capture's RESULT line, the
 #       store census of the smaller traces), one table row per trace, each trace's own kernel log lines
 #       (NVRM/Xid) appended to its log; when vk_triangle fails, two diagnostic rows replay it with
@@ -127,13 +127,6 @@ run() {
     local corpus=$carry/corpus
     [ -d "$corpus" ] || corpus=$root/corpus
     failed=0
-    echo "=== gpu self-test ==="
-    timeout -k 5 40 "$carry/gpu_selftest" >"$out/selftest.txt" 2>&1
-    local src=$?
-    sed -n '/^step  *result/,$p' "$out/selftest.txt" | cut -c1-200
-    grep -q '^step  *result' "$out/selftest.txt" || tail -5 "$out/selftest.txt"
-    echo "self-test exit code: $src"
-    [ $src -eq 0 ] || failed=$((failed + 1))
     echo "=== lane 1: vgt replay --backend gpu --check, every corpus trace ==="
     printf '%-19s %3s %-16s %-18s %6s %7s %-8s %-20s %-22s %s\n' trace rc submissions "checks p/f/nc" faults blocked \
         image "png vs captured" "replay/capture ms" result
@@ -162,7 +155,22 @@ run() {
             failed=$((failed + 1))
         fi
     done
-    for t in gl_egl vk_triangle vk_triangle.group vk_triangle.tsg vk_compute vadd streams_threads many_launches \
+    # The self-test runs after the replays: it provokes an MME illegal-opcode exception and an MMU fault on
+    # purpose, and vk_triangle's draw hung when replayed after it (2 of 2 runs, 2026-11-30) while it
+    # completes fresh or after other replays; the row after it says whether that still holds (not counted).
+    echo "=== gpu self-test ==="
+    timeout -k 5 40 "$carry/gpu_selftest" >"$out/selftest.txt" 2>&1
+    local src=$?
+    sed -n '/^step  *result/,$p' "$out/selftest.txt" | cut -c1-200
+    grep -q '^step  *result' "$out/selftest.txt" || tail -5 "$out/selftest.txt"
+    echo "self-test exit code: $src"
+    [ $src -eq 0 ] || failed=$((failed + 1))
+    if [ -f "$corpus/vk_triangle.vgt" ]; then
+        local keep2=$failed
+        run_trace "$corpus/vk_triangle.vgt" after-selftest --submit-timeout 1500
+        failed=$keep2
+    fi
+    for t in gl_egl vk_triangle vk_triangle.group vk_triangle.tsg vk_compute vadd streams_threads many_launches vk_triangle.after-selftest \
         gl_egl.slice vk_triangle.slice vadd.slice; do
         [ -f "$out/$t.txt" ] || continue
         echo "--- $t: problems (first 6; kernel log lines of this replay) ---"

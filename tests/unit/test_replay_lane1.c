@@ -77,6 +77,8 @@ static void test_reloc_notes(void)
     for (int i = 0; i < 2 * VGT_RELOC_MAX_NOTES; i++) vgt_reloc_check_segment(p, 5, 101, 0, 1ull << 41, 4);
     CHECK(p->nnotes == VGT_RELOC_MAX_NOTES && p->notes_dropped == VGT_RELOC_MAX_NOTES + 3, "bounded: %u, %llu dropped",
           p->nnotes, (unsigned long long)p->notes_dropped);
+    CHECK(p->nmoving == 2 && p->moving[0].seq == 14 && p->moving[1].seq == 15, "moving: %u", p->nmoving);
+    vgt_reloc_plan_free(p);
     free(p);
 }
 
@@ -354,7 +356,7 @@ static void test_plan_copy_operands(void)
     }
     ok(vgt_writer_close(w, &e), &e);
     vgt_reloc_plan *p = calloc(1, sizeof *p);
-    CHECK_STATUS(vgt_reloc_plan_trace(path, 0, p, &e), VGT_OK, &e, "vgt_reloc_plan_trace");
+    CHECK_STATUS(vgt_reloc_plan_trace(path, 0, NULL, 0, p, &e), VGT_OK, &e, "vgt_reloc_plan_trace");
     int operand = 0;
     for (uint32_t i = 0; i < p->nnotes; i++) {
         if (p->notes[i].kind != VGT_RELOC_OPERAND) continue;
@@ -386,7 +388,7 @@ static void test_plan_operands(void)
     write_release(w, &ts, 1, DATA_VA + 0x1008, 2, &e);  /* into the conflicting mapping */
     ok(vgt_writer_close(w, &e), &e);
     vgt_reloc_plan *p = calloc(1, sizeof *p);
-    CHECK_STATUS(vgt_reloc_plan_trace(path, 0, p, &e), VGT_OK, &e, "vgt_reloc_plan_trace");
+    CHECK_STATUS(vgt_reloc_plan_trace(path, 0, NULL, 0, p, &e), VGT_OK, &e, "vgt_reloc_plan_trace");
     int overlap = 0, operand = 0;
     for (uint32_t i = 0; i < p->nnotes; i++) {
         overlap += p->notes[i].kind == VGT_RELOC_OVERLAP;

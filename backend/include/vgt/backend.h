@@ -178,6 +178,16 @@ typedef struct vgt_backend_ops {
     vgt_status (*vaspace_create)(vgt_backend *b, uint32_t *vas, vgt_error *err);
     vgt_status (*map)(vgt_backend *b, uint32_t vas, uint64_t va, uint64_t size, uint32_t aperture, vgt_error *err);
     vgt_status (*unmap)(vgt_backend *b, uint32_t vas, uint64_t va, uint64_t size, vgt_error *err);
+    /* Optional (NULL: the backend cannot alias). Map [va, va+size) onto the storage currently mapped at
+     * [src_va, src_va+size): one memory object mapped at two VAs (Vulkan maps its shader heap and
+     * descriptor memory twice), so that what the GPU or the host writes through one VA is read through
+     * the other. va and src_va must have the same offset in a 4 KiB page; the source range must be
+     * mapped; the new range must not overlap a mapping. unmap(va, size) removes the alias only;
+     * unmapping the source first leaves the alias's storage alive (released with its last mapping).
+     * On failure (VGT_E_ARG, VGT_E_UNSUPPORTED, VGT_E_BACKEND) nothing is mapped: the engine then maps
+     * separate storage and warns that the alias is not reproduced. */
+    vgt_status (*map_alias)(vgt_backend *b, uint32_t vas, uint64_t va, uint64_t size, uint64_t src_va,
+                            vgt_error *err);
     /* Host (CPU-side) access. A host write clears the "produced by the GPU" state of those bytes. */
     vgt_status (*mem_write)(vgt_backend *b, uint32_t vas, uint64_t va, const void *src, uint64_t len, vgt_error *err);
     vgt_status (*mem_read)(vgt_backend *b, uint32_t vas, uint64_t va, void *dst, uint64_t len, vgt_error *err);
@@ -204,6 +214,11 @@ typedef struct vgt_backend_ops {
     /* Run every channel as far as it can go; VGT_E_TIMEOUT naming each channel still blocked (and on
      * what) when some cannot finish. */
     vgt_status (*idle)(vgt_backend *b, uint64_t timeout_ns, vgt_error *err);
+    /* Optional. Called once, before the first submission: set up now what would otherwise be set up
+     * lazily at each channel's first submission (hardware: the channels whose engine objects are known),
+     * as the captured program did before its first submission, so that it stays out of the replay's
+     * timing. A failure is not fatal: the channel is set up at its first submission as before. */
+    void (*prepare)(vgt_backend *b);
 
     /* Bookkeeping of GPU writes (VGT_CAP_WRITE_LOG). produced: mask[i] = 1 when byte va+i holds a
      * value the GPU produced deterministically (a semaphore payload, an upload, a copy) and no host

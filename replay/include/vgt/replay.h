@@ -14,7 +14,12 @@
  *     vgt_replay_close(rp);
  *
  * The engine replays one GPU address space, the model's: every GPU_MAP (whatever its VA-space handle)
- * lands in one backend VA space.
+ * lands in one backend VA space. Lane 1 keeps captured VAs, except for mappings that cannot keep them
+ * (not 4 KiB aligned, overlapping a mapping of another captured VA space, or named by
+ * options.relocate): those move, and every captured VA the engine hands to the backend goes through one
+ * translation (vgt_replay_translate); the address operands and GPFIFO entries that point into a moved
+ * mapping are rewritten and reported (VGT_RPT_RELOCATION). A memory object mapped at two VAs is mapped
+ * once and aliased (backend map_alias). Records, the model and reports keep captured VAs.
  *
  * Lanes: `verbatim` runs the captured push buffers unchanged at their captured VAs; `synth` (lane 2,
  * re-synthesized push buffers) and `cuda` (lane 3) exist as names and are refused cleanly by a backend
@@ -45,6 +50,8 @@ enum vgt_replay_report_kind {
     VGT_RPT_MISMATCH = 2,        /* one check that failed */
     VGT_RPT_EVENT = 3,           /* a backend event: fault, unsupported operation, blocked channel ... */
     VGT_RPT_WARNING = 4,         /* something the engine could not rebuild exactly (msg says what) */
+    VGT_RPT_RELOCATION = 5,      /* lane 1 moved a mapping, rewrote an operand or a GPFIFO entry, or
+                                    mapped a memory object's second VA onto its first (msg says which) */
 };
 
 typedef struct vgt_replay_report {
@@ -90,6 +97,20 @@ typedef struct vgt_replay_options {
     int no_wait;                      /* 1: do not wait after each submission (speed runs; no checks) */
     int census;                       /* 1: store census (census.c): watched ranges diffed per submission */
     int track_render_targets;         /* 1: decode SET_COLOR_TARGET_* state (rt.c) for --dump-rt */
+    /* lane 1 relocation (addrmap.c): the mapping containing each of these captured VAs moves to a new VA
+     * (`vgt replay --relocate`); mappings that are not 4 KiB aligned or overlap a mapping of another
+     * captured VA space move without being asked. Copied by vgt_replay_open. */
+    const uint64_t *relocate;
+    uint32_t nrelocate;
+    /* every GPU_MAP range of the trace (vgt_reloc_plan.map_ranges), so that a new VA also avoids the
+     * mappings still to come; NULL: only the live ones are known (a stream). Copied by vgt_replay_open. */
+    const struct vgt_reloc_range *avoid;
+    uint32_t navoid;
+    int track_addresses;              /* 1: follow every submission's address operands from the start (the
+                                         plan expects relocations); else from the first relocation on */
+    /* operands the plan found that cannot be rewritten (MME-built): reported as warnings at open */
+    const struct vgt_reloc_note *reloc_warnings;
+    uint32_t nreloc_warnings;
 } vgt_replay_options;
 
 #define VGT_REPLAY_DEFAULT_SUBMIT_TIMEOUT_MS 5000u
@@ -124,6 +145,10 @@ typedef struct vgt_replay_summary {
     /* --check without a write log: bytes of compared records left out because only the captured driver
      * wrote them (captured channels' USERD and GPFIFO rings, pages of submitted push-buffer segments) */
     uint64_t bytes_capture_only;
+    /* lane 1 addresses: mappings moved, address operands rewritten in push buffers, GPFIFO entries
+     * rewritten, memory objects mapped at a second VA as aliases of the first (and those the backend
+     * could not alias: separate copies) */
+    uint64_t relocations, operands_rewritten, entries_rewritten, aliases, aliases_unreproduced;
 } vgt_replay_summary;
 
 typedef struct vgt_replay vgt_replay;
@@ -140,8 +165,10 @@ int vgt_replay_done(const vgt_replay *rp);
  * channels that never could (on sim: an acquire nothing releases). */
 vgt_status vgt_replay_finish(vgt_replay *rp, vgt_error *err);
 const vgt_replay_summary *vgt_replay_summary_get(vgt_replay *rp);
-/* Read replayed memory (--dump). */
+/* Read replayed memory (--dump) at a captured VA (translated where its mapping was relocated). */
 vgt_status vgt_replay_read(vgt_replay *rp, uint64_t va, void *dst, uint64_t len, vgt_error *err);
+/* Where the replay put a captured VA (itself unless its mapping was relocated). */
+uint64_t vgt_replay_translate(const vgt_replay *rp, uint64_t va);
 void vgt_replay_close(vgt_replay *rp);
 
 /* True when the summary shows a problem (a failed check, a fault, a blocked channel). */
@@ -160,6 +187,9 @@ enum vgt_reloc_kind {
     VGT_RELOC_UNALIGNED = 3,          /* a mapping not at a 4 KiB boundary */
     VGT_RELOC_OVERLAP = 4,            /* mappings of different VA spaces that overlap */
     VGT_RELOC_OPERAND = 5,            /* an operand pointing into a mapping that cannot keep its VA */
+    VGT_RELOC_FORCED = 6,             /* a mapping --relocate moves */
+    VGT_RELOC_NOT_REWRITABLE = 7,     /* an operand pointing into a moved mapping that an MME macro builds
+                                         at run time: the replay cannot rewrite it (a warning) */
 };
 
 #define VGT_RELOC_MAX_NOTES 64
@@ -179,25 +209,41 @@ typedef struct vgt_reloc_plan {
     /* the ranges of the trace's MEMORY observed records (what the census watches from the start) */
     vgt_reloc_range *observed;
     uint32_t nobserved;
+    /* every GPU_MAP range (vgt_replay_options.avoid) */
+    vgt_reloc_range *map_ranges;
+    uint32_t nmap_ranges;
+    /* the mappings that will move (forced, unaligned, overlapping): every one, unlike the notes */
+    vgt_reloc_range *moving;
+    uint32_t nmoving;
+    /* captured VAs whose mappings the replay is asked to move (--relocate): set before planning */
+    const uint64_t *relocate;
+    uint32_t nrelocate;
 } vgt_reloc_plan;
 
 /* The base of a span-byte range below limit that overlaps none of maps: preferred when free, else the
  * highest free 4 GiB-aligned base at or above 64 GiB; VGT_E_UNSUPPORTED when there is none. */
 vgt_status vgt_reloc_choose_reserved(const vgt_reloc_range *maps, uint32_t n, uint64_t preferred, uint64_t span,
                                      uint64_t limit, uint64_t *out, vgt_error *err);
-/* Notes for mappings that cannot be placed at their VA (unaligned, overlapping across VA spaces) and
- * for push-buffer segments above 2^40. */
+/* The highest align-aligned base in [floor, limit) of a size-byte range that overlaps none of taken;
+ * VGT_E_UNSUPPORTED when there is none. Pure: the relocation of a mapping uses it. */
+vgt_status vgt_reloc_choose_va(const vgt_reloc_range *taken, uint32_t n, uint64_t size, uint64_t align, uint64_t floor,
+                               uint64_t limit, uint64_t *out, vgt_error *err);
+/* Notes for mappings that cannot be placed at their VA (unaligned, overlapping across VA spaces; each
+ * also added to p->moving) and for push-buffer segments above 2^40. */
 void vgt_reloc_check_maps(vgt_reloc_plan *p, const vgt_reloc_range *maps, uint32_t n);
 void vgt_reloc_check_segment(vgt_reloc_plan *p, uint64_t submit_index, uint64_t seq, uint32_t segment, uint64_t va,
                              uint64_t len);
-/* For the OVERLAP / UNALIGNED notes of p: a note per address-bearing operand of the trace's
- * submissions that points into such a mapping (semantic events and render-target methods). */
+/* For p->moving (the mappings that move): a note per address-bearing operand of the trace's submissions
+ * that points into one (semantic events and render-target methods), and a NOT_REWRITABLE note per
+ * address an MME macro builds into one. */
 vgt_status vgt_reloc_find_operands(const char *path, vgt_reloc_plan *p, vgt_error *err);
 /* Read a trace file's GPU_MAP and GPFIFO_SUBMIT records and plan: reserved range and notes (with the
- * operands of mappings that cannot keep their VA). */
-vgt_status vgt_reloc_plan_trace(const char *path, uint64_t preferred, vgt_reloc_plan *p, vgt_error *err);
+ * operands of mappings that cannot keep their VA). relocate: captured VAs whose mappings --relocate
+ * moves (may be NULL). */
+vgt_status vgt_reloc_plan_trace(const char *path, uint64_t preferred, const uint64_t *relocate, uint32_t nrelocate,
+                                vgt_reloc_plan *p, vgt_error *err);
 const char *vgt_reloc_kind_name(int kind);
-void vgt_reloc_plan_free(vgt_reloc_plan *p);   /* frees p->observed (not p) */
+void vgt_reloc_plan_free(vgt_reloc_plan *p);   /* frees p->observed, map_ranges and moving (not p) */
 
 /* ---- render targets (rt.c) ---- */
 typedef struct vgt_rt_desc {

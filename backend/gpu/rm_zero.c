@@ -1,0 +1,68 @@
+/* rm_zero.c: every allocation the replay maps starts zeroed, cleared by the copy engine.
+ *
+ * Why: a trace carries contents only for memory the captured program could write through the CPU; the
+ * rest (render targets, shader scratch, GPU-only heaps) started as RM handed it out, zero on the
+ * capture's freshly booted machine. RM does not clear video memory a previous process freed: on the
+ * H200, vk_triangle's draw completed when it was the first replay after boot and hung when gl_egl had
+ * run before it (2026-11-30). So the backend clears each new allocation itself: one HOPPER_DMA_COPY_A
+ * memset (remap constant B, one 4-byte component; DOC classes/dma-copy/clc8b5.h, the form the gpu
+ * self-test's `ce` row proves) per GiB, on a channel of its own, and waits for it before the engine
+ * writes the trace's contents through the CPU. */
+#include "gpu_internal.h"
+
+enum { SUB_COPY = 4, CE_LAUNCH_DMA = 0x300, CE_OFFSET_OUT_UPPER = 0x408, CE_LINE_LENGTH_IN = 0x418,
+       CE_SET_REMAP_CONST_B = 0x704 };
+#define CE_NON_PIPELINED 0x2u
+#define CE_FLUSH (1u << 2)
+#define CE_SRC_PITCH (1u << 7)
+#define CE_DST_PITCH (1u << 8)
+#define CE_REMAP (1u << 10)
+#define CE_DISABLE_PLC (1u << 26)
+#define CE_REMAP_CONST_B_4BYTE_1COMP (5u | (3u << 16))   /* SET_REMAP_COMPONENTS: DST_X = CONST_B, 4 bytes */
+#define ZERO_CHUNK (1ull << 30)                          /* bytes per LAUNCH_DMA: LINE_LENGTH_IN counts words */
+#define ZERO_TIMEOUT_MS 5000u
+
+static vgt_status zero_channel(vgt_gpu *g, vgt_error *err)
+{
+    if (g->zero_chan)
+        return VGT_OK;
+    /* A compute object too: on a GRAPHICS TSG, a channel with a copy object alone fails
+     * UVM_REGISTER_CHANNEL (NV_ERR_INVALID_OBJECT on the H200), as it has no engine context to map. */
+    static const uint32_t engines[] = { VGT_GPU_CLASS_HOPPER_COMPUTE, VGT_GPU_CLASS_HOPPER_COPY };
+    vgt_gpu_chan_options o = { .nengines = 1, .engines = engines, .gpfifo_entries = 64 };
+    VGT_TRY(vgt_gpu_chan_create(g, &o, &g->zero_chan, err));
+    return VGT_OK;
+}
+
+vgt_status vgt_gpu_zero(vgt_gpu *g, uint64_t va, uint64_t size, vgt_error *err)
+{
+    if (!size)
+        return VGT_OK;
+    if (va % 4 || size % 4)
+        return VGT_FAIL(err, VGT_E_ARG, VGT_NO_OFFSET, "clearing 0x%llx+0x%llx: VA and size must be 4-byte multiples",
+                        (unsigned long long)va, (unsigned long long)size);
+    VGT_TRY(zero_channel(g, err));
+    uint32_t dw[64 + 8 * (VGT_GPU_MAX_ALLOC_BYTES / ZERO_CHUNK + 1)];
+    vgt_gpu_pb pb;
+    vgt_gpu_pb_init(&pb, dw, (uint32_t)(sizeof dw / sizeof dw[0]));
+    vgt_gpu_pb_set_object(&pb, SUB_COPY, VGT_GPU_CLASS_HOPPER_COPY);
+    const uint32_t remap[2] = { 0, CE_REMAP_CONST_B_4BYTE_1COMP };
+    vgt_gpu_pb_inc(&pb, SUB_COPY, CE_SET_REMAP_CONST_B, remap, 2);
+    for (uint64_t off = 0; off < size; off += ZERO_CHUNK) {
+        uint64_t n = size - off < ZERO_CHUNK ? size - off : ZERO_CHUNK, dst = va + off;
+        const uint32_t out[2] = { (uint32_t)(dst >> 32), (uint32_t)dst };
+        vgt_gpu_pb_inc(&pb, SUB_COPY, CE_OFFSET_OUT_UPPER, out, 2);
+        vgt_gpu_pb_1(&pb, SUB_COPY, CE_LINE_LENGTH_IN, (uint32_t)(n / 4));
+        vgt_gpu_pb_1(&pb, SUB_COPY, CE_LAUNCH_DMA,
+                     CE_NON_PIPELINED | CE_FLUSH | CE_SRC_PITCH | CE_DST_PITCH | CE_REMAP | CE_DISABLE_PLC);
+    }
+    vgt_status st = vgt_gpu_pb_check(&pb, err);
+    if (st == VGT_OK)
+        st = vgt_gpu_chan_run_pb(g->zero_chan, dw, pb.n, err);
+    if (st == VGT_OK)
+        st = vgt_gpu_chan_fence(g->zero_chan, ZERO_TIMEOUT_MS, err);
+    if (st != VGT_OK)
+        vgt_error_prefix(err, "clearing the new allocation at VA 0x%llx (0x%llx bytes) with the copy engine",
+                         (unsigned long long)va, (unsigned long long)size);
+    return st;
+}

@@ -1,0 +1,387 @@
+/* reloc_patch.c: lane 1 rewrites what points into a moved mapping (addrmap.c) before the backend sees
+ * a submission:
+ *  - address operands in the push-buffer bytes: each channel's stream is decoded (pushbuf.h) and every
+ *    method of reloc_pairs.c's table is tracked per channel with its captured value, the value the
+ *    replay sent, and where it sits (a submission's segment bytes). Whenever a half is written, the
+ *    pair's captured address is translated (addr_to_replay) and both halves set to the translated
+ *    address where they lie in the current submission: the rewrite happens in a copy of the segment
+ *    bytes (rp->pbcopy), every segment holding that dword alike. A half sent in an earlier submission
+ *    that would have to change cannot be rewritten any more: a warning names it at the end of the
+ *    submission;
+ *  - the address fields of QMDs whose bytes are in the submission (uploaded by I2M just before the
+ *    SEND_PCAS_A that launches them, as libcuda does, or sent inline with LOAD_INLINE_QMD_DATA):
+ *    rewritten in those data dwords (reloc_qmd.c); a QMD launched by address whose bytes the trace
+ *    wrote into memory (MEMORY records) is rewritten there, in the backend's memory, before the
+ *    submission runs; one whose bytes are not all known cannot be, and a warning names its fields;
+ *  - GPFIFO entries whose push buffer moved (patch_entry): GET/GET_HI rewritten.
+ * Each rewrite is reported (VGT_RPT_RELOCATION: submission, entry, dword, method, old -> new VA).
+ * Not rewritten (reported as warnings): operands an MME macro builds at run time (reloc_macros.c finds
+ * them in the plan), QMDs in memory whose bytes the trace does not know, and addresses inside other
+ * memory structures (descriptors, constant buffers), which no decoder here describes. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+#include "reloc_pairs.h"
+#include "reloc_qmd.h"
+#include "vgt/qmd.h"
+
+typedef struct patch_ctx {
+    vgt_replay *rp;
+    engine_channel *c;
+    const vgt_record *rec;
+    const vgt_rec_gpfifo_submit *sub;
+    uint64_t *entry_va;          /* VA of each entry's push buffer (extended base applied), 0 control */
+    uint64_t pending;            /* slots whose earlier half could not be rewritten (bit per slot) */
+    const reloc_pair *pending_pair[PATCH_MAX_PAIRS];
+    uint64_t pending_va[PATCH_MAX_PAIRS];   /* ... the captured address they hold */
+    vgt_status rc;
+    vgt_error *err;
+} patch_ctx;
+
+void patch_free(engine_channel *c)
+{
+    free(c->patch);
+    c->patch = NULL;
+}
+
+/* The current submission's segments copied once into rp->pbcopy, so that they can be rewritten. */
+static vgt_status copy_segments(vgt_replay *rp, const vgt_rec_gpfifo_submit *sub, uint64_t seq, vgt_error *err)
+{
+    if (rp->patched) return VGT_OK;
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < sub->segment_count; i++) total += sub->segments[i].length;
+    if (total > rp->cap_pbcopy) {
+        uint8_t *n = realloc(rp->pbcopy, total);
+        if (!n) return VGT_FAIL(err, VGT_E_NOMEM, seq, "replay: out of memory copying %llu push-buffer bytes",
+                                (unsigned long long)total);
+        rp->pbcopy = n;
+        rp->cap_pbcopy = total;
+    }
+    if (sub->segment_count > rp->cap_seg_off) {
+        uint64_t *n = realloc(rp->seg_off, (size_t)sub->segment_count * sizeof *n);
+        if (!n) return VGT_FAIL(err, VGT_E_NOMEM, seq, "replay: out of memory for %u segments", sub->segment_count);
+        rp->seg_off = n;
+        rp->cap_seg_off = sub->segment_count;
+    }
+    uint64_t off = 0;
+    for (uint32_t i = 0; i < sub->segment_count; i++) {
+        rp->seg_off[i] = off;
+        if (sub->segments[i].length) memcpy(rp->pbcopy + off, sub->segments[i].data, sub->segments[i].length);
+        off += sub->segments[i].length;
+    }
+    rp->patched = 1;
+    return VGT_OK;
+}
+
+/* Store v at captured push-buffer VA pb_va in every segment copy that holds that dword. */
+static void poke(vgt_replay *rp, const vgt_rec_gpfifo_submit *sub, uint64_t pb_va, uint32_t v)
+{
+    for (uint32_t i = 0; i < sub->segment_count; i++) {
+        const vgt_segment *s = &sub->segments[i];
+        if (pb_va < s->gpu_va || pb_va - s->gpu_va >= s->length || s->length - (pb_va - s->gpu_va) < 4) continue;
+        uint8_t *p = rp->pbcopy + rp->seg_off[i] + (pb_va - s->gpu_va);
+        p[0] = (uint8_t)v, p[1] = (uint8_t)(v >> 8), p[2] = (uint8_t)(v >> 16), p[3] = (uint8_t)(v >> 24);
+    }
+}
+
+/* Make half h (in this submission: the caller checked) carry want. */
+static void set_half(patch_ctx *x, patch_half *h, uint32_t want)
+{
+    if (h->sent == want) return;
+    if (copy_segments(x->rp, x->sub, x->rec->seq, x->err) != VGT_OK) {
+        x->rc = x->err ? x->err->code : VGT_E_NOMEM;
+        return;
+    }
+    poke(x->rp, x->sub, (uint64_t)h->pb_va, want);
+    h->sent = want;
+}
+
+/* The half just written can always carry want. The other half only when it already does, or when it
+ * was written right before in this submission (the same method run: nothing used the pair between);
+ * rewriting one written earlier would change what the methods between them used. */
+static int can_set(const patch_half *h, uint32_t want, const vgt_mpos *now)
+{
+    if (h->sent == want) return 1;
+    return h->pb_va >= 0 && h->entry == now->entry && h->dword <= now->dword && now->dword - h->dword <= 2;
+}
+
+/* One report per address write: its two halves are one rewrite. */
+static int already_noted(patch_channel *pc, uint32_t slot, uint64_t to, const vgt_mpos *pos)
+{
+    patch_note *n = &pc->noted[slot];
+    int same = n->valid && n->to == to && n->entry == pos->entry && pos->dword - n->dword <= 2;
+    *n = (patch_note){.to = to, .entry = pos->entry, .dword = pos->dword, .valid = 1};
+    return same;
+}
+
+static void evaluate(patch_ctx *x, const reloc_pair *p, uint32_t slot, const vgt_mpos *pos)
+{
+    patch_half *hi = &x->c->patch->half[slot][0], *lo = &x->c->patch->half[slot][1];
+    if (!lo->set || (p->hi && !hi->set)) return;
+    uint64_t va = reloc_pair_address(p, hi->captured, lo->captured);
+    uint64_t to = va ? addr_to_replay(x->rp, va) : va;
+    uint32_t want_hi, want_lo;
+    reloc_pair_encode(p, to, hi->captured, &want_hi, &want_lo);
+    uint32_t was_hi = hi->sent, was_lo = lo->sent;
+    if (!can_set(lo, want_lo, pos) || (p->hi && !can_set(hi, want_hi, pos))) {
+        x->pending |= 1ull << slot;   /* both halves or none: never half an address */
+        x->pending_pair[slot] = p;
+        x->pending_va[slot] = va;
+        return;
+    }
+    x->pending &= ~(1ull << slot);
+    set_half(x, lo, want_lo);
+    if (p->hi) set_half(x, hi, want_hi);
+    if (to == va || (was_hi == hi->sent && was_lo == lo->sent)) return;
+    if (already_noted(x->c->patch, slot, to, pos)) return;
+    x->rp->sum.operands_rewritten++;
+    engine_note(x->rp, "submission %lld (seq %llu) entry %u dword %u: %s 0x%llx -> 0x%llx", (long long)x->rp->cur_index,
+                (unsigned long long)x->rec->seq, pos->entry, pos->dword, p->name, (unsigned long long)va,
+                (unsigned long long)to);
+}
+
+/* ---- QMDs ---- */
+
+static uint64_t to_replay(const void *rp, uint64_t va) { return addr_to_replay(rp, va); }
+
+/* Methods (open-gpu-doc cla140.h, clcbc0.h, clcb97.h): LAUNCH_DMA 0x1b0 and LOAD_INLINE_DATA 0x1b4 of the
+ * I2M methods (I2M, compute and 3D classes), OFFSET_OUT 0x18c; SEND_PCAS_A 0x2b4, SET_INLINE_QMD_ADDRESS_B
+ * 0x31c, LOAD_INLINE_QMD_DATA(i) 0x320 + 4i of the compute classes. */
+#define M_OFFSET_OUT 0x18cu
+#define M_I2M_LAUNCH 0x1b0u
+#define M_I2M_DATA 0x1b4u
+#define M_PCAS_A 0x2b4u
+#define M_INLINE_QMD_B 0x31cu
+#define M_INLINE_QMD_DATA 0x320u
+
+static int has_i2m(uint32_t cls) { return (uint8_t)cls == 0x40 || (uint8_t)cls == 0xc0 || (uint8_t)cls == 0x97; }
+
+/* The captured address a pair's halves hold (0 when not both set). */
+static uint64_t pair_value(const patch_channel *pc, uint32_t cls, uint32_t lo_mthd)
+{
+    const reloc_pair *p;
+    uint32_t slot;
+    if (reloc_pair_of(cls, lo_mthd, &p, &slot) != 1) return 0;
+    const patch_half *hi = &pc->half[slot][0], *lo = &pc->half[slot][1];
+    if (!lo->set || (p->hi && !hi->set)) return 0;
+    return reloc_pair_address(p, hi->captured, lo->captured);
+}
+
+static void upload_start(patch_upload *u, uint64_t dst)
+{
+    u->dst = dst;
+    u->n = 0;
+    u->active = 1;
+}
+
+static void upload_add(patch_upload *u, uint32_t index, uint32_t data, int64_t pb_va)
+{
+    if (!u->active || index >= PATCH_QMD_DWORDS) return;
+    u->data[index] = data;
+    u->pb_va[index] = pb_va;
+    if (index + 1 > u->n) u->n = index + 1;
+}
+
+/* The QMD in u: its address fields rewritten in the push buffer when every dword of it is in this
+ * submission; 0 when it is not (the caller warns). */
+static int patch_qmd(patch_ctx *x, patch_upload *u, const char *how)
+{
+    uint8_t q[4 * PATCH_QMD_DWORDS];
+    for (uint32_t i = 0; i < u->n; i++)
+        q[4 * i] = (uint8_t)u->data[i], q[4 * i + 1] = (uint8_t)(u->data[i] >> 8),
+        q[4 * i + 2] = (uint8_t)(u->data[i] >> 16), q[4 * i + 3] = (uint8_t)(u->data[i] >> 24);
+    qmd_fix fix[QMD_MAX_FIXES];
+    uint32_t nfix = qmd_relocate(to_replay, x->rp, q, 4 * u->n, fix, QMD_MAX_FIXES);
+    if (!nfix) return 1;
+    for (uint32_t i = 0; i < u->n; i++)
+        if (u->pb_va[i] < 0) return 0;
+    if (copy_segments(x->rp, x->sub, x->rec->seq, x->err) != VGT_OK) {
+        x->rc = x->err ? x->err->code : VGT_E_NOMEM;
+        return 1;
+    }
+    for (uint32_t i = 0; i < u->n; i++) {
+        uint32_t v = (uint32_t)q[4 * i] | (uint32_t)q[4 * i + 1] << 8 | (uint32_t)q[4 * i + 2] << 16 |
+                     (uint32_t)q[4 * i + 3] << 24;
+        if (v != u->data[i]) poke(x->rp, x->sub, (uint64_t)u->pb_va[i], v), u->data[i] = v;
+    }
+    for (uint32_t k = 0; k < nfix; k++) {
+        x->rp->sum.operands_rewritten++;
+        engine_note(x->rp, "submission %lld (seq %llu): %s QMD at 0x%llx: %s %u 0x%llx -> 0x%llx (QMD dword %u)",
+                    (long long)x->rp->cur_index, (unsigned long long)x->rec->seq, how, (unsigned long long)u->dst,
+                    fix[k].what, fix[k].element, (unsigned long long)fix[k].from, (unsigned long long)fix[k].to,
+                    fix[k].dword);
+    }
+    return 1;
+}
+
+/* A QMD launched by address whose bytes the submission did not upload: the trace wrote it into memory
+ * (MEMORY records, the CPU's stores), which the replay has written at the QMD's replay VA. When the trace
+ * knows all of its bytes, its address fields are rewritten there, before the submission runs (a host
+ * write, as the capture's was); otherwise each field that points into a moved mapping is named. */
+static void qmd_in_memory(patch_ctx *x, uint64_t qmd_va)
+{
+    uint8_t q[4 * PATCH_QMD_DWORDS];
+    uint64_t known = 0;
+    vgt_error e;
+    if (!qmd_va || vgt_model_mem_read(x->rp->model, qmd_va, q, sizeof q, &known, &e) != VGT_OK || !known) return;
+    qmd_fix fix[QMD_MAX_FIXES];
+    uint32_t nfix = qmd_relocate(to_replay, x->rp, q, sizeof q, fix, QMD_MAX_FIXES);
+    if (!nfix) return;
+    uint32_t size = vgt_qmd_version_size(vgt_qmd_detect(q, sizeof q));
+    int whole = known >= size && size &&
+                x->rp->ops->mem_write(x->rp->be, x->rp->vas, addr_to_replay(x->rp, qmd_va), q, size, &e) == VGT_OK;
+    for (uint32_t k = 0; k < nfix; k++) {
+        if (whole) {
+            x->rp->sum.operands_rewritten++;
+            engine_note(x->rp, "submission %lld (seq %llu): QMD in memory at 0x%llx: %s %u 0x%llx -> 0x%llx (QMD dword %u)",
+                        (long long)x->rp->cur_index, (unsigned long long)x->rec->seq, (unsigned long long)qmd_va,
+                        fix[k].what, fix[k].element, (unsigned long long)fix[k].from, (unsigned long long)fix[k].to,
+                        fix[k].dword);
+        } else {
+            engine_warn(x->rp, "submission %lld (seq %llu): the QMD at 0x%llx is launched by address and only %llu of "
+                        "its bytes are known: its %s %u 0x%llx points into a relocated mapping and is not rewritten",
+                        (long long)x->rp->cur_index, (unsigned long long)x->rec->seq, (unsigned long long)qmd_va,
+                        (unsigned long long)known, fix[k].what, fix[k].element, (unsigned long long)fix[k].from);
+        }
+    }
+}
+
+static void qmd_method(patch_ctx *x, const vgt_method *m, int64_t pb_va)
+{
+    patch_channel *pc = x->c->patch;
+    uint32_t fam = (uint8_t)m->cls;
+    patch_upload *last = &pc->upload[pc->next_upload % PATCH_UPLOADS];
+    if (has_i2m(m->cls) && m->mthd == M_I2M_LAUNCH) {
+        last = &pc->upload[++pc->next_upload % PATCH_UPLOADS];
+        upload_start(last, pair_value(pc, m->cls, M_OFFSET_OUT));
+    } else if (has_i2m(m->cls) && m->mthd == M_I2M_DATA) {
+        upload_add(last, last->n, m->data, pb_va);
+    }
+    if (fam != 0xc0) return;
+    if (m->mthd == M_INLINE_QMD_B) {
+        upload_start(&pc->inline_qmd, pair_value(pc, m->cls, M_INLINE_QMD_B));
+    } else if (m->mthd >= M_INLINE_QMD_DATA && m->mthd < M_INLINE_QMD_DATA + 4 * PATCH_QMD_DWORDS) {
+        uint32_t i = (m->mthd - M_INLINE_QMD_DATA) / 4;
+        upload_add(&pc->inline_qmd, i, m->data, pb_va);
+        if ((i == 63 || i == 95) && !patch_qmd(x, &pc->inline_qmd, "inline"))
+            engine_warn(x->rp, "submission %lld: an inline QMD began in an earlier submission: its address fields "
+                        "are not rewritten", (long long)x->rp->cur_index);
+    } else if (m->mthd == M_PCAS_A) {
+        uint64_t q = (uint64_t)m->data << 8;
+        for (uint32_t k = 0; k < PATCH_UPLOADS; k++) {   /* the newest upload to q first */
+            patch_upload *u = &pc->upload[(pc->next_upload - k) % PATCH_UPLOADS];
+            if (u->active && u->dst == q && u->n >= 64) {
+                if (patch_qmd(x, u, "uploaded")) return;
+                break;
+            }
+        }
+        qmd_in_memory(x, q);
+    }
+}
+
+static int on_method(void *ctx, const vgt_method *m)
+{
+    patch_ctx *x = ctx;
+    const reloc_pair *p;
+    uint32_t slot;
+    uint64_t eva = m->pos.entry < x->sub->entry_count ? x->entry_va[m->pos.entry] : 0;
+    int64_t pb_va = eva ? (int64_t)(eva + 4ull * m->pos.dword) : -1;
+    int half = m->masked ? -1 : reloc_pair_of(m->cls, m->mthd, &p, &slot);
+    if (half >= 0) {
+        x->c->patch->half[slot][half] = (patch_half){.captured = m->data, .sent = m->data, .pb_va = pb_va,
+                                                     .entry = m->pos.entry, .dword = m->pos.dword, .set = 1};
+        evaluate(x, p, slot, &m->pos);
+    }
+    if (!m->masked) qmd_method(x, m, pb_va);   /* after the pair: SET_INLINE_QMD_ADDRESS_B is both */
+    return x->rc != VGT_OK;
+}
+
+static void on_entry(void *ctx, const vgt_gp_entry *e, uint32_t index, const vgt_mpos *pos)
+{
+    (void)pos;
+    patch_ctx *x = ctx;
+    if (index < x->sub->entry_count) x->entry_va[index] = e->is_control ? 0 : e->va;
+}
+
+/* Halves from earlier submissions are no longer in the bytes: they stay as sent. */
+static void age_halves(patch_channel *pc)
+{
+    for (uint32_t i = 0; i < PATCH_MAX_PAIRS; i++) {
+        pc->half[i][0].pb_va = pc->half[i][1].pb_va = -1;
+        pc->noted[i].valid = 0;
+    }
+    for (uint32_t i = 0; i < PATCH_QMD_DWORDS; i++) {
+        pc->inline_qmd.pb_va[i] = -1;
+        for (uint32_t k = 0; k < PATCH_UPLOADS; k++) pc->upload[k].pb_va[i] = -1;
+    }
+}
+
+static void warn_pending(patch_ctx *x)
+{
+    for (uint32_t s = 0; s < PATCH_MAX_PAIRS; s++) {
+        if (!(x->pending >> s & 1)) continue;
+        const patch_half *hi = &x->c->patch->half[s][0], *lo = &x->c->patch->half[s][1];
+        engine_warn(x->rp, "submission %lld (seq %llu) entry %u dword %u: %s 0x%llx is to be 0x%llx, but a half of it "
+                    "was sent earlier (high 0x%x, low 0x%x as sent): not rewritten", (long long)x->rp->cur_index,
+                    (unsigned long long)x->rec->seq, lo->entry, lo->dword, x->pending_pair[s]->name,
+                    (unsigned long long)x->pending_va[s], (unsigned long long)addr_to_replay(x->rp, x->pending_va[s]),
+                    hi->sent, lo->sent);
+    }
+}
+
+static vgt_status start(vgt_replay *rp, engine_channel *c, vgt_error *err)
+{
+    if (c->patch) return VGT_OK;
+    if (!(c->patch = calloc(1, sizeof *c->patch)))
+        return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "replay: out of memory for relocation state");
+    const vgt_model_channel *mc = vgt_model_channel_find(rp->model, c->client, c->handle);
+    if (mc && mc->has_state) vgt_pb_state_adopt(&c->patch->pb, c->cls, &mc->state);
+    else vgt_pb_state_init(&c->patch->pb, c->cls);
+    age_halves(c->patch);
+    return VGT_OK;
+}
+
+vgt_status patch_submission(vgt_replay *rp, engine_channel *c, const vgt_record *rec,
+                            const vgt_rec_gpfifo_submit *sub, vgt_error *err)
+{
+    rp->patched = 0;
+    VGT_TRY(start(rp, c, err));
+    int full = rp->nmoves || rp->opt.nrelocate || rp->opt.track_addresses;
+    uint64_t *eva = NULL;
+    if (full && sub->entry_count && !(eva = calloc(sub->entry_count, sizeof *eva)))
+        return VGT_FAIL(err, VGT_E_NOMEM, rec->seq, "replay: out of memory for %u entries", sub->entry_count);
+    patch_ctx x = {.rp = rp, .c = c, .rec = rec, .sub = sub, .entry_va = eva, .rc = VGT_OK, .err = err};
+    /* without relocations only the decoder state (bindings) is followed: cheap, and ready when one comes */
+    vgt_pb_callbacks cb = {.method = full ? on_method : NULL, .entry = full ? on_entry : NULL, .ctx = &x};
+    vgt_error e;
+    vgt_pb_decode_submit(&c->patch->pb, rec->seq, sub, &cb, &e);   /* diagnostics are the decoders' business */
+    if (full) warn_pending(&x);
+    age_halves(c->patch);
+    free(eva);
+    return x.rc;
+}
+
+/* GP_ENTRY0 GET 31:2, GP_ENTRY1 GET_HI 7:0 (open-gpu-doc classes/host/clc86f.h NVC86F_GP_ENTRY*). */
+uint64_t patch_entry(vgt_replay *rp, uint32_t index, uint64_t raw)
+{
+    if (!rp->nmoves) return raw;
+    vgt_gp_entry e;
+    vgt_gp_entry_decode(raw, &e);
+    if (e.is_control) return raw;
+    uint64_t to = addr_to_replay(rp, e.va);
+    if (to == e.va) return raw;
+    if (to >> 40) {
+        engine_warn(rp, "submission %lld entry %u: push buffer 0x%llx moved to 0x%llx, above what an entry addresses; "
+                    "entry not rewritten", (long long)rp->cur_index, index, (unsigned long long)e.va,
+                    (unsigned long long)to);
+        return raw;
+    }
+    uint32_t w0 = ((uint32_t)raw & 3u) | ((uint32_t)to & ~3u);
+    uint32_t w1 = ((uint32_t)(raw >> 32) & ~0xffu) | (uint32_t)(to >> 32);
+    rp->sum.entries_rewritten++;
+    engine_note(rp, "submission %lld (seq %llu) entry %u: GPFIFO entry push buffer 0x%llx -> 0x%llx", (long long)rp->cur_index,
+                (unsigned long long)rp->cur_seq, index, (unsigned long long)e.va, (unsigned long long)to);
+    return (uint64_t)w1 << 32 | w0;
+}
