@@ -19,7 +19,9 @@
  *   CHANNEL_METHODS         right after it, the engine state of the classes bound at A (format 1.1): the
  *                           MME program and the latest value of every pure state method (slice_methods.h)
  *   every record from submission A to submission B, then the records that report B's results
- *   (observed MEMORY, SEMAPHORE, DOORBELL) up to the next other record
+ *   (observed MEMORY, SEMAPHORE, DOORBELL) up to the next other record; observed MEMORY records leave
+ *   out the bytes the GPU wrote before A that cannot be derived (timestamps, reports: a replay of the
+ *   slice cannot have them)
  *
  * The identity block is copied, with `sliced_from` and `slice_submits` set.
  */
@@ -485,6 +487,36 @@ static int reports_results(const vgt_record *r)
     return vgt_decode_memory(r, &m, &e) == VGT_OK && m.reason == VGT_MEM_OBSERVED;
 }
 
+/* An observed MEMORY record without the bytes the GPU wrote before A that cannot be known (timestamps,
+ * reports: slice_derive_unknown): each piece between them is a record of its own. Other records as they
+ * are. */
+static vgt_status copy_record(slice_plan *p, vgt_writer *w, const vgt_record *rec, vgt_error *err)
+{
+    vgt_rec_memory m;
+    uint32_t n = 0;
+    const slice_range *u = slice_derive_unknown(p->derive, &n);
+    if (!n || rec->type != VGT_REC_MEMORY || vgt_decode_memory(rec, &m, err) != VGT_OK || m.reason != VGT_MEM_OBSERVED)
+        return vgt_write_record(w, rec->type, rec->flags, rec->ts, rec->payload, rec->length, NULL, err);
+    uint64_t va = m.gpu_va, end = m.gpu_va + m.length;
+    for (uint32_t i = 0; i < n && va < end; i++) {
+        if (u[i].end <= va || u[i].va >= end) continue;
+        if (u[i].va > va) {
+            vgt_rec_memory piece = m;
+            piece.gpu_va = va;
+            piece.length = (uint32_t)(u[i].va - va);
+            piece.data = m.data + (va - m.gpu_va);
+            VGT_TRY(vgt_write_memory(w, rec->ts, &piece, err));
+        }
+        va = u[i].end;
+    }
+    if (va >= end) return VGT_OK;
+    vgt_rec_memory rest = m;
+    rest.gpu_va = va;
+    rest.length = (uint32_t)(end - va);
+    rest.data = m.data + (va - m.gpu_va);
+    return vgt_write_memory(w, rec->ts, &rest, err);
+}
+
 static vgt_status copy_records(slice_plan *p, vgt_writer *w, vgt_error *err)
 {
     vgt_reader *r;
@@ -508,7 +540,7 @@ static vgt_status copy_records(slice_plan *p, vgt_writer *w, vgt_error *err)
         prologue_done = 1;
         int is_submit = rec.type == VGT_REC_GPFIFO_SUBMIT;
         if (after_last && (is_submit || !reports_results(&rec))) break;
-        if ((st = vgt_write_record(w, rec.type, rec.flags, rec.ts, rec.payload, rec.length, NULL, err))) break;
+        if ((st = copy_record(p, w, &rec, err))) break;
         if (is_submit && submits++ == p->submits.last) after_last = 1;
     }
     vgt_reader_close(r);

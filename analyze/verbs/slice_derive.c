@@ -10,11 +10,17 @@
 #define MAX_COPY (64u << 20)          /* bytes of one copy derived; a larger one is counted as skipped */
 #define MAX_RANGES (1u << 20)         /* merged written ranges kept; past it, writes are skipped */
 
+/* A set of byte ranges, sorted and merged lazily. */
+typedef struct range_set {
+    slice_range *v;
+    uint32_t n, cap;
+    int merged;                       /* sorted and merged since the last add */
+} range_set;
+
 struct slice_derive {
     vgt_model *model;
-    slice_range *ranges;
-    uint32_t n, cap;
-    int merged;                       /* ranges sorted and merged since the last add */
+    range_set written;                /* the bytes derived */
+    range_set unknown;                /* bytes the GPU wrote that cannot be known: release timestamps, reports */
     uint8_t *copy_buf;
     uint32_t copy_cap;
     slice_derive_stats st;
@@ -27,7 +33,7 @@ vgt_status slice_derive_new(slice_derive **out, vgt_model *model, vgt_error *err
     slice_derive *d = calloc(1, sizeof *d);
     if (!d) return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "slice: no memory for the GPU-write tracker");
     d->model = model;
-    d->merged = 1;
+    d->written.merged = d->unknown.merged = 1;
     *out = d;
     return VGT_OK;
 }
@@ -35,7 +41,8 @@ vgt_status slice_derive_new(slice_derive **out, vgt_model *model, vgt_error *err
 void slice_derive_free(slice_derive *d)
 {
     if (!d) return;
-    free(d->ranges);
+    free(d->written.v);
+    free(d->unknown.v);
     free(d->copy_buf);
     free(d);
 }
@@ -54,46 +61,53 @@ static int cmp_range(const void *a, const void *b)
     return x->va < y->va ? -1 : x->va > y->va;
 }
 
-static void merge_ranges(slice_derive *d)
+static void merge_ranges(range_set *r)
 {
-    if (d->merged) return;
-    qsort(d->ranges, d->n, sizeof *d->ranges, cmp_range);
+    if (r->merged) return;
+    qsort(r->v, r->n, sizeof *r->v, cmp_range);
     uint32_t u = 0;
-    for (uint32_t i = 0; i < d->n; i++) {
-        if (u && d->ranges[i].va <= d->ranges[u - 1].end) {
-            if (d->ranges[i].end > d->ranges[u - 1].end) d->ranges[u - 1].end = d->ranges[i].end;
+    for (uint32_t i = 0; i < r->n; i++) {
+        if (u && r->v[i].va <= r->v[u - 1].end) {
+            if (r->v[i].end > r->v[u - 1].end) r->v[u - 1].end = r->v[i].end;
         } else {
-            d->ranges[u++] = d->ranges[i];
+            r->v[u++] = r->v[i];
         }
     }
-    d->n = u;
-    d->merged = 1;
+    r->n = u;
+    r->merged = 1;
 }
 
 /* 0 when the range is kept; 1 when the table is full (the write is then not derived). */
-static int add_range(slice_derive *d, uint64_t va, uint64_t n)
+static int add_range(slice_derive *d, range_set *r, uint64_t va, uint64_t n)
 {
-    if (d->n == d->cap) {
-        merge_ranges(d);
-        if (d->n == d->cap) {
-            if (d->cap == MAX_RANGES) return 1;
-            uint32_t cap = d->cap ? 2 * d->cap : 256;
-            slice_range *r = realloc(d->ranges, cap * sizeof *r);
-            if (!r) return fail(d, VGT_FAIL(&d->err, VGT_E_NOMEM, VGT_NO_OFFSET, "slice: no memory for %u ranges", cap));
-            d->ranges = r;
-            d->cap = cap;
+    if (r->n == r->cap) {
+        merge_ranges(r);
+        if (r->n == r->cap) {
+            if (r->cap == MAX_RANGES) return 1;
+            uint32_t cap = r->cap ? 2 * r->cap : 256;
+            slice_range *v = realloc(r->v, cap * sizeof *v);
+            if (!v) return fail(d, VGT_FAIL(&d->err, VGT_E_NOMEM, VGT_NO_OFFSET, "slice: no memory for %u ranges", cap));
+            r->v = v;
+            r->cap = cap;
         }
     }
-    d->ranges[d->n++] = (slice_range){va, va + n};
-    d->merged = 0;
+    r->v[r->n++] = (slice_range){va, va + n};
+    r->merged = 0;
     return 0;
 }
 
 const slice_range *slice_derive_ranges(slice_derive *d, uint32_t *count)
 {
-    merge_ranges(d);
-    *count = d->n;
-    return d->ranges;
+    merge_ranges(&d->written);
+    *count = d->written.n;
+    return d->written.v;
+}
+
+const slice_range *slice_derive_unknown(slice_derive *d, uint32_t *count)
+{
+    merge_ranges(&d->unknown);
+    *count = d->unknown.n;
+    return d->unknown.v;
 }
 
 /* ---- writes ---- */
@@ -104,7 +118,7 @@ static int gpu_write(slice_derive *d, uint64_t va, const void *bytes, uint64_t n
     const vgt_model_mapping *a = vgt_model_mapping_find(d->model, va);
     const vgt_model_mapping *b = n ? vgt_model_mapping_find(d->model, va + n - 1) : a;
     if (!n || !a || !b || va + n < va) return 0;
-    if (add_range(d, va, n)) return 0;
+    if (add_range(d, &d->written, va, n)) return 0;
     vgt_status st = vgt_model_mem_write(d->model, va, bytes, n, &d->err);
     if (st != VGT_OK) return fail(d, st), 0;
     d->st.bytes += n;
@@ -150,6 +164,7 @@ static int derive_sem(slice_derive *d, const vgt_ev_sem *s)
     }
     put_le(b, v, size);
     if (!gpu_write(d, s->va, b, size)) return 0;
+    if (s->flags & VGT_SEM_FLAG_TIMESTAMP) add_range(d, &d->unknown, s->va + 8, 8);   /* four-word: time at +8 */
     if (s->op == VGT_SEM_OP_REDUCTION) d->st.reductions++;
     else d->st.releases++;
     return 1;
@@ -207,7 +222,9 @@ static void on_event(void *ctx, const vgt_event *ev)
         done = derive_copy(d, &ev->u.copy);
         break;
     case VGT_EV_LAUNCH: d->st.launches++; return;
-    case VGT_EV_REPORT: break;                   /* counters and timestamps: not knowable */
+    case VGT_EV_REPORT:                           /* counters and timestamps: not knowable */
+        add_range(d, &d->unknown, ev->u.sem.va, 16);
+        break;
     default: return;                              /* acquires, binds, draws write nothing */
     }
     if (!done) d->st.skipped++;

@@ -51,6 +51,10 @@ int slice_derive_on_submit_end(slice_derive *d, const vgt_walk_submit *s);
 vgt_status slice_derive_status(const slice_derive *d, vgt_error *err);
 /* The written ranges, sorted and merged; valid until the next hook call. */
 const slice_range *slice_derive_ranges(slice_derive *d, uint32_t *count);
+/* The bytes the GPU wrote before A that no derivation can know (release timestamps, report values),
+ * sorted and merged: the slice leaves them out of the observed contents it copies, since its replay
+ * cannot produce them. Valid until the next hook call. */
+const slice_range *slice_derive_unknown(slice_derive *d, uint32_t *count);
 slice_derive_stats slice_derive_get_stats(const slice_derive *d);
 
 #endif
