@@ -52,29 +52,31 @@ void engine_report(vgt_replay *rp, vgt_replay_report *r)
     if (rp->opt.report) rp->opt.report(rp->opt.report_ctx, r);
 }
 
-void engine_warn(vgt_replay *rp, const char *fmt, ...)
+/* A report of this kind about the current submission, its message formatted. */
+__attribute__((format(printf, 3, 0))) static void engine_say(vgt_replay *rp, int kind, const char *fmt, va_list ap)
 {
     char msg[VGT_ERROR_MSG_MAX];
-    va_list ap;
-    va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    rp->sum.warnings++;
-    vgt_replay_report r = {.kind = VGT_RPT_WARNING, .submit_index = rp->cur_index, .submit_seq = rp->cur_seq,
+    vgt_replay_report r = {.kind = kind, .submit_index = rp->cur_index, .submit_seq = rp->cur_seq,
                            .channel = rp->cur_channel, .msg = msg};
     engine_report(rp, &r);
 }
 
-void engine_note(vgt_replay *rp, const char *fmt, ...)
+void engine_warn(vgt_replay *rp, const char *fmt, ...)
 {
-    char msg[VGT_ERROR_MSG_MAX];
+    rp->sum.warnings++;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    engine_say(rp, VGT_RPT_WARNING, fmt, ap);
     va_end(ap);
-    vgt_replay_report r = {.kind = VGT_RPT_RELOCATION, .submit_index = rp->cur_index, .submit_seq = rp->cur_seq,
-                           .channel = rp->cur_channel, .msg = msg};
-    engine_report(rp, &r);
+}
+
+void engine_note(vgt_replay *rp, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    engine_say(rp, VGT_RPT_RELOCATION, fmt, ap);
+    va_end(ap);
 }
 
 /* The caller's relocation inputs are copied: a CLI frees its plan once the replay is open. */

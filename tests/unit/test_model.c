@@ -182,17 +182,26 @@ static void test_fold(void)
     vgt_model_free(m);
 }
 
+/* A writer on a second trace beside the main one (path + "." + suffix), or NULL after a failed check. */
+static vgt_writer *side_writer(char *p2, size_t n, const char *suffix)
+{
+    snprintf(p2, n, "%s.%s", path, suffix);
+    vgt_writer *w;
+    vgt_error e;
+    if (vgt_writer_open_path(&w, p2, NULL, NULL, 0, &e) != VGT_OK) {
+        CHECK(0, "open %s: %s", p2, e.msg);
+        return NULL;
+    }
+    return w;
+}
+
 /* CHANNEL_STATE records folded one by one, the channel checked after each. */
 static void test_channel_state(void)
 {
     char p2[300];
-    snprintf(p2, sizeof p2, "%s.state", path);
-    vgt_writer *w;
+    vgt_writer *w = side_writer(p2, sizeof p2, "state");
     vgt_error e;
-    if (vgt_writer_open_path(&w, p2, NULL, NULL, 0, &e) != VGT_OK) {
-        CHECK(0, "open: %s", e.msg);
-        return;
-    }
+    if (!w) return;
     vgt_rec_channel chan = {C, TSG, CHAN, 0xc86f, 0x80000000ull, 512, MEM_B, 0x1000, 0, 1, VAS, 0, 0, 0};
     vgt_rec_channel_state cs = {C, CHAN, 0xfff, 0, 0x0000120000000000ull, {0xcb97, 0xcbc0, 0, 0, 0xc8b5}, 0xfff};
     vgt_write_channel(w, 1, &chan, &e);                                   /* seq 0 */
@@ -240,13 +249,9 @@ static void test_channel_state(void)
 static void test_alloc_flags(void)
 {
     char p2[300];
-    snprintf(p2, sizeof p2, "%s.flags", path);
-    vgt_writer *w;
+    vgt_writer *w = side_writer(p2, sizeof p2, "flags");
     vgt_error e;
-    if (vgt_writer_open_path(&w, p2, NULL, NULL, 0, &e) != VGT_OK) {
-        CHECK(0, "open: %s", e.msg);
-        return;
-    }
+    if (!w) return;
     uint8_t chp[0x170] = {0}, share[12] = {0}, shortp[8] = {0};
     chp[0x14] = 0x30, chp[0x17] = 0x10;   /* 0x10000030: runqueue 1, privileged, group thread 1 */
     share[4] = 1;                         /* async */
@@ -280,13 +285,9 @@ static void test_alloc_flags(void)
 static void test_channel_methods(void)
 {
     char p2[300];
-    snprintf(p2, sizeof p2, "%s.methods", path);
-    vgt_writer *w;
+    vgt_writer *w = side_writer(p2, sizeof p2, "methods");
     vgt_error e;
-    if (vgt_writer_open_path(&w, p2, NULL, NULL, 0, &e) != VGT_OK) {
-        CHECK(0, "open: %s", e.msg);
-        return;
-    }
+    if (!w) return;
     vgt_rec_channel chan = {C, TSG, CHAN, 0xc86f, 0x80000000ull, 512, MEM_B, 0x1000, 0, 1, VAS, 0, 0, 0};
     uint8_t a[16], b[8], ragged[16 + 12] = {0};
     vgt_channel_method_put(a, &(vgt_state_method){0, 0x0114, 0});
