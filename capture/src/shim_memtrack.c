@@ -237,19 +237,25 @@ void shim_mem_channel_infra(uint64_t ring_va, uint64_t ring_bytes, uintptr_t use
     if (u) skip_add(u, userd_cpu - atomic_load(&u->cpu), userd_cpu - atomic_load(&u->cpu) + userd_bytes);
 }
 
-/* Make the infrastructure bytes of page p compare equal to its shadow (they are never recorded). */
-static void skip_infra(const region *r, uint32_t p, uint64_t n)
+/* Make the infrastructure bytes of page p compare equal to its shadow (they are never recorded).
+ * Returns 1 when some of them had changed: the page is still in use (GP_PUT written at every
+ * submission), so it must stay hot rather than fault again and again. */
+static int skip_infra(const region *r, uint32_t p, uint64_t n)
 {
     uint64_t off = (uint64_t)p * PAGE;
+    int changed = 0;
     for (uint32_t i = 0; i < nskips; i++) {
         if (skips[i].region != (uint32_t)(r - regions) || skips[i].hi <= off || skips[i].lo >= off + n) continue;
         uint64_t lo = skips[i].lo > off ? skips[i].lo - off : 0, hi = skips[i].hi < off + n ? skips[i].hi - off : n;
+        changed |= memcmp(r->shadow + off + lo, stage + lo, hi - lo) != 0;
         memcpy(r->shadow + off + lo, stage + lo, hi - lo);
     }
+    return changed;
 }
 
 /* One changed page: read it once, compare it with its shadow, record the changed byte range (the whole
- * page when there is no shadow yet), update shadow and hash. Returns 1 when a record was written. */
+ * page when there is no shadow yet), update shadow and hash. Returns 1 when the page changed (a record
+ * was written, or only infrastructure bytes changed). */
 static int record_changed_page(region *r, uint32_t p)
 {
     if (!stage_ready()) return 0;
@@ -265,9 +271,12 @@ static int record_changed_page(region *r, uint32_t p)
         return 0;
     }
     if (r->shadow && r->shadow_ok && r->shadow_ok[p]) {
-        skip_infra(r, p, n);
+        int infra = skip_infra(r, p, n);
         const uint8_t *old = r->shadow + off;
-        if (memcmp(stage, old, n) == 0) return 0;   /* the common case of a hot page: one vector compare */
+        if (memcmp(stage, old, n) == 0) {   /* the common case of a hot page: one vector compare */
+            if (infra) r->hash[p] = XXH3_64bits(stage, n);   /* as recorded, for the exit pass */
+            return infra;
+        }
         while (lo + 64 <= n && memcmp(stage + lo, old + lo, 64) == 0) lo += 64;
         while (lo < n && stage[lo] == old[lo]) lo++;
         while (hi >= lo + 64 && memcmp(stage + hi - 64, old + hi - 64, 64) == 0) hi -= 64;

@@ -218,6 +218,13 @@ int main(void)
     inf[2 * 4096 + 0x800] = 4;             /* the same page outside USERD: recorded */
     submit();
     want_rec(0x700000 + 2 * 4096 + 0x800, 8, VGT_MEM_CHANGED, 0, 4);
+    fi = shim_mem_write_faults();
+    for (int i = 0; i < 3 * (int)HOT_QUIET; i++) {   /* GP_PUT at every submission: hot for good, unrecorded */
+        inf[2 * 4096 + 0x48] = (uint8_t)(0x10 + i);
+        submit();
+    }
+    CHECK(shim_mem_write_faults() - fi <= 1, "a page written only in USERD faulted %llu times in %u submissions",
+          (unsigned long long)(shim_mem_write_faults() - fi), 3 * HOT_QUIET);
 
     /* Ordinary memory through userfaultfd (the OS-descriptor path), where the kernel supports it: a
      * system call writing into the tracked page must work, and the page is recorded. */
@@ -255,6 +262,9 @@ int main(void)
                   "record %d: va +0x%llx len %u reason %u, expected +0x%llx len %u reason %u", got,
                   (unsigned long long)(m.gpu_va - VA), m.length, m.reason, (unsigned long long)(want[got].va - VA),
                   want[got].len, want[got].reason);
+        if (got >= nwant)
+            fprintf(stderr, "unexpected record %d: va +0x%llx len %u reason %u\n", got,
+                    (unsigned long long)(m.gpu_va - VA), m.length, m.reason);
         if (got < nwant && want[got].at >= 0 && (uint32_t)want[got].at < m.length)
             CHECK(m.data[want[got].at] == want[got].byte, "record %d: byte %d is 0x%02x, expected 0x%02x", got,
                   want[got].at, m.data[want[got].at], want[got].byte);
