@@ -29,6 +29,12 @@ struct vgt_capture {
     vgt_segment *segs;
     uint32_t cap_segs;
     vgt_capture_stats stats;
+    /* A submission collected by vgt_capture_doorbell_begin, written by _end (c->mu held in between). */
+    struct cap_pending {
+        cap_channel *ch;
+        uint32_t gp_put, count, nseg, flags;
+        uint64_t total;
+    } pending;
 };
 
 /* capture_views.c (callers hold c->mu) */

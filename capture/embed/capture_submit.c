@@ -113,8 +113,8 @@ static vgt_status collect(vgt_capture *c, cap_channel *ch, uint32_t count, submi
     return VGT_OK;
 }
 
-static vgt_status submit_locked(vgt_capture *c, cap_channel *ch, uint32_t gp_get, uint32_t gp_put, uint64_t *seq,
-                                vgt_error *err)
+/* The entries from the channel's last GP_PUT up to gp_put and their segments, into c->pending. */
+static vgt_status collect_locked(vgt_capture *c, cap_channel *ch, uint32_t gp_put, vgt_error *err)
 {
     if (gp_put >= ch->entries)
         return VGT_FAIL(err, VGT_E_ARG, VGT_NO_OFFSET, "capture: GP_PUT %u on channel 0x%x with %u ring entries",
@@ -122,19 +122,59 @@ static vgt_status submit_locked(vgt_capture *c, cap_channel *ch, uint32_t gp_get
     uint32_t count = (gp_put + ch->entries - ch->last_put) % ch->entries;
     submit_ctx s = { 0 };
     VGT_TRY(collect(c, ch, count, &s, err));
+    c->pending = (struct cap_pending){ .ch = ch, .gp_put = gp_put, .count = count, .nseg = s.nseg, .flags = s.flags,
+                                       .total = s.total };
+    return VGT_OK;
+}
+
+static vgt_status write_locked(vgt_capture *c, uint32_t gp_get, uint64_t *seq, vgt_error *err)
+{
+    const struct cap_pending *p = &c->pending;
+    cap_channel *ch = p->ch;
     vgt_rec_gpfifo_submit r = {
-        .client = ch->client, .channel = ch->handle, .token = ch->has_token ? ch->token : 0, .flags = s.flags,
+        .client = ch->client, .channel = ch->handle, .token = ch->has_token ? ch->token : 0, .flags = p->flags,
         .gp_get_before = gp_get, .gp_put_before = ch->last_put, .gp_get_after = VGT_GP_NOT_READ,
-        .gp_put_after = gp_put, .entry_count = count, .segment_count = s.nseg,
+        .gp_put_after = p->gp_put, .entry_count = p->count, .segment_count = p->nseg,
         .entries = c->scratch, .segments = c->segs,
     };
     if (seq) *seq = vgt_writer_next_seq(c->w);
     VGT_TRY(vgt_write_gpfifo_submit(c->w, vgt_now_ns(), &r, err));
-    ch->last_put = gp_put;
+    ch->last_put = p->gp_put;
     c->stats.submits++;
-    c->stats.entries += count;
-    c->stats.segment_bytes += s.total;
+    c->stats.entries += p->count;
+    c->stats.segment_bytes += p->total;
     return VGT_OK;
+}
+
+static vgt_status submit_locked(vgt_capture *c, cap_channel *ch, uint32_t gp_get, uint32_t gp_put, uint64_t *seq,
+                                vgt_error *err)
+{
+    VGT_TRY(collect_locked(c, ch, gp_put, err));
+    return write_locked(c, gp_get, seq, err);
+}
+
+vgt_status vgt_capture_doorbell_begin(vgt_capture *c, uint32_t client, uint32_t channel, uint32_t gp_put,
+                                      const vgt_segment **segs, uint32_t *nseg, vgt_error *err)
+{
+    pthread_mutex_lock(&c->mu);
+    cap_channel *ch = cap_channel_find(c, client, channel);
+    vgt_status rc = ch ? collect_locked(c, ch, gp_put, err)
+                       : VGT_FAIL(err, VGT_E_NOT_FOUND, VGT_NO_OFFSET, "capture: doorbell on unknown channel 0x%x/0x%x",
+                                  client, channel);
+    if (rc != VGT_OK) {
+        pthread_mutex_unlock(&c->mu);
+        return rc;
+    }
+    *segs = c->segs;
+    *nseg = c->pending.nseg;
+    return VGT_OK;
+}
+
+vgt_status vgt_capture_doorbell_end(vgt_capture *c, uint32_t gp_get, uint64_t *seq, vgt_error *err)
+{
+    vgt_status rc = write_locked(c, gp_get, seq, err);
+    pthread_mutex_unlock(&c->mu);
+    return rc;
 }
 
 vgt_status vgt_capture_doorbell(vgt_capture *c, uint32_t client, uint32_t channel, uint32_t gp_get, uint32_t gp_put,

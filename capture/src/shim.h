@@ -207,8 +207,9 @@ void shim_pristine_forget_all(void);
 void shim_mem_view_added(uint64_t gpu_va, uint64_t length, void *cpu, uint32_t client, uint32_t memory, int zeroed);
 /* A view is about to go away: record what changed (observed) and stop tracking. */
 void shim_mem_view_removing(uint64_t gpu_va, uint64_t length);
-/* Before a submission: MEMORY records (reason changed) for what changed since the previous one. */
-void shim_mem_before_submit(void);
+/* Before a submission: MEMORY records (reason changed) for what changed since the previous one, less
+ * the bytes of the submission's own push-buffer segments (segs may be NULL). */
+void shim_mem_before_submit(const vgt_segment *segs, uint32_t nseg);
 /* At exit: observed contents of everything still mapped. */
 void shim_mem_at_exit(void);
 /* SIGSEGV on a write-tracked page: 1 when handled. Async-signal-safe, lock-free. */

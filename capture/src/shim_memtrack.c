@@ -237,18 +237,39 @@ void shim_mem_channel_infra(uint64_t ring_va, uint64_t ring_bytes, uintptr_t use
     if (u) skip_add(u, userd_cpu - atomic_load(&u->cpu), userd_cpu - atomic_load(&u->cpu) + userd_bytes);
 }
 
-/* Make the infrastructure bytes of page p compare equal to its shadow (they are never recorded).
- * Returns 1 when some of them had changed: the page is still in use (GP_PUT written at every
- * submission), so it must stay hot rather than fault again and again. */
-static int skip_infra(const region *r, uint32_t p, uint64_t n)
+/* The push-buffer segments of the submission being recorded (shim_mem_before_submit): their bytes are in
+ * its GPFIFO_SUBMIT record, which a replay writes to memory before running it, so the changed records
+ * leave them out. */
+static const vgt_segment *cur_segs;
+static uint32_t ncur_segs;
+
+/* Bytes [lo, hi) of page p (offsets in the page) are carried elsewhere: make them compare equal to the
+ * shadow. 1 when some of them had changed. */
+static int skip_bytes(const region *r, uint32_t p, uint64_t lo, uint64_t hi)
 {
     uint64_t off = (uint64_t)p * PAGE;
+    int changed = memcmp(r->shadow + off + lo, stage + lo, hi - lo) != 0;
+    memcpy(r->shadow + off + lo, stage + lo, hi - lo);
+    return changed;
+}
+
+/* Make the bytes of page p that are never recorded compare equal to its shadow: channel infrastructure
+ * and the current submission's segments. Returns 1 when some of them had changed: the page is still in
+ * use (GP_PUT written, a push buffer filled at every submission), so it must stay hot rather than fault
+ * again and again. */
+static int skip_known(const region *r, uint32_t p, uint64_t n)
+{
+    uint64_t off = (uint64_t)p * PAGE, va = r->gpu_va + off;
     int changed = 0;
     for (uint32_t i = 0; i < nskips; i++) {
         if (skips[i].region != (uint32_t)(r - regions) || skips[i].hi <= off || skips[i].lo >= off + n) continue;
-        uint64_t lo = skips[i].lo > off ? skips[i].lo - off : 0, hi = skips[i].hi < off + n ? skips[i].hi - off : n;
-        changed |= memcmp(r->shadow + off + lo, stage + lo, hi - lo) != 0;
-        memcpy(r->shadow + off + lo, stage + lo, hi - lo);
+        changed |= skip_bytes(r, p, skips[i].lo > off ? skips[i].lo - off : 0,
+                              skips[i].hi < off + n ? skips[i].hi - off : n);
+    }
+    for (uint32_t i = 0; i < ncur_segs; i++) {
+        uint64_t s = cur_segs[i].gpu_va, e = s + cur_segs[i].length;
+        if (e <= va || s >= va + n) continue;
+        changed |= skip_bytes(r, p, s > va ? s - va : 0, e < va + n ? e - va : n);
     }
     return changed;
 }
@@ -271,7 +292,7 @@ static int record_changed_page(region *r, uint32_t p)
         return 0;
     }
     if (r->shadow && r->shadow_ok && r->shadow_ok[p]) {
-        int infra = skip_infra(r, p, n);
+        int infra = skip_known(r, p, n);
         const uint8_t *old = r->shadow + off;
         if (memcmp(stage, old, n) == 0) {   /* the common case of a hot page: one vector compare */
             if (infra) r->hash[p] = XXH3_64bits(stage, n);   /* as recorded, for the exit pass */
@@ -578,10 +599,12 @@ static void on_written(void *ctx, void *addr, uint64_t len)
     for (uint32_t p = first; p < first + count && p < r->npages; p++) record_changed_page(r, p);
 }
 
-void shim_mem_before_submit(void)
+void shim_mem_before_submit(const vgt_segment *segs, uint32_t nseg)
 {
     if (g_shim.memory_mode == SHIM_MEM_NONE) return;
     uint64_t t0 = vgt_now_ns();
+    cur_segs = segs;
+    ncur_segs = segs ? nseg : 0;
     if (g_shim.memory_mode == SHIM_MEM_CHANGED) drain_dirty();
     int hw = atomic_load(&region_hw);
     for (int i = 0; i < hw; i++) {
@@ -601,6 +624,8 @@ void shim_mem_before_submit(void)
             }
         }
     }
+    cur_segs = NULL;
+    ncur_segs = 0;
     atomic_fetch_add(&g_shim_time.memory_ns, vgt_now_ns() - t0);
 }
 

@@ -154,8 +154,14 @@ static void doorbell_locked(uint32_t token)
     uint32_t gp_get = VGT_GP_NOT_READ;
     uint32_t gp_put = *(const volatile uint32_t *)(userd + USERD_GP_PUT);
     SHIM_TIME_ADD(userd_ns, t0);
-    shim_mem_before_submit();
-    if (vgt_capture_doorbell(g_shim.cap, client, channel, gp_get, gp_put, NULL, &err) != VGT_OK) {
+    /* The segments first, so that the changed-memory records, which go before the submission's record,
+     * can leave out the bytes it carries. */
+    const vgt_segment *segs = NULL;
+    uint32_t nseg = 0;
+    vgt_status rc = vgt_capture_doorbell_begin(g_shim.cap, client, channel, gp_put, &segs, &nseg, &err);
+    shim_mem_before_submit(rc == VGT_OK ? segs : NULL, nseg);
+    if (rc == VGT_OK) rc = vgt_capture_doorbell_end(g_shim.cap, gp_get, NULL, &err);
+    if (rc != VGT_OK) {
         if (err.code == VGT_E_IO || err.code == VGT_E_NOMEM) shim_write_failed(&err);
         else if (shim_first_time(0x3000000000ull | channel)) shim_problem(1, err.code, "%s (reported once per channel)", err.msg);
     }

@@ -58,7 +58,7 @@ static void want_rec(uint64_t off, uint32_t len, uint32_t reason, int at, uint8_
     want[nwant++] = (expect){ VA + off, len, reason, at, byte };
 }
 
-static void submit(void) { shim_mem_before_submit(); }
+static void submit(void) { shim_mem_before_submit(NULL, 0); }
 
 int main(void)
 {
@@ -225,6 +225,24 @@ int main(void)
     }
     CHECK(shim_mem_write_faults() - fi <= 1, "a page written only in USERD faulted %llu times in %u submissions",
           (unsigned long long)(shim_mem_write_faults() - fi), 3 * HOT_QUIET);
+
+    /* The submission's own push-buffer segments are left out of the changed records (its GPFIFO_SUBMIT
+     * record carries them): a page changed only inside a segment gives no record, and one changed on both
+     * sides of a segment gives the bytes outside it. */
+    int fd6 = memfd_create("memtrack6", 0);
+    CHECK(fd6 >= 0 && ftruncate(fd6, 2 * 4096) == 0, "memfd 6");
+    uint8_t *pbm = mmap(NULL, 2 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd6, 0);
+    shim_mem_view_added(VA + 0x800000, 2 * 4096, pbm, 1, 0x47, 0);
+    want_rec(0x800000, 2 * 4096, VGT_MEM_INITIAL, -1, 0);
+    memset(pbm + 0x100, 0x61, 0x200);      /* a segment's bytes only */
+    vgt_segment seg1 = { .gpu_va = VA + 0x800100, .length = 0x200 };
+    shim_mem_before_submit(&seg1, 1);
+    memset(pbm + 4096 + 0x100, 0x62, 0x200);   /* page 1: the segment and bytes on both sides */
+    pbm[4096 + 0x10] = 0x63;
+    pbm[4096 + 0x400] = 0x64;
+    vgt_segment seg2 = { .gpu_va = VA + 0x801100, .length = 0x200 };
+    shim_mem_before_submit(&seg2, 1);
+    want_rec(0x801000 + 0x10, 0x3f8, VGT_MEM_CHANGED, 0, 0x63);   /* 0x10..0x408: one range around it */
 
     /* Ordinary memory through userfaultfd (the OS-descriptor path), where the kernel supports it: a
      * system call writing into the tracked page must work, and the page is recorded. */

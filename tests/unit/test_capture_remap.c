@@ -49,7 +49,7 @@ static void test_mremap_view(uint8_t **old_out, uint8_t **new_out)
     uint64_t f0 = shim_mem_write_faults();
     b[4096 + 5] = 0x33;                    /* the moved mapping is tracked again */
     CHECK_EQ_U64(shim_mem_write_faults(), f0 + 1, "a write at the new address was not tracked");
-    shim_mem_before_submit();
+    shim_mem_before_submit(NULL, 0);
     *old_out = a;
     *new_out = b;
 

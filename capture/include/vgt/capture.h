@@ -109,6 +109,14 @@ uint64_t vgt_capture_read(vgt_capture *c, uint64_t gpu_va, void *dst, uint64_t l
  * NULL) receives the record's sequence number. */
 vgt_status vgt_capture_doorbell(vgt_capture *c, uint32_t client, uint32_t channel, uint32_t gp_get,
                                 uint32_t gp_put, uint64_t *seq, vgt_error *err);
+/* vgt_capture_doorbell in two halves, for a host that records the memory the submission may read in
+ * between and wants to know the segments first (the LD_PRELOAD shim leaves the bytes they carry out of
+ * its changed-memory records). begin collects the new entries and their segments and keeps the capture's
+ * mutex; *segs (*nseg of them) stays valid until end, which writes the GPFIFO_SUBMIT record and releases
+ * the mutex. When begin fails nothing is held and end must not be called. */
+vgt_status vgt_capture_doorbell_begin(vgt_capture *c, uint32_t client, uint32_t channel, uint32_t gp_put,
+                                      const vgt_segment **segs, uint32_t *nseg, vgt_error *err);
+vgt_status vgt_capture_doorbell_end(vgt_capture *c, uint32_t gp_get, uint64_t *seq, vgt_error *err);
 /* The same, with the channel found from a work-submit token (VGT_E_NOT_FOUND for an unknown token, after
  * writing a DOORBELL record with channel 0 so the trace still shows it). */
 vgt_status vgt_capture_doorbell_token(vgt_capture *c, uint32_t token, uint32_t gp_get, uint32_t gp_put,
