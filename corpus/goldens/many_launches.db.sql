@@ -24,7 +24,7 @@ CREATE TABLE draws(event INTEGER PRIMARY KEY, seq INTEGER, submission INTEGER, c
 CREATE TABLE engine_objects(seq INTEGER PRIMARY KEY, client INTEGER, channel INTEGER, handle INTEGER, class INTEGER, class_name TEXT, status INTEGER);
 -- rows in engine_objects: 28
 CREATE TABLE events(id INTEGER PRIMARY KEY, seq INTEGER, submission INTEGER, entry INTEGER, dword INTEGER, channel INTEGER, subch INTEGER, class INTEGER, kind TEXT, text TEXT, origin TEXT, macro_call INTEGER);
--- rows in events: 90711
+-- rows in events: 91660
 CREATE TABLE gpfifo_entries(submission INTEGER, entry INTEGER, seq INTEGER, raw INTEGER, va INTEGER, length INTEGER, level INTEGER, sync INTEGER, is_control INTEGER, opcode INTEGER, operand INTEGER, PRIMARY KEY(submission, entry)) WITHOUT ROWID;
 -- rows in gpfifo_entries: 10178
 CREATE TABLE identity(key TEXT PRIMARY KEY, value TEXT);
@@ -42,13 +42,13 @@ CREATE TABLE macros(version INTEGER PRIMARY KEY, client INTEGER, channel INTEGER
 CREATE TABLE mappings(seq INTEGER PRIMARY KEY, client INTEGER, device INTEGER, va_space INTEGER, memory INTEGER, gpu_va INTEGER, offset INTEGER, length INTEGER, flags INTEGER, source INTEGER, status INTEGER);
 -- rows in mappings: 28
 CREATE TABLE memory(seq INTEGER PRIMARY KEY, gpu_va INTEGER, length INTEGER, reason INTEGER, reason_name TEXT, memory INTEGER, flags INTEGER, data BLOB);
--- rows in memory: 14908
+-- rows in memory: 927
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
 -- rows in meta: 5
 CREATE TABLE method_counts(class INTEGER, address INTEGER, method TEXT, n INTEGER);
 -- rows in method_counts: 65
 CREATE TABLE methods(submission INTEGER, entry INTEGER, dword INTEGER, id INTEGER, seq INTEGER, channel INTEGER, subch INTEGER, class INTEGER, method TEXT, address INTEGER, value INTEGER, fields TEXT, PRIMARY KEY(submission, entry, dword, id)) WITHOUT ROWID;
--- rows in methods: 3673393
+-- rows in methods: 3678138
 CREATE TABLE object_frees(seq INTEGER PRIMARY KEY, client INTEGER, parent INTEGER, handle INTEGER, status INTEGER);
 -- rows in object_frees: 3
 CREATE TABLE objects(seq INTEGER PRIMARY KEY, kind TEXT, client INTEGER, parent INTEGER, handle INTEGER, class INTEGER, class_name TEXT, size INTEGER, aperture INTEGER, status INTEGER);
@@ -56,9 +56,9 @@ CREATE TABLE objects(seq INTEGER PRIMARY KEY, kind TEXT, client INTEGER, parent 
 CREATE TABLE program_binds(event INTEGER PRIMARY KEY, seq INTEGER, submission INTEGER, channel INTEGER, stage INTEGER, type INTEGER, enabled INTEGER, program_va INTEGER, registers INTEGER);
 -- rows in program_binds: 0
 CREATE TABLE records(seq INTEGER PRIMARY KEY, type INTEGER, type_name TEXT, ts INTEGER, flags INTEGER, length INTEGER);
--- rows in records: 25704
+-- rows in records: 11723
 CREATE TABLE semaphores(event INTEGER PRIMARY KEY, seq INTEGER, submission INTEGER, channel INTEGER, kind TEXT, source TEXT, op TEXT, va INTEGER, payload INTEGER, size INTEGER, reduction TEXT, flags INTEGER, report INTEGER);
--- rows in semaphores: 20493
+-- rows in semaphores: 21442
 CREATE TABLE stores(id INTEGER PRIMARY KEY, submission INTEGER, seq INTEGER, channel INTEGER, what TEXT, va INTEGER, length INTEGER, pages_written INTEGER, bytes_changed INTEGER, first_changed INTEGER, first_nonzero_pixel INTEGER);
 -- rows in stores: 0
 CREATE TABLE submissions(submission INTEGER PRIMARY KEY, seq INTEGER UNIQUE, ts INTEGER, client INTEGER, channel INTEGER, token INTEGER, flags INTEGER, entry_count INTEGER, segment_count INTEGER, gp_put_before INTEGER, gp_put_after INTEGER, methods INTEGER);

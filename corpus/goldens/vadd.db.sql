@@ -42,7 +42,7 @@ CREATE TABLE macros(version INTEGER PRIMARY KEY, client INTEGER, channel INTEGER
 CREATE TABLE mappings(seq INTEGER PRIMARY KEY, client INTEGER, device INTEGER, va_space INTEGER, memory INTEGER, gpu_va INTEGER, offset INTEGER, length INTEGER, flags INTEGER, source INTEGER, status INTEGER);
 -- rows in mappings: 30
 CREATE TABLE memory(seq INTEGER PRIMARY KEY, gpu_va INTEGER, length INTEGER, reason INTEGER, reason_name TEXT, memory INTEGER, flags INTEGER, data BLOB);
--- rows in memory: 2685
+-- rows in memory: 2463
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
 -- rows in meta: 5
 CREATE TABLE method_counts(class INTEGER, address INTEGER, method TEXT, n INTEGER);
@@ -56,7 +56,7 @@ CREATE TABLE objects(seq INTEGER PRIMARY KEY, kind TEXT, client INTEGER, parent 
 CREATE TABLE program_binds(event INTEGER PRIMARY KEY, seq INTEGER, submission INTEGER, channel INTEGER, stage INTEGER, type INTEGER, enabled INTEGER, program_va INTEGER, registers INTEGER);
 -- rows in program_binds: 0
 CREATE TABLE records(seq INTEGER PRIMARY KEY, type INTEGER, type_name TEXT, ts INTEGER, flags INTEGER, length INTEGER);
--- rows in records: 3511
+-- rows in records: 3289
 CREATE TABLE semaphores(event INTEGER PRIMARY KEY, seq INTEGER, submission INTEGER, channel INTEGER, kind TEXT, source TEXT, op TEXT, va INTEGER, payload INTEGER, size INTEGER, reduction TEXT, flags INTEGER, report INTEGER);
 -- rows in semaphores: 199
 CREATE TABLE stores(id INTEGER PRIMARY KEY, submission INTEGER, seq INTEGER, channel INTEGER, what TEXT, va INTEGER, length INTEGER, pages_written INTEGER, bytes_changed INTEGER, first_changed INTEGER, first_nonzero_pixel INTEGER);
