@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "capture_internal.h"
+#include "vgt/devcopy.h"
 
 /* Index of the view containing va, or -1. */
 static int64_t view_index(const vgt_capture *c, uint64_t va)
@@ -101,7 +102,7 @@ uint64_t cap_read_locked(vgt_capture *c, uint64_t gpu_va, void *dst, uint64_t le
         uint64_t off = gpu_va + done - v->gpu_va, n = v->length - off;
         if (n > len - done) n = len - done;
         if (v->host) {
-            if (c->opt.device_views) vgt_capture_copy_device((uint8_t *)dst + done, (const uint8_t *)v->host + off, n);
+            if (c->opt.device_views) vgt_copy_from_device((uint8_t *)dst + done, (const uint8_t *)v->host + off, n);
             else memcpy((uint8_t *)dst + done, (const uint8_t *)v->host + off, n);
             done += n;
             continue;
@@ -154,7 +155,7 @@ static vgt_status memory_piece(vgt_capture *c, const vgt_capture_view *v, uint64
     const void *data = v->host && !c->opt.device_views ? (const uint8_t *)v->host + (va - v->gpu_va) : NULL;
     if (!data && v->host) {
         VGT_TRY(scratch_reserve(c, va, n, err));
-        vgt_capture_copy_device(c->scratch, (const uint8_t *)v->host + (va - v->gpu_va), n);
+        vgt_copy_from_device(c->scratch, (const uint8_t *)v->host + (va - v->gpu_va), n);
         data = c->scratch;
     } else if (!data) {
         VGT_TRY(scratch_reserve(c, va, n, err));

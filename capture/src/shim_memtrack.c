@@ -27,6 +27,7 @@
 #include <xxhash.h>
 
 #include "shim.h"
+#include "vgt/devcopy.h"
 
 #define PAGE 4096u
 #define MAX_REGIONS 4096
@@ -146,7 +147,7 @@ static void stage_in(const region *r, uint32_t first, uint32_t count)
 {
     uint64_t t0 = vgt_now_ns();
     atomic_fetch_add(&pages_read, count);
-    vgt_capture_copy_device(stage, (const uint8_t *)atomic_load(&((region *)r)->cpu) + (uint64_t)first * PAGE,
+    vgt_copy_from_device(stage, (const uint8_t *)atomic_load(&((region *)r)->cpu) + (uint64_t)first * PAGE,
                             run_bytes(r, first, count));
     SHIM_TIME_ADD(read_ns, t0);
 }

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "vgt/capture.h"
+#include "vgt/devcopy.h"
 #include "vgt/trace.h"
 #include "check.h"
 
@@ -171,7 +172,7 @@ static void read_back(const char *path)
     vgt_reader_close(r);
 }
 
-/* vgt_capture_copy_device reads by aligned blocks: every offset and length must still copy exactly. */
+/* vgt_copy_from_device reads by aligned blocks: every offset and length must still copy exactly. */
 static void check_copy_device(void)
 {
     static uint8_t src[4096 * 2] __attribute__((aligned(4096)));
@@ -180,12 +181,12 @@ static void check_copy_device(void)
     for (unsigned off = 0; off < 70; off++)
         for (unsigned len = 0; len < 600; len += (len < 140 ? 1 : 37)) {
             memset(dst, 0xee, sizeof dst);
-            vgt_capture_copy_device(dst + 1, src + off, len);
+            vgt_copy_from_device(dst + 1, src + off, len);
             int ok = memcmp(dst + 1, src + off, len) == 0 && dst[0] == 0xee && dst[1 + len] == 0xee;
             if (!ok) { CHECK(0, "copy_device off %u len %u", off, len); return; }
         }
     memset(dst, 0, sizeof dst);
-    vgt_capture_copy_device(dst, src + 3, sizeof src - 3);
+    vgt_copy_from_device(dst, src + 3, sizeof src - 3);
     CHECK(memcmp(dst, src + 3, sizeof src - 3) == 0, "copy_device of %zu bytes", sizeof src - 3);
 }
 

@@ -57,13 +57,9 @@ typedef struct vgt_capture_options {
     uint32_t max_segment_bytes;  /* one push-buffer segment; longer ones are cut and flagged (default 8 MiB) */
     uint32_t max_submit_bytes;   /* all segments of one submission (default 48 MiB) */
     int device_views;            /* 1: host views point at GPU memory mapped to the CPU (write-combined or
-                                  * uncached): always copy out with vgt_capture_copy_device, never hand the
+                                  * uncached): always copy out with vgt_copy_from_device, never hand the
                                   * writer a pointer into it */
 } vgt_capture_options;
-
-/* memcpy for reading GPU memory mapped to the CPU: streaming loads (AVX2/SSE4.1) that fetch whole lines
- * from write-combined memory; correct on any memory. */
-void vgt_capture_copy_device(void *dst, const void *src, uint64_t n);
 
 typedef struct vgt_capture vgt_capture;
 

@@ -1,4 +1,4 @@
-/* capture_copy.c: copying out of GPU memory mapped to the CPU.
+/* devcopy.c: copying out of GPU memory mapped to the CPU (the capture's views, the gpu backend's BAR1).
  *
  * BAR1 (vidmem) and many RM sysmem mappings are write-combined or uncached: an ordinary load fetches
  * 8-32 bytes per bus transaction, and glibc's memcpy may use `rep movsb`, which is slow there. The H200
@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "vgt/capture.h"
+#include "vgt/devcopy.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -75,8 +75,9 @@ static void copy_blocks(uint8_t *d, const uint8_t *s, uint64_t n, int level)
     }
 }
 
-void vgt_capture_copy_device(void *dst, const void *src, uint64_t n)
+void vgt_copy_from_device(void *dst, const volatile void *vsrc, uint64_t n)
 {
+    const void *src = (const void *)vsrc;
     if (n == 0) return;
     static int level = -1;   /* 2 AVX2, 1 SSE4.1, 0 neither; a benign race: every thread computes the same */
 #if defined(__x86_64__)
