@@ -512,12 +512,12 @@ static vgt_status run_pending_state(gpu_channel *c, vgt_error *err)
     if (!dw)
         return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "channel 0x%08x: no memory for a state push buffer",
                         c->desc.handle);
-    vgt_gpu_pb pb;
-    vgt_gpu_pb_init(&pb, dw, (uint32_t)cap);
+    vgt_pbw pb;
+    vgt_pbw_init(&pb, dw, (uint32_t)cap);
     if (c->has_bindings)
         vgt_gpu_pb_bindings(&pb, c->bindings);
     vgt_gpu_pb_state_methods(&pb, c->writes, c->nwrites);
-    vgt_status st = vgt_gpu_pb_check(&pb, err);
+    vgt_status st = vgt_pbw_check(&pb, err);
     if (st == VGT_OK)
         st = vgt_gpu_chan_run_pb(c->live, dw, pb.n, err);
     free(dw);

@@ -37,6 +37,7 @@
 #include <stdint.h>
 
 #include "vgt/error.h"
+#include "vgt/pbwriter.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -254,37 +255,18 @@ const char *vgt_gpu_rc_name(uint32_t code);
 /* The usermode page's nanosecond timer (PTIMER), 0 when not mapped. */
 uint64_t vgt_gpu_timer_ns(const vgt_gpu *g);
 
-/* ---- push-buffer writer -------------------------------------------------------------------------- */
-/* Method headers (DOC classes/host/clc86f.h DMA_*): SEC_OP 31:29, COUNT 28:16, SUBCH 15:13,
- * ADDRESS 11:0 = method >> 2. A writer fills a caller's array; an overflow is remembered and
- * reported by vgt_gpu_pb_check() (VGT_E_LIMIT), never written past. */
-typedef struct vgt_gpu_pb {
-    uint32_t *dw;
-    uint32_t n, cap;
-    bool overflow;
-} vgt_gpu_pb;
-
-void vgt_gpu_pb_init(vgt_gpu_pb *pb, uint32_t *dw, uint32_t cap);
-void vgt_gpu_pb_inc(vgt_gpu_pb *pb, unsigned subch, uint32_t method, const uint32_t *v, uint32_t n);
-void vgt_gpu_pb_non_inc(vgt_gpu_pb *pb, unsigned subch, uint32_t method, const uint32_t *v, uint32_t n);
-void vgt_gpu_pb_one_inc(vgt_gpu_pb *pb, unsigned subch, uint32_t method, const uint32_t *v, uint32_t n);
-void vgt_gpu_pb_1(vgt_gpu_pb *pb, unsigned subch, uint32_t method, uint32_t v);
-void vgt_gpu_pb_set_object(vgt_gpu_pb *pb, unsigned subch, uint32_t cls);
-/* Host semaphore release of a 32-bit payload, with RELEASE_WFI (clc86f.h SEM_*). */
-void vgt_gpu_pb_host_release(vgt_gpu_pb *pb, uint64_t va, uint32_t payload);
-/* The same without RELEASE_WFI: the trivial submission of the rate measurement. */
-void vgt_gpu_pb_host_release_nowfi(vgt_gpu_pb *pb, uint64_t va, uint32_t payload);
-vgt_status vgt_gpu_pb_check(const vgt_gpu_pb *pb, vgt_error *err);
+/* ---- push buffers -------------------------------------------------------------------------------- */
+/* The backend's own submissions and the self-test write their methods with vgt/pbwriter.h (vgt_pbw). */
 
 /* ---- resuming a channel cut out of a longer trace (format 1.1; rm_preamble.c) ---------------------- */
 #define VGT_GPU_PREAMBLE_BYTES 0x400000ull   /* per channel: state push buffers between two fences */
 /* SET_OBJECT for every subchannel with a class (CHANNEL_STATE's bindings; 0 = none). */
-void vgt_gpu_pb_bindings(vgt_gpu_pb *pb, const uint32_t subch_class[8]);
+void vgt_gpu_pb_bindings(vgt_pbw *pb, const uint32_t subch_class[8]);
 /* The CHANNEL_METHODS writes, in order: runs of one subchannel with consecutive methods become one INC
  * header, runs writing one method again and again (MME uploads) one NON_INC header. m[i].method must be
- * a multiple of 4 at most 0x3ffc and subch < 8, else the writer is marked bad (vgt_gpu_pb_check). */
+ * a multiple of 4 at most 0x3ffc and subch < 8, else the writer is marked bad (vgt_pbw_check). */
 struct vgt_state_method;
-void vgt_gpu_pb_state_methods(vgt_gpu_pb *pb, const struct vgt_state_method *m, uint32_t n);
+void vgt_gpu_pb_state_methods(vgt_pbw *pb, const struct vgt_state_method *m, uint32_t n);
 /* Dwords vgt_gpu_pb_bindings + vgt_gpu_pb_state_methods need at most for n writes. */
 uint64_t vgt_gpu_pb_state_bound(uint32_t n);
 /* Copy dw[0..n) into the channel's state window and submit it (a subroutine entry) before whatever is

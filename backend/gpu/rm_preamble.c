@@ -11,11 +11,11 @@
 #define PB_MAX_COUNT 0x1fffu
 #define SUBCHANNELS 8u
 
-void vgt_gpu_pb_bindings(vgt_gpu_pb *pb, const uint32_t subch_class[8])
+void vgt_gpu_pb_bindings(vgt_pbw *pb, const uint32_t subch_class[8])
 {
     for (unsigned s = 0; s < SUBCHANNELS; s++)
         if (subch_class[s])
-            vgt_gpu_pb_set_object(pb, s, subch_class[s]);
+            vgt_pbw_set_object(pb, s, subch_class[s]);
 }
 
 /* How many writes from m[0] one header carries: consecutive methods (INC) or one method repeated (NON_INC). */
@@ -29,7 +29,7 @@ static uint32_t run_length(const vgt_state_method *m, uint32_t n, bool *non_inc)
     return k;
 }
 
-void vgt_gpu_pb_state_methods(vgt_gpu_pb *pb, const vgt_state_method *m, uint32_t n)
+void vgt_gpu_pb_state_methods(vgt_pbw *pb, const vgt_state_method *m, uint32_t n)
 {
     uint32_t v[PB_MAX_COUNT];
     for (uint32_t i = 0; i < n;) {
@@ -38,9 +38,9 @@ void vgt_gpu_pb_state_methods(vgt_gpu_pb *pb, const vgt_state_method *m, uint32_
         for (uint32_t j = 0; j < k; j++)
             v[j] = m[i + j].value;
         if (non_inc)
-            vgt_gpu_pb_non_inc(pb, m[i].subch, m[i].method, v, k);
+            vgt_pbw_non_inc(pb, m[i].subch, m[i].method, v, k);
         else
-            vgt_gpu_pb_inc(pb, m[i].subch, m[i].method, v, k);
+            vgt_pbw_inc(pb, m[i].subch, m[i].method, v, k);
         i += k;
     }
 }

@@ -208,12 +208,12 @@ vgt_status vgt_gpu_chan_fence_wait(vgt_gpu_chan *c, uint32_t timeout_ms, vgt_err
 vgt_status vgt_gpu_chan_fence_issue(vgt_gpu_chan *c, vgt_error *err)
 {
     uint32_t dw[INFRA_FENCE_PB_DWORDS];
-    vgt_gpu_pb pb;
-    vgt_gpu_pb_init(&pb, dw, INFRA_FENCE_PB_DWORDS);
+    vgt_pbw pb;
+    vgt_pbw_init(&pb, dw, INFRA_FENCE_PB_DWORDS);
     uint32_t value = c->fence_value + 1;
     uint64_t sem_va = c->infra->va + INFRA_FENCE_SEM_OFF;
-    vgt_gpu_pb_host_release(&pb, sem_va, value);
-    VGT_TRY(vgt_gpu_pb_check(&pb, err));
+    vgt_pbw_host_release(&pb, sem_va, value, VGT_PBW_RELEASE_WFI);
+    VGT_TRY(vgt_pbw_check(&pb, err));
     volatile uint32_t *slot = (volatile uint32_t *)(c->infra->cpu + INFRA_FENCE_PB_OFF);
     for (uint32_t i = 0; i < pb.n; i++)
         slot[i] = dw[i];

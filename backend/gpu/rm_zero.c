@@ -43,20 +43,20 @@ vgt_status vgt_gpu_zero(vgt_gpu *g, uint64_t va, uint64_t size, vgt_error *err)
                         (unsigned long long)va, (unsigned long long)size);
     VGT_TRY(zero_channel(g, err));
     uint32_t dw[64 + 8 * (VGT_GPU_MAX_ALLOC_BYTES / ZERO_CHUNK + 1)];
-    vgt_gpu_pb pb;
-    vgt_gpu_pb_init(&pb, dw, (uint32_t)(sizeof dw / sizeof dw[0]));
-    vgt_gpu_pb_set_object(&pb, SUB_COPY, VGT_GPU_CLASS_HOPPER_COPY);
+    vgt_pbw pb;
+    vgt_pbw_init(&pb, dw, (uint32_t)(sizeof dw / sizeof dw[0]));
+    vgt_pbw_set_object(&pb, SUB_COPY, VGT_GPU_CLASS_HOPPER_COPY);
     const uint32_t remap[2] = { 0, CE_REMAP_CONST_B_4BYTE_1COMP };
-    vgt_gpu_pb_inc(&pb, SUB_COPY, CE_SET_REMAP_CONST_B, remap, 2);
+    vgt_pbw_inc(&pb, SUB_COPY, CE_SET_REMAP_CONST_B, remap, 2);
     for (uint64_t off = 0; off < size; off += ZERO_CHUNK) {
         uint64_t n = size - off < ZERO_CHUNK ? size - off : ZERO_CHUNK, dst = va + off;
         const uint32_t out[2] = { (uint32_t)(dst >> 32), (uint32_t)dst };
-        vgt_gpu_pb_inc(&pb, SUB_COPY, CE_OFFSET_OUT_UPPER, out, 2);
-        vgt_gpu_pb_1(&pb, SUB_COPY, CE_LINE_LENGTH_IN, (uint32_t)(n / 4));
-        vgt_gpu_pb_1(&pb, SUB_COPY, CE_LAUNCH_DMA,
+        vgt_pbw_inc(&pb, SUB_COPY, CE_OFFSET_OUT_UPPER, out, 2);
+        vgt_pbw_1(&pb, SUB_COPY, CE_LINE_LENGTH_IN, (uint32_t)(n / 4));
+        vgt_pbw_1(&pb, SUB_COPY, CE_LAUNCH_DMA,
                      CE_NON_PIPELINED | CE_FLUSH | CE_SRC_PITCH | CE_DST_PITCH | CE_REMAP | CE_DISABLE_PLC);
     }
-    vgt_status st = vgt_gpu_pb_check(&pb, err);
+    vgt_status st = vgt_pbw_check(&pb, err);
     if (st == VGT_OK)
         st = vgt_gpu_chan_run_pb(g->zero_chan, dw, pb.n, err);
     if (st == VGT_OK)

@@ -118,10 +118,10 @@ typedef struct ctx {
 static uint64_t sys(uint32_t off) { return SYS_VA + off; }
 
 /* Writes pb into the next slot, clears the semaphore, submits, waits for value there. */
-static vgt_status run_pb(ctx *t, vgt_gpu_chan *ch, const vgt_gpu_pb *pb, uint32_t sem_off, uint32_t value,
+static vgt_status run_pb(ctx *t, vgt_gpu_chan *ch, const vgt_pbw *pb, uint32_t sem_off, uint32_t value,
                          vgt_error *err)
 {
-    VGT_TRY(vgt_gpu_pb_check(pb, err));
+    VGT_TRY(vgt_pbw_check(pb, err));
     uint64_t va = sys(PB_OFF + (t->slot++ % PB_SLOTS) * PB_SLOT);
     if (pb->n * 4 > PB_SLOT)
         return vgt_fail(err, VGT_E_LIMIT, VGT_NO_OFFSET, "push buffer of %u dwords exceeds a slot", pb->n);
@@ -240,10 +240,10 @@ static int step_channel(ctx *t)
 }
 
 /* A step that runs one push buffer ending in a host release and checks the semaphore. */
-static int finish_sem_step_on(ctx *t, vgt_gpu_chan *ch, row *r, vgt_gpu_pb *pb, uint32_t sem_off, uint32_t value)
+static int finish_sem_step_on(ctx *t, vgt_gpu_chan *ch, row *r, vgt_pbw *pb, uint32_t sem_off, uint32_t value)
 {
     vgt_error err;
-    vgt_gpu_pb_host_release(pb, sys(sem_off), value);
+    vgt_pbw_host_release(pb, sys(sem_off), value, VGT_PBW_RELEASE_WFI);
     double t0 = now_ms();
     vgt_status st = run_pb(t, ch, pb, sem_off, value, &err);
     r->ms = now_ms() - t0;
@@ -256,7 +256,7 @@ static int finish_sem_step_on(ctx *t, vgt_gpu_chan *ch, row *r, vgt_gpu_pb *pb, 
     return 1;
 }
 
-static int finish_sem_step(ctx *t, row *r, vgt_gpu_pb *pb, uint32_t sem_off, uint32_t value)
+static int finish_sem_step(ctx *t, row *r, vgt_pbw *pb, uint32_t sem_off, uint32_t value)
 {
     return finish_sem_step_on(t, t->ch, r, pb, sem_off, value);
 }
@@ -264,30 +264,30 @@ static int finish_sem_step(ctx *t, row *r, vgt_gpu_pb *pb, uint32_t sem_off, uin
 static void step_host_sem(ctx *t)
 {
     uint32_t dw[64];
-    vgt_gpu_pb pb;
-    vgt_gpu_pb_init(&pb, dw, 64);
+    vgt_pbw pb;
+    vgt_pbw_init(&pb, dw, 64);
     finish_sem_step(t, row_begin("host_sem"), &pb, SEM_OFF + 0x00, 0xcafe0000u);
 }
 
 static void step_objects(ctx *t)
 {
     uint32_t dw[64];
-    vgt_gpu_pb pb;
-    vgt_gpu_pb_init(&pb, dw, 64);
-    vgt_gpu_pb_set_object(&pb, SUB_3D, VGT_GPU_CLASS_HOPPER_3D);
-    vgt_gpu_pb_set_object(&pb, SUB_COMPUTE, VGT_GPU_CLASS_HOPPER_COMPUTE);
-    vgt_gpu_pb_set_object(&pb, SUB_I2M, VGT_GPU_CLASS_I2M);
-    vgt_gpu_pb_set_object(&pb, SUB_2D, VGT_GPU_CLASS_TWOD);
-    vgt_gpu_pb_set_object(&pb, SUB_COPY, VGT_GPU_CLASS_HOPPER_COPY);
+    vgt_pbw pb;
+    vgt_pbw_init(&pb, dw, 64);
+    vgt_pbw_set_object(&pb, SUB_3D, VGT_GPU_CLASS_HOPPER_3D);
+    vgt_pbw_set_object(&pb, SUB_COMPUTE, VGT_GPU_CLASS_HOPPER_COMPUTE);
+    vgt_pbw_set_object(&pb, SUB_I2M, VGT_GPU_CLASS_I2M);
+    vgt_pbw_set_object(&pb, SUB_2D, VGT_GPU_CLASS_TWOD);
+    vgt_pbw_set_object(&pb, SUB_COPY, VGT_GPU_CLASS_HOPPER_COPY);
     finish_sem_step(t, row_begin("objects"), &pb, SEM_OFF + 0x10, 0xcafe0001u);
 }
 
-static void pb_i2m(vgt_gpu_pb *pb, unsigned subch, uint64_t dst, const uint32_t *data, uint32_t n)
+static void pb_i2m(vgt_pbw *pb, unsigned subch, uint64_t dst, const uint32_t *data, uint32_t n)
 {
     const uint32_t v[4] = { n * 4, 1, (uint32_t)(dst >> 32), (uint32_t)dst };
-    vgt_gpu_pb_inc(pb, subch, I2M_LINE_LENGTH_IN, v, 4);
-    vgt_gpu_pb_1(pb, subch, I2M_LAUNCH_DMA, I2M_LAUNCH_PITCH_FLUSH);
-    vgt_gpu_pb_non_inc(pb, subch, I2M_LOAD_INLINE_DATA, data, n);
+    vgt_pbw_inc(pb, subch, I2M_LINE_LENGTH_IN, v, 4);
+    vgt_pbw_1(pb, subch, I2M_LAUNCH_DMA, I2M_LAUNCH_PITCH_FLUSH);
+    vgt_pbw_non_inc(pb, subch, I2M_LOAD_INLINE_DATA, data, n);
 }
 
 static void step_i2m(ctx *t, const char *name, unsigned subch, uint32_t area, uint32_t seed, uint32_t sem_value)
@@ -296,8 +296,8 @@ static void step_i2m(ctx *t, const char *name, unsigned subch, uint32_t area, ui
     uint32_t data[I2M_DWORDS], dw[256];
     for (uint32_t i = 0; i < I2M_DWORDS; i++)
         data[i] = seed + i * 0x01010101u;
-    vgt_gpu_pb pb;
-    vgt_gpu_pb_init(&pb, dw, 256);
+    vgt_pbw pb;
+    vgt_pbw_init(&pb, dw, 256);
     uint64_t dst = sys(I2M_OFF + area * 0x1000);
     vgt_error err;
     vgt_gpu_fill32(t->g, dst, 0, I2M_DWORDS, &err);
@@ -308,29 +308,29 @@ static void step_i2m(ctx *t, const char *name, unsigned subch, uint32_t area, ui
         r->result = "FAIL";
 }
 
-static void pb_ce(vgt_gpu_pb *pb, uint64_t src, uint64_t dst, uint32_t bytes, uint32_t flags)
+static void pb_ce(vgt_pbw *pb, uint64_t src, uint64_t dst, uint32_t bytes, uint32_t flags)
 {
     const uint32_t o[4] = { (uint32_t)(src >> 32), (uint32_t)src, (uint32_t)(dst >> 32), (uint32_t)dst };
-    vgt_gpu_pb_inc(pb, SUB_COPY, CE_OFFSET_IN_UPPER, o, 4);
-    vgt_gpu_pb_1(pb, SUB_COPY, CE_LINE_LENGTH_IN, bytes);
-    vgt_gpu_pb_1(pb, SUB_COPY, CE_LAUNCH_DMA, CE_NON_PIPELINED | CE_SRC_PITCH | CE_DST_PITCH | CE_DISABLE_PLC | flags);
+    vgt_pbw_inc(pb, SUB_COPY, CE_OFFSET_IN_UPPER, o, 4);
+    vgt_pbw_1(pb, SUB_COPY, CE_LINE_LENGTH_IN, bytes);
+    vgt_pbw_1(pb, SUB_COPY, CE_LAUNCH_DMA, CE_NON_PIPELINED | CE_SRC_PITCH | CE_DST_PITCH | CE_DISABLE_PLC | flags);
 }
 
-static void build_ce(vgt_gpu_pb *pb, uint32_t sem_value)
+static void build_ce(vgt_pbw *pb, uint32_t sem_value)
 {
     const uint32_t remap[2] = { 0xdeadbeefu, CE_REMAP_CONST_B_4BYTE_1COMP };
-    vgt_gpu_pb_inc(pb, SUB_COPY, CE_SET_REMAP_CONST_B, remap, 2);
+    vgt_pbw_inc(pb, SUB_COPY, CE_SET_REMAP_CONST_B, remap, 2);
     const uint32_t out[2] = { (uint32_t)(sys(MEMSET_OFF) >> 32), (uint32_t)sys(MEMSET_OFF) };
-    vgt_gpu_pb_inc(pb, SUB_COPY, CE_OFFSET_OUT_UPPER, out, 2);
-    vgt_gpu_pb_1(pb, SUB_COPY, CE_LINE_LENGTH_IN, CE_BYTES / 4);
-    vgt_gpu_pb_1(pb, SUB_COPY, CE_LAUNCH_DMA, CE_NON_PIPELINED | CE_FLUSH | CE_SRC_PITCH | CE_DST_PITCH | CE_REMAP |
+    vgt_pbw_inc(pb, SUB_COPY, CE_OFFSET_OUT_UPPER, out, 2);
+    vgt_pbw_1(pb, SUB_COPY, CE_LINE_LENGTH_IN, CE_BYTES / 4);
+    vgt_pbw_1(pb, SUB_COPY, CE_LAUNCH_DMA, CE_NON_PIPELINED | CE_FLUSH | CE_SRC_PITCH | CE_DST_PITCH | CE_REMAP |
                  CE_DISABLE_PLC);
     pb_ce(pb, sys(CE_SRC_OFF), VID_VA, CE_BYTES, 0);
     pb_ce(pb, VID_VA, sys(CE_DST_OFF), CE_BYTES, CE_FLUSH);
     uint64_t s = sys(SEM_OFF + 0x80);
     const uint32_t sem[3] = { (uint32_t)(s >> 32), (uint32_t)s, sem_value };
-    vgt_gpu_pb_inc(pb, SUB_COPY, CE_SET_SEMAPHORE_A, sem, 3);
-    vgt_gpu_pb_1(pb, SUB_COPY, CE_LAUNCH_DMA, CE_FLUSH | CE_SEM_ONE_WORD | CE_DISABLE_PLC);
+    vgt_pbw_inc(pb, SUB_COPY, CE_SET_SEMAPHORE_A, sem, 3);
+    vgt_pbw_1(pb, SUB_COPY, CE_LAUNCH_DMA, CE_FLUSH | CE_SEM_ONE_WORD | CE_DISABLE_PLC);
 }
 
 static void step_ce(ctx *t)
@@ -345,8 +345,8 @@ static void step_ce(ctx *t)
     vgt_gpu_fill32(t->g, sys(MEMSET_OFF), 0x11111111u, CE_BYTES / 4, &err);
     vgt_gpu_fill32(t->g, VID_VA, 0, CE_BYTES / 4, &err);
     uint32_t dw[128];
-    vgt_gpu_pb pb;
-    vgt_gpu_pb_init(&pb, dw, 128);
+    vgt_pbw pb;
+    vgt_pbw_init(&pb, dw, 128);
     build_ce(&pb, 0xcafe0002u);
     double t0 = now_ms();
     vgt_status st = run_pb(t, t->ch, &pb, SEM_OFF + 0x80, 0xcafe0002u, &err);
@@ -644,16 +644,16 @@ static int run_macro(ctx *t, row *r, const enc_prog *image, uint32_t start, cons
         return 0;
     }
     uint32_t dw[256];
-    vgt_gpu_pb pb;
-    vgt_gpu_pb_init(&pb, dw, 256);
-    vgt_gpu_pb_set_object(&pb, SUB_3D, VGT_GPU_CLASS_HOPPER_3D);
-    vgt_gpu_pb_1(&pb, SUB_3D, VGT_MME_M_LOAD_INSTRUCTION_RAM_POINTER, 0);
-    vgt_gpu_pb_non_inc(&pb, SUB_3D, VGT_MME_M_LOAD_INSTRUCTION_RAM, image->code, image->n);
+    vgt_pbw pb;
+    vgt_pbw_init(&pb, dw, 256);
+    vgt_pbw_set_object(&pb, SUB_3D, VGT_GPU_CLASS_HOPPER_3D);
+    vgt_pbw_1(&pb, SUB_3D, VGT_MME_M_LOAD_INSTRUCTION_RAM_POINTER, 0);
+    vgt_pbw_non_inc(&pb, SUB_3D, VGT_MME_M_LOAD_INSTRUCTION_RAM, image->code, image->n);
     /* one entry per pointer (NVK's form): ONE_INC sends the pointer, then the entry */
     const uint32_t bind0[2] = { 0, 0 }, bind1[2] = { 1, start };
-    vgt_gpu_pb_one_inc(&pb, SUB_3D, VGT_MME_M_LOAD_START_ADDRESS_RAM_POINTER, bind0, 2);
-    vgt_gpu_pb_one_inc(&pb, SUB_3D, VGT_MME_M_LOAD_START_ADDRESS_RAM_POINTER, bind1, 2);
-    vgt_gpu_pb_one_inc(&pb, SUB_3D, VGT_MME_M_CALL_MACRO0 + 8, params, np);
+    vgt_pbw_one_inc(&pb, SUB_3D, VGT_MME_M_LOAD_START_ADDRESS_RAM_POINTER, bind0, 2);
+    vgt_pbw_one_inc(&pb, SUB_3D, VGT_MME_M_LOAD_START_ADDRESS_RAM_POINTER, bind1, 2);
+    vgt_pbw_one_inc(&pb, SUB_3D, VGT_MME_M_CALL_MACRO0 + 8, params, np);
     int ran = finish_sem_step_on(t, c, r, &pb, SEM_OFF + 0xa0, sem_value);
     if (!ran && rc) {
         vgt_gpu_chan_state s;
@@ -779,9 +779,9 @@ static void step_rate(ctx *t)
 {
     row *r = row_begin("rate");
     uint32_t dw[16];
-    vgt_gpu_pb pb;
-    vgt_gpu_pb_init(&pb, dw, 16);
-    vgt_gpu_pb_host_release(&pb, sys(SEM_OFF + 0xc0), 0x5e5e5e5eu);
+    vgt_pbw pb;
+    vgt_pbw_init(&pb, dw, 16);
+    vgt_pbw_host_release(&pb, sys(SEM_OFF + 0xc0), 0x5e5e5e5eu, VGT_PBW_RELEASE_WFI);
     vgt_error err;
     uint64_t va = sys(PB_OFF + (PB_SLOTS - 1) * PB_SLOT);
     vgt_gpu_write(t->g, va, dw, pb.n * 4, &err);
@@ -807,8 +807,8 @@ static void step_rate(ctx *t)
         return;
     }
     /* the same release without RELEASE_WFI: what a trivial submission costs when the GPU need not drain */
-    vgt_gpu_pb_init(&pb, dw, 16);
-    vgt_gpu_pb_host_release_nowfi(&pb, sys(SEM_OFF + 0xc8), 0x5e5e5e5fu);
+    vgt_pbw_init(&pb, dw, 16);
+    vgt_pbw_host_release(&pb, sys(SEM_OFF + 0xc8), 0x5e5e5e5fu, 0);
     uint64_t va2 = sys(PB_OFF + (PB_SLOTS - 2) * PB_SLOT);
     vgt_gpu_write(t->g, va2, dw, pb.n * 4, &err);
     uint64_t e2 = vgt_gpu_gp_entry(va2, pb.n, VGT_GPU_GP_SUBROUTINE);
@@ -847,10 +847,10 @@ static void step_fault(ctx *t)
         return;
     }
     uint32_t dw[32];
-    vgt_gpu_pb pb;
-    vgt_gpu_pb_init(&pb, dw, 32);
-    vgt_gpu_pb_host_release(&pb, 0x500000000ull, 1);   /* nothing is mapped there */
-    vgt_gpu_pb_host_release(&pb, sys(SEM_OFF + 0xe0), 0xfa017);
+    vgt_pbw pb;
+    vgt_pbw_init(&pb, dw, 32);
+    vgt_pbw_host_release(&pb, 0x500000000ull, 1, VGT_PBW_RELEASE_WFI);   /* nothing is mapped there */
+    vgt_pbw_host_release(&pb, sys(SEM_OFF + 0xe0), 0xfa017, VGT_PBW_RELEASE_WFI);
     double t0 = now_ms();
     vgt_status st = run_pb(t, c2, &pb, SEM_OFF + 0xe0, 0xfa017, &err);
     r->ms = now_ms() - t0;
@@ -862,8 +862,8 @@ static void step_fault(ctx *t)
 static void step_after_fault(ctx *t)
 {
     uint32_t dw[16];
-    vgt_gpu_pb pb;
-    vgt_gpu_pb_init(&pb, dw, 16);
+    vgt_pbw pb;
+    vgt_pbw_init(&pb, dw, 16);
     finish_sem_step(t, row_begin("after_fault"), &pb, SEM_OFF + 0xf0, 0xcafe00ffu);
 }
 
@@ -883,9 +883,9 @@ static void step_c56f(ctx *t)
         data[i] = 0xc56f0000u + i;
     uint64_t dst = sys(I2M_OFF + 0x3000);
     vgt_gpu_fill32(t->g, dst, 0, I2M_DWORDS, &err);
-    vgt_gpu_pb pb;
-    vgt_gpu_pb_init(&pb, dw, 256);
-    vgt_gpu_pb_set_object(&pb, SUB_3D, VGT_GPU_CLASS_HOPPER_3D);
+    vgt_pbw pb;
+    vgt_pbw_init(&pb, dw, 256);
+    vgt_pbw_set_object(&pb, SUB_3D, VGT_GPU_CLASS_HOPPER_3D);
     pb_i2m(&pb, SUB_3D, dst, data, I2M_DWORDS);
     int ran = finish_sem_step_on(t, c, r, &pb, SEM_OFF + 0xb0, 0xcafe0007u);
     vgt_gpu_chan_destroy(c);
@@ -903,12 +903,12 @@ static vgt_status ops_run(vgt_backend *b, const vgt_backend_ops *ops, char *deta
     VGT_TRY(ops->map(b, vas, base, 0x100000, 1, err));
     for (uint32_t i = 0; i < 16; i++)
         data[i] = 0x0b500000u + i;
-    vgt_gpu_pb pb;
-    vgt_gpu_pb_init(&pb, dw, 256);
-    vgt_gpu_pb_set_object(&pb, SUB_3D, VGT_GPU_CLASS_HOPPER_3D);
+    vgt_pbw pb;
+    vgt_pbw_init(&pb, dw, 256);
+    vgt_pbw_set_object(&pb, SUB_3D, VGT_GPU_CLASS_HOPPER_3D);
     pb_i2m(&pb, SUB_3D, dst, data, 16);
-    vgt_gpu_pb_host_release(&pb, sem, 7);
-    VGT_TRY(vgt_gpu_pb_check(&pb, err));
+    vgt_pbw_host_release(&pb, sem, 7, VGT_PBW_RELEASE_WFI);
+    VGT_TRY(vgt_pbw_check(&pb, err));
     VGT_TRY(ops->mem_write(b, vas, pb_va, dw, pb.n * 4, err));
     vgt_backend_channel_desc d = { .vas = vas, .cls = 0xc86f, .entries = 512, .handle = 0xbeef0100u };
     VGT_TRY(ops->channel_create(b, &d, &ch, err));

@@ -91,7 +91,7 @@ typedef struct synth {
     synth_channel ch[MAX_CHANNELS];
     uint8_t *shadow;                /* data pages as the GPU sees them */
     uint8_t *scratch;               /* one segment's worth of bytes */
-    synth_pb pb[MAX_SEGMENTS];
+    vgt_pbw pb[MAX_SEGMENTS];
     observed obs[MAX_OBSERVED];
     uint32_t nobs;
 } synth;
@@ -320,7 +320,7 @@ static void observe(synth *s, uint64_t va, uint32_t n)
 
 static uint8_t *shadow_at(synth *s, uint64_t va) { return s->shadow + (va - VA_DATA); }
 
-static void op_i2m(synth *s, synth_pb *pb, uint32_t max_bytes)
+static void op_i2m(synth *s, vgt_pbw *pb, uint32_t max_bytes)
 {
     uint32_t P = s->o.memory_pages, page = P / 2 + synth_rng_below(&s->rng, P / 4);
     uint32_t n = 4u * (16u + synth_rng_below(&s->rng, max_bytes / 4u - 15u));
@@ -334,7 +334,7 @@ static void op_i2m(synth *s, synth_pb *pb, uint32_t max_bytes)
     observe(s, va, n);
 }
 
-static void op_copy(synth *s, synth_pb *pb, synth_channel *c)
+static void op_copy(synth *s, vgt_pbw *pb, synth_channel *c)
 {
     uint32_t P = s->o.memory_pages;
     uint32_t src = synth_rng_below(&s->rng, P / 2), dst = 3 * P / 4 + synth_rng_below(&s->rng, P - 3 * P / 4);
@@ -346,7 +346,7 @@ static void op_copy(synth *s, synth_pb *pb, synth_channel *c)
     observe(s, page_va(dst), n);
 }
 
-static vgt_status op_compute(synth *s, synth_pb *pb, synth_channel *c)
+static vgt_status op_compute(synth *s, vgt_pbw *pb, synth_channel *c)
 {
     uint8_t qmd[SYNTH_QMD_BYTES];
     uint32_t grid[3] = {1 + synth_rng_below(&s->rng, 256), 1 + synth_rng_below(&s->rng, 4), 1};
@@ -367,16 +367,16 @@ static vgt_status changed_page(synth *s)
     return memory(s, page_va(p), shadow_at(s, page_va(p)), PAGE, VGT_MEM_CHANGED, s->data_mem);
 }
 
-static void bind_subchannels(synth_pb *pb)
+static void bind_subchannels(vgt_pbw *pb)
 {
-    synth_pb_set_object(pb, SYNTH_SUBCH_3D, SYNTH_CLASS_3D);
-    synth_pb_set_object(pb, SYNTH_SUBCH_COMPUTE, SYNTH_CLASS_COMPUTE);
-    synth_pb_set_object(pb, SYNTH_SUBCH_I2M, SYNTH_CLASS_I2M);
-    synth_pb_set_object(pb, SYNTH_SUBCH_COPY, SYNTH_CLASS_COPY);
+    vgt_pbw_set_object(pb, SYNTH_SUBCH_3D, SYNTH_CLASS_3D);
+    vgt_pbw_set_object(pb, SYNTH_SUBCH_COMPUTE, SYNTH_CLASS_COMPUTE);
+    vgt_pbw_set_object(pb, SYNTH_SUBCH_I2M, SYNTH_CLASS_I2M);
+    vgt_pbw_set_object(pb, SYNTH_SUBCH_COPY, SYNTH_CLASS_COPY);
 }
 
 /* Fill segment `pb` with work by shape; may write MEMORY records (inputs) before the submission. */
-static vgt_status fill_segment(synth *s, synth_channel *c, synth_pb *pb)
+static vgt_status fill_segment(synth *s, synth_channel *c, vgt_pbw *pb)
 {
     if (s->o.shape == SHAPE_PUSHBUF) {   /* bulk: large inline uploads, shaped like real push buffers */
         uint32_t ops = 1 + synth_rng_below(&s->rng, 4);
@@ -405,12 +405,12 @@ static vgt_status submit_record(synth *s, synth_channel *c, uint32_t nseg)
     uint8_t entries[8 * MAX_SEGMENTS];
     uint64_t blob = 0;
     for (uint32_t i = 0; i < nseg; i++) {
-        uint32_t bytes = 4u * s->pb[i].len;
+        uint32_t bytes = 4u * s->pb[i].n;
         if (c->pb_cursor + bytes > PB_POOL_SIZE) c->pb_cursor = 0;   /* the pool is a ring */
         seg[i] = (vgt_segment){.gpu_va = c->pb_va + c->pb_cursor, .length = bytes,
                                .data = (const uint8_t *)s->pb[i].dw};
         c->pb_cursor = (c->pb_cursor + bytes + 255) & ~255ull;
-        uint64_t e = synth_gp_entry(seg[i].gpu_va, s->pb[i].len);
+        uint64_t e = synth_gp_entry(seg[i].gpu_va, s->pb[i].n);
         for (int b = 0; b < 8; b++) entries[8 * i + b] = (uint8_t)(e >> (8 * b));
         blob += 16 + pad8(bytes);
     }
@@ -452,12 +452,12 @@ static vgt_status submission(synth *s)
     s->nobs = 0;
     if (synth_rng_below(&s->rng, 2)) VGT_TRY(changed_page(s));
     for (uint32_t i = 0; i < nseg; i++) {
-        synth_pb_reset(&s->pb[i]);
+        vgt_pbw_reset(&s->pb[i]);
         if (i == 0 && !c->bound) bind_subchannels(&s->pb[i]);
         VGT_TRY(fill_segment(s, c, &s->pb[i]));
     }
     c->bound = 1;
-    synth_pb_host_release(&s->pb[nseg - 1], VA_SEM + 16u * (uint64_t)(c - s->ch), ++c->sem_value);
+    vgt_pbw_host_release(&s->pb[nseg - 1], VA_SEM + 16u * (uint64_t)(c - s->ch), ++c->sem_value, VGT_PBW_RELEASE_WFI | VGT_PBW_PAYLOAD_64);
     for (uint32_t i = 0; i < nseg; i++)
         if (s->pb[i].overflow)
             return VGT_FAIL(s->err, VGT_E_LIMIT, VGT_NO_OFFSET, "synth: segment over %u dwords", SEGMENT_DWORDS);
@@ -629,7 +629,7 @@ int cmd_synth(int argc, char **argv)
     s->shadow = calloc(s->o.memory_pages, PAGE);
     s->scratch = malloc(4u * SEGMENT_DWORDS);
     for (uint32_t i = 0; i < MAX_SEGMENTS; i++)
-        s->pb[i] = (synth_pb){.dw = malloc(4u * SEGMENT_DWORDS), .cap = SEGMENT_DWORDS};
+        s->pb[i] = (vgt_pbw){.dw = malloc(4u * SEGMENT_DWORDS), .cap = SEGMENT_DWORDS};
     int ok = s->shadow && s->scratch;
     for (uint32_t i = 0; i < MAX_SEGMENTS; i++) ok = ok && s->pb[i].dw;
 

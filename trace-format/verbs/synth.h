@@ -10,6 +10,8 @@
 
 #include <stdint.h>
 
+#include "vgt/pbwriter.h"
+
 /* xorshift64*: small, fast, and the same sequence everywhere for a seed. */
 typedef struct synth_rng {
     uint64_t s;
@@ -32,34 +34,20 @@ enum { SYNTH_SUBCH_3D = 0, SYNTH_SUBCH_COMPUTE = 1, SYNTH_SUBCH_I2M = 2, SYNTH_S
 
 #define SYNTH_QMD_BYTES 384u          /* QMD V04_00: 96 dwords */
 
-/* A push-buffer segment under construction: dwords with a fixed capacity. A builder call that would
- * overflow sets `overflow` and writes nothing; the caller checks `overflow` once at the end. */
-typedef struct synth_pb {
-    uint32_t *dw;
-    uint32_t len, cap;
-    int overflow;
-} synth_pb;
-
-void synth_pb_reset(synth_pb *pb);
-void synth_pb_inc(synth_pb *pb, uint32_t subch, uint32_t mthd, const uint32_t *data, uint32_t n);
-void synth_pb_noninc(synth_pb *pb, uint32_t subch, uint32_t mthd, const uint32_t *data, uint32_t n);
-void synth_pb_one_inc(synth_pb *pb, uint32_t subch, uint32_t mthd, const uint32_t *data, uint32_t n);
-void synth_pb_immd(synth_pb *pb, uint32_t subch, uint32_t mthd, uint32_t data13);
-void synth_pb_set_object(synth_pb *pb, uint32_t subch, uint32_t cls);
-
-/* Host semaphore release of a 64-bit payload at va (SEM_ADDR_LO/HI, PAYLOAD_LO/HI, SEM_EXECUTE with
- * RELEASE, RELEASE_WFI and a 64-bit payload, no timestamp: the GPU writes exactly 8 bytes). */
-void synth_pb_host_release(synth_pb *pb, uint64_t va, uint64_t payload);
+/* Push-buffer segments under construction are vgt/pbwriter.h writers; these build the methods of one
+ * operation into one (a call that does not fit marks it, the caller checks once at the end). Host
+ * semaphore releases: vgt_pbw_host_release with RELEASE_WFI and a 64-bit payload, no timestamp: the GPU
+ * writes exactly 8 bytes. */
 /* Inline-to-memory upload of n bytes (n a multiple of 4) to va, pitch layout, one line. one_inc: LAUNCH_DMA
  * and the data under one ONE_INC header; else LAUNCH_DMA as an immediate and the data NON_INC. */
-void synth_pb_i2m(synth_pb *pb, uint32_t subch, uint64_t va, const uint8_t *bytes, uint32_t n, int one_inc);
+void synth_pb_i2m(vgt_pbw *pb, uint32_t subch, uint64_t va, const uint8_t *bytes, uint32_t n, int one_inc);
 /* Copy-engine 1-D copy of n bytes from src to dst, then a one-word semaphore release of payload at
  * sem_va (4 bytes). */
-void synth_pb_ce_copy(synth_pb *pb, uint64_t src, uint64_t dst, uint32_t n, uint64_t sem_va, uint32_t payload);
+void synth_pb_ce_copy(vgt_pbw *pb, uint64_t src, uint64_t dst, uint32_t n, uint64_t sem_va, uint32_t payload);
 /* Compute launch of the QMD at qmd_va (256-byte aligned): SEND_PCAS_A + SEND_SIGNALING_PCAS2_B. */
-void synth_pb_compute_launch(synth_pb *pb, uint64_t qmd_va);
+void synth_pb_compute_launch(vgt_pbw *pb, uint64_t qmd_va);
 /* A few NOPs and immediate-data methods, the filler real drivers emit between work. */
-void synth_pb_filler(synth_pb *pb, synth_rng *r);
+void synth_pb_filler(vgt_pbw *pb, synth_rng *r);
 
 /* A QMD V04_00 for a grid of grid[3] CTAs of block[3] threads running code at program_va, releasing
  * a one-word semaphore of `payload` at sem_va when done. */

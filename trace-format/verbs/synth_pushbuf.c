@@ -8,16 +8,7 @@
 
 #include "synth.h"
 
-/* SEC_OP values */
-enum { SEC_INC = 1, SEC_NONINC = 3, SEC_IMMD = 4, SEC_ONEINC = 5 };
-#define MAX_HEADER_COUNT 0x1FFFu   /* COUNT is 13 bits */
-
-/* Host (C86F) methods, §4 */
-#define HOST_NOP 0x008u
-#define HOST_SEM_ADDR_LO 0x05Cu
-#define HOST_SEM_EXECUTE_RELEASE 1u
-#define HOST_SEM_EXECUTE_RELEASE_WFI (1u << 20)
-#define HOST_SEM_EXECUTE_PAYLOAD_64 (1u << 24)
+#define HOST_NOP 0x008u              /* host (C86F) NOP, §4 */
 /* I2M methods (A140; the same offsets in HOPPER_COMPUTE_A), §4 */
 #define I2M_LINE_LENGTH_IN 0x180u
 #define I2M_LAUNCH_DMA 0x1B0u
@@ -85,138 +76,60 @@ void synth_fill_page(synth_rng *r, uint8_t *dst, uint32_t len, uint32_t kind)
     for (uint32_t i = len & ~3u; i < len; i++) dst[i] = (uint8_t)base;
 }
 
-void synth_pb_reset(synth_pb *pb)
-{
-    pb->len = 0;
-    pb->overflow = 0;
-}
-
-static int room(synth_pb *pb, uint32_t n)
-{
-    if (pb->overflow || n > pb->cap - pb->len) {
-        pb->overflow = 1;
-        return 0;
-    }
-    return 1;
-}
-
-static uint32_t header(uint32_t sec_op, uint32_t count, uint32_t subch, uint32_t mthd)
-{
-    return (sec_op << 29) | ((count & MAX_HEADER_COUNT) << 16) | ((subch & 7u) << 13) | ((mthd >> 2) & 0xFFFu);
-}
-
-static void method_run(synth_pb *pb, uint32_t sec_op, uint32_t subch, uint32_t mthd, const uint32_t *data,
-                       uint32_t n)
-{
-    while (n) {   /* a run longer than COUNT allows is split into several headers */
-        uint32_t k = n > MAX_HEADER_COUNT ? MAX_HEADER_COUNT : n;
-        if (!room(pb, 1 + k)) return;
-        pb->dw[pb->len++] = header(sec_op, k, subch, mthd);
-        memcpy(pb->dw + pb->len, data, 4u * k);
-        pb->len += k;
-        if (sec_op == SEC_INC) mthd += 4u * k;
-        if (sec_op == SEC_ONEINC) {
-            mthd += 4u;
-            sec_op = SEC_NONINC;
-        }
-        data += k;
-        n -= k;
-    }
-}
-
-void synth_pb_inc(synth_pb *pb, uint32_t subch, uint32_t mthd, const uint32_t *data, uint32_t n)
-{
-    method_run(pb, SEC_INC, subch, mthd, data, n);
-}
-
-void synth_pb_noninc(synth_pb *pb, uint32_t subch, uint32_t mthd, const uint32_t *data, uint32_t n)
-{
-    method_run(pb, SEC_NONINC, subch, mthd, data, n);
-}
-
-void synth_pb_one_inc(synth_pb *pb, uint32_t subch, uint32_t mthd, const uint32_t *data, uint32_t n)
-{
-    method_run(pb, SEC_ONEINC, subch, mthd, data, n);
-}
-
-void synth_pb_immd(synth_pb *pb, uint32_t subch, uint32_t mthd, uint32_t data13)
-{
-    if (!room(pb, 1)) return;
-    pb->dw[pb->len++] = header(SEC_IMMD, data13, subch, mthd);
-}
-
-void synth_pb_set_object(synth_pb *pb, uint32_t subch, uint32_t cls)
-{
-    uint32_t v = cls & 0xFFFFu;   /* NVCLASS 15:0, ENGINE 20:16 = 0 */
-    synth_pb_inc(pb, subch, 0x000, &v, 1);
-}
-
-void synth_pb_host_release(synth_pb *pb, uint64_t va, uint64_t payload)
-{
-    uint32_t m[5] = {
-        (uint32_t)va & ~3u,                         /* SEM_ADDR_LO 31:2 */
-        (uint32_t)(va >> 32) & 0x1FFFFFFu,          /* SEM_ADDR_HI 24:0 */
-        (uint32_t)payload,                          /* SEM_PAYLOAD_LO */
-        (uint32_t)(payload >> 32),                  /* SEM_PAYLOAD_HI */
-        HOST_SEM_EXECUTE_RELEASE | HOST_SEM_EXECUTE_RELEASE_WFI | HOST_SEM_EXECUTE_PAYLOAD_64,
-    };
-    synth_pb_inc(pb, 0, HOST_SEM_ADDR_LO, m, 5);
-}
-
 static uint32_t le32(const uint8_t *p)
 {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-void synth_pb_i2m(synth_pb *pb, uint32_t subch, uint64_t va, const uint8_t *bytes, uint32_t n, int one_inc)
+void synth_pb_i2m(vgt_pbw *pb, uint32_t subch, uint64_t va, const uint8_t *bytes, uint32_t n, int one_inc)
 {
     /* LINE_LENGTH_IN, LINE_COUNT, OFFSET_OUT_UPPER, OFFSET_OUT */
     uint32_t setup[4] = {n, 1, (uint32_t)(va >> 32) & 0x1FFFFFFu, (uint32_t)va};
-    synth_pb_inc(pb, subch, I2M_LINE_LENGTH_IN, setup, 4);
+    vgt_pbw_inc(pb, subch, I2M_LINE_LENGTH_IN, setup, 4);
     uint32_t words = n / 4, tmp[257];
     uint32_t i = 0;
     if (one_inc) {   /* LAUNCH_DMA and the first data words under one ONE_INC header (Mesa's idiom) */
         uint32_t k = words < 256 ? words : 256;
         tmp[0] = I2M_LAUNCH_DMA_PITCH;
         for (uint32_t j = 0; j < k; j++) tmp[1 + j] = le32(bytes + 4u * j);
-        synth_pb_one_inc(pb, subch, I2M_LAUNCH_DMA, tmp, 1 + k);
+        vgt_pbw_one_inc(pb, subch, I2M_LAUNCH_DMA, tmp, 1 + k);
         i = k;
     } else {
-        synth_pb_immd(pb, subch, I2M_LAUNCH_DMA, I2M_LAUNCH_DMA_PITCH);
+        vgt_pbw_immd(pb, subch, I2M_LAUNCH_DMA, I2M_LAUNCH_DMA_PITCH);
     }
     for (; i < words; i += 256) {   /* one NON_INC header per 256 words, as drivers split long uploads */
         uint32_t k = words - i < 256 ? words - i : 256;
         for (uint32_t j = 0; j < k; j++) tmp[j] = le32(bytes + 4u * (i + j));
-        synth_pb_noninc(pb, subch, I2M_LOAD_INLINE_DATA, tmp, k);
+        vgt_pbw_non_inc(pb, subch, I2M_LOAD_INLINE_DATA, tmp, k);
     }
 }
 
-void synth_pb_ce_copy(synth_pb *pb, uint64_t src, uint64_t dst, uint32_t n, uint64_t sem_va, uint32_t payload)
+void synth_pb_ce_copy(vgt_pbw *pb, uint64_t src, uint64_t dst, uint32_t n, uint64_t sem_va, uint32_t payload)
 {
     /* OFFSET_IN_UPPER/LOWER, OFFSET_OUT_UPPER/LOWER, PITCH_IN, PITCH_OUT, LINE_LENGTH_IN, LINE_COUNT */
     uint32_t off[8] = {(uint32_t)(src >> 32) & 0x1FFFFFFu, (uint32_t)src, (uint32_t)(dst >> 32) & 0x1FFFFFFu,
                        (uint32_t)dst, n, n, n, 1};
-    synth_pb_inc(pb, SYNTH_SUBCH_COPY, CE_OFFSET_IN_UPPER, off, 8);
+    vgt_pbw_inc(pb, SYNTH_SUBCH_COPY, CE_OFFSET_IN_UPPER, off, 8);
     uint32_t sem[3] = {(uint32_t)(sem_va >> 32) & 0x1FFFFFFu, (uint32_t)sem_va, payload};
-    synth_pb_inc(pb, SYNTH_SUBCH_COPY, CE_SET_SEMAPHORE_A, sem, 3);
+    vgt_pbw_inc(pb, SYNTH_SUBCH_COPY, CE_SET_SEMAPHORE_A, sem, 3);
     uint32_t launch = CE_LAUNCH_NON_PIPELINED | CE_LAUNCH_FLUSH | CE_LAUNCH_SEM_ONE_WORD | CE_LAUNCH_SRC_PITCH |
                       CE_LAUNCH_DST_PITCH;
-    synth_pb_inc(pb, SYNTH_SUBCH_COPY, CE_LAUNCH_DMA, &launch, 1);
+    vgt_pbw_inc(pb, SYNTH_SUBCH_COPY, CE_LAUNCH_DMA, &launch, 1);
 }
 
-void synth_pb_compute_launch(synth_pb *pb, uint64_t qmd_va)
+void synth_pb_compute_launch(vgt_pbw *pb, uint64_t qmd_va)
 {
     uint32_t a = (uint32_t)(qmd_va >> 8);
-    synth_pb_inc(pb, SYNTH_SUBCH_COMPUTE, COMPUTE_SEND_PCAS_A, &a, 1);
-    synth_pb_immd(pb, SYNTH_SUBCH_COMPUTE, COMPUTE_SEND_SIGNALING_PCAS2_B, PCAS_ACTION_INVALIDATE_COPY_SCHEDULE);
+    vgt_pbw_inc(pb, SYNTH_SUBCH_COMPUTE, COMPUTE_SEND_PCAS_A, &a, 1);
+    vgt_pbw_immd(pb, SYNTH_SUBCH_COMPUTE, COMPUTE_SEND_SIGNALING_PCAS2_B, PCAS_ACTION_INVALIDATE_COPY_SCHEDULE);
 }
 
-void synth_pb_filler(synth_pb *pb, synth_rng *r)
+void synth_pb_filler(vgt_pbw *pb, synth_rng *r)
 {
     uint32_t n = 1 + synth_rng_below(r, 3);
     uint32_t zero[3] = {0, 0, 0};
-    synth_pb_noninc(pb, 0, HOST_NOP, zero, n);
-    synth_pb_immd(pb, 0, HOST_NOP, synth_rng_below(r, 0x2000));
+    vgt_pbw_non_inc(pb, 0, HOST_NOP, zero, n);
+    vgt_pbw_immd(pb, 0, HOST_NOP, synth_rng_below(r, 0x2000));
 }
 
 /* QMD V04_00 bit fields (§4, from open-gpu-doc clcbc0qmd.h): set bits hi:lo of the 96-dword QMD. */
