@@ -256,4 +256,41 @@ static inline void expect_clean_run(const char *what, sim_out *o, const uint32_t
     vgt_mme_emit_list_free(&o->emits);
 }
 
+/* A TU104 group from raw fields, both ALUs ADD into ZERO (no register changes): src0 LOAD0 / LOAD1 for
+ * the first `loads` ALUs (else ZERO), immediates imm0/imm1, out0 method source m0 emitting e0, out1 m1
+ * emitting e1 (output sources: IMM0 5, LOAD0 3, LOAD1 4, IMM32 10; registers ZERO 24, LOAD0 28, LOAD1
+ * 29; fields as in enc_tu104). */
+static inline void enc_tu104_raw(uint32_t out[3], int end_next, uint16_t imm0, uint16_t imm1, unsigned m0,
+                                 unsigned e0, unsigned m1, unsigned e1, int loads)
+{
+    uint32_t b[3] = {0, 0, 0};
+    enc_put(b, 0, 0, (uint32_t)end_next);
+    enc_put(b, 9, 5, 24);   /* predicate register ZERO, mode UUUU */
+    for (int i = 0; i < 2; i++) {
+        unsigned base = i ? 46 : 10;
+        enc_put(b, base + 4, base, 0);                                    /* ADD */
+        enc_put(b, base + 9, base + 5, 24);                               /* dst ZERO */
+        enc_put(b, base + 14, base + 10, i < loads ? (i ? 29u : 28u) : 24u);
+        enc_put(b, base + 19, base + 15, 24);
+    }
+    enc_put(b, 45, 30, imm0);
+    enc_put(b, 81, 66, imm1);
+    enc_put(b, 84, 82, m0);
+    enc_put(b, 88, 85, e0);
+    enc_put(b, 91, 89, m1);
+    enc_put(b, 95, 92, e1);
+    out[0] = b[2], out[1] = b[1], out[2] = b[0];
+}
+
+/* A 4-group macro that releases a report semaphore from its parameters: SET_REPORT_SEMAPHORE_A/B
+ * (0x1b00, 0x1b04) from the first two, C (0x1b08) from the third, D (0x1b0c) = 0x1000_0000 (a one-word
+ * release). */
+static inline void enc_report_release_macro(uint32_t code[12])
+{
+    enc_tu104_raw(code, 0, (uint16_t)(0x1b00 >> 2 | 1u << 12), 0, 5, 3, 0, 4, 2);
+    enc_tu104_raw(code + 3, 0, 0x1000, 0x0000, 0, 3, 0, 10, 1);
+    enc_tu104_raw(code + 6, 1, 0, 0, 0, 0, 0, 0, 0);
+    enc_tu104_raw(code + 9, 0, 0, 0, 0, 0, 0, 0, 0);
+}
+
 #endif

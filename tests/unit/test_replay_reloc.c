@@ -21,6 +21,7 @@
 #include "vgt/replay.h"
 #include "vgt/trace.h"
 #include "check.h"
+#include "mme_enc.h"
 
 #define CLIENT 0xC1u
 #define CHAN 0xA0u
@@ -431,35 +432,7 @@ static void test_split_halves_warn(const char *dir)
 
 /* ---- an operand an MME macro builds ---- */
 
-/* TU104 MME groups (the layout test_sim.c uses; command-stream-facts.md section 1): ALU0 op 14:10 dst
- * 19:15 src0 24:20 src1 29:25 imm 45:30; ALU1 at 46..81; out0 mthd 84:82 emit 88:85; out1 mthd 91:89
- * emit 95:92; end_next bit 0; sent high word first. Registers ZERO 24, LOAD0 28, LOAD1 29; output
- * sources IMM0 5, LOAD0 3, LOAD1 4, IMM32 10. */
-static void put_bits(uint32_t *b, unsigned hi, unsigned lo, uint32_t v)
-{
-    for (unsigned i = lo; i <= hi; i++) b[i / 32] = (b[i / 32] & ~(1u << (i % 32))) | ((v >> (i - lo)) & 1u) << (i % 32);
-}
-
-static void group(uint32_t *out, int end_next, uint16_t imm0, uint16_t imm1, unsigned m0, unsigned e0, unsigned m1v,
-                  unsigned e1, int loads)
-{
-    uint32_t b[3] = {0, 0, 0};
-    put_bits(b, 0, 0, (uint32_t)end_next);
-    put_bits(b, 9, 5, 24);
-    for (int i = 0; i < 2; i++) {
-        unsigned base = i ? 46 : 10;
-        put_bits(b, base + 9, base + 5, 24);
-        put_bits(b, base + 14, base + 10, i < loads ? (i ? 29u : 28u) : 24u);
-        put_bits(b, base + 19, base + 15, 24);
-    }
-    put_bits(b, 45, 30, imm0);
-    put_bits(b, 81, 66, imm1);
-    put_bits(b, 84, 82, m0);
-    put_bits(b, 88, 85, e0);
-    put_bits(b, 91, 89, m1v);
-    put_bits(b, 95, 92, e1);
-    out[0] = b[2], out[1] = b[1], out[2] = b[0];
-}
+/* The macro is mme_enc.h's enc_report_release_macro: SET_REPORT_SEMAPHORE_A/B from its parameters. */
 
 static void write_macro_trace(const char *path)
 {
@@ -471,12 +444,8 @@ static void write_macro_trace(const char *path)
     map(&t, 0x12, DATA_VA, 0, 0x10000);
     channel(&t);
     bind(&t);
-    /* macro 0: SET_REPORT_SEMAPHORE_A/B from its first two parameters, C the third, D a one-word release */
     uint32_t code[12];
-    group(code, 0, (uint16_t)(0x1b00 >> 2 | 1u << 12), 0, 5, 3, 0, 4, 2);
-    group(code + 3, 0, 0x1000, 0x0000, 0, 3, 0, 10, 1);
-    group(code + 6, 1, 0, 0, 0, 0, 0, 0, 0);
-    group(code + 9, 0, 0, 0, 0, 0, 0, 0, 0);
+    enc_report_release_macro(code);
     m1(&t, SC_3D, 0x0114, 0);                     /* LOAD_MME_INSTRUCTION_RAM_POINTER */
     noninc(&t, SC_3D, 0x0118, code, 12);          /* LOAD_MME_INSTRUCTION_RAM */
     m1(&t, SC_3D, 0x011c, 0);                     /* LOAD_MME_START_ADDRESS_RAM_POINTER */

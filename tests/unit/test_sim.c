@@ -10,6 +10,7 @@
 #include "vgt/qmd.h"
 
 #include "check.h"
+#include "mme_enc.h"
 
 /* ---- harness ---- */
 #define PB_VA 0x100000ull
@@ -482,36 +483,8 @@ static void test_entries_and_state_only(void)
 }
 
 /* ---- MME: a macro uploaded on HOPPER_A emits a report semaphore release (its emissions are
- * dispatched like any method). TU104 group fields (command-stream-facts.md section 1): ALU0 op 14:10
- * dst 19:15 src0 24:20 src1 29:25 imm 45:30; ALU1 the same at 50..81; out0 mthd 84:82 emit 88:85; out1
- * mthd 91:89 emit 95:92; end_next bit 0; sent high word first. Registers ZERO 24, LOAD0 28, LOAD1 29;
- * output sources IMM0 5, LOAD0 3, LOAD1 4, IMM32 10. */
-static void put_bits(uint32_t *b, unsigned hi, unsigned lo, uint32_t v)
-{
-    for (unsigned i = lo; i <= hi; i++) b[i / 32] = (b[i / 32] & ~(1u << (i % 32))) | ((v >> (i - lo)) & 1u) << (i % 32);
-}
-
-static void group(uint32_t *out, int end_next, uint16_t imm0, uint16_t imm1, unsigned m0, unsigned e0, unsigned m1v,
-                  unsigned e1, int loads)
-{
-    uint32_t b[3] = {0, 0, 0};
-    put_bits(b, 0, 0, (uint32_t)end_next);
-    put_bits(b, 9, 5, 24);   /* predicate register ZERO, mode UUUU */
-    for (int i = 0; i < 2; i++) {
-        unsigned base = i ? 46 : 10;
-        put_bits(b, base + 4, base, 0);                          /* ADD */
-        put_bits(b, base + 9, base + 5, 24);                     /* dst ZERO */
-        put_bits(b, base + 14, base + 10, i < loads ? (i ? 29u : 28u) : 24u);   /* src0: LOAD0/LOAD1 or ZERO */
-        put_bits(b, base + 19, base + 15, 24);
-    }
-    put_bits(b, 45, 30, imm0);
-    put_bits(b, 81, 66, imm1);
-    put_bits(b, 84, 82, m0);
-    put_bits(b, 88, 85, e0);
-    put_bits(b, 91, 89, m1v);
-    put_bits(b, 95, 92, e1);
-    out[0] = b[2], out[1] = b[1], out[2] = b[0];
-}
+ * dispatched like any method). The groups come from mme_enc.h (enc_tu104_raw, enc_report_release_macro),
+ * whose TU104 field layout is written out from command-stream-facts.md section 1. */
 
 static void test_mme_macro_release(void)
 {
@@ -519,12 +492,7 @@ static void test_mme_macro_release(void)
     setup(&t);
     bind_all(&t);
     uint32_t code[12];
-    /* 1: mthd = 0x1b00 inc 1 (IMM0), emit LOAD0 (upper); out1 emits LOAD1 (lower) */
-    group(code, 0, (uint16_t)(0x1b00 >> 2 | 1u << 12), 0, 5, 3, 0, 4, 2);
-    /* 2: emit LOAD0 (payload) to 0x1b08, then IMM32 = 0x1000_0000 (ONE_WORD release) to 0x1b0c */
-    group(code + 3, 0, 0x1000, 0x0000, 0, 3, 0, 10, 1);
-    group(code + 6, 1, 0, 0, 0, 0, 0, 0, 0);
-    group(code + 9, 0, 0, 0, 0, 0, 0, 0, 0);
+    enc_report_release_macro(code);
     m1(&t, SC_3D, 0x0114, 0);                    /* LOAD_MME_INSTRUCTION_RAM_POINTER */
     noninc(&t, SC_3D, 0x0118, code, 12);         /* LOAD_MME_INSTRUCTION_RAM */
     m1(&t, SC_3D, 0x011c, 0);                    /* LOAD_MME_START_ADDRESS_RAM_POINTER */
@@ -549,10 +517,7 @@ static void test_mme_upload_shared_by_objects(void)
     setup(&t);
     m1(&t, SC_3D, 0, 0xCB97);
     uint32_t code[12];
-    group(code, 0, (uint16_t)(0x1b00 >> 2 | 1u << 12), 0, 5, 3, 0, 4, 2);
-    group(code + 3, 0, 0x1000, 0x0000, 0, 3, 0, 10, 1);
-    group(code + 6, 1, 0, 0, 0, 0, 0, 0, 0);
-    group(code + 9, 0, 0, 0, 0, 0, 0, 0, 0);
+    enc_report_release_macro(code);
     m1(&t, SC_3D, 0x0114, 0);
     noninc(&t, SC_3D, 0x0118, code, 12);
     m1(&t, SC_3D, 0x011c, 7);
@@ -579,12 +544,12 @@ static void test_mme_emitted_acquire_blocks(void)
     setup(&t);
     bind_all(&t);
     uint32_t code[18];
-    group(code, 0, (uint16_t)(0x1b00 >> 2 | 1u << 12), 0, 5, 3, 0, 4, 2);   /* A, B */
-    group(code + 3, 0, 0x1000, 0x0001, 0, 3, 0, 10, 1);                     /* C, D = ACQUIRE */
-    group(code + 6, 0, (uint16_t)(0x1b04 >> 2 | 1u << 12), 0, 5, 3, 0, 4, 2);   /* B, C again */
-    group(code + 9, 0, 0x1000, 0x0000, 0, 10, 0, 0, 0);                     /* D = RELEASE */
-    group(code + 12, 1, 0, 0, 0, 0, 0, 0, 0);
-    group(code + 15, 0, 0, 0, 0, 0, 0, 0, 0);
+    enc_tu104_raw(code, 0, (uint16_t)(0x1b00 >> 2 | 1u << 12), 0, 5, 3, 0, 4, 2);   /* A, B */
+    enc_tu104_raw(code + 3, 0, 0x1000, 0x0001, 0, 3, 0, 10, 1);                     /* C, D = ACQUIRE */
+    enc_tu104_raw(code + 6, 0, (uint16_t)(0x1b04 >> 2 | 1u << 12), 0, 5, 3, 0, 4, 2);   /* B, C again */
+    enc_tu104_raw(code + 9, 0, 0x1000, 0x0000, 0, 10, 0, 0, 0);                     /* D = RELEASE */
+    enc_tu104_raw(code + 12, 1, 0, 0, 0, 0, 0, 0, 0);
+    enc_tu104_raw(code + 15, 0, 0, 0, 0, 0, 0, 0, 0);
     m1(&t, SC_3D, 0x0114, 0);
     noninc(&t, SC_3D, 0x0118, code, 18);
     m1(&t, SC_3D, 0x011c, 0);
@@ -618,10 +583,7 @@ static vgt_status restored_submission(h *t, int with_state)
     cs.subch_class[SC_3D] = 0xCB97;
     CHECK(t->ops->channel_state(t->b, t->ch, &cs, &err) == VGT_OK, "%s", err.msg);
     uint32_t code[12];
-    group(code, 0, (uint16_t)(0x1b00 >> 2 | 1u << 12), 0, 5, 3, 0, 4, 2);
-    group(code + 3, 0, 0x1000, 0x0000, 0, 3, 0, 10, 1);
-    group(code + 6, 1, 0, 0, 0, 0, 0, 0, 0);
-    group(code + 9, 0, 0, 0, 0, 0, 0, 0, 0);
+    enc_report_release_macro(code);
     vgt_state_method m[40];
     uint32_t n = 0;
     const uint32_t p[8] = {0, (uint32_t)DATA_VA + 0x1000, 0, (uint32_t)DATA_VA + 0x2000, 0, 0, 64, 1};
