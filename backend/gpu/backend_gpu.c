@@ -676,14 +676,24 @@ static const vgt_backend_write *gpu_write_log(vgt_backend *b, uint32_t *count)
 
 /* Before the first submission: create every channel that has engine objects already (the captured
  * programs create their channels and objects at start-up), so the replay's timing, like the capture's
- * span, starts with the first submission. A channel that fails here fails again, said, at its first
- * submission. */
+ * span, starts with the first submission. Best effort: it leaves room for the backend's own channel and
+ * for channels created later, and a channel that cannot be created here is tried again, as before, at
+ * its first submission (where a failure is said). */
+#define GPU_PREPARE_SPARE 4u   /* live channels prepare leaves free: rm_zero.c's and later ones */
+
 static void gpu_prepare(vgt_backend *b)
 {
-    for (uint32_t i = 0; i < GPU_BACKEND_MAX_CHANNELS; i++) {
+    uint32_t live = 0;
+    for (uint32_t i = 0; i < GPU_BACKEND_MAX_CHANNELS; i++)
+        live += b->chans[i].used && b->chans[i].live;
+    for (uint32_t i = 0; i < GPU_BACKEND_MAX_CHANNELS && live + GPU_PREPARE_SPARE < VGT_GPU_MAX_CHANNELS; i++) {
         gpu_channel *c = &b->chans[i];
-        if (c->used && !c->live && !c->failed && c->nengines)
-            (void)realize(b, c, NULL);
+        if (!c->used || c->live || c->failed || !c->nengines)
+            continue;
+        if (realize(b, c, NULL) == VGT_OK)
+            live++;
+        else
+            c->failed = false;   /* not final: its first submission tries again and reports */
     }
 }
 

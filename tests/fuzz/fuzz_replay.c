@@ -6,8 +6,11 @@
  *   even: the bytes ARE a trace (parsed by the reader; most inputs stop at a checksum, which is the
  *         point: the reader's errors must reach the engine's caller cleanly);
  *   odd:  the bytes are hostile GPU work wrapped in a VALID trace: fixed objects, two channels and
- *         mappings, then GPFIFO_SUBMIT records whose push buffers and GPFIFO entries are the input, and
- *         MEMORY records (QMDs, semaphores) cut from it, so every input reaches the sim's front end. */
+ *         mappings (one memory object mapped twice: an alias), then GPFIFO_SUBMIT records whose push
+ *         buffers and GPFIFO entries are the input, and MEMORY records (QMDs, semaphores) cut from it, so
+ *         every input reaches the sim's front end.
+ * Bits 1 and 2 of the first byte relocate the data and the push-buffer mapping (`--relocate`), so the
+ * rewriting of address operands, QMD fields and GPFIFO entries sees hostile streams too. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,9 +27,15 @@
 
 static void ignore_report(void *ctx, const vgt_replay_report *r) { (void)ctx, (void)r; }
 
-static void run_engine(int fd)
+static void run_engine(int fd, uint8_t how)
 {
     vgt_replay_options o = vgt_replay_defaults();
+    uint64_t moved[2];
+    uint32_t nmoved = 0;
+    if (how & 2) moved[nmoved++] = DATA_VA;
+    if (how & 4) moved[nmoved++] = PB_VA;
+    o.relocate = moved;
+    o.nrelocate = nmoved;
     o.backend = &vgt_backend_sim;
     o.check = 1;
     o.report = ignore_report;
@@ -127,7 +136,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     }
     lseek(fd, 0, SEEK_SET);
-    run_engine(fd);
+    run_engine(fd, data[0]);
     close(fd);
     return 0;
 }
