@@ -158,19 +158,24 @@ static uint64_t staged_hash(const region *r, uint32_t first, uint32_t i)
     return XXH3_64bits(stage + (uint64_t)i * PAGE, n);
 }
 
-static int all_zero(const uint8_t *p, uint64_t n)
+static const uint8_t zero_page[PAGE];
+
+static int all_zero(const uint8_t *p, uint64_t n) { return memcmp(p, zero_page, n) == 0; }
+
+/* The region's shadow (the bytes last recorded) and its per-page validity, allocated at first need as
+ * fresh anonymous memory: zero until written. 0 when there is no memory for them. */
+static int shadow_ready(region *r)
 {
-    static const uint8_t zero[PAGE];
-    return memcmp(p, zero, n) == 0;
+    if (!r->shadow) r->shadow = meta_alloc(r->len);
+    if (r->shadow && !r->shadow_ok) r->shadow_ok = meta_alloc(r->npages);
+    return r->shadow && r->shadow_ok;
 }
 
 /* The initial read of a region: its zero pages get a (zero) shadow at once, so that the first change is
- * recorded as the changed bytes, not as a whole page. The shadow is fresh anonymous memory, zero until
- * written. */
+ * recorded as the changed bytes, not as a whole page. */
 static void seed_zero_shadow(region *r, uint32_t first, uint32_t n)
 {
-    if (!r->shadow && (r->shadow = meta_alloc(r->len)) != NULL && !(r->shadow_ok = meta_alloc(r->npages))) return;
-    if (!r->shadow || !r->shadow_ok) return;
+    if (!shadow_ready(r)) return;
     for (uint32_t i = 0; i < n; i++)
         if (all_zero(stage + (uint64_t)i * PAGE, run_bytes(r, first + i, 1))) r->shadow_ok[first + i] = 1;
 }
@@ -179,7 +184,7 @@ static void seed_zero_shadow(region *r, uint32_t first, uint32_t n)
 static void record_run(region *r, uint32_t first, uint32_t count, uint32_t reason)
 {
     if (!stage_ready()) return;
-    int seed = reason == VGT_MEM_INITIAL && !r->shadow;   /* a region's first read: its shadow is still zero */
+    int seed = reason == VGT_MEM_INITIAL;   /* a region's first read: its shadow is still zero */
     for (uint32_t done = 0; done < count;) {
         uint32_t n = count - done < STAGE_PAGES ? count - done : STAGE_PAGES;
         stage_in(r, first + done, n);
@@ -282,7 +287,7 @@ static int record_changed_page(region *r, uint32_t p)
 {
     if (!stage_ready()) return 0;
     uint64_t n = run_bytes(r, p, 1), off = (uint64_t)p * PAGE;
-    if (!r->shadow && (r->shadow = meta_alloc(r->len)) != NULL) r->shadow_ok = meta_alloc(r->npages);
+    shadow_ready(r);   /* without one, the whole page is recorded */
     stage_in(r, p, 1);
     uint64_t lo = 0, hi = n;
     if (r->shadow && r->shadow_ok && !r->shadow_ok[p] && XXH3_64bits(stage, n) == r->hash[p]) {
@@ -362,17 +367,15 @@ void shim_mem_view_added(uint64_t gpu_va, uint64_t length, void *cpu, uint32_t c
  * read whole as usual (and the premise reported once). Returns 0 when the initial read is still due. */
 static int start_zeroed(region *r)
 {
-    if (!stage_ready() || !(r->shadow = meta_alloc(r->len)) || !(r->shadow_ok = meta_alloc(r->npages))) return 0;
+    if (!stage_ready() || !shadow_ready(r)) return 0;
     stage_in(r, 0, 1);
-    uint64_t n = run_bytes(r, 0, 1);
-    for (uint64_t i = 0; i < n; i++)
-        if (stage[i]) {
-            if (shim_first_time(0x4000000000ull))
-                shim_problem(1, VGT_E_FORMAT, "memory 0x%x at VA 0x%llx: freshly allocated memory is not zero; views are "
-                             "read whole from now on (reported once)", r->memory, (unsigned long long)r->gpu_va);
-            return 0;
-        }
-    uint64_t zero_hash = XXH3_64bits(stage, PAGE);
+    if (!all_zero(stage, run_bytes(r, 0, 1))) {
+        if (shim_first_time(0x4000000000ull))
+            shim_problem(1, VGT_E_FORMAT, "memory 0x%x at VA 0x%llx: freshly allocated memory is not zero; views are "
+                         "read whole from now on (reported once)", r->memory, (unsigned long long)r->gpu_va);
+        return 0;
+    }
+    uint64_t zero_hash = XXH3_64bits(zero_page, PAGE);
     for (uint32_t p = 0; p < r->npages; p++) {
         r->shadow_ok[p] = 1;
         r->hash[p] = zero_hash;   /* the last page may be partial: its hash only matters with no shadow */
