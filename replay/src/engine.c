@@ -468,11 +468,28 @@ static void wait_submission(vgt_replay *rp)
     engine_report(rp, &r);
 }
 
+/* A submission the MME guard keeps off the GPU (mme_guard.c): reported, counted, not run. */
+static void refuse_submission(vgt_replay *rp, engine_channel *c)
+{
+    char msg[sizeof c->mme_refuse + 96];
+    snprintf(msg, sizeof msg, "not submitted: %s (it would leave the GPU unable to finish other programs' "
+             "draws; force to run it)", c->mme_refuse);
+    rp->sum.refused++;
+    vgt_replay_report r = {.kind = VGT_RPT_EVENT, .submit_index = rp->cur_index, .submit_seq = rp->cur_seq,
+                           .channel = rp->cur_channel, .event_kind = VGT_BEV_MACRO, .msg = msg};
+    engine_report(rp, &r);
+}
+
 /* Run one submission on its lane, with the render-target tracking, the wait and the census around it. */
 static vgt_status run_submission(vgt_replay *rp, const vgt_record *rec, const vgt_rec_gpfifo_submit *sub,
                                  engine_channel *c, vgt_error *err)
 {
+    mme_guard_reset(c);
     if (engine_needs_stream(rp)) VGT_TRY(rt_track_submit(rp, c, rec, sub, err));
+    if (mme_guard_active(rp) && mme_guard_refuses(c)) {
+        refuse_submission(rp, c);
+        return VGT_OK;
+    }
     if (rp->opt.census) VGT_TRY(census_before(rp, err));
     rp->run_rec = rec, rp->run_sub = sub, rp->run_chan = c;
     vgt_status rc = rp->lane->run(rp, rec, sub, c->id, err);
@@ -553,10 +570,25 @@ vgt_status vgt_replay_record(vgt_replay *rp, const vgt_record *rec, vgt_error *e
     }
 }
 
+/* A synthetic trace never reaches a hardware backend unless the caller insists (options.force). */
+static vgt_status admit_trace(vgt_replay *rp, const vgt_reader *r, vgt_error *err)
+{
+    const char *mode = vgt_reader_identity(r, "capture_mode");
+    if (!mode || strcmp(mode, "synthetic") || !(rp->ops->caps() & VGT_CAP_ASYNC)) return VGT_OK;
+    if (!rp->opt.force)
+        return vgt_fail(err, VGT_E_ARG, 0, "the trace is synthetic (capture_mode=synthetic): its shader code is "
+                        "placeholder bytes, and on a GPU it raises engine exceptions that can leave the GPU unable "
+                        "to finish other programs' draws; refusing to run it on backend %s (force to insist)",
+                        rp->ops->name);
+    engine_warn(rp, "running a synthetic trace on backend %s as forced: expect engine exceptions", rp->ops->name);
+    return VGT_OK;
+}
+
 vgt_status vgt_replay_run(vgt_replay *rp, vgt_reader *r, vgt_error *err)
 {
     vgt_record rec;
     vgt_status rc;
+    VGT_TRY(admit_trace(rp, r, err));
     while (!rp->done && (rc = vgt_reader_next(r, &rec, err)) == VGT_OK) VGT_TRY(vgt_replay_record(rp, &rec, err));
     if (rp->done) return VGT_OK;
     return rc == VGT_E_EOF ? VGT_OK : rc;
@@ -598,5 +630,5 @@ uint64_t vgt_replay_translate(const vgt_replay *rp, uint64_t va) { return addr_t
 
 int vgt_replay_summary_failed(const vgt_replay_summary *s)
 {
-    return s->checks_failed || s->faults || s->blocked || s->ctr.faults;
+    return s->checks_failed || s->faults || s->blocked || s->ctr.faults || s->refused;
 }

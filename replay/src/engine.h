@@ -79,6 +79,9 @@ typedef struct engine_channel {
     struct vgt_sem_tracker *sem; /* semantic tracker (volatile ranges for checks without a write log) */
     rt_state rt;
     patch_channel *patch;        /* reloc_patch.c state, NULL until the first submission */
+    struct vgt_mme_tracker *mme; /* mme_guard.c: the channel's MME as the simulator sees it (hardware only) */
+    int mme_off;                 /* ... given up on this channel */
+    char mme_refuse[240];        /* ... why the current submission must not run; "" when it may */
 } engine_channel;
 
 /* Bytes the GPU writes that differ from run to run (timestamps, report counters): a backend without a
@@ -210,6 +213,14 @@ void capture_only_note_channel(vgt_replay *rp, const vgt_rec_channel *c);
 void capture_only_note_submit(vgt_replay *rp, const vgt_rec_gpfifo_submit *sub);
 /* Clears mask over those bytes of [va, va+len); returns how many it cleared. */
 uint64_t capture_only_unmask(const vgt_replay *rp, uint64_t va, uint64_t len, uint8_t *mask);
+
+/* mme_guard.c: on a hardware backend, submissions whose macro calls would raise an MME exception are
+ * refused (they leave the GPU unable to finish other programs' Vulkan draws) */
+int mme_guard_active(const vgt_replay *rp);
+void mme_guard_method(engine_channel *c, const vgt_method *m);
+int mme_guard_refuses(engine_channel *c);
+void mme_guard_reset(engine_channel *c);
+void mme_guard_free(engine_channel *c);
 
 /* rt_track.c */
 vgt_status rt_track_submit(vgt_replay *rp, engine_channel *c, const vgt_record *rec, const vgt_rec_gpfifo_submit *sub,

@@ -15,7 +15,7 @@
  * --check compares observed memory whole) for the bytes that differ from run to run. */
 int engine_needs_stream(const vgt_replay *rp)
 {
-    return rp->opt.track_render_targets || rp->opt.census ||
+    return rp->opt.track_render_targets || rp->opt.census || mme_guard_active(rp) ||
            (rp->opt.check && !(rp->ops->caps() & VGT_CAP_WRITE_LOG));
 }
 
@@ -103,6 +103,7 @@ static int on_method(void *ctx, const vgt_method *m)
         c->sem = NULL;
     }
     if (m->masked) return 0;
+    if (mme_guard_active(t->rp)) mme_guard_method(c, m);
     if (rp_checks_volatile(t->rp)) track_notify(t->rp, c, m);
     if ((m->cls & 0xff) != CLASS_3D_LOW) return 0;
     if (m->mthd < CT_FIRST || m->mthd >= CT_FIRST + CT_TARGETS * CT_STRIDE) return 0;
@@ -164,6 +165,7 @@ void rt_track_free(engine_channel *c)
     c->pb = NULL;
     if (c->sem) vgt_sem_free(c->sem);
     c->sem = NULL;
+    mme_guard_free(c);
 }
 
 uint32_t vgt_replay_rt_count(const vgt_replay *rp) { return rp->nrts; }

@@ -23,7 +23,7 @@ static const char usage_text[] =
     "                        [--dump-rt N:FILE.png [--expect-hash HEX]]... [--list-rt]\n"
     "                        [--census [--census-json FILE]] [--submit-timeout MS] [--no-wait]\n"
     "                        [--reserved-va VA] [--subcontexts captured|group|tsg] [--relocate VA]...\n"
-    "                        [--plan] [--json]\n"
+    "                        [--plan] [--force] [--json]\n"
     "                        [--quiet | --verbose]\n"
     "\n"
     "Replay a trace (TRACE, or - for a stream on stdin) on a backend: objects, channels, mappings and\n"
@@ -57,6 +57,10 @@ static const char usage_text[] =
     "                   diagnosis, and for hardware that refuses a VA. Mappings that are not 4 KiB aligned\n"
     "                   or overlap one of another captured VA space move without being asked\n"
     "  --plan           print the lane-1 address plan (relocations) before replaying\n"
+    "  --force          hardware: run what is refused otherwise, because it raises engine exceptions that\n"
+    "                   can leave the GPU unable to finish other programs' draws: a trace marked\n"
+    "                   synthetic (placeholder shader code), and submissions whose macro calls the MME\n"
+    "                   simulator predicts to raise ILLEGAL_OPCODE\n"
     "  --json           one JSON object at the end instead of text\n"
     "  --quiet          text: only mismatches, problems and the summary\n"
     "  --verbose        text: every message (otherwise at most 200 of each kind)\n"
@@ -199,6 +203,9 @@ static void print_summary_text(FILE *f, const vgt_replay_summary *s, int check, 
                 (unsigned long long)s->relocations, (unsigned long long)s->operands_rewritten,
                 (unsigned long long)s->entries_rewritten, (unsigned long long)s->aliases,
                 (unsigned long long)s->aliases_unreproduced);
+    if (s->refused)
+        fprintf(f, "  refused: %llu submissions not run: a macro call would raise an MME exception (--force)\n",
+                (unsigned long long)s->refused);
     if (hidden) fprintf(f, "  (%llu further messages not shown)\n", (unsigned long long)hidden);
     if (s->limits_note) fprintf(f, "  note: %s\n", s->limits_note);
     if (problem) fprintf(f, "result: FAILED (the trace could not be read to its end: %s)\n", problem);
@@ -235,6 +242,7 @@ static void print_summary_json(FILE *f, const vgt_replay_summary *s, int check, 
                 (unsigned long long)s->checks_passed, (unsigned long long)s->checks_failed,
                 (unsigned long long)s->checks_skipped, (unsigned long long)s->bytes_compared,
                 (unsigned long long)s->bytes_capture_only);
+    fprintf(f, "\"refused\":%llu,", (unsigned long long)s->refused);
     fprintf(f, "\"replay_span_ns\":%llu,\"capture_span_ns\":%llu,", (unsigned long long)s->replay_span_ns,
             (unsigned long long)s->capture_span_ns);
     fprintf(f, "\"addresses\":{\"relocations\":%llu,\"operands_rewritten\":%llu,\"entries_rewritten\":%llu,"
@@ -287,7 +295,7 @@ static int write_dump(vgt_replay *rp, const dump_req *d)
 typedef struct args {
     const char *trace, *backend, *lane;
     vgt_range submits;
-    int check, json, quiet, verbose, prefix_state;
+    int check, json, quiet, verbose, prefix_state, force;
     dump_req dumps[MAX_DUMPS];
     int ndumps;
     rt_dump_req rt_dumps[MAX_RT_DUMPS];
@@ -357,6 +365,7 @@ static int parse_args(int argc, char **argv, args *a)
         else if (!strcmp(o, "--json")) a->json = 1;
         else if (!strcmp(o, "--quiet")) a->quiet = 1;
         else if (!strcmp(o, "--verbose")) a->verbose = 1;
+        else if (!strcmp(o, "--force")) a->force = 1;
         else if (!strcmp(o, "--backend") && has_val) a->backend = argv[++i];
         else if (!strcmp(o, "--lane") && has_val) a->lane = argv[++i];
         else if (!strcmp(o, "--prefix") && has_val) {
@@ -529,6 +538,7 @@ int cmd_replay(int argc, char **argv)
     o.census = a.census || a.census_json;
     o.track_render_targets = a.list_rt || a.nrt_dumps || o.census;
     o.no_wait = a.no_wait;
+    o.force = a.force;
     o.submit_timeout_ms = (uint32_t)a.submit_timeout_ms;
     vgt_reloc_plan *plan = NULL;
     if ((rc = plan_addresses(&a, &o, &c, &plan)) >= 0) return rc;

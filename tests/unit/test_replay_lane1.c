@@ -23,6 +23,8 @@
 #include "vgt/replay.h"
 #include "vgt/trace.h"
 #include "check.h"
+#include "mme_enc.h"
+#include "vgt/pbwriter.h"
 
 /* ---- reloc ---- */
 
@@ -833,8 +835,146 @@ static void test_unmap_drains(void)
     unlink(path);
 }
 
+/* Replays path on backend b (force as given); returns vgt_replay_run's status, the message in e. */
+static vgt_status replay_status(const char *path, const vgt_backend_ops *b, int force, vgt_error *e)
+{
+    vgt_replay_options o = vgt_replay_defaults();
+    o.backend = b;
+    o.force = force;
+    vgt_replay *rp;
+    vgt_reader *r;
+    CHECK_STATUS(vgt_replay_open(&rp, &o, e), VGT_OK, e, "vgt_replay_open");
+    CHECK_STATUS(vgt_reader_open_path(&r, path, NULL, e), VGT_OK, e, "vgt_reader_open_path");
+    vgt_status st = vgt_replay_run(rp, r, e);
+    vgt_replay_finish(rp, NULL);
+    vgt_reader_close(r);
+    vgt_replay_close(rp);
+    return st;
+}
+
+/* A trace marked synthetic is refused on a hardware (asynchronous) backend unless forced; sim runs it. */
+static void test_synthetic_refused(void)
+{
+    char path[] = "/tmp/test_replay_lane1_synth_XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0, "mkstemp");
+    close(fd);
+    vgt_error e;
+    vgt_writer *w;
+    vgt_writer_options wo = vgt_writer_defaults();
+    vgt_identity id[] = {{"producer", "test_replay_lane1"}, {"capture_mode", "synthetic"}};
+    ok(vgt_writer_open_path(&w, path, &wo, id, 2, &e), &e);
+    uint64_t ts = 0;
+    write_channel_a0(w, &ts, &e);
+    ok(vgt_writer_close(w, &e), &e);
+    use_fake_gpu();
+    vgt_status st = replay_status(path, &fake, 0, &e);
+    CHECK(st == VGT_E_ARG && strstr(e.msg, "synthetic") && strstr(e.msg, "refusing"),
+          "synthetic trace on a GPU-like backend: %s %s", vgt_status_name(st), e.msg);
+    st = replay_status(path, &fake, 1, &e);
+    CHECK(st == VGT_OK, "forced: %s %s", vgt_status_name(st), e.msg);
+    st = replay_status(path, &vgt_backend_sim, 0, &e);
+    CHECK(st == VGT_OK, "on sim: %s %s", vgt_status_name(st), e.msg);
+    unlink(path);
+}
+
+static int submits_seen;
+static vgt_status counting_submit(vgt_backend *b, uint32_t ch, const uint64_t *e, uint32_t n, uint32_t flags,
+                                  vgt_error *err)
+{
+    submits_seen++;
+    return vgt_backend_sim.submit(b, ch, e, n, flags, err);
+}
+
+/* A trace whose one submission uploads the macro prog to HOPPER_A, binds macro 0 to it and calls it. */
+static void write_macro_trace(const char *path, const enc_prog *prog)
+{
+    vgt_error e;
+    uint64_t ts = 0;
+    vgt_writer *w = open_trace(path, &e);
+    write_channel_a0(w, &ts, &e);
+    uint32_t dw[128];
+    vgt_pbw pb;
+    vgt_pbw_init(&pb, dw, 128);
+    vgt_pbw_set_object(&pb, 0, 0xcb97);
+    vgt_pbw_1(&pb, 0, VGT_MME_M_LOAD_INSTRUCTION_RAM_POINTER, 0);
+    vgt_pbw_non_inc(&pb, 0, VGT_MME_M_LOAD_INSTRUCTION_RAM, prog->code, prog->n);
+    const uint32_t bind[2] = {0, 0}, param = 7;
+    vgt_pbw_one_inc(&pb, 0, VGT_MME_M_LOAD_START_ADDRESS_RAM_POINTER, bind, 2);
+    vgt_pbw_one_inc(&pb, 0, VGT_MME_M_CALL_MACRO0, &param, 1);
+    ok(vgt_pbw_check(&pb, &e), &e);
+    uint64_t ent = (uint64_t)(pb.n << 10) << 32 | (uint32_t)PB_VA;
+    uint8_t entry[8];
+    for (int i = 0; i < 8; i++) entry[i] = (uint8_t)(ent >> (8 * i));
+    vgt_segment seg = {.gpu_va = PB_VA, .length = pb.n * 4, .data = (const uint8_t *)dw};
+    vgt_rec_gpfifo_submit sub = {.client = CLIENT, .channel = 0xA0, .entry_count = 1, .segment_count = 1,
+                                 .entries = entry, .segments = &seg, .gp_get_after = VGT_GP_NOT_READ, .gp_put_after = 1};
+    ok(vgt_write_gpfifo_submit(w, ++ts, &sub, &e), &e);
+    ok(vgt_writer_close(w, &e), &e);
+}
+
+/* Replays path on the fake GPU (force as given): how many submissions were refused and submitted. */
+static void run_guarded(const char *path, int force, uint64_t *refused, int *submitted)
+{
+    use_fake_gpu();
+    fake.submit = counting_submit;
+    submits_seen = 0;
+    vgt_replay_options o = vgt_replay_defaults();
+    o.backend = &fake;
+    o.force = force;
+    vgt_replay *rp;
+    vgt_reader *r;
+    vgt_error e;
+    CHECK_STATUS(vgt_replay_open(&rp, &o, &e), VGT_OK, &e, "vgt_replay_open");
+    CHECK_STATUS(vgt_reader_open_path(&r, path, NULL, &e), VGT_OK, &e, "vgt_reader_open_path");
+    CHECK_STATUS(vgt_replay_run(rp, r, &e), VGT_OK, &e, "vgt_replay_run");
+    vgt_replay_finish(rp, NULL);
+    const vgt_replay_summary *s = vgt_replay_summary_get(rp);
+    *refused = s->refused;
+    *submitted = submits_seen;
+    CHECK(vgt_replay_summary_failed(s) == (s->refused > 0), "a refusal fails the replay (refused %llu)",
+          (unsigned long long)s->refused);
+    vgt_reader_close(r);
+    vgt_replay_close(rp);
+}
+
+/* On hardware, a submission calling a macro the MME simulator predicts to raise ILLEGAL_OPCODE is not
+ * submitted (the exception leaves the GPU unable to finish other programs' Vulkan draws); a clean macro
+ * is, and force lets the illegal one through. */
+static void test_mme_guard(void)
+{
+    char path[] = "/tmp/test_replay_lane1_mme_XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0, "mkstemp");
+    close(fd);
+    enc_prog bad = {.n = 0}, good = {.n = 0};
+    vgt_mme_tu104_inst in = tu_nop();
+    tu_alu(&in, 0, VGT_MME_TU104_ADDC, 1, VGT_MME_TU104_ZERO, VGT_MME_TU104_ZERO, 0);   /* ADDC in ALU0 */
+    tu_add(&bad, &in);
+    tu_end(&bad);
+    in = tu_nop();
+    tu_alu(&in, 0, VGT_MME_TU104_ADD, 1, VGT_MME_TU104_LOAD0, VGT_MME_TU104_ZERO, 0);
+    tu_add(&good, &in);
+    tu_end(&good);
+    uint64_t refused;
+    int submitted;
+    write_macro_trace(path, &bad);
+    run_guarded(path, 0, &refused, &submitted);
+    CHECK(refused == 1 && submitted == 0, "illegal macro: refused %llu, submitted %d", (unsigned long long)refused,
+          submitted);
+    run_guarded(path, 1, &refused, &submitted);
+    CHECK(refused == 0 && submitted == 1, "forced: refused %llu, submitted %d", (unsigned long long)refused, submitted);
+    write_macro_trace(path, &good);
+    run_guarded(path, 0, &refused, &submitted);
+    CHECK(refused == 0 && submitted == 1, "clean macro: refused %llu, submitted %d", (unsigned long long)refused,
+          submitted);
+    unlink(path);
+}
+
 int main(void)
 {
+    test_synthetic_refused();
+    test_mme_guard();
     test_reserved_choice();
     test_reloc_notes();
     test_gob_offsets();

@@ -111,6 +111,10 @@ typedef struct vgt_replay_options {
     /* operands the plan found that cannot be rewritten (MME-built): reported as warnings at open */
     const struct vgt_reloc_note *reloc_warnings;
     uint32_t nreloc_warnings;
+    /* 1: run a trace marked synthetic (identity capture_mode=synthetic) on a hardware backend anyway.
+     * Synthetic traces carry placeholder shader code; on the GPU it raises engine exceptions, and a
+     * graphics-engine exception leaves the GPU unable to finish other processes' Vulkan draws. */
+    int force;
 } vgt_replay_options;
 
 #define VGT_REPLAY_DEFAULT_SUBMIT_TIMEOUT_MS 5000u
@@ -131,6 +135,8 @@ typedef struct vgt_replay_summary {
     uint64_t bytes_compared;
     uint64_t warnings;
     uint64_t faults;                  /* submissions that faulted */
+    uint64_t refused;                 /* submissions not run on hardware: a macro call the MME simulator
+                                         predicts to raise an exception (mme_guard.c; options.force) */
     int blocked;                      /* channels still blocked at finish */
     vgt_backend_counters ctr;
     /* timing: the capture's span from the first to the last submission's timestamp, and the replay's

@@ -1,0 +1,75 @@
+/* mme_guard.c: keep macro calls that would raise an MME exception off the GPU.
+ *
+ * Why: an MME exception (Xid 13, "Graphics Exception: ILLEGAL_OPCODE", ESR 0x404490 bit 2) in any
+ * channel leaves the H200 unable to finish a stock Vulkan draw by any other process until the machine
+ * restarts; GL draws and CUDA kernels still run, and waiting, new channels and valid macro calls do not
+ * bring it back (tests/gpu/aftereffect.sh; backend/gpu/README.md "Engine exceptions"). So on a hardware
+ * backend every channel's macro uploads and calls are run through the MME simulator first, and a
+ * submission whose call the simulator says raises an exception the hardware raises too (the self-test's
+ * agreement row mme_mul_out confirms ILLEGAL_OPCODE) is not submitted: it is reported and counted as
+ * refused. options.force lets it through. Other error classes stay allowed: the simulator flags some
+ * calls the hardware runs cleanly (extra parameters left by NVIDIA's guard macros). */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "engine.h"
+#include "vgt/mme.h"
+
+/* The simulator's error classes known to raise an exception on the hardware (checked on the H200). */
+static int raises_on_hardware(vgt_mme_error e) { return e == VGT_MME_ILLEGAL_OPCODE; }
+
+int mme_guard_active(const vgt_replay *rp)
+{
+    return (rp->ops->caps() & VGT_CAP_ASYNC) && !rp->opt.force;
+}
+
+static vgt_status on_call(void *user, const vgt_mme_call *call, vgt_error *err)
+{
+    (void)err;
+    engine_channel *c = user;
+    if (call->status == VGT_OK || !call->result || !raises_on_hardware(call->result->error) || c->mme_refuse[0])
+        return VGT_OK;
+    snprintf(c->mme_refuse, sizeof c->mme_refuse, "CALL_MME_MACRO(%u) of class 0x%04x (start 0x%x): the MME "
+             "simulator predicts %s at pc %u, which the GPU raises as a graphics exception",
+             call->macro, call->cls, call->start, vgt_mme_error_name(call->result->error), call->result->pc);
+    return VGT_OK;
+}
+
+/* One decoded method of the channel (every class: the tracker refuses those without an MME). */
+void mme_guard_method(engine_channel *c, const vgt_method *m)
+{
+    vgt_error e;
+    if (c->mme_off || vgt_mme_format_for_class(m->cls) == VGT_MME_NONE) return;
+    if (!c->mme) {
+        vgt_mme_tracker_config cfg = {.cls = m->cls, .on_call = on_call, .user = c};
+        if (vgt_mme_tracker_create(&cfg, &c->mme, &e) != VGT_OK) {
+            c->mme = NULL;
+            c->mme_off = 1;
+            return;
+        }
+    }
+    if (vgt_mme_tracker_feed_class(c->mme, m->cls, m->mthd, m->data, &e) == VGT_E_LIMIT) {
+        vgt_mme_tracker_destroy(c->mme);   /* more MME classes than a channel has: stop guarding it */
+        c->mme = NULL;
+        c->mme_off = 1;
+    }
+}
+
+/* After the submission's methods: a call still collecting parameters completes with the submission.
+ * Returns 1 when the submission must not run (c->mme_refuse says why). */
+int mme_guard_refuses(engine_channel *c)
+{
+    vgt_error e;
+    if (c->mme) vgt_mme_tracker_flush(c->mme, &e);
+    return c->mme_refuse[0] != 0;
+}
+
+void mme_guard_reset(engine_channel *c) { c->mme_refuse[0] = 0; }
+
+void mme_guard_free(engine_channel *c)
+{
+    if (c->mme) vgt_mme_tracker_destroy(c->mme);
+    c->mme = NULL;
+    c->mme_off = 0;
+    c->mme_refuse[0] = 0;
+}
