@@ -12,7 +12,7 @@
 const char *vgt_event_kind_name(vgt_event_kind k)
 {
     static const char *const n[] = { NULL, "LAUNCH", "UPLOAD", "COPY", "SEM_RELEASE", "SEM_ACQUIRE", "REPORT",
-                                     "PROGRAM_BIND", "DRAW" };
+                                     "PROGRAM_BIND", "DRAW", "EMPTY_DISPATCH", "EMPTY_DMA" };
     return NAME_OF(n, k);
 }
 
@@ -105,7 +105,7 @@ static void text_sem(out *o, const vgt_ev_sem *s)
 static void text_body(out *o, const vgt_event *ev)
 {
     switch (ev->kind) {
-    case VGT_EV_LAUNCH: text_launch(o, &ev->u.launch); break;
+    case VGT_EV_LAUNCH: case VGT_EV_EMPTY_DISPATCH: text_launch(o, &ev->u.launch); break;
     case VGT_EV_UPLOAD: {
         const vgt_ev_upload *u = &ev->u.upload;
         put(o, " dst=0x%" PRIx64 " bytes=%" PRIu64 " lines=%ux%u pitch_out=%u layout=%s%s%s", u->dst_va, u->length,
@@ -114,7 +114,7 @@ static void text_body(out *o, const vgt_event *ev)
             u->complete ? "" : " (incomplete)");
         break;
     }
-    case VGT_EV_COPY: {
+    case VGT_EV_COPY: case VGT_EV_EMPTY_DMA: {
         const vgt_ev_copy *c = &ev->u.copy;
         if (c->memset) put(o, " memset dst=0x%" PRIx64 " const=0x%x", c->dst_va, c->remap_const_a);
         else put(o, " src=0x%" PRIx64 " dst=0x%" PRIx64, c->src_va, c->dst_va);
@@ -193,7 +193,7 @@ static void json_launch(FILE *f, const vgt_ev_launch *l)
 static void json_body(FILE *f, const vgt_event *ev)
 {
     switch (ev->kind) {
-    case VGT_EV_LAUNCH: json_launch(f, &ev->u.launch); break;
+    case VGT_EV_LAUNCH: case VGT_EV_EMPTY_DISPATCH: json_launch(f, &ev->u.launch); break;
     case VGT_EV_UPLOAD: {
         const vgt_ev_upload *u = &ev->u.upload;
         fprintf(f, ",\"dst_va\":%" PRIu64 ",\"length\":%" PRIu64 ",\"line_length\":%u,\"line_count\":%u,\"pitch_out\":%u"
@@ -205,7 +205,7 @@ static void json_body(FILE *f, const vgt_event *ev)
         }
         break;
     }
-    case VGT_EV_COPY: {
+    case VGT_EV_COPY: case VGT_EV_EMPTY_DMA: {
         const vgt_ev_copy *c = &ev->u.copy;
         fprintf(f, ",\"src_va\":%" PRIu64 ",\"dst_va\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"line_length\":%u,\"line_count\":%u"
                    ",\"pitch_in\":%u,\"pitch_out\":%u,\"src_pitch\":%u,\"dst_pitch\":%u,\"multi_line\":%u,\"remap\":%u"

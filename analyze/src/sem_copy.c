@@ -9,8 +9,8 @@
  * MULTI_LINE_ENABLE 9, REMAP_ENABLE 10, SRC/DST_TYPE 12/13 (1 physical), SEMAPHORE_REDUCTION 17:14,
  * SEMAPHORE_REDUCTION_SIGN 18 (0 signed), SEMAPHORE_REDUCTION_ENABLE 19, SEMAPHORE_PAYLOAD_SIZE 27 (C7B5+).
  * The bytes a small fill or a copy of overlay-known bytes writes go into the stream-write overlay (events.h).
- * A COPY event is delivered (bytes 0 when DATA_TRANSFER_TYPE is NONE: nothing is moved), then a SEM_RELEASE
- * (source copy) when SEMAPHORE_TYPE is not NONE. */
+ * A COPY event is delivered, or EMPTY_DMA when the launch moves no bytes (DATA_TRANSFER_TYPE NONE, or a
+ * size of 0: events_count.c), then a SEM_RELEASE (source copy) when SEMAPHORE_TYPE is not NONE. */
 #include <string.h>
 
 #include "sem_internal.h"
@@ -112,6 +112,7 @@ static void launch(vgt_sem_tracker *t, const copy_state *c, const vgt_method *m)
     k->sem_va = ((uint64_t)(c->sem_a & 0x1ffffffu) << 32) | c->sem_b;
     k->sem_payload = payload64 ? ((uint64_t)c->sem_payload_upper << 32) | c->sem_payload : c->sem_payload;
     if (!t->overlay.disabled) remember(t, k);
+    if (!vgt_copy_moves_bytes(k)) ev.kind = VGT_EV_EMPTY_DMA;
     sem_emit(t, &ev);
     if (!k->semaphore_type) return;
 

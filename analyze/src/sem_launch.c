@@ -14,8 +14,9 @@
  * QMD bytes are read through the tracker's stream-write overlay first (events.h): libcuda writes each QMD
  * with an inline-to-memory upload right before its SEND_PCAS_A, so the bytes are in the stream itself.
  *
+ * A QMD whose grid or block is zero runs no threads: it is delivered as EMPTY_DISPATCH (events_count.c).
  * Each enabled release semaphore of the QMD is also delivered as a SEM_RELEASE (source qmd), after the
- * LAUNCH: the GPU writes it when the grid completes. */
+ * LAUNCH or EMPTY_DISPATCH: the GPU writes it when the grid completes. */
 #include <string.h>
 
 #include "sem_internal.h"
@@ -45,7 +46,8 @@ static void emit_releases(vgt_sem_tracker *t, const vgt_method *m, const vgt_qmd
     }
 }
 
-/* Decode bytes (len known of them) and deliver LAUNCH then the QMD's releases. */
+/* Decode bytes (len known of them) and deliver LAUNCH (EMPTY_DISPATCH when it runs no threads) then the
+ * QMD's releases. */
 static void deliver(vgt_sem_tracker *t, const vgt_method *m, uint64_t qmd_va, int is_inline, uint32_t signal,
                     const uint8_t *bytes, uint32_t len, uint32_t known)
 {
@@ -61,6 +63,7 @@ static void deliver(vgt_sem_tracker *t, const vgt_method *m, uint64_t qmd_va, in
     uint32_t need = vgt_qmd_version_size(v);
     l->qmd_known = v != VGT_QMD_UNKNOWN && known >= need;
     if (v != VGT_QMD_UNKNOWN && vgt_qmd_decode_as(v, bytes, len, &l->qmd, NULL) == VGT_OK) l->decoded = 1;
+    if (!vgt_launch_runs_threads(l)) ev.kind = VGT_EV_EMPTY_DISPATCH;
     sem_emit(t, &ev);
     if (l->decoded && l->qmd_known) emit_releases(t, m, &l->qmd);
 }

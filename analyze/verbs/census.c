@@ -1,6 +1,9 @@
 /* census.c: `vgt census TRACE [--json] [--submit A..B] [--channel H] [--total]`: what each submission
  * asked the GPU to do, and the totals: methods per class, launches, draws, program binds, uploads and
  * copies (count and bytes), semaphore releases and acquires, reports, decoder diagnostics.
+ * Launches and copies are what the tracker says they are (events.h, vgt_launch_runs_threads and
+ * vgt_copy_moves_bytes): dispatches that run no threads and LAUNCH_DMAs that move no bytes are counted
+ * apart, as empty dispatches and empty DMAs.
  *
  * The walker (walk.h) folds the trace into the model and decodes push buffers; a semantic tracker
  * (events.h) per channel turns methods into events, fed every submission (filters or not) so that state
@@ -240,18 +243,21 @@ static void print_counts_json(const counts *k)
         printf(":{\"class\":%u,\"methods\":%" PRIu64 "}", k->cls[i], k->per_class[i]);
     }
     printf("},\"other_class_methods\":%" PRIu64, k->other_class);
-    printf(",\"launches\":%" PRIu64 ",\"launch_threads\":%" PRIu64 ",\"draws\":%" PRIu64 ",\"program_binds\":%" PRIu64
-           ",\"uploads\":%" PRIu64 ",\"upload_bytes\":%" PRIu64 ",\"copies\":%" PRIu64 ",\"copy_bytes\":%" PRIu64
-           ",\"sem_releases\":%" PRIu64 ",\"sem_acquires\":%" PRIu64 ",\"reports\":%" PRIu64 ",\"diagnostics\":%" PRIu64,
-           k->events[VGT_EV_LAUNCH], k->launch_threads, k->events[VGT_EV_DRAW], k->events[VGT_EV_PROGRAM_BIND],
-           k->events[VGT_EV_UPLOAD], k->upload_bytes, k->events[VGT_EV_COPY], k->copy_bytes,
-           k->events[VGT_EV_SEM_RELEASE], k->events[VGT_EV_SEM_ACQUIRE], k->events[VGT_EV_REPORT], k->diags);
+    printf(",\"launches\":%" PRIu64 ",\"launch_threads\":%" PRIu64 ",\"empty_dispatches\":%" PRIu64 ",\"draws\":%" PRIu64
+           ",\"program_binds\":%" PRIu64 ",\"uploads\":%" PRIu64 ",\"upload_bytes\":%" PRIu64 ",\"copies\":%" PRIu64
+           ",\"copy_bytes\":%" PRIu64 ",\"empty_dmas\":%" PRIu64 ",\"sem_releases\":%" PRIu64 ",\"sem_acquires\":%" PRIu64
+           ",\"reports\":%" PRIu64 ",\"diagnostics\":%" PRIu64,
+           k->events[VGT_EV_LAUNCH], k->launch_threads, k->events[VGT_EV_EMPTY_DISPATCH], k->events[VGT_EV_DRAW],
+           k->events[VGT_EV_PROGRAM_BIND], k->events[VGT_EV_UPLOAD], k->upload_bytes, k->events[VGT_EV_COPY], k->copy_bytes,
+           k->events[VGT_EV_EMPTY_DMA], k->events[VGT_EV_SEM_RELEASE], k->events[VGT_EV_SEM_ACQUIRE],
+           k->events[VGT_EV_REPORT], k->diags);
     const uint64_t *e = k->macro_events;
-    printf(",\"macro_calls\":%" PRIu64 ",\"from_macros\":{\"launches\":%" PRIu64 ",\"draws\":%" PRIu64
-           ",\"program_binds\":%" PRIu64 ",\"uploads\":%" PRIu64 ",\"copies\":%" PRIu64 ",\"sem_releases\":%" PRIu64
-           ",\"sem_acquires\":%" PRIu64 ",\"reports\":%" PRIu64 "}",
-           k->macro_calls, e[VGT_EV_LAUNCH], e[VGT_EV_DRAW], e[VGT_EV_PROGRAM_BIND], e[VGT_EV_UPLOAD], e[VGT_EV_COPY],
-           e[VGT_EV_SEM_RELEASE], e[VGT_EV_SEM_ACQUIRE], e[VGT_EV_REPORT]);
+    printf(",\"macro_calls\":%" PRIu64 ",\"from_macros\":{\"launches\":%" PRIu64 ",\"empty_dispatches\":%" PRIu64
+           ",\"draws\":%" PRIu64 ",\"program_binds\":%" PRIu64 ",\"uploads\":%" PRIu64 ",\"copies\":%" PRIu64
+           ",\"empty_dmas\":%" PRIu64 ",\"sem_releases\":%" PRIu64 ",\"sem_acquires\":%" PRIu64 ",\"reports\":%" PRIu64 "}",
+           k->macro_calls, e[VGT_EV_LAUNCH], e[VGT_EV_EMPTY_DISPATCH], e[VGT_EV_DRAW], e[VGT_EV_PROGRAM_BIND],
+           e[VGT_EV_UPLOAD], e[VGT_EV_COPY], e[VGT_EV_EMPTY_DMA], e[VGT_EV_SEM_RELEASE], e[VGT_EV_SEM_ACQUIRE],
+           e[VGT_EV_REPORT]);
 }
 
 static uint64_t macro_event_total(const counts *k)
@@ -271,13 +277,17 @@ static void print_macro_text(const counts *k)
         if (k->macro_events[i]) printf(" %s %" PRIu64, vgt_event_kind_name((vgt_event_kind)i), k->macro_events[i]);
 }
 
+/* The per-submission line names empty dispatches and empty DMAs only where there are some. */
 static void print_counts_text(const counts *k)
 {
-    printf(" methods %" PRIu64 " launches %" PRIu64 " draws %" PRIu64 " binds %" PRIu64 " uploads %" PRIu64 "/%" PRIu64
-           "B copies %" PRIu64 "/%" PRIu64 "B releases %" PRIu64 " acquires %" PRIu64 " reports %" PRIu64,
-           k->methods, k->events[VGT_EV_LAUNCH], k->events[VGT_EV_DRAW], k->events[VGT_EV_PROGRAM_BIND],
-           k->events[VGT_EV_UPLOAD], k->upload_bytes, k->events[VGT_EV_COPY], k->copy_bytes,
-           k->events[VGT_EV_SEM_RELEASE], k->events[VGT_EV_SEM_ACQUIRE], k->events[VGT_EV_REPORT]);
+    printf(" methods %" PRIu64 " launches %" PRIu64, k->methods, k->events[VGT_EV_LAUNCH]);
+    if (k->events[VGT_EV_EMPTY_DISPATCH]) printf(" empty dispatches %" PRIu64, k->events[VGT_EV_EMPTY_DISPATCH]);
+    printf(" draws %" PRIu64 " binds %" PRIu64 " uploads %" PRIu64 "/%" PRIu64 "B copies %" PRIu64 "/%" PRIu64 "B",
+           k->events[VGT_EV_DRAW], k->events[VGT_EV_PROGRAM_BIND], k->events[VGT_EV_UPLOAD], k->upload_bytes,
+           k->events[VGT_EV_COPY], k->copy_bytes);
+    if (k->events[VGT_EV_EMPTY_DMA]) printf(" empty DMAs %" PRIu64, k->events[VGT_EV_EMPTY_DMA]);
+    printf(" releases %" PRIu64 " acquires %" PRIu64 " reports %" PRIu64, k->events[VGT_EV_SEM_RELEASE],
+           k->events[VGT_EV_SEM_ACQUIRE], k->events[VGT_EV_REPORT]);
     if (k->macro_calls) printf(" "), print_macro_text(k);
     if (k->diags) printf(" diagnostics %" PRIu64, k->diags);
 }
@@ -404,10 +414,11 @@ static void print_total(const census *c, const vgt_walk_stats *st)
         printf("    %04X %-32s %" PRIu64 "\n", k->cls[i], k->cls[i] ? vgt_class_name(k->cls[i], name, sizeof name) : "unbound",
                k->per_class[i]);
     if (k->other_class) printf("    other classes %" PRIu64 "\n", k->other_class);
-    printf("  launches %" PRIu64 " (%" PRIu64 " threads)  draws %" PRIu64 "  program binds %" PRIu64 "\n",
-           k->events[VGT_EV_LAUNCH], k->launch_threads, k->events[VGT_EV_DRAW], k->events[VGT_EV_PROGRAM_BIND]);
-    printf("  uploads %" PRIu64 " (%" PRIu64 " bytes)  copies %" PRIu64 " (%" PRIu64 " bytes)\n", k->events[VGT_EV_UPLOAD],
-           k->upload_bytes, k->events[VGT_EV_COPY], k->copy_bytes);
+    printf("  launches %" PRIu64 " (%" PRIu64 " threads)  empty dispatches %" PRIu64 "  draws %" PRIu64
+           "  program binds %" PRIu64 "\n", k->events[VGT_EV_LAUNCH], k->launch_threads, k->events[VGT_EV_EMPTY_DISPATCH],
+           k->events[VGT_EV_DRAW], k->events[VGT_EV_PROGRAM_BIND]);
+    printf("  uploads %" PRIu64 " (%" PRIu64 " bytes)  copies %" PRIu64 " (%" PRIu64 " bytes)  empty DMAs %" PRIu64 "\n",
+           k->events[VGT_EV_UPLOAD], k->upload_bytes, k->events[VGT_EV_COPY], k->copy_bytes, k->events[VGT_EV_EMPTY_DMA]);
     printf("  semaphore releases %" PRIu64 "  acquires %" PRIu64 "  reports %" PRIu64 "\n", k->events[VGT_EV_SEM_RELEASE],
            k->events[VGT_EV_SEM_ACQUIRE], k->events[VGT_EV_REPORT]);
     if (!c->no_macros) printf("  "), print_macro_text(k), putchar('\n');
@@ -458,6 +469,9 @@ static int usage(FILE *f)
             "inline-to-memory uploads and copy-engine copies (count and bytes), semaphore releases and\n"
             "acquires, reports, push-buffer decoder diagnostics. MME macro calls are run (vgt mme) and\n"
             "what they emit is counted too; \"from macros\" says how many events came from macro calls.\n"
+            "A launch runs threads (grid and block not zero): a scheduled QMD that runs none is an empty\n"
+            "dispatch. A copy moves bytes: a copy-engine LAUNCH_DMA that moves none (most only release a\n"
+            "semaphore) is an empty DMA. Both are counted apart (empty_dispatches, empty_dmas).\n"
             "  --json          one JSON document: {\"submissions\":[...],\"total\":{...}}\n"
             "  --total         only the totals\n"
             "  --submit R      submissions R (0-based GPFIFO_SUBMIT index, N or A..B)\n"

@@ -1,7 +1,8 @@
 /* db_events.c: rows of `vgt db` for semantic events: one `events` row each (kind, one-line text, origin:
  * "stream" or "macro" with the macro call's id, the mme_calls.id of the call that emitted it), and
- * a row in the kind's own table (launches, uploads, copies, semaphores, draws, program_binds) keyed by the
- * events row id. */
+ * a row in the kind's own table (launches, empty_dispatches, uploads, copies, empty_dmas, semaphores, draws,
+ * program_binds) keyed by the events row id. An empty dispatch's row has a launch's columns, an empty
+ * DMA's a copy's. */
 #include "db_internal.h"
 
 static void common(db_ctx *c, sqlite3_stmt *st, sqlite3_int64 id, const vgt_event *ev)
@@ -15,7 +16,8 @@ static void common(db_ctx *c, sqlite3_stmt *st, sqlite3_int64 id, const vgt_even
 static void row_launch(db_ctx *c, sqlite3_int64 id, const vgt_event *ev)
 {
     const vgt_ev_launch *l = &ev->u.launch;
-    sqlite3_stmt *st = c->st[ST_LAUNCH];
+    int empty = ev->kind == VGT_EV_EMPTY_DISPATCH;
+    sqlite3_stmt *st = c->st[empty ? ST_EMPTY_DISPATCH : ST_LAUNCH];
     common(c, st, id, ev);
     db_bind_u64(st, 5, l->qmd_va);
     sqlite3_bind_int(st, 6, l->inline_qmd);
@@ -37,7 +39,7 @@ static void row_launch(db_ctx *c, sqlite3_int64 id, const vgt_event *ev)
         db_bind_u64(st, 20, q->cb[0].va);
         sqlite3_bind_int64(st, 21, q->cb[0].size);
     }
-    db_step(c, st, "launches");
+    db_step(c, st, empty ? "empty_dispatches" : "launches");
 }
 
 static void row_upload(db_ctx *c, sqlite3_int64 id, const vgt_event *ev)
@@ -60,7 +62,8 @@ static void row_upload(db_ctx *c, sqlite3_int64 id, const vgt_event *ev)
 static void row_copy(db_ctx *c, sqlite3_int64 id, const vgt_event *ev)
 {
     const vgt_ev_copy *k = &ev->u.copy;
-    sqlite3_stmt *st = c->st[ST_COPY];
+    int empty = ev->kind == VGT_EV_EMPTY_DMA;
+    sqlite3_stmt *st = c->st[empty ? ST_EMPTY_DMA : ST_COPY];
     common(c, st, id, ev);
     db_bind_u64(st, 5, k->src_va); db_bind_u64(st, 6, k->dst_va); db_bind_u64(st, 7, k->bytes);
     sqlite3_bind_int64(st, 8, k->line_length); sqlite3_bind_int64(st, 9, k->line_count);
@@ -70,7 +73,7 @@ static void row_copy(db_ctx *c, sqlite3_int64 id, const vgt_event *ev)
     sqlite3_bind_int64(st, 17, k->remap_const_a); sqlite3_bind_int(st, 18, k->semaphore_type);
     if (k->semaphore_type) { db_bind_u64(st, 19, k->sem_va); db_bind_u64(st, 20, k->sem_payload); }
     else { sqlite3_bind_null(st, 19); sqlite3_bind_null(st, 20); }
-    db_step(c, st, "copies");
+    db_step(c, st, empty ? "empty_dmas" : "copies");
 }
 
 static void row_sem(db_ctx *c, sqlite3_int64 id, const vgt_event *ev)
@@ -134,9 +137,9 @@ void db_event_rows(void *ctx, const vgt_event *ev)
     sqlite3_int64 id = sqlite3_last_insert_rowid(c->db);
     c->event_rows++;
     switch (ev->kind) {
-    case VGT_EV_LAUNCH: row_launch(c, id, ev); break;
+    case VGT_EV_LAUNCH: case VGT_EV_EMPTY_DISPATCH: row_launch(c, id, ev); break;
     case VGT_EV_UPLOAD: row_upload(c, id, ev); break;
-    case VGT_EV_COPY: row_copy(c, id, ev); break;
+    case VGT_EV_COPY: case VGT_EV_EMPTY_DMA: row_copy(c, id, ev); break;
     case VGT_EV_SEM_RELEASE: case VGT_EV_SEM_ACQUIRE: case VGT_EV_REPORT: row_sem(c, id, ev); break;
     case VGT_EV_DRAW: row_draw(c, id, ev); break;
     case VGT_EV_PROGRAM_BIND: row_bind(c, id, ev); break;

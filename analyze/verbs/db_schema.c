@@ -36,14 +36,25 @@ static const char *const schema_sql =
     " PRIMARY KEY(submission, entry, dword, id)) WITHOUT ROWID;\n"
     "CREATE TABLE events(id INTEGER PRIMARY KEY, seq INTEGER, submission INTEGER, entry INTEGER, dword INTEGER,"
     " channel INTEGER, subch INTEGER, class INTEGER, kind TEXT, text TEXT, origin TEXT, macro_call INTEGER);\n"
+    /* launches run threads; empty_dispatches (the same columns) are scheduled QMDs that run none */
     "CREATE TABLE launches(event INTEGER PRIMARY KEY, seq INTEGER, submission INTEGER, channel INTEGER, qmd_va INTEGER,"
+    " inline INTEGER, qmd_known INTEGER, qmd_version TEXT, grid_x INTEGER, grid_y INTEGER, grid_z INTEGER,"
+    " block_x INTEGER, block_y INTEGER, block_z INTEGER, program_va INTEGER, shared_memory INTEGER, registers INTEGER,"
+    " barriers INTEGER, cb_valid_mask INTEGER, cb0_va INTEGER, cb0_size INTEGER);\n"
+    "CREATE TABLE empty_dispatches(event INTEGER PRIMARY KEY, seq INTEGER, submission INTEGER, channel INTEGER,"
+    " qmd_va INTEGER,"
     " inline INTEGER, qmd_known INTEGER, qmd_version TEXT, grid_x INTEGER, grid_y INTEGER, grid_z INTEGER,"
     " block_x INTEGER, block_y INTEGER, block_z INTEGER, program_va INTEGER, shared_memory INTEGER, registers INTEGER,"
     " barriers INTEGER, cb_valid_mask INTEGER, cb0_va INTEGER, cb0_size INTEGER);\n"
     "CREATE TABLE uploads(event INTEGER PRIMARY KEY, seq INTEGER, submission INTEGER, channel INTEGER, dst_va INTEGER,"
     " length INTEGER, line_length INTEGER, line_count INTEGER, pitch_out INTEGER, pitch INTEGER, complete INTEGER,"
     " data BLOB);\n"
+    /* copies move bytes; empty_dmas (the same columns) are LAUNCH_DMAs that move none */
     "CREATE TABLE copies(event INTEGER PRIMARY KEY, seq INTEGER, submission INTEGER, channel INTEGER, src_va INTEGER,"
+    " dst_va INTEGER, bytes INTEGER, line_length INTEGER, line_count INTEGER, pitch_in INTEGER, pitch_out INTEGER,"
+    " src_pitch INTEGER, dst_pitch INTEGER, multi_line INTEGER, remap INTEGER, memset INTEGER, remap_const_a INTEGER,"
+    " semaphore_type INTEGER, sem_va INTEGER, sem_payload INTEGER);\n"
+    "CREATE TABLE empty_dmas(event INTEGER PRIMARY KEY, seq INTEGER, submission INTEGER, channel INTEGER, src_va INTEGER,"
     " dst_va INTEGER, bytes INTEGER, line_length INTEGER, line_count INTEGER, pitch_in INTEGER, pitch_out INTEGER,"
     " src_pitch INTEGER, dst_pitch INTEGER, multi_line INTEGER, remap INTEGER, memset INTEGER, remap_const_a INTEGER,"
     " semaphore_type INTEGER, sem_va INTEGER, sem_payload INTEGER);\n"
@@ -65,6 +76,7 @@ static const char *const schema_sql =
 static const char *const index_sql =
     "CREATE INDEX events_by_submission ON events(submission);\n"
     "CREATE INDEX launches_by_submission ON launches(submission);\n"
+    "CREATE INDEX empty_dispatches_by_submission ON empty_dispatches(submission);\n"
     "CREATE INDEX semaphores_by_va ON semaphores(va);\n"
     "CREATE INDEX semaphores_by_submission ON semaphores(submission);\n"
     "CREATE INDEX uploads_by_dst ON uploads(dst_va);\n"
@@ -76,9 +88,11 @@ static const char *const index_sql =
     /* views for the common questions (docs/forensics.md) */
     "CREATE VIEW submission_summary AS SELECT s.submission, s.seq, s.channel, s.methods,"
     " (SELECT count(*) FROM launches l WHERE l.submission = s.submission) AS launches,"
+    " (SELECT count(*) FROM empty_dispatches l WHERE l.submission = s.submission) AS empty_dispatches,"
     " (SELECT count(*) FROM draws d WHERE d.submission = s.submission) AS draws,"
     " (SELECT count(*) FROM uploads u WHERE u.submission = s.submission) AS uploads,"
     " (SELECT count(*) FROM copies c WHERE c.submission = s.submission) AS copies,"
+    " (SELECT count(*) FROM empty_dmas c WHERE c.submission = s.submission) AS empty_dmas,"
     " (SELECT count(*) FROM semaphores m WHERE m.submission = s.submission AND m.kind = 'release') AS releases,"
     " (SELECT count(*) FROM semaphores m WHERE m.submission = s.submission AND m.kind = 'acquire') AS acquires"
     " FROM submissions s;\n"
@@ -115,8 +129,10 @@ const char *const db_insert_sql[ST_COUNT_] = {
     [ST_METHOD] = "INSERT INTO methods VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
     [ST_EVENT] = "INSERT INTO events VALUES(NULL,?,?,?,?,?,?,?,?,?,?,?)",
     [ST_LAUNCH] = "INSERT INTO launches VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    [ST_EMPTY_DISPATCH] = "INSERT INTO empty_dispatches VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [ST_UPLOAD] = "INSERT INTO uploads VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
     [ST_COPY] = "INSERT INTO copies VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    [ST_EMPTY_DMA] = "INSERT INTO empty_dmas VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [ST_SEMAPHORE] = "INSERT INTO semaphores VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [ST_DRAW] = "INSERT INTO draws VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [ST_BIND] = "INSERT INTO program_binds VALUES(?,?,?,?,?,?,?,?,?)",

@@ -217,11 +217,10 @@ static void on_event(void *ctx, const vgt_event *ev)
     switch (ev->kind) {
     case VGT_EV_SEM_RELEASE: done = derive_sem(d, &ev->u.sem); break;
     case VGT_EV_UPLOAD: done = derive_upload(d, &ev->u.upload); break;
-    case VGT_EV_COPY:
-        if (!ev->u.copy.transfer_type) return;   /* semaphore only: its release is a SEM_RELEASE event */
-        done = derive_copy(d, &ev->u.copy);
-        break;
+    case VGT_EV_COPY: done = derive_copy(d, &ev->u.copy); break;
+    case VGT_EV_EMPTY_DMA: return;                /* moves nothing (a release is a SEM_RELEASE event) */
     case VGT_EV_LAUNCH: d->st.launches++; return;
+    case VGT_EV_EMPTY_DISPATCH: return;           /* runs no shaders: its releases are SEM_RELEASE events */
     case VGT_EV_REPORT:                           /* counters and timestamps: not knowable */
         add_range(d, &d->unknown, ev->u.sem.va, 16);
         break;

@@ -246,7 +246,6 @@ static uint64_t copy_work(const vgt_ev_copy *k)
 
 static void on_copy(vgt_backend *b, sim_channel *c, const vgt_method *m, const vgt_ev_copy *k)
 {
-    if (!k->transfer_type) return;   /* a semaphore-only LAUNCH_DMA: its SEM_RELEASE event follows */
     char msg[160];
     b->ctr.copies++;
     if (!k->src_pitch || !k->dst_pitch) {
@@ -270,9 +269,11 @@ static void on_copy(vgt_backend *b, sim_channel *c, const vgt_method *m, const v
 /* A launch or a draw runs shaders the sim does not execute; they may write anywhere. */
 static void shaders_ran(vgt_backend *b, sim_channel *c) { sim_mem_invalidate(sim_vas_mem(b, c->vas)); }
 
+/* A LAUNCH or an EMPTY_DISPATCH: both are scheduled QMDs. An empty one runs no threads itself, but its
+ * completion may schedule a dependent QMD that does (CUDA's CTA-less QMDs), so memory is unknown after
+ * it all the same. */
 static void on_launch(vgt_backend *b, sim_channel *c, const vgt_method *m, const vgt_ev_launch *l)
 {
-    b->ctr.launches++;
     shaders_ran(b, c);
     if (l->inline_qmd && l->qmd_bytes) {   /* the GPU stores an inline QMD at its address */
         sim_mem *mem = sim_vas_mem(b, c->vas);
@@ -299,7 +300,9 @@ static void on_event(void *ctx, const vgt_event *ev)
     case VGT_EV_REPORT: on_report(b, &m, &ev->u.sem); break;
     case VGT_EV_UPLOAD: on_upload(b, c, &m, &ev->u.upload); break;
     case VGT_EV_COPY: on_copy(b, c, &m, &ev->u.copy); break;
-    case VGT_EV_LAUNCH: on_launch(b, c, &m, &ev->u.launch); break;
+    case VGT_EV_EMPTY_DMA: b->ctr.empty_dmas++; break;   /* moves nothing; its SEM_RELEASE event follows */
+    case VGT_EV_LAUNCH: b->ctr.launches++; on_launch(b, c, &m, &ev->u.launch); break;
+    case VGT_EV_EMPTY_DISPATCH: b->ctr.empty_dispatches++; on_launch(b, c, &m, &ev->u.launch); break;
     case VGT_EV_DRAW: b->ctr.draws++; shaders_ran(b, c); break;
     default: break;
     }

@@ -1,5 +1,6 @@
 CREATE INDEX copies_by_dst ON copies(dst_va);
 CREATE INDEX draws_by_submission ON draws(submission);
+CREATE INDEX empty_dispatches_by_submission ON empty_dispatches(submission);
 CREATE INDEX events_by_submission ON events(submission);
 CREATE INDEX launches_by_submission ON launches(submission);
 CREATE INDEX macro_calls_by_macro ON macro_calls(macro, version);
@@ -16,11 +17,15 @@ CREATE INDEX uploads_by_dst ON uploads(dst_va);
 CREATE TABLE channels(seq INTEGER PRIMARY KEY, client INTEGER, parent INTEGER, handle INTEGER, class INTEGER, class_name TEXT, ring_va INTEGER, entries INTEGER, userd_memory INTEGER, userd_offset INTEGER, userd_gpu_va INTEGER, engine_type INTEGER, va_space INTEGER, context_share INTEGER, status INTEGER);
 -- rows in channels: 9
 CREATE TABLE copies(event INTEGER PRIMARY KEY, seq INTEGER, submission INTEGER, channel INTEGER, src_va INTEGER, dst_va INTEGER, bytes INTEGER, line_length INTEGER, line_count INTEGER, pitch_in INTEGER, pitch_out INTEGER, src_pitch INTEGER, dst_pitch INTEGER, multi_line INTEGER, remap INTEGER, memset INTEGER, remap_const_a INTEGER, semaphore_type INTEGER, sem_va INTEGER, sem_payload INTEGER);
--- rows in copies: 72
+-- rows in copies: 40
 CREATE TABLE diagnostics(id INTEGER PRIMARY KEY, seq INTEGER, submission INTEGER, entry INTEGER, dword INTEGER, kind TEXT, message TEXT);
 -- rows in diagnostics: 6
 CREATE TABLE draws(event INTEGER PRIMARY KEY, seq INTEGER, submission INTEGER, channel INTEGER, kind TEXT, topology TEXT, first INTEGER, count INTEGER, instances INTEGER, index_size INTEGER, index_buffer_va INTEGER, base_vertex INTEGER, base_instance INTEGER);
 -- rows in draws: 1
+CREATE TABLE empty_dispatches(event INTEGER PRIMARY KEY, seq INTEGER, submission INTEGER, channel INTEGER, qmd_va INTEGER, inline INTEGER, qmd_known INTEGER, qmd_version TEXT, grid_x INTEGER, grid_y INTEGER, grid_z INTEGER, block_x INTEGER, block_y INTEGER, block_z INTEGER, program_va INTEGER, shared_memory INTEGER, registers INTEGER, barriers INTEGER, cb_valid_mask INTEGER, cb0_va INTEGER, cb0_size INTEGER);
+-- rows in empty_dispatches: 0
+CREATE TABLE empty_dmas(event INTEGER PRIMARY KEY, seq INTEGER, submission INTEGER, channel INTEGER, src_va INTEGER, dst_va INTEGER, bytes INTEGER, line_length INTEGER, line_count INTEGER, pitch_in INTEGER, pitch_out INTEGER, src_pitch INTEGER, dst_pitch INTEGER, multi_line INTEGER, remap INTEGER, memset INTEGER, remap_const_a INTEGER, semaphore_type INTEGER, sem_va INTEGER, sem_payload INTEGER);
+-- rows in empty_dmas: 32
 CREATE TABLE engine_objects(seq INTEGER PRIMARY KEY, client INTEGER, channel INTEGER, handle INTEGER, class INTEGER, class_name TEXT, status INTEGER);
 -- rows in engine_objects: 21
 CREATE TABLE events(id INTEGER PRIMARY KEY, seq INTEGER, submission INTEGER, entry INTEGER, dword INTEGER, channel INTEGER, subch INTEGER, class INTEGER, kind TEXT, text TEXT, origin TEXT, macro_call INTEGER);
@@ -71,5 +76,5 @@ CREATE VIEW compute_submissions AS SELECT submission, count(*) AS launches, sum(
 CREATE VIEW method_histogram AS SELECT class, method, n FROM method_counts;
 CREATE VIEW semaphore_releases AS SELECT submission, seq, source, op, va, payload, size, reduction FROM semaphores WHERE kind = 'release';
 CREATE VIEW submission_stores AS SELECT submission, seq, channel, count(*) AS ranges, sum(pages_written) AS pages_written, sum(bytes_changed) AS bytes_changed, sum(CASE WHEN what = 'render-target' THEN bytes_changed ELSE 0 END) AS render_target_bytes, min(CASE WHEN what = 'render-target' THEN first_nonzero_pixel END) AS render_target_px0 FROM stores GROUP BY submission;
-CREATE VIEW submission_summary AS SELECT s.submission, s.seq, s.channel, s.methods, (SELECT count(*) FROM launches l WHERE l.submission = s.submission) AS launches, (SELECT count(*) FROM draws d WHERE d.submission = s.submission) AS draws, (SELECT count(*) FROM uploads u WHERE u.submission = s.submission) AS uploads, (SELECT count(*) FROM copies c WHERE c.submission = s.submission) AS copies, (SELECT count(*) FROM semaphores m WHERE m.submission = s.submission AND m.kind = 'release') AS releases, (SELECT count(*) FROM semaphores m WHERE m.submission = s.submission AND m.kind = 'acquire') AS acquires FROM submissions s;
+CREATE VIEW submission_summary AS SELECT s.submission, s.seq, s.channel, s.methods, (SELECT count(*) FROM launches l WHERE l.submission = s.submission) AS launches, (SELECT count(*) FROM empty_dispatches l WHERE l.submission = s.submission) AS empty_dispatches, (SELECT count(*) FROM draws d WHERE d.submission = s.submission) AS draws, (SELECT count(*) FROM uploads u WHERE u.submission = s.submission) AS uploads, (SELECT count(*) FROM copies c WHERE c.submission = s.submission) AS copies, (SELECT count(*) FROM empty_dmas c WHERE c.submission = s.submission) AS empty_dmas, (SELECT count(*) FROM semaphores m WHERE m.submission = s.submission AND m.kind = 'release') AS releases, (SELECT count(*) FROM semaphores m WHERE m.submission = s.submission AND m.kind = 'acquire') AS acquires FROM submissions s;
 CREATE VIEW writes AS SELECT submission, seq, 'upload' AS how, dst_va AS va, length AS bytes FROM uploads UNION ALL SELECT submission, seq, CASE WHEN memset THEN 'memset' ELSE 'copy' END, dst_va, bytes FROM copies UNION ALL SELECT submission, seq, 'semaphore:' || source, va, size FROM semaphores WHERE kind IN ('release', 'report');

@@ -115,13 +115,13 @@ static void on_event(void *ctx, const vgt_event *ev)
     case VGT_EV_SEM_RELEASE:
     case VGT_EV_SEM_ACQUIRE:
     case VGT_EV_REPORT: check(s, &ev->pos, "semaphore address", ev->u.sem.va); break;
-    case VGT_EV_COPY:
+    case VGT_EV_COPY: case VGT_EV_EMPTY_DMA:
         if (!ev->u.copy.transfer_type) break;   /* semaphore only: its offsets are stale, not operands */
         check(s, &ev->pos, "copy source", ev->u.copy.memset ? 0 : ev->u.copy.src_va);
         check(s, &ev->pos, "copy destination", ev->u.copy.dst_va);
         break;
     case VGT_EV_UPLOAD: check(s, &ev->pos, "I2M destination", ev->u.upload.dst_va); break;
-    case VGT_EV_LAUNCH: check_launch(s, ev); break;
+    case VGT_EV_LAUNCH: case VGT_EV_EMPTY_DISPATCH: check_launch(s, ev); break;   /* dependents too */
     case VGT_EV_PROGRAM_BIND: check(s, &ev->pos, "shader program address", ev->u.program.program_va); break;
     case VGT_EV_DRAW: check(s, &ev->pos, "index buffer address", ev->u.draw.index_buffer_va); break;
     default: break;

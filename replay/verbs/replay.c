@@ -175,10 +175,11 @@ static void print_summary_text(FILE *f, const vgt_replay_summary *s, int check, 
     fprintf(f, "  GPFIFO entries %llu (%llu control); push buffer %llu bytes; methods %llu (%llu host, %llu to unmodelled classes)\n",
             (unsigned long long)k->entries, (unsigned long long)k->control_entries, (unsigned long long)k->pushbuf_bytes,
             (unsigned long long)k->methods, (unsigned long long)k->host_methods, (unsigned long long)k->unknown_class_methods);
-    fprintf(f, "  launches %llu; draws %llu; uploads %llu (%llu bytes); copies %llu (%llu bytes, %llu memsets)\n",
-            (unsigned long long)k->launches, (unsigned long long)k->draws, (unsigned long long)k->uploads,
-            (unsigned long long)k->upload_bytes, (unsigned long long)k->copies, (unsigned long long)k->copy_bytes,
-            (unsigned long long)k->memsets);
+    fprintf(f, "  launches %llu; empty dispatches %llu; draws %llu; uploads %llu (%llu bytes); copies %llu (%llu bytes, "
+               "%llu memsets); empty DMAs %llu\n",
+            (unsigned long long)k->launches, (unsigned long long)k->empty_dispatches, (unsigned long long)k->draws,
+            (unsigned long long)k->uploads, (unsigned long long)k->upload_bytes, (unsigned long long)k->copies,
+            (unsigned long long)k->copy_bytes, (unsigned long long)k->memsets, (unsigned long long)k->empty_dmas);
     fprintf(f, "  semaphores: %llu releases, %llu acquires, %llu reductions, %llu report semaphores\n",
             (unsigned long long)k->sem_releases, (unsigned long long)k->sem_acquires, (unsigned long long)k->sem_reductions,
             (unsigned long long)k->report_semaphores);
@@ -222,12 +223,13 @@ static void print_summary_json(FILE *f, const vgt_replay_summary *s, int check, 
                "\"submissions_prefix\":%llu,",
             s->backend, s->lane, (unsigned long long)s->records, (unsigned long long)s->submissions,
             (unsigned long long)s->submissions_replayed, (unsigned long long)s->submissions_prefix);
-    fprintf(f, "\"entries\":%llu,\"pushbuf_bytes\":%llu,\"methods\":%llu,\"launches\":%llu,\"draws\":%llu,\"uploads\":%llu,"
-               "\"upload_bytes\":%llu,\"copies\":%llu,\"copy_bytes\":%llu,\"memsets\":%llu,",
+    fprintf(f, "\"entries\":%llu,\"pushbuf_bytes\":%llu,\"methods\":%llu,\"launches\":%llu,\"empty_dispatches\":%llu,"
+               "\"draws\":%llu,\"uploads\":%llu,\"upload_bytes\":%llu,\"copies\":%llu,\"copy_bytes\":%llu,\"memsets\":%llu,"
+               "\"empty_dmas\":%llu,",
             (unsigned long long)k->entries, (unsigned long long)k->pushbuf_bytes, (unsigned long long)k->methods,
-            (unsigned long long)k->launches, (unsigned long long)k->draws, (unsigned long long)k->uploads,
-            (unsigned long long)k->upload_bytes, (unsigned long long)k->copies, (unsigned long long)k->copy_bytes,
-            (unsigned long long)k->memsets);
+            (unsigned long long)k->launches, (unsigned long long)k->empty_dispatches, (unsigned long long)k->draws,
+            (unsigned long long)k->uploads, (unsigned long long)k->upload_bytes, (unsigned long long)k->copies,
+            (unsigned long long)k->copy_bytes, (unsigned long long)k->memsets, (unsigned long long)k->empty_dmas);
     fprintf(f, "\"semaphores\":{\"releases\":%llu,\"acquires\":%llu,\"reductions\":%llu,\"report\":%llu},",
             (unsigned long long)k->sem_releases, (unsigned long long)k->sem_acquires,
             (unsigned long long)k->sem_reductions, (unsigned long long)k->report_semaphores);

@@ -1,10 +1,13 @@
-"""census, db and decode must count the same semantic events on every corpus trace, per submission.
+"""census, db, decode and replay must count the same semantic events on every corpus trace.
 
 Three front ends walk the same trace through the same decoders; a disagreement means one of them drops,
 doubles or misfiles events (a filter, a macro expansion, a submission boundary). Checked per
-submission (record sequence number) and per kind: LAUNCH, DRAW, UPLOAD, COPY, SEM_RELEASE, SEM_ACQUIRE,
-REPORT, PROGRAM_BIND, and the bytes of copies and uploads. Macro-emitted events count in all three
-(decode with --expand-macros).
+submission (record sequence number) and per kind: LAUNCH, EMPTY_DISPATCH, DRAW, UPLOAD, COPY, EMPTY_DMA,
+SEM_RELEASE, SEM_ACQUIRE, REPORT, PROGRAM_BIND, and the bytes of copies and uploads. Macro-emitted events
+count in all three (decode with --expand-macros).
+
+The replay (sim backend) executes the same events: its summary's totals (launches and empty dispatches,
+copies and empty DMAs, draws, uploads, semaphore releases and acquires) must be census's totals.
 """
 import collections
 import json
@@ -20,11 +23,12 @@ REPO = Path(__file__).resolve().parents[2]
 CORPUS = sorted((REPO / "corpus").glob("*.vgt"))
 
 # census JSON per-submission key -> event kind
-CENSUS_KEYS = {"launches": "LAUNCH", "draws": "DRAW", "uploads": "UPLOAD", "copies": "COPY",
-               "sem_releases": "SEM_RELEASE", "sem_acquires": "SEM_ACQUIRE", "reports": "REPORT",
-               "program_binds": "PROGRAM_BIND"}
+CENSUS_KEYS = {"launches": "LAUNCH", "empty_dispatches": "EMPTY_DISPATCH", "draws": "DRAW", "uploads": "UPLOAD",
+               "copies": "COPY", "empty_dmas": "EMPTY_DMA", "sem_releases": "SEM_RELEASE", "sem_acquires": "SEM_ACQUIRE",
+               "reports": "REPORT", "program_binds": "PROGRAM_BIND"}
 # db per-kind tables: table -> the kinds whose events it holds
-DB_TABLES = {"launches": ("LAUNCH",), "uploads": ("UPLOAD",), "copies": ("COPY",),
+DB_TABLES = {"launches": ("LAUNCH",), "empty_dispatches": ("EMPTY_DISPATCH",), "uploads": ("UPLOAD",),
+             "copies": ("COPY",), "empty_dmas": ("EMPTY_DMA",),
              "semaphores": ("SEM_RELEASE", "SEM_ACQUIRE"), "draws": ("DRAW",),
              "program_binds": ("PROGRAM_BIND",)}
 
@@ -108,6 +112,21 @@ def check_agree(vgt_bin, trace, tmp_path, *filt):
 @pytest.mark.parametrize("trace", CORPUS, ids=[t.stem for t in CORPUS])
 def test_census_db_decode_agree(vgt_bin, trace, tmp_path):
     check_agree(vgt_bin, trace, tmp_path)
+
+
+# census total key -> replay --json key (the replay has totals only)
+REPLAY_KEYS = {"launches": "launches", "empty_dispatches": "empty_dispatches", "draws": "draws", "uploads": "uploads",
+               "upload_bytes": "upload_bytes", "copies": "copies", "empty_dmas": "empty_dmas",
+               "sem_releases": ("semaphores", "releases"), "sem_acquires": ("semaphores", "acquires")}
+
+
+@pytest.mark.parametrize("trace", CORPUS, ids=[t.stem for t in CORPUS])
+def test_replay_counts_agree_with_census(vgt_bin, trace):
+    total = json.loads(run_vgt(vgt_bin, "census", "--json", "--total", trace, check=0).stdout)["total"]
+    rep = json.loads(run_vgt(vgt_bin, "replay", trace, "--backend", "sim", "--json", check=0).stdout)
+    got = {k: rep[v] if isinstance(v, str) else rep[v[0]][v[1]] for k, v in REPLAY_KEYS.items()}
+    want = {k: total[k] for k in REPLAY_KEYS}
+    assert got == want, f"{trace.name}: replay {got} vs census {want}"
 
 
 # Filters: each tool still runs its trackers over the submissions before a window (QMDs uploaded and

@@ -51,17 +51,19 @@ def test_vadd_launches_decoded_from_stream(vgt):
     assert m, "vadd's launch configuration changed: update this test"
     block = int(m.group(1))
     grid = (n + 255) // 256
-    launches = events(vgt, need("vadd.vgt"), "LAUNCH")
-    assert launches, "no launches decoded in vadd.vgt"
-    for l in launches:
+    real = events(vgt, need("vadd.vgt"), "LAUNCH")
+    empty = events(vgt, need("vadd.vgt"), "EMPTY_DISPATCH")
+    assert real and empty, "no launches or no CTA-less QMDs decoded in vadd.vgt"
+    for l in real + empty:
         assert "grid" in l and l["qmd_known"] == 1, f"launch without a decoded QMD: {l}"
-    real = [l for l in launches if l["grid"] != [0, 0, 0]]
-    for l in real:   # a launch that runs CTAs has a program and signals its completion
-        assert l["program_va"] != 0 and l["releases"], l
+    for l in real:   # a launch runs CTAs, has a program and signals its completion
+        assert 0 not in l["grid"] + l["block"] and l["program_va"] != 0 and l["releases"], l
+    for l in empty:  # CUDA's CTA-less QMDs: no grid, no program
+        assert l["grid"] == [0, 0, 0] and l["program_va"] == 0, l
     vadd = [l for l in real if l["grid"] == [grid, 1, 1] and l["block"] == [block, 1, 1]]
     assert len(vadd) == 1, f"expected one {grid}x1x1 / {block}x1x1 launch, got {[(l['grid'], l['block']) for l in real]}"
     # stream order through dependent QMDs: a CTA-less QMD whose completion schedules the vadd kernel's QMD
-    scheduled = {d["va"] for l in launches if l["grid"] == [0, 0, 0] for d in l["dependents"] if d["action"] == "SCHEDULE"}
+    scheduled = {d["va"] for l in empty for d in l["dependents"] if d["action"] == "SCHEDULE"}
     assert vadd[0]["qmd_va"] in scheduled, (hex(vadd[0]["qmd_va"]), [hex(v) for v in scheduled])
 
 
@@ -71,7 +73,8 @@ def test_many_launches_threads(vgt):
     m = re.search(r"step<<<n / 256, (\d+)>>>", src)
     assert m, "many_launches' launch configuration changed: update this test"
     t = census_json(vgt, need("many_launches.vgt"))
-    assert t["launches"] >= count
+    # one launch per kernel; the CTA-less QMD CUDA schedules before each is an empty dispatch
+    assert t["launches"] == count and t["empty_dispatches"] == count, t
     # every step<<<n/256, 256>>> launch decoded: n threads each, and nothing else in the trace runs threads
     assert t["launch_threads"] == count * (n // 256) * int(m.group(1))
 

@@ -26,7 +26,8 @@ static void on_event(void *ctx, const vgt_event *ev)
         memcpy(s->upload[s->n], ev->u.upload.data, n);
     }
     vgt_event_format(ev, s->text[s->n], sizeof s->text[0]);
-    if (ev->kind == VGT_EV_LAUNCH) s->ev[s->n].u.launch.qmd_bytes = NULL;   /* not valid after the callback */
+    if (ev->kind == VGT_EV_LAUNCH || ev->kind == VGT_EV_EMPTY_DISPATCH)
+        s->ev[s->n].u.launch.qmd_bytes = NULL;   /* not valid after the callback */
     if (ev->kind == VGT_EV_UPLOAD) s->ev[s->n].u.upload.data = NULL;
     s->n++;
 }
@@ -128,7 +129,11 @@ static void v04_qmd(uint8_t *q)
     memset(q, 0, 384);
     vgt_qmd_set_bits(q, 384, 583, 580, 4);
     vgt_qmd_set_bits(q, 384, 1055, 1024, 1024);     /* GRID_WIDTH */
+    vgt_qmd_set_bits(q, 384, 1071, 1056, 1);        /* GRID_HEIGHT */
+    vgt_qmd_set_bits(q, 384, 1103, 1088, 1);        /* GRID_DEPTH */
     vgt_qmd_set_bits(q, 384, 1167, 1152, 64);       /* CTA_THREAD_DIMENSION0 */
+    vgt_qmd_set_bits(q, 384, 1183, 1168, 1);        /* CTA_THREAD_DIMENSION1 */
+    vgt_qmd_set_bits(q, 384, 1199, 1184, 1);        /* CTA_THREAD_DIMENSION2 */
     vgt_qmd_set_bits(q, 384, 1247, 1216, 0x5000);   /* PROGRAM_ADDRESS_LOWER */
     vgt_qmd_set_bits(q, 384, 1272, 1248, 0x7f);
     vgt_qmd_set_bits(q, 384, 320, 320, 1);          /* RELEASE_ENABLE(0) */
@@ -157,7 +162,8 @@ static void test_inline_launch(void)
     CHECK(s.ev[1].kind == VGT_EV_SEM_RELEASE && s.ev[1].u.sem.source == VGT_SEM_SRC_QMD &&
           s.ev[1].u.sem.va == 0x9000 && s.ev[1].u.sem.payload == 42 && s.ev[1].u.sem.size == 4,
           "qmd release: %s", s.text[1]);
-    CHECK(strstr(s.text[0], "V04_00 grid=1024x0x0 block=64x0x0 prog=0x7f00005000") != NULL, "text: %s", s.text[0]);
+    CHECK(strstr(s.text[0], "LAUNCH qmd=0x10020000000 inline V04_00 grid=1024x1x1 block=64x1x1 prog=0x7f00005000") != NULL,
+          "text: %s", s.text[0]);
     vgt_sem_free(t);
 }
 
@@ -166,7 +172,9 @@ static void test_launch_by_address(void)
     mem m = { .va = 0x7f0000100 };
     uint8_t *q = m.bytes;
     vgt_qmd_set_bits(q, 384, 583, 580, 2); vgt_qmd_set_bits(q, 384, 579, 576, 3);   /* V02_03 */
-    vgt_qmd_set_bits(q, 384, 415, 384, 7); vgt_qmd_set_bits(q, 384, 607, 592, 32);
+    vgt_qmd_set_bits(q, 384, 415, 384, 7); vgt_qmd_set_bits(q, 384, 607, 592, 32);   /* grid 7x1x1, block 32x1x1 */
+    vgt_qmd_set_bits(q, 384, 431, 416, 1); vgt_qmd_set_bits(q, 384, 463, 448, 1);
+    vgt_qmd_set_bits(q, 384, 623, 608, 1); vgt_qmd_set_bits(q, 384, 639, 624, 1);
     sink s; vgt_sem_tracker *t = tracker(&s, &m);
     feed(t, 0xC5C0, 1, 0x2b4, (uint32_t)(m.va >> 8));
     CHECK_EQ_U64(s.n, 0, "SEND_PCAS_A alone does not launch");
@@ -215,6 +223,56 @@ static void test_copy(void)
     CHECK(s.ev[2].kind == VGT_EV_SEM_RELEASE && s.ev[2].u.sem.source == VGT_SEM_SRC_COPY &&
           s.ev[2].u.sem.va == UINT64_C(0x7f00008000) && s.ev[2].u.sem.payload == UINT64_C(0x10000000b) &&
           s.ev[2].u.sem.size == 8, "copy release: %s", s.text[2]);
+    vgt_sem_free(t);
+}
+
+/* What counts: a scheduled QMD with a zero grid or block is an EMPTY_DISPATCH (its releases still
+ * follow), one whose bytes are unknown a LAUNCH; a LAUNCH_DMA that moves no bytes (DATA_TRANSFER_TYPE
+ * NONE, or a size of 0) an EMPTY_DMA (its release still follows). */
+static void test_counts_rules(void)
+{
+    mem m = { .va = 0x7f0000100 };
+    uint8_t *q = m.bytes;
+    v04_qmd(q);
+    vgt_qmd_set_bits(q, 384, 1071, 1056, 0);        /* GRID_HEIGHT 0: 1024x0x1 CTAs is none */
+    sink s; vgt_sem_tracker *t = tracker(&s, &m);
+    feed(t, 0xCBC0, 1, 0x2b4, (uint32_t)(m.va >> 8));
+    feed(t, 0xCBC0, 1, 0x2c0, 0x2);
+    CHECK(s.n == 2 && s.ev[0].kind == VGT_EV_EMPTY_DISPATCH && s.ev[1].kind == VGT_EV_SEM_RELEASE &&
+          !vgt_launch_runs_threads(&s.ev[0].u.launch), "zero grid: %s", s.text[0]);
+    CHECK(strstr(s.text[0], "EMPTY_DISPATCH qmd=0x7f0000100 by-address V04_00 grid=1024x0x1") == s.text[0], "text: %s",
+          s.text[0]);
+    v04_qmd(q);
+    vgt_qmd_set_bits(q, 384, 1199, 1184, 0);        /* CTA_THREAD_DIMENSION2 0: no threads per CTA */
+    feed(t, 0xCBC0, 1, 0x2b4, (uint32_t)(m.va >> 8));
+    feed(t, 0xCBC0, 1, 0x2c0, 0x2);
+    CHECK(s.n == 4 && s.ev[2].kind == VGT_EV_EMPTY_DISPATCH, "zero block: %s", s.text[2]);
+    v04_qmd(q);
+    feed(t, 0xCBC0, 1, 0x2b4, (uint32_t)(m.va >> 8));
+    feed(t, 0xCBC0, 1, 0x2c0, 0x2);
+    CHECK(s.n == 6 && s.ev[4].kind == VGT_EV_LAUNCH && vgt_launch_runs_threads(&s.ev[4].u.launch), "1024x1x1: %s",
+          s.text[4]);
+    feed(t, 0xCBC0, 1, 0x2b4, 0x1234);              /* a QMD nobody knows may run threads */
+    feed(t, 0xCBC0, 1, 0x2c0, 0x2);
+    CHECK(s.n == 7 && s.ev[6].kind == VGT_EV_LAUNCH && !s.ev[6].u.launch.decoded, "unknown QMD: %s", s.text[6]);
+    vgt_sem_free(t);
+
+    t = tracker(&s, NULL);
+    uint32_t ce = 0xC8B5;
+    feed(t, ce, 4, 0x400, 0x1); feed(t, ce, 4, 0x404, 0x1000);
+    feed(t, ce, 4, 0x408, 0x2); feed(t, ce, 4, 0x40c, 0x3000);
+    feed(t, ce, 4, 0x418, 4096); feed(t, ce, 4, 0x41c, 1);
+    feed(t, ce, 4, 0x240, 0x7f); feed(t, ce, 4, 0x244, 0x8000); feed(t, ce, 4, 0x248, 11);
+    feed(t, ce, 4, 0x300, 0x180 | (1u << 3));       /* DATA_TRANSFER_TYPE NONE, one-word release */
+    CHECK(s.n == 2 && s.ev[0].kind == VGT_EV_EMPTY_DMA && s.ev[0].u.copy.bytes == 0 &&
+          s.ev[1].kind == VGT_EV_SEM_RELEASE && s.ev[1].u.sem.payload == 11, "semaphore only: %s", s.text[0]);
+    CHECK(strncmp(s.text[0], "EMPTY_DMA src=", 14) == 0, "text: %s", s.text[0]);
+    feed(t, ce, 4, 0x418, 0);
+    feed(t, ce, 4, 0x300, 0x182);                   /* NON_PIPELINED, LINE_LENGTH_IN 0 */
+    CHECK(s.n == 3 && s.ev[2].kind == VGT_EV_EMPTY_DMA && s.ev[2].u.copy.transfer_type == 2, "0 bytes: %s", s.text[2]);
+    feed(t, ce, 4, 0x418, 16);
+    feed(t, ce, 4, 0x300, 0x182);
+    CHECK(s.n == 4 && s.ev[3].kind == VGT_EV_COPY && vgt_copy_moves_bytes(&s.ev[3].u.copy), "16 bytes: %s", s.text[3]);
     vgt_sem_free(t);
 }
 
@@ -366,6 +424,7 @@ int main(void)
     test_inline_launch();
     test_launch_by_address();
     test_copy();
+    test_counts_rules();
     test_reports();
     test_program_and_draws();
     test_noise();

@@ -21,7 +21,8 @@ static void on_event(void *ctx, const vgt_event *ev)
     if (s->n >= MAX_EV) return;
     s->ev[s->n] = *ev;
     vgt_event_format(ev, s->text[s->n], sizeof s->text[0]);
-    if (ev->kind == VGT_EV_LAUNCH) s->ev[s->n].u.launch.qmd_bytes = NULL;   /* not valid after the callback */
+    if (ev->kind == VGT_EV_LAUNCH || ev->kind == VGT_EV_EMPTY_DISPATCH)
+        s->ev[s->n].u.launch.qmd_bytes = NULL;   /* not valid after the callback */
     s->n++;
 }
 
@@ -68,6 +69,8 @@ static void qmd_v04(uint8_t *q, uint32_t grid, uint32_t block, uint64_t prog, ui
     vgt_qmd_set_bits(q, 384, 1071, 1056, 1);          /* GRID_HEIGHT */
     vgt_qmd_set_bits(q, 384, 1103, 1088, 1);          /* GRID_DEPTH */
     vgt_qmd_set_bits(q, 384, 1167, 1152, block);      /* CTA_THREAD_DIMENSION0 */
+    vgt_qmd_set_bits(q, 384, 1183, 1168, 1);          /* CTA_THREAD_DIMENSION1 */
+    vgt_qmd_set_bits(q, 384, 1199, 1184, 1);          /* CTA_THREAD_DIMENSION2 */
     vgt_qmd_set_bits(q, 384, 1247, 1216, prog & 0xffffffffu);
     vgt_qmd_set_bits(q, 384, 1272, 1248, prog >> 32);
     vgt_qmd_set_bits(q, 384, 320, 320, 1);            /* RELEASE_ENABLE(0) */
@@ -433,7 +436,8 @@ static void test_copy_without_transfer(void)
     upload(t, qva, q, 384, 0);
     feed(t, ce, 4, 0x240, 0x74); feed(t, ce, 4, 0x244, 0x10); feed(t, ce, 4, 0x248, 5);
     feed(t, ce, 4, 0x300, (1u << 2) | (1u << 3) | (1u << 7) | (1u << 8));   /* NONE, flush, release one word */
-    CHECK(s.n == 3 && s.ev[1].kind == VGT_EV_COPY && s.ev[2].kind == VGT_EV_SEM_RELEASE, "copy + release: %d events", s.n);
+    CHECK(s.n == 3 && s.ev[1].kind == VGT_EV_EMPTY_DMA && s.ev[2].kind == VGT_EV_SEM_RELEASE,
+          "empty DMA + release: %d events", s.n);
     CHECK(s.ev[1].u.copy.transfer_type == 0 && s.ev[1].u.copy.bytes == 0, "no bytes moved: %s", s.text[1]);
     CHECK(s.ev[2].u.sem.va == 0x7400000010ull && s.ev[2].u.sem.payload == 5, "release: %s", s.text[2]);
     launch(t, qva);

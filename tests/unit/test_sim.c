@@ -327,13 +327,16 @@ static void test_copy_engine(void)
     teardown(&t);
 }
 
-/* QMD V04_00 (clcbc0qmd.h): major 583:580; RELEASE_ENABLE(0) 320, STRUCTURE_SIZE(0) 322:321 (1 one
- * word), RELEASE_SEMAPHORE0 ADDR_LOWER 671:640, ADDR_UPPER 696:672, PAYLOAD_LOWER 735:704. Launch by
- * address: SEND_PCAS_A 0x2b4 = QMD VA >> 8, SEND_SIGNALING_PCAS2_B 0x2c0 PCAS_ACTION 3 (schedule). */
+/* QMD V04_00 (clcbc0qmd.h): major 583:580; GRID_WIDTH/HEIGHT/DEPTH 1055:1024, 1071:1056, 1103:1088 and
+ * CTA_THREAD_DIMENSION0/1/2 1167:1152, 1183:1168, 1199:1184 (1x1x1: a launch runs threads); RELEASE_ENABLE(0)
+ * 320, STRUCTURE_SIZE(0) 322:321 (1 one word), RELEASE_SEMAPHORE0 ADDR_LOWER 671:640, ADDR_UPPER 696:672,
+ * PAYLOAD_LOWER 735:704. Launch by address: SEND_PCAS_A 0x2b4 = QMD VA >> 8, SEND_SIGNALING_PCAS2_B 0x2c0 PCAS_ACTION 3 (schedule). */
 static void make_qmd(uint8_t *q, uint64_t sem_va, uint32_t payload)
 {
     memset(q, 0, VGT_QMD_MAX_BYTES);
     vgt_qmd_set_bits(q, VGT_QMD_MAX_BYTES, 583, 580, 4);
+    for (unsigned lo = 1024; lo <= 1088; lo += 32) vgt_qmd_set_bits(q, VGT_QMD_MAX_BYTES, lo + 15, lo, 1);   /* grid */
+    for (unsigned lo = 1152; lo <= 1184; lo += 16) vgt_qmd_set_bits(q, VGT_QMD_MAX_BYTES, lo + 15, lo, 1);   /* block */
     vgt_qmd_set_bits(q, VGT_QMD_MAX_BYTES, 320, 320, 1);
     vgt_qmd_set_bits(q, VGT_QMD_MAX_BYTES, 322, 321, 1);
     vgt_qmd_set_bits(q, VGT_QMD_MAX_BYTES, 671, 640, (uint32_t)sem_va);

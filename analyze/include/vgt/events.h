@@ -3,10 +3,16 @@
  * The push-buffer decoder (pushbuf.h) turns bytes into vgt_method events; a semantic tracker, one per
  * channel, is fed those methods in order and turns runs of them into what the GPU was asked to do:
  *
- *   LAUNCH        a compute launch: QMD by address (SEND_PCAS_A + a scheduling SEND_SIGNALING_PCAS*_B)
- *                 or inline (SET_INLINE_QMD_ADDRESS_A/B + LOAD_INLINE_QMD_DATA(i)), the QMD decoded
+ *   LAUNCH        a compute launch that runs threads: QMD by address (SEND_PCAS_A + a scheduling
+ *                 SEND_SIGNALING_PCAS*_B) or inline (SET_INLINE_QMD_ADDRESS_A/B + LOAD_INLINE_QMD_DATA(i)),
+ *                 the QMD decoded
+ *   EMPTY_DISPATCH  a scheduled QMD that runs no threads (zero grid or block, vgt_launch_runs_threads):
+ *                 CUDA schedules CTA-less QMDs only to order a stream's kernels (their dependent QMDs)
  *   UPLOAD        an inline-to-memory transfer (I2M LAUNCH_DMA + LOAD_INLINE_DATA dwords), with its bytes
- *   COPY          a copy-engine LAUNCH_DMA (source, destination, lengths, layouts, remap/memset)
+ *   COPY          a copy-engine LAUNCH_DMA that moves bytes (source, destination, lengths, layouts,
+ *                 remap/memset)
+ *   EMPTY_DMA     a copy-engine LAUNCH_DMA that moves none (vgt_copy_moves_bytes): most only release a
+ *                 semaphore (its SEM_RELEASE follows)
  *   SEM_RELEASE   a semaphore write: host SEM_EXECUTE release/reduction, a report semaphore release, the
  *                 release of a copy or of a QMD (ev.sem.source says which)
  *   SEM_ACQUIRE   a semaphore wait: host SEM_EXECUTE acquire (with its comparison), report acquire
@@ -57,6 +63,8 @@ typedef enum vgt_event_kind {
     VGT_EV_REPORT = 6,
     VGT_EV_PROGRAM_BIND = 7,
     VGT_EV_DRAW = 8,
+    VGT_EV_EMPTY_DISPATCH = 9,   /* u.launch */
+    VGT_EV_EMPTY_DMA = 10,       /* u.copy */
     VGT_EV_KIND_COUNT_
 } vgt_event_kind;
 
@@ -190,14 +198,24 @@ typedef struct vgt_event {
     uint8_t origin;           /* vgt_event_origin */
     uint64_t macro_call;      /* origin MACRO: the call's id (vgt_mme_trace_call.id); else 0 */
     union {
-        vgt_ev_launch launch;
+        vgt_ev_launch launch; /* LAUNCH, EMPTY_DISPATCH */
         vgt_ev_upload upload;
-        vgt_ev_copy copy;
+        vgt_ev_copy copy;     /* COPY, EMPTY_DMA */
         vgt_ev_sem sem;       /* SEM_RELEASE, SEM_ACQUIRE, REPORT */
         vgt_ev_program program;
         vgt_ev_draw draw;
     } u;
 } vgt_event;
+
+/* ---- what counts as a launch and as a copy ----
+ * One rule for every tool that counts (census, db, decode, the replay's summary): the tracker applies
+ * it when it delivers the event, as its kind (LAUNCH or EMPTY_DISPATCH, COPY or EMPTY_DMA). */
+
+/* A dispatch runs threads unless its QMD was decoded from fully known bytes and its grid
+ * (x * y * z) or its block (x * y * z) is zero. A QMD not (fully) known may run threads: a launch. */
+int vgt_launch_runs_threads(const vgt_ev_launch *l);
+/* A LAUNCH_DMA moves bytes when its DATA_TRANSFER_TYPE is not NONE and its size is not zero. */
+int vgt_copy_moves_bytes(const vgt_ev_copy *k);
 
 /* ---- the tracker ---- */
 
@@ -285,7 +303,7 @@ vgt_status vgt_sem_model_ptr_reader(void *model_ptr, uint64_t va, void *dst, uin
                                     vgt_error *err);
 
 /* ---- formatting ---- */
-const char *vgt_event_kind_name(vgt_event_kind k);     /* "LAUNCH"; "?" if unknown */
+const char *vgt_event_kind_name(vgt_event_kind k);     /* "LAUNCH", "EMPTY_DISPATCH"; "?" if unknown */
 const char *vgt_sem_op_name(unsigned op);              /* "RELEASE", "ACQ_STRICT_GEQ", ... */
 const char *vgt_sem_red_name(unsigned red);            /* "ADD", ...; "NONE" */
 const char *vgt_sem_source_name(unsigned src);         /* "host", "report", "copy", "qmd" */

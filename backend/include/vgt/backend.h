@@ -116,11 +116,14 @@ typedef struct vgt_backend_channel_desc {
     int has_alloc_flags, has_share_flags;
 } vgt_backend_channel_desc;
 
-/* Counters a backend keeps over its life (the replay summary). Backends leave unknown ones at 0. */
+/* Counters a backend keeps over its life (the replay summary). Backends leave unknown ones at 0.
+ * launches and copies are LAUNCH and COPY events, empty_dispatches and empty_dmas the EMPTY_DISPATCH and
+ * EMPTY_DMA events (vgt/events.h: what runs threads, what moves bytes), as census counts them. */
 typedef struct vgt_backend_counters {
     uint64_t submits, entries, control_entries, pushbuf_bytes;
     uint64_t methods, host_methods, unknown_class_methods;
     uint64_t launches, draws, uploads, upload_bytes, copies, copy_bytes, memsets;
+    uint64_t empty_dispatches, empty_dmas;
     uint64_t sem_releases, sem_acquires, sem_reductions, report_semaphores;
     uint64_t macro_calls, macro_errors, macro_methods;
     uint64_t faults, unsupported, blocked_waits, diagnostics;
