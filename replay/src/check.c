@@ -13,7 +13,9 @@
  * rings, push-buffer pages) are left out of every comparison.
  * Results are attributed to the submission whose checks are open (the last one run) and reported
  * per submission: passed, failed, and "not comparable" (nothing the backend produced, or not yet
- * written when captured). */
+ * written when captured).
+ * Coverage: every byte of the SEMAPHORE and MEMORY observed records checked here is an observed byte;
+ * those compared in a check that passed or failed are the covered ones (replay.h, vgt_replay_summary). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -169,6 +171,7 @@ static void compare(vgt_replay *rp, cmp_job *j)
         return;
     }
     rp->sum.bytes_compared += j->compared;
+    if (!j->log_only) rp->sum.observed_bytes_compared += j->compared;
     if (!j->differing) {
         rp->cur_passed++, rp->sum.checks_passed++;
         return;
@@ -183,6 +186,7 @@ void check_memory(vgt_replay *rp, const vgt_record *rec, const vgt_rec_memory *m
     const char *kind = m->reason < 3 ? reason_names[m->reason] : "MEMORY";
     int log_only = m->reason != VGT_MEM_OBSERVED;
     if (log_only && !rp->nwlog && !no_write_log(rp)) return;
+    if (!log_only) rp->sum.observed_bytes += m->length;   /* coverage's denominator (replay.h) */
     cmp_job j = {.rec_seq = rec->seq, .va = m->gpu_va, .rva = addr_to_replay(rp, m->gpu_va), .len = m->length,
                  .kind = kind, .expected = m->data, .log_only = log_only};
     compare(rp, &j);
@@ -196,6 +200,7 @@ void check_semaphore(vgt_replay *rp, const vgt_record *rec, const vgt_rec_semaph
                     (unsigned long long)rec->seq, s->size);
         return;
     }
+    rp->sum.observed_bytes += s->size;
     uint8_t v[8];
     for (int i = 0; i < 8; i++) v[i] = (uint8_t)(s->value >> (8 * i));
     cmp_job j = {.rec_seq = rec->seq, .va = s->gpu_va, .rva = addr_to_replay(rp, s->gpu_va), .len = s->size,

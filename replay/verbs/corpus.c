@@ -3,7 +3,9 @@
  * For every corpus trace (listed by DIR/manifest.txt, else named in DIR/manifest.json, else every
  * DIR/NAME.vgt in name order):
  *  1. replay on sim with --check: every sim-producible check must pass, no fault, no channel left
- *     blocked;
+ *     blocked, and the coverage (observed bytes compared, see vgt_replay_summary) must reach the floor
+ *     stored in DIR/goldens/<name>.coverage (the value `vgt replay --min-coverage` takes; bless writes
+ *     the fraction the trace reaches, compared/observed, so a check that stops comparing fails);
  *  2. `vgt decode TRACE`, `vgt census TRACE --json` and `vgt db TRACE -o X` (a summary of X: its schema
  *     and the row count of each table) are compared with the goldens stored beside the traces:
  *     DIR/goldens/<name>.decode.digest.zst, <name>.census.json.zst, <name>.db.sql.
@@ -46,10 +48,13 @@ static const char usage_text[] =
     "The regression corpus: DIR holds traces and DIR/goldens/ their expected outputs. The traces are\n"
     "those DIR/manifest.txt lists (one path per line, '#' comments), else the .vgt files named in\n"
     "DIR/manifest.json, else every .vgt file in DIR.\n"
-    "  check  replay each trace on sim with --check (every sim-producible check must pass), then\n"
-    "         compare `vgt decode`, `vgt census --json` and a summary of `vgt db` with the goldens\n"
-    "         <name>.decode.digest.zst, <name>.census.json.zst, <name>.db.sql; print a diff summary\n"
-    "  bless  write the goldens from this build (after the same replay)\n"
+    "  check  replay each trace on sim with --check (every sim-producible check must pass, and the\n"
+    "         coverage, observed bytes compared as `vgt replay --check` defines them, must reach the\n"
+    "         floor in <name>.coverage: a --min-coverage value), then compare `vgt decode`,\n"
+    "         `vgt census --json` and a summary of `vgt db` with the goldens <name>.decode.digest.zst,\n"
+    "         <name>.census.json.zst, <name>.db.sql; print a diff summary\n"
+    "  bless  write the goldens from this build (after the same replay); <name>.coverage gets the\n"
+    "         coverage each trace reaches now, as the exact fraction compared/observed\n"
     "\n"
     "exit: 0 all equal, 1 a replay problem or a difference, 2 usage or I/O error\n";
 
@@ -290,7 +295,77 @@ static void count_report(void *ctx, const vgt_replay_report *r)
         printf("    %s\n", r->msg);
 }
 
-static int replay_checked(corpus *c, const char *path)
+/* The coverage floor: the first line of <name>.coverage that is not empty or a '#' comment, a value of
+ * `vgt replay --min-coverage`. 0 ok, -1 unreadable (errno), -2 malformed. */
+static int read_floor(const char *path, vgt_coverage_min *m)
+{
+    buf b = {0};
+    if (read_file(path, &b, 1u << 16)) return -1;
+    size_t pos = 0, len;
+    const char *line;
+    int rc = -2;
+    while ((line = line_at(&b, &pos, &len))) {
+        while (len && (line[len - 1] == '\r' || line[len - 1] == ' ' || line[len - 1] == '\t')) len--;
+        if (!len || line[0] == '#') continue;
+        char v[64];
+        if (len < sizeof v) {
+            memcpy(v, line, len);
+            v[len] = '\0';
+            if (!vgt_coverage_parse(v, m)) rc = 0;
+        }
+        break;
+    }
+    free(b.p);
+    return rc;
+}
+
+/* Check the coverage against the floor, or (bless) store it as the floor. 0 ok, 1 below the floor or
+ * no usable floor, 2 cannot write. */
+static int coverage_floor(corpus *c, const char *name, const vgt_replay_summary *s)
+{
+    char path[8192], pct[48];
+    snprintf(path, sizeof path, "%s/%s.coverage", c->goldens, name);
+    vgt_coverage_pct(s->observed_bytes_compared, s->observed_bytes, pct, sizeof pct);
+    printf("  coverage: %llu of %llu observed bytes compared (%s%%)", (unsigned long long)s->observed_bytes_compared,
+           (unsigned long long)s->observed_bytes, pct);
+    if (c->bless) {
+        char text[256];
+        int n = snprintf(text, sizeof text,
+                         "# the share of this trace's observed bytes that replay on sim with --check compares\n"
+                         "# (compared/observed, a value of `vgt replay --min-coverage`): `vgt corpus check` fails below it\n"
+                         "%llu/%llu\n",
+                         (unsigned long long)s->observed_bytes_compared, (unsigned long long)s->observed_bytes);
+        if (!s->observed_bytes) n = snprintf(text, sizeof text, "# nothing observed after a replayed submission\n0\n");
+        if (write_file(path, text, (size_t)n)) {
+            printf("\n  coverage: cannot write %s: %s\n", path, strerror(errno));
+            return 2;
+        }
+        printf("; floor blessed\n");
+        return 0;
+    }
+    vgt_coverage_min m;
+    int rc = read_floor(path, &m);
+    if (rc == -1) {
+        printf("\n  coverage: no golden %s (%s); run `vgt corpus bless`\n", path, strerror(errno));
+        return 1;
+    }
+    if (rc == -2) {
+        printf("\n  coverage: golden %s holds no --min-coverage value (PCT or N/D)\n", path);
+        return 1;
+    }
+    char floor[64];
+    vgt_coverage_min_text(&m, floor, sizeof floor);
+    if (vgt_coverage_met(s->observed_bytes_compared, s->observed_bytes, &m)) {
+        printf("; floor %s\n", floor);
+        return 0;
+    }
+    printf("\n    COVERAGE BELOW FLOOR: %s%% (%llu/%llu) < %s (%s)\n", pct, (unsigned long long)s->observed_bytes_compared,
+           (unsigned long long)s->observed_bytes, floor, path);
+    return 1;
+}
+
+/* Replay with checks and the coverage floor: 0 ok, 1 a problem, 2 a floor that cannot be written. */
+static int replay_checked(corpus *c, const char *path, const char *name)
 {
     vgt_replay_options o = vgt_replay_defaults();
     o.backend = &vgt_backend_sim;
@@ -311,6 +386,8 @@ static int replay_checked(corpus *c, const char *path)
                (unsigned long long)s->checks_failed, (unsigned long long)s->checks_skipped,
                (unsigned long long)s->ctr.faults, rc != VGT_OK ? "; channels never finished" : "");
         if (rc != VGT_OK) printf("    %s\n", err.msg);
+        int cov = coverage_floor(c, name, s);
+        if (cov) bad = cov;
     } else {
         printf("  replay on sim: %s\n", err.msg);
     }
@@ -384,7 +461,8 @@ static int one_trace(corpus *c, const char *rel)
     if (dot && !strcmp(dot, ".vgt")) *dot = '\0';
     printf("%s:\n", path);
     c->traces++;
-    int replay_bad = replay_checked(c, path), outputs_bad = 0;
+    int replay_bad = replay_checked(c, path, name), outputs_bad = 0;
+    if (replay_bad == 2) return 2;
     if (replay_bad) c->problems++;
     static const char *const what[3] = {"decode", "census", "db"}, *const suffix[3] = {"decode.digest.zst", "census.json.zst", "db.sql"};
     for (int i = 0; i < 3; i++) {

@@ -1,5 +1,6 @@
 /* replay.c: `vgt replay TRACE`: run a trace on a backend (see replay/include/vgt/replay.h). */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +20,8 @@
 
 static const char usage_text[] =
     "usage: vgt replay TRACE [--backend sim|gpu|cuda] [--lane verbatim|synth|cuda|auto]\n"
-    "                        [--submits A..B [--prefix run|state]] [--check] [--dump VA:LEN:FILE]...\n"
+    "                        [--submits A..B [--prefix run|state]] [--check [--min-coverage PCT]]\n"
+    "                        [--dump VA:LEN:FILE]...\n"
     "                        [--dump-rt N:FILE.png [--expect-hash HEX]]... [--list-rt]\n"
     "                        [--census [--census-json FILE]] [--submit-timeout MS] [--no-wait]\n"
     "                        [--reserved-va VA] [--subcontexts captured|group|tsg] [--relocate VA]...\n"
@@ -37,7 +39,15 @@ static const char usage_text[] =
     "                   starts from the state they leave) or state (bindings and macros only, no work)\n"
     "  --check          after each submission compare replayed memory with the trace's observed contents\n"
     "                   (SEMAPHORE records, MEMORY observed, and MEMORY changed for bytes the submission\n"
-    "                   wrote), wherever the backend can produce them; report per submission\n"
+    "                   wrote), wherever the backend can produce them; report per submission, and the\n"
+    "                   coverage: how many of the observed bytes were compared. Observed bytes: the bytes\n"
+    "                   of the SEMAPHORE and MEMORY observed records that follow a replayed submission\n"
+    "                   (what the capture read back of the GPU's results); a byte is compared when the\n"
+    "                   backend produced it and it is neither volatile (timestamps, report counters) nor\n"
+    "                   written only by the captured driver. MEMORY changed bytes compared are counted\n"
+    "                   apart (they are snapshots the CPU writes too)\n"
+    "  --min-coverage PCT  with --check: fail (exit 1) when less than PCT percent of the observed bytes\n"
+    "                   were compared (0..100, e.g. 50 or 0.5%; N/D: an exact fraction, e.g. 12/2179072)\n"
     "  --dump VA:LEN:FILE  write LEN bytes of replayed memory at VA to FILE at the end (repeatable)\n"
     "  --dump-rt N:FILE.png  write render target N (decoded SET_COLOR_TARGET_* state, --list-rt) as PNG,\n"
     "                   de-swizzled when block-linear; prints covered pixels and the FNV-1a 64 pixel hash\n"
@@ -65,7 +75,8 @@ static const char usage_text[] =
     "  --quiet          text: only mismatches, problems and the summary\n"
     "  --verbose        text: every message (otherwise at most 200 of each kind)\n"
     "\n"
-    "exit: 0 ok, 1 a check failed / a fault / a channel never finished, 2 usage or I/O error\n";
+    "exit: 0 ok, 1 a check failed / a fault / a channel never finished / coverage below --min-coverage,\n"
+    "      2 usage or I/O error\n";
 
 typedef struct dump_req {
     uint64_t va, len;
@@ -163,8 +174,76 @@ static void on_report(void *ctx, const vgt_replay_report *r)
     else fprintf(c->out, "  %s: %s\n", event_name(r->event_kind), r->msg);
 }
 
+/* The coverage reached, as the result line and messages say it: "0.00055%", with the fraction when the
+ * minimum was given as one (a truncated percentage may read equal to it). */
+static void coverage_text(const vgt_replay_summary *s, const vgt_coverage_min *min, char *buf, size_t cap)
+{
+    char pct[48];
+    vgt_coverage_pct(s->observed_bytes_compared, s->observed_bytes, pct, sizeof pct);
+    if (!s->observed_bytes) snprintf(buf, cap, "n/a (nothing observed)");
+    else if (min && min->fraction)
+        snprintf(buf, cap, "%s%% (%llu/%llu)", pct, (unsigned long long)s->observed_bytes_compared,
+                 (unsigned long long)s->observed_bytes);
+    else snprintf(buf, cap, "%s%%", pct);
+}
+
+static int coverage_short(const vgt_replay_summary *s, int check, const vgt_coverage_min *min)
+{
+    return check && min && !vgt_coverage_met(s->observed_bytes_compared, s->observed_bytes, min);
+}
+
+/* Append one reason to buf ("; " between reasons), truncating at cap. */
+static void add_reason(char *buf, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void add_reason(char *buf, size_t cap, const char *fmt, ...)
+{
+    size_t n = strlen(buf);
+    if (n && n + 2 < cap) memcpy(buf + n, "; ", 3), n += 2;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + n, cap - n, fmt, ap);
+    va_end(ap);
+}
+
+/* Why the result is FAILED ("" when it is not): the summary's problems, and a coverage below
+ * --min-coverage (min; NULL when not given). Returns 1 when failed. */
+static int result_why(const vgt_replay_summary *s, int check, const vgt_coverage_min *min, char *buf, size_t cap)
+{
+    buf[0] = '\0';
+    uint64_t faults = s->ctr.faults > s->faults ? s->ctr.faults : s->faults;
+    if (s->checks_failed)
+        add_reason(buf, cap, "%llu check%s failed", (unsigned long long)s->checks_failed, s->checks_failed > 1 ? "s" : "");
+    if (faults) add_reason(buf, cap, "%llu fault%s", (unsigned long long)faults, faults > 1 ? "s" : "");
+    if (s->blocked) add_reason(buf, cap, "channels never finished");
+    if (s->refused) add_reason(buf, cap, "%llu submission%s refused", (unsigned long long)s->refused, s->refused > 1 ? "s" : "");
+    int short_of = coverage_short(s, check, min);
+    if (short_of) {
+        char have[96], want[64];
+        coverage_text(s, min, have, sizeof have);
+        vgt_coverage_min_text(min, want, sizeof want);
+        add_reason(buf, cap, "coverage %s < %s", have, want);
+    }
+    return short_of || vgt_replay_summary_failed(s);
+}
+
+static void print_result_text(FILE *f, const vgt_replay_summary *s, int check, const vgt_coverage_min *min)
+{
+    char why[512], have[96], want[64];
+    if (result_why(s, check, min, why, sizeof why)) {
+        fprintf(f, "result: FAILED%s%s%s\n", why[0] ? " (" : "", why, why[0] ? ")" : "");
+        return;
+    }
+    if (!check) {
+        fputs("result: ok (nothing compared: --check not given)\n", f);
+        return;
+    }
+    coverage_text(s, min, have, sizeof have);
+    if (min) vgt_coverage_min_text(min, want, sizeof want);
+    fprintf(f, "result: ok (coverage %s%s%s)\n", have, min ? " >= " : "", min ? want : "");
+}
+
 /* problem: why the replay stopped early (the trace is broken), or NULL. */
-static void print_summary_text(FILE *f, const vgt_replay_summary *s, int check, uint64_t hidden, const char *problem)
+static void print_summary_text(FILE *f, const vgt_replay_summary *s, int check, const vgt_coverage_min *min,
+                               uint64_t hidden, const char *problem)
 {
     const vgt_backend_counters *k = &s->ctr;
     fprintf(f, "summary (backend %s, lane %s):\n", s->backend, s->lane);
@@ -189,6 +268,19 @@ static void print_summary_text(FILE *f, const vgt_replay_summary *s, int check, 
         fprintf(f, "  checks: %llu passed, %llu failed, %llu not comparable (not produced by %s, or not yet written when captured; %llu bytes compared)\n",
                 (unsigned long long)s->checks_passed, (unsigned long long)s->checks_failed,
                 (unsigned long long)s->checks_skipped, s->backend, (unsigned long long)s->bytes_compared);
+    if (check) {
+        char pct[48];
+        vgt_coverage_pct(s->observed_bytes_compared, s->observed_bytes, pct, sizeof pct);
+        if (s->observed_bytes)
+            fprintf(f, "  coverage: %llu of %llu observed bytes compared (%s%%)", (unsigned long long)s->observed_bytes_compared,
+                    (unsigned long long)s->observed_bytes, pct);
+        else fprintf(f, "  coverage: 0 of 0 observed bytes compared (no SEMAPHORE or MEMORY observed record after a "
+                        "replayed submission)");
+        if (s->bytes_compared > s->observed_bytes_compared)
+            fprintf(f, "; %llu more bytes compared in MEMORY changed/initial records the submissions wrote",
+                    (unsigned long long)(s->bytes_compared - s->observed_bytes_compared));
+        fputc('\n', f);
+    }
     if (check && s->bytes_capture_only)
         fprintf(f, "  not compared: %llu bytes only the captured driver wrote (captured channels' USERD and rings, "
                    "push-buffer pages)\n", (unsigned long long)s->bytes_capture_only);
@@ -210,13 +302,13 @@ static void print_summary_text(FILE *f, const vgt_replay_summary *s, int check, 
     if (hidden) fprintf(f, "  (%llu further messages not shown)\n", (unsigned long long)hidden);
     if (s->limits_note) fprintf(f, "  note: %s\n", s->limits_note);
     if (problem) fprintf(f, "result: FAILED (the trace could not be read to its end: %s)\n", problem);
-    else fprintf(f, "result: %s\n", vgt_replay_summary_failed(s) ? "FAILED" : "ok");
+    else print_result_text(f, s, check, min);
 }
 
 /* finish_msg: what finishing reported (channels that never finished), or NULL; trace_error: the
  * replay stopped early because the trace is broken (finish_msg then says why). */
-static void print_summary_json(FILE *f, const vgt_replay_summary *s, int check, const cli *c, const char *finish_msg,
-                               int trace_error)
+static void print_summary_json(FILE *f, const vgt_replay_summary *s, int check, const vgt_coverage_min *min,
+                               const cli *c, const char *finish_msg, int trace_error)
 {
     const vgt_backend_counters *k = &s->ctr;
     fprintf(f, "{\"backend\":\"%s\",\"lane\":\"%s\",\"records\":%llu,\"submissions\":%llu,\"submissions_replayed\":%llu,"
@@ -238,12 +330,21 @@ static void print_summary_json(FILE *f, const vgt_replay_summary *s, int check, 
             (unsigned long long)k->macro_calls, (unsigned long long)k->macro_errors, (unsigned long long)k->faults,
             (unsigned long long)k->unsupported, (unsigned long long)k->diagnostics, (unsigned long long)s->warnings,
             s->blocked ? "true" : "false");
-    if (check)
+    if (check) {
         fprintf(f, "\"checks\":{\"passed\":%llu,\"failed\":%llu,\"not_comparable\":%llu,\"bytes_compared\":%llu,"
-                   "\"bytes_capture_only\":%llu},",
+                   "\"bytes_capture_only\":%llu,\"observed_bytes\":%llu,\"observed_bytes_compared\":%llu,\"coverage_pct\":",
                 (unsigned long long)s->checks_passed, (unsigned long long)s->checks_failed,
                 (unsigned long long)s->checks_skipped, (unsigned long long)s->bytes_compared,
-                (unsigned long long)s->bytes_capture_only);
+                (unsigned long long)s->bytes_capture_only, (unsigned long long)s->observed_bytes,
+                (unsigned long long)s->observed_bytes_compared);
+        if (s->observed_bytes) fprintf(f, "%.17g},", 100.0 * (double)s->observed_bytes_compared / (double)s->observed_bytes);
+        else fputs("null},", f);
+    }
+    if (check && min) {
+        fputs("\"min_coverage\":{\"requested\":", f);
+        vgt_json_string(f, min->text);
+        fprintf(f, ",\"pct\":%.17g,\"met\":%s},", vgt_coverage_min_pct(min), coverage_short(s, check, min) ? "false" : "true");
+    }
     fprintf(f, "\"refused\":%llu,", (unsigned long long)s->refused);
     fprintf(f, "\"replay_span_ns\":%llu,\"capture_span_ns\":%llu,", (unsigned long long)s->replay_span_ns,
             (unsigned long long)s->capture_span_ns);
@@ -260,7 +361,15 @@ static void print_summary_json(FILE *f, const vgt_replay_summary *s, int check, 
     }
     fprintf(f, ",\"reports_dropped\":%llu,\"reports\":[", (unsigned long long)c->dropped);
     for (uint64_t i = 0; i < c->nlines; i++) fprintf(f, "%s%s", i ? "," : "", c->lines[i]);
-    fprintf(f, "],\"result\":\"%s\"}\n", vgt_replay_summary_failed(s) || trace_error ? "failed" : "ok");
+    char why[512];
+    int failed = result_why(s, check, min, why, sizeof why);
+    if (trace_error) snprintf(why, sizeof why, "the trace could not be read to its end");
+    fputs("]", f);
+    if ((failed || trace_error) && why[0]) {
+        fputs(",\"why\":", f);
+        vgt_json_string(f, why);
+    }
+    fprintf(f, ",\"result\":\"%s\"}\n", failed || trace_error ? "failed" : "ok");
 }
 
 static int parse_dump(const char *s, dump_req *d)
@@ -307,6 +416,8 @@ typedef struct args {
     uint32_t subcontexts;
     uint64_t relocate[MAX_RELOCATE];
     uint32_t nrelocate;
+    vgt_coverage_min min_coverage;
+    int has_min_coverage;
 } args;
 
 /* The options of the hardware lane and its outputs; 1 consumed, 0 not ours, -2 bad value (reported). */
@@ -364,6 +475,12 @@ static int parse_args(int argc, char **argv, args *a)
         if (l1 == -2) return VGT_EXIT_USAGE;
         if (l1 == 1) continue;
         if (!strcmp(o, "--check")) a->check = 1;
+        else if (!strcmp(o, "--min-coverage") && has_val) {
+            if (vgt_coverage_parse(argv[++i], &a->min_coverage))
+                return vgt_cli_error("replay", VGT_EXIT_USAGE, "--min-coverage '%s' is not a percentage 0..100 (e.g. 50 "
+                                     "or 0.5%%) or a fraction N/D", argv[i]);
+            a->has_min_coverage = 1;
+        }
         else if (!strcmp(o, "--json")) a->json = 1;
         else if (!strcmp(o, "--quiet")) a->quiet = 1;
         else if (!strcmp(o, "--verbose")) a->verbose = 1;
@@ -393,6 +510,8 @@ static int parse_args(int argc, char **argv, args *a)
         }
     }
     if (!a->trace) return vgt_cli_error("replay", VGT_EXIT_USAGE, "no trace given; see --help");
+    if (a->has_min_coverage && !a->check)
+        return vgt_cli_error("replay", VGT_EXIT_USAGE, "--min-coverage needs --check (coverage is what the checks compared)");
     return -1;
 }
 
@@ -446,14 +565,15 @@ static int finish(vgt_replay *rp, const args *a, cli *c)
         if (r > code) code = r;
     }
     const vgt_replay_summary *s = vgt_replay_summary_get(rp);
-    if (a->json) print_summary_json(c->out, s, a->check, c, rc != VGT_OK ? err.msg : NULL, 0);
-    else print_summary_text(c->out, s, a->check, c->hidden, NULL);
+    const vgt_coverage_min *min = a->has_min_coverage ? &a->min_coverage : NULL;
+    if (a->json) print_summary_json(c->out, s, a->check, min, c, rc != VGT_OK ? err.msg : NULL, 0);
+    else print_summary_text(c->out, s, a->check, min, c->hidden, NULL);
     if (a->census && !a->json)
         fprintf(c->out, "  census: %u ranges (%llu bytes) watched, %llu bytes over the bound; %llu rows; %llu "
                         "submissions changed no watched byte\n",
                 s->census_ranges, (unsigned long long)s->census_bytes, (unsigned long long)s->census_skipped_bytes,
                 (unsigned long long)s->census_rows, (unsigned long long)s->census_quiet);
-    if (vgt_replay_summary_failed(s) && code == VGT_EXIT_OK) code = VGT_EXIT_PROBLEM;
+    if ((vgt_replay_summary_failed(s) || coverage_short(s, a->check, min)) && code == VGT_EXIT_OK) code = VGT_EXIT_PROBLEM;
     return code;
 }
 
@@ -560,8 +680,9 @@ int cmd_replay(int argc, char **argv)
         /* the trace itself is broken: what ran so far is still summarized */
         rc = vgt_cli_report("replay", &err);
         vgt_replay_finish(rp, NULL);
-        if (a.json) print_summary_json(stdout, vgt_replay_summary_get(rp), a.check, &c, err.msg, 1);
-        else print_summary_text(stdout, vgt_replay_summary_get(rp), a.check, c.hidden, err.msg);
+        const vgt_coverage_min *min = a.has_min_coverage ? &a.min_coverage : NULL;
+        if (a.json) print_summary_json(stdout, vgt_replay_summary_get(rp), a.check, min, &c, err.msg, 1);
+        else print_summary_text(stdout, vgt_replay_summary_get(rp), a.check, min, c.hidden, err.msg);
     } else {
         rc = finish(rp, &a, &c);
     }

@@ -160,6 +160,11 @@ static void test_scenario(const char *dir)
     CHECK(s.faults == 1 && sum.faults == 1, "faults %d/%llu", s.faults, (unsigned long long)sum.faults);
     CHECK(vgt_replay_summary_failed(&sum), "a fault must fail the replay");
     CHECK(s.submit_lines == 2, "per-submission check lines %d", s.submit_lines);
+    /* coverage: the SEMAPHORE and three MEMORY observed records are observed (4 bytes each); the one at
+     * +0x40 sim never produces; the changed record's 4 bytes are compared but not observed bytes */
+    CHECK(sum.observed_bytes == 16 && sum.observed_bytes_compared == 12 && sum.bytes_compared == 16,
+          "observed %llu, compared %llu of them, %llu in all", (unsigned long long)sum.observed_bytes,
+          (unsigned long long)sum.observed_bytes_compared, (unsigned long long)sum.bytes_compared);
 
     snprintf(path, sizeof path, "%s/bad.vgt", dir);
     write_trace(path, 1);
@@ -177,6 +182,9 @@ static void test_scenario(const char *dir)
     CHECK(sum.submissions_replayed == 1 && sum.submissions_prefix == 1 && sum.checks_failed == 1,
           "replayed %llu prefix %llu failed %llu", (unsigned long long)sum.submissions_replayed,
           (unsigned long long)sum.submissions_prefix, (unsigned long long)sum.checks_failed);
+    /* the SEMAPHORE and the wrong observed value are compared (a failed check covers its bytes too) */
+    CHECK(sum.observed_bytes == 12 && sum.observed_bytes_compared == 8, "run prefix: observed %llu compared %llu",
+          (unsigned long long)sum.observed_bytes, (unsigned long long)sum.observed_bytes_compared);
     /* the same with a state-only prefix: A's acquire never ran, so nothing writes +0x10 and the
      * observed record there is not comparable; nothing faults */
     memset(&s, 0, sizeof s);
@@ -184,6 +192,54 @@ static void test_scenario(const char *dir)
     CHECK(rc == VGT_OK, "%s", err.msg);
     CHECK(sum.submissions_replayed == 1 && sum.ctr.faults == 0 && sum.checks_failed == 0, "replayed %llu faults %llu",
           (unsigned long long)sum.submissions_replayed, (unsigned long long)sum.ctr.faults);
+    /* reading stops after submission 1: only the three records after it count; none is produced */
+    CHECK(sum.observed_bytes == 12 && sum.observed_bytes_compared == 0, "window: observed %llu compared %llu",
+          (unsigned long long)sum.observed_bytes, (unsigned long long)sum.observed_bytes_compared);
+}
+
+/* --min-coverage values and the exact comparison the corpus floors rely on. */
+static void test_coverage(void)
+{
+    vgt_coverage_min m;
+    static const struct {
+        const char *s;
+        uint64_t num, den;
+        int fraction;
+    } good[] = {{"50", 50, 100, 0},       {"50%", 50, 100, 0},   {"0", 0, 100, 0},         {"100", 100, 100, 0},
+                {"0.5", 5, 1000, 0},      {"100.0%", 1000, 1000, 0}, {"12/2179072", 12, 2179072, 1}, {"0/1", 0, 1, 1},
+                {"007.25", 725, 10000, 0}};
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        CHECK(vgt_coverage_parse(good[i].s, &m) == 0 && m.num == good[i].num && m.den == good[i].den &&
+                  m.fraction == good[i].fraction && !strcmp(m.text, good[i].s),
+              "parse '%s': %llu/%llu", good[i].s, (unsigned long long)m.num, (unsigned long long)m.den);
+    }
+    static const char *const bad[] = {"", "-1", "+5", "101", "100.01", "1000", "abc", "5.", ".5", "5%%", "%", "1/0",
+                                      "3/2", "1/", "/1", "1//2", "0x10", "1e2", " 5", "5 ", "nan", "0.12345678901234567",
+                                      "99999999999999999999/99999999999999999999"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        CHECK(vgt_coverage_parse(bad[i], &m) == -1, "'%s' must be refused", bad[i]);
+
+    /* exact: the fraction reached meets itself, one byte less does not; big counts do not overflow */
+    CHECK(!vgt_coverage_parse("12/2179072", &m) && vgt_coverage_met(12, 2179072, &m) && !vgt_coverage_met(11, 2179072, &m),
+          "fraction floor");
+    CHECK(!vgt_coverage_parse("50", &m) && vgt_coverage_met(1, 2, &m) && !vgt_coverage_met(UINT64_MAX / 2 - 1, UINT64_MAX - 1, &m) &&
+              vgt_coverage_met(UINT64_MAX / 2, UINT64_MAX - 1, &m),
+          "50%% at 64-bit counts");
+    CHECK(!vgt_coverage_parse("0", &m) && vgt_coverage_met(0, 0, &m), "a zero minimum is met by nothing observed");
+    CHECK(!vgt_coverage_parse("0.0001", &m) && !vgt_coverage_met(0, 0, &m), "nothing observed meets no positive minimum");
+
+    static const struct {
+        uint64_t c, o;
+        const char *want;
+    } pct[] = {{12, 2179072, "0.00055"}, {1, 2, "50"},   {1, 3, "33.33"},       {2, 3, "66.66"}, {0, 5, "0"},
+               {5, 5, "100"},            {0, 0, "-"},     {999999, 1000000, "99.99"}, {1, 1000000000000000ull, "<0.000000000001"},
+               {UINT64_MAX - 1, UINT64_MAX, "99.99"}, {3, 8, "37.5"}};
+    char buf[48];
+    for (size_t i = 0; i < sizeof pct / sizeof pct[0]; i++) {
+        vgt_coverage_pct(pct[i].c, pct[i].o, buf, sizeof buf);
+        CHECK(!strcmp(buf, pct[i].want), "pct %llu/%llu: '%s', want '%s'", (unsigned long long)pct[i].c,
+              (unsigned long long)pct[i].o, buf, pct[i].want);
+    }
 }
 
 /* An acquire that nothing ever releases: finish reports it, it does not hang. */
@@ -255,6 +311,7 @@ int main(void)
     char dir[] = "/tmp/test_replay_XXXXXX";
     if (!mkdtemp(dir)) return 1;
     test_lanes();
+    test_coverage();
     test_scenario(dir);
     test_never_released(dir);
     test_changed_record_lag(dir);

@@ -28,6 +28,7 @@
 #ifndef VGT_REPLAY_H
 #define VGT_REPLAY_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "vgt/backend.h"
@@ -132,7 +133,15 @@ typedef struct vgt_replay_summary {
     uint64_t checks_passed, checks_failed;
     uint64_t checks_skipped;          /* not comparable: nothing the backend produced, or not yet written
                                          when the capture took its snapshot */
-    uint64_t bytes_compared;
+    uint64_t bytes_compared;          /* every byte compared: observed_bytes_compared plus the bytes of MEMORY
+                                         changed/initial records that the submissions wrote */
+    /* coverage: the observed bytes are the bytes of the SEMAPHORE records (4 or 8 bytes) and of the MEMORY
+     * records of reason observed read while a replayed submission's checks are open: what the capture read
+     * back of the GPU's results, each a byte a check takes as expected output. Of them, those compared in a
+     * check that passed or failed (those the backend produced, less volatile and captured-driver-only
+     * bytes). MEMORY changed/initial records are not in either: they are snapshots of memory the CPU also
+     * writes, checked only where the backend says the submission wrote. */
+    uint64_t observed_bytes, observed_bytes_compared;
     uint64_t warnings;
     uint64_t faults;                  /* submissions that faulted */
     uint64_t refused;                 /* submissions not run on hardware: a macro call the MME simulator
@@ -179,6 +188,26 @@ void vgt_replay_close(vgt_replay *rp);
 
 /* True when the summary shows a problem (a failed check, a fault, a blocked channel). */
 int vgt_replay_summary_failed(const vgt_replay_summary *s);
+
+/* ---- coverage (coverage.c): the share of the observed bytes a check compared ---- */
+typedef struct vgt_coverage_min {
+    uint64_t num, den;                /* at least num/den of the observed bytes must be compared */
+    int fraction;                     /* given as N/D (else as a percentage) */
+    char text[48];                    /* as given */
+} vgt_coverage_min;
+
+/* "PCT" or "PCT%" (a decimal percentage 0..100, up to 16 decimals: "50", "0.5%") or "N/D" (an exact
+ * fraction, N <= D, D > 0: "12/2179072"); decimal digits only. 0, or -1 when malformed or out of range. */
+int vgt_coverage_parse(const char *s, vgt_coverage_min *out);
+/* compared/observed >= m, exactly. Nothing observed meets only a zero minimum. */
+int vgt_coverage_met(uint64_t compared, uint64_t observed, const vgt_coverage_min *m);
+double vgt_coverage_min_pct(const vgt_coverage_min *m);
+/* The minimum as given, with '%' after a percentage: "50%", "0.5%", "12/2179072". */
+void vgt_coverage_min_text(const vgt_coverage_min *m, char *buf, size_t cap);
+/* 100 * compared / observed as text without '%', truncated (never rounded up) to two decimals, or more
+ * below 1% to show two significant digits (at most 12): "100", "37.5", "0.00055"; "0" when nothing was
+ * compared, "-" when nothing was observed, "<0.000000000001" when a few bytes of very many were. */
+void vgt_coverage_pct(uint64_t compared, uint64_t observed, char *buf, size_t cap);
 
 /* ---- lane 1 address planning (reloc.c) ---- */
 typedef struct vgt_reloc_range {
