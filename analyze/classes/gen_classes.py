@@ -23,8 +23,8 @@ import re
 import sys
 
 # Array sizes by method name (fnmatch patterns, first match wins; "CB97:NAME" limits a pattern to one
-# class). Sources: ../shared/reference/command-stream-facts.md sections 1, 3, 4 and 5 (Mesa's hand list,
-# the QMD sizes: 64 dwords before Hopper, 96 on Hopper) and the geometry of the headers themselves.
+# class). Sources: Mesa's hand list of array sizes, the QMD sizes (64 dwords before Hopper, 96 on Hopper:
+# open-gpu-doc's QMD headers) and the geometry of the headers themselves.
 ARRAY_SIZES = [
     ('CBC0:LOAD_INLINE_QMD_DATA', 96),
     ('LOAD_INLINE_QMD_DATA', 64),

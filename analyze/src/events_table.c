@@ -1,11 +1,10 @@
 /* events_table.c: which methods the semantic tracker listens to, per class family, as data.
  *
- * Offsets from NVIDIA open-gpu-doc: host classes/host/clc46f.h, clc56f.h, clc76f.h (C86F per
- * ../shared/reference/nvidia-rm-userspace.md §4, same offsets); compute classes/compute/clc5c0.h,
- * clc6c0.h, clc7c0.h, clcbc0.h; 3D classes/3d/clc597.h, clc797.h, clcb97.h; copy classes/dma-copy/clc5b5.h
- * .. clc8b5.h; inline-to-memory classes/inline-to-memory/cla140.h. min_class marks methods that first
- * appear in a later class of the family (REPORT_SEMAPHORE_EXECUTE: C797 / C7C0; copy
- * SET_SEMAPHORE_PAYLOAD_UPPER: C7B5). */
+ * Offsets from NVIDIA open-gpu-doc: host classes/host/clc46f.h, clc56f.h, clc76f.h (clc86f.h: same
+ * offsets); compute classes/compute/clc5c0.h, clc6c0.h, clc7c0.h, clcbc0.h; 3D classes/3d/clc597.h,
+ * clc797.h, clcb97.h; copy classes/dma-copy/clc5b5.h .. clc8b5.h; inline-to-memory
+ * classes/inline-to-memory/cla140.h. min_class marks methods that first appear in a later class of the
+ * family (REPORT_SEMAPHORE_EXECUTE: C797 / C7C0; copy SET_SEMAPHORE_PAYLOAD_UPPER: C7B5). */
 #include "sem_internal.h"
 
 #define M(fam, off, role) { fam, off, 1, 0, role, 0 }

@@ -319,13 +319,17 @@ static void print_stores_json(const counts *k, const db_store_row *rows, uint64_
         printf("%s{\"what\":", i ? "," : "");
         vgt_json_string(stdout, r->what);
         printf(",\"va\":%" PRIu64 ",\"length\":%" PRIu64 ",\"pages_written\":%" PRIu64 ",\"bytes_changed\":%" PRIu64
-               ",\"first_changed\":%" PRId64 ",\"first_nonzero_pixel\":%" PRId64 "}",
+               ",\"first_changed\":%" PRId64 ",\"first_nonzero_pixel\":%" PRId64 ",\"px0\":",
                r->va, r->length, r->pages_written, r->bytes_changed, r->first_changed, r->first_nonzero_pixel);
+        if (r->px0 >= 0) printf("%" PRId64 "}", r->px0);
+        else printf("null}");
     }
     printf("]}");
 }
 
-/* "  stores: 2 ranges, 2 pages, 30 bytes: observed 0x4c40000+4096 pages 1 bytes 2 first 2992 px0 748; ..." */
+/* "  stores: 2 ranges, 2 pages, 30 bytes: observed 0x4c40000+4096 pages 1 bytes 2 first 2992 first_nonzero_px 748;
+ *   render-target 0x6400000+16384 pages 4 bytes 16384 first 0 first_nonzero_px 0 px0 0xff0000ff" (px0: the
+ *   value of a render target's first pixel, render-target rows only) */
 static void print_stores_text(const counts *k, const db_store_row *rows, uint64_t n)
 {
     if (!n) {
@@ -335,9 +339,11 @@ static void print_stores_text(const counts *k, const db_store_row *rows, uint64_
     printf("  stores: %" PRIu64 " ranges, %" PRIu64 " pages, %" PRIu64 " bytes:", n, k->store_pages, k->store_bytes);
     for (uint64_t i = 0; i < n && i < CENSUS_MAX_STORE_TEXT; i++) {
         const db_store_row *r = &rows[i];
-        printf("%s %s 0x%" PRIx64 "+%" PRIu64 " pages %" PRIu64 " bytes %" PRIu64 " first %" PRId64 " px0 %" PRId64,
+        printf("%s %s 0x%" PRIx64 "+%" PRIu64 " pages %" PRIu64 " bytes %" PRIu64 " first %" PRId64
+               " first_nonzero_px %" PRId64,
                i ? ";" : "", r->what, r->va, r->length, r->pages_written, r->bytes_changed, r->first_changed,
                r->first_nonzero_pixel);
+        if (r->px0 >= 0) printf(" px0 0x%08" PRIx64, (uint64_t)r->px0);
     }
     if (n > CENSUS_MAX_STORE_TEXT) printf("; %" PRIu64 " more (--json lists all)", n - CENSUS_MAX_STORE_TEXT);
     putchar('\n');
@@ -478,9 +484,10 @@ static int usage(FILE *f)
             "  --channel H     only submissions to channel handle H\n"
             "  --no-macros     do not run macro calls: count what the push buffers say directly\n"
             "  --stores FILE   what a replay saw each submission write (`vgt replay TRACE --census --census-json\n"
-            "                  FILE`): ranges changed, pages written, bytes changed, first changed byte, first\n"
-            "                  non-zero pixel (px0); totals count the submissions that launched or drew but\n"
-            "                  wrote nothing watched (wrote=0)\n"
+            "                  FILE`): ranges changed, pages written, bytes changed, first changed byte, index of\n"
+            "                  the first non-zero pixel, and px0 (the value of a render target's first pixel);\n"
+            "                  totals count the submissions that launched or drew but wrote nothing watched\n"
+            "                  (wrote=0)\n"
             "exit: 0 ok, 1 the trace could not be decoded to the end, 2 usage or I/O error\n");
     return f == stdout ? VGT_EXIT_OK : VGT_EXIT_USAGE;
 }

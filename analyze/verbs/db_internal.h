@@ -11,7 +11,7 @@
 #include "vgt/events.h"
 #include "vgt/walk.h"
 
-#define DB_SCHEMA_VERSION 3   /* 2: the stores table (--stores); 3: empty_dispatches, empty_dmas */
+#define DB_SCHEMA_VERSION 3   /* 2: the stores table (--stores); 3: empty_dispatches, empty_dmas, stores.px0 */
 
 /* One prepared INSERT per table; order matches db_insert_sql[] in db_schema.c. */
 enum db_stmt {

@@ -71,7 +71,7 @@ static const char *const schema_sql =
     /* the store census of a replay (`vgt replay --census-json`), loaded with --stores; else empty */
     "CREATE TABLE stores(id INTEGER PRIMARY KEY, submission INTEGER, seq INTEGER, channel INTEGER, what TEXT,"
     " va INTEGER, length INTEGER, pages_written INTEGER, bytes_changed INTEGER, first_changed INTEGER,"
-    " first_nonzero_pixel INTEGER);\n";
+    " first_nonzero_pixel INTEGER, px0 INTEGER);\n";
 
 static const char *const index_sql =
     "CREATE INDEX events_by_submission ON events(submission);\n"
@@ -110,7 +110,9 @@ static const char *const index_sql =
     "CREATE VIEW submission_stores AS SELECT submission, seq, channel, count(*) AS ranges,"
     " sum(pages_written) AS pages_written, sum(bytes_changed) AS bytes_changed,"
     " sum(CASE WHEN what = 'render-target' THEN bytes_changed ELSE 0 END) AS render_target_bytes,"
-    " min(CASE WHEN what = 'render-target' THEN first_nonzero_pixel END) AS render_target_px0"
+    " min(CASE WHEN what = 'render-target' THEN first_nonzero_pixel END) AS render_target_first_nonzero_px,"
+    " (SELECT t.px0 FROM stores t WHERE t.submission = stores.submission AND t.what = 'render-target'"
+    " ORDER BY t.id LIMIT 1) AS render_target_px0"
     " FROM stores GROUP BY submission;\n";
 
 const char *const db_insert_sql[ST_COUNT_] = {
@@ -138,7 +140,7 @@ const char *const db_insert_sql[ST_COUNT_] = {
     [ST_BIND] = "INSERT INTO program_binds VALUES(?,?,?,?,?,?,?,?,?)",
     [ST_DIAG] = "INSERT INTO diagnostics VALUES(NULL,?,?,?,?,?,?)",
     [ST_COUNT] = "INSERT INTO method_counts VALUES(?,?,?,?)",
-    [ST_STORE] = "INSERT INTO stores VALUES(NULL,?,?,?,?,?,?,?,?,?,?)",
+    [ST_STORE] = "INSERT INTO stores VALUES(NULL,?,?,?,?,?,?,?,?,?,?,?)",
 };
 
 int db_fail(db_ctx *c, const char *what)

@@ -1,7 +1,7 @@
 /* db_stores.c: `vgt db --stores FILE`: the store census of a replay (db_stores.h) as the `stores` table,
  * one row per range a submission changed. Rows are matched to the trace's submissions as the walk reaches
  * them, so a file made from another trace is refused; rows are written for the selected submissions only,
- * like every other per-submission table. "None" (-1 in the file) is NULL in the table. */
+ * like every other per-submission table. "None" (-1 in the file, or px0 null) is NULL in the table. */
 #include "db_internal.h"
 
 static void bind_or_null(sqlite3_stmt *st, int col, int64_t v)
@@ -30,6 +30,7 @@ int db_store_rows(db_ctx *c, const vgt_walk_submit *s)
         db_bind_u64(st, 8, r->bytes_changed);
         bind_or_null(st, 9, r->first_changed);
         bind_or_null(st, 10, r->first_nonzero_pixel);
+        bind_or_null(st, 11, r->px0);
         if (db_step(c, st, "stores")) return 1;
         c->store_rows++;
     }

@@ -3,18 +3,21 @@
  * range a submission changed (replay/include/vgt/replay.h, vgt_store_row):
  *
  *   {"submission":0,"seq":424,"channel":3203334400,"what":"observed","va":68943872,"length":4096,
- *    "pages_written":1,"bytes_changed":1,"first_changed":2992,"first_nonzero_pixel":748}
+ *    "pages_written":1,"bytes_changed":1,"first_changed":2992,"first_nonzero_pixel":748,"px0":null}
+ *
+ * px0 is the value of a render target's first pixel after the submission (an integer, the little-endian
+ * 32-bit word at the target's VA), null on rows of other ranges; first_nonzero_pixel is an index.
  *
  * The layering (analyze never calls replay) makes the file the interface. db_stores_parse.c reads it with a
  * strict parser of exactly this flat shape: every key once, no other key, integers only (no fraction,
- * exponent or leading zero), `what` a plain string without escapes; every number within its field's range
+ * exponent or leading zero; px0 may be null), `what` a plain string without escapes; every number within its field's range
  * and every row consistent with itself (bytes changed within the range, pages within its page count).
  * Errors name the file, the line and the column, with the expected-versus-found values.
  *
  * Rows are matched to the trace's submissions as the walk reaches them (db_stores_match): a row whose seq
  * or channel differs from the trace's submission of that index means the file was made from another
  * trace, and is an error. Only changed ranges have rows: a submission without rows wrote nothing the
- * census watched (the seeds' "wrote=0"). */
+ * census watched ("wrote=0" to a team hunting a stage that never stores). */
 #ifndef VGT_DB_STORES_H
 #define VGT_DB_STORES_H
 
@@ -22,7 +25,7 @@
 
 #include "vgt/error.h"
 
-#define DB_STORES_MAX_LINE 1024u          /* bytes in one line (a row the replay writes is under 300) */
+#define DB_STORES_MAX_LINE 1024u          /* bytes in one line (a row the replay writes is under 320) */
 #define DB_STORES_MAX_ROWS (1u << 20)     /* the replay keeps at most this many (CENSUS_MAX_ROWS, replay/src/census.c) */
 #define DB_STORES_MAX_WHAT 31u            /* characters of `what` ("observed", "render-target") */
 
@@ -36,6 +39,7 @@ typedef struct db_store_row {
     uint64_t bytes_changed;
     int64_t first_changed;        /* offset of the first changed byte in the range, -1 none */
     int64_t first_nonzero_pixel;  /* index of the first non-zero 4-byte word after the submission, -1 none */
+    int64_t px0;                  /* render targets: value of the first pixel after the submission, -1 none (null) */
     uint64_t line;                /* 1-based line of the file */
 } db_store_row;
 

@@ -1,6 +1,6 @@
 /* db_stores_parse.c: the strict, bounded reader of a store-census file (db_stores.h says the shape).
  * One flat JSON object a line, keys from the table below, each exactly once. Nothing else of JSON is
- * accepted: a nested value, a fraction, an exponent, an escape or an unknown key is an error naming the
+ * accepted (null only as px0's "none"): a nested value, a fraction, an exponent, an escape or an unknown key is an error naming the
  * line and column. Lines are at most DB_STORES_MAX_LINE bytes, rows at most DB_STORES_MAX_ROWS. */
 #include <errno.h>
 #include <stddef.h>
@@ -10,7 +10,7 @@
 
 #include "db_stores.h"
 
-enum field_type { F_U64, F_U32, F_I64_OR_NONE, F_NAME };
+enum field_type { F_U64, F_U32, F_I64_OR_NONE, F_U32_OR_NULL, F_NAME };
 
 /* The keys `vgt replay --census-json` writes (replay/verbs/replay_out.c, census_write_jsonl). */
 static const struct field {
@@ -28,6 +28,7 @@ static const struct field {
     {"bytes_changed", F_U64, offsetof(db_store_row, bytes_changed)},
     {"first_changed", F_I64_OR_NONE, offsetof(db_store_row, first_changed)},
     {"first_nonzero_pixel", F_I64_OR_NONE, offsetof(db_store_row, first_nonzero_pixel)},
+    {"px0", F_U32_OR_NULL, offsetof(db_store_row, px0)},
 };
 #define NFIELDS (sizeof fields / sizeof fields[0])
 #define ALL_FIELDS ((1u << NFIELDS) - 1u)
@@ -146,6 +147,12 @@ static vgt_status value(cursor *c, const struct field *f, db_store_row *row, vgt
         return VGT_OK;
     }
     const char *at = c->p;
+    if (f->type == F_U32_OR_NULL && c->end - c->p >= 4 && !memcmp(c->p, "null", 4)) {
+        int64_t none = -1;
+        c->p += 4;
+        memcpy(dst, &none, sizeof none);
+        return VGT_OK;
+    }
     int neg = 0;
     uint64_t v = 0;   /* set by integer() on success; initialised for the compiler's flow analysis */
     VGT_TRY(integer(c, f->key, &neg, &v, err));
@@ -158,10 +165,15 @@ static vgt_status value(cursor *c, const struct field *f, db_store_row *row, vgt
         return VGT_OK;
     }
     if (neg) return out_of_range(c, at, f, neg, v, "is negative", err);
+    if (v > UINT32_MAX && f->type != F_U64) return out_of_range(c, at, f, neg, v, "is over the maximum 4294967295", err);
     if (f->type == F_U32) {
-        if (v > UINT32_MAX) return out_of_range(c, at, f, neg, v, "is over the maximum 4294967295", err);
         uint32_t u = (uint32_t)v;
         memcpy(dst, &u, sizeof u);
+        return VGT_OK;
+    }
+    if (f->type == F_U32_OR_NULL) {
+        int64_t s = (int64_t)v;
+        memcpy(dst, &s, sizeof s);
         return VGT_OK;
     }
     memcpy(dst, &v, sizeof v);
@@ -198,7 +210,7 @@ static vgt_status check_row(const cursor *c, const db_store_row *r, vgt_error *e
 {
     unsigned long long va = r->va, len = r->length, pages = len / PAGE + (len % PAGE != 0);
     unsigned long long wrote = r->pages_written, bytes = r->bytes_changed;
-    long long first = r->first_changed, px0 = r->first_nonzero_pixel;
+    long long first = r->first_changed, nz = r->first_nonzero_pixel, px0 = r->px0;
     if (!len) return RFAIL(c, err, "length is 0 (va 0x%llx)", va);
     if (va > UINT64_MAX - len) return RFAIL(c, err, "va 0x%llx + length %llu runs past 2^64", va, len);
     if (bytes > len) return RFAIL(c, err, "bytes_changed %llu is over length %llu", bytes, len);
@@ -206,8 +218,13 @@ static vgt_status check_row(const cursor *c, const db_store_row *r, vgt_error *e
         return RFAIL(c, err, "pages_written %llu does not fit bytes_changed %llu in %llu pages", wrote, bytes, pages);
     if ((first < 0) != (bytes == 0) || (first >= 0 && (unsigned long long)first >= len))
         return RFAIL(c, err, "first_changed %lld does not fit bytes_changed %llu in length %llu", first, bytes, len);
-    if (px0 >= 0 && (unsigned long long)px0 >= len / 4)
-        return RFAIL(c, err, "first_nonzero_pixel %lld is past the range's %llu pixels", px0, len / 4);
+    if (nz >= 0 && (unsigned long long)nz >= len / 4)
+        return RFAIL(c, err, "first_nonzero_pixel %lld is past the range's %llu pixels", nz, len / 4);
+    /* px0 is a render target's first pixel: only its rows have one, and a non-zero one is a non-zero pixel */
+    if (px0 >= 0 && strcmp(r->what, "render-target"))
+        return RFAIL(c, err, "px0 %lld on a \"%s\" row (only render-target rows have a first pixel)", px0, r->what);
+    if (px0 > 0 && nz < 0)
+        return RFAIL(c, err, "px0 0x%08llx is not zero but first_nonzero_pixel says the range is all zero", px0);
     return VGT_OK;
 }
 

@@ -2,8 +2,8 @@
  * tables: request numbers, parameter layouts with their byte offsets checked at compile time, object
  * classes, control commands and field encodings. No NVIDIA header is included or copied; every fact
  * names the file of NVIDIA/open-gpu-kernel-modules (tag 580.x, "OGKM") or open-gpu-doc ("DOC") it
- * was read from, and the layouts were confirmed on the H200 by the rmchan probe
- * (shared/reference/probes, driver 580.159.04, open kernel module).
+ * was read from, and the layouts were confirmed on the H200 by a standalone probe program (driver
+ * 580.159.04, open kernel module).
  *
  * Internal to backend/gpu. Layout structs are packed the way the driver's are on x86-64 (natural
  * alignment); explicit pad fields keep every offset visible.
@@ -370,8 +370,7 @@ RM_CHECK_OFF(uvm_map_external_params, rm_ctrl_fd, 0x2420);
 RM_CHECK_OFF(uvm_map_external_params, status, 0x242c);
 RM_CHECK_SIZE(uvm_map_external_params, 0x2430);
 
-/* NVOS47 (RM_UNMAP_MEMORY_DMA, escape 0x58, 0x30 bytes: ../shared/reference/nvidia-rm-userspace.md;
- * layout from open-gpu-kernel-modules src/common/sdk/nvidia/inc/nvos.h NVOS47_PARAMETERS). */
+/* NVOS47 (RM_UNMAP_MEMORY_DMA, escape 0x58, 0x30 bytes; layout from open-gpu-kernel-modules src/common/sdk/nvidia/inc/nvos.h NVOS47_PARAMETERS). */
 typedef struct rm_unmap_dma_params {
     uint32_t client, device, dma, memory;
     uint32_t flags, pad0;

@@ -17,7 +17,7 @@
  *
  * A GPFIFO entry's LEVEL (main or subroutine) does not change how it is fetched: each entry names its
  * own push-buffer range. Control entries (length 0) are counted; SET_PB_SEGMENT_EXTENDED_BASE sets VA
- * bits 63:40 for the entries after it (facts: shared/reference/nvidia-rm-userspace.md section 3).
+ * bits 63:40 for the entries after it (NVIDIA open-gpu-doc classes/host/clc86f.h).
  */
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,8 +1,7 @@
 /* sim_sem.c: semaphore release, reduction and acquire, shared by every engine of the sim (host
  * SEM_EXECUTE, copy-engine LAUNCH_DMA, I2M completion, report semaphores, QMD releases).
  *
- * Facts (NVIDIA open-gpu-doc classes/host/clc56f.h SEM_EXECUTE; C86F identical per
- * shared/reference/nvidia-rm-userspace.md section 4): acquire ACQUIRE waits for equality, ACQ_STRICT_GEQ
+ * Facts (NVIDIA open-gpu-doc classes/host/clc56f.h SEM_EXECUTE; clc86f.h has the same fields): acquire ACQUIRE waits for equality, ACQ_STRICT_GEQ
  * for value >= payload, ACQ_CIRC_GEQ for (value - payload) as a signed number >= 0, ACQ_AND for
  * (value & payload) != 0, ACQ_NOR for ~(value | payload) != 0. Reductions IMIN, IMAX, IXOR, IAND, IOR,
  * IADD, INC (wraps to 0 past the payload), DEC (wraps to the payload at 0 or above it), signed or not.

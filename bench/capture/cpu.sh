@@ -6,7 +6,7 @@
 # Builds bench/capture/cpu/bench_memtrack.c against BUILD_DIR's libraries (default $VGT_BUILD or
 # build) and runs it: per variant, ns and overhead per launch against the untracked baseline measured
 # in the same run, and faults / pages read / records / bytes per launch (see the source's comment for
-# how to turn the counts into a device estimate).
+# how to turn the counts into an estimate for the GPU machine).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 B=${1:-${VGT_BUILD:-$ROOT/build}}

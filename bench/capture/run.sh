@@ -3,7 +3,7 @@
 #
 #   bench/capture/run.sh VGT WORKLOAD [RUNS] [OUTDIR]
 #
-# Interleaves RUNS plain runs and RUNS runs under `vgt record` ($REC_OPTS, default options when unset) in the same session, so
+# Interleaves RUNS plain runs and RUNS runs under `vgt record` ($REC_OPTS, default options when unset) in one run of this script, so
 # both see the same machine state; prints each wall time, the medians, their ratio (goal <= 1.10) and
 # the trace bytes per submission of the captured runs. Wall time is the whole process (start-up included),
 # as a user of the tool experiences it.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/capture/variants.sh: the capture's write-tracking trade-offs measured in one device run.
+# bench/capture/variants.sh: the capture's write-tracking trade-offs measured in one run on the GPU machine.
 #
 #   bench/capture/variants.sh VGT WORKLOAD [RUNS] [OUTDIR]
 #

@@ -1,5 +1,5 @@
 #!/bin/bash
-# bench/replay-gpu/run.sh: lane 1 speed on the H200 (one device call; tests/gpu/run.sh --bench runs it).
+# bench/replay-gpu/run.sh: lane 1 speed on the GPU machine (tests/gpu/run.sh --bench runs it; tests/gpu/README.md).
 #
 #  1. Per corpus trace: `vgt replay --backend gpu --no-wait` (no per-submission wait, no checks) and the
 #     replay's own timing line: wall time from its first submission to all work done, against the
@@ -9,7 +9,8 @@
 #  2. Raw rate of trivial submissions (one host semaphore release, one doorbell each), from the gpu
 #     self-test's `rate` row (VGT_SELFTEST_LOG, or a run of .carry/lane1/gpu_selftest --no-fault).
 #
-# Environment: VGT_BIN (default .carry/lane1/vgt), VGT_CORPUS (default .carry/lane1/corpus or corpus/).
+# Environment: VGT_BIN (default .carry/lane1/vgt), VGT_CORPUS (default .carry/lane1/corpus or corpus/): the
+# binaries and corpus `tests/gpu/run.sh build` stages in the git-ignored .carry/ folder.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 vgt=${VGT_BIN:-$root/.carry/lane1/vgt}

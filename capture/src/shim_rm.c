@@ -2,8 +2,8 @@
  *
  * Request = _IOWR('F', nr, size); the kernel looks at the nr and the size only. NV_ESC_IOCTL_XFER_CMD
  * (nr 0xD3) wraps {u32 cmd; u32 size; u64 ptr} and is unwrapped here. Struct offsets are transcribed
- * from open-gpu-kernel-modules 580 (src/common/sdk/nvidia/inc/nvos.h, kernel-open/common/inc/nv-ioctl.h)
- * via ../shared/reference/nvidia-rm-userspace.md §1-2, where they were checked by compiling the headers.
+ * from open-gpu-kernel-modules 580 (src/common/sdk/nvidia/inc/nvos.h, kernel-open/common/inc/nv-ioctl.h),
+ * checked by compiling the headers.
  * Every escape is recorded with its parameters in and out; the ones below also update state. */
 #include <errno.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* shim_uvm.c: /dev/nvidia-uvm ioctls -> records. UVM requests are plain numbers (not _IOC-encoded), so
  * the parameter size comes from this table (sizes from open-gpu-kernel-modules 580
- * kernel-open/nvidia-uvm/uvm_ioctl.h via ../shared/reference/nvidia-rm-userspace.md §5); an ioctl not in
+ * kernel-open/nvidia-uvm/uvm_ioctl.h); an ioctl not in
  * it is recorded without parameters rather than by guessing how much to read. */
 #include <errno.h>
 #include <stdlib.h>

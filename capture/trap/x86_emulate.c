@@ -4,7 +4,7 @@
  *  - after vgt_trap_engine_new nothing allocates: one cs_insn is preallocated and reused under a spin
  *    lock; decoded instructions are kept in a direct-mapped cache keyed by RIP and the code bytes;
  *  - only plain data moves are emulated (MOV, MOVZX, MOVSX, MOVSXD, MOVD/MOVQ to or from XMM, MOVNTI),
- *    which is what drivers use on doorbell and timer registers (probe-logs/db_*.log: `89 08`,
+ *    which is what drivers use on doorbell and timer registers (seen in their doorbell writes: `89 08`,
  *    `89 88 90 00 00 00`, `8b 06`, `8b 8a 84 00 00 00`). Anything else is refused by name, so the
  *    caller can report it rather than corrupt the program's state. */
 #include <capstone/capstone.h>

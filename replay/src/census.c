@@ -1,8 +1,10 @@
 /* census.c: the store census (--census). The replay reads back, around every submission, the ranges
  * worth watching: the CPU-visible pages the trace observes (MEMORY observed records, page-aligned) and
  * the render targets the decoded methods name (rt_track.c). A range whose bytes changed across a
- * submission gives one row: pages written, bytes changed, first changed byte and first non-zero pixel
- * (the seeds' "wrote=0 / px0" figures, measured on whatever backend runs the replay).
+ * submission gives one row: pages written, bytes changed, first changed byte, the index of the first
+ * non-zero pixel, and for a render target px0, the value of its first pixel after the submission. A team
+ * hunting a draw that never stores reads these as "wrote=0 / px0=0" (nothing written, the first pixel
+ * still black); here they are measured on whatever backend runs the replay.
  * Bounded: at most CENSUS_MAX_RANGES ranges and CENSUS_MAX_BYTES watched bytes (ranges beyond are
  * counted as skipped), at most CENSUS_MAX_ROWS rows (then counted as dropped). */
 #include <stdlib.h>
@@ -18,7 +20,7 @@
 void vgt_store_diff(const uint8_t *before, const uint8_t *after, uint64_t len, vgt_store_row *row)
 {
     row->pages_written = row->bytes_changed = 0;
-    row->first_changed = row->first_nonzero_pixel = -1;
+    row->first_changed = row->first_nonzero_pixel = row->px0 = -1;
     uint64_t last_page = UINT64_MAX;
     for (uint64_t i = 0; i < len; i++) {
         if (before[i] == after[i]) continue;
@@ -33,13 +35,25 @@ void vgt_store_diff(const uint8_t *before, const uint8_t *after, uint64_t len, v
         }
 }
 
+static int64_t le32(const uint8_t *p)
+{
+    return (int64_t)((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24);
+}
+
 void census_watch(vgt_replay *rp, uint64_t va, uint64_t len, const char *what)
 {
     census_state *c = &rp->census;
     uint64_t lo = va & ~(PAGE - 1), hi = (va + len + PAGE - 1) & ~(PAGE - 1);
     if (hi <= lo) return;
-    for (uint32_t i = 0; i < c->n; i++)
-        if (c->ranges[i].va <= lo && c->ranges[i].va + c->ranges[i].len >= hi) return;   /* already watched */
+    int64_t first_px = strcmp(what, "render-target") ? -1 : (int64_t)(va - lo);
+    for (uint32_t i = 0; i < c->n; i++) {
+        census_range *r = &c->ranges[i];
+        if (r->va > lo || r->va + r->len < hi) continue;
+        /* already watched; a render target inside a range watched for another reason makes it the
+         * target's range, so that its rows say render-target and carry px0 */
+        if (first_px >= 0 && r->first_px < 0) r->what = what, r->first_px = (int64_t)(va - r->va);
+        return;
+    }
     if (c->n == CENSUS_MAX_RANGES || c->bytes + (hi - lo) > CENSUS_MAX_BYTES) {
         c->skipped_bytes += hi - lo;
         return;
@@ -59,7 +73,7 @@ void census_watch(vgt_replay *rp, uint64_t va, uint64_t len, const char *what)
         c->skipped_bytes += hi - lo;
         return;
     }
-    c->ranges[c->n++] = (census_range){.va = lo, .len = hi - lo, .what = what, .before = before};
+    c->ranges[c->n++] = (census_range){.va = lo, .len = hi - lo, .what = what, .first_px = first_px, .before = before};
     c->bytes += hi - lo;
 }
 
@@ -113,6 +127,7 @@ vgt_status census_after(vgt_replay *rp, vgt_error *err)
                              .va = r->va, .len = r->len, .what = r->what};
         vgt_store_diff(r->before, c->after, r->len, &row);
         if (!row.bytes_changed) continue;
+        if (r->first_px >= 0 && (uint64_t)r->first_px + 4 <= r->len) row.px0 = le32(c->after + r->first_px);
         changed = 1;
         VGT_TRY(add_row(c, &row, err));
     }

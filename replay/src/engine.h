@@ -95,6 +95,7 @@ typedef struct volatile_range {
 typedef struct census_range {
     uint64_t va, len;
     const char *what;
+    int64_t first_px;            /* render targets: offset of the target's first pixel in the range, else -1 */
     uint8_t *before;             /* contents before the submission */
 } census_range;
 

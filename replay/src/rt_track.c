@@ -1,7 +1,7 @@
 /* rt_track.c: which render targets the replayed 3D work draws into, from the decoded method stream.
  * Each channel keeps its own decoder state (subchannel bindings persist across submissions); methods of
  * a 3D class (xx97) at SET_COLOR_TARGET_A..MEMORY(j), 0x0800 + 64j + 4f for f = 0..5 (open-gpu-doc
- * classes/3d/clcb97.h; shared/reference/command-stream-facts.md section 3), update the target's state.
+ * classes/3d/clcb97.h), update the target's state.
  * After the submission every target written during it that is complete (address, size, a format) is
  * added to the replay's list once, in order of first use: --dump-rt N picks from that list.
  * Not seen: targets set by methods an MME macro emits (the stream carries only the macro call). */

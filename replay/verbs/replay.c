@@ -54,7 +54,7 @@ static const char usage_text[] =
     "  --expect-hash HEX  the hash the preceding --dump-rt must have (rows either way up): else exit 1\n"
     "  --list-rt        list the render targets the replay bound\n"
     "  --census         store census: read back, around each submission, the pages the trace observes and\n"
-    "                   the render targets; print which changed (pages, bytes, first non-zero pixel)\n"
+    "                   the render targets; print which changed (pages, bytes, px0: a target's first pixel)\n"
     "  --census-json FILE  the census rows as JSON lines (the stores table of `vgt db`)\n"
     "  --submit-timeout MS  hardware: wait at most MS for each submission (default 5000)\n"
     "  --no-wait        hardware: do not wait after each submission (speed runs; checks then race)\n"

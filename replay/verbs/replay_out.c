@@ -103,14 +103,16 @@ void census_print(const vgt_replay *rp, FILE *out, uint64_t max_rows)
     const vgt_store_row *rows = vgt_replay_stores(rp, &n);
     fprintf(out, "stores (ranges read back around each submission; changed ranges only): %llu rows\n",
             (unsigned long long)n);
-    fprintf(out, "  %-10s %-10s %-12s %-14s %10s %7s %10s %12s %10s\n", "submission", "channel", "what", "va", "length",
-            "pages", "bytes", "first_byte", "px0");
+    fprintf(out, "  %-10s %-10s %-12s %-14s %10s %7s %10s %12s %16s %10s\n", "submission", "channel", "what", "va",
+            "length", "pages", "bytes", "first_byte", "first_nonzero_px", "px0");
     for (uint64_t i = 0; i < n && i < max_rows; i++) {
         const vgt_store_row *r = &rows[i];
-        fprintf(out, "  %-10lld 0x%08x %-12s 0x%-12llx %10llu %7llu %10llu %12lld %10lld\n", (long long)r->submit_index,
-                r->channel, r->what, (unsigned long long)r->va, (unsigned long long)r->len,
+        char px0[24] = "-";   /* the first pixel's value: render targets only */
+        if (r->px0 >= 0) snprintf(px0, sizeof px0, "0x%08llx", (unsigned long long)r->px0);
+        fprintf(out, "  %-10lld 0x%08x %-12s 0x%-12llx %10llu %7llu %10llu %12lld %16lld %10s\n",
+                (long long)r->submit_index, r->channel, r->what, (unsigned long long)r->va, (unsigned long long)r->len,
                 (unsigned long long)r->pages_written, (unsigned long long)r->bytes_changed, (long long)r->first_changed,
-                (long long)r->first_nonzero_pixel);
+                (long long)r->first_nonzero_pixel, px0);
     }
     if (n > max_rows) fprintf(out, "  (%llu more rows: --census-json FILE has them all)\n", (unsigned long long)(n - max_rows));
 }
@@ -123,11 +125,14 @@ int census_write_jsonl(const vgt_replay *rp, const char *path)
     if (!f) return vgt_cli_error("replay", VGT_EXIT_USAGE, "--census-json: cannot write %s: %s", path, strerror(errno));
     for (uint64_t i = 0; i < n; i++) {
         const vgt_store_row *r = &rows[i];
+        char px0[24] = "null";   /* the first pixel's value: render targets only */
+        if (r->px0 >= 0) snprintf(px0, sizeof px0, "%lld", (long long)r->px0);
         fprintf(f, "{\"submission\":%lld,\"seq\":%llu,\"channel\":%u,\"what\":\"%s\",\"va\":%llu,\"length\":%llu,"
-                   "\"pages_written\":%llu,\"bytes_changed\":%llu,\"first_changed\":%lld,\"first_nonzero_pixel\":%lld}\n",
+                   "\"pages_written\":%llu,\"bytes_changed\":%llu,\"first_changed\":%lld,\"first_nonzero_pixel\":%lld,"
+                   "\"px0\":%s}\n",
                 (long long)r->submit_index, (unsigned long long)r->submit_seq, r->channel, r->what,
                 (unsigned long long)r->va, (unsigned long long)r->len, (unsigned long long)r->pages_written,
-                (unsigned long long)r->bytes_changed, (long long)r->first_changed, (long long)r->first_nonzero_pixel);
+                (unsigned long long)r->bytes_changed, (long long)r->first_changed, (long long)r->first_nonzero_pixel, px0);
     }
     int bad = ferror(f);
     if (fclose(f) || bad) return vgt_cli_error("replay", VGT_EXIT_USAGE, "--census-json: cannot write %s", path);

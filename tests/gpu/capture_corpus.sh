@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# tests/gpu/capture_corpus.sh: the capture's device steps on the H200 (run through the `run` tool from the
-# repo root, with .carry and .gl carried; see capture/README.md):
+# tests/gpu/capture_corpus.sh: the capture's checks on the GPU machine, run from the repository root with
+# the static vgt and shim in .carry/capture/{bin,lib} and the workloads in .carry/workloads/ (.carry/ is a
+# git-ignored staging folder; tests/gpu/README.md says how to build them), and optionally the Vulkan/EGL
+# loader .debs in .gl/ when the machine lacks those libraries:
 #   1. each workload without capture, then under `vgt record`: RESULT lines (and PNGs) must be identical;
 #   2. `vgt verify` and `vgt info` on every trace;
 #   3. change tracking compared: --track=write against --track=hash, wall time of each;
@@ -15,10 +17,15 @@ set -uo pipefail
 OUT=${OUT:-/tmp/capture_out}
 mkdir -p "$OUT"
 exec > >(tee -a "$OUT/capture_log.txt") 2>&1
-for f in .gl/*.deb; do dpkg -x "$f" /; done
+for f in .gl/*.deb; do [ -e "$f" ] && dpkg -x "$f" /; done
 ldconfig
-export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
-export __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
+# A driver installed under /usr/local/nvidia keeps its Vulkan ICD and EGL vendor files where the loaders
+# do not look: point them there unless the caller already did.
+nv=/usr/local/nvidia/share
+[ -z "${VK_DRIVER_FILES:-}" ] && [ -e "$nv/vulkan/icd.d/nvidia_icd.json" ] && \
+    export VK_DRIVER_FILES=$nv/vulkan/icd.d/nvidia_icd.json
+[ -z "${__EGL_VENDOR_LIBRARY_FILENAMES:-}" ] && [ -e "$nv/glvnd/egl_vendor.d/10_nvidia.json" ] && \
+    export __EGL_VENDOR_LIBRARY_FILENAMES=$nv/glvnd/egl_vendor.d/10_nvidia.json
 V=.carry/capture/bin/vgt
 B=.carry/workloads
 T=/tmp/traces

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""tests/gpu/capture_manifest.py: write corpus/manifest.json from a device run of capture_corpus.sh.
+"""tests/gpu/capture_manifest.py: write corpus/manifest.json from a run of capture_corpus.sh on the GPU machine.
 
     tests/gpu/capture_manifest.py LOG TRACES_DIR VGT [OUT=corpus/manifest.json]
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# tests/gpu/capture_quick.sh: a short device check of the capture's cost (H200, `run` tool, .carry/.gl
-# carried): many_launches and vadd with VGT_CAPTURE_STATS=1 under each memory mode, wall time of each.
+# tests/gpu/capture_quick.sh: a short check of the capture's cost on the GPU machine (from the repository
+# root, binaries staged in .carry/ as for capture_corpus.sh): many_launches and vadd with
+# VGT_CAPTURE_STATS=1 under each memory mode, wall time of each.
 set -uo pipefail
 OUT=${OUT:-/tmp/capture_out}; mkdir -p "$OUT"
 exec > >(tee -a "$OUT/quick_log.txt") 2>&1

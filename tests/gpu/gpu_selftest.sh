@@ -2,12 +2,13 @@
 # gpu_selftest.sh: the hardware check of backend/gpu (CI has no GPU, so this is not a ctest).
 #
 #   tests/gpu/gpu_selftest.sh build [BUILD_DIR]
-#       here: configure BUILD_DIR (default build-gpu) with -DVGT_STATIC_DEPS=ON, build the libraries and
-#       link .carry/gpu/gpu_selftest (glibc 2.36 here runs on the H200's 2.39). With the MME simulator
-#       in libvgt_analyze.a the self-test also checks an MME macro against it.
+#       on the build machine: configure BUILD_DIR (default build-gpu) with -DVGT_STATIC_DEPS=ON, build the
+#       libraries and link .carry/gpu/gpu_selftest (.carry/ is a git-ignored staging folder; a binary
+#       built against an older glibc runs on a machine with a newer one). With the MME simulator in
+#       libvgt_analyze.a the self-test also checks an MME macro against it.
 #   tests/gpu/gpu_selftest.sh run [ARGS...]
-#       on the H200 (run with carry [".carry"]): runs the binary with ARGS (default -v), then prints the
-#       kernel log's NVRM/Xid lines. Exit status: the self-test's.
+#       on the GPU machine (the repository with its .carry/ folder): runs the binary with ARGS (default
+#       -v), then prints the kernel log's NVRM/Xid lines. Exit status: the self-test's.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 mode=${1:-}

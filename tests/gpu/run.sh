@@ -1,11 +1,13 @@
 #!/bin/bash
-# run.sh: the whole hardware check of lane 1 in one device call (CI has no GPU; this is not a ctest).
+# run.sh: the whole hardware check of lane 1 in one command (CI has no GPU; this is not a ctest; see
+# tests/gpu/README.md).
 #
 #   tests/gpu/run.sh build
-#       here: static build (build-static, -DVGT_STATIC_DEPS=ON) of vgt and the gpu self-test, copied
-#       with the corpus and its expected results into .carry/lane1/ (git-ignored; carry [".carry"]).
+#       on the build machine (or the GPU machine): static build (build-static, -DVGT_STATIC_DEPS=ON) of
+#       vgt and the gpu self-test, copied with the corpus and its expected results into .carry/lane1/, a
+#       git-ignored staging folder to copy to the GPU machine with the repository.
 #   tests/gpu/run.sh [run] [--bench] [--trace-timeout S]
-#       on the H200: `vgt replay --backend gpu --check` of every corpus trace, then the gpu self-test
+#       on the GPU machine: `vgt replay --backend gpu --check` of every corpus trace, then the gpu self-test
 #       (render targets dumped as PNG and their pixel hash compared with the capture's RESULT line, the
 #       store census of the smaller traces), one table row per trace, each trace's own kernel log lines
 #       (NVRM/Xid) appended to its log; when vk_triangle fails, two diagnostic rows replay it with
@@ -15,7 +17,7 @@
 # Exit status: 0 when the self-test and every trace passed, 1 otherwise, 2 when nothing could run.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
-carry=$root/.carry/lane1
+stage=$root/.carry/lane1   # the git-ignored staging folder of the build
 mode=run
 [ $# -gt 0 ] && case "$1" in build|run) mode=$1; shift ;; esac
 
@@ -24,17 +26,17 @@ build() {
     cmake -S "$root" -B "$bdir" -G Ninja -DVGT_STATIC_DEPS=ON -DCMAKE_BUILD_TYPE=Release >/dev/null || return 2
     cmake --build "$bdir" -j2 --target vgt || return 2
     bash "$root/tests/gpu/gpu_selftest.sh" build "$bdir" || return 2
-    mkdir -p "$carry/corpus" "$carry/expected"
-    cp "$bdir/bin/vgt" "$carry/vgt"
-    cp "$root/.carry/gpu/gpu_selftest" "$carry/gpu_selftest"
-    cp "$root"/corpus/*.vgt "$root/corpus/manifest.json" "$carry/corpus/"
-    cp "$root"/corpus/workloads/expected/* "$carry/expected/"
-    echo "built into $carry: $(ls "$carry" | tr '\n' ' ')"
+    mkdir -p "$stage/corpus" "$stage/expected"
+    cp "$bdir/bin/vgt" "$stage/vgt"
+    cp "$root/.carry/gpu/gpu_selftest" "$stage/gpu_selftest"
+    cp "$root"/corpus/*.vgt "$root/corpus/manifest.json" "$stage/corpus/"
+    cp "$root"/corpus/workloads/expected/* "$stage/expected/"
+    echo "built into $stage: $(ls "$stage" | tr '\n' ' ')"
 }
 
 # The value of KEY=... in the RESULT line of workload $1 (expected/results_h200.txt).
 expected_field() {
-    sed -n "s/^RESULT $1 ok .*$2=\([^ ]*\).*/\1/p" "$carry/expected/results_h200.txt" | head -1
+    sed -n "s/^RESULT $1 ok .*$2=\([^ ]*\).*/\1/p" "$stage/expected/results_h200.txt" | head -1
 }
 
 # PNG pixels equal (python3 when the machine has it): "same", "differ", or "n/a".
@@ -99,7 +101,7 @@ run_trace() {
     pngcmp=-
     if grep -q "^render target 0:" "$log"; then
         image=$(grep "^render target 0:" "$log" | grep -o "MATCH\|DIFFERS" | head -1)
-        pngcmp=$(png_compare "$out/$name${variant:+.$variant}.png" "$carry/expected/${name}_h200.png")
+        pngcmp=$(png_compare "$out/$name${variant:+.$variant}.png" "$stage/expected/${name}_h200.png")
     elif [ "$name" = vk_triangle ] || [ "$name" = gl_egl ]; then
         image=none
     fi
@@ -120,11 +122,11 @@ run() {
         esac
         shift
     done
-    [ -x "$carry/vgt" ] && [ -x "$carry/gpu_selftest" ] || build || return 2
-    vgt=$carry/vgt
+    [ -x "$stage/vgt" ] && [ -x "$stage/gpu_selftest" ] || build || return 2
+    vgt=$stage/vgt
     out=${OUT:-/tmp/vgt-gpu-run}
     mkdir -p "$out"
-    local corpus=$carry/corpus
+    local corpus=$stage/corpus
     [ -d "$corpus" ] || corpus=$root/corpus
     failed=0
     echo "=== lane 1: vgt replay --backend gpu --check, every corpus trace ==="
@@ -159,7 +161,7 @@ run() {
     # purpose, and vk_triangle's draw hung when replayed after it (2 of 2 runs, 2026-11-30) while it
     # completes fresh or after other replays; the row after it says whether that still holds (not counted).
     echo "=== gpu self-test ==="
-    timeout -k 5 40 "$carry/gpu_selftest" >"$out/selftest.txt" 2>&1
+    timeout -k 5 40 "$stage/gpu_selftest" >"$out/selftest.txt" 2>&1
     local src=$?
     sed -n '/^step  *result/,$p' "$out/selftest.txt" | cut -c1-200
     grep -q '^step  *result' "$out/selftest.txt" || tail -5 "$out/selftest.txt"

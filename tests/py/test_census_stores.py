@@ -15,7 +15,7 @@ from test_census import CH_HANDLE, build_trace
 REPO = Path(__file__).resolve().parents[2]
 TRIANGLE = REPO / "corpus" / "vk_triangle.vgt"
 KEYS = ["submission", "seq", "channel", "what", "va", "length", "pages_written", "bytes_changed", "first_changed",
-        "first_nonzero_pixel"]
+        "first_nonzero_pixel", "px0"]
 
 
 def replay_stores(vgt, trace, out):
@@ -48,9 +48,10 @@ def subs_of(vgt, trace):
     return doc["submissions"]
 
 
-def row(sub, what="observed", va=0x7F00005000, length=4096, pages=1, nbytes=4, first=16, px0=4):
+def row(sub, what="observed", va=0x7F00005000, length=4096, pages=1, nbytes=4, first=16, nz=4, px0=None):
+    """A stores row; nz: index of the first non-zero pixel (-1 none); px0: a render target's first pixel value."""
     return dict(submission=sub["index"], seq=sub["seq"], channel=sub["channel"], what=what, va=va, length=length,
-                pages_written=pages, bytes_changed=nbytes, first_changed=first, first_nonzero_pixel=px0)
+                pages_written=pages, bytes_changed=nbytes, first_changed=first, first_nonzero_pixel=nz, px0=px0)
 
 
 def write_rows(path, rows):
@@ -93,7 +94,8 @@ def test_replay_rows_text(vgt, triangle):
     first = rows[0]
     line = next(l for l in out.splitlines() if l.startswith("  stores: ") and f"0x{first['va']:x}+" in l)
     assert f"pages {first['pages_written']} bytes {first['bytes_changed']} first {first['first_changed']} " \
-           f"px0 {first['first_nonzero_pixel']}" in line
+           f"first_nonzero_px {first['first_nonzero_pixel']}" in line
+    assert first["px0"] is None and " px0 " not in line.split(f"0x{first['va']:x}+")[1].split(";")[0]
     assert f"stores ({stores}): {len(rows)} ranges changed" in out
 
 
@@ -101,22 +103,24 @@ def test_hand_values_and_wall(vgt, hand, tmp_path):
     subs = subs_of(vgt, hand)
     assert [s["draws"] for s in subs] == [0, 2] and subs[1]["launches"] == 5
     # submission 1 drew and launched but changed only an observed page: no render-target write
-    f = write_rows(tmp_path / "a.jsonl", [row(subs[0]), row(subs[1], nbytes=9, first=0, px0=-1)])
+    f = write_rows(tmp_path / "a.jsonl", [row(subs[0]), row(subs[1], nbytes=9, first=0, nz=-1)])
     t = json.loads(vgt("census", hand, "--stores", f, "--json", check=0).stdout)["total"]["stores"]
     assert t == {"file": str(f), "rows": 2, "pages_written": 2, "bytes_changed": 13, "render_target_bytes": 0,
                  "submissions_written": 2, "submissions_quiet": 0, "work_without_stores": 0,
                  "draws_without_render_target": 1}
-    # a render target written: 2 pages, first non-zero pixel 7
-    rt = row(subs[1], what="render-target", va=0x7F00010000, length=3 * 4096, pages=2, nbytes=4100, first=40, px0=7)
+    # a render target written: 2 pages, first non-zero pixel at index 7, the first pixel's value 0xff0000ff
+    rt = row(subs[1], what="render-target", va=0x7F00010000, length=3 * 4096, pages=2, nbytes=4100, first=40, nz=7,
+             px0=0xFF0000FF)
     f = write_rows(tmp_path / "b.jsonl", [rt])
     doc = json.loads(vgt("census", hand, "--stores", f, "--json", check=0).stdout)
     assert doc["submissions"][1]["stores"]["render_target_bytes"] == 4100
     assert doc["submissions"][1]["stores"]["rows"][0]["first_nonzero_pixel"] == 7
+    assert doc["submissions"][1]["stores"]["rows"][0]["px0"] == 0xFF0000FF
     assert doc["total"]["stores"]["draws_without_render_target"] == 0
     assert doc["total"]["stores"]["submissions_quiet"] == 1
     text = vgt("census", hand, "--stores", f, check=0).stdout
     assert "  stores: nothing watched was written (wrote=0)" in text.split("submission 1 ")[0]
-    assert "render-target 0x7f00010000+12288 pages 2 bytes 4100 first 40 px0 7" in text
+    assert "render-target 0x7f00010000+12288 pages 2 bytes 4100 first 40 first_nonzero_px 7 px0 0xff0000ff" in text
     # nothing written at all: submission 1 launched and drew, and is the wall
     f = write_rows(tmp_path / "c.jsonl", [])
     t = json.loads(vgt("census", hand, "--stores", f, "--json", check=0).stdout)["total"]["stores"]
@@ -146,7 +150,8 @@ def test_file_of_another_trace(vgt, hand, triangle, tmp_path):
 
 
 GOOD = ('{"submission":0,"seq":10,"channel":256,"what":"observed","va":4096,"length":4096,"pages_written":1,'
-        '"bytes_changed":2,"first_changed":8,"first_nonzero_pixel":2}')
+        '"bytes_changed":2,"first_changed":8,"first_nonzero_pixel":2,"px0":null}')
+RT = GOOD.replace('"observed"', '"render-target"')
 
 # (file text, exit code, what the message must say)
 HOSTILE = [
@@ -171,6 +176,13 @@ HOSTILE = [
     (GOOD.replace('"first_changed":8', '"first_changed":4096'), 1, "first_changed 4096 does not fit"),
     (GOOD.replace('"first_nonzero_pixel":2', '"first_nonzero_pixel":1024'), 1, "first_nonzero_pixel 1024 is past"),
     (GOOD.replace('"length":4096', '"length":0'), 1, "length is 0"),
+    (GOOD.replace('"px0":null', '"px0":5'), 1, 'line 1: px0 5 on a "observed" row (only render-target rows'),
+    (RT.replace('"px0":null', '"px0":4294967296'), 1, "field 'px0': 4294967296 is over the maximum 4294967295"),
+    (RT.replace('"px0":null', '"px0":-1'), 1, "field 'px0': -1 is negative"),
+    (RT.replace('"px0":null', '"px0":nul'), 1, "field 'px0': expected an integer, found 'n'"),
+    (RT.replace('"first_nonzero_pixel":2', '"first_nonzero_pixel":-1').replace('"px0":null', '"px0":7'), 1,
+     "px0 0x00000007 is not zero but first_nonzero_pixel says the range is all zero"),
+    (GOOD.replace(',"px0":null', ''), 1, 'line 1: missing key "px0"'),
     (GOOD.replace('"va":4096', '"va":18446744073709551615'), 1, "runs past 2^64"),
     (GOOD + " x", 1, "expected the end of the line after the row, found 'x'"),
     (GOOD[:-1], 1, "expected '}'"),

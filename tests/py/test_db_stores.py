@@ -35,6 +35,7 @@ def test_replay_to_db(vgt, triangle, tmp_path):
     got = db.execute("SELECT %s FROM stores ORDER BY id" % ", ".join(KEYS)).fetchall()
     want = [tuple(None if k in ("first_changed", "first_nonzero_pixel") and r[k] < 0 else r[k] for k in KEYS)
             for r in rows]
+    assert all(r["px0"] is None for r in rows if r["what"] != "render-target")
     assert got == want
     # every row names a submission of the trace, with its seq and channel
     assert db.execute("SELECT count(*) FROM stores t JOIN submissions s ON s.submission = t.submission"
@@ -67,15 +68,25 @@ def test_worked_query_render_target_wall(vgt, hand, tmp_path):
     got = db.execute(sql).fetchall()
     assert [r[0] for r in got] == [1], got
     # once it writes its render target it is not
-    f = write_rows(tmp_path / "b.jsonl", [row(subs[1], what="render-target", px0=0)])
+    f = write_rows(tmp_path / "b.jsonl", [row(subs[1], what="render-target", nz=0, px0=0x80402010)])
     db, _ = export(vgt, hand, tmp_path / "b.sqlite", "--stores", f)
     assert db.execute(sql).fetchall() == []
-    # none value: NULL in the table, and the view's render-target pixel
-    assert db.execute("SELECT first_changed, first_nonzero_pixel FROM stores").fetchone() == (16, 0)
-    assert db.execute("SELECT render_target_bytes, render_target_px0 FROM submission_stores").fetchone() == (4, 0)
-    f = write_rows(tmp_path / "c.jsonl", [row(subs[1], px0=-1)])
+    # the index of the first non-zero pixel and the value of the first pixel, in the table and the view
+    assert db.execute("SELECT first_changed, first_nonzero_pixel, px0 FROM stores").fetchone() == (16, 0, 0x80402010)
+    assert db.execute("SELECT render_target_bytes, render_target_first_nonzero_px, render_target_px0"
+                      " FROM submission_stores").fetchone() == (4, 0, 0x80402010)
+    # two targets: the view's px0 is the first target's, its first non-zero pixel the lowest index
+    f = write_rows(tmp_path / "d.jsonl", [row(subs[1], what="render-target", nz=9, px0=0),
+                                          row(subs[1], what="render-target", va=0x7F00009000, nz=3, px0=0xFF)])
+    db, _ = export(vgt, hand, tmp_path / "d.sqlite", "--stores", f)
+    assert db.execute("SELECT render_target_bytes, render_target_first_nonzero_px, render_target_px0"
+                      " FROM submission_stores").fetchone() == (8, 3, 0)
+    # none values (-1, null): NULL in the table and the view
+    f = write_rows(tmp_path / "c.jsonl", [row(subs[1], nz=-1)])
     db, _ = export(vgt, hand, tmp_path / "c.sqlite", "--stores", f)
-    assert db.execute("SELECT first_nonzero_pixel FROM stores").fetchone() == (None,)
+    assert db.execute("SELECT first_nonzero_pixel, px0 FROM stores").fetchone() == (None, None)
+    assert db.execute("SELECT render_target_first_nonzero_px, render_target_px0"
+                      " FROM submission_stores").fetchone() == (None, None)
 
 
 def test_submit_filter(vgt, hand, tmp_path):

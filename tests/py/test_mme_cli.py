@@ -1,6 +1,6 @@
 """`vgt mme` on a trace written here with vgtpy, whose macros are encoded here by a TU104 encoder written
-independently of the C one (field layout: ../shared/reference/command-stream-facts.md section 1, from
-NVIDIA open-gpu-doc MME-MacroMethodExpander/tu104): uploads, calls, a re-upload at the same index, an
+independently of the C one (field layout from NVIDIA open-gpu-doc MME-MacroMethodExpander/tu104):
+uploads, calls, a re-upload at the same index, an
 illegal instruction; and on the corpus's real traces when they are present.
 
 Method offsets (open-gpu-doc classes/3d/clcb97.h HOPPER_A): LOAD_MME_INSTRUCTION_RAM_POINTER 0x114,

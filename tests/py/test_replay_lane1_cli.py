@@ -118,3 +118,65 @@ def test_subcontexts_option(vgt_bin):
     r = replay(vgt_bin, t, "--backend", "sim", "--subcontexts", "veid")
     assert r.returncode == 2 and "captured, group or tsg" in r.stderr
     assert "--subcontexts" in replay(vgt_bin, "--help").stdout
+
+
+def rt_trace(path, rt_va, pixels):
+    """A hand-built trace: one channel binds a 16x8 A8R8G8B8 block-linear render target at rt_va (3D CB97
+    SET_COLOR_TARGET_A..MEMORY(0), 0x800..0x814) and uploads pixels (32-bit words) to its first row with I2M
+    A140 (LINE_LENGTH_IN 0x180 .. LAUNCH_DMA 0x1b0, LOAD_INLINE_DATA 0x1b4)."""
+    import vgtpy
+    from test_census import PB, gp_entry
+    pb = PB()
+    pb.inc(0, 0x0000, [0xCB97])
+    pb.inc(2, 0x0000, [0xA140])
+    pb.inc(0, 0x0800, [rt_va >> 32, rt_va & 0xFFFFFFFF, 16, 8, 0xCF, 0])
+    pb.inc(2, 0x180, [4 * len(pixels), 1, rt_va >> 32, rt_va & 0xFFFFFFFF, 4 * len(pixels)])
+    pb.inc(2, 0x1B0, [1])
+    pb.noninc(2, 0x1B4, list(pixels))
+    data, pb_va = pb.bytes(), 0x7E00000000
+    recs = [("CHANNEL", dict(client=1, parent=0x10, handle=0x100, **{"class": 0xC86F}, ring_va=0x7D00000000,
+                             entries=1024, engine_type=1), 1),
+            ("ENGINE_OBJECT", {"client": 1, "channel": 0x100, "handle": 0x200, "class": 0xCB97}, 2),
+            ("ENGINE_OBJECT", {"client": 1, "channel": 0x100, "handle": 0x201, "class": 0xA140}, 3),
+            ("GPU_MAP", dict(client=1, device=0x20, va_space=0x30, memory=0x40, gpu_va=rt_va & ~0xFFFFF,
+                             length=1 << 20, source=4), 4),
+            ("GPFIFO_SUBMIT", dict(client=1, channel=0x100, token=7, gp_put_before=0, gp_put_after=1,
+                                   entries=[gp_entry(pb_va, len(data) // 4)],
+                                   segments=[{"gpu_va": pb_va, "data": data}]), 10)]
+    vgtpy.write_trace(path, recs)
+
+
+def test_census_px0_is_the_first_pixel_value(vgt_bin, tmp_path):
+    """px0 of a render-target row is the value of the target's first pixel after the submission (the same
+    4 bytes --dump reads at the target's VA, and the first pixel of the --dump-rt PNG); first_nonzero_pixel
+    is an index, counted from the start of the (page-aligned) range."""
+    rt_va = 0x7F00010040                              # 0x40 into its page
+    pixels = [0xFF336699, 0x11223344, 0, 0x55667788]  # A8R8G8B8: 0xAARRGGBB
+    trace, out, raw, png = tmp_path / "rt.vgt", tmp_path / "rt.jsonl", tmp_path / "rt.bin", tmp_path / "rt.png"
+    rt_trace(trace, rt_va, pixels)
+    r = replay(vgt_bin, trace, "--backend", "sim", "--census", "--census-json", out, "--dump", f"{rt_va:#x}:16:{raw}",
+               "--dump-rt", f"0:{png}")
+    assert r.returncode == 0, r.stdout + r.stderr
+    rows = [json.loads(l) for l in out.read_text().splitlines()]
+    assert [x["what"] for x in rows] == ["render-target"], rows
+    row = rows[0]
+    assert row["va"] == rt_va & ~0xFFF and row["first_changed"] == 0x40
+    assert row["first_nonzero_pixel"] == 0x40 // 4                        # an index, not a value
+    first = struct.unpack("<I", raw.read_bytes()[:4])[0]
+    assert row["px0"] == first == pixels[0]                               # the value
+    _, _, px = png_pixels(png)
+    a, rr, g, b = (first >> 24) & 255, (first >> 16) & 255, (first >> 8) & 255, first & 255
+    assert px[:4] == bytes([rr, g, b, a])
+    # the text table names both
+    head = next(l for l in r.stdout.splitlines() if l.lstrip().startswith("submission channel"))
+    assert head.split()[-2:] == ["first_nonzero_px", "px0"]
+    line = next(l for l in r.stdout.splitlines() if " render-target " in l)
+    assert line.split()[-2:] == [str(0x40 // 4), f"0x{pixels[0]:08x}"]
+
+
+def test_census_px0_null_off_render_targets(vgt_bin, tmp_path):
+    out = tmp_path / "stores.jsonl"
+    r = replay(vgt_bin, CORPUS / "vadd.vgt", "--backend", "sim", "--quiet", "--census", "--census-json", out)
+    assert r.returncode == 0, r.stdout + r.stderr
+    rows = [json.loads(l) for l in out.read_text().splitlines()]
+    assert rows and all(x["what"] == "observed" and x["px0"] is None for x in rows)

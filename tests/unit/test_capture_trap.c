@@ -41,7 +41,8 @@ static void on_segv(int sig, siginfo_t *si, void *ucv)
     signal(SIGSEGV, SIG_DFL);   /* a real crash: let it happen */
 }
 
-/* Each helper pins the encoding the drivers use (probe-logs/db_*.log) with fixed registers. */
+/* Each helper pins the encoding the drivers use (as disassembled from their doorbell writes) with fixed
+ * registers. */
 static void st32_rax_ecx(void *p, uint32_t v) { __asm__ volatile("movl %%ecx, (%%rax)" ::"a"(p), "c"(v) : "memory"); }
 static void st32_disp(void *base, uint32_t v) { __asm__ volatile("movl %%ecx, 0x90(%%rax)" ::"a"(base), "c"(v) : "memory"); }
 static void st64_disp8(void *base, uint64_t v) { __asm__ volatile("movq %%rdx, 8(%%rax)" ::"a"(base), "d"(v) : "memory"); }

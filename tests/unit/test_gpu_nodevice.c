@@ -3,8 +3,8 @@
  *  - a "driver" that answers no ioctl (regular files in place of the nodes) gives an error naming the
  *    ioctl, the class and errno, and leaves nothing open;
  *  - option checks; the op table's probe;
- *  - push-buffer words and GPFIFO entries equal those the H200 probe ran successfully
- *    (shared/reference/probe-logs/rmchan-h200.log), status and RC names. */
+ *  - push-buffer words and GPFIFO entries equal those a standalone probe program ran successfully on
+ *    the H200, status and RC names. */
 #include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>

@@ -199,16 +199,16 @@ static void test_store_diff(void)
     uint8_t *before = calloc(1, LEN), *after = calloc(1, LEN);
     vgt_store_row r;
     vgt_store_diff(before, after, LEN, &r);
-    CHECK(r.bytes_changed == 0 && r.pages_written == 0 && r.first_changed == -1 && r.first_nonzero_pixel == -1,
-          "nothing changed, all zero");
+    CHECK(r.bytes_changed == 0 && r.pages_written == 0 && r.first_changed == -1 && r.first_nonzero_pixel == -1 &&
+              r.px0 == -1, "nothing changed, all zero");
     after[5] = 1, after[4096 + 10] = 2, after[4096 + 11] = 3, after[2 * 4096 + 4095] = 4;
     vgt_store_diff(before, after, LEN, &r);
     CHECK(r.bytes_changed == 4 && r.pages_written == 3 && r.first_changed == 5 && r.first_nonzero_pixel == 1,
-          "changed %llu pages %llu first %lld px0 %lld", (unsigned long long)r.bytes_changed,
+          "changed %llu pages %llu first %lld first_nonzero_px %lld", (unsigned long long)r.bytes_changed,
           (unsigned long long)r.pages_written, (long long)r.first_changed, (long long)r.first_nonzero_pixel);
     memcpy(before, after, LEN);
     vgt_store_diff(before, after, LEN, &r);
-    CHECK(r.bytes_changed == 0 && r.first_nonzero_pixel == 1, "unchanged but non-zero: px0 still reported");
+    CHECK(r.bytes_changed == 0 && r.first_nonzero_pixel == 1, "unchanged but non-zero: first_nonzero_px still reported");
     free(before);
     free(after);
 }
@@ -495,11 +495,12 @@ static void run_census(const char *path, int expect_fail)
     if (n == 2) {
         CHECK(rows[0].submit_index == 0 && rows[0].bytes_changed == 1 && rows[0].first_changed == 0x1008 &&
                   rows[0].pages_written == 1 && rows[0].first_nonzero_pixel == 0x1008 / 4,
-              "row 0: submission %lld bytes %llu first %lld px0 %lld", (long long)rows[0].submit_index,
+              "row 0: submission %lld bytes %llu first %lld first_nonzero_px %lld", (long long)rows[0].submit_index,
               (unsigned long long)rows[0].bytes_changed, (long long)rows[0].first_changed,
               (long long)rows[0].first_nonzero_pixel);
         CHECK(rows[1].submit_index == 1 && rows[1].first_changed == 0x10 && rows[1].first_nonzero_pixel == 4 &&
-                  !strcmp(rows[1].what, "observed"), "row 1");
+                  !strcmp(rows[1].what, "observed") && rows[0].px0 == -1 && rows[1].px0 == -1,
+              "row 1 (observed rows have no px0)");
     }
     CHECK(s->census_quiet == 1, "one submission changed nothing: %llu", (unsigned long long)s->census_quiet);
     vgt_reader_close(r);
@@ -516,6 +517,74 @@ static void test_census_replay(void)
     run_census(path, 0);
     write_census_trace(path, 0x23);   /* the trace observed another value: the check fails */
     run_census(path, 1);
+    unlink(path);
+}
+
+/* A render target the 3D class binds at RT_VA (SET_OBJECT HOPPER_A on subchannel 1, SET_COLOR_TARGET_A..
+ * MEMORY(0) = 0x800..0x814: 16x8 A8R8G8B8 block-linear, one GOB, 512 bytes) and, in the same submission,
+ * a host semaphore release of px at RT_VA: the target's first pixel. RT_VA is 0x40 into its page, so the
+ * census range (whole pages) starts before the target. */
+#define RT_VA (DATA_VA + 0x1040)
+
+static void write_rt_trace(const char *path, uint32_t px)
+{
+    vgt_error e;
+    uint64_t ts = 0;
+    vgt_writer *w = open_trace(path, &e);
+    vgt_rec_mem_alloc m = {.client = CLIENT, .parent = 1, .handle = 0x10, .cls = 0x40, .size = 0x200000, .aperture = 1};
+    ok(vgt_write_mem_alloc(w, ++ts, &m, &e), &e);
+    vgt_rec_gpu_map g = {.client = CLIENT, .device = 1, .va_space = 2, .memory = 0x10, .gpu_va = PB_VA, .length = 0x100000, .source = 1};
+    ok(vgt_write_gpu_map(w, ++ts, &g, &e), &e);
+    g.gpu_va = DATA_VA, g.offset = 0x100000;
+    ok(vgt_write_gpu_map(w, ++ts, &g, &e), &e);
+    write_channel_a0(w, &ts, &e);
+    const uint32_t pb[] = {1u << 29 | 1u << 16 | 1u << 13 | 0, 0xCB97,
+                           1u << 29 | 6u << 16 | 1u << 13 | 0x800 >> 2, (uint32_t)(RT_VA >> 32), (uint32_t)RT_VA, 16, 8,
+                           0xCF /* A8R8G8B8 */, 0 /* block-linear, 1 GOB high */,
+                           1u << 29 | 5u << 16 | 0x5c >> 2, (uint32_t)RT_VA, (uint32_t)(RT_VA >> 32), px, 0, 1};
+    write_pb(w, &ts, 0, pb, sizeof pb / 4, &e);
+    ok(vgt_writer_close(w, &e), &e);
+}
+
+/* px0 is the value of the target's first pixel; first_nonzero_pixel the index of the first non-zero word
+ * of the (page-aligned) range: here 0x40 / 4. Also when the target lies in a range already watched as
+ * observed: that range becomes the target's. */
+static void test_census_render_target(void)
+{
+    use_fake_gpu();
+    char path[] = "/tmp/test_replay_lane1_rt_XXXXXX";
+    int fd = mkstemp(path);
+    close(fd);
+    write_rt_trace(path, 0xff0000ffu);
+    for (int pre = 0; pre < 2; pre++) {
+        vgt_replay_options o = vgt_replay_defaults();
+        o.backend = &fake;
+        o.census = 1;
+        vgt_replay *rp;
+        vgt_reader *r;
+        vgt_error err;
+        CHECK_STATUS(vgt_replay_open(&rp, &o, &err), VGT_OK, &err, "vgt_replay_open");
+        if (pre) vgt_replay_census_watch(rp, DATA_VA, 0x2000, "observed");
+        CHECK_STATUS(vgt_reader_open_path(&r, path, NULL, &err), VGT_OK, &err, "vgt_reader_open_path");
+        CHECK_STATUS(vgt_replay_run(rp, r, &err), VGT_OK, &err, "vgt_replay_run");
+        vgt_replay_finish(rp, &err);
+        CHECK(vgt_replay_rt_count(rp) == 1, "one render target bound: %u", vgt_replay_rt_count(rp));
+        uint64_t n;
+        const vgt_store_row *rows = vgt_replay_stores(rp, &n);
+        CHECK(n == 1, "pre-watched %d: one row: %llu", pre, (unsigned long long)n);
+        if (n == 1) {
+            uint64_t va = pre ? DATA_VA : RT_VA & ~0xfffull;
+            /* 0xff0000ff changes two bytes */
+            CHECK(!strcmp(rows[0].what, "render-target") && rows[0].va == va && rows[0].bytes_changed == 2 &&
+                      rows[0].first_changed == (int64_t)(RT_VA - va) &&
+                      rows[0].first_nonzero_pixel == (int64_t)(RT_VA - va) / 4 && rows[0].px0 == 0xff0000ffll,
+                  "pre-watched %d: %s va 0x%llx bytes %llu first %lld first_nonzero_px %lld px0 %lld", pre,
+                  rows[0].what, (unsigned long long)rows[0].va, (unsigned long long)rows[0].bytes_changed,
+                  (long long)rows[0].first_changed, (long long)rows[0].first_nonzero_pixel, (long long)rows[0].px0);
+        }
+        vgt_reader_close(r);
+        vgt_replay_close(rp);
+    }
     unlink(path);
 }
 
@@ -983,6 +1052,7 @@ int main(void)
     test_fnv();
     test_store_diff();
     test_census_replay();
+    test_census_render_target();
     test_plan_operands();
     test_plan_copy_operands();
     test_fault_window();

@@ -36,7 +36,7 @@ static void on_event(void *ctx, const vgt_backend_event *ev)
     snprintf(t->last_event, sizeof t->last_event, "%s", ev->msg);
 }
 
-/* Method header (shared/reference/nvidia-rm-userspace.md section 3): SEC_OP 31:29, COUNT 28:16,
+/* Method header (NVIDIA open-gpu-doc, the host class's dma-pusher format): SEC_OP 31:29, COUNT 28:16,
  * SUBCHANNEL 15:13, ADDRESS 11:0 = method >> 2. */
 static uint32_t hdr(uint32_t op, uint32_t count, uint32_t subch, uint32_t mthd)
 {

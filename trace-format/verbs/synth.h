@@ -1,8 +1,8 @@
 /* synth.h: private to `vgt synth`: a deterministic random source and a push-buffer builder that emits
  * valid Hopper method streams (host semaphores, I2M uploads, copy-engine launches, compute launches).
  *
- * Facts (method offsets, header and GPFIFO entry bit ranges, QMD V04 fields) are transcribed in
- * ../shared/reference/nvidia-rm-userspace.md §2-§4 from NVIDIA open-gpu-doc classes/host/clc86f.h,
+ * Facts (method offsets, header and GPFIFO entry bit ranges, QMD V04 fields) are from NVIDIA
+ * open-gpu-doc classes/host/clc86f.h,
  * classes/dma-copy/clc8b5.h, classes/compute/clcbc0.h and clcbc0qmd.h, classes/inline-to-memory/cla140.h.
  */
 #ifndef VGT_SYNTH_H

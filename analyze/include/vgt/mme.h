@@ -1,7 +1,7 @@
 /* mme.h: the MME (macro method expander) of NVIDIA 3D/compute classes: decoders, disassembler,
  * simulator and a macro-upload tracker. Pure computation: no I/O except the FILE* disassembler.
  *
- * Two instruction formats exist (facts: shared/reference/command-stream-facts.md section 1):
+ * Two instruction formats exist:
  *   - TU104 ("MME64"), Turing..Hopper: 96-bit instruction groups, 3 dwords sent high word first,
  *     two ALUs, two outputs, predicates (NVIDIA open-gpu-doc MME-MacroMethodExpander/tu104/).
  *   - Fermi, Fermi..Volta: 32-bit instructions, one ALU, delay slots (envytools envydis/macro.c).

@@ -1,7 +1,7 @@
 /* pushbuf.h: GPFIFO entries and push-buffer method streams, decoded into method events.
  *
  * Facts: GPFIFO entry and method-header layouts per NVIDIA open-gpu-doc (classes/host/clc86f.h and
- * manuals/.../dev_ram / dma-pusher docs); transcribed in ../shared/reference/nvidia-rm-userspace.md §3.
+ * manuals/.../dev_ram / dma-pusher docs).
  *
  * A decoder state exists per channel: the class bound to each subchannel (SET_OBJECT), a method run that
  * continues across GPFIFO entries, the subdevice mask. Host methods (< 0x100) go to the host class on any

@@ -322,12 +322,16 @@ typedef struct vgt_store_row {
     uint64_t pages_written;           /* 4 KiB pages with at least one changed byte */
     uint64_t bytes_changed;
     int64_t first_changed;            /* offset of the first changed byte, -1 none */
-    int64_t first_nonzero_pixel;      /* render targets / buffers: index of the first non-zero 4-byte pixel
-                                         after the submission, -1 none */
+    int64_t first_nonzero_pixel;      /* index (not value) of the first non-zero 4-byte word of the range
+                                         after the submission, counted from the range's start; -1 none */
+    int64_t px0;                      /* render-target rows: the VALUE of the target's first pixel after the
+                                         submission (the little-endian 32-bit word at the target's VA; 0 is
+                                         black); -1 for other ranges */
 } vgt_store_row;
 
 /* Compare before/after of one watched range: pages written, bytes changed, first changed byte, first
- * non-zero 4-byte word after. Pure (tested with synthetic buffers). */
+ * non-zero 4-byte word after (px0 is left -1: only the census knows where a target starts). Pure (tested
+ * with synthetic buffers). */
 void vgt_store_diff(const uint8_t *before, const uint8_t *after, uint64_t len, vgt_store_row *row);
 /* The rows of a census replay (changed ranges only), in submission order; valid until close. */
 const vgt_store_row *vgt_replay_stores(const vgt_replay *rp, uint64_t *count);
