@@ -14,7 +14,11 @@
 #       --subcontexts group and tsg (not counted); --bench adds
 #       bench/replay-gpu/run.sh. Uses .carry/lane1/ binaries, or builds them when absent (needs cmake
 #       and the static dependencies there). Outputs (logs, PNGs, census rows) go to $OUT (or /tmp).
-# Exit status: 0 when the self-test and every trace passed, 1 otherwise, 2 when nothing could run.
+#       The health check (health_check.sh: a stock Vulkan draw, a GL draw and a CUDA kernel by other
+#       processes) runs first, to show the GPU was healthy, and last, after every replay and the
+#       self-test: the run fails when the last one fails. It needs the workloads (.carry/workloads).
+# Exit status: 0 when the health checks, the self-test and every trace passed, 1 otherwise, 2 when
+# nothing could run.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 stage=$root/.carry/lane1   # the git-ignored staging folder of the build
@@ -129,6 +133,9 @@ run() {
     local corpus=$stage/corpus
     [ -d "$corpus" ] || corpus=$root/corpus
     failed=0
+    echo "=== health check before (a stock Vulkan draw, a GL draw, a CUDA kernel) ==="
+    bash "$root/tests/gpu/health_check.sh" before
+    [ $? -eq 0 ] || echo "the GPU was not healthy before this run: the results below may show that"
     echo "=== lane 1: vgt replay --backend gpu --check, every corpus trace ==="
     printf '%-19s %3s %-16s %-18s %6s %7s %-8s %-20s %-22s %s\n' trace rc submissions "checks p/f/nc" faults blocked \
         image "png vs captured" "replay/capture ms" result
@@ -157,9 +164,8 @@ run() {
             failed=$((failed + 1))
         fi
     done
-    # The self-test runs after the replays: it provokes an MME illegal-opcode exception and an MMU fault on
-    # purpose, and vk_triangle's draw hung when replayed after it (2 of 2 runs, 2026-11-30) while it
-    # completes fresh or after other replays; the row after it says whether that still holds (not counted).
+    # The self-test's default rows raise no engine exception (its MME-exception and MMU-fault rows are
+    # opt-in: --destructive); vk_triangle replayed after it shows the draw pipeline is still usable.
     echo "=== gpu self-test ==="
     timeout -k 5 40 "$stage/gpu_selftest" >"$out/selftest.txt" 2>&1
     local src=$?
@@ -201,6 +207,8 @@ run() {
     fi
     echo "--- kernel log: NVRM / Xid (last 10) ---"
     dmesg 2>/dev/null | grep -iE 'nvrm|xid' | tail -10
+    echo "=== health check after every replay and the self-test ==="
+    bash "$root/tests/gpu/health_check.sh" after || failed=$((failed + 1))
     echo "lane 1 hardware check: $failed problem(s); logs in $out"
     [ $failed -eq 0 ]
 }
