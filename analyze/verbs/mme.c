@@ -96,7 +96,7 @@ static int on_call(void *user, const vgt_mme_trace_call *k)
     } else {
         vgt_mme_trace_print_call(stdout, k, flags, "  ");
     }
-    return 0;
+    return vgt_cli_out_failed(stdout);   /* a lost output stops the run */
 }
 
 /* ---- after the walk -------------------------------------------------------------------------------- */
@@ -375,8 +375,10 @@ int cmd_mme(int argc, char **argv)
         else if (c->calls || c->expand) printf("calls:\n");
         st = vgt_mme_trace_run(t, path, &opt, NULL, &err);
     }
-    if (st != VGT_OK) {
-        fflush(stdout);
+    if (vgt_cli_out_failed(stdout)) {
+        rc = vgt_cli_check_output("mme", stdout, "standard output", VGT_EXIT_USAGE);
+    } else if (st != VGT_OK) {
+        vgt_cli_flush(stdout);
         if (c->json && t) printf("]}\n");
         rc = vgt_cli_report("mme", &err);
     } else {
