@@ -458,6 +458,7 @@ static int usage(FILE *f)
     fprintf(f,
             "usage: vgt census TRACE [--json] [--total] [--submit N|A..B] [--channel H] [--no-macros]\n"
             "                        [--stores FILE]\n"
+            "TRACE may be '-' (a stream on stdin).\n"
             "Per submission and in total: methods per class, compute launches, draws, program binds,\n"
             "inline-to-memory uploads and copy-engine copies (count and bytes), semaphore releases and\n"
             "acquires, reports, push-buffer decoder diagnostics. MME macro calls are run (vgt mme) and\n"

@@ -307,6 +307,7 @@ static int usage(FILE *f)
     fprintf(f,
             "usage: vgt mme TRACE [--json] [--macro N] [--submit N|A..B] [--channel H] [--calls] [--expand]\n"
             "                     [--no-disasm]\n"
+            "TRACE may be '-' (a stream on stdin).\n"
             "MME macros of a trace, per channel and class: every macro version uploaded (index, start,\n"
             "length, content hash, a name derived from what its calls emit: draw, clear, launch,\n"
             "constant-buffer update, inline upload, report, constant-buffer bind, state setter, ...) with\n"

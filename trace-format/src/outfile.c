@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,10 +44,21 @@ static void on_fatal_signal(int sig)
     raise(sig);   /* delivered when the handler returns: the process ends as the signal says */
 }
 
+static const int cleanup_sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGXFSZ};
+
+/* Held while a temporary is created and registered: a signal in between would leave it behind. */
+static void block_cleanup_signals(sigset_t *old)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    for (size_t i = 0; i < sizeof cleanup_sigs / sizeof cleanup_sigs[0]; i++) sigaddset(&set, cleanup_sigs[i]);
+    pthread_sigmask(SIG_BLOCK, &set, old);
+}
+
 void vgt_outfile_cleanup_on_signals(void)
 {
-    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGXFSZ};
-    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+    const int *sigs = cleanup_sigs;
+    for (size_t i = 0; i < sizeof cleanup_sigs / sizeof cleanup_sigs[0]; i++) {
         struct sigaction old;
         if (sigaction(sigs[i], NULL, &old) != 0 || old.sa_handler != SIG_DFL) continue;   /* ignored or handled */
         struct sigaction sa = {.sa_handler = on_fatal_signal};
@@ -118,15 +130,18 @@ static vgt_status open_temporary(vgt_outfile *o, unsigned flags, vgt_error *err)
     if (!(o->tmp = malloc(n))) return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "cannot write '%s': out of memory", o->path);
     snprintf(o->tmp, n, "%s.XXXXXX" TMP_SUFFIX, o->target);
     mode_t mode = new_mode(o->target);
+    sigset_t old;
+    block_cleanup_signals(&old);
     int fd = mkostemps(o->tmp, (int)strlen(TMP_SUFFIX), O_CLOEXEC);
+    int e = errno;
+    if (fd >= 0) o->slot = pending_add(o->tmp);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (fd < 0) {
-        int e = errno;
         free(o->tmp);
         o->tmp = NULL;
         return VGT_FAIL(err, VGT_E_IO, VGT_NO_OFFSET, "cannot create '%s' (its temporary beside it): %s", o->path,
                         strerror(e));
     }
-    o->slot = pending_add(o->tmp);
     if (fchmod(fd, mode) != 0) { /* best effort: the temporary keeps 0600 */ }
     if (flags & VGT_OUT_NO_FD) close(fd), fd = -1;
     o->fd = fd;
@@ -215,8 +230,13 @@ vgt_status vgt_outfile_commit(vgt_outfile *o, vgt_error *err)
         release(o);
         return VGT_FAIL(err, VGT_E_IO, VGT_NO_OFFSET, "writing '%s' failed: %s", vgt_outfile_name(o), strerror(e));
     }
-    if (o->tmp && rename(o->tmp, o->target) != 0) {
-        e = errno;
+    sigset_t old;
+    block_cleanup_signals(&old);   /* renamed and unregistered together */
+    int moved = !o->tmp || rename(o->tmp, o->target) == 0;
+    if (!moved) e = errno;
+    else pending_drop(o->slot), o->slot = -1;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (!moved) {
         unlink(o->tmp);
         release(o);
         return VGT_FAIL(err, VGT_E_IO, VGT_NO_OFFSET, "cannot put '%s' in place: %s", o->path, strerror(e));
