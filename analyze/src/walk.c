@@ -10,6 +10,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "vgt/cli.h"
 #include "vgt/walk.h"
@@ -292,7 +293,13 @@ vgt_status vgt_walk_path(const char *path, const vgt_walk_options *opt, const vg
     if (!opt) opt = &defaults;
     vgt_reader_options ro = {opt->streaming, opt->verify_checksums};
     vgt_reader *r;
-    VGT_TRY(vgt_reader_open_path(&r, path, &ro, err));
+    int std_in = !strcmp(path, "-");   /* a stream on stdin (a pipe from a capture), read without seeking */
+    if (std_in) ro.streaming = 1;
+    vgt_status orc = std_in ? vgt_reader_open_fd(&r, STDIN_FILENO, 0, &ro, err) : vgt_reader_open_path(&r, path, &ro, err);
+    if (orc != VGT_OK) {
+        if (std_in) vgt_error_prefix(err, "standard input");
+        return orc;
+    }
     vgt_status rc = vgt_walk_reader(r, opt, cb, stats, err);
     vgt_reader_close(r);
     return rc;

@@ -380,7 +380,7 @@ static int on_submit_end(void *ctx, const vgt_walk_submit *s)
         putchar('\n');
         if (c->stores) print_stores_text(&c->sub, srows, sn);
     }
-    return c->failed;
+    return c->failed || vgt_cli_out_failed(stdout);   /* a lost output stops the walk */
 }
 
 static void print_stores_total(const census *c)
@@ -446,14 +446,18 @@ static int run(census *c, const char *path, vgt_walk_options *opt)
         if (vgt_mme_trace_new(&mc, &c->mme, &err) != VGT_OK) return vgt_cli_report("census", &err);
     }
     if (c->json) printf("{\"trace\":"), vgt_json_string(stdout, path), printf(",\"submissions\":[");
-    vgt_status rc = vgt_walk_path(path, opt, &cb, &st, &err);
+    vgt_status rc = vgt_walk_path(path, opt, &cb, &st, &err);   /* "-": stdin */
+    if (vgt_cli_out_failed(stdout)) {
+        vgt_mme_trace_free(c->mme);
+        return vgt_cli_check_output("census", stdout, "standard output", VGT_EXIT_USAGE);
+    }
     if (rc == VGT_OK && !c->failed && c->mme && vgt_mme_trace_finish(c->mme, &c->err) != VGT_OK &&
         c->err.code != VGT_E_EOF)
         c->failed = 1;
     vgt_mme_trace_free(c->mme);
     if (rc == VGT_OK && c->failed) rc = c->err.code, err = c->err;
     if (rc != VGT_OK) {
-        fflush(stdout);
+        vgt_cli_flush(stdout);
         if (c->json) printf("]}\n");
         return vgt_cli_report("census", &err);
     }
@@ -471,6 +475,7 @@ static int usage(FILE *f)
     fprintf(f,
             "usage: vgt census TRACE [--json] [--total] [--submit N|A..B] [--channel H] [--no-macros]\n"
             "                        [--stores FILE]\n"
+            "TRACE may be '-' (a stream on stdin).\n"
             "Per submission and in total: methods per class, compute launches, draws, program binds,\n"
             "inline-to-memory uploads and copy-engine copies (count and bytes), semaphore releases and\n"
             "acquires, reports, push-buffer decoder diagnostics. MME macro calls are run (vgt mme) and\n"

@@ -5,8 +5,9 @@
  * every submission, GPFIFO entry and method a row, and a semantic tracker per channel (events.h) adds
  * events, launches, uploads, copies, semaphores, draws and program binds; MME macro calls run in the same
  * walk (mme_trace.h) and what they emit reaches the trackers too (events.origin 'macro'). All inside one transaction with
- * prepared statements; indexes and views are created after the load. The file is written as OUT.partial
- * and renamed over OUT only when complete, so a failed export never leaves a plausible-looking database.
+ * prepared statements; indexes and views are created after the load. The file is written as a temporary
+ * beside OUT (vgt/outfile.h) and renamed over OUT only when complete, so a failed export never leaves a
+ * plausible-looking database; OUT must be a regular file (or absent): a database cannot be streamed.
  * --stores FILE adds the store census of a replay of the trace (`vgt replay --census-json`, db_stores.c). */
 #include <errno.h>
 #include <inttypes.h>
@@ -19,6 +20,7 @@
 #include "vgt/classes.h"
 #include "vgt/cli.h"
 #include "vgt/mme_trace.h"
+#include "vgt/outfile.h"
 
 static void on_channel(void *ctx, vgt_walk_channel *chan)
 {
@@ -230,13 +232,14 @@ static int write_identity(db_ctx *c, const char *trace)
 static int usage(FILE *f)
 {
     fprintf(f,
-            "usage: vgt db TRACE -o OUT.sqlite [--with-bytes] [--no-fields] [--index-methods] [--submit N|A..B]\n"
+            "usage: vgt db TRACE|- -o OUT.sqlite [--with-bytes] [--no-fields] [--index-methods] [--submit N|A..B]\n"
             "              [--channel H] [--no-macros] [--stores FILE] [--quiet]\n"
             "Export a trace to SQLite: identity, objects, channels, mappings, memory records, submissions,\n"
             "GPFIFO entries, every method (name, address, value, decoded fields), and the semantic events:\n"
             "launches, uploads, copies, semaphores, draws, program binds. Schema: docs/sqlite-schema.md;\n"
-            "example queries: docs/forensics.md.\n"
-            "  -o OUT          the database to write (replaced if it exists)\n"
+            "example queries: docs/forensics.md. TRACE may be '-' (standard input, kept in a temporary file:\n"
+            "it is read more than once).\n"
+            "  -o OUT          the database to write: a regular file, replaced only once complete\n"
             "  --with-bytes    keep memory-record and upload bytes as BLOBs (default: lengths only)\n"
             "  --no-fields     leave methods.fields NULL (faster, smaller); it is NULL anyway for methods\n"
             "                  whose only field is the whole value (LOAD_INLINE_DATA, ...)\n"
@@ -264,24 +267,25 @@ static int finish(db_ctx *c, int ok)
     return ok;
 }
 
-/* The export itself: OUT.partial, schema, the walk, indexes, then the rename. */
-static int export(db_ctx *c, const char *path, const char *out, vgt_walk_options *opt, int no_macros, int quiet)
+/* The export itself: a temporary beside OUT, schema, the walk, indexes, then the rename. path is what
+ * is read (a copy of stdin for "-"), name what the user gave. */
+static int export(db_ctx *c, const char *path, const char *name, const char *out, vgt_walk_options *opt,
+                  int no_macros, int quiet)
 {
-    size_t tl = strlen(out) + 16;
-    char *tmp = malloc(tl);
-    if (!tmp) return vgt_cli_error("db", VGT_EXIT_USAGE, "out of memory");
-    snprintf(tmp, tl, "%s.partial", out);
+    vgt_outfile of;
+    vgt_error oerr;
+    if (vgt_outfile_open(&of, out, VGT_OUT_NEED_FILE | VGT_OUT_NO_FD, &oerr) != VGT_OK) return vgt_cli_report("db", &oerr);
+    const char *tmp = vgt_outfile_write_path(&of);
     /* before SQLite initialises: no memory statistics (a global mutex per allocation); may fail harmlessly
      * when something already initialised SQLite */
     sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
-    unlink(tmp);
     if (sqlite3_open_v2(tmp, &c->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-        int rc = vgt_cli_error("db", VGT_EXIT_USAGE, "cannot create '%s': %s", tmp, sqlite3_errmsg(c->db));
+        int rc = vgt_cli_error("db", VGT_EXIT_USAGE, "cannot create '%s': %s", out, sqlite3_errmsg(c->db));
         sqlite3_close(c->db);
-        free(tmp);
+        vgt_outfile_discard(&of);
         return rc;
     }
-    int ok = !db_create_schema(c) && !write_meta(c, path) && !write_identity(c, path);
+    int ok = !db_create_schema(c) && !write_meta(c, name) && !write_identity(c, path);
     vgt_walk_stats st = { 0 };
     vgt_error err;
     vgt_status rc = VGT_OK;
@@ -309,18 +313,11 @@ static int export(db_ctx *c, const char *path, const char *out, vgt_walk_options
     free(c->counts.slot);   /* when the walk failed before the counts were written */
     ok = finish(c, ok);
     if (!ok) {
-        unlink(tmp);
-        free(tmp);
+        vgt_outfile_discard(&of);   /* OUT stays as it was */
         if (rc != VGT_OK) return vgt_cli_report("db", &err);
         return vgt_cli_report("db", &c->err);
     }
-    if (rename(tmp, out) != 0) {   /* OUT is a directory, another file system's mount point, ...: no stray copy */
-        int e = vgt_cli_error("db", VGT_EXIT_USAGE, "cannot rename '%s' to '%s': %s", tmp, out, strerror(errno));
-        unlink(tmp);
-        free(tmp);
-        return e;
-    }
-    free(tmp);
+    if (vgt_outfile_commit(&of, &oerr) != VGT_OK) return vgt_cli_report("db", &oerr);
     if (!quiet)
         printf("wrote %s: %" PRIu64 " records, %" PRIu64 " submissions, %" PRIu64 " methods, %" PRIu64 " events%s", out,
                st.records, c->submission_rows, c->method_rows, c->event_rows, c->stores ? ", " : "\n");
@@ -358,7 +355,13 @@ int cmd_db(int argc, char **argv)
         if (db_stores_load(&stores, stores_path, &e) != VGT_OK) return vgt_cli_report("db", &e);
         c.stores = &stores;
     }
-    int code = export(&c, path, out, &opt, no_macros, quiet);
+    const char *name = path;
+    char spool[64];
+    if (vgt_cli_seekable_input("db", &path, spool, sizeof spool)) {   /* read three times: stdin is kept */
+        if (c.stores) db_stores_free(c.stores);
+        return VGT_EXIT_USAGE;
+    }
+    int code = export(&c, path, name, out, &opt, no_macros, quiet);
     if (c.stores) db_stores_free(c.stores);
     return code;
 }

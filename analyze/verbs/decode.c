@@ -322,7 +322,7 @@ static int on_submit_end(void *ctx, const vgt_walk_submit *s)
     d->printing = !d->o.nmethods;   /* events completed by the end of the submission */
     if (s->chan->user) vgt_sem_flush(s->chan->user);
     d->cur = NULL;
-    return ferror(d->out) ? 1 : 0;
+    return vgt_cli_out_failed(d->out);
 }
 
 static void on_entry(void *ctx, const vgt_walk_submit *s, const vgt_gp_entry *e, uint32_t index)
@@ -398,7 +398,7 @@ static int on_macro_call(void *user, const vgt_mme_trace_call *call)
     d->printing = call->selected;
     if (vgt_sem_macro_call(s->chan->user, call, &d->sem_err) != VGT_OK) d->sem_failed = 1;
     d->printing = printing;
-    return ferror(d->out) ? 1 : 0;
+    return vgt_cli_out_failed(d->out);
 }
 
 /* ---- the verb ---- */
@@ -429,19 +429,6 @@ static int parse_args(int argc, char **argv, decode_opts *o, vgt_walk_options *w
     }
     if (!*path) return vgt_cli_error("decode", VGT_EXIT_USAGE, "no trace given (see vgt decode --help)");
     return VGT_EXIT_OK;
-}
-
-/* A path, or "-": a stream on stdin (a pipe from a capture), read without seeking. */
-static vgt_status walk(const char *path, vgt_walk_options *wo, const vgt_walk_callbacks *cb, vgt_walk_stats *st,
-                       vgt_error *err)
-{
-    if (strcmp(path, "-") != 0) return vgt_walk_path(path, wo, cb, st, err);
-    vgt_reader_options ro = {.streaming = 1, .verify_checksums = wo->verify_checksums};
-    vgt_reader *r;
-    VGT_TRY(vgt_reader_open_fd(&r, 0, 0, &ro, err));
-    vgt_status rc = vgt_walk_reader(r, wo, cb, st, err);
-    vgt_reader_close(r);
-    return rc;
 }
 
 static void print_summary(const decoder *d, const vgt_walk_stats *st)
@@ -477,12 +464,12 @@ int cmd_decode(int argc, char **argv)
     vgt_error err;
     vgt_mme_trace_config mc = {.on_call = on_macro_call, .user = &d};
     if (d.o.expand_macros && vgt_mme_trace_new(&mc, &d.mme, &err) != VGT_OK) return vgt_cli_report("decode", &err);
-    vgt_status s = walk(path, &wo, &cb, &st, &err);
+    vgt_status s = vgt_walk_path(path, &wo, &cb, &st, &err);   /* "-": stdin */
     if (d.mme && s == VGT_OK && vgt_mme_trace_finish(d.mme, &d.sem_err) != VGT_OK) d.sem_failed = 1;
     vgt_mme_trace_free(d.mme);
-    fflush(stdout);
+    /* a failed output stopped the walk: that is the error to report */
+    if (vgt_cli_flush(stdout) != 0) return vgt_cli_check_output("decode", stdout, "standard output", VGT_EXIT_USAGE);
     if (s != VGT_OK) return vgt_cli_report("decode", &err);
-    if (ferror(stdout)) return vgt_cli_error("decode", VGT_EXIT_USAGE, "writing the output failed");
     print_summary(&d, &st);
     return d.problems || d.sem_failed ? VGT_EXIT_PROBLEM : VGT_EXIT_OK;
 }

@@ -96,7 +96,7 @@ static int on_call(void *user, const vgt_mme_trace_call *k)
     } else {
         vgt_mme_trace_print_call(stdout, k, flags, "  ");
     }
-    return 0;
+    return vgt_cli_out_failed(stdout);   /* a lost output stops the run */
 }
 
 /* ---- after the walk -------------------------------------------------------------------------------- */
@@ -307,6 +307,7 @@ static int usage(FILE *f)
     fprintf(f,
             "usage: vgt mme TRACE [--json] [--macro N] [--submit N|A..B] [--channel H] [--calls] [--expand]\n"
             "                     [--no-disasm]\n"
+            "TRACE may be '-' (a stream on stdin).\n"
             "MME macros of a trace, per channel and class: every macro version uploaded (index, start,\n"
             "length, content hash, a name derived from what its calls emit: draw, clear, launch,\n"
             "constant-buffer update, inline upload, report, constant-buffer bind, state setter, ...) with\n"
@@ -375,8 +376,10 @@ int cmd_mme(int argc, char **argv)
         else if (c->calls || c->expand) printf("calls:\n");
         st = vgt_mme_trace_run(t, path, &opt, NULL, &err);
     }
-    if (st != VGT_OK) {
-        fflush(stdout);
+    if (vgt_cli_out_failed(stdout)) {
+        rc = vgt_cli_check_output("mme", stdout, "standard output", VGT_EXIT_USAGE);
+    } else if (st != VGT_OK) {
+        vgt_cli_flush(stdout);
         if (c->json && t) printf("]}\n");
         rc = vgt_cli_report("mme", &err);
     } else {

@@ -64,6 +64,7 @@ typedef struct chan_state {
 
 typedef struct slice_plan {
     const char *in, *out;
+    const char *in_name;       /* IN as given ("-": stdin, read from a copy at in) */
     vgt_range submits;
     vgt_writer_options wo;
     vgt_model *model;
@@ -566,7 +567,7 @@ static vgt_status open_output(slice_plan *p, vgt_writer **w, vgt_error *err)
     if (p->submits.last == UINT64_MAX) snprintf(range, sizeof range, "%llu..", (unsigned long long)p->submits.first);
     else snprintf(range, sizeof range, "%llu..%llu", (unsigned long long)p->submits.first,
                   (unsigned long long)p->submits.last);
-    id[n++] = (vgt_identity){"sliced_from", p->in};
+    id[n++] = (vgt_identity){"sliced_from", p->in_name};
     id[n++] = (vgt_identity){"slice_submits", range};
     vgt_status st = vgt_writer_open_path(w, p->out, &p->wo, id, n, err);
     free(id);
@@ -582,11 +583,11 @@ static vgt_status slice(slice_plan *p, vgt_error *err)
     vgt_writer *w = NULL;
     if (st == VGT_OK) st = open_output(p, &w, err);
     if (st == VGT_OK) st = copy_records(p, w, err);
-    if (w) {
+    if (w && st != VGT_OK) vgt_writer_discard(w);   /* OUT stays as it was */
+    else if (w) {
         vgt_error cerr;
-        vgt_status cst = vgt_writer_close(w, &cerr);
-        if (st == VGT_OK && cst != VGT_OK) {
-            st = cst;
+        if (vgt_writer_close(w, &cerr) != VGT_OK) {
+            st = cerr.code;
             *err = cerr;
         }
     }
@@ -613,7 +614,9 @@ static int usage(FILE *f)
                "state at A (CHANNEL_METHODS records: the MME program and the latest value of every pure state\n"
                "method of the bound classes, replayed before the channel's next submission), then every\n"
                "record from submission A to B and the observed results that follow B. Sequence numbers start\n"
-               "at 0; the identity gains sliced_from and slice_submits.\n");
+               "at 0; the identity gains sliced_from and slice_submits. IN may be '-' (standard input, kept in\n"
+               "a temporary file: it is read three times), OUT '-' (standard output); OUT is replaced only\n"
+               "once complete.\n");
     return f == stdout ? VGT_EXIT_OK : VGT_EXIT_USAGE;
 }
 
@@ -625,7 +628,7 @@ int cmd_slice(int argc, char **argv)
     uint64_t v;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-        if (a[0] != '-') {
+        if (a[0] != '-' || !a[1]) {   /* "-" alone: stdin (IN) or stdout (OUT) */
             if (!p.in) p.in = a;
             else if (!p.out) p.out = a;
             else return vgt_cli_error("slice", VGT_EXIT_USAGE, "unexpected argument '%s'", a);
@@ -646,6 +649,9 @@ int cmd_slice(int argc, char **argv)
     if (vgt_cli_same_file(p.in, p.out))
         return vgt_cli_error("slice", VGT_EXIT_USAGE, "OUT '%s' is the input file itself: writing it would destroy IN "
                              "before it is read; slice into another file", p.out);
+    p.in_name = p.in;
+    char spool[64];
+    if (vgt_cli_seekable_input("slice", &p.in, spool, sizeof spool)) return VGT_EXIT_USAGE;
     vgt_error err;
     vgt_error_clear(&err);
     if (slice(&p, &err) != VGT_OK) {

@@ -146,6 +146,7 @@ static vgt_status open_writer(const char *path, int fd, int child, vgt_error *er
     }
     standalone = 1;
     o.zstd_level = env_int("VGT_CAPTURE_LEVEL", 3);
+    o.placement = VGT_PLACE_IN_PLACE;   /* the program may be killed at any time: keep what was written */
     char cmd[4096];
     uint32_t n = read_cmdline(cmd, sizeof cmd - 1);
     char *argv[64];

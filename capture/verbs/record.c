@@ -252,7 +252,8 @@ int cmd_record(int argc, char **argv)
     vgt_capture_identity_collect(&ident, "vgt record", "preload", o.memory, o.crash_safe, o.ncmd, o.cmd);
     vgt_writer_options wo = vgt_writer_defaults();
     wo.zstd_level = o.level;
-    wo.crash_safe = o.crash_safe;
+    wo.crash_safe = o.crash_safe;   /* crash-safe: written straight into OUT, readable there after a crash */
+    wo.placement = VGT_PLACE_KEEP_PREFIX;   /* else beside OUT, put in place at the end even after a failed write */
     vgt_writer *w;
     vgt_error err;
     vgt_status rc = to_stdout ? vgt_writer_open_fd(&w, 1, 0, &wo, ident.entries, ident.count, &err)

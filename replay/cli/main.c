@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "vgt/cli.h"
+#include "vgt/outfile.h"
 
 #define VGT_VERB(name, fn, summary) int fn(int argc, char **argv);
 #include "../../trace-format/verbs.def"
@@ -41,17 +42,23 @@ static int usage(FILE *f)
 int main(int argc, char **argv)
 {
     if (argc < 2) return usage(stderr);
-    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) return usage(stdout);
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help"))
+        return vgt_cli_check_output(NULL, stdout, "standard output", usage(stdout));
     if (!strcmp(argv[1], "--version")) {
         printf("vgt %s\n", VGT_VERSION_STRING);
-        return VGT_EXIT_OK;
+        return vgt_cli_check_output(NULL, stdout, "standard output", VGT_EXIT_OK);
     }
     if (!strcmp(argv[1], "verbs")) {   /* machine-readable list, used by the test that every verb answers --help */
         for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++) printf("%s\n", verbs[i].name);
-        return VGT_EXIT_OK;
+        return vgt_cli_check_output(NULL, stdout, "standard output", VGT_EXIT_OK);
     }
-    for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
-        if (!strcmp(argv[1], verbs[i].name)) return verbs[i].fn(argc - 1, argv + 1);
+    for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++) {
+        if (strcmp(argv[1], verbs[i].name)) continue;
+        vgt_outfile_cleanup_on_signals();   /* an interrupted verb leaves no temporary output behind */
+        int rc = verbs[i].fn(argc - 1, argv + 1);
+        /* every verb at once: output that could not be written (full disk, closed pipe) is an error */
+        return vgt_cli_check_output(verbs[i].name, stdout, "standard output", rc);
+    }
     fprintf(stderr, "vgt: '%s' is not a verb; see 'vgt --help'\n", argv[1]);
     return VGT_EXIT_USAGE;
 }

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "vgt/outfile.h"
 #include "vgt/replay.h"
 
 #define GOB_W 64u
@@ -204,12 +205,25 @@ vgt_status vgt_png_write_rgba(const char *path, const uint8_t *rgba, uint32_t w,
     put_be32(ihdr + 4, h);
     ihdr[8] = 8, ihdr[9] = 6, ihdr[10] = 0, ihdr[11] = 0, ihdr[12] = 0;   /* 8-bit RGBA, deflate, no interlace */
     static const uint8_t sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
-    FILE *f = fopen(path, "wb");
-    int bad = !f || fwrite(sig, 1, 8, f) != 8 || write_chunk(f, "IHDR", ihdr, 13) || write_chunk(f, "IDAT", z, zlen) ||
+    /* beside PATH, renamed over it once complete; a device or FIFO is written to (vgt/outfile.h) */
+    vgt_outfile of;
+    vgt_status rc = vgt_outfile_open(&of, path, VGT_OUT_NO_STDOUT, err);
+    FILE *f = rc == VGT_OK ? vgt_outfile_stdio(&of, err) : NULL;
+    if (!f) {
+        if (rc == VGT_OK) vgt_outfile_discard(&of);
+        free(z);
+        vgt_error_prefix(err, "PNG");
+        return err ? err->code : VGT_E_IO;
+    }
+    int bad = fwrite(sig, 1, 8, f) != 8 || write_chunk(f, "IHDR", ihdr, 13) || write_chunk(f, "IDAT", z, zlen) ||
               write_chunk(f, "IEND", NULL, 0);
-    int saved = errno;
-    if (f && fclose(f)) bad = 1, saved = errno;
     free(z);
-    if (bad) return VGT_FAIL(err, VGT_E_IO, VGT_NO_OFFSET, "PNG %s: cannot write: %s", path, strerror(saved));
-    return VGT_OK;
+    if (bad) {
+        int saved = errno;
+        vgt_outfile_discard(&of);
+        return VGT_FAIL(err, VGT_E_IO, VGT_NO_OFFSET, "PNG %s: cannot write: %s", path, strerror(saved));
+    }
+    rc = vgt_outfile_commit(&of, err);
+    if (rc != VGT_OK) vgt_error_prefix(err, "PNG");
+    return rc;
 }

@@ -31,6 +31,7 @@
 #include <zstd.h>
 
 #include "vgt/cli.h"
+#include "vgt/outfile.h"
 #include "vgt/replay.h"
 #include "vgt/trace.h"
 
@@ -83,12 +84,21 @@ static int read_file(const char *path, buf *b, size_t max)
     return 0;
 }
 
+/* A golden is written beside its path and renamed over it once complete: an interrupted bless never
+ * leaves a truncated golden. -1 with errno on failure. */
 static int write_file(const char *path, const void *p, size_t n)
 {
-    FILE *f = fopen(path, "wb");
-    if (!f) return -1;
-    int bad = fwrite(p, 1, n, f) != n;
-    return fclose(f) || bad ? -1 : 0;
+    vgt_outfile of;
+    vgt_error err;
+    if (vgt_outfile_open(&of, path, VGT_OUT_NEED_FILE, &err) != VGT_OK) return errno = EINVAL, -1;
+    FILE *f = vgt_outfile_stdio(&of, &err);
+    if (!f || fwrite(p, 1, n, f) != n) {
+        int e = errno;
+        vgt_outfile_discard(&of);
+        return errno = e ? e : EIO, -1;
+    }
+    if (vgt_outfile_commit(&of, &err) != VGT_OK) return errno = EIO, -1;
+    return 0;
 }
 
 /* ---- running a verb of this executable ---- */

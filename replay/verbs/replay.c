@@ -7,6 +7,7 @@
 
 #include "replay_out.h"
 #include "vgt/cli.h"
+#include "vgt/outfile.h"
 #include "vgt/replay.h"
 #include "vgt/trace.h"
 
@@ -395,11 +396,20 @@ static int write_dump(vgt_replay *rp, const dump_req *d)
         return vgt_cli_error("replay", VGT_EXIT_PROBLEM, "--dump 0x%llx:%llu: %s", (unsigned long long)d->va,
                              (unsigned long long)d->len, err.msg);
     }
-    FILE *f = fopen(d->path, "wb");
-    int bad = !f || fwrite(buf, 1, d->len, f) != d->len;
-    if (f && fclose(f)) bad = 1;
+    /* beside FILE, renamed over it once complete; a device or FIFO is written to */
+    vgt_outfile of;
+    FILE *f = vgt_outfile_open(&of, d->path, VGT_OUT_NO_STDOUT, &err) == VGT_OK ? vgt_outfile_stdio(&of, &err) : NULL;
+    if (f && fwrite(buf, 1, d->len, f) != d->len) {
+        VGT_FAIL(&err, VGT_E_IO, VGT_NO_OFFSET, "writing '%s' failed: %s", d->path, strerror(errno));
+        vgt_outfile_discard(&of);
+        f = NULL;
+    } else if (f && vgt_outfile_commit(&of, &err) != VGT_OK) {
+        f = NULL;
+    } else if (!f && of.kind) {
+        vgt_outfile_discard(&of);
+    }
     free(buf);
-    if (bad) return vgt_cli_error("replay", VGT_EXIT_USAGE, "--dump: cannot write %s: %s", d->path, strerror(errno));
+    if (!f) return vgt_cli_error("replay", VGT_EXIT_USAGE, "--dump: %s", err.msg);
     return VGT_EXIT_OK;
 }
 

@@ -5,6 +5,7 @@
 
 #include "replay_out.h"
 #include "vgt/cli.h"
+#include "vgt/outfile.h"
 
 #define MAX_RT_BYTES (256ull << 20)
 
@@ -121,8 +122,13 @@ int census_write_jsonl(const vgt_replay *rp, const char *path)
 {
     uint64_t n;
     const vgt_store_row *rows = vgt_replay_stores(rp, &n);
-    FILE *f = fopen(path, "w");
-    if (!f) return vgt_cli_error("replay", VGT_EXIT_USAGE, "--census-json: cannot write %s: %s", path, strerror(errno));
+    vgt_outfile of;
+    vgt_error err;
+    FILE *f = vgt_outfile_open(&of, path, VGT_OUT_NO_STDOUT, &err) == VGT_OK ? vgt_outfile_stdio(&of, &err) : NULL;
+    if (!f) {
+        if (of.kind) vgt_outfile_discard(&of);
+        return vgt_cli_error("replay", VGT_EXIT_USAGE, "--census-json: %s", err.msg);
+    }
     for (uint64_t i = 0; i < n; i++) {
         const vgt_store_row *r = &rows[i];
         char px0[24] = "null";   /* the first pixel's value: render targets only */
@@ -134,8 +140,7 @@ int census_write_jsonl(const vgt_replay *rp, const char *path)
                 (unsigned long long)r->va, (unsigned long long)r->len, (unsigned long long)r->pages_written,
                 (unsigned long long)r->bytes_changed, (long long)r->first_changed, (long long)r->first_nonzero_pixel, px0);
     }
-    int bad = ferror(f);
-    if (fclose(f) || bad) return vgt_cli_error("replay", VGT_EXIT_USAGE, "--census-json: cannot write %s", path);
+    if (vgt_outfile_commit(&of, &err) != VGT_OK) return vgt_cli_error("replay", VGT_EXIT_USAGE, "--census-json: %s", err.msg);
     return VGT_EXIT_OK;
 }
 

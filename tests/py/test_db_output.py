@@ -1,7 +1,7 @@
-"""`vgt db -o OUT` never leaves a half-written or stray file: the export goes to OUT.partial and is renamed
-over OUT only when complete. When the rename itself fails (OUT is a directory), the complete but unplaced
-OUT.partial is removed too, and the message says why. An existing OUT file is replaced whole; paths with
-quotes and spaces are taken as they are (SQLite opens the file by name, nothing is quoted into SQL)."""
+"""`vgt db -o OUT` never leaves a half-written or stray file: the export goes to a temporary beside OUT and
+is renamed over OUT only when complete. OUT that is a directory is refused before any work, and the message
+says why. An existing OUT file is replaced whole; paths with quotes and spaces are taken as they are (SQLite
+opens the file by name, nothing is quoted into SQL)."""
 import sqlite3
 from pathlib import Path
 
@@ -16,7 +16,7 @@ def test_rename_failure_leaves_nothing(vgt_bin, tmp_path):
     out.mkdir()
     (out / "keep").write_text("the directory's contents stay")
     r = run_vgt(vgt_bin, "db", TRACE, "-o", out, check=2)
-    assert "rename" in r.stderr and str(out) in r.stderr, r.stderr
+    assert "is a directory" in r.stderr and str(out) in r.stderr, r.stderr
     assert not Path(str(out) + ".partial").exists(), "a complete export was left as OUT.partial"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.sqlite"]
     assert (out / "keep").read_text() == "the directory's contents stay"

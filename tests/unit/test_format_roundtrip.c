@@ -5,6 +5,7 @@
  *  - a stream through a pipe (writer thread, streaming reader), trailer included;
  *  - crash-safe mode: every submission readable by a second reader while the writer is still open;
  *  - a writer whose writes start failing (EFBIG) reports it, and the file keeps every chunk before. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -379,11 +380,18 @@ static void test_crash_safe(void)
     vgt_reader_close(follow);
 }
 
-/* A child process limits the file size, so that a later chunk write fails with EFBIG. */
-static void test_write_failure(int threads)
+/* A child process limits the file size, so that a later chunk write fails with EFBIG. KEEP_PREFIX (a
+ * recording): the chunks before the failure are put in place. REPLACE (the default): the file that was
+ * there before stays as it was, and no temporary is left beside it. */
+static void test_write_failure(int threads, int placement)
 {
     char path[512];
-    path_of(path, sizeof path, "full.vgt");
+    path_of(path, sizeof path, placement == VGT_PLACE_REPLACE ? "kept.vgt" : "full.vgt");
+    static const char before[] = "the file that was here before";
+    if (placement == VGT_PLACE_REPLACE) {
+        FILE *f = fopen(path, "w");
+        CHECK(f && fputs(before, f) >= 0 && fclose(f) == 0, "writing %s", path);
+    }
     pid_t pid = fork();
     if (pid == 0) {
         signal(SIGXFSZ, SIG_IGN);
@@ -394,6 +402,7 @@ static void test_write_failure(int threads)
         o.zstd_level = 1;
         o.zstd_threads = threads;
         o.chunk_target = 4096;
+        o.placement = placement;
         vgt_writer *w;
         vgt_error e;
         if (vgt_writer_open_path(&w, path, &o, IDENT, 1, &e) != VGT_OK) _exit(10);
@@ -413,6 +422,19 @@ static void test_write_failure(int threads)
     int status = 0;
     waitpid(pid, &status, 0);
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "write-failure child exited %d", WEXITSTATUS(status));
+    if (placement == VGT_PLACE_REPLACE) {
+        char got[64] = {0};
+        FILE *f = fopen(path, "r");
+        size_t n = f ? fread(got, 1, sizeof got - 1, f) : 0;
+        if (f) fclose(f);
+        CHECK(n == strlen(before) && !strcmp(got, before), "the old file was not kept: '%s'", got);
+        DIR *d = opendir(tmpdir);
+        struct dirent *e;
+        while (d && (e = readdir(d)))
+            CHECK(!strstr(e->d_name, ".partial"), "a temporary was left behind: %s", e->d_name);
+        if (d) closedir(d);
+        return;
+    }
     vgt_reader *r;
     vgt_error e;
     if (vgt_reader_open_path(&r, path, NULL, &e) != VGT_OK) {
@@ -535,8 +557,10 @@ int main(void)
     test_seeks(1, 3);                           /* chunks compressed in parallel, written in order */
     test_pipe();
     test_crash_safe();
-    test_write_failure(0);
-    test_write_failure(2);
+    test_write_failure(0, VGT_PLACE_KEEP_PREFIX);
+    test_write_failure(2, VGT_PLACE_KEEP_PREFIX);
+    test_write_failure(0, VGT_PLACE_REPLACE);
+    test_write_failure(2, VGT_PLACE_REPLACE);
     test_threads();
     test_bad_args();
     char cmd[300];

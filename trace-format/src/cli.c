@@ -2,10 +2,12 @@
 #include "vgt/cli.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 int vgt_parse_u64(const char *s, uint64_t *out)
 {
@@ -94,6 +96,104 @@ int vgt_cli_report(const char *verb, const vgt_error *err)
     default:
         return VGT_EXIT_PROBLEM;
     }
+}
+
+/* The first error seen on each output stream: a failed write's errno is told only by the first flush
+ * after it (stdio then drops the buffer), so whoever flushes first keeps it for the final report. */
+static struct {
+    FILE *f;
+    int err;
+} out_errors[4];
+
+static void keep_error(FILE *f, int e)
+{
+    if (!e) return;
+    for (size_t i = 0; i < sizeof out_errors / sizeof out_errors[0]; i++) {
+        if (out_errors[i].f == f) return;   /* the first one stays */
+        if (!out_errors[i].f) {
+            out_errors[i].f = f;
+            out_errors[i].err = e;
+            return;
+        }
+    }
+}
+
+static int kept_error(FILE *f)
+{
+    for (size_t i = 0; i < sizeof out_errors / sizeof out_errors[0]; i++)
+        if (out_errors[i].f == f) return out_errors[i].err;
+    return 0;
+}
+
+int vgt_cli_flush(FILE *f)
+{
+    errno = 0;
+    if (fflush(f) != 0) keep_error(f, errno ? errno : EIO);
+    return ferror(f) ? -1 : 0;
+}
+
+int vgt_cli_out_failed(FILE *f)
+{
+    if (!ferror(f)) return 0;
+    vgt_cli_flush(f);
+    return 1;
+}
+
+int vgt_cli_check_output(const char *verb, FILE *f, const char *name, int rc)
+{
+    if (vgt_cli_flush(f) == 0) return rc;
+    int e = kept_error(f);
+    fprintf(stderr, "vgt%s%s: %s: %s\n", verb ? " " : "", verb ? verb : "", name, e ? strerror(e) : "a write failed");
+    clearerr(f);   /* reported once: a later check (the dispatcher's) finds nothing new */
+    return VGT_EXIT_USAGE;
+}
+
+int vgt_cli_seekable_input(const char *verb, const char **path, char *buf, size_t cap)
+{
+    if (strcmp(*path, "-")) return 0;
+    struct stat st;
+    if (fstat(STDIN_FILENO, &st) == 0 && S_ISREG(st.st_mode) && lseek(STDIN_FILENO, 0, SEEK_CUR) == 0) {
+        snprintf(buf, cap, "/proc/self/fd/%d", STDIN_FILENO);   /* reopened from its start by each pass */
+        *path = buf;
+        return 0;
+    }
+    const char *dir = getenv("TMPDIR");
+    if (!dir || !*dir) dir = "/tmp";
+    int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);   /* nameless: nothing to remove, ever */
+    if (fd < 0) {
+        char tmpl[4096];
+        snprintf(tmpl, sizeof tmpl, "%s/vgt-stdin-XXXXXX", dir);
+        fd = mkostemp(tmpl, O_CLOEXEC);
+        if (fd >= 0) unlink(tmpl);
+    }
+    if (fd < 0)
+        return vgt_cli_error(verb, VGT_EXIT_USAGE, "standard input: this command reads its trace more than once and "
+                             "cannot keep a copy in %s: %s", dir, strerror(errno));
+    static char chunk[1 << 16];
+    for (;;) {
+        ssize_t n = read(STDIN_FILENO, chunk, sizeof chunk);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            int e = errno;
+            close(fd);
+            return vgt_cli_error(verb, VGT_EXIT_USAGE, "standard input: %s", strerror(e));
+        }
+        if (n == 0) break;
+        for (ssize_t done = 0; done < n;) {
+            ssize_t k = write(fd, chunk + done, (size_t)(n - done));
+            if (k < 0 && errno == EINTR) continue;
+            if (k <= 0) {
+                int e = k < 0 ? errno : EIO;
+                close(fd);
+                return vgt_cli_error(verb, VGT_EXIT_USAGE, "standard input: cannot keep a copy in %s: %s", dir,
+                                     strerror(e));
+            }
+            done += k;
+        }
+    }
+    snprintf(buf, cap, "/proc/self/fd/%d", fd);   /* open for the rest of the process */
+    *path = buf;
+    return 0;
 }
 
 void vgt_json_string(FILE *f, const char *s)

@@ -33,7 +33,7 @@
 
 vgt_writer_options vgt_writer_defaults(void)
 {
-    vgt_writer_options o = {VGT_CODEC_ZSTD, 3, 0, DEFAULT_CHUNK_TARGET, 0, 1};
+    vgt_writer_options o = {VGT_CODEC_ZSTD, 3, 0, DEFAULT_CHUNK_TARGET, 0, 1, VGT_PLACE_REPLACE};
     return o;
 }
 
@@ -70,6 +70,8 @@ static void writer_free(vgt_writer *w)
 {
     if (!w) return;
     pool_stop(w);
+    if (w->out) vgt_outfile_discard(w->out);   /* not committed by close: the target stays as it was */
+    free(w->out);
     if (w->own_fd && w->fd >= 0) close(w->fd);
     ZSTD_freeCCtx(w->cctx);
     chunk_job_free(&w->cur);
@@ -134,11 +136,23 @@ vgt_status vgt_writer_open_path(vgt_writer **out, const char *path, const vgt_wr
                                 const vgt_identity *ident, uint32_t nident, vgt_error *err)
 {
     *out = NULL;
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) return VGT_FAIL(err, VGT_E_IO, VGT_NO_OFFSET, "cannot create '%s': %s", path, strerror(errno));
-    vgt_status rc = vgt_writer_open_fd(out, fd, 1, opt, ident, nident, err);
-    if (rc != VGT_OK) vgt_error_prefix(err, "writing '%s'", path);
-    return rc;
+    vgt_outfile *of = malloc(sizeof *of);
+    if (!of) return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "no memory for a writer");
+    int in_place = opt && (opt->placement == VGT_PLACE_IN_PLACE || opt->crash_safe);
+    vgt_status rc = vgt_outfile_open(of, path, in_place ? VGT_OUT_IN_PLACE : 0, err);
+    if (rc != VGT_OK) {
+        free(of);
+        return rc;
+    }
+    rc = vgt_writer_open_fd(out, of->fd, 0, opt, ident, nident, err);
+    if (rc != VGT_OK) {
+        vgt_outfile_discard(of);
+        free(of);
+        vgt_error_prefix(err, "writing '%s'", path);
+        return rc;
+    }
+    (*out)->out = of;
+    return VGT_OK;
 }
 
 static vgt_status sticky(vgt_writer *w, vgt_status rc, const vgt_error *err)
@@ -307,9 +321,23 @@ vgt_status vgt_writer_close(vgt_writer *w, vgt_error *err)
     if (rc == VGT_OK && w->own_fd && close(w->fd) != 0)
         rc = VGT_FAIL(err, VGT_E_IO, w->file_off, "closing the trace failed: %s", strerror(errno));
     if (w->own_fd) w->fd = -1;
+    /* a path: the temporary replaces the target only when complete, or holding the valid prefix of a
+     * recording (KEEP_PREFIX) */
+    if (w->out && (rc == VGT_OK || w->opt.placement == VGT_PLACE_KEEP_PREFIX)) {
+        vgt_error cerr;
+        vgt_status crc = vgt_outfile_commit(w->out, &cerr);
+        if (crc != VGT_OK && rc == VGT_OK) rc = crc, *err = cerr;
+        free(w->out);
+        w->out = NULL;
+    }
     pthread_mutex_unlock(&w->lock);
     writer_free(w);
     return rc;
+}
+
+void vgt_writer_discard(vgt_writer *w)
+{
+    writer_free(w);   /* the open chunk is dropped, the temporary removed (writer_free) */
 }
 
 uint64_t vgt_writer_next_seq(const vgt_writer *w)

@@ -8,6 +8,7 @@
 #include <zstd.h>
 
 #include "format.h"
+#include "vgt/outfile.h"
 
 /* One chunk: its records buffer and counters while it fills, then its compressed form. The buffers
  * travel with the job (they are swapped, never copied, when the chunk is handed to a worker). */
@@ -39,6 +40,7 @@ struct vgt_writer {
     vgt_chunk_info *index;
     uint32_t nindex, index_cap;
     vgt_error failure;         /* code != VGT_OK once a write failed: sticky (appender side only) */
+    vgt_outfile *out;          /* vgt_writer_open_path: the output (temporary + rename), or NULL */
 };
 
 /* writer_chunk.c */

@@ -85,7 +85,7 @@ static void flush_at_chunk_end(const vgt_reader *r, const vgt_record *rec)
 {
     vgt_chunk_info c;
     if (vgt_reader_current_chunk(r, &c, NULL) != VGT_OK || rec->seq + 1 == c.first_seq + c.record_count)
-        fflush(stdout);
+        vgt_cli_flush(stdout);
 }
 
 int cmd_dump(int argc, char **argv)
@@ -113,7 +113,7 @@ int cmd_dump(int argc, char **argv)
     for (;;) {
         st = vgt_reader_next(r, &rec, &e);
         if (st == VGT_E_EOF && o.follow && !vgt_reader_at_end(r)) {   /* the writer has not flushed more yet */
-            fflush(stdout);
+            if (vgt_cli_flush(stdout)) break;   /* nobody reads any more */
             nanosleep(&(struct timespec){0, FOLLOW_POLL_NS}, NULL);
             continue;
         }
@@ -123,9 +123,10 @@ int cmd_dump(int argc, char **argv)
         int bad = o.jsonl ? vgt_dump_record_json(stdout, &rec) : vgt_dump_record_text(stdout, &rec);
         if (bad && !malformed++) first_bad = rec.seq;
         if (live) flush_at_chunk_end(r, &rec);
+        if (vgt_cli_out_failed(stdout)) break;   /* stop early: the output is lost anyway */
     }
-    fflush(stdout);
     vgt_reader_close(r);
+    if (vgt_cli_flush(stdout)) return vgt_cli_check_output("dump", stdout, "standard output", VGT_EXIT_USAGE);
     if (st != VGT_OK && st != VGT_E_EOF) return vgt_cli_report("dump", &e);
     if (malformed)
         return vgt_cli_error("dump", VGT_EXIT_PROBLEM, "%llu records did not decode (the first is seq %llu)",

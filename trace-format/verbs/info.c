@@ -261,7 +261,7 @@ int cmd_info(int argc, char **argv)
     }
     if (json) print_json(path, r, s, bad ? &e : NULL, quick);
     else print_text(path, r, s, quick);
-    fflush(stdout);
+    vgt_cli_flush(stdout);
     rc = bad ? vgt_cli_report("info", &e) : VGT_EXIT_OK;
     vgt_reader_close(r);
     free(by_type);

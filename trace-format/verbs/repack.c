@@ -14,14 +14,15 @@ static const char usage_text[] =
     "usage: vgt repack IN OUT [--level N] [--chunk-size BYTES] [--threads N] [--stored]\n"
     "\n"
     "Rewrite a trace: the same identity and records (types, flags, timestamps, sequence numbers) in new\n"
-    "chunks, with a new index and footer. IN may be '-' (a stream on stdin).\n"
+    "chunks, with a new index and footer. IN may be '-' (a stream on stdin), OUT '-' (standard output;\n"
+    "the summary then goes to stderr). OUT is replaced only once complete; a device or FIFO is written to.\n"
     "\n"
     "  --level N          zstd level (default 3; negative levels are faster)\n"
     "  --chunk-size BYTES bytes of records per chunk (default 2 MiB; 4 KiB to 64 MiB; suffixes K and M)\n"
     "  --threads N        zstd worker threads (default 0: compress in the calling thread)\n"
     "  --stored           no compression\n"
     "\n"
-    "exit: 0 ok, 1 IN has a problem (OUT is removed), 2 usage or I/O error\n";
+    "exit: 0 ok, 1 IN has a problem (OUT is left as it was), 2 usage or I/O error\n";
 
 /* A chunk size in [4 KiB, 64 MiB] (the writer's range), with the suffixes of vgt_parse_size. */
 static int parse_chunk_size(const char *s, uint32_t *out)
@@ -45,6 +46,12 @@ static uint64_t size_of(const char *path)
 {
     struct stat st;
     return stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
+}
+
+static int is_regular(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
 int cmd_repack(int argc, char **argv)
@@ -92,13 +99,18 @@ int cmd_repack(int argc, char **argv)
         if ((st = vgt_write_record(w, rec.type, rec.flags, rec.ts, rec.payload, rec.length, NULL, &e)) != VGT_OK) break;
         n++;
     }
-    vgt_error ce;
-    vgt_status cst = vgt_writer_close(w, &ce);
     vgt_reader_close(r);
-    if (st != VGT_E_EOF || cst != VGT_OK) {
-        unlink(out);
-        return vgt_cli_report("repack", st != VGT_E_EOF ? &e : &ce);
+    if (st != VGT_E_EOF) {   /* IN is broken: OUT stays as it was */
+        vgt_writer_discard(w);
+        return vgt_cli_report("repack", &e);
     }
-    printf("repacked %" PRIu64 " records: %" PRIu64 " -> %" PRIu64 " bytes\n", n, size_of(in), size_of(out));
+    vgt_error ce;
+    if (vgt_writer_close(w, &ce) != VGT_OK) return vgt_cli_report("repack", &ce);
+    if (!strcmp(out, "-"))
+        fprintf(stderr, "repacked %" PRIu64 " records to standard output\n", n);
+    else if (!is_regular(out))   /* a device or FIFO: no size to compare */
+        printf("repacked %" PRIu64 " records to %s\n", n, out);
+    else
+        printf("repacked %" PRIu64 " records: %" PRIu64 " -> %" PRIu64 " bytes\n", n, size_of(in), size_of(out));
     return VGT_EXIT_OK;
 }

@@ -638,17 +638,14 @@ int cmd_synth(int argc, char **argv)
     char cmd[256], seed[24];
     identity(&s->o, id, &nid, cmd, sizeof cmd, seed);
     int to_stdout = !strcmp(s->o.out, "-");
+    /* "-" is standard output; a file is written beside OUT and replaces it only once complete */
     vgt_status st = !ok ? VGT_FAIL(&err, VGT_E_NOMEM, VGT_NO_OFFSET, "synth: out of memory")
-                    : to_stdout ? vgt_writer_open_fd(&s->w, STDOUT_FILENO, 0, &s->o.wo, id, nid, &err)
-                                : vgt_writer_open_path(&s->w, s->o.out, &s->o.wo, id, nid, &err);
+                        : vgt_writer_open_path(&s->w, s->o.out, &s->o.wo, id, nid, &err);
     if (st == VGT_OK) {
         st = generate(s);
         vgt_error cerr;
-        vgt_status cst = vgt_writer_close(s->w, &cerr);
-        if (st == VGT_OK && cst != VGT_OK) {
-            st = cst;
-            err = cerr;
-        }
+        if (st != VGT_OK) vgt_writer_discard(s->w);
+        else if (vgt_writer_close(s->w, &cerr) != VGT_OK) st = cerr.code, err = cerr;
     }
     rc = st == VGT_OK ? VGT_EXIT_OK : vgt_cli_report("synth", &err);
     if (st == VGT_OK)

@@ -18,7 +18,8 @@ static const char usage_text[] =
     "that the trailer's index agrees with the chunks. Stops at the first problem and names its byte offset.\n"
     "\n"
     "  --salvage OUT  write every complete record before the first problem (all of them when there is no\n"
-    "                 problem) to OUT, a new valid trace with an index\n"
+    "                 problem) to OUT, a new valid trace with an index ('-': standard output, the report\n"
+    "                 then goes to stderr)\n"
     "  --quiet        print nothing when the trace is valid\n"
     "  --json         one JSON object on stdout: ok, records, chunks, submissions, has_trailer, valid_end,\n"
     "                 problem {code, offset, message} or null, salvaged (records) or null\n"
@@ -31,6 +32,7 @@ struct verify_state {
     uint64_t records, submits, chunks, last_chunk;
     vgt_writer *salvage;
     const char *salvage_path;
+    FILE *report;   /* stdout, or stderr when the salvaged trace goes to stdout */
 };
 
 static int report_problem(const struct verify_state *s, const vgt_error *e)
@@ -72,8 +74,9 @@ static int close_salvage(struct verify_state *s)
     s->salvage = NULL;
     if (rc != VGT_OK) return vgt_cli_report("verify", &e);
     if (s->json) return 0;
-    if (s->records) printf("salvaged %" PRIu64 " records (seq 0..%" PRIu64 ") into %s\n", s->records, s->records - 1, s->salvage_path);
-    else printf("salvaged 0 records into %s (a valid trace with the identity only)\n", s->salvage_path);
+    const char *into = strcmp(s->salvage_path, "-") ? s->salvage_path : "standard output";
+    if (s->records) fprintf(s->report, "salvaged %" PRIu64 " records (seq 0..%" PRIu64 ") into %s\n", s->records, s->records - 1, into);
+    else fprintf(s->report, "salvaged 0 records into %s (a valid trace with the identity only)\n", into);
     return 0;
 }
 
@@ -82,9 +85,8 @@ static int write_salvage(struct verify_state *s, const vgt_record *rec)
     vgt_error e;
     if (!s->salvage) return 0;
     if (vgt_write_record(s->salvage, rec->type, rec->flags, rec->ts, rec->payload, rec->length, NULL, &e) == VGT_OK) return 0;
-    vgt_writer_close(s->salvage, NULL);
+    vgt_writer_discard(s->salvage);   /* OUT stays as it was */
     s->salvage = NULL;
-    unlink(s->salvage_path);
     return vgt_cli_report("verify", &e);
 }
 
@@ -134,11 +136,11 @@ static int walk(struct verify_state *s, vgt_reader *r, int quiet)
         return !problem ? VGT_EXIT_OK : e.code == VGT_E_IO || e.code == VGT_E_NOMEM ? VGT_EXIT_USAGE : VGT_EXIT_PROBLEM;
     }
     if (problem) {
-        printf("valid prefix: %" PRIu64 " records (whole chunks end at byte %" PRIu64 ")\n", s->records, valid_end);
+        fprintf(s->report, "valid prefix: %" PRIu64 " records (whole chunks end at byte %" PRIu64 ")\n", s->records, valid_end);
         return e.code == VGT_E_IO || e.code == VGT_E_NOMEM ? VGT_EXIT_USAGE : VGT_EXIT_PROBLEM;
     }
     if (!quiet)
-        printf("ok: %s: %" PRIu64 " records, %" PRIu64 " chunks, %" PRIu64 " submissions, %s\n", s->path, s->records, s->chunks,
+        fprintf(s->report, "ok: %s: %" PRIu64 " records, %" PRIu64 " chunks, %" PRIu64 " submissions, %s\n", s->path, s->records, s->chunks,
                s->submits, has_trailer ? "index agrees with every chunk" : "no trailer (a stream or an interrupted capture)");
     return VGT_EXIT_OK;
 }
@@ -161,6 +163,11 @@ int cmd_verify(int argc, char **argv)
         else return vgt_cli_error("verify", VGT_EXIT_USAGE, "one trace only ('%s' is extra)", argv[i]);
     }
     if (!s.path) return vgt_cli_error("verify", VGT_EXIT_USAGE, "no trace given (see vgt verify --help)");
+    s.report = stdout;
+    if (s.salvage_path && !strcmp(s.salvage_path, "-")) {
+        if (s.json) return vgt_cli_error("verify", VGT_EXIT_USAGE, "--json and --salvage - would both write to standard output");
+        s.report = stderr;
+    }
     if (s.salvage_path && vgt_cli_same_file(s.path, s.salvage_path))
         return vgt_cli_error("verify", VGT_EXIT_USAGE, "--salvage '%s' is the trace being verified: writing it would "
                              "destroy the trace before it is read; salvage into another file", s.salvage_path);

@@ -122,8 +122,8 @@ vgt_walk_options vgt_walk_defaults(void);
  * "vgt VERB: bad ..." on stderr for a bad or missing value (the verb then exits VGT_EXIT_USAGE). */
 int vgt_walk_filter_arg(const char *verb, int argc, char **argv, int *i, vgt_walk_options *opt);
 
-/* Walk a trace file / an open reader (the reader is not closed). stats may be NULL. The model is the
- * walker's own; on_record sees it. */
+/* Walk a trace file ("-": standard input, read as a stream) / an open reader (the reader is not closed).
+ * stats may be NULL. The model is the walker's own; on_record sees it. */
 vgt_status vgt_walk_path(const char *path, const vgt_walk_options *opt, const vgt_walk_callbacks *cb,
                          vgt_walk_stats *stats, vgt_error *err);
 vgt_status vgt_walk_reader(vgt_reader *r, const vgt_walk_options *opt, const vgt_walk_callbacks *cb,

@@ -43,6 +43,23 @@ int vgt_cli_error(const char *verb, int exit_code, const char *fmt, ...) __attri
 /* Print the error of a library call and return VGT_EXIT_USAGE (I/O, version) or VGT_EXIT_PROBLEM (content). */
 int vgt_cli_report(const char *verb, const vgt_error *err);
 
+/* ---- output streams: what a verb prints and could not write is an error (exit 2), never lost quietly ----
+ * vgt_cli_out_failed: 1 when f has failed (a full disk, a closed pipe with SIGPIPE ignored); the error is
+ * kept for vgt_cli_check_output. Verbs with large output call it on the way (cheap: ferror, and a flush
+ * only once failed), to stop early instead of decoding gigabytes into a closed pipe.
+ * vgt_cli_check_output: flush f; when f failed (now or earlier) print "vgt VERB: NAME: strerror" and
+ * return VGT_EXIT_USAGE, else rc (verb NULL: "vgt: NAME: ..."). The dispatcher calls it for standard output after every verb. */
+int vgt_cli_out_failed(FILE *f);
+int vgt_cli_flush(FILE *f);   /* fflush that keeps the error for vgt_cli_check_output; -1 when f failed */
+int vgt_cli_check_output(const char *verb, FILE *f, const char *name, int rc);
+
+/* ---- inputs ----
+ * A verb that reads its trace more than once (or seeks in it) and is given "-": standard input is
+ * copied to an unlinked temporary file (removed by the system whatever happens), and *path becomes a name
+ * that opens it ("/proc/self/fd/N"); a regular file on standard input is used as it is. Other paths are
+ * left alone. 0, or prints "vgt VERB: ..." and returns VGT_EXIT_USAGE. buf holds the new name. */
+int vgt_cli_seekable_input(const char *verb, const char **path, char *buf, size_t cap);
+
 /* JSON helpers for --json/--jsonl output. */
 void vgt_json_string(FILE *f, const char *s);                         /* quoted and escaped */
 void vgt_json_bytes_hex(FILE *f, const uint8_t *p, uint64_t n);       /* "0a1b..." */

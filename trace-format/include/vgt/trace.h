@@ -298,11 +298,23 @@ typedef struct vgt_writer_options {
     uint32_t chunk_target;     /* bytes of records per chunk, default 2 MiB, clamped to [4 KiB, 64 MiB] */
     int crash_safe;            /* close the chunk and fsync... at every GPFIFO_SUBMIT (flush, see below) */
     int write_trailer;         /* default 1; 0 leaves a stream without trailer */
+    int placement;             /* vgt_writer_open_path on a regular file: enum vgt_placement */
 } vgt_writer_options;
+
+/* How vgt_writer_open_path puts a trace at a path that is absent or a regular file (the policy of
+ * vgt/outfile.h; "-" is standard output, a device or FIFO is written as a stream, a directory is refused). */
+enum vgt_placement {
+    VGT_PLACE_REPLACE = 0,      /* default: a temporary beside PATH, renamed over it by a successful close;
+                                 * a failed write or vgt_writer_discard leaves PATH as it was */
+    VGT_PLACE_KEEP_PREFIX = 1,  /* as REPLACE, but a close after a failed write still puts the valid prefix
+                                 * (the chunks before the failure) in place: a recording keeps what it got */
+    VGT_PLACE_IN_PLACE = 2,     /* straight into PATH (created or truncated): readable there while written
+                                 * and after a crash; crash_safe implies it */
+};
 
 vgt_writer_options vgt_writer_defaults(void);
 
-/* Open: writes the file header immediately. The path variant creates/truncates the file. The fd variant
+/* Open: writes the file header immediately. The path variant follows opt->placement (above). The fd variant
  * writes to any fd (file, pipe, socket) and does not close it unless own_fd; a regular file must be at
  * offset 0. A failed write (ENOSPC, EFBIG, EPIPE: a program writing to a pipe should ignore SIGPIPE) is
  * returned with the offset and strerror; the chunks written before it stay a valid trace (the partial
@@ -353,8 +365,12 @@ vgt_status vgt_write_diagnostic(vgt_writer *w, uint64_t ts, const vgt_rec_diagno
 /* Close the current chunk now (and, in crash-safe mode or when sync, fdatasync a regular file). After a
  * flush, every record written so far is readable by a reader of the file or stream. */
 vgt_status vgt_writer_flush(vgt_writer *w, int sync, vgt_error *err);
-/* Flush, write the trailer (unless disabled), close. Frees w even on error. */
+/* Flush, write the trailer (unless disabled), close; a path opened with a temporary is put in place.
+ * Frees w even on error. */
 vgt_status vgt_writer_close(vgt_writer *w, vgt_error *err);
+/* Give up on the trace: close without finishing it; a path opened with a temporary (REPLACE, KEEP_PREFIX)
+ * is left as it was before the open. Frees w. */
+void vgt_writer_discard(vgt_writer *w);
 uint64_t vgt_writer_next_seq(const vgt_writer *w);
 
 /* ---- reader ---- */
