@@ -41,6 +41,18 @@
 
 static int ctl_fd;
 
+/* A memfd at a fixed fd number: RM_MAP_MEMORY names it in its (recorded) parameters. */
+static int fixed_memfd(size_t size)
+{
+    static int next = 600;
+    int fd = memfd_create("gpu-memory", 0);
+    CHECK(fd >= 0 && ftruncate(fd, (off_t)size) == 0, "memfd");
+    int fixed = g_libc.dup2(fd, next++);
+    g_libc.close(fd);
+    shim_fd_opened(fixed, "/dev/nvidia0");
+    return fixed;
+}
+
 static void put32(uint8_t *p, uint32_t off, uint32_t v) { memcpy(p + off, &v, 4); }
 static void put64(uint8_t *p, uint32_t off, uint64_t v) { memcpy(p + off, &v, 8); }
 
@@ -85,9 +97,7 @@ static void fake_gpu_map(uint32_t handle, uint64_t va)
 
 static uint8_t *fake_cpu_map(uint32_t handle)
 {
-    int fd = memfd_create("gpu-memory", 0);
-    CHECK(fd >= 0 && ftruncate(fd, MEM_BYTES) == 0, "memfd");
-    shim_fd_opened(fd, "/dev/nvidia0");
+    int fd = fixed_memfd(MEM_BYTES);
     uint8_t m[0x38] = { 0 };   /* NVOS33 + fd */
     put32(m, 0, CLIENT);
     put32(m, 4, DEVICE);
@@ -141,9 +151,7 @@ static void channel(uint32_t handle, unsigned k, uint32_t mem_handle)
 static volatile uint32_t *usermode(void)
 {
     rm_alloc(DEVICE, 0x300, 0xc661, NULL, 0);
-    int fd = memfd_create("usermode", 0);
-    CHECK(fd >= 0 && ftruncate(fd, 4096) == 0, "memfd");
-    shim_fd_opened(fd, "/dev/nvidia0");
+    int fd = fixed_memfd(4096);
     uint8_t m[0x38] = { 0 };
     put32(m, 0, CLIENT);
     put32(m, 4, DEVICE);
@@ -285,7 +293,7 @@ int main(int argc, char **argv)
     vgt_error err;
     vgt_writer_options o = vgt_writer_defaults();
     if (vgt_writer_open_path(&g_shim.w, path, &o, NULL, 0, &err) != VGT_OK ||
-        vgt_capture_open(&g_shim.cap, g_shim.w, &(vgt_capture_options){ .device_views = 1 }, &err) != VGT_OK ||
+        shim_open_capture(&err) != VGT_OK ||
         vgt_trap_engine_new(&g_shim.trap, &err) != VGT_OK) {
         fprintf(stderr, "FAIL setup: %s\n", err.msg);
         return 1;
