@@ -1,4 +1,5 @@
-/* capture_channels.c: the channels a capture knows (ring VA and size, token, last GP_PUT). */
+/* capture_channels.c: the channels a capture knows: ring VA and size, USERD location, work-submit token,
+ * last GP_PUT. The only table of channels: the LD_PRELOAD shim keeps none of its own. */
 #include <string.h>
 
 #include "capture_internal.h"
@@ -18,69 +19,56 @@ cap_channel *cap_channel_by_token(vgt_capture *c, uint32_t token)
     return NULL;
 }
 
-vgt_status vgt_capture_register_channel(vgt_capture *c, const vgt_rec_channel *ch, vgt_error *err)
+void cap_channel_forget(vgt_capture *c, uint32_t client, uint32_t handle)
 {
-    if (ch->entries == 0 || ch->entries > VGT_CAPTURE_MAX_RING_ENTRIES)
+    cap_channel *ch = cap_channel_find(c, client, handle);
+    if (ch) *ch = c->channels[--c->nchannels];
+}
+
+static vgt_status register_locked(vgt_capture *c, const vgt_rec_channel *ch, vgt_error *err)
+{
+    if (ch->entries > VGT_CAPTURE_MAX_RING_ENTRIES)
         return VGT_FAIL(err, VGT_E_LIMIT, VGT_NO_OFFSET, "capture: channel 0x%x has %u ring entries, expected 1..%u",
                         ch->handle, ch->entries, VGT_CAPTURE_MAX_RING_ENTRIES);
-    pthread_mutex_lock(&c->mu);
-    vgt_status rc = VGT_OK;
     cap_channel *slot = cap_channel_find(c, ch->client, ch->handle);
     if (!slot) {
-        rc = cap_grow((void **)&c->channels, &c->cap_channels, c->nchannels + 1, sizeof *c->channels,
-                      VGT_CAPTURE_MAX_CHANNELS, "channels", err);
-        if (rc == VGT_OK) slot = &c->channels[c->nchannels++];
+        VGT_TRY(cap_grow((void **)&c->channels, &c->cap_channels, c->nchannels + 1, sizeof *c->channels,
+                         VGT_CAPTURE_MAX_CHANNELS, "channels", err));
+        slot = &c->channels[c->nchannels++];
     }
-    if (slot) {
-        memset(slot, 0, sizeof *slot);
-        slot->client = ch->client;
-        slot->handle = ch->handle;
-        slot->cls = ch->cls;
-        slot->ring_va = ch->ring_va;
-        slot->entries = ch->entries;
+    *slot = (cap_channel){ .client = ch->client, .handle = ch->handle, .cls = ch->cls, .ring_va = ch->ring_va,
+                           .entries = ch->entries, .userd_memory = ch->userd_memory, .userd_offset = ch->userd_offset };
+    return VGT_OK;
+}
+
+vgt_status vgt_capture_channel(vgt_capture *c, const vgt_rec_channel *ch, vgt_error *err)
+{
+    if (!cap_lock_live(c)) return VGT_OK;
+    vgt_status rc = vgt_write_channel(c->w, vgt_now_ns(), ch, err);
+    vgt_error rerr;
+    if (ch->status == 0 && ch->entries && register_locked(c, ch, &rerr) != VGT_OK && rc == VGT_OK) {
+        *err = rerr;
+        rc = rerr.code;
     }
     pthread_mutex_unlock(&c->mu);
     return rc;
 }
 
-vgt_status vgt_capture_register_token(vgt_capture *c, uint32_t client, uint32_t channel, uint32_t token,
-                                      vgt_error *err)
+vgt_status vgt_capture_token(vgt_capture *c, uint32_t client, uint32_t channel, uint32_t token, vgt_error *err)
 {
-    pthread_mutex_lock(&c->mu);
+    if (!cap_lock_live(c)) return VGT_OK;
+    vgt_rec_work_submit_token t = { .client = client, .channel = channel, .token = token };
+    vgt_status rc = vgt_write_work_submit_token(c->w, vgt_now_ns(), &t, err);
     cap_channel *ch = cap_channel_find(c, client, channel);
     if (ch) {
         ch->has_token = 1;
         ch->token = token;
+    } else if (rc == VGT_OK) {
+        rc = VGT_FAIL(err, VGT_E_NOT_FOUND, VGT_NO_OFFSET, "capture: token 0x%x for unknown channel 0x%x/0x%x", token,
+                      client, channel);
     }
     pthread_mutex_unlock(&c->mu);
-    if (!ch)
-        return VGT_FAIL(err, VGT_E_NOT_FOUND, VGT_NO_OFFSET, "capture: token 0x%x for unknown channel 0x%x/0x%x",
-                        token, client, channel);
-    return VGT_OK;
-}
-
-void vgt_capture_forget_channel(vgt_capture *c, uint32_t client, uint32_t channel)
-{
-    pthread_mutex_lock(&c->mu);
-    cap_channel *ch = cap_channel_find(c, client, channel);
-    if (ch) {
-        *ch = c->channels[c->nchannels - 1];
-        c->nchannels--;
-    }
-    pthread_mutex_unlock(&c->mu);
-}
-
-vgt_status vgt_capture_channel_of_token(vgt_capture *c, uint32_t token, uint32_t *client, uint32_t *channel,
-                                        vgt_error *err)
-{
-    pthread_mutex_lock(&c->mu);
-    cap_channel *ch = cap_channel_by_token(c, token);
-    if (ch) {
-        *client = ch->client;
-        *channel = ch->handle;
-    }
-    pthread_mutex_unlock(&c->mu);
-    return ch ? VGT_OK : VGT_FAIL(err, VGT_E_NOT_FOUND, VGT_NO_OFFSET, "capture: no channel has token 0x%x", token);
+    return rc;
 }
 
 vgt_status vgt_capture_last_put(vgt_capture *c, uint32_t client, uint32_t channel, uint32_t *gp_put, vgt_error *err)

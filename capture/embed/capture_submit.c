@@ -1,4 +1,6 @@
-/* capture_submit.c: a doorbell -> one GPFIFO_SUBMIT record (entries + the bytes of their segments).
+/* capture_submit.c: a doorbell -> one GPFIFO_SUBMIT record (entries + the bytes of their segments), in
+ * one call under the capture's mutex: token -> channel -> (USERD GP_PUT) -> entries and segments read
+ * through the views -> the tracker's changed memory -> the record.
  *
  * GPFIFO entry layout (8 bytes; nvidia-rm-userspace.md §3, from envytools dma-pusher.rst and the
  * open-gpu-doc class headers): word0 bits 31:2 = push-buffer VA[31:2]; word1 bits 7:0 = VA[39:32],
@@ -14,6 +16,11 @@
 #define GP_LEVEL_SUB(w1) (((w1) >> 9) & 1u)
 #define GP_OPCODE(w0) ((w0) & 0xffu)
 #define GP_OPCODE_EXTENDED_BASE 4u
+/* The usermode page's NOTIFY_CHANNEL_PENDING offset, and USERD's GPPut and size (DOC classes/host/clc86f.h:
+ * the 512-byte USERD control area; nvidia-rm-userspace.md §2). */
+#define DOORBELL_OFFSET 0x90u
+#define USERD_GP_PUT 0x8cu
+#define USERD_BYTES 0x200u
 
 static vgt_status ensure_scratch(vgt_capture *c, uint64_t need, vgt_error *err)
 {
@@ -113,74 +120,54 @@ static vgt_status collect(vgt_capture *c, cap_channel *ch, uint32_t count, submi
     return VGT_OK;
 }
 
-/* The entries from the channel's last GP_PUT up to gp_put and their segments, into c->pending. */
-static vgt_status collect_locked(vgt_capture *c, cap_channel *ch, uint32_t gp_put, vgt_error *err)
+/* One submission, start to end under c->mu: the entries from the channel's last GP_PUT up to gp_put and
+ * their segments; the tracker's changed memory (which leaves out the bytes the segments carry); the
+ * GPFIFO_SUBMIT record. When the segments cannot be collected the tracker still records the changed
+ * memory (nothing is left out) and the error comes back. */
+static vgt_status submit_locked(vgt_capture *c, cap_channel *ch, uint32_t gp_get, uint32_t gp_put, uint64_t *seq,
+                                vgt_error *err)
 {
-    if (gp_put >= ch->entries)
-        return VGT_FAIL(err, VGT_E_ARG, VGT_NO_OFFSET, "capture: GP_PUT %u on channel 0x%x with %u ring entries",
-                        gp_put, ch->handle, ch->entries);
-    uint32_t count = (gp_put + ch->entries - ch->last_put) % ch->entries;
     submit_ctx s = { 0 };
-    VGT_TRY(collect(c, ch, count, &s, err));
-    c->pending = (struct cap_pending){ .ch = ch, .gp_put = gp_put, .count = count, .nseg = s.nseg, .flags = s.flags,
-                                       .total = s.total };
-    return VGT_OK;
-}
-
-static vgt_status write_locked(vgt_capture *c, uint32_t gp_get, uint64_t *seq, vgt_error *err)
-{
-    const struct cap_pending *p = &c->pending;
-    cap_channel *ch = p->ch;
+    uint32_t count = 0;
+    vgt_status rc = VGT_OK;
+    if (gp_put >= ch->entries)
+        rc = VGT_FAIL(err, VGT_E_ARG, VGT_NO_OFFSET, "capture: GP_PUT %u on channel 0x%x with %u ring entries", gp_put,
+                      ch->handle, ch->entries);
+    if (rc == VGT_OK) {
+        count = (gp_put + ch->entries - ch->last_put) % ch->entries;
+        rc = collect(c, ch, count, &s, err);
+    }
+    if (c->tracker.before_submit) c->tracker.before_submit(c->tracker.ctx, rc == VGT_OK ? c->segs : NULL, rc == VGT_OK ? s.nseg : 0);
+    if (rc != VGT_OK) return rc;
     vgt_rec_gpfifo_submit r = {
-        .client = ch->client, .channel = ch->handle, .token = ch->has_token ? ch->token : 0, .flags = p->flags,
+        .client = ch->client, .channel = ch->handle, .token = ch->has_token ? ch->token : 0, .flags = s.flags,
         .gp_get_before = gp_get, .gp_put_before = ch->last_put, .gp_get_after = VGT_GP_NOT_READ,
-        .gp_put_after = p->gp_put, .entry_count = p->count, .segment_count = p->nseg,
+        .gp_put_after = gp_put, .entry_count = count, .segment_count = s.nseg,
         .entries = c->scratch, .segments = c->segs,
     };
     if (seq) *seq = vgt_writer_next_seq(c->w);
     VGT_TRY(vgt_write_gpfifo_submit(c->w, vgt_now_ns(), &r, err));
-    ch->last_put = p->gp_put;
+    ch->last_put = gp_put;
     c->stats.submits++;
-    c->stats.entries += p->count;
-    c->stats.segment_bytes += p->total;
+    c->stats.entries += count;
+    c->stats.segment_bytes += s.total;
     return VGT_OK;
 }
 
-static vgt_status submit_locked(vgt_capture *c, cap_channel *ch, uint32_t gp_get, uint32_t gp_put, uint64_t *seq,
-                                vgt_error *err)
+/* A doorbell whose token no channel owns: a DOORBELL record (channel 0) so the trace still shows it. */
+static vgt_status unknown_token(vgt_capture *c, uint32_t token, vgt_error *err)
 {
-    VGT_TRY(collect_locked(c, ch, gp_put, err));
-    return write_locked(c, gp_get, seq, err);
-}
-
-vgt_status vgt_capture_doorbell_begin(vgt_capture *c, uint32_t client, uint32_t channel, uint32_t gp_put,
-                                      const vgt_segment **segs, uint32_t *nseg, vgt_error *err)
-{
-    pthread_mutex_lock(&c->mu);
-    cap_channel *ch = cap_channel_find(c, client, channel);
-    vgt_status rc = ch ? collect_locked(c, ch, gp_put, err)
-                       : VGT_FAIL(err, VGT_E_NOT_FOUND, VGT_NO_OFFSET, "capture: doorbell on unknown channel 0x%x/0x%x",
-                                  client, channel);
-    if (rc != VGT_OK) {
-        pthread_mutex_unlock(&c->mu);
-        return rc;
-    }
-    *segs = c->segs;
-    *nseg = c->pending.nseg;
-    return VGT_OK;
-}
-
-vgt_status vgt_capture_doorbell_end(vgt_capture *c, uint32_t gp_get, uint64_t *seq, vgt_error *err)
-{
-    vgt_status rc = write_locked(c, gp_get, seq, err);
-    pthread_mutex_unlock(&c->mu);
-    return rc;
+    c->stats.unknown_tokens++;
+    vgt_rec_doorbell d = { .token = token, .offset = DOORBELL_OFFSET };
+    VGT_TRY(vgt_write_doorbell(c->w, vgt_now_ns(), &d, err));
+    return VGT_FAIL(err, VGT_E_NOT_FOUND, VGT_NO_OFFSET, "capture: doorbell with unknown token 0x%x", token);
 }
 
 vgt_status vgt_capture_doorbell(vgt_capture *c, uint32_t client, uint32_t channel, uint32_t gp_get, uint32_t gp_put,
                                 uint64_t *seq, vgt_error *err)
 {
-    pthread_mutex_lock(&c->mu);
+    if (!cap_lock_live(c)) return VGT_OK;
+    c->stats.doorbells++;
     cap_channel *ch = cap_channel_find(c, client, channel);
     vgt_status rc = ch ? submit_locked(c, ch, gp_get, gp_put, seq, err)
                        : VGT_FAIL(err, VGT_E_NOT_FOUND, VGT_NO_OFFSET, "capture: doorbell on unknown channel 0x%x/0x%x",
@@ -192,17 +179,52 @@ vgt_status vgt_capture_doorbell(vgt_capture *c, uint32_t client, uint32_t channe
 vgt_status vgt_capture_doorbell_token(vgt_capture *c, uint32_t token, uint32_t gp_get, uint32_t gp_put, uint64_t *seq,
                                       vgt_error *err)
 {
-    pthread_mutex_lock(&c->mu);
+    if (!cap_lock_live(c)) return VGT_OK;
+    c->stats.doorbells++;
     cap_channel *ch = cap_channel_by_token(c, token);
-    vgt_status rc;
-    if (ch) {
-        rc = submit_locked(c, ch, gp_get, gp_put, seq, err);
-    } else {
-        c->stats.unknown_tokens++;
-        vgt_rec_doorbell d = { .token = token, .offset = 0x90 };
-        rc = vgt_write_doorbell(c->w, vgt_now_ns(), &d, err);
-        if (rc == VGT_OK) rc = VGT_FAIL(err, VGT_E_NOT_FOUND, VGT_NO_OFFSET, "capture: doorbell with unknown token 0x%x", token);
+    vgt_status rc = ch ? submit_locked(c, ch, gp_get, gp_put, seq, err) : unknown_token(c, token, err);
+    pthread_mutex_unlock(&c->mu);
+    return rc;
+}
+
+/* GP_PUT only: USERD is uncached device memory (about 1 us a read on the H200) and GP_GET, how far the GPU
+ * had fetched, is not needed to replay; the record says it was not read. */
+static vgt_status store_locked(vgt_capture *c, uint32_t token, vgt_capture_doorbell_info *info, vgt_error *err)
+{
+    cap_channel *ch = cap_channel_by_token(c, token);
+    if (!ch) {
+        info->unknown_token = 1;
+        return unknown_token(c, token, err);
     }
+    info->client = ch->client;
+    info->channel = ch->handle;
+    info->userd_memory = ch->userd_memory;
+    info->userd_offset = ch->userd_offset;
+    const volatile uint8_t *userd = cap_cpu_pointer(c, ch->client, ch->userd_memory, ch->userd_offset, USERD_BYTES);
+    if (!userd) {
+        info->no_userd = 1;
+        vgt_rec_doorbell d = { .token = token, .channel = ch->handle, .offset = DOORBELL_OFFSET };
+        VGT_TRY(vgt_write_doorbell(c->w, vgt_now_ns(), &d, err));
+        return VGT_FAIL(err, VGT_E_NOT_FOUND, VGT_NO_OFFSET, "capture: channel 0x%x: USERD (memory 0x%x + 0x%llx) is not "
+                        "CPU-mapped; GP_PUT unknown", ch->handle, ch->userd_memory, (unsigned long long)ch->userd_offset);
+    }
+    if (!ch->infra_told) {
+        ch->infra_told = 1;
+        if (c->tracker.channel_infra)
+            c->tracker.channel_infra(c->tracker.ctx, ch->ring_va, 8ull * ch->entries, (const void *)userd, USERD_BYTES);
+    }
+    uint64_t t0 = vgt_now_ns();
+    uint32_t gp_put = *(const volatile uint32_t *)(userd + USERD_GP_PUT);
+    c->stats.userd_ns += vgt_now_ns() - t0;
+    return submit_locked(c, ch, VGT_GP_NOT_READ, gp_put, NULL, err);
+}
+
+vgt_status vgt_capture_doorbell_store(vgt_capture *c, uint32_t token, vgt_capture_doorbell_info *info, vgt_error *err)
+{
+    *info = (vgt_capture_doorbell_info){ 0 };
+    if (!cap_lock_live(c)) return VGT_OK;
+    c->stats.doorbells++;
+    vgt_status rc = store_locked(c, token, info, err);
     pthread_mutex_unlock(&c->mu);
     return rc;
 }

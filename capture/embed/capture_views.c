@@ -1,18 +1,19 @@
-/* capture_views.c: memory views (GPU VA ranges the host can read) and MEMORY records read through them.
- * Views are kept sorted by gpu_va and never overlap, so a lookup is a binary search. */
+/* capture_views.c: memory views (GPU VA ranges the capture can read) and MEMORY records read through
+ * them. Views never overlap; an index sorted by gpu_va (by_va) makes a lookup a binary search, while the
+ * views themselves stay in the order they came (capture_internal.h says why). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "capture_internal.h"
 #include "vgt/devcopy.h"
 
-/* Index of the view containing va, or -1. */
-static int64_t view_index(const vgt_capture *c, uint64_t va)
+/* Position in by_va of the view containing va, or -1. */
+static int64_t view_pos(const vgt_capture *c, uint64_t va)
 {
     uint32_t lo = 0, hi = c->nviews;
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
-        const vgt_capture_view *v = &c->views[mid];
+        const vgt_capture_view *v = &c->views[c->by_va[mid]];
         if (va < v->gpu_va) hi = mid;
         else if (va - v->gpu_va >= v->length) lo = mid + 1;
         else return mid;
@@ -20,76 +21,113 @@ static int64_t view_index(const vgt_capture *c, uint64_t va)
     return -1;
 }
 
+/* Index in views of the view containing va, or -1. */
+static int64_t view_index(const vgt_capture *c, uint64_t va)
+{
+    int64_t p = view_pos(c, va);
+    return p < 0 ? -1 : (int64_t)c->by_va[p];
+}
+
 static uint32_t insert_pos(const vgt_capture *c, uint64_t va)
 {
     uint32_t lo = 0, hi = c->nviews;
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
-        if (c->views[mid].gpu_va < va) lo = mid + 1;
+        if (c->views[c->by_va[mid]].gpu_va < va) lo = mid + 1;
         else hi = mid;
     }
     return lo;
 }
 
-vgt_status vgt_capture_add_view(vgt_capture *c, const vgt_capture_view *v, vgt_error *err)
+vgt_status cap_view_add(vgt_capture *c, const vgt_capture_view *v, uint32_t cls, int zeroed, vgt_error *err)
 {
     if (v->length == 0 || v->gpu_va + v->length < v->gpu_va || (!v->host && !v->read))
         return VGT_FAIL(err, VGT_E_ARG, VGT_NO_OFFSET, "capture: view at 0x%llx+0x%llx is empty, wraps, or has no source",
                         (unsigned long long)v->gpu_va, (unsigned long long)v->length);
-    pthread_mutex_lock(&c->mu);
-    vgt_status rc = VGT_OK;
     uint32_t pos = insert_pos(c, v->gpu_va);
-    const vgt_capture_view *prev = pos > 0 ? &c->views[pos - 1] : NULL, *next = pos < c->nviews ? &c->views[pos] : NULL;
+    const vgt_capture_view *prev = pos > 0 ? &c->views[c->by_va[pos - 1]] : NULL;
+    const vgt_capture_view *next = pos < c->nviews ? &c->views[c->by_va[pos]] : NULL;
     if (prev && prev->gpu_va + prev->length > v->gpu_va) next = prev;
     else if (next && next->gpu_va >= v->gpu_va + v->length) next = NULL;
     if (next)
-        rc = VGT_FAIL(err, VGT_E_ARG, VGT_NO_OFFSET, "capture: view 0x%llx+0x%llx overlaps view 0x%llx+0x%llx",
-                      (unsigned long long)v->gpu_va, (unsigned long long)v->length,
-                      (unsigned long long)next->gpu_va, (unsigned long long)next->length);
-    if (rc == VGT_OK)
-        rc = cap_grow((void **)&c->views, &c->cap_views, c->nviews + 1, sizeof *c->views, VGT_CAPTURE_MAX_VIEWS,
-                      "memory views", err);
+        return VGT_FAIL(err, VGT_E_ARG, VGT_NO_OFFSET, "capture: view 0x%llx+0x%llx overlaps view 0x%llx+0x%llx",
+                        (unsigned long long)v->gpu_va, (unsigned long long)v->length,
+                        (unsigned long long)next->gpu_va, (unsigned long long)next->length);
+    VGT_TRY(cap_grow((void **)&c->views, &c->cap_views, c->nviews + 1, sizeof *c->views, VGT_CAPTURE_MAX_VIEWS,
+                     "memory views", err));
+    VGT_TRY(cap_grow((void **)&c->by_va, &c->cap_by_va, c->nviews + 1, sizeof *c->by_va, VGT_CAPTURE_MAX_VIEWS,
+                     "memory views", err));
+    memmove(&c->by_va[pos + 1], &c->by_va[pos], (c->nviews - pos) * sizeof *c->by_va);
+    c->by_va[pos] = c->nviews;
+    c->views[c->nviews++] = *v;
+    if (c->tracker.view_added) c->tracker.view_added(c->tracker.ctx, v, cls, zeroed);
+    return VGT_OK;
+}
+
+void cap_view_drop(vgt_capture *c, uint32_t i)
+{
+    if (c->tracker.view_removing) c->tracker.view_removing(c->tracker.ctx, &c->views[i]);
+    int64_t p = view_pos(c, c->views[i].gpu_va);
+    memmove(&c->by_va[p], &c->by_va[p + 1], (c->nviews - (uint32_t)p - 1) * sizeof *c->by_va);
+    uint32_t last = --c->nviews;
+    if (i != last) {   /* the last view takes the freed slot */
+        c->views[i] = c->views[last];
+        c->by_va[view_pos(c, c->views[i].gpu_va)] = i;
+    }
+}
+
+vgt_status vgt_capture_add_view(vgt_capture *c, const vgt_capture_view *v, vgt_error *err)
+{
+    if (!cap_lock_live(c)) return VGT_OK;
+    vgt_status rc = cap_view_add(c, v, 0, 0, err);
+    pthread_mutex_unlock(&c->mu);
+    return rc;
+}
+
+/* Removes the view starting at gpu_va; *out (may be NULL) receives it. */
+static vgt_status remove_locked(vgt_capture *c, uint64_t gpu_va, vgt_capture_view *out, vgt_error *err)
+{
+    int64_t i = view_index(c, gpu_va);
+    if (i < 0 || c->views[i].gpu_va != gpu_va)
+        return VGT_FAIL(err, VGT_E_NOT_FOUND, VGT_NO_OFFSET, "capture: no view starts at 0x%llx", (unsigned long long)gpu_va);
+    if (out) *out = c->views[i];
+    cap_view_drop(c, (uint32_t)i);
+    return VGT_OK;
+}
+
+vgt_status vgt_capture_remove_view(vgt_capture *c, uint64_t gpu_va, vgt_error *err)
+{
+    if (!cap_lock_live(c)) return VGT_OK;
+    vgt_status rc = remove_locked(c, gpu_va, NULL, err);
+    pthread_mutex_unlock(&c->mu);
+    return rc;
+}
+
+vgt_status vgt_capture_map_view(vgt_capture *c, const vgt_capture_view *v, vgt_error *err)
+{
+    if (!cap_lock_live(c)) return VGT_OK;
+    vgt_status rc = cap_view_add(c, v, 0, 0, err);
     if (rc == VGT_OK) {
-        memmove(&c->views[pos + 1], &c->views[pos], (c->nviews - pos) * sizeof *c->views);
-        c->views[pos] = *v;
-        c->nviews++;
+        vgt_rec_gpu_map m = { .client = v->client, .memory = v->memory, .gpu_va = v->gpu_va, .offset = v->memory_offset,
+                              .length = v->length, .source = VGT_MAP_EMBEDDED };
+        rc = vgt_write_gpu_map(c->w, vgt_now_ns(), &m, err);
     }
     pthread_mutex_unlock(&c->mu);
     return rc;
 }
 
-vgt_status vgt_capture_remove_view(vgt_capture *c, uint64_t gpu_va, vgt_error *err)
-{
-    pthread_mutex_lock(&c->mu);
-    int64_t i = view_index(c, gpu_va);
-    int found = i >= 0 && c->views[i].gpu_va == gpu_va;
-    if (found) {
-        memmove(&c->views[i], &c->views[i + 1], (c->nviews - (uint32_t)i - 1) * sizeof *c->views);
-        c->nviews--;
-    }
-    pthread_mutex_unlock(&c->mu);
-    return found ? VGT_OK : VGT_FAIL(err, VGT_E_NOT_FOUND, VGT_NO_OFFSET, "capture: no view starts at 0x%llx",
-                                     (unsigned long long)gpu_va);
-}
-
-vgt_status vgt_capture_map_view(vgt_capture *c, const vgt_capture_view *v, vgt_error *err)
-{
-    VGT_TRY(vgt_capture_add_view(c, v, err));
-    vgt_rec_gpu_map m = { .client = v->client, .memory = v->memory, .gpu_va = v->gpu_va, .offset = v->memory_offset,
-                          .length = v->length, .source = VGT_MAP_EMBEDDED };
-    return vgt_write_gpu_map(c->w, vgt_now_ns(), &m, err);
-}
-
 vgt_status vgt_capture_unmap_view(vgt_capture *c, uint64_t gpu_va, vgt_error *err)
 {
-    pthread_mutex_lock(&c->mu);
-    int64_t i = view_index(c, gpu_va);
-    vgt_capture_view v = i >= 0 ? c->views[i] : (vgt_capture_view){ 0 };
+    if (!cap_lock_live(c)) return VGT_OK;
+    vgt_capture_view v;
+    vgt_status rc = remove_locked(c, gpu_va, &v, err);
+    if (rc == VGT_OK) {
+        vgt_rec_gpu_unmap u = { .client = v.client, .memory = v.memory, .gpu_va = v.gpu_va, .length = v.length,
+                                .source = VGT_MAP_EMBEDDED };
+        rc = vgt_write_gpu_unmap(c->w, vgt_now_ns(), &u, err);
+    }
     pthread_mutex_unlock(&c->mu);
-    VGT_TRY(vgt_capture_remove_view(c, gpu_va, err));
-    vgt_rec_gpu_unmap u = { .client = v.client, .memory = v.memory, .gpu_va = v.gpu_va, .length = v.length,
-                            .source = VGT_MAP_EMBEDDED };
-    return vgt_write_gpu_unmap(c->w, vgt_now_ns(), &u, err);
+    return rc;
 }
 
 uint64_t cap_read_locked(vgt_capture *c, uint64_t gpu_va, void *dst, uint64_t len)
@@ -176,7 +214,7 @@ static vgt_status memory_piece(vgt_capture *c, const vgt_capture_view *v, uint64
 vgt_status vgt_capture_memory(vgt_capture *c, uint64_t gpu_va, uint64_t length, uint32_t reason, vgt_error *err)
 {
     vgt_status rc = VGT_OK;
-    pthread_mutex_lock(&c->mu);
+    if (!cap_lock_live(c)) return VGT_OK;
     uint64_t va = gpu_va, end = gpu_va + length;
     while (rc == VGT_OK && va < end) {
         int64_t i = view_index(c, va);

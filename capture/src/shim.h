@@ -5,18 +5,22 @@
  *   shim_init.c     start/stop: options from the environment, the writer, session records, problems
  *   shim_hooks.c    the interposed entry points (open*, close, dup*, ioctl, mmap*, munmap, sigaction, exit)
  *   shim_fds.c      which fd is which NVIDIA node; RM_MAP_MEMORY waiting for its mmap
- *   shim_objects.c  RM objects, CPU maps and GPU maps -> memory views (GPU VA -> CPU pointer)
- *   shim_rm.c       RM escapes (nvidiactl / nvidiaN) -> records
- *   shim_uvm.c      UVM ioctls -> records
- *   shim_trap.c     usermode pages kept PROT_NONE, the SIGSEGV handler, doorbell -> submission
- *   shim_memtrack.c memory contents: initial, changed (write tracking, userfaultfd, or hashing), observed
+ *   shim_objects.c  which RM classes are memory, channels, usermode pages (the registry's object flags)
+ *   shim_rm.c       RM escapes (nvidiactl / nvidiaN) -> records and calls on the capture's registry
+ *   shim_uvm.c      UVM ioctls -> records and GPU mappings in the registry
+ *   shim_trap.c     usermode pages kept PROT_NONE, the SIGSEGV handler, doorbell store -> the capture
+ *   shim_memtrack.c memory contents: initial, changed (write tracking, userfaultfd, or hashing), observed;
+ *                   the capture's tracker (its hooks run inside the capture's calls)
  *   shim_copy.h     reading the program's ioctl parameters through length-checked copies
  *   shim_io.c       the shim's own write() calls: no SIGPIPE/SIGXFSZ for the program (-Wl,--wrap=write)
  *
- * Locks, always taken in this order: g_shim.mu (tables) -> the embedded capture's mutex -> the writer's.
- * The shim never touches a trapped or write-protected page while holding any of them, so the SIGSEGV
- * handler (which takes g_shim.mu on a doorbell) can never wait for its own thread. The write-tracking
- * fault path takes no lock at all.
+ * The shim keeps no table of objects, mappings, views or channels: the embedded capture (capture.h) is
+ * the one registry, and every hook turns what it saw into one call on it. Locks, always taken in this
+ * order: the capture's mutex (the registry and, through the tracker's hooks, shim_memtrack.c's state)
+ * -> the writer's; the pending-map lock (shim_fds.c) is never held with another. No capture call
+ * returns holding a lock. The shim never touches a trapped or write-protected page while inside the
+ * capture, so the SIGSEGV handler (whose doorbell takes the capture's mutex) can never wait for its own
+ * thread. The write-tracking fault path takes no lock at all.
  */
 #ifndef VGT_CAPTURE_SHIM_H
 #define VGT_CAPTURE_SHIM_H
@@ -72,7 +76,6 @@ enum shim_track_mode { SHIM_TRACK_WRITE = 0, SHIM_TRACK_HASH = 1 };
 typedef struct shim_state {
     int active;                  /* 1 once the writer is open in the captured process */
     int memory_mode, track_mode, crash_safe;
-    pthread_mutex_t mu;
     vgt_writer *w;
     vgt_capture *cap;
     vgt_trap_engine *trap;
@@ -86,6 +89,8 @@ extern shim_state g_shim;
 void shim_problem(uint32_t severity, vgt_status code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void shim_finish(int exit_status);
 void shim_activate(void);   /* at the first NVIDIA open */
+/* g_shim.cap on g_shim.w, with the shim's options and tracker (shim_activate; the in-process tests). */
+vgt_status shim_open_capture(vgt_error *err);
 /* 1 in a vfork child (or anything else sharing the shim's memory from another process): the state is
  * the parent's, so the hooks pass through without touching it (no records, no fd table changes, no
  * finish at _exit or exec). */
@@ -104,7 +109,7 @@ typedef struct shim_time {
     /* The split of memory_ns and of the trap path (VGT_CAPTURE_STATS; bench/capture reads them): device
      * reads, mprotect calls, MEMORY record writes, userfaultfd collection, the write-fault handler, the
      * whole doorbell trap (decode + emulate + submission record), USERD reads; regions by kind. */
-    _Atomic uint64_t read_ns, protect_ns, record_ns, wp_ns, fault_ns, trap_ns, userd_ns;
+    _Atomic uint64_t read_ns, protect_ns, record_ns, wp_ns, fault_ns, trap_ns;
     _Atomic uint64_t uffd_regions, hashed_regions, zero_initial_bytes;
 } shim_time;
 /* t0 = vgt_now_ns() earlier; adds the time since to a shim_time field. */
@@ -112,6 +117,8 @@ typedef struct shim_time {
 extern shim_time g_shim_time;
 /* Count a failed write (records_lost) and report it once. */
 void shim_write_failed(const vgt_error *err);
+/* Write one record through the capture (vgt_capture_record: rec is the vgt_rec_* of type). */
+void shim_record(uint16_t type, const void *rec);
 
 /* ---- shim_fds.c ---- */
 enum shim_node { SHIM_NODE_NONE = 0, SHIM_NODE_CTL = VGT_NODE_CTL, SHIM_NODE_GPU = VGT_NODE_GPU, SHIM_NODE_UVM = VGT_NODE_UVM };
@@ -132,48 +139,12 @@ int shim_node_of_path(const char *path);
  * the pending-map lock usable in a forked child. */
 void shim_fds_init(void);
 
-/* ---- shim_objects.c (callers hold g_shim.mu) ---- */
-typedef struct shim_object {
-    uint32_t client, handle, parent, cls;
-    uint8_t used, is_memory, is_channel, is_usermode;
-    uint64_t size, os_address;    /* memory: bytes; 0x71 OS descriptor: the pinned user address */
-    uint32_t userd_memory;        /* channels */
-    uint64_t userd_offset;
-    uint64_t ring_va;             /* channels: GPFIFO ring GPU VA and entries */
-    uint32_t ring_entries;
-    /* Memory RM allocated in this capture (not the program's own pages): zero as handed out, until the
-     * CPU or the GPU can have written it (shim_objects.c fresh_view says when that is). */
-    uint8_t rm_zeroed, gpu_mapped;
-    uint8_t infra_marked;         /* channels: ring and USERD handed to shim_mem_channel_infra */
-    uint32_t cpu_maps;            /* CPU mappings made so far */
-    uint64_t doorbells_at_gpu_map;   /* shim_trap_doorbells() at its first GPU mapping */
-} shim_object;
-shim_object *shim_obj_find(uint32_t client, uint32_t handle);
-shim_object *shim_obj_add(uint32_t client, uint32_t handle, uint32_t parent, uint32_t cls);
-void shim_obj_remove(uint32_t client, uint32_t handle);
-shim_object *shim_obj_child(uint32_t client, uint32_t parent);   /* any live child, or NULL */
+/* ---- shim_objects.c ---- */
 int shim_class_is_usermode(uint32_t cls);
 int shim_class_is_channel(uint32_t cls);
 int shim_class_is_memory(uint32_t cls);
-
-void shim_cpu_map_add(uint32_t client, uint32_t device, uint32_t memory, uint64_t offset, uint64_t length,
-                      uint64_t cpu, int implicit);
-void shim_cpu_unmap_range(uint64_t cpu, uint64_t length);
-void shim_gpu_map_add(uint32_t client, uint32_t device, uint32_t va_space, uint32_t memory, uint64_t offset,
-                      uint64_t length, uint64_t gpu_va, uint32_t source);
-void shim_gpu_unmap(uint32_t client, uint32_t memory, uint64_t gpu_va, uint32_t source);
-void shim_gpu_unmap_range(uint64_t gpu_va, uint64_t length);
-/* CPU pointer for (client, memory, offset), or NULL when no CPU map covers it. */
-void *shim_cpu_pointer(uint32_t client, uint32_t memory, uint64_t offset, uint64_t length);
-/* A UVM-managed range: GPU VA == CPU VA by construction (mmap of /dev/nvidia-uvm at that address). */
-void shim_uvm_range_add(uint64_t va, uint64_t length);
-/* Forget everything of a freed memory object (its maps and views). */
-void shim_memory_freed(uint32_t client, uint32_t memory);
-/* The explicit CPU map starting exactly at cpu (for mremap): 1 and *out filled, or 0. */
-typedef struct shim_cpu_map_info { uint32_t client, device, memory; uint64_t offset, length; } shim_cpu_map_info;
-int shim_cpu_map_at(uint64_t cpu, shim_cpu_map_info *out);
-/* In a forked child: forget the parent's objects, maps and views. */
-void shim_objects_reset(void);
+/* VGT_CAPTURE_OBJ_MEMORY / _CHANNEL / _USERMODE for an RM class. */
+uint32_t shim_class_flags(uint32_t cls);
 
 /* ---- shim_rm.c / shim_uvm.c ---- */
 /* Handle one ioctl around the real call; returns the real call's result. */
@@ -190,8 +161,9 @@ int shim_trap_unmap(void *addr, size_t len);
 void *shim_trap_remap(void *old, size_t old_len, size_t new_len, int flags, void *new_addr);
 int shim_sigaction_hook(int sig, const struct sigaction *act, struct sigaction *old, int *handled);
 
-/* ---- shim_memtrack.c ---- */
-/* A view became readable (CPU map + GPU map): record its contents (initial) and start tracking it. */
+/* ---- shim_memtrack.c (all but the fault path run inside the capture's calls, as its tracker) ---- */
+/* The hooks the capture calls (vgt_capture_options.tracker): the functions below. */
+const vgt_capture_tracker *shim_mem_tracker(void);
 /* A channel's ring (GPU VA range) and USERD (CPU address) in tracked memory: never recorded as changed
  * memory (the submission records carry the ring's entries; a replay uses its own USERD). */
 void shim_mem_channel_infra(uint64_t ring_va, uint64_t ring_bytes, uintptr_t userd_cpu, uint64_t userd_bytes);
@@ -203,8 +175,11 @@ int shim_pristine_fault(uintptr_t addr);                 /* 1: a write fault the
 void shim_pristine_drop(uintptr_t cpu, uint64_t len);
 void shim_pristine_forget_all(void);
 
-/* zeroed: the view's bytes are known to be zero (fresh RM memory nothing wrote yet): no initial read. */
-void shim_mem_view_added(uint64_t gpu_va, uint64_t length, void *cpu, uint32_t client, uint32_t memory, int zeroed);
+/* A view became readable (CPU map + GPU map): record its contents (initial) and start tracking it.
+ * how: SHIM_VIEW_ZEROED, the view's bytes are known to be zero (fresh RM memory nothing wrote yet): no
+ * initial read; SHIM_VIEW_OS_PAGES, the program's own pages (an OS descriptor): never mprotect them. */
+enum { SHIM_VIEW_ZEROED = 1, SHIM_VIEW_OS_PAGES = 2 };
+void shim_mem_view_added(uint64_t gpu_va, uint64_t length, void *cpu, uint32_t client, uint32_t memory, int how);
 /* A view is about to go away: record what changed (observed) and stop tracking. */
 void shim_mem_view_removing(uint64_t gpu_va, uint64_t length);
 /* Before a submission: MEMORY records (reason changed) for what changed since the previous one, less

@@ -16,9 +16,9 @@ static char ctl_path[4096];   /* VGT_CAPTURE_CTL_PATH, read once at load */
 
 /* fork() copies pending_mu as it is: held by another thread (an mmap taking its pending map) at that
  * moment, it would stay locked forever in the child, whose first close or mmap of an NVIDIA fd would then
- * hang. So fork waits for it, and the child starts with a fresh one. Registered before shim_init.c's
- * handlers, this prepare runs after before_fork took g_shim.mu: the order shim_rm.c uses (g_shim.mu, then
- * pending_mu). */
+ * hang. So fork waits for it, and the child starts with a fresh one. Registered at load, before the
+ * capture registers its own at its first open, this prepare runs after the capture's mutexes are taken:
+ * pending_mu is never held while waiting for another lock, so any order is safe. */
 static void fork_prepare(void) { pthread_mutex_lock(&pending_mu); }
 static void fork_parent(void) { pthread_mutex_unlock(&pending_mu); }
 static void fork_child(void) { pthread_mutex_init(&pending_mu, NULL); }

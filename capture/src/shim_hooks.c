@@ -95,25 +95,17 @@ static void *do_mmap(void *(*real)(void *, size_t, int, int, int, off_t), void *
     if (node == SHIM_NODE_NONE || !g_shim.active || shim_foreign()) return real(addr, len, prot, flags, fd, off);
     shim_pending_map pm = { 0 };
     int has = node != SHIM_NODE_UVM && shim_fd_take_pending(fd, &pm);
-    pthread_mutex_lock(&g_shim.mu);
-    shim_object *o = has ? shim_obj_find(pm.client, pm.memory) : NULL;
-    int usermode = o && o->is_usermode;
-    pthread_mutex_unlock(&g_shim.mu);
+    int usermode = has && (vgt_capture_object_flags(g_shim.cap, pm.client, pm.memory) & VGT_CAPTURE_OBJ_USERMODE);
     void *p = usermode ? shim_trap_map(addr, len, prot, flags, fd, off) : real(addr, len, prot, flags, fd, off);
     if (p == MAP_FAILED) return p;
     int saved = errno;
-    pthread_mutex_lock(&g_shim.mu);
-    if (g_shim.active) {
-        vgt_rec_cpu_map c = { .client = has ? pm.client : 0, .device = has ? pm.device : 0, .memory = has ? pm.memory : 0,
-                              .flags = has ? pm.flags : (uint32_t)prot, .offset = has ? pm.offset : (uint64_t)off,
-                              .length = len, .cpu_address = (uint64_t)(uintptr_t)p };
-        vgt_error err;
-        if (vgt_write_cpu_map(g_shim.w, vgt_now_ns(), &c, &err) != VGT_OK) shim_write_failed(&err);
-        /* The usermode page is no memory the GPU reads; UVM-managed memory is not read by the shim
-         * (reading it would migrate it to the CPU): neither becomes a view. */
-        if (has && !usermode) shim_cpu_map_add(pm.client, pm.device, pm.memory, pm.offset, len, c.cpu_address, 0);
-    }
-    pthread_mutex_unlock(&g_shim.mu);
+    vgt_rec_cpu_map c = { .client = has ? pm.client : 0, .device = has ? pm.device : 0, .memory = has ? pm.memory : 0,
+                          .flags = has ? pm.flags : (uint32_t)prot, .offset = has ? pm.offset : (uint64_t)off,
+                          .length = len, .cpu_address = (uint64_t)(uintptr_t)p };
+    vgt_error err;
+    /* The usermode page is no memory the GPU reads; UVM-managed memory is not read by the shim (reading it
+     * would migrate it to the CPU): neither becomes a view. */
+    if (vgt_capture_cpu_map(g_shim.cap, &c, has && !usermode, &err) != VGT_OK) shim_write_failed(&err);
     errno = saved;
     return p;
 }
@@ -135,11 +127,8 @@ SHIM_EXPORT int munmap(void *addr, size_t len)
     shim_libc_resolve();
     int mine = g_shim.active && !shim_foreign();
     if (mine && shim_trap_unmap(addr, len)) return 0;
-    if (mine) {
-        pthread_mutex_lock(&g_shim.mu);
-        if (g_shim.active) shim_cpu_unmap_range((uint64_t)(uintptr_t)addr, len);
-        pthread_mutex_unlock(&g_shim.mu);
-    }
+    vgt_error err;
+    if (mine && vgt_capture_cpu_unmap(g_shim.cap, (uint64_t)(uintptr_t)addr, len, &err) != VGT_OK) shim_write_failed(&err);
     return g_libc.munmap(addr, len);
 }
 
@@ -257,25 +246,21 @@ SHIM_EXPORT void *mremap(void *old, size_t old_len, size_t new_len, int flags, .
     if (!g_shim.active || shim_foreign()) return g_libc.mremap(old, old_len, new_len, flags, new_addr);
     void *moved = shim_trap_remap(old, old_len, new_len, flags, new_addr);
     if (moved) return moved;
-    shim_cpu_map_info m;
-    pthread_mutex_lock(&g_shim.mu);
-    int known = g_shim.active && shim_cpu_map_at((uint64_t)(uintptr_t)old, &m);
-    if (known && old_len) shim_cpu_unmap_range((uint64_t)(uintptr_t)old, old_len);
-    pthread_mutex_unlock(&g_shim.mu);
+    vgt_rec_cpu_map m;
+    vgt_error err;
+    int known = vgt_capture_cpu_map_at(g_shim.cap, (uint64_t)(uintptr_t)old, &m, &err) == VGT_OK;
+    if (known && old_len && vgt_capture_cpu_unmap(g_shim.cap, (uint64_t)(uintptr_t)old, old_len, &err) != VGT_OK)
+        shim_write_failed(&err);
     void *p = g_libc.mremap(old, old_len, new_len, flags, new_addr);
     if (!known) return p;
     int saved = errno;
-    pthread_mutex_lock(&g_shim.mu);
-    if (g_shim.active && (p != MAP_FAILED || old_len)) {
+    if (p != MAP_FAILED || old_len) {
         /* On failure the old map stands as it was: say so again. */
         uint64_t at = (uint64_t)(uintptr_t)(p == MAP_FAILED ? old : p), len = p == MAP_FAILED ? m.length : new_len;
         vgt_rec_cpu_map c = { .client = m.client, .device = m.device, .memory = m.memory, .offset = m.offset,
                               .length = len, .cpu_address = at };
-        vgt_error err;
-        if (vgt_write_cpu_map(g_shim.w, vgt_now_ns(), &c, &err) != VGT_OK) shim_write_failed(&err);
-        shim_cpu_map_add(m.client, m.device, m.memory, m.offset, len, at, 0);
+        if (vgt_capture_cpu_map(g_shim.cap, &c, 1, &err) != VGT_OK) shim_write_failed(&err);
     }
-    pthread_mutex_unlock(&g_shim.mu);
     errno = saved;
     return p;
 }

@@ -35,7 +35,7 @@
 
 #include "shim.h"
 
-shim_state g_shim = { .exit_status = -1, .mu = PTHREAD_MUTEX_INITIALIZER };
+shim_state g_shim = { .exit_status = -1 };
 
 static int out_fd = -1;             /* the stream's fd (moved high, close-on-exec) */
 static int standalone;              /* VGT_CAPTURE_OUT: this process writes the whole trace */
@@ -83,6 +83,12 @@ void shim_problem(uint32_t severity, vgt_status code, const char *fmt, ...)
     vgt_error err;
     if (vgt_capture_diagnostic(g_shim.cap, severity, code, msg, &err) != VGT_OK)
         __atomic_add_fetch(&g_shim.records_lost, 1, __ATOMIC_RELAXED);
+}
+
+void shim_record(uint16_t type, const void *rec)
+{
+    vgt_error err;
+    if (vgt_capture_record(g_shim.cap, type, rec, &err) != VGT_OK) shim_write_failed(&err);
 }
 
 void shim_write_failed(const vgt_error *err)
@@ -168,8 +174,7 @@ static void write_process_start(void)
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     vgt_rec_process_start p = { .pid = (uint32_t)getpid(), .ppid = (uint32_t)getppid(), .exe = exe,
                                 .exe_length = n > 0 ? (uint32_t)n : 0 };
-    vgt_error err;
-    if (vgt_write_process_start(g_shim.w, vgt_now_ns(), &p, &err) != VGT_OK) shim_write_failed(&err);
+    shim_record(VGT_REC_PROCESS_START, &p);
 }
 
 static int armed;                    /* this process may capture; starts at its first NVIDIA open */
@@ -181,13 +186,15 @@ static char child_base[4096];        /* VGT_CAPTURE_CHILD_BASE, or empty */
 int shim_foreign(void) { return owner_pid != 0 && getpid() != owner_pid; }
 
 /* Everything inherited from the parent is the parent's: drop it (nothing is freed or flushed: the
- * parent's writer still holds the parent's unwritten records, which must never reach its stream twice). */
+ * parent's writer still holds the parent's unwritten records, which must never reach its stream twice;
+ * the parent's capture, its registry, is left as it is and never used again). fork() itself waited
+ * until no thread was inside the capture (its own fork handlers, capture/embed/capture_session.c), so
+ * the tracker's state below is whole. */
 static void after_fork_child(void)
 {
     int was_active = g_shim.active;
     g_shim.active = 0;
     owner_pid = getpid();
-    pthread_mutex_init(&g_shim.mu, NULL);
     pthread_mutex_init(&start_mu, NULL);
     if (out_fd >= 0) g_libc.close(out_fd);   /* the parent's stream: not ours, and its reader waits for EOF */
     out_fd = -1;
@@ -198,15 +205,10 @@ static void after_fork_child(void)
     g_shim.problems = 0;
     standalone = 0;
     atomic_store(&finished, 0);
-    if (was_active) {
-        shim_objects_reset();
-        shim_mem_forget_all();
-    }
+    if (was_active) shim_mem_forget_all();
     armed = claim != NULL || getenv("VGT_CAPTURE_OUT") != NULL;
 }
 
-static void after_fork_parent(void) { pthread_mutex_unlock(&g_shim.mu); }
-static void before_fork(void) { pthread_mutex_lock(&g_shim.mu); }
 
 static int fd_is_stream(int fd);
 
@@ -248,6 +250,13 @@ static vgt_status open_output(vgt_error *err)
     return open_writer(path, -1, 1, err);
 }
 
+vgt_status shim_open_capture(vgt_error *err)
+{
+    /* Views point at GPU memory mapped to the CPU; memory contents come from shim_memtrack.c. */
+    vgt_capture_options o = { .device_views = 1, .tracker = shim_mem_tracker() };
+    return vgt_capture_open(&g_shim.cap, g_shim.w, &o, err);
+}
+
 /* Start capturing: the trap engine, the writer, the SIGSEGV handler. Runs at the first open of an NVIDIA
  * device node, not at load: wrapper scripts exec several programs in one process, and only the one that
  * talks to the GPU should own the stream (the fd becomes close-on-exec once it is in use). */
@@ -259,7 +268,7 @@ void shim_activate(void)
         armed = 0;   /* one attempt; also stops recursion from the identity probe's own open */
         vgt_error err;
         if ((!g_shim.trap && vgt_trap_engine_new(&g_shim.trap, &err) != VGT_OK) || open_output(&err) != VGT_OK ||
-            vgt_capture_open(&g_shim.cap, g_shim.w, &(vgt_capture_options){ .device_views = 1 }, &err) != VGT_OK) {
+            shim_open_capture(&err) != VGT_OK) {
             char line[600];
             int n = snprintf(line, sizeof line, "vgt-capture: capture disabled: %s\n", err.msg);
             if (n > 0) { ssize_t w = write(2, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1); (void)w; }
@@ -323,18 +332,19 @@ __attribute__((constructor(101))) static void shim_start(void)
     if (!getenv("VGT_CAPTURE_FD") && !getenv("VGT_CAPTURE_OUT")) return;
     owner_pid = getpid();
     read_options();
-    shim_fds_init();   /* first: its fork handlers must nest inside before_fork's lock of g_shim.mu */
+    shim_fds_init();
     map_claim();
-    pthread_atfork(before_fork, after_fork_parent, after_fork_child);
+    pthread_atfork(NULL, NULL, after_fork_child);
     armed = 1;
 }
 
-/* Finish once: observed memory, PROCESS_END (and SESSION_END when standalone), close the writer. */
+/* Finish once: observed memory (the tracker's finish, inside the capture), PROCESS_END (and SESSION_END
+ * when standalone), close the writer. Once vgt_capture_finish has returned the capture records nothing
+ * more, whatever other threads still call, so the records below are the last and the writer can go. */
 void shim_finish(int exit_status)
 {
     if (!g_shim.active || shim_foreign() || atomic_exchange(&finished, 1)) return;
-    pthread_mutex_lock(&g_shim.mu);
-    shim_mem_at_exit();
+    vgt_capture_finish(g_shim.cap);
     vgt_error err;
     vgt_rec_process_end pe = { .pid = (uint32_t)getpid(), .exit_status = exit_status };
     if (vgt_write_process_end(g_shim.w, vgt_now_ns(), &pe, &err) != VGT_OK) shim_write_failed(&err);
@@ -359,7 +369,7 @@ void shim_finish(int exit_status)
                 (unsigned long long)atomic_load(&g_shim_time.memory_bytes));
         fprintf(stderr, "vgt-capture: split_ms trap=%.1f userd=%.1f read=%.1f protect=%.1f record=%.1f wp=%.1f fault=%.1f "
                 "regions uffd=%llu hashed=%llu zero_initial_bytes=%llu\n", atomic_load(&g_shim_time.trap_ns) / 1e6,
-                atomic_load(&g_shim_time.userd_ns) / 1e6, atomic_load(&g_shim_time.read_ns) / 1e6,
+                cs.userd_ns / 1e6, atomic_load(&g_shim_time.read_ns) / 1e6,
                 atomic_load(&g_shim_time.protect_ns) / 1e6, atomic_load(&g_shim_time.record_ns) / 1e6,
                 atomic_load(&g_shim_time.wp_ns) / 1e6, atomic_load(&g_shim_time.fault_ns) / 1e6,
                 (unsigned long long)atomic_load(&g_shim_time.uffd_regions),
@@ -372,7 +382,6 @@ void shim_finish(int exit_status)
     g_shim.active = 0;
     vgt_writer *w = g_shim.w;
     if (vgt_writer_close(w, &err) != VGT_OK) shim_write_failed(&err);
-    pthread_mutex_unlock(&g_shim.mu);
 }
 
 __attribute__((destructor(101))) static void shim_stop(void)

@@ -1,6 +1,8 @@
 /* shim_memtrack.c: the contents of CPU-visible GPU memory, so a replay can give the GPU what it saw.
  *
- * Each memory view (shim_objects.c) is a region here. Records (docs/trace-format.md MEMORY reasons):
+ * Each memory view of the capture's registry (capture/embed/capture_maps.c) is a region here: this file
+ * is the capture's tracker (shim_mem_tracker, at the end), its hooks called inside the capture's calls,
+ * under its mutex, which is what serialises everything here but the write-fault path. Records (docs/trace-format.md MEMORY reasons):
  *   initial   the whole region when it becomes a view;
  *   changed   before each submission, the pages that changed since the previous one;
  *   observed  when a view goes away and at exit, the pages that differ from what was last recorded
@@ -352,13 +354,15 @@ static void record_hash_changes(region *r, uint32_t reason)
     }
 }
 
-static void view_added(uint64_t gpu_va, uint64_t length, void *cpu, uint32_t client, uint32_t memory, int zeroed);
+static void view_added(uint64_t gpu_va, uint64_t length, void *cpu, uint32_t client, uint32_t memory, int zeroed,
+                       int os_pages);
 
-void shim_mem_view_added(uint64_t gpu_va, uint64_t length, void *cpu, uint32_t client, uint32_t memory, int zeroed)
+void shim_mem_view_added(uint64_t gpu_va, uint64_t length, void *cpu, uint32_t client, uint32_t memory, int how)
 {
     if (g_shim.memory_mode == SHIM_MEM_NONE || !g_shim.active) return;
     uint64_t t0 = vgt_now_ns();
-    view_added(gpu_va, length, cpu, client, memory, zeroed && g_shim.memory_mode == SHIM_MEM_CHANGED);
+    view_added(gpu_va, length, cpu, client, memory, (how & SHIM_VIEW_ZEROED) && g_shim.memory_mode == SHIM_MEM_CHANGED,
+               how & SHIM_VIEW_OS_PAGES);
     atomic_fetch_add(&g_shim_time.initial_ns, vgt_now_ns() - t0);
 }
 
@@ -384,7 +388,8 @@ static int start_zeroed(region *r)
     return 1;
 }
 
-static void view_added(uint64_t gpu_va, uint64_t length, void *cpu, uint32_t client, uint32_t memory, int zeroed)
+static void view_added(uint64_t gpu_va, uint64_t length, void *cpu, uint32_t client, uint32_t memory, int zeroed,
+                       int os_pages)
 {
     int slot = -1;
     for (int i = 0; i < MAX_REGIONS && slot < 0; i++) if (!atomic_load(&regions[i].cpu)) slot = i;
@@ -396,7 +401,6 @@ static void view_added(uint64_t gpu_va, uint64_t length, void *cpu, uint32_t cli
     r->client = client;
     r->memory = memory;
     r->npages = (uint32_t)((length + PAGE - 1) / PAGE);
-    shim_object *o = shim_obj_find(client, memory);
     r->hashed = g_shim.track_mode == SHIM_TRACK_HASH || ((uintptr_t)cpu & (PAGE - 1));
     r->uffd = 0;
     /* Ordinary memory (the program's own pages, OS descriptors) goes to userfaultfd: mprotect would turn
@@ -404,7 +408,7 @@ static void view_added(uint64_t gpu_va, uint64_t length, void *cpu, uint32_t cli
     if (!r->hashed && g_shim.memory_mode == SHIM_MEM_CHANGED && wp_ready()) {
         vgt_error err;
         r->uffd = vgt_capture_wp_add(wp, cpu, length, &err) == VGT_OK;
-        if (!r->uffd && o && o->cls == 0x71) r->hashed = 1;   /* never mprotect the program's own pages */
+        if (!r->uffd && os_pages) r->hashed = 1;   /* never mprotect the program's own pages */
     }
     r->hash = meta_alloc((size_t)r->npages * 8);
     r->last_dirty = meta_alloc((size_t)r->npages * 4);
@@ -726,4 +730,58 @@ void shim_mem_top_regions(char *buf, size_t n)
         if (w < 0 || (size_t)w >= n - at) break;
         at += (size_t)w;
     }
+}
+
+/* ---- the capture's tracker: its hooks in the terms of the functions above ---- */
+static void on_view_added(void *ctx, const vgt_capture_view *v, uint32_t cls, int zeroed)
+{
+    (void)ctx;
+    shim_mem_view_added(v->gpu_va, v->length, (void *)(uintptr_t)v->host, v->client, v->memory,
+                        (zeroed ? SHIM_VIEW_ZEROED : 0) | (cls == 0x71 ? SHIM_VIEW_OS_PAGES : 0));
+}
+
+static void on_view_removing(void *ctx, const vgt_capture_view *v)
+{
+    (void)ctx;
+    shim_mem_view_removing(v->gpu_va, v->length);
+}
+
+static void on_fresh_cpu_map(void *ctx, uint64_t cpu, uint64_t length)
+{
+    (void)ctx;
+    if (g_shim.memory_mode == SHIM_MEM_CHANGED) shim_pristine_add(cpu, length);
+}
+
+static void on_cpu_unmapping(void *ctx, uint64_t cpu, uint64_t length)
+{
+    (void)ctx;
+    shim_pristine_drop(cpu, length);
+}
+
+static void on_channel_infra(void *ctx, uint64_t ring_va, uint64_t ring_bytes, const void *userd, uint64_t userd_bytes)
+{
+    (void)ctx;
+    shim_mem_channel_infra(ring_va, ring_bytes, (uintptr_t)userd, userd_bytes);
+}
+
+static void on_before_submit(void *ctx, const vgt_segment *segs, uint32_t nseg)
+{
+    (void)ctx;
+    shim_mem_before_submit(segs, nseg);
+}
+
+static void on_finish(void *ctx)
+{
+    (void)ctx;
+    shim_mem_at_exit();
+}
+
+const vgt_capture_tracker *shim_mem_tracker(void)
+{
+    static const vgt_capture_tracker t = {
+        .view_added = on_view_added, .view_removing = on_view_removing, .fresh_cpu_map = on_fresh_cpu_map,
+        .cpu_unmapping = on_cpu_unmapping, .channel_infra = on_channel_infra, .before_submit = on_before_submit,
+        .finish = on_finish,
+    };
+    return &t;
 }

@@ -1,4 +1,5 @@
-/* shim_rm.c: RM escapes on /dev/nvidiactl and /dev/nvidiaN -> records, and the state the shim keeps.
+/* shim_rm.c: RM escapes on /dev/nvidiactl and /dev/nvidiaN -> records and calls on the capture's registry
+ * (objects, memory, channels, tokens, GPU mappings; capture.h). The shim keeps no table of its own.
  *
  * Request = _IOWR('F', nr, size); the kernel looks at the nr and the size only. NV_ESC_IOCTL_XFER_CMD
  * (nr 0xD3) wraps {u32 cmd; u32 size; u64 ptr} and is unwrapped here. Struct offsets are transcribed
@@ -49,7 +50,15 @@ typedef struct rm_call {
     int rc;
 } rm_call;
 
-static void write_failed_if(vgt_status rc, const vgt_error *err) { if (rc != VGT_OK) shim_write_failed(err); }
+/* A registry call's error: 0 when it wrote and registered; a write that failed (the trace is short) is
+ * counted here; 1: the call refused the registration (err says why). */
+static int refused(vgt_status rc, const vgt_error *err)
+{
+    if (rc == VGT_OK) return 0;
+    if (err->code != VGT_E_IO && err->code != VGT_E_NOMEM) return 1;
+    shim_write_failed(err);
+    return 0;
+}
 
 /* RM_ALLOC copies the size it registered for the class, whatever paramsSize says (the NVIDIA Vulkan
  * and CUDA drivers pass 0 for channels): for the classes whose parameters the trace must carry, read that
@@ -91,8 +100,7 @@ static void record_ioctl(const rm_call *c)
     if (!out) return;
     r.params_out = out;
     r.params_length = (uint32_t)shim_copy_in(out, c->arg, n);
-    vgt_error err;
-    write_failed_if(vgt_write_ioctl(g_shim.w, vgt_now_ns(), &r, &err), &err);
+    shim_record(VGT_REC_IOCTL, &r);
     free(out);
 }
 
@@ -108,10 +116,9 @@ static void mem_alloc_from_params(uint32_t client, uint32_t parent, uint32_t han
         m.attr2 = shim_rd32(p, 0x1c);
         m.size = shim_rd64(p, 0x40);
     }
-    shim_object *o = status == 0 ? shim_obj_find(client, handle) : NULL;
-    if (o) o->size = m.size;
     vgt_error err;
-    write_failed_if(vgt_write_mem_alloc(g_shim.w, vgt_now_ns(), &m, &err), &err);
+    vgt_status rc = vgt_capture_mem_alloc(g_shim.cap, &m, VGT_CAPTURE_OBJ_FRESH, &err);
+    refused(rc, &err);   /* a full table was said at RM_ALLOC */
 }
 
 /* NV_CHANNEL_ALLOC_PARAMS (0x170): hObjectError 0, gpFifoOffset 8, gpFifoEntries 0x10, hContextShare 0x18,
@@ -134,11 +141,7 @@ static void channel_from_params(uint32_t client, uint32_t parent, uint32_t handl
                      handle, plen);
     }
     vgt_error err;
-    write_failed_if(vgt_write_channel(g_shim.w, vgt_now_ns(), &ch, &err), &err);
-    if (status != 0) return;
-    shim_object *o = shim_obj_find(client, handle);
-    if (o) { o->userd_memory = ch.userd_memory; o->userd_offset = ch.userd_offset; o->ring_va = ch.ring_va; o->ring_entries = ch.entries; }
-    if (ch.entries && vgt_capture_register_channel(g_shim.cap, &ch, &err) != VGT_OK)
+    if (refused(vgt_capture_channel(g_shim.cap, &ch, &err), &err))   /* and its ring, USERD when status is 0 */
         shim_problem(1, err.code, "channel 0x%x: %s", handle, err.msg);
 }
 
@@ -152,18 +155,19 @@ static void on_alloc(rm_call *c)
     if (c->pout) c->plen = (uint32_t)shim_copy_in(c->pout, (const void *)(uintptr_t)shim_rd64(c->arg, 0x10), c->plen);
     vgt_rec_rm_alloc a = { .client = client, .parent = parent, .handle = handle, .cls = cls, .status = status,
                            .params_length = c->pin ? c->plen : 0, .params_in = c->pin, .params_out = c->pout };
+    shim_record(VGT_REC_RM_ALLOC, &a);
+    uint32_t parent_flags = vgt_capture_object_flags(g_shim.cap, client, parent);
     vgt_error err;
-    write_failed_if(vgt_write_rm_alloc(g_shim.w, vgt_now_ns(), &a, &err), &err);
-    shim_object *parent_obj = shim_obj_find(client, parent);
-    if (status == 0 && !shim_obj_add(client, handle, parent, cls))
+    int rm_memory = cls == 0x3e || cls == 0x40;   /* RM allocates it now: zero as handed out */
+    if (status == 0 &&
+        vgt_capture_register_object(g_shim.cap, client, parent, handle, cls,
+                                    shim_class_flags(cls) | (rm_memory ? VGT_CAPTURE_OBJ_FRESH : 0), &err) != VGT_OK)
         shim_problem(1, VGT_E_LIMIT, "object table full at handle 0x%x", handle);
-    if (cls == 0x3e || cls == 0x40) mem_alloc_from_params(client, parent, handle, cls, status, c->pout, c->plen);
-    shim_object *made = status == 0 && (cls == 0x3e || cls == 0x40) ? shim_obj_find(client, handle) : NULL;
-    if (made) made->rm_zeroed = 1;
+    if (rm_memory) mem_alloc_from_params(client, parent, handle, cls, status, c->pout, c->plen);
     if (shim_class_is_channel(cls)) channel_from_params(client, parent, handle, cls, status, c->pout, c->plen);
-    if (parent_obj && parent_obj->is_channel) {
+    if (parent_flags & VGT_CAPTURE_OBJ_CHANNEL) {
         vgt_rec_engine_object e = { .client = client, .channel = parent, .handle = handle, .cls = cls, .status = status };
-        write_failed_if(vgt_write_engine_object(g_shim.w, vgt_now_ns(), &e, &err), &err);
+        shim_record(VGT_REC_ENGINE_OBJECT, &e);
     }
 }
 
@@ -179,26 +183,10 @@ static void on_alloc_memory(rm_call *c)
                             .cpu_address = cls == 0x71 ? addr : 0, .flags = shim_rd32(c->arg, 0x10), .status = status,
                             .aperture = cls == 0x71 ? VGT_APERTURE_OS : cls == 0x40 ? VGT_APERTURE_VIDMEM : VGT_APERTURE_SYSMEM };
     vgt_error err;
-    write_failed_if(vgt_write_mem_alloc(g_shim.w, vgt_now_ns(), &m, &err), &err);
-    if (status != 0) return;
-    shim_object *o = shim_obj_add(client, handle, parent, cls);
-    if (o) { o->is_memory = 1; o->size = size; o->os_address = m.cpu_address; o->rm_zeroed = cls != 0x71; }
-    if (cls == 0x71 && addr) shim_cpu_map_add(client, parent, handle, 0, size, addr, 1);
-}
-
-/* Free the object and, recursively, what the shim knows of its children. */
-static void forget_object(uint32_t client, uint32_t handle, int depth)
-{
-    shim_object *o = shim_obj_find(client, handle);
-    if (!o) return;
-    shim_object copy = *o;
-    if (copy.is_memory) shim_memory_freed(client, handle);
-    if (copy.is_channel) vgt_capture_forget_channel(g_shim.cap, client, handle);
-    shim_obj_remove(client, handle);
-    if (depth < 8) {   /* children: a TSG's channels, a channel's engines, a device's memory */
-        shim_object *child;
-        while ((child = shim_obj_child(client, handle)) != NULL) forget_object(child->client, child->handle, depth + 1);
-    }
+    /* An OS descriptor's pinned pages are the program's: only memory RM hands out is fresh. */
+    if (refused(vgt_capture_mem_alloc(g_shim.cap, &m, shim_class_flags(cls) | (cls != 0x71 ? VGT_CAPTURE_OBJ_FRESH : 0),
+                                      &err), &err))
+        shim_problem(1, VGT_E_LIMIT, "object table full at handle 0x%x", handle);
 }
 
 static void on_free(rm_call *c)
@@ -206,9 +194,8 @@ static void on_free(rm_call *c)
     vgt_rec_rm_free f = { .client = shim_rd32(c->arg, 0), .parent = shim_rd32(c->arg, 4), .handle = shim_rd32(c->arg, 8),
                           .status = shim_rd32(c->arg, 0xc) };
     if (c->rc != 0 && f.status == 0) f.status = 0xffffffffu;
-    vgt_error err;
-    write_failed_if(vgt_write_rm_free(g_shim.w, vgt_now_ns(), &f, &err), &err);
-    if (f.status == 0) forget_object(f.client, f.handle, 0);
+    shim_record(VGT_REC_RM_FREE, &f);
+    if (f.status == 0) vgt_capture_forget_object(g_shim.cap, f.client, f.handle);   /* and its children */
 }
 
 /* NVOS54: hClient 0, hObject 4, cmd 8, flags 0xc, params 0x10, paramsSize 0x18, status 0x1c. */
@@ -221,12 +208,10 @@ static void on_control(rm_call *c)
     r.params_length = c->pin ? c->plen : 0;
     r.params_in = c->pin;
     r.params_out = c->pout;
-    vgt_error err;
-    write_failed_if(vgt_write_rm_control(g_shim.w, vgt_now_ns(), &r, &err), &err);
+    shim_record(VGT_REC_RM_CONTROL, &r);
     if (r.cmd == CTRL_GET_WORK_SUBMIT_TOKEN && r.status == 0 && c->pout && c->plen >= 4) {
-        vgt_rec_work_submit_token t = { .client = r.client, .channel = r.object, .token = shim_rd32(c->pout, 0) };
-        write_failed_if(vgt_write_work_submit_token(g_shim.w, vgt_now_ns(), &t, &err), &err);
-        if (vgt_capture_register_token(g_shim.cap, t.client, t.channel, t.token, &err) != VGT_OK)
+        vgt_error err;
+        if (refused(vgt_capture_token(g_shim.cap, r.client, r.object, shim_rd32(c->pout, 0), &err), &err))
             shim_problem(1, err.code, "%s", err.msg);
     }
 }
@@ -253,9 +238,7 @@ static void on_map_dma(rm_call *c)
                           .gpu_va = shim_rd64(c->arg, 0x30), .status = shim_rd32(c->arg, 0x38), .source = VGT_MAP_RM_DMA };
     if (c->rc != 0 && g.status == 0) g.status = 0xffffffffu;
     vgt_error err;
-    write_failed_if(vgt_write_gpu_map(g_shim.w, vgt_now_ns(), &g, &err), &err);
-    if (g.status == 0)
-        shim_gpu_map_add(g.client, g.device, g.va_space, g.memory, g.offset, g.length, g.gpu_va, VGT_MAP_RM_DMA);
+    refused(vgt_capture_gpu_map(g_shim.cap, &g, &err), &err);   /* views form with its CPU mappings */
 }
 
 /* NVOS47 (0x30): hClient 0, hDevice 4, hDma 8, hMemory 0xc, flags 0x10, dmaOffset 0x18, size 0x20, status 0x28. */
@@ -267,8 +250,7 @@ static void on_unmap_dma(rm_call *c)
                             .length = shim_rd64(c->arg, 0x20), .status = shim_rd32(c->arg, 0x28), .source = VGT_MAP_RM_DMA };
     if (c->rc != 0 && u.status == 0) u.status = 0xffffffffu;
     vgt_error err;
-    write_failed_if(vgt_write_gpu_unmap(g_shim.w, vgt_now_ns(), &u, &err), &err);
-    if (u.status == 0) shim_gpu_unmap(u.client, u.memory, u.gpu_va, VGT_MAP_RM_DMA);
+    refused(vgt_capture_gpu_unmap(g_shim.cap, &u, &err), &err);
 }
 
 /* RM_VID_HEAP_CONTROL (NVOS32, capture_nvos32.c): the raw IOCTL record as for every escape, then the
@@ -284,19 +266,12 @@ static void on_vid_heap(rm_call *c)
     if (vgt_capture_nvos32_decode(out, sizeof out, &h, &err) != VGT_OK) return;   /* INFO and the like */
     if (c->rc != 0 && h.alloc.status == 0) h.alloc.status = 0xffffffffu;
     if (h.is_free) {
-        if (h.alloc.status == 0) forget_object(h.free_client, h.free_handle, 0);
+        if (h.alloc.status == 0) vgt_capture_forget_object(g_shim.cap, h.free_client, h.free_handle);
         return;
     }
-    write_failed_if(vgt_write_mem_alloc(g_shim.w, vgt_now_ns(), &h.alloc, &err), &err);
-    if (h.alloc.status != 0) return;
-    shim_object *o = shim_obj_add(h.alloc.client, h.alloc.handle, h.alloc.parent, h.alloc.cls);
-    if (!o) { shim_problem(1, VGT_E_LIMIT, "object table full at handle 0x%x", h.alloc.handle); return; }
-    o->is_memory = 1;
-    o->size = h.alloc.size;
-    o->os_address = h.alloc.cpu_address;
-    o->rm_zeroed = h.alloc.cls != 0x71;
-    if (h.alloc.cls == 0x71 && h.alloc.cpu_address)
-        shim_cpu_map_add(h.alloc.client, h.alloc.parent, h.alloc.handle, 0, h.alloc.size, h.alloc.cpu_address, 1);
+    uint32_t flags = shim_class_flags(h.alloc.cls) | (h.alloc.cls != 0x71 ? VGT_CAPTURE_OBJ_FRESH : 0);
+    if (refused(vgt_capture_mem_alloc(g_shim.cap, &h.alloc, flags, &err), &err))
+        shim_problem(1, VGT_E_LIMIT, "object table full at handle 0x%x", h.alloc.handle);
 }
 
 int shim_rm_ioctl(int fd, int node, unsigned long request, void *arg)
@@ -322,7 +297,6 @@ int shim_rm_ioctl(int fd, int node, unsigned long request, void *arg)
     int saved = errno;
     if (readable) {
         uint64_t t0 = vgt_now_ns();
-        pthread_mutex_lock(&g_shim.mu);
         if (g_shim.active) switch (c.nr) {
         case ESC_RM_ALLOC: on_alloc(&c); break;
         case ESC_RM_ALLOC_MEMORY: if (c.size >= 0x30) on_alloc_memory(&c); else record_ioctl(&c); break;
@@ -334,7 +308,6 @@ int shim_rm_ioctl(int fd, int node, unsigned long request, void *arg)
         case ESC_RM_UNMAP_MEMORY_DMA: on_unmap_dma(&c); break;
         default: record_ioctl(&c); break;
         }
-        pthread_mutex_unlock(&g_shim.mu);
         atomic_fetch_add(&g_shim_time.ioctl_ns, vgt_now_ns() - t0);
     }
     free(c.in);

@@ -7,7 +7,8 @@
  *   program: mov [rax+0x90], ecx --SIGSEGV--> on_segv --find_trap--> emulate
  *       emulate: vgt_trap_decode (capstone) -> effective address -> offset in the page
  *         offset 0x90, 4-byte store (NOTIFY_CHANNEL_PENDING; nvidia-rm-userspace.md §2):
- *             doorbell(token): USERD GP_GET/GP_PUT -> changed memory -> GPFIFO_SUBMIT written
+ *             vgt_capture_doorbell_store(token): the capture's registry finds the channel, reads GP_PUT
+ *             from its USERD, the tracker records changed memory, GPFIFO_SUBMIT is written
  *         then vgt_trap_emulate: the access is performed on the alias (the store reaches the real
  *         doorbell only now, after the record), RIP += length
  *       any other access (the timer at 0x80/0x84): performed on the alias, nothing recorded
@@ -27,8 +28,6 @@
 
 #define MAX_TRAPS 64
 #define DOORBELL_OFFSET 0x90u
-#define USERD_GP_PUT 0x8cu      /* GPPut */
-#define USERD_BYTES 0x200u      /* the USERD control area (DOC classes/host/clc86f.h: 512 bytes) */
 
 typedef struct trap_page {
     _Atomic uintptr_t fake;     /* stand-in address, 0 when the slot is free */
@@ -107,65 +106,33 @@ static void untrap(trap_page *t)
         shim_problem(2, VGT_E_FAULT, "cannot restore the usermode page at 0x%lx: %s", (unsigned long)fake, strerror(errno));
 }
 
-static void doorbell_locked(uint32_t token);
-
-/* A doorbell store of token: record the submission it announces (runs in the signal handler; see shim.h
- * for why taking g_shim.mu here cannot deadlock). */
+/* A doorbell store of token: one call on the capture, which records the submission it announces (token
+ * -> channel -> USERD GP_PUT -> changed memory -> GPFIFO_SUBMIT) under its mutex and returns holding
+ * nothing. Runs in the signal handler; shim.h says why taking that mutex here cannot deadlock. Problems
+ * are reported after the call, outside the capture. */
 static void doorbell(uint32_t token)
 {
     uint64_t t0 = vgt_now_ns();
-    doorbell_locked(token);
-    atomic_fetch_add(&g_shim_time.submit_ns, vgt_now_ns() - t0);
-}
-
-static void doorbell_locked(uint32_t token)
-{
     atomic_fetch_add(&doorbells, 1);
-    if (!g_shim.active) return;
-    pthread_mutex_lock(&g_shim.mu);
-    if (!g_shim.active) { pthread_mutex_unlock(&g_shim.mu); return; }   /* finished meanwhile */
-    uint32_t client = 0, channel = 0;
-    vgt_error err;
-    if (vgt_capture_channel_of_token(g_shim.cap, token, &client, &channel, &err) != VGT_OK) {
-        vgt_capture_doorbell_token(g_shim.cap, token, 0, 0, NULL, &err);   /* writes DOORBELL, channel 0 */
-        if (shim_first_time(0x1000000000ull | token))
-            shim_problem(1, VGT_E_NOT_FOUND, "doorbell with token 0x%x that no recorded channel owns (reported once)", token);
-        pthread_mutex_unlock(&g_shim.mu);
-        return;
+    vgt_capture *cap = g_shim.cap;
+    if (g_shim.active && cap) {
+        vgt_capture_doorbell_info info;
+        vgt_error err;
+        vgt_status rc = vgt_capture_doorbell_store(cap, token, &info, &err);
+        int write_failed = rc != VGT_OK && (err.code == VGT_E_IO || err.code == VGT_E_NOMEM);
+        if (write_failed) shim_write_failed(&err);
+        if (info.unknown_token) {
+            if (shim_first_time(0x1000000000ull | token))
+                shim_problem(1, VGT_E_NOT_FOUND, "doorbell with token 0x%x that no recorded channel owns (reported once)", token);
+        } else if (info.no_userd) {
+            if (shim_first_time(0x2000000000ull | info.channel))
+                shim_problem(1, VGT_E_NOT_FOUND, "channel 0x%x: USERD (memory 0x%x + 0x%llx) is not CPU-mapped; GP_PUT "
+                             "unknown (reported once)", info.channel, info.userd_memory, (unsigned long long)info.userd_offset);
+        } else if (rc != VGT_OK && !write_failed && shim_first_time(0x3000000000ull | info.channel)) {
+            shim_problem(1, err.code, "%s (reported once per channel)", err.msg);
+        }
     }
-    shim_object *o = shim_obj_find(client, channel);
-    const volatile uint8_t *userd = o ? shim_cpu_pointer(client, o->userd_memory, o->userd_offset, 0x200) : NULL;
-    if (!userd) {
-        vgt_rec_doorbell d = { .token = token, .channel = channel, .offset = DOORBELL_OFFSET };
-        if (vgt_write_doorbell(g_shim.w, vgt_now_ns(), &d, &err) != VGT_OK) shim_write_failed(&err);
-        if (shim_first_time(0x2000000000ull | channel))
-            shim_problem(1, VGT_E_NOT_FOUND, "channel 0x%x: USERD (memory 0x%x + 0x%llx) is not CPU-mapped; GP_PUT unknown "
-                         "(reported once)", channel, o ? o->userd_memory : 0, o ? (unsigned long long)o->userd_offset : 0ull);
-        pthread_mutex_unlock(&g_shim.mu);
-        return;
-    }
-    if (!o->infra_marked) {
-        o->infra_marked = 1;
-        shim_mem_channel_infra(o->ring_va, 8ull * o->ring_entries, (uintptr_t)userd, USERD_BYTES);
-    }
-    /* GP_PUT only: USERD is uncached device memory (about 1 us a read on the H200) and GP_GET, how far the
-     * GPU had fetched, is not needed to replay; the record says it was not read. */
-    uint64_t t0 = vgt_now_ns();
-    uint32_t gp_get = VGT_GP_NOT_READ;
-    uint32_t gp_put = *(const volatile uint32_t *)(userd + USERD_GP_PUT);
-    SHIM_TIME_ADD(userd_ns, t0);
-    /* The segments first, so that the changed-memory records, which go before the submission's record,
-     * can leave out the bytes it carries. */
-    const vgt_segment *segs = NULL;
-    uint32_t nseg = 0;
-    vgt_status rc = vgt_capture_doorbell_begin(g_shim.cap, client, channel, gp_put, &segs, &nseg, &err);
-    shim_mem_before_submit(rc == VGT_OK ? segs : NULL, nseg);
-    if (rc == VGT_OK) rc = vgt_capture_doorbell_end(g_shim.cap, gp_get, NULL, &err);
-    if (rc != VGT_OK) {
-        if (err.code == VGT_E_IO || err.code == VGT_E_NOMEM) shim_write_failed(&err);
-        else if (shim_first_time(0x3000000000ull | channel)) shim_problem(1, err.code, "%s (reported once per channel)", err.msg);
-    }
-    pthread_mutex_unlock(&g_shim.mu);
+    atomic_fetch_add(&g_shim_time.submit_ns, vgt_now_ns() - t0);
 }
 
 static void on_store(void *ctx, uint64_t off, uint32_t size, uint64_t value)

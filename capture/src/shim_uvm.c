@@ -1,4 +1,4 @@
-/* shim_uvm.c: /dev/nvidia-uvm ioctls -> records. UVM requests are plain numbers (not _IOC-encoded), so
+/* shim_uvm.c: /dev/nvidia-uvm ioctls -> records and GPU mappings in the capture's registry. UVM requests are plain numbers (not _IOC-encoded), so
  * the parameter size comes from this table (sizes from open-gpu-kernel-modules 580
  * kernel-open/nvidia-uvm/uvm_ioctl.h); an ioctl not in
  * it is recorded without parameters rather than by guessing how much to read. */
@@ -29,8 +29,7 @@ static void record(unsigned long request, int rc, const uint8_t *in, const uint8
 {
     vgt_rec_ioctl r = { .node = VGT_NODE_UVM, .request = (uint32_t)request, .result = rc, .params_length = n,
                         .params_in = in, .params_out = out };
-    vgt_error err;
-    if (vgt_write_ioctl(g_shim.w, vgt_now_ns(), &r, &err) != VGT_OK) shim_write_failed(&err);
+    shim_record(VGT_REC_IOCTL, &r);
 }
 
 /* UVM_MAP_EXTERNAL_ALLOCATION_PARAMS: base 0, length 8, offset 0x10, hClient 0x2424, hMemory 0x2428,
@@ -42,8 +41,7 @@ static void on_map_external(int rc, const uint8_t *out)
                           .source = VGT_MAP_UVM_EXTERNAL };
     if (rc != 0 && g.status == 0) g.status = 0xffffffffu;
     vgt_error err;
-    if (vgt_write_gpu_map(g_shim.w, vgt_now_ns(), &g, &err) != VGT_OK) shim_write_failed(&err);
-    if (g.status == 0) shim_gpu_map_add(g.client, 0, 0, g.memory, g.offset, g.length, g.gpu_va, VGT_MAP_UVM_EXTERNAL);
+    if (vgt_capture_gpu_map(g_shim.cap, &g, &err) != VGT_OK) shim_write_failed(&err);   /* views form when status is 0 */
 }
 
 /* UVM_FREE_PARAMS: base 0, length 8, rmStatus 0x10: unmaps whatever the range held. */
@@ -53,8 +51,7 @@ static void on_uvm_free(int rc, const uint8_t *out)
                             .source = VGT_MAP_UVM_EXTERNAL };
     if (rc != 0 && u.status == 0) u.status = 0xffffffffu;
     vgt_error err;
-    if (vgt_write_gpu_unmap(g_shim.w, vgt_now_ns(), &u, &err) != VGT_OK) shim_write_failed(&err);
-    if (u.status == 0) shim_gpu_unmap_range(u.gpu_va, u.length);
+    if (vgt_capture_gpu_unmap_range(g_shim.cap, &u, &err) != VGT_OK) shim_write_failed(&err);
 }
 
 int shim_uvm_ioctl(int fd, unsigned long request, void *arg)
@@ -66,12 +63,10 @@ int shim_uvm_ioctl(int fd, unsigned long request, void *arg)
     int saved = errno;
     uint8_t *out = in ? in + n : NULL;
     if (readable && shim_copy_in(out, arg, n) != n) readable = 0;
-    pthread_mutex_lock(&g_shim.mu);
     if (!g_shim.active) { }
     else if (readable && request == UVM_MAP_EXTERNAL_ALLOCATION) on_map_external(rc, out);
     else if (readable && request == UVM_FREE) { record(request, rc, in, out, n); on_uvm_free(rc, out); }
     else record(request, rc, readable ? in : NULL, readable ? out : NULL, readable ? n : 0);
-    pthread_mutex_unlock(&g_shim.mu);
     free(in);
     errno = saved;
     return rc;

@@ -6,8 +6,9 @@
  * / GPU_MAP records; a GPFIFO_SUBMIT with a main entry, a subroutine entry (LEVEL=1), a control entry
  * (no segment), an entry whose push buffer is read through the callback, and an entry at an unmapped
  * address (segment flagged truncated, submit flag set); ring wrap-around on a 4-entry channel; a
- * doorbell with an unknown token (DOORBELL record, VGT_E_NOT_FOUND); MEMORY records through both kinds
- * of views; overlapping views refused. */
+ * doorbell with an unknown token (DOORBELL record, VGT_E_NOT_FOUND); a tracker told of a submission's
+ * segments before its record, in the same call; MEMORY records through both kinds of views; overlapping
+ * views refused. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,18 @@ static uint64_t entry(uint64_t va, uint32_t dwords, int sub)
 static void put_entry(uint64_t ring_va, uint32_t i, uint64_t e)
 {
     memcpy(mem0 + (ring_va - VA0) + 8ull * i, &e, 8);
+}
+
+/* A tracker that notes the segments of the last submission and where the writer stood. */
+static struct { vgt_writer *w; unsigned calls; uint32_t nseg, length; uint64_t va, next_seq; } seen;
+static void before_submit(void *ctx, const vgt_segment *segs, uint32_t nseg)
+{
+    (void)ctx;
+    seen.calls++;
+    seen.nseg = nseg;
+    seen.va = nseg ? segs[0].gpu_va : 0;
+    seen.length = nseg ? segs[0].length : 0;
+    seen.next_seq = vgt_writer_next_seq(seen.w);
 }
 
 static void fill(uint8_t *p, uint32_t n, uint8_t seed) { for (uint32_t i = 0; i < n; i++) p[i] = (uint8_t)(seed + i * 7); }
@@ -88,15 +101,15 @@ static void feed(vgt_capture *c)
     fill(mem0 + 0x30000, 4, 200);
     for (uint32_t i = 0; i < 4; i++) put_entry(VA0 + 0x2000, i, entry(VA0 + 0x30000, 1, 0));
     CHECK_STATUS(vgt_capture_doorbell(c, 1, 0xbeef0101, 0, 3, NULL, &err), VGT_OK, &err, "small 1");
-    /* the second in two halves: the segments are known before the record is written */
-    const vgt_segment *segs = NULL;
-    uint32_t nseg = 0;
-    CHECK_STATUS(vgt_capture_doorbell_begin(c, 1, 0xbeef0101, 1, &segs, &nseg, &err), VGT_OK, &err, "small 2 begin");
-    CHECK(nseg == 1 && segs && segs[0].gpu_va == VA0 + 0x30000 && segs[0].length == 4,
-          "begin: %u segments, the first at 0x%llx", nseg, segs ? (unsigned long long)segs[0].gpu_va : 0ull);
-    CHECK_STATUS(vgt_capture_doorbell_end(c, 3, NULL, &err), VGT_OK, &err, "small 2 end");
-    CHECK_STATUS(vgt_capture_doorbell_begin(c, 1, 0xbeef0101, 9, &segs, &nseg, &err), VGT_E_ARG, &err,
+    /* the tracker hears of the second one's segments before its record is written, in the same call */
+    uint64_t seq2;
+    CHECK_STATUS(vgt_capture_doorbell(c, 1, 0xbeef0101, 3, 1, &seq2, &err), VGT_OK, &err, "small 2");
+    CHECK(seen.nseg == 1 && seen.va == VA0 + 0x30000 && seen.length == 4 && seen.next_seq == seq2,
+          "tracker: %u segments, the first at 0x%llx, before record %llu (the record is %llu)", seen.nseg,
+          (unsigned long long)seen.va, (unsigned long long)seen.next_seq, (unsigned long long)seq2);
+    CHECK_STATUS(vgt_capture_doorbell(c, 1, 0xbeef0101, 0, 9, NULL, &err), VGT_E_ARG, &err,
                  "GP_PUT past the ring accepted");   /* and nothing held: the calls below would block */
+    CHECK(seen.calls == 4 && seen.nseg == 0, "a failed doorbell: %u tracker calls, %u segments", seen.calls, seen.nseg);
     CHECK_STATUS(vgt_capture_doorbell_token(c, 0x777, 0, 0, NULL, &err), VGT_E_NOT_FOUND, &err,
                  "unknown token accepted");
     uint32_t put;
@@ -204,7 +217,12 @@ int main(void)
     if (vgt_writer_open_path(&w, path, &o, id, 2, &err) != VGT_OK) { fprintf(stderr, "FAIL writer: %s\n", err.msg); return 1; }
     vgt_capture *c;
     CHECK_STATUS(vgt_capture_open(&c, NULL, NULL, &err), VGT_E_ARG, &err, "a capture without a writer was accepted");
-    if (vgt_capture_open(&c, w, NULL, &err) != VGT_OK) { fprintf(stderr, "FAIL open: %s\n", err.msg); return 1; }
+    seen.w = w;
+    vgt_capture_tracker t = { .before_submit = before_submit };
+    if (vgt_capture_open(&c, w, &(vgt_capture_options){ .tracker = &t }, &err) != VGT_OK) {
+        fprintf(stderr, "FAIL open: %s\n", err.msg);
+        return 1;
+    }
     feed(c);
     vgt_capture_close(c);
     CHECK_STATUS(vgt_writer_close(w, &err), VGT_OK, &err, "writer close");

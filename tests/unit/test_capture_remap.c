@@ -35,10 +35,12 @@ static void test_mremap_view(uint8_t **old_out, uint8_t **new_out)
     CHECK(fd >= 0 && ftruncate(fd, NP * 4096) == 0, "memfd");
     uint8_t *a = mmap(NULL, NP * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     memset(a, 0x11, NP * 4096);
-    pthread_mutex_lock(&g_shim.mu);
-    shim_gpu_map_add(1, 2, 3, MEM, 0, NP * 4096, VA, VGT_MAP_RM_DMA);
-    shim_cpu_map_add(1, 2, MEM, 0, NP * 4096, (uint64_t)(uintptr_t)a, 0);   /* -> view, initial contents */
-    pthread_mutex_unlock(&g_shim.mu);
+    vgt_error err;
+    vgt_rec_gpu_map g = { .client = 1, .device = 2, .va_space = 3, .memory = MEM, .length = NP * 4096, .gpu_va = VA,
+                          .source = VGT_MAP_RM_DMA };
+    vgt_rec_cpu_map m = { .client = 1, .device = 2, .memory = MEM, .length = NP * 4096, .cpu_address = (uintptr_t)a };
+    CHECK_STATUS(vgt_capture_gpu_map(g_shim.cap, &g, &err), VGT_OK, &err, "GPU mapping");
+    CHECK_STATUS(vgt_capture_cpu_map(g_shim.cap, &m, 1, &err), VGT_OK, &err, "CPU mapping");   /* -> view, initial contents */
     a[0] = 0x22;                           /* tracked: one fault */
     CHECK(shim_mem_write_faults() == 1, "%llu faults before the move", (unsigned long long)shim_mem_write_faults());
 
@@ -100,7 +102,7 @@ int main(void)
     vgt_error err;
     vgt_writer_options o = vgt_writer_defaults();
     if (vgt_writer_open_path(&g_shim.w, path, &o, NULL, 0, &err) != VGT_OK ||
-        vgt_capture_open(&g_shim.cap, g_shim.w, &(vgt_capture_options){ .device_views = 1 }, &err) != VGT_OK ||
+        shim_open_capture(&err) != VGT_OK ||
         vgt_trap_engine_new(&g_shim.trap, &err) != VGT_OK) {
         fprintf(stderr, "FAIL setup: %s\n", err.msg);
         return 1;
@@ -142,7 +144,8 @@ int main(void)
         } else if (rec.type == VGT_REC_CPU_UNMAP && vgt_decode_cpu_unmap(&rec, &cu, &err) == VGT_OK) {
             CHECK(step == 2 && cu.cpu_address == (uintptr_t)a && cu.memory == MEM, "CPU_UNMAP at step %d", step);
             step = 3;
-        } else if (rec.type == VGT_REC_CPU_MAP && vgt_decode_cpu_map(&rec, &cm, &err) == VGT_OK && cm.memory == MEM) {
+        } else if (rec.type == VGT_REC_CPU_MAP && vgt_decode_cpu_map(&rec, &cm, &err) == VGT_OK && cm.memory == MEM &&
+                   step > 0) {   /* (the first is the setup's own mapping) */
             CHECK(step == 3 && cm.cpu_address == (uintptr_t)b && cm.length == NP * 4096 && cm.client == 1 && cm.device == 2,
                   "CPU_MAP at step %d: 0x%llx", step, (unsigned long long)cm.cpu_address);
             step = 4;

@@ -27,7 +27,6 @@ shim_state g_shim;
 shim_time g_shim_time;
 void shim_problem(uint32_t severity, vgt_status code, const char *fmt, ...) { (void)severity; (void)code; (void)fmt; }
 void shim_write_failed(const vgt_error *err) { fprintf(stderr, "bench_memtrack: write: %s\n", err->msg); exit(1); }
-shim_object *shim_obj_find(uint32_t client, uint32_t handle) { (void)client; (void)handle; return NULL; }
 
 static void on_segv(int sig, siginfo_t *si, void *uc)
 {
