@@ -309,6 +309,7 @@ static int export(db_ctx *c, const char *path, const char *name, const char *out
         vgt_mme_trace_config mc = { .on_call = on_call, .user = c };
         if (!no_macros && vgt_mme_trace_new(&mc, &c->mme, &err) != VGT_OK) rc = err.code;
         if (rc == VGT_OK) rc = vgt_walk_path(path, opt, &cb, &st, &err);
+        if (rc == VGT_OK && (window = walk_filter_check("db", filter, &st))) ok = 0;
         if (rc == VGT_OK && !c->failed && c->mme && vgt_mme_trace_finish(c->mme, &c->err) != VGT_OK) c->failed = 1;
         vgt_mme_trace_free(c->mme);
         c->mme = NULL;
