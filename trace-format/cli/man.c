@@ -66,7 +66,9 @@ void vgt_cli_man_verb(FILE *f, const vgt_cli_verb *v)
     if (m) {
         vgt_cli_synopsis(m, s);
         fclose(m);
-        roff_text(f, syn, synlen);
+        size_t head = strlen("vgt ") + strlen(s->verb);   /* "vgt VERB" in bold, the rest as it is */
+        fprintf(f, ".B vgt %s\n", s->verb);
+        if (synlen > head) roff_text(f, syn + head + 1, synlen - head - 1);
         free(syn);
     }
     fputs("\n.SH DESCRIPTION\n", f);

@@ -170,13 +170,13 @@ int vgt_cli_parse(const vgt_cli_spec *s, int argc, char **argv, void *opts, vgt_
             v = argv[++i];
         }
         if ((rc = store(s, o, v, opts))) return rc;
-        args->given |= 1ull << (o - s->opts);
+        if (o - s->opts < 64) args->given |= 1ull << (o - s->opts);   /* a verb has far fewer options */
     }
-    if (s->flags & VGT_CLI_ARGS_END_OPTIONS) {
+    if (s->flags & VGT_CLI_ARGS_END_OPTIONS) {   /* the command and its arguments, untouched */
         args->rest = argv + i;
         args->nrest = argc - i;
-        for (int k = i; k < argc && args->npos < VGT_CLI_MAX_ARGS; k++) args->pos[args->npos++] = argv[k];
-        args->npos = argc - i;
+        for (int k = 0; k < args->nrest && k < VGT_CLI_MAX_ARGS; k++) args->pos[k] = args->rest[k];
+        args->npos = args->nrest;
     } else {
         for (; i < argc; i++) {
             int rc = positional(s, args, argv[i]);
@@ -187,7 +187,7 @@ int vgt_cli_parse(const vgt_cli_spec *s, int argc, char **argv, void *opts, vgt_
         return vgt_cli_error(s->verb, VGT_EXIT_USAGE, "missing arguments: vgt %s %s (see vgt %s --help)", s->verb,
                              s->args ? s->args : "", s->verb);
     for (const vgt_cli_opt *o = s->opts; o && o->name; o++)
-        if ((o->flags & VGT_OPT_REQUIRED) && !(args->given >> (o - s->opts) & 1))
+        if ((o->flags & VGT_OPT_REQUIRED) && !vgt_cli_given(s, args, o->name))
             return vgt_cli_error(s->verb, VGT_EXIT_USAGE, "--%s %s is required (see vgt %s --help)", o->name,
                                  o->arg ? o->arg : "", s->verb);
     return -1;
@@ -196,7 +196,7 @@ int vgt_cli_parse(const vgt_cli_spec *s, int argc, char **argv, void *opts, vgt_
 int vgt_cli_given(const vgt_cli_spec *s, const vgt_cli_args *args, const char *name)
 {
     const vgt_cli_opt *o = find_long(s, name, strlen(name));
-    return o && (args->given >> (o - s->opts) & 1);
+    return o && o - s->opts < 64 && (args->given >> (o - s->opts) & 1);
 }
 
 int vgt_cli_window_check(const char *verb, const char *option, const vgt_range *w, uint64_t n, const char *noun_text)
