@@ -4,7 +4,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "vgt/cli.h"
+#include "vgt/json.h"
 #include "vgt/events.h"
 
 #define NAME_OF(table, i) ((unsigned)(i) < sizeof(table) / sizeof(table[0]) && table[i] ? table[i] : "?")

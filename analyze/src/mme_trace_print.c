@@ -3,7 +3,7 @@
 #include <inttypes.h>
 
 #include "vgt/classes.h"
-#include "vgt/cli.h"
+#include "vgt/json.h"
 #include "vgt/mme_trace.h"
 
 static const char *call_name(const vgt_mme_trace_call *c)

@@ -12,7 +12,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "vgt/cli.h"
 #include "vgt/walk.h"
 
 typedef struct walker {
@@ -28,27 +27,6 @@ typedef struct walker {
     int stop;
     vgt_walk_stats st;
 } walker;
-
-int vgt_walk_filter_arg(const char *verb, int argc, char **argv, int *i, vgt_walk_options *opt)
-{
-    const char *a = argv[*i];
-    int is_submit = !strcmp(a, "--submit"), is_channel = !strcmp(a, "--channel");
-    if (!is_submit && !is_channel) return 0;
-    const char *v = *i + 1 < argc ? argv[++*i] : NULL;
-    vgt_range r;
-    uint64_t h;
-    if (is_submit) {
-        if (!v || vgt_parse_range(v, &r)) return vgt_cli_error(verb, -1, "bad --submit range '%s' (N, A..B, A.. or ..B)", v ? v : "");
-        opt->submit_first = r.first;
-        opt->submit_last = r.last;
-        return 1;
-    }
-    if (!v || vgt_parse_u64(v, &h) || h > UINT32_MAX)
-        return vgt_cli_error(verb, -1, "bad --channel handle '%s'", v ? v : "");
-    opt->has_channel = 1;
-    opt->channel = (uint32_t)h;
-    return 1;
-}
 
 vgt_walk_options vgt_walk_defaults(void)
 {

@@ -1,4 +1,4 @@
-/* census.c: `vgt census TRACE [--json] [--submit A..B] [--channel H] [--total]`: what each submission
+/* census.c: `vgt census TRACE [--json] [--submits A..B] [--channel H] [--total]`: what each submission
  * asked the GPU to do, and the totals: methods per class, launches, draws, program binds, uploads and
  * copies (count and bytes), semaphore releases and acquires, reports, decoder diagnostics.
  * Launches and copies are what the tracker says they are (events.h, vgt_launch_runs_threads and
@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "db_stores.h"
+#include "walk_filter.h"
 #include "vgt/classes.h"
 #include "vgt/cli.h"
 #include "vgt/events.h"
@@ -433,7 +434,7 @@ static void print_total(const census *c, const vgt_walk_stats *st)
 }
 
 /* The walk and the output. */
-static int run(census *c, const char *path, vgt_walk_options *opt)
+static int run(census *c, const char *path, vgt_walk_options *opt, const walk_filter *filter)
 {
     opt->deliver_unselected = 1;   /* trackers see every submission; counts only the selected ones */
     vgt_walk_callbacks cb = { .on_record = on_record, .on_channel = on_channel, .on_submit_begin = on_submit_begin,
@@ -467,63 +468,59 @@ static int run(census *c, const char *path, vgt_walk_options *opt)
         return vgt_cli_report("census", &err);
     }
     print_total(c, &st);
-    return VGT_EXIT_OK;
+    return walk_filter_check("census", filter, &st);
 }
 
-static int usage(FILE *f)
-{
-    fprintf(f,
-            "usage: vgt census TRACE [--json] [--total] [--submit N|A..B] [--channel H] [--no-macros]\n"
-            "                        [--stores FILE]\n"
-            "TRACE may be '-' (a stream on stdin).\n"
-            "Per submission and in total: methods per class, compute launches, draws, program binds,\n"
-            "inline-to-memory uploads and copy-engine copies (count and bytes), semaphore releases and\n"
-            "acquires, reports, push-buffer decoder diagnostics. MME macro calls are run (vgt mme) and\n"
-            "what they emit is counted too; \"from macros\" says how many events came from macro calls.\n"
-            "A launch runs threads (grid and block not zero): a scheduled QMD that runs none is an empty\n"
-            "dispatch. A copy moves bytes: a copy-engine LAUNCH_DMA that moves none (most only release a\n"
-            "semaphore) is an empty DMA. Both are counted apart (empty_dispatches, empty_dmas).\n"
-            "  --json          one JSON document: {\"submissions\":[...],\"total\":{...}}\n"
-            "  --total         only the totals\n"
-            "  --submit R      submissions R (0-based GPFIFO_SUBMIT index, N or A..B)\n"
-            "  --channel H     only submissions to channel handle H\n"
-            "  --no-macros     do not run macro calls: count what the push buffers say directly\n"
-            "  --stores FILE   what a replay saw each submission write (`vgt replay TRACE --census --census-json\n"
-            "                  FILE`): ranges changed, pages written, bytes changed, first changed byte, index of\n"
-            "                  the first non-zero pixel, and px0 (the value of a render target's first pixel);\n"
-            "                  totals count the submissions that launched or drew but wrote nothing watched\n"
-            "                  (wrote=0)\n"
-            "exit: 0 ok, 1 the trace could not be decoded to the end, 2 usage or I/O error\n");
-    return f == stdout ? VGT_EXIT_OK : VGT_EXIT_USAGE;
-}
+typedef struct census_args {
+    int json, total, no_macros;
+    const char *stores;
+    walk_filter filter;
+} census_args;
+
+static const vgt_cli_opt census_options[] = {
+    {"json", 0, VGT_ARG_NONE, NULL, "one JSON document: {\"submissions\":[...],\"total\":{...}}",
+     .off = offsetof(census_args, json)},
+    {"total", 0, VGT_ARG_NONE, NULL, "only the totals", .off = offsetof(census_args, total)},
+    WALK_FILTER_OPTIONS(census_args, filter, "submissions A..B (0-based GPFIFO_SUBMIT index; N, A..B, A.. or ..B); a "
+                        "window outside the trace is an error (exit 2)", "only submissions to channel handle H"),
+    {"no-macros", 0, VGT_ARG_NONE, NULL, "do not run macro calls: count what the push buffers say directly",
+     .off = offsetof(census_args, no_macros)},
+    {"stores", 0, VGT_ARG_PATH, "FILE", "what a replay saw each submission write (`vgt replay TRACE --census "
+     "--census-json FILE`): ranges changed, pages written, bytes changed, first changed byte, index of the first "
+     "non-zero pixel, and px0 (the value of a render target's first pixel); totals count the submissions that "
+     "launched or drew but wrote nothing watched (wrote=0)", .off = offsetof(census_args, stores)},
+    {0}};
+
+const vgt_cli_spec cmd_census_spec = {
+    .verb = "census", .args = "TRACE", .min_args = 1, .max_args = 1, .opts = census_options,
+    .about = "TRACE may be '-' (a stream on stdin). Per submission and in total: methods per class, compute "
+             "launches, draws, program binds, inline-to-memory uploads and copy-engine copies (count and bytes), "
+             "semaphore releases and acquires, reports, push-buffer decoder diagnostics. MME macro calls are run "
+             "(vgt mme) and what they emit is counted too; \"from macros\" says how many events came from macro "
+             "calls. A launch runs threads (grid and block not zero): a scheduled QMD that runs none is an empty "
+             "dispatch. A copy moves bytes: a copy-engine LAUNCH_DMA that moves none (most only release a "
+             "semaphore) is an empty DMA. Both are counted apart (empty_dispatches, empty_dmas).",
+    .notes = "exit: 0 ok, 1 the trace could not be decoded to the end, 2 usage or I/O error (also a --submits "
+             "window outside the trace)",
+};
 
 int cmd_census(int argc, char **argv)
 {
-    if (vgt_wants_help(argc, argv)) return usage(stdout);
-    census c = { .first_json = 1 };
+    census_args ca = {.filter.submits = VGT_RANGE_ALL};
+    vgt_cli_args a;
+    int rc = vgt_cli_parse(&cmd_census_spec, argc, argv, &ca, &a);
+    if (rc >= 0) return rc;
+    census c = { .first_json = 1, .json = ca.json, .total_only = ca.total, .no_macros = ca.no_macros };
     vgt_walk_options opt = vgt_walk_defaults();
-    const char *path = NULL, *stores_path = NULL;
-    int f;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--json")) c.json = 1;
-        else if (!strcmp(a, "--total")) c.total_only = 1;
-        else if (!strcmp(a, "--no-macros")) c.no_macros = 1;
-        else if (!strcmp(a, "--stores") && i + 1 < argc) stores_path = argv[++i];
-        else if ((f = vgt_walk_filter_arg("census", argc, argv, &i, &opt)) != 0) {
-            if (f < 0) return VGT_EXIT_USAGE;
-        } else if (a[0] == '-' && a[1]) return vgt_cli_error("census", VGT_EXIT_USAGE, "unknown option '%s'", a);
-        else if (!path) path = a;
-        else return vgt_cli_error("census", VGT_EXIT_USAGE, "more than one trace given ('%s')", a);
-    }
-    if (!path) { usage(stderr); return VGT_EXIT_USAGE; }
+    walk_filter_apply(&cmd_census_spec, &a, &ca.filter, &opt);
+    const char *path = a.pos[0], *stores_path = ca.stores;
     db_stores stores;
     if (stores_path) {
         vgt_error err;
         if (db_stores_load(&stores, stores_path, &err) != VGT_OK) return vgt_cli_report("census", &err);
         c.stores = &stores;
     }
-    int code = run(&c, path, &opt);
+    int code = run(&c, path, &opt, &ca.filter);
     if (c.stores) db_stores_free(c.stores);
     return code;
 }

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "db_internal.h"
+#include "walk_filter.h"
 #include "vgt/classes.h"
 #include "vgt/cli.h"
 #include "vgt/mme_trace.h"
@@ -229,35 +230,45 @@ static int write_identity(db_ctx *c, const char *trace)
     return c->failed;
 }
 
-static int usage(FILE *f)
-{
-    fprintf(f,
-            "usage: vgt db TRACE|- -o OUT.sqlite [--with-bytes] [--no-fields] [--index-methods] [--submit N|A..B]\n"
-            "              [--channel H] [--no-macros] [--stores FILE] [--quiet]\n"
-            "Export a trace to SQLite: identity, objects, channels, mappings, memory records, submissions,\n"
-            "GPFIFO entries, every method (name, address, value, decoded fields), and the semantic events:\n"
-            "launches, uploads, copies, semaphores, draws, program binds. Schema: docs/sqlite-schema.md;\n"
-            "example queries: docs/forensics.md. TRACE may be '-' (standard input, kept in a temporary file:\n"
-            "it is read more than once).\n"
-            "  -o OUT          the database to write: a regular file, replaced only once complete\n"
-            "  --with-bytes    keep memory-record and upload bytes as BLOBs (default: lengths only)\n"
-            "  --no-fields     leave methods.fields NULL (faster, smaller); it is NULL anyway for methods\n"
-            "                  whose only field is the whole value (LOAD_INLINE_DATA, ...)\n"
-            "  --index-methods also index methods by (class, address) (slower export, fast lookups by method)\n"
-            "  --submit R      submissions, entries, methods and events only for submissions R (0-based\n"
-            "                  GPFIFO_SUBMIT index); the other records, up to the last selected submission,\n"
-            "                  are exported in full\n"
-            "  --channel H     submissions, entries, methods and events only for channel handle H\n"
-            "  --no-macros     do not feed what MME macro calls emit to the semantic decoders (events then come\n"
-            "                  from push-buffer methods only; by default events.origin says 'stream' or 'macro')\n"
-            "  --stores FILE   the store census of a replay of this trace (`vgt replay TRACE --census\n"
-            "                  --census-json FILE`) as the stores table: per submission, the watched ranges it\n"
-            "                  changed (pages written, bytes changed, first non-zero pixel); rows must match the\n"
-            "                  trace's submissions (seq, channel)\n"
-            "  --quiet         no summary line\n"
-            "exit: 0 ok, 1 the trace could not be exported to the end, 2 usage or I/O error\n");
-    return f == stdout ? VGT_EXIT_OK : VGT_EXIT_USAGE;
-}
+typedef struct db_args {
+    const char *out, *stores;
+    int with_bytes, no_fields, index_methods, no_macros, quiet;
+    walk_filter filter;
+} db_args;
+
+static const vgt_cli_opt db_options[] = {
+    {"output", 'o', VGT_ARG_PATH, "OUT", "the database to write: a regular file, replaced only once complete",
+     .off = offsetof(db_args, out), .flags = VGT_OPT_REQUIRED},
+    {"with-bytes", 0, VGT_ARG_NONE, NULL, "keep memory-record and upload bytes as BLOBs (default: lengths only)",
+     .off = offsetof(db_args, with_bytes)},
+    {"no-fields", 0, VGT_ARG_NONE, NULL, "leave methods.fields NULL (faster, smaller); it is NULL anyway for methods "
+     "whose only field is the whole value (LOAD_INLINE_DATA, ...)", .off = offsetof(db_args, no_fields)},
+    {"index-methods", 0, VGT_ARG_NONE, NULL, "also index methods by (class, address) (slower export, fast lookups by "
+     "method)", .off = offsetof(db_args, index_methods)},
+    WALK_FILTER_OPTIONS(db_args, filter, "submissions, entries, methods and events only for submissions A..B (0-based "
+                        "GPFIFO_SUBMIT index; N, A..B, A.. or ..B); the other records, up to the last selected "
+                        "submission, are exported in full; a window outside the trace is an error (exit 2)",
+                        "submissions, entries, methods and events only for channel handle H"),
+    {"no-macros", 0, VGT_ARG_NONE, NULL, "do not feed what MME macro calls emit to the semantic decoders (events then "
+     "come from push-buffer methods only; by default events.origin says 'stream' or 'macro')",
+     .off = offsetof(db_args, no_macros)},
+    {"stores", 0, VGT_ARG_PATH, "FILE", "the store census of a replay of this trace (`vgt replay TRACE --census "
+     "--census-json FILE`) as the stores table: per submission, the watched ranges it changed (pages written, bytes "
+     "changed, first non-zero pixel); rows must match the trace's submissions (seq, channel)",
+     .off = offsetof(db_args, stores)},
+    {"quiet", 'q', VGT_ARG_NONE, NULL, "no summary line", .off = offsetof(db_args, quiet)},
+    {0}};
+
+const vgt_cli_spec cmd_db_spec = {
+    .verb = "db", .args = "TRACE", .min_args = 1, .max_args = 1, .opts = db_options,
+    .about = "Export a trace to SQLite: identity, objects, channels, mappings, memory records, submissions, GPFIFO "
+             "entries, every method (name, address, value, decoded fields), and the semantic events: launches, "
+             "uploads, copies, semaphores, draws, program binds. Schema: docs/sqlite-schema.md; example queries: "
+             "docs/forensics.md. TRACE may be '-' (standard input, kept in a temporary file: it is read more than "
+             "once).",
+    .notes = "exit: 0 ok, 1 the trace could not be exported to the end, 2 usage or I/O error (also a --submits "
+             "window outside the trace: nothing is written then)",
+};
 
 static int finish(db_ctx *c, int ok)
 {
@@ -270,7 +281,7 @@ static int finish(db_ctx *c, int ok)
 /* The export itself: a temporary beside OUT, schema, the walk, indexes, then the rename. path is what
  * is read (a copy of stdin for "-"), name what the user gave. */
 static int export(db_ctx *c, const char *path, const char *name, const char *out, vgt_walk_options *opt,
-                  int no_macros, int quiet)
+                  const walk_filter *filter, int no_macros, int quiet)
 {
     vgt_outfile of;
     vgt_error oerr;
@@ -289,6 +300,7 @@ static int export(db_ctx *c, const char *path, const char *name, const char *out
     vgt_walk_stats st = { 0 };
     vgt_error err;
     vgt_status rc = VGT_OK;
+    int window = 0;   /* --submits outside the trace: reported, nothing written */
     if (ok) {
         opt->deliver_unselected = 1;   /* trackers see every submission; rows only for the selected ones */
         vgt_walk_callbacks cb = { .on_record = on_record, .on_channel = on_channel, .on_submit_begin = on_submit_begin,
@@ -297,10 +309,11 @@ static int export(db_ctx *c, const char *path, const char *name, const char *out
         vgt_mme_trace_config mc = { .on_call = on_call, .user = c };
         if (!no_macros && vgt_mme_trace_new(&mc, &c->mme, &err) != VGT_OK) rc = err.code;
         if (rc == VGT_OK) rc = vgt_walk_path(path, opt, &cb, &st, &err);
+        if (rc == VGT_OK && (window = walk_filter_check("db", filter, &st))) ok = 0;
         if (rc == VGT_OK && !c->failed && c->mme && vgt_mme_trace_finish(c->mme, &c->err) != VGT_OK) c->failed = 1;
         vgt_mme_trace_free(c->mme);
         c->mme = NULL;
-        ok = rc == VGT_OK && !c->failed && !db_write_counts(c);
+        ok = ok && rc == VGT_OK && !c->failed && !db_write_counts(c);
         /* a walk to the end has met every submission: rows past them name submissions the trace lacks */
         if (ok && c->stores && opt->submit_last == UINT64_MAX &&
             db_stores_check_unmatched(c->stores, st.submits, &c->err) != VGT_OK)
@@ -314,6 +327,7 @@ static int export(db_ctx *c, const char *path, const char *name, const char *out
     ok = finish(c, ok);
     if (!ok) {
         vgt_outfile_discard(&of);   /* OUT stays as it was */
+        if (window) return window;
         if (rc != VGT_OK) return vgt_cli_report("db", &err);
         return vgt_cli_report("db", &c->err);
     }
@@ -327,28 +341,15 @@ static int export(db_ctx *c, const char *path, const char *name, const char *out
 
 int cmd_db(int argc, char **argv)
 {
-    if (vgt_wants_help(argc, argv)) return usage(stdout);
-    db_ctx c = { .with_fields = 1, .name_cls = UINT32_MAX };
-    int no_macros = 0;
+    db_args da = {.filter.submits = VGT_RANGE_ALL};
+    vgt_cli_args a;
+    int rc = vgt_cli_parse(&cmd_db_spec, argc, argv, &da, &a);
+    if (rc >= 0) return rc;
+    db_ctx c = { .with_fields = !da.no_fields, .with_bytes = da.with_bytes, .index_methods = da.index_methods,
+                 .name_cls = UINT32_MAX };
     vgt_walk_options opt = vgt_walk_defaults();
-    const char *path = NULL, *out = NULL, *stores_path = NULL;
-    int quiet = 0, f;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "-o") && i + 1 < argc) out = argv[++i];
-        else if (!strcmp(a, "--with-bytes")) c.with_bytes = 1;
-        else if (!strcmp(a, "--no-fields")) c.with_fields = 0;
-        else if (!strcmp(a, "--no-macros")) no_macros = 1;
-        else if (!strcmp(a, "--index-methods")) c.index_methods = 1;
-        else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) quiet = 1;
-        else if (!strcmp(a, "--stores") && i + 1 < argc) stores_path = argv[++i];
-        else if ((f = vgt_walk_filter_arg("db", argc, argv, &i, &opt)) != 0) {
-            if (f < 0) return VGT_EXIT_USAGE;
-        } else if (a[0] == '-' && a[1]) return vgt_cli_error("db", VGT_EXIT_USAGE, "unknown option '%s'", a);
-        else if (!path) path = a;
-        else return vgt_cli_error("db", VGT_EXIT_USAGE, "more than one trace given ('%s')", a);
-    }
-    if (!path || !out) { usage(stderr); return VGT_EXIT_USAGE; }
+    walk_filter_apply(&cmd_db_spec, &a, &da.filter, &opt);
+    const char *path = a.pos[0], *out = da.out, *stores_path = da.stores;
     db_stores stores;
     if (stores_path) {   /* before anything is written: a bad file leaves no output */
         vgt_error e;
@@ -361,7 +362,7 @@ int cmd_db(int argc, char **argv)
         if (c.stores) db_stores_free(c.stores);
         return VGT_EXIT_USAGE;
     }
-    int code = export(&c, path, name, out, &opt, no_macros, quiet);
+    int code = export(&c, path, name, out, &opt, &da.filter, da.no_macros, da.quiet);
     if (c.stores) db_stores_free(c.stores);
     return code;
 }

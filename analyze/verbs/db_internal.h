@@ -42,7 +42,7 @@ typedef struct db_ctx {
     uint32_t channel;
     uint64_t method_rows, event_rows, submission_rows;
     uint64_t sub_methods;
-    int selected;             /* the current submission passes --submit/--channel */
+    int selected;             /* the current submission passes --submits/--channel */
     const vgt_walk_submit *cur;   /* the submission being walked: macro calls complete inside it */
     struct vgt_mme_trace *mme;    /* macro calls run in this walk, their emissions fed to the trackers */
     uint32_t name_cls;        /* class of the last method named, and its table */

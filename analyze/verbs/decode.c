@@ -22,37 +22,17 @@
 #include "vgt/events.h"
 #include "vgt/mme_trace.h"
 #include "vgt/walk.h"
+#include "walk_filter.h"
 
-static const char usage_text[] =
-    "usage: vgt decode TRACE|- [--jsonl] [--submit N|A..B] [--channel H] [--method NAME]... [--no-fields]\n"
-    "                        [--no-events] [--expand-macros]\n"
-    "\n"
-    "Decode every submission of a trace (\"-\": a trace stream on stdin): the GPFIFO entries, each method\n"
-    "with its class and decoded fields (from the class tables), and the launches, uploads, copies,\n"
-    "semaphores and draws they make (\"=>\").\n"
-    "Diagnostics (\"!!\") are printed where they occur. A method line reads\n"
+static const char decode_about[] =
+    "Decode every submission of a trace (\"-\": a trace stream on stdin): the GPFIFO entries, each method with its "
+    "class and decoded fields (from the class tables), and the launches, uploads, copies, semaphores and draws they "
+    "make (\"=>\"). Diagnostics (\"!!\") are printed where they occur. A method line reads\n"
     "    SEQ:ENTRY:DWORD  sSUBCH CLASS  DATA NAME(INDEX) = FIELD=VALUE, ...\n"
-    "(the submission record's sequence number, the GPFIFO entry in it, the dword in that entry's push\n"
-    "buffer). Without filters, channel and engine-object records are listed as they come. A trace cut out of\n"
-    "a longer one (vgt slice) restores each channel's engine state first: those writes are printed under a\n"
-    "\"state preamble\" header, their position SEQ:0:N (the CHANNEL_METHODS record, write N).\n"
-    "\n"
-    "  --jsonl           one JSON object a line: {\"type\":\"submit\"|\"entry\"|\"method\"|\"diag\"|\"channel\"|\"object\",...}\n"
-    "                    and {\"event\":...} for semantic events\n"
-    "  --submit N|A..B   only submissions with these indices (0-based, in trace order)\n"
-    "  --channel H       only submissions to channel handle H\n"
-    "  --method NAME     only methods with this name (shell pattern, any case: 'SEM_*', 'CALL_MME_MACRO(3)')\n"
-    "                    or this byte address (0x2b4); may be repeated\n"
-    "  --no-fields       print method names without their decoded fields (the raw data is always shown)\n"
-    "  --no-events       do not print semantic events\n"
-    "  --expand-macros   after each MME macro call, the call (macro, version, name, parameters, outcome),\n"
-    "                    the methods it emitted, decoded (\"    => \" lines; JSON: {\"type\":\"macro_call\",...}),\n"
-    "                    and the events they make (a draw or launch a macro issues: \"[macro call N]\";\n"
-    "                    JSON: \"origin\":\"macro\")\n"
-    "\n"
-    "exit: 0 decoded; 1 the trace is unreadable, or the decoder met an illegal header, an entry outside the\n"
-    "captured push buffers, a truncated segment or an unknown control entry, or the semantic decoders\n"
-    "failed; 2 usage or I/O error\n";
+    "(the submission record's sequence number, the GPFIFO entry in it, the dword in that entry's push buffer). "
+    "Without filters, channel and engine-object records are listed as they come. A trace cut out of a longer one "
+    "(vgt slice) restores each channel's engine state first: those writes are printed under a \"state preamble\" "
+    "header, their position SEQ:0:N (the CHANNEL_METHODS record, write N).";
 
 #define MAX_METHOD_FILTERS 16
 
@@ -60,6 +40,7 @@ typedef struct decode_opts {
     int jsonl, no_fields, no_events, expand_macros;
     int nmethods;
     const char *methods[MAX_METHOD_FILTERS];
+    walk_filter filter;
 } decode_opts;
 
 typedef struct decoder {
@@ -403,33 +384,38 @@ static int on_macro_call(void *user, const vgt_mme_trace_call *call)
 
 /* ---- the verb ---- */
 
-static int parse_args(int argc, char **argv, decode_opts *o, vgt_walk_options *w, const char **path)
+static int add_method(void *opts, const char *v)
 {
-    int f;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        int has_value = i + 1 < argc;
-        if (!strcmp(a, "--jsonl")) o->jsonl = 1;
-        else if (!strcmp(a, "--no-fields")) o->no_fields = 1;
-        else if (!strcmp(a, "--no-events")) o->no_events = 1;
-        else if (!strcmp(a, "--expand-macros")) o->expand_macros = 1;
-        else if ((f = vgt_walk_filter_arg("decode", argc, argv, &i, w)) != 0) {
-            if (f < 0) return VGT_EXIT_USAGE;
-        } else if (!strcmp(a, "--method") && has_value) {
-            if (o->nmethods == MAX_METHOD_FILTERS)
-                return vgt_cli_error("decode", VGT_EXIT_USAGE, "at most %d --method filters", MAX_METHOD_FILTERS);
-            o->methods[o->nmethods++] = argv[++i];
-        } else if (a[0] == '-' && a[1]) {   /* "-" alone is stdin */
-            return vgt_cli_error("decode", VGT_EXIT_USAGE, "unknown option '%s' (see vgt decode --help)", a);
-        } else if (!*path) {
-            *path = a;
-        } else {
-            return vgt_cli_error("decode", VGT_EXIT_USAGE, "one trace only ('%s' and '%s')", *path, a);
-        }
-    }
-    if (!*path) return vgt_cli_error("decode", VGT_EXIT_USAGE, "no trace given (see vgt decode --help)");
-    return VGT_EXIT_OK;
+    decode_opts *o = opts;
+    if (o->nmethods == MAX_METHOD_FILTERS)
+        return vgt_cli_error("decode", VGT_EXIT_USAGE, "at most %d --method filters", MAX_METHOD_FILTERS);
+    o->methods[o->nmethods++] = v;
+    return 0;
 }
+
+static const vgt_cli_opt decode_options[] = {
+    {"jsonl", 0, VGT_ARG_NONE, NULL, "one JSON object a line: {\"type\":\"submit\"|\"entry\"|\"method\"|\"diag\"|"
+     "\"channel\"|\"object\",...} and {\"event\":...} for semantic events", .off = offsetof(decode_opts, jsonl)},
+    WALK_FILTER_OPTIONS(decode_opts, filter, "only submissions with these indices (0-based, in trace order; N, A..B, "
+                        "A.. or ..B); a window outside the trace is an error (exit 2)",
+                        "only submissions to channel handle H"),
+    {"method", 0, VGT_ARG_STRING, "NAME", "only methods with this name (shell pattern, any case: 'SEM_*', "
+     "'CALL_MME_MACRO(3)') or this byte address (0x2b4)", .apply = add_method, .flags = VGT_OPT_REPEAT},
+    {"no-fields", 0, VGT_ARG_NONE, NULL, "print method names without their decoded fields (the raw data is always shown)",
+     .off = offsetof(decode_opts, no_fields)},
+    {"no-events", 0, VGT_ARG_NONE, NULL, "do not print semantic events", .off = offsetof(decode_opts, no_events)},
+    {"expand-macros", 0, VGT_ARG_NONE, NULL, "after each MME macro call, the call (macro, version, name, parameters, "
+     "outcome), the methods it emitted, decoded (\"    => \" lines; JSON: {\"type\":\"macro_call\",...}), and the "
+     "events they make (a draw or launch a macro issues: \"[macro call N]\"; JSON: \"origin\":\"macro\")",
+     .off = offsetof(decode_opts, expand_macros)},
+    {0}};
+
+const vgt_cli_spec cmd_decode_spec = {
+    .verb = "decode", .args = "TRACE", .min_args = 1, .max_args = 1, .opts = decode_options, .about = decode_about,
+    .notes = "exit: 0 decoded; 1 the trace is unreadable, or the decoder met an illegal header, an entry outside the "
+             "captured push buffers, a truncated segment or an unknown control entry, or the semantic decoders "
+             "failed; 2 usage or I/O error (also a --submits window outside the trace, said after the output)",
+};
 
 static void print_summary(const decoder *d, const vgt_walk_stats *st)
 {
@@ -441,17 +427,16 @@ static void print_summary(const decoder *d, const vgt_walk_stats *st)
 
 int cmd_decode(int argc, char **argv)
 {
-    if (vgt_wants_help(argc, argv)) {
-        fputs(usage_text, stdout);
-        return VGT_EXIT_OK;
-    }
     decoder d;
     memset(&d, 0, sizeof d);
     d.out = stdout;
+    d.o.filter.submits = VGT_RANGE_ALL;
+    vgt_cli_args a;
+    int rc = vgt_cli_parse(&cmd_decode_spec, argc, argv, &d.o, &a);
+    if (rc >= 0) return rc;
     vgt_walk_options wo = vgt_walk_defaults();
-    const char *path = NULL;
-    int rc = parse_args(argc, argv, &d.o, &wo, &path);
-    if (rc != VGT_EXIT_OK) return rc;
+    walk_filter_apply(&cmd_decode_spec, &a, &d.o.filter, &wo);
+    const char *path = a.pos[0];
     wo.deliver_unselected = 1;   /* the semantic trackers need every method of a channel */
     d.any_filter = wo.has_channel || wo.submit_first != 0 || wo.submit_last != UINT64_MAX || d.o.nmethods;
     static char outbuf[1 << 20];
@@ -471,5 +456,6 @@ int cmd_decode(int argc, char **argv)
     if (vgt_cli_flush(stdout) != 0) return vgt_cli_check_output("decode", stdout, "standard output", VGT_EXIT_USAGE);
     if (s != VGT_OK) return vgt_cli_report("decode", &err);
     print_summary(&d, &st);
+    if ((rc = walk_filter_check("decode", &d.o.filter, &st))) return rc;
     return d.problems || d.sem_failed ? VGT_EXIT_PROBLEM : VGT_EXIT_OK;
 }

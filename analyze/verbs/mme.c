@@ -1,4 +1,4 @@
-/* mme.c: `vgt mme TRACE [--json] [--macro N] [--submit A..B] [--channel H] [--calls] [--expand]
+/* mme.c: `vgt mme TRACE [--json] [--macro N] [--submits A..B] [--channel H] [--calls] [--expand]
  * [--no-disasm]`: the MME macro census of a trace: every macro version uploaded (channel, class, index,
  * start, length, content hash, the name derived from what it emits, disassembly), calls per macro per
  * submission, each call's emitted method stream decoded with the class tables, and simulator errors with
@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "walk_filter.h"
 #include "vgt/classes.h"
 #include "vgt/cli.h"
 #include "vgt/mme_trace.h"
@@ -302,70 +303,60 @@ static void print_summary(const mme_cli *c, const vgt_mme_trace *t)
     putchar('\n');
 }
 
-static int usage(FILE *f)
-{
-    fprintf(f,
-            "usage: vgt mme TRACE [--json] [--macro N] [--submit N|A..B] [--channel H] [--calls] [--expand]\n"
-            "                     [--no-disasm]\n"
-            "TRACE may be '-' (a stream on stdin).\n"
-            "MME macros of a trace, per channel and class: every macro version uploaded (index, start,\n"
-            "length, content hash, a name derived from what its calls emit: draw, clear, launch,\n"
-            "constant-buffer update, inline upload, report, constant-buffer bind, state setter, ...) with\n"
-            "its disassembly; calls per macro per submission; simulator errors with pc and position. Every\n"
-            "CALL_MME_MACRO(j) runs the body bound to j at that moment, in the simulator, with the shadow\n"
-            "state and DMA memory of the trace. Start addresses count instructions (TU104: 96-bit groups,\n"
-            "shown with their dword); a channel's 3D and compute classes share one instruction RAM and\n"
-            "each keeps its own start addresses.\n"
-            "  --json          one JSON document {\"calls\":[...],\"macros\":[...],\"per_macro\":[...],\n"
-            "                  \"per_submission\":[...],\"errors\":[...],\"total\":{...}}\n"
-            "  --macro N       only macro index N (calls, counts and versions)\n"
-            "  --submit R      calls of submissions R (0-based GPFIFO_SUBMIT index, N or A..B); uploads and\n"
-            "                  calls before R are still simulated so that R sees the right state\n"
-            "  --channel H     only calls on channel handle H\n"
-            "  --calls         each call: position, parameters, emission count, outcome\n"
-            "  --expand        each call with its emitted methods decoded (implies --calls)\n"
-            "  --no-disasm     leave the disassembly out\n"
-            "exit: 0 ok, 1 a selected call ended in a simulator error or the trace could not be read to the\n"
-            "end, 2 usage or I/O error\n");
-    return f == stdout ? VGT_EXIT_OK : VGT_EXIT_USAGE;
-}
+typedef struct mme_args {
+    int json, calls, expand, no_disasm;
+    uint64_t macro;
+    walk_filter filter;
+} mme_args;
 
-static int parse(int argc, char **argv, mme_cli *c, vgt_walk_options *opt, const char **path)
-{
-    int f;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        uint64_t v;
-        if (!strcmp(a, "--json")) c->json = 1;
-        else if (!strcmp(a, "--calls")) c->calls = 1;
-        else if (!strcmp(a, "--expand")) c->expand = 1;
-        else if (!strcmp(a, "--no-disasm")) c->disasm = 0;
-        else if (!strcmp(a, "--macro") && i + 1 < argc) {
-            if (vgt_parse_u64(argv[++i], &v) || v >= VGT_MME_MACRO_COUNT)
-                return vgt_cli_error("mme", VGT_EXIT_USAGE, "bad macro index '%s' (0..255)", argv[i]);
-            c->has_macro = 1;
-            c->macro = (uint32_t)v;
-        } else if ((f = vgt_walk_filter_arg("mme", argc, argv, &i, opt)) != 0) {
-            if (f < 0) return VGT_EXIT_USAGE;
-        } else if (a[0] == '-' && a[1]) return vgt_cli_error("mme", VGT_EXIT_USAGE, "unknown option '%s'", a);
-        else if (!*path) *path = a;
-        else return vgt_cli_error("mme", VGT_EXIT_USAGE, "more than one trace given ('%s')", a);
-    }
-    if (!*path) return usage(stderr);
-    return -1;
-}
+static const vgt_cli_opt mme_options[] = {
+    {"json", 0, VGT_ARG_NONE, NULL, "one JSON document {\"calls\":[...],\"macros\":[...],\"per_macro\":[...],"
+     "\"per_submission\":[...],\"errors\":[...],\"total\":{...}}", .off = offsetof(mme_args, json)},
+    {"macro", 0, VGT_ARG_U64, "N", "only macro index N (calls, counts and versions)", .off = offsetof(mme_args, macro),
+     .max = VGT_MME_MACRO_COUNT - 1, .what = "macro index"},
+    WALK_FILTER_OPTIONS(mme_args, filter, "calls of submissions A..B (0-based GPFIFO_SUBMIT index; N, A..B, A.. or ..B); "
+                        "uploads and calls before A are still simulated so that A sees the right state; a window "
+                        "outside the trace is an error (exit 2)", "only calls on channel handle H"),
+    {"calls", 0, VGT_ARG_NONE, NULL, "each call: position, parameters, emission count, outcome",
+     .off = offsetof(mme_args, calls)},
+    {"expand", 0, VGT_ARG_NONE, NULL, "each call with its emitted methods decoded (implies --calls)",
+     .off = offsetof(mme_args, expand)},
+    {"no-disasm", 0, VGT_ARG_NONE, NULL, "leave the disassembly out", .off = offsetof(mme_args, no_disasm)},
+    {0}};
+
+const vgt_cli_spec cmd_mme_spec = {
+    .verb = "mme", .args = "TRACE", .min_args = 1, .max_args = 1, .opts = mme_options,
+    .about = "TRACE may be '-' (a stream on stdin). MME macros of a trace, per channel and class: every macro version "
+             "uploaded (index, start, length, content hash, a name derived from what its calls emit: draw, clear, "
+             "launch, constant-buffer update, inline upload, report, constant-buffer bind, state setter, ...) with its "
+             "disassembly; calls per macro per submission; simulator errors with pc and position. Every "
+             "CALL_MME_MACRO(j) runs the body bound to j at that moment, in the simulator, with the shadow state and "
+             "DMA memory of the trace. Start addresses count instructions (TU104: 96-bit groups, shown with their "
+             "dword); a channel's 3D and compute classes share one instruction RAM and each keeps its own start "
+             "addresses.",
+    .notes = "exit: 0 ok, 1 a selected call ended in a simulator error or the trace could not be read to the end, 2 "
+             "usage or I/O error (also a --submits window outside the trace)",
+};
 
 int cmd_mme(int argc, char **argv)
 {
-    if (vgt_wants_help(argc, argv)) return usage(stdout);
+    mme_args ma = {.filter.submits = VGT_RANGE_ALL};
+    vgt_cli_args a;
+    int rc = vgt_cli_parse(&cmd_mme_spec, argc, argv, &ma, &a);
+    if (rc >= 0) return rc;
     mme_cli *c = calloc(1, sizeof *c);
     if (!c) return vgt_cli_error("mme", VGT_EXIT_USAGE, "out of memory");
-    c->disasm = 1;
+    c->json = ma.json;
+    c->calls = ma.calls;
+    c->expand = ma.expand;
+    c->disasm = !ma.no_disasm;
+    c->has_macro = vgt_cli_given(&cmd_mme_spec, &a, "macro");
+    c->macro = (uint32_t)ma.macro;
     c->first_call = 1;
     vgt_walk_options opt = vgt_walk_defaults();
-    const char *path = NULL;
-    int rc = parse(argc, argv, c, &opt, &path);
-    if (rc >= 0) { free(c); return rc; }
+    walk_filter_apply(&cmd_mme_spec, &a, &ma.filter, &opt);
+    const char *path = a.pos[0];
+    vgt_walk_stats wst = {0};
 
     vgt_mme_trace_config cfg = {.on_call = on_call, .user = c};
     vgt_mme_trace *t = NULL;
@@ -374,7 +365,7 @@ int cmd_mme(int argc, char **argv)
     if (st == VGT_OK) {
         if (c->json) printf("{\"trace\":"), vgt_json_string(stdout, path), printf(",\"calls\":[");
         else if (c->calls || c->expand) printf("calls:\n");
-        st = vgt_mme_trace_run(t, path, &opt, NULL, &err);
+        st = vgt_mme_trace_run(t, path, &opt, &wst, &err);
     }
     if (vgt_cli_out_failed(stdout)) {
         rc = vgt_cli_check_output("mme", stdout, "standard output", VGT_EXIT_USAGE);
@@ -384,7 +375,8 @@ int cmd_mme(int argc, char **argv)
         rc = vgt_cli_report("mme", &err);
     } else {
         print_summary(c, t);
-        rc = c->errors_total ? VGT_EXIT_PROBLEM : VGT_EXIT_OK;
+        rc = walk_filter_check("mme", &ma.filter, &wst);
+        if (!rc) rc = c->errors_total ? VGT_EXIT_PROBLEM : VGT_EXIT_OK;
     }
     vgt_mme_trace_free(t);
     free(c->rows);

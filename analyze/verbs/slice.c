@@ -77,6 +77,7 @@ typedef struct slice_plan {
     chan_state *chans;         /* every channel the walker decoded before A */
     uint32_t nchans, capchans;
     uint64_t submits_seen;     /* pass 1: GPFIFO_SUBMIT records met */
+    uint64_t submits_total;    /* the submissions IN has, once known to be fewer than --submits names */
     int found_first;           /* pass 1 stopped at submission A */
     vgt_status cb_status;      /* pass 1: a failure inside a walker callback */
     slice_derive *derive;      /* the GPU's writes before A */
@@ -158,6 +159,7 @@ static vgt_status check_range(slice_plan *p, vgt_reader *r, vgt_error *err)
     uint64_t total = 0;
     for (uint32_t i = 0; i < n; i++) total += chunks[i].submit_count;
     uint64_t last = p->submits.last == UINT64_MAX ? p->submits.first : p->submits.last;
+    p->submits_total = total;
     if (last >= total)
         return VGT_FAIL(err, VGT_E_NOT_FOUND, VGT_NO_OFFSET, "%s has %llu submissions; submission %llu does not exist",
                         p->in, (unsigned long long)total, (unsigned long long)last);
@@ -248,6 +250,7 @@ static vgt_status fold_prefix(slice_plan *p, vgt_error *err)
         if (st == VGT_OK) st = slice_methods_status(p->methods, err);
         if (st == VGT_OK) st = slice_derive_status(p->derive, err);
     }
+    if (st == VGT_OK && !p->found_first) p->submits_total = p->submits_seen;
     if (st == VGT_OK && !p->found_first)
         st = VGT_FAIL(err, VGT_E_NOT_FOUND, VGT_NO_OFFSET, "%s has %llu submissions; submission %llu does not exist",
                       p->in, (unsigned long long)p->submits_seen, (unsigned long long)p->submits.first);
@@ -601,51 +604,47 @@ static vgt_status slice(slice_plan *p, vgt_error *err)
     return st;
 }
 
-static int usage(FILE *f)
-{
-    fprintf(f, "usage: vgt slice IN OUT --submits A..B [--level L] [--chunk-size BYTES]\n\n"
-               "Write the GPFIFO submissions A..B (0-based; A.. runs to the end) of IN as a trace that replays\n"
-               "on its own: the objects, channels, engine objects, tokens and mappings alive at A (their\n"
-               "original records), the memory contents at A (MEMORY records, reason initial; the bytes the GPU\n"
-               "itself wrote before A, derived from the dropped submissions' semaphore releases, uploads and\n"
-               "copies, carry the DERIVED flag, and an info DIAGNOSTIC says what could not be derived), each channel's\n"
-               "push-buffer decoder state at A (CHANNEL_STATE records of format 1.1: subchannel bindings,\n"
-               "subdevice masks, extended base; a DIAGNOSTIC when a method run was pending there) and engine\n"
-               "state at A (CHANNEL_METHODS records: the MME program and the latest value of every pure state\n"
-               "method of the bound classes, replayed before the channel's next submission), then every\n"
-               "record from submission A to B and the observed results that follow B. Sequence numbers start\n"
-               "at 0; the identity gains sliced_from and slice_submits. IN may be '-' (standard input, kept in\n"
-               "a temporary file: it is read three times), OUT '-' (standard output); OUT is replaced only\n"
-               "once complete.\n");
-    return f == stdout ? VGT_EXIT_OK : VGT_EXIT_USAGE;
-}
+typedef struct slice_args {
+    vgt_range submits;
+    uint64_t level, chunk_size;
+} slice_args;
+
+static const vgt_cli_opt slice_options[] = {
+    VGT_OPT_SUBMITS_FLAGS(slice_args, submits, "the submissions to keep (0-based; A.. runs to the end); a window "
+                          "outside the trace is an error (exit 2)", VGT_OPT_REQUIRED),
+    {"level", 0, VGT_ARG_U64, "L", "zstd level of OUT (default 3)", .off = offsetof(slice_args, level), .max = 22},
+    {"chunk-size", 0, VGT_ARG_SIZE, "BYTES", "bytes of records per chunk of OUT (default 2 MiB)",
+     .off = offsetof(slice_args, chunk_size), .max = VGT_MAX_CHUNK_RECORDS_BYTES, .what = "chunk size"},
+    {0}};
+
+const vgt_cli_spec cmd_slice_spec = {
+    .verb = "slice", .args = "IN OUT", .min_args = 2, .max_args = 2, .opts = slice_options,
+    .about = "Write the GPFIFO submissions A..B (0-based; A.. runs to the end) of IN as a trace that replays on its "
+             "own: the objects, channels, engine objects, tokens and mappings alive at A (their original records), "
+             "the memory contents at A (MEMORY records, reason initial; the bytes the GPU itself wrote before A, "
+             "derived from the dropped submissions' semaphore releases, uploads and copies, carry the DERIVED flag, "
+             "and an info DIAGNOSTIC says what could not be derived), each channel's push-buffer decoder state at A "
+             "(CHANNEL_STATE records of format 1.1: subchannel bindings, subdevice masks, extended base; a DIAGNOSTIC "
+             "when a method run was pending there) and engine state at A (CHANNEL_METHODS records: the MME program "
+             "and the latest value of every pure state method of the bound classes, replayed before the channel's "
+             "next submission), then every record from submission A to B and the observed results that follow B. "
+             "Sequence numbers start at 0; the identity gains sliced_from and slice_submits. IN may be '-' (standard "
+             "input, kept in a temporary file: it is read three times), OUT '-' (standard output); OUT is replaced "
+             "only once complete.",
+};
 
 int cmd_slice(int argc, char **argv)
 {
-    if (vgt_wants_help(argc, argv)) return usage(stdout);
     slice_plan p = {.session_seq = UINT64_MAX, .wo = vgt_writer_defaults()};
-    int have_range = 0;
-    uint64_t v;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-        if (a[0] != '-' || !a[1]) {   /* "-" alone: stdin (IN) or stdout (OUT) */
-            if (!p.in) p.in = a;
-            else if (!p.out) p.out = a;
-            else return vgt_cli_error("slice", VGT_EXIT_USAGE, "unexpected argument '%s'", a);
-            continue;
-        }
-        if (!val) return vgt_cli_error("slice", VGT_EXIT_USAGE, "%s needs a value", a);
-        i++;
-        if (!strcmp(a, "--submits")) {
-            if (vgt_parse_range(val, &p.submits)) return vgt_cli_error("slice", VGT_EXIT_USAGE, "bad range '%s'", val);
-            have_range = 1;
-        } else if (!strcmp(a, "--level") && !vgt_parse_u64(val, &v) && v <= 22) p.wo.zstd_level = (int)v;
-        else if (!strcmp(a, "--chunk-size") && !vgt_parse_u64(val, &v) && v <= VGT_MAX_CHUNK_RECORDS_BYTES)
-            p.wo.chunk_target = (uint32_t)v;
-        else return vgt_cli_error("slice", VGT_EXIT_USAGE, "unknown option or bad value: %s %s", a, val);
-    }
-    if (!p.in || !p.out || !have_range)
-        return vgt_cli_error("slice", VGT_EXIT_USAGE, "usage: vgt slice IN OUT --submits A..B (see --help)");
+    slice_args sa = {.level = (uint64_t)p.wo.zstd_level, .chunk_size = p.wo.chunk_target};
+    vgt_cli_args a;
+    int rc = vgt_cli_parse(&cmd_slice_spec, argc, argv, &sa, &a);
+    if (rc >= 0) return rc;
+    p.in = a.pos[0];
+    p.out = a.pos[1];
+    p.submits = sa.submits;
+    p.wo.zstd_level = (int)sa.level;
+    p.wo.chunk_target = (uint32_t)sa.chunk_size;
     if (vgt_cli_same_file(p.in, p.out))
         return vgt_cli_error("slice", VGT_EXIT_USAGE, "OUT '%s' is the input file itself: writing it would destroy IN "
                              "before it is read; slice into another file", p.out);
@@ -655,6 +654,9 @@ int cmd_slice(int argc, char **argv)
     vgt_error err;
     vgt_error_clear(&err);
     if (slice(&p, &err) != VGT_OK) {
+        if (err.code == VGT_E_NOT_FOUND &&
+            (rc = vgt_cli_window_check("slice", "--submits", &p.submits, p.submits_total, "submissions")))
+            return rc;
         if (err.code == VGT_E_NOT_FOUND) return vgt_cli_error("slice", VGT_EXIT_USAGE, "%s", err.msg);
         return vgt_cli_report("slice", &err);
     }

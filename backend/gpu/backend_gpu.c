@@ -72,7 +72,7 @@ struct vgt_backend {
     vgt_backend_counters counters;
     uint32_t subcontexts;        /* enum vgt_backend_subcontexts */
     bool zero_fill;              /* clear each new allocation (rm_zero.c); VGT_GPU_ZERO=0 turns it off */
-    gpu_profile prof;            /* where the replay's time went (VGT_GPU_PROFILE=1 prints it at close) */
+    gpu_profile prof;            /* where the replay's time went (VGT_GPU_PROFILE=FILE: appended to FILE at close) */
 };
 
 static vgt_status gpu_probe(vgt_error *err)
@@ -116,14 +116,17 @@ static void gpu_close(vgt_backend *b)
         return;
     for (uint32_t i = 0; i < GPU_BACKEND_MAX_CHANNELS; i++)
         free(b->chans[i].writes);
-    if (getenv("VGT_GPU_PROFILE")) {
+    const char *prof_path = getenv("VGT_GPU_PROFILE");   /* a file: the library prints nothing itself */
+    FILE *pf = prof_path && *prof_path ? fopen(prof_path, "a") : NULL;
+    if (pf) {
         const gpu_profile *p = &b->prof;
-        fprintf(stderr, "gpu backend profile (ms): maps %.1f (%llu, clearing %.1f), host writes %.1f (%llu, %.1f MB), "
+        fprintf(pf, "gpu backend profile (ms): maps %.1f (%llu, clearing %.1f), host writes %.1f (%llu, %.1f MB), "
                 "reads %.1f (%.1f MB), channel creation %.1f, submits %.1f (%llu), waits %.1f (%llu)\n",
                 p->map_ns / 1e6, (unsigned long long)p->maps, p->zero_ns / 1e6, p->write_ns / 1e6,
                 (unsigned long long)p->writes, p->write_bytes / 1e6, p->read_ns / 1e6, p->read_bytes / 1e6,
                 p->realize_ns / 1e6, p->submit_ns / 1e6, (unsigned long long)p->submits, p->wait_ns / 1e6,
                 (unsigned long long)p->waits);
+        fclose(pf);
     }
     vgt_gpu_close(b->gpu);   /* frees the live channels and every allocation */
     free(b);

@@ -9,7 +9,7 @@
 #      tracker per channel): GB/s of push buffer and census/ceiling; goal census >= 1 GB/s
 #      (and once with --per-method: every dword through the method callback, the path before bulk runs)
 #   3. `vgt census TRACE --total`, end to end (reader, zstd, model, decode): GB/s, for reference
-#   4. `vgt db` on the first DB_SUBMITS submissions of the same trace (--submit 0..N-1): method rows/s,
+#   4. `vgt db` on the first DB_SUBMITS submissions of the same trace (--submits 0..N-1): method rows/s,
 #      and the same window through `vgt census` as the baseline; goal db >= 1e6 rows/s
 #
 # Figures are printed against wall time and against CPU time (user + sys): on a shared machine the CPU
@@ -63,14 +63,14 @@ echo "== vgt census --total (end to end)"
 timed "${pin[@]}" "$vgt" census "$work/pb.vgt" --total
 census_s=$wall census_cpu=$cpu
 
-echo "== vgt db --submit 0..$((db_submits - 1)) vs vgt census on the same window"
-"$vgt" census "$work/pb.vgt" --total --submit "0..$((db_submits - 1))" >"$work/census_w.txt"
+echo "== vgt db --submits 0..$((db_submits - 1)) vs vgt census on the same window"
+"$vgt" census "$work/pb.vgt" --total --submits "0..$((db_submits - 1))" >"$work/census_w.txt"
 rows=$(grep -E "^total:" "$work/census_w.txt" | sed -E 's/.* ([0-9]+) methods.*/\1/')
-timed "${pin[@]}" "$vgt" census "$work/pb.vgt" --total --submit "0..$((db_submits - 1))"
+timed "${pin[@]}" "$vgt" census "$work/pb.vgt" --total --submits "0..$((db_submits - 1))"
 cw_s=$wall cw_cpu=$cpu
-timed "${pin[@]}" "$vgt" db "$work/pb.vgt" -o "$work/pb.sqlite" --submit "0..$((db_submits - 1))" --quiet --no-fields
+timed "${pin[@]}" "$vgt" db "$work/pb.vgt" -o "$work/pb.sqlite" --submits "0..$((db_submits - 1))" --quiet --no-fields
 dbnf_s=$wall dbnf_cpu=$cpu
-timed "${pin[@]}" "$vgt" db "$work/pb.vgt" -o "$work/pb.sqlite" --submit "0..$((db_submits - 1))" --quiet
+timed "${pin[@]}" "$vgt" db "$work/pb.vgt" -o "$work/pb.sqlite" --submits "0..$((db_submits - 1))" --quiet
 db_s=$wall db_cpu=$cpu
 dbsize=$(stat -c %s "$work/pb.sqlite")
 

@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "vgt/cli.h"
+#include "vgt/range.h"
 #include "vgt/trace.h"
 
 static double now_s(void)

@@ -34,40 +34,47 @@
 #include "vgt/cli.h"
 #include "vgt/trace.h"
 
-static const char USAGE[] =
-    "usage: vgt record [-o OUT.vgt|-] [--crash-safe] [--memory=changed|all|none] [--track=write|hash]\n"
-    "                  [--level N] -- CMD [ARGS...]\n"
-    "\n"
-    "Run CMD with the capture shim (libvgt-capture.so) preloaded and write what it submits to the GPU\n"
-    "(RM objects, channels, GPFIFO entries with their push buffers, memory) to a .vgt trace.\n"
-    "\n"
-    "  -o OUT.vgt        output (default: CMD's name + .vgt); '-' writes the trace to stdout for live use,\n"
-    "                    and CMD's own stdout then goes to stderr\n"
-    "  --crash-safe      flush the trace at every submission: a killed program leaves a trace readable up\n"
-    "                    to its last complete submission\n"
-    "  --memory=MODE     changed (default): memory when mapped and the pages changed before each submission;\n"
-    "                    all: every mapped page before each submission; none: no memory contents\n"
-    "  --track=HOW       how changed pages are found: write (default; write-protect, one fault per page per\n"
-    "                    submission) or hash (XXH3 of every page at every submission)\n"
-    "  --level N         zstd level of the output (default 3)\n"
-    "\n"
-    "The shim is found next to vgt (../lib/libvgt-capture.so) or through VGT_CAPTURE_LIB.\n"
-    "\n"
-    "Processes: the first process of CMD (or of its children) to open an NVIDIA device node is recorded\n"
-    "into OUT; any other process that uses the GPU (a forked child, a program exec'd later) writes its\n"
-    "own complete trace OUT.<pid>.vgt (with -o -, such processes are not captured). Processes that never\n"
-    "open an NVIDIA node leave nothing.\n"
-    "\n"
-    "Exit status: CMD's own (128+N when a signal N ended it), also when writing the trace failed midway\n"
-    "(full disk: reported on stderr, the records written before are kept); 2 when vgt cannot start\n"
-    "(usage, missing capture library, output that cannot be created: CMD is not run).\n";
-
 typedef struct rec_opts {
     const char *out, *memory, *track;
-    int crash_safe, level;
+    int crash_safe, memory_mode, track_mode;
+    uint64_t level;
     char **cmd;
     int ncmd;
 } rec_opts;
+
+static const char *const memory_modes[] = {"changed", "all", "none", NULL};
+static const char *const track_modes[] = {"write", "hash", NULL};
+
+static const vgt_cli_opt record_options[] = {
+    {"output", 'o', VGT_ARG_PATH, "OUT.vgt", "output (default: CMD's name + .vgt); '-' writes the trace to stdout for "
+     "live use, and CMD's own stdout then goes to stderr", .off = offsetof(rec_opts, out)},
+    {"crash-safe", 0, VGT_ARG_NONE, NULL, "flush the trace at every submission: a killed program leaves a trace "
+     "readable up to its last complete submission", .off = offsetof(rec_opts, crash_safe)},
+    {"memory", 0, VGT_ARG_ENUM, "MODE", "changed (default): memory when mapped and the pages changed before each "
+     "submission; all: every mapped page before each submission; none: no memory contents",
+     .off = offsetof(rec_opts, memory_mode), .choices = memory_modes},
+    {"track", 0, VGT_ARG_ENUM, "HOW", "how changed pages are found: write (default; write-protect, one fault per page "
+     "per submission) or hash (XXH3 of every page at every submission)", .off = offsetof(rec_opts, track_mode),
+     .choices = track_modes},
+    {"level", 0, VGT_ARG_U64, "N", "zstd level of the output (default 3)", .off = offsetof(rec_opts, level), .min = 1,
+     .max = 22},
+    {0}};
+
+const vgt_cli_spec cmd_record_spec = {
+    .verb = "record", .args = "[options] [--] CMD [ARGS...]", .min_args = 1, .max_args = -1, .opts = record_options,
+    .flags = VGT_CLI_ARGS_END_OPTIONS,
+    .about = "Run CMD with the capture shim (libvgt-capture.so) preloaded and write what it submits to the GPU (RM "
+             "objects, channels, GPFIFO entries with their push buffers, memory) to a .vgt trace. The options end at "
+             "CMD (or at --): what follows is CMD's.\n\n"
+             "The shim is found next to vgt (../lib/libvgt-capture.so) or through VGT_CAPTURE_LIB.\n\n"
+             "Processes: the first process of CMD (or of its children) to open an NVIDIA device node is recorded "
+             "into OUT; any other process that uses the GPU (a forked child, a program exec'd later) writes its own "
+             "complete trace OUT.<pid>.vgt (with -o -, such processes are not captured). Processes that never open "
+             "an NVIDIA node leave nothing.",
+    .notes = "Exit status: CMD's own (128+N when a signal N ended it), also when writing the trace failed midway "
+             "(full disk: reported on stderr, the records written before are kept); 2 when vgt cannot start (usage, "
+             "missing capture library, output that cannot be created: CMD is not run).",
+};
 
 static volatile sig_atomic_t child_pid;
 
@@ -78,31 +85,15 @@ static void forward_signal(int sig)
 
 static int parse(int argc, char **argv, rec_opts *o)
 {
-    *o = (rec_opts){ .memory = "changed", .track = "write", .level = 3 };
-    int i = 1;
-    for (; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--")) { i++; break; }
-        if (!strcmp(a, "-o") && i + 1 < argc) o->out = argv[++i];
-        else if (!strncmp(a, "--output=", 9)) o->out = a + 9;
-        else if (!strcmp(a, "--crash-safe")) o->crash_safe = 1;
-        else if (!strncmp(a, "--memory=", 9)) o->memory = a + 9;
-        else if (!strncmp(a, "--track=", 8)) o->track = a + 8;
-        else if (!strcmp(a, "--level") && i + 1 < argc) o->level = atoi(argv[++i]);
-        else if (!strncmp(a, "--level=", 8)) o->level = atoi(a + 8);
-        else if (a[0] == '-') return vgt_cli_error("record", VGT_EXIT_USAGE, "unknown option '%s' (see --help)", a);
-        else break;   /* CMD without "--" */
-    }
-    o->cmd = argv + i;
-    o->ncmd = argc - i;
-    if (o->ncmd <= 0) return vgt_cli_error("record", VGT_EXIT_USAGE, "no command to run (vgt record [options] -- CMD ...)");
-    if (strcmp(o->memory, "changed") && strcmp(o->memory, "all") && strcmp(o->memory, "none"))
-        return vgt_cli_error("record", VGT_EXIT_USAGE, "--memory must be changed, all or none, not '%s'", o->memory);
-    if (strcmp(o->track, "write") && strcmp(o->track, "hash"))
-        return vgt_cli_error("record", VGT_EXIT_USAGE, "--track must be write or hash, not '%s'", o->track);
-    if (o->level < 1 || o->level > 22)
-        return vgt_cli_error("record", VGT_EXIT_USAGE, "--level must be 1..22, not %d", o->level);
-    return 0;
+    *o = (rec_opts){ .level = 3 };
+    vgt_cli_args a;
+    int rc = vgt_cli_parse(&cmd_record_spec, argc, argv, o, &a);
+    if (rc >= 0) return rc;
+    o->memory = memory_modes[o->memory_mode];
+    o->track = track_modes[o->track_mode];
+    o->cmd = a.rest;
+    o->ncmd = a.nrest;
+    return -1;
 }
 
 /* The shim: $VGT_CAPTURE_LIB, else ../lib/libvgt-capture.so next to this executable. */
@@ -230,10 +221,9 @@ static uint64_t relay(int rfd, vgt_writer *w, int crash_safe, uint32_t *lost)
 
 int cmd_record(int argc, char **argv)
 {
-    if (vgt_wants_help(argc, argv)) { fputs(USAGE, stdout); return VGT_EXIT_OK; }
     rec_opts o;
     int prc = parse(argc, argv, &o);
-    if (prc) return prc;
+    if (prc >= 0) return prc;
     char shim[PATH_MAX];
     if (find_shim(shim, sizeof shim) != 0)
         return vgt_cli_error("record", VGT_EXIT_USAGE, "cannot find libvgt-capture.so ('%s'); set VGT_CAPTURE_LIB", shim);
@@ -251,7 +241,7 @@ int cmd_record(int argc, char **argv)
     static vgt_capture_identity ident;
     vgt_capture_identity_collect(&ident, "vgt record", "preload", o.memory, o.crash_safe, o.ncmd, o.cmd);
     vgt_writer_options wo = vgt_writer_defaults();
-    wo.zstd_level = o.level;
+    wo.zstd_level = (int)o.level;
     wo.crash_safe = o.crash_safe;   /* crash-safe: written straight into OUT, readable there after a crash */
     wo.placement = VGT_PLACE_KEEP_PREFIX;   /* else beside OUT, put in place at the end even after a failed write */
     vgt_writer *w;

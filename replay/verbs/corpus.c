@@ -11,7 +11,7 @@
  *     DIR/goldens/<name>.decode.digest.zst, <name>.census.json.zst, <name>.db.sql.
  *     The decode golden is a digest: one line per submission (its header line, its line count and the
  *     XXH64 of its lines), so a 10,000-submission trace keeps a small golden in git and a difference
- *     still names the first submission that decodes differently (`vgt decode --submit N` shows it).
+ *     still names the first submission that decodes differently (`vgt decode --submits N` shows it).
  * `bless` writes the goldens from the current build. `check` exits 1 on any difference, printing a diff
  * summary (the first differing lines), 2 when the corpus cannot be read.
  * The verbs are run as child processes of this same executable (/proc/self/exe), so a crash in one
@@ -42,22 +42,32 @@ extern char **environ;
 #define MAX_DIFF_LINES 5
 #define ZSTD_GOLDEN_LEVEL 19   /* goldens live in git: size over speed */
 
-static const char usage_text[] =
-    "usage: vgt corpus check DIR [--verbose]\n"
-    "       vgt corpus bless DIR\n"
-    "\n"
-    "The regression corpus: DIR holds traces and DIR/goldens/ their expected outputs. The traces are\n"
-    "those DIR/manifest.txt lists (one path per line, '#' comments), else the .vgt files named in\n"
-    "DIR/manifest.json, else every .vgt file in DIR.\n"
-    "  check  replay each trace on sim with --check (every sim-producible check must pass, and the\n"
-    "         coverage, observed bytes compared as `vgt replay --check` defines them, must reach the\n"
-    "         floor in <name>.coverage: a --min-coverage value), then compare `vgt decode`,\n"
-    "         `vgt census --json` and a summary of `vgt db` with the goldens <name>.decode.digest.zst,\n"
-    "         <name>.census.json.zst, <name>.db.sql; print a diff summary\n"
-    "  bless  write the goldens from this build (after the same replay); <name>.coverage gets the\n"
-    "         coverage each trace reaches now, as the exact fraction compared/observed\n"
-    "\n"
-    "exit: 0 all equal, 1 a replay problem or a difference, 2 usage or I/O error\n";
+typedef struct corpus_args {
+    int verbose;
+} corpus_args;
+
+static const vgt_cli_opt corpus_options[] = {
+    {"verbose", 0, VGT_ARG_NONE, NULL, "print every report of the replays (not only mismatches and faults)",
+     .off = offsetof(corpus_args, verbose)},
+    {0}};
+
+static const char *const corpus_actions[] = {"check", "bless", NULL};
+
+const vgt_cli_spec cmd_corpus_spec = {
+    .verb = "corpus", .args = "check|bless DIR", .min_args = 2, .max_args = 2, .opts = corpus_options,
+    .first_words = corpus_actions,
+    .about = "The regression corpus: DIR holds traces and DIR/goldens/ their expected outputs. The traces are those "
+             "DIR/manifest.txt lists (one path per line, '#' comments), else the .vgt files named in "
+             "DIR/manifest.json, else every .vgt file in DIR.\n"
+             "  check  replay each trace on sim with --check (every sim-producible check must pass, and the\n"
+             "         coverage, observed bytes compared as `vgt replay --check` defines them, must reach the\n"
+             "         floor in <name>.coverage: a --min-coverage value), then compare `vgt decode`,\n"
+             "         `vgt census --json` and a summary of `vgt db` with the goldens <name>.decode.digest.zst,\n"
+             "         <name>.census.json.zst, <name>.db.sql; print a diff summary\n"
+             "  bless  write the goldens from this build (after the same replay); <name>.coverage gets the\n"
+             "         coverage each trace reaches now, as the exact fraction compared/observed",
+    .notes = "exit: 0 all equal, 1 a replay problem or a difference, 2 usage or I/O error",
+};
 
 typedef struct buf {
     char *p;
@@ -575,17 +585,13 @@ static int list_traces(const char *dir, char ***out, uint32_t *n)
 
 int cmd_corpus(int argc, char **argv)
 {
-    if (vgt_wants_help(argc, argv)) {
-        fputs(usage_text, stdout);
-        return VGT_EXIT_OK;
-    }
-    if (argc < 3 || (strcmp(argv[1], "check") && strcmp(argv[1], "bless")))
+    corpus_args ca = {0};
+    vgt_cli_args a;
+    int prc = vgt_cli_parse(&cmd_corpus_spec, argc, argv, &ca, &a);
+    if (prc >= 0) return prc;
+    if (strcmp(a.pos[0], "check") && strcmp(a.pos[0], "bless"))
         return vgt_cli_error("corpus", VGT_EXIT_USAGE, "expected `check DIR` or `bless DIR`; see --help");
-    corpus c = {.dir = argv[2], .bless = !strcmp(argv[1], "bless")};
-    for (int i = 3; i < argc; i++) {
-        if (!strcmp(argv[i], "--verbose")) c.verbose = 1;
-        else return vgt_cli_error("corpus", VGT_EXIT_USAGE, "unknown option '%s'", argv[i]);
-    }
+    corpus c = {.dir = a.pos[1], .bless = !strcmp(a.pos[0], "bless"), .verbose = ca.verbose};
     snprintf(c.goldens, sizeof c.goldens, "%s/goldens", c.dir);
     if (c.bless && mkdir(c.goldens, 0777) && errno != EEXIST)
         return vgt_cli_error("corpus", VGT_EXIT_USAGE, "cannot create %s: %s", c.goldens, strerror(errno));

@@ -19,65 +19,6 @@
 #define MAX_JSON_REPORTS 100000
 #define MAX_RELOCATE 256
 
-static const char usage_text[] =
-    "usage: vgt replay TRACE [--backend sim|gpu|cuda] [--lane verbatim|synth|cuda|auto]\n"
-    "                        [--submits A..B [--prefix run|state]] [--check [--min-coverage PCT]]\n"
-    "                        [--dump VA:LEN:FILE]...\n"
-    "                        [--dump-rt N:FILE.png [--expect-hash HEX]]... [--list-rt]\n"
-    "                        [--census [--census-json FILE]] [--submit-timeout MS] [--no-wait]\n"
-    "                        [--reserved-va VA] [--subcontexts captured|group|tsg] [--relocate VA]...\n"
-    "                        [--plan] [--force] [--json]\n"
-    "                        [--quiet | --verbose]\n"
-    "\n"
-    "Replay a trace (TRACE, or - for a stream on stdin) on a backend: objects, channels, mappings and\n"
-    "memory are rebuilt, then each submission runs on a lane. Without --backend the GPU is used when one\n"
-    "is usable, sim otherwise (the choice is said on stderr).\n"
-    "\n"
-    "  --backend NAME   sim (software front end), gpu (H200 through RM/UVM), cuda\n"
-    "  --lane NAME      verbatim (captured push buffers at captured VAs), synth, cuda, auto (default)\n"
-    "  --submits A..B   replay and check submissions A..B (0-based); reading stops after B\n"
-    "  --prefix MODE    what happens to submissions before A: run (default: executed unchecked, so A\n"
-    "                   starts from the state they leave) or state (bindings and macros only, no work)\n"
-    "  --check          after each submission compare replayed memory with the trace's observed contents\n"
-    "                   (SEMAPHORE records, MEMORY observed, and MEMORY changed for bytes the submission\n"
-    "                   wrote), wherever the backend can produce them; report per submission, and the\n"
-    "                   coverage: how many of the observed bytes were compared. Observed bytes: the bytes\n"
-    "                   of the SEMAPHORE and MEMORY observed records that follow a replayed submission\n"
-    "                   (what the capture read back of the GPU's results); a byte is compared when the\n"
-    "                   backend produced it and it is neither volatile (timestamps, report counters) nor\n"
-    "                   written only by the captured driver. MEMORY changed bytes compared are counted\n"
-    "                   apart (they are snapshots the CPU writes too)\n"
-    "  --min-coverage PCT  with --check: fail (exit 1) when less than PCT percent of the observed bytes\n"
-    "                   were compared (0..100, e.g. 50 or 0.5%; N/D: an exact fraction, e.g. 12/2179072)\n"
-    "  --dump VA:LEN:FILE  write LEN bytes of replayed memory at VA to FILE at the end (repeatable)\n"
-    "  --dump-rt N:FILE.png  write render target N (decoded SET_COLOR_TARGET_* state, --list-rt) as PNG,\n"
-    "                   de-swizzled when block-linear; prints covered pixels and the FNV-1a 64 pixel hash\n"
-    "  --expect-hash HEX  the hash the preceding --dump-rt must have (rows either way up): else exit 1\n"
-    "  --list-rt        list the render targets the replay bound\n"
-    "  --census         store census: read back, around each submission, the pages the trace observes and\n"
-    "                   the render targets; print which changed (pages, bytes, px0: a target's first pixel)\n"
-    "  --census-json FILE  the census rows as JSON lines (the stores table of `vgt db`)\n"
-    "  --submit-timeout MS  hardware: wait at most MS for each submission (default 5000)\n"
-    "  --no-wait        hardware: do not wait after each submission (speed runs; checks then race)\n"
-    "  --reserved-va VA hardware: where the backend's own buffers go (default planned off the trace's VAs)\n"
-    "  --subcontexts M  hardware: channels of one captured channel group go in one TSG, each captured\n"
-    "                   context share its own subcontext (captured, default); or all on one\n"
-    "                   subcontext (group); or each channel in a TSG of its own (tsg). For diagnosis\n"
-    "  --relocate VA    move the mapping that contains captured VA VA to a new VA (repeatable): every\n"
-    "                   address operand and GPFIFO entry pointing into it is rewritten and reported; for\n"
-    "                   diagnosis, and for hardware that refuses a VA. Mappings that are not 4 KiB aligned\n"
-    "                   or overlap one of another captured VA space move without being asked\n"
-    "  --plan           print the lane-1 address plan (relocations) before replaying\n"
-    "  --force          hardware: run what is refused otherwise, because it raises engine exceptions that\n"
-    "                   can leave the GPU unable to finish other programs' draws: a trace marked\n"
-    "                   synthetic (placeholder shader code), and submissions whose macro calls the MME\n"
-    "                   simulator predicts to raise ILLEGAL_OPCODE\n"
-    "  --json           one JSON object at the end instead of text\n"
-    "  --quiet          text: only mismatches, problems and the summary\n"
-    "  --verbose        text: every message (otherwise at most 200 of each kind)\n"
-    "\n"
-    "exit: 0 ok, 1 a check failed / a fault / a channel never finished / coverage below --min-coverage,\n"
-    "      2 usage or I/O error\n";
 
 typedef struct dump_req {
     uint64_t va, len;
@@ -423,103 +364,143 @@ typedef struct args {
     int nrt_dumps, list_rt, census, plan, no_wait;
     const char *census_json;
     uint64_t reserved_va, submit_timeout_ms;
-    uint32_t subcontexts;
+    int subcontexts;   /* enum vgt_backend_subcontexts */
     uint64_t relocate[MAX_RELOCATE];
     uint32_t nrelocate;
     vgt_coverage_min min_coverage;
     int has_min_coverage;
 } args;
 
-/* The options of the hardware lane and its outputs; 1 consumed, 0 not ours, -2 bad value (reported). */
-static int parse_lane1_option(int argc, char **argv, int *i, args *a)
+/* ---- options whose values need more than their kind's check (apply callbacks of the table) ---- */
+
+static int opt_min_coverage(void *opts, const char *v)
 {
-    const char *o = argv[*i];
-    int has_val = *i + 1 < argc;
-    if (!strcmp(o, "--list-rt")) a->list_rt = 1;
-    else if (!strcmp(o, "--census")) a->census = 1;
-    else if (!strcmp(o, "--plan")) a->plan = 1;
-    else if (!strcmp(o, "--no-wait")) a->no_wait = 1;
-    else if (!strcmp(o, "--census-json") && has_val) a->census_json = argv[++*i];
-    else if (!strcmp(o, "--dump-rt") && has_val) {
-        if (a->nrt_dumps == MAX_RT_DUMPS) return vgt_cli_error("replay", VGT_EXIT_USAGE, "at most %d --dump-rt", MAX_RT_DUMPS), -2;
-        if (rt_dump_parse(argv[++*i], &a->rt_dumps[a->nrt_dumps]))
-            return vgt_cli_error("replay", VGT_EXIT_USAGE, "--dump-rt '%s' is not N:FILE.png (N < %d)", argv[*i], VGT_RT_MAX), -2;
-        a->nrt_dumps++;
-    } else if (!strcmp(o, "--expect-hash") && has_val) {
-        if (!a->nrt_dumps) return vgt_cli_error("replay", VGT_EXIT_USAGE, "--expect-hash follows a --dump-rt"), -2;
-        char hex[40];
-        snprintf(hex, sizeof hex, "0x%s", argv[++*i]);
-        rt_dump_req *r = &a->rt_dumps[a->nrt_dumps - 1];
-        if (vgt_parse_u64(strncmp(argv[*i], "0x", 2) ? hex : argv[*i], &r->expect))
-            return vgt_cli_error("replay", VGT_EXIT_USAGE, "--expect-hash '%s' is not hexadecimal", argv[*i]), -2;
-        r->has_expect = 1;
-    } else if (!strcmp(o, "--subcontexts") && has_val) {
-        static const char *const names[] = {"captured", "group", "tsg"};   /* enum vgt_backend_subcontexts */
-        const char *v = argv[++*i];
-        a->subcontexts = 3;
-        for (uint32_t k = 0; k < 3; k++)
-            if (!strcmp(v, names[k])) a->subcontexts = k;
-        if (a->subcontexts == 3)
-            return vgt_cli_error("replay", VGT_EXIT_USAGE, "--subcontexts '%s' is not captured, group or tsg", v), -2;
-    } else if (!strcmp(o, "--relocate") && has_val) {
-        if (a->nrelocate == MAX_RELOCATE) return vgt_cli_error("replay", VGT_EXIT_USAGE, "at most %d --relocate", MAX_RELOCATE), -2;
-        if (vgt_parse_u64(argv[++*i], &a->relocate[a->nrelocate]))
-            return vgt_cli_error("replay", VGT_EXIT_USAGE, "--relocate '%s' is not a VA", argv[*i]), -2;
-        a->nrelocate++;
-    } else if ((!strcmp(o, "--reserved-va") || !strcmp(o, "--submit-timeout")) && has_val) {
-        uint64_t *dst = o[2] == 'r' ? &a->reserved_va : &a->submit_timeout_ms;
-        if (vgt_parse_u64(argv[++*i], dst) || (o[2] == 's' && (*dst == 0 || *dst > 3600000)))
-            return vgt_cli_error("replay", VGT_EXIT_USAGE, "%s '%s' is not a valid number", o, argv[*i]), -2;
-    } else return 0;
-    return 1;
+    args *a = opts;
+    if (vgt_coverage_parse(v, &a->min_coverage))
+        return vgt_cli_error("replay", VGT_EXIT_USAGE, "--min-coverage '%s' is not a percentage 0..100 (e.g. 50 "
+                             "or 0.5%%) or a fraction N/D", v);
+    a->has_min_coverage = 1;
+    return 0;
 }
+
+static int opt_dump(void *opts, const char *v)
+{
+    args *a = opts;
+    if (a->ndumps == MAX_DUMPS) return vgt_cli_error("replay", VGT_EXIT_USAGE, "at most %d --dump", MAX_DUMPS);
+    if (parse_dump(v, &a->dumps[a->ndumps]))
+        return vgt_cli_error("replay", VGT_EXIT_USAGE, "--dump '%s' is not VA:LEN:FILE (LEN 1..%llu)", v, MAX_DUMP_BYTES);
+    a->ndumps++;
+    return 0;
+}
+
+static int opt_dump_rt(void *opts, const char *v)
+{
+    args *a = opts;
+    if (a->nrt_dumps == MAX_RT_DUMPS) return vgt_cli_error("replay", VGT_EXIT_USAGE, "at most %d --dump-rt", MAX_RT_DUMPS);
+    if (rt_dump_parse(v, &a->rt_dumps[a->nrt_dumps]))
+        return vgt_cli_error("replay", VGT_EXIT_USAGE, "--dump-rt '%s' is not N:FILE.png (N < %d)", v, VGT_RT_MAX);
+    a->nrt_dumps++;
+    return 0;
+}
+
+static int opt_expect_hash(void *opts, const char *v)
+{
+    args *a = opts;
+    if (!a->nrt_dumps) return vgt_cli_error("replay", VGT_EXIT_USAGE, "--expect-hash follows a --dump-rt");
+    char hex[40];
+    snprintf(hex, sizeof hex, "0x%s", v);
+    rt_dump_req *r = &a->rt_dumps[a->nrt_dumps - 1];
+    if (vgt_parse_u64(strncmp(v, "0x", 2) ? hex : v, &r->expect))
+        return vgt_cli_error("replay", VGT_EXIT_USAGE, "--expect-hash '%s' is not hexadecimal", v);
+    r->has_expect = 1;
+    return 0;
+}
+
+static int opt_relocate(void *opts, const char *v)
+{
+    args *a = opts;
+    if (a->nrelocate == MAX_RELOCATE) return vgt_cli_error("replay", VGT_EXIT_USAGE, "at most %d --relocate", MAX_RELOCATE);
+    if (vgt_parse_u64(v, &a->relocate[a->nrelocate]))
+        return vgt_cli_error("replay", VGT_EXIT_USAGE, "--relocate '%s' is not a VA", v);
+    a->nrelocate++;
+    return 0;
+}
+
+static const char *const prefix_modes[] = {"run", "state", NULL};
+static const char *const subcontext_modes[] = {"captured", "group", "tsg", NULL};   /* enum vgt_backend_subcontexts */
+
+#define A(field) .off = offsetof(args, field)
+static const vgt_cli_opt replay_options[] = {
+    {"backend", 0, VGT_ARG_STRING, "NAME", "sim (software front end), gpu (H200 through RM/UVM), cuda", A(backend)},
+    {"lane", 0, VGT_ARG_STRING, "NAME", "verbatim (captured push buffers at captured VAs), synth, cuda, auto (default)",
+     A(lane)},
+    VGT_OPT_SUBMITS(args, submits, "replay and check submissions A..B (0-based); reading stops after B; a window "
+                    "outside the trace is an error (exit 2, after the replay)"),
+    {"prefix", 0, VGT_ARG_ENUM, "MODE", "what happens to submissions before A: run (default: executed unchecked, so A "
+     "starts from the state they leave) or state (bindings and macros only, no work)", A(prefix_state),
+     .choices = prefix_modes},
+    {"check", 0, VGT_ARG_NONE, NULL, "after each submission compare replayed memory with the trace's observed contents "
+     "(SEMAPHORE records, MEMORY observed, and MEMORY changed for bytes the submission wrote), wherever the backend can "
+     "produce them; report per submission, and the coverage: how many of the observed bytes were compared. Observed "
+     "bytes: the bytes of the SEMAPHORE and MEMORY observed records that follow a replayed submission (what the capture "
+     "read back of the GPU's results); a byte is compared when the backend produced it and it is neither volatile "
+     "(timestamps, report counters) nor written only by the captured driver. MEMORY changed bytes compared are counted "
+     "apart (they are snapshots the CPU writes too)", A(check)},
+    {"min-coverage", 0, VGT_ARG_STRING, "PCT", "with --check: fail (exit 1) when less than PCT percent of the observed "
+     "bytes were compared (0..100, e.g. 50 or 0.5%; N/D: an exact fraction, e.g. 12/2179072)",
+     .apply = opt_min_coverage},
+    {"dump", 0, VGT_ARG_STRING, "VA:LEN:FILE", "write LEN bytes of replayed memory at VA to FILE at the end",
+     .apply = opt_dump, .flags = VGT_OPT_REPEAT},
+    {"dump-rt", 0, VGT_ARG_STRING, "N:FILE.png", "write render target N (decoded SET_COLOR_TARGET_* state, --list-rt) "
+     "as PNG, de-swizzled when block-linear; prints covered pixels and the FNV-1a 64 pixel hash", .apply = opt_dump_rt,
+     .flags = VGT_OPT_REPEAT},
+    {"expect-hash", 0, VGT_ARG_STRING, "HEX", "the hash the preceding --dump-rt must have (rows either way up): else "
+     "exit 1", .apply = opt_expect_hash, .flags = VGT_OPT_REPEAT},
+    {"list-rt", 0, VGT_ARG_NONE, NULL, "list the render targets the replay bound", A(list_rt)},
+    {"census", 0, VGT_ARG_NONE, NULL, "store census: read back, around each submission, the pages the trace observes "
+     "and the render targets; print which changed (pages, bytes, px0: a target's first pixel)", A(census)},
+    {"census-json", 0, VGT_ARG_PATH, "FILE", "the census rows as JSON lines (the stores table of `vgt db`)",
+     A(census_json)},
+    {"submit-timeout", 0, VGT_ARG_U64, "MS", "hardware: wait at most MS for each submission (default 5000)",
+     A(submit_timeout_ms), .min = 1, .max = 3600000},
+    {"no-wait", 0, VGT_ARG_NONE, NULL, "hardware: do not wait after each submission (speed runs; checks then race)",
+     A(no_wait)},
+    {"reserved-va", 0, VGT_ARG_U64, "VA", "hardware: where the backend's own buffers go (default planned off the "
+     "trace's VAs)", A(reserved_va), .what = "VA"},
+    {"subcontexts", 0, VGT_ARG_ENUM, "M", "hardware: channels of one captured channel group go in one TSG, each "
+     "captured context share its own subcontext (captured, default); or all on one subcontext (group); or each channel "
+     "in a TSG of its own (tsg). For diagnosis", A(subcontexts), .choices = subcontext_modes},
+    {"relocate", 0, VGT_ARG_STRING, "VA", "move the mapping that contains captured VA VA to a new VA: every address "
+     "operand and GPFIFO entry pointing into it is rewritten and reported; for diagnosis, and for hardware that "
+     "refuses a VA. Mappings that are not 4 KiB aligned or overlap one of another captured VA space move without "
+     "being asked", .apply = opt_relocate, .flags = VGT_OPT_REPEAT},
+    {"plan", 0, VGT_ARG_NONE, NULL, "print the lane-1 address plan (relocations) before replaying", A(plan)},
+    {"force", 0, VGT_ARG_NONE, NULL, "hardware: run what is refused otherwise, because it raises engine exceptions "
+     "that can leave the GPU unable to finish other programs' draws: a trace marked synthetic (placeholder shader "
+     "code), and submissions whose macro calls the MME simulator predicts to raise ILLEGAL_OPCODE", A(force)},
+    {"json", 0, VGT_ARG_NONE, NULL, "one JSON object at the end instead of text", A(json)},
+    {"quiet", 0, VGT_ARG_NONE, NULL, "text: only mismatches, problems and the summary", A(quiet)},
+    {"verbose", 0, VGT_ARG_NONE, NULL, "text: every message (otherwise at most 200 of each kind)", A(verbose)},
+    {0}};
+#undef A
+
+const vgt_cli_spec cmd_replay_spec = {
+    .verb = "replay", .args = "TRACE", .min_args = 1, .max_args = 1, .opts = replay_options,
+    .about = "Replay a trace (TRACE, or - for a stream on stdin) on a backend: objects, channels, mappings and memory "
+             "are rebuilt, then each submission runs on a lane. Without --backend the GPU is used when one is usable, "
+             "sim otherwise (the choice is said on stderr).",
+    .notes = "exit: 0 ok, 1 a check failed / a fault / a channel never finished / coverage below --min-coverage, 2 "
+             "usage or I/O error (also a --submits window outside the trace)",
+};
 
 static int parse_args(int argc, char **argv, args *a)
 {
     memset(a, 0, sizeof *a);
-    a->submits = (vgt_range){0, UINT64_MAX};
-    for (int i = 1; i < argc; i++) {
-        const char *o = argv[i];
-        int has_val = i + 1 < argc;
-        int l1 = parse_lane1_option(argc, argv, &i, a);
-        if (l1 == -2) return VGT_EXIT_USAGE;
-        if (l1 == 1) continue;
-        if (!strcmp(o, "--check")) a->check = 1;
-        else if (!strcmp(o, "--min-coverage") && has_val) {
-            if (vgt_coverage_parse(argv[++i], &a->min_coverage))
-                return vgt_cli_error("replay", VGT_EXIT_USAGE, "--min-coverage '%s' is not a percentage 0..100 (e.g. 50 "
-                                     "or 0.5%%) or a fraction N/D", argv[i]);
-            a->has_min_coverage = 1;
-        }
-        else if (!strcmp(o, "--json")) a->json = 1;
-        else if (!strcmp(o, "--quiet")) a->quiet = 1;
-        else if (!strcmp(o, "--verbose")) a->verbose = 1;
-        else if (!strcmp(o, "--force")) a->force = 1;
-        else if (!strcmp(o, "--backend") && has_val) a->backend = argv[++i];
-        else if (!strcmp(o, "--lane") && has_val) a->lane = argv[++i];
-        else if (!strcmp(o, "--prefix") && has_val) {
-            const char *v = argv[++i];
-            if (strcmp(v, "run") && strcmp(v, "state"))
-                return vgt_cli_error("replay", VGT_EXIT_USAGE, "--prefix '%s' is not run or state", v);
-            a->prefix_state = !strcmp(v, "state");
-        }
-        else if (!strcmp(o, "--submits") && has_val) {
-            if (vgt_parse_range(argv[++i], &a->submits))
-                return vgt_cli_error("replay", VGT_EXIT_USAGE, "--submits '%s' is not a range A..B", argv[i]);
-        } else if (!strcmp(o, "--dump") && has_val) {
-            if (a->ndumps == MAX_DUMPS) return vgt_cli_error("replay", VGT_EXIT_USAGE, "at most %d --dump", MAX_DUMPS);
-            if (parse_dump(argv[++i], &a->dumps[a->ndumps++]))
-                return vgt_cli_error("replay", VGT_EXIT_USAGE, "--dump '%s' is not VA:LEN:FILE (LEN 1..%llu)", argv[i],
-                                     MAX_DUMP_BYTES);
-        } else if (o[0] == '-' && o[1]) {
-            return vgt_cli_error("replay", VGT_EXIT_USAGE, "unknown option '%s' (or missing value); see --help", o);
-        } else if (!a->trace) {
-            a->trace = o;
-        } else {
-            return vgt_cli_error("replay", VGT_EXIT_USAGE, "more than one trace given ('%s')", o);
-        }
-    }
-    if (!a->trace) return vgt_cli_error("replay", VGT_EXIT_USAGE, "no trace given; see --help");
+    a->submits = VGT_RANGE_ALL;
+    vgt_cli_args pos;
+    int rc = vgt_cli_parse(&cmd_replay_spec, argc, argv, a, &pos);
+    if (rc >= 0) return rc;
+    a->trace = pos.pos[0];
     if (a->has_min_coverage && !a->check)
         return vgt_cli_error("replay", VGT_EXIT_USAGE, "--min-coverage needs --check (coverage is what the checks compared)");
     return -1;
@@ -652,10 +633,6 @@ static void watch_observed(vgt_replay *rp, vgt_reloc_plan *p)
 
 int cmd_replay(int argc, char **argv)
 {
-    if (vgt_wants_help(argc, argv)) {
-        fputs(usage_text, stdout);
-        return VGT_EXIT_OK;
-    }
     args a;
     int rc = parse_args(argc, argv, &a);
     if (rc >= 0) return rc;
@@ -695,6 +672,9 @@ int cmd_replay(int argc, char **argv)
         else print_summary_text(stdout, vgt_replay_summary_get(rp), a.check, min, c.hidden, err.msg);
     } else {
         rc = finish(rp, &a, &c);
+        int w = vgt_cli_window_check("replay", "--submits", &a.submits, vgt_replay_summary_get(rp)->submissions,
+                                     "submissions");
+        if (w) rc = w;   /* the window named submissions the trace lacks: said after the summary */
     }
     vgt_replay_close(rp);
     vgt_reader_close(r);

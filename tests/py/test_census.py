@@ -189,7 +189,7 @@ def test_census_hand_built_trace(vgt, tmp_path):
 def test_census_filters_and_text(vgt, tmp_path):
     path = tmp_path / "hand.vgt"
     build_trace(path)
-    one = census_json(vgt, path, "--submit", "1")
+    one = census_json(vgt, path, "--submits", "1")
     assert [s["index"] for s in one["submissions"]] == [1]
     assert one["total"]["launches"] == 5 and one["total"]["uploads"] == 0
     none = census_json(vgt, path, "--channel", "0x999")

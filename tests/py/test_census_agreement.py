@@ -131,8 +131,8 @@ def test_replay_counts_agree_with_census(vgt_bin, trace):
 
 # Filters: each tool still runs its trackers over the submissions before a window (QMDs uploaded and
 # macros loaded there) and over the other channels, and counts only the selected submissions' events.
-FILTERS = [("many_launches.vgt", ("--submit", "170..190")), ("vk_compute.vgt", ("--submit", "18")),
-           ("vk_triangle.vgt", ("--submit", "10..23")), ("vadd.vgt", ("--submit", "100..120")),
+FILTERS = [("many_launches.vgt", ("--submits", "170..190")), ("vk_compute.vgt", ("--submits", "18")),
+           ("vk_triangle.vgt", ("--submits", "10..23")), ("vadd.vgt", ("--submits", "100..120")),
            ("vk_triangle.vgt", ("--channel", "0xbeee0101")), ("vk_triangle.vgt", ("--channel", "0xbeec0100"))]
 
 

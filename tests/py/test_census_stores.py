@@ -131,7 +131,7 @@ def test_hand_values_and_wall(vgt, hand, tmp_path):
 def test_submit_filter(vgt, hand, tmp_path):
     subs = subs_of(vgt, hand)
     f = write_rows(tmp_path / "s.jsonl", [row(subs[0]), row(subs[1], nbytes=8)])
-    doc = json.loads(vgt("census", hand, "--stores", f, "--submit", "1", "--json", check=0).stdout)
+    doc = json.loads(vgt("census", hand, "--stores", f, "--submits", "1", "--json", check=0).stdout)
     assert [s["index"] for s in doc["submissions"]] == [1]
     assert doc["total"]["stores"]["bytes_changed"] == 8
 

@@ -63,7 +63,7 @@ def test_db_hand_built(vgt, tmp_path):
 def test_db_options_and_window(vgt, tmp_path):
     trace = tmp_path / "hand.vgt"
     pbs, _ = build_trace(trace)
-    db = export(vgt, trace, tmp_path / "w.sqlite", "--submit", "1", "--no-fields")
+    db = export(vgt, trace, tmp_path / "w.sqlite", "--submits", "1", "--no-fields")
     assert one(db, "SELECT count(*) FROM submissions") == (1,)
     assert one(db, "SELECT count(*) FROM methods") == (len(pbs[1].methods),)
     assert one(db, "SELECT count(*) FROM methods WHERE fields IS NOT NULL") == (0,)

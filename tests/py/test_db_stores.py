@@ -92,11 +92,11 @@ def test_worked_query_render_target_wall(vgt, hand, tmp_path):
 def test_submit_filter(vgt, hand, tmp_path):
     subs = subs_of(vgt, hand)
     f = write_rows(tmp_path / "s.jsonl", [row(subs[0]), row(subs[1], nbytes=8)])
-    db, _ = export(vgt, hand, tmp_path / "s.sqlite", "--stores", f, "--submit", "1")
+    db, _ = export(vgt, hand, tmp_path / "s.sqlite", "--stores", f, "--submits", "1")
     assert db.execute("SELECT submission, bytes_changed FROM stores").fetchall() == [(1, 8)]
     # rows past a finite window are not checked against the trace (the walk stops there)
     f = write_rows(tmp_path / "t.jsonl", [row(subs[0]), dict(row(subs[1]), submission=9)])
-    db, _ = export(vgt, hand, tmp_path / "t.sqlite", "--stores", f, "--submit", "0")
+    db, _ = export(vgt, hand, tmp_path / "t.sqlite", "--stores", f, "--submits", "0")
     assert db.execute("SELECT submission FROM stores").fetchall() == [(0,)]
 
 

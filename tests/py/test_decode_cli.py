@@ -92,7 +92,7 @@ def test_help(vgt):
     assert "--jsonl" in r.stdout and "--method" in r.stdout
 
 
-@pytest.mark.parametrize("args", [[], ["--submit"], ["--submit", "5..2", "x.vgt"], ["--bogus", "x.vgt"],
+@pytest.mark.parametrize("args", [[], ["--submits"], ["--submits", "5..2", "x.vgt"], ["--bogus", "x.vgt"],
                                   ["a.vgt", "b.vgt"], ["--channel", "zz", "x.vgt"]])
 def test_usage_errors(vgt, args):
     r = vgt("decode", *args, check=2)
@@ -147,7 +147,7 @@ def test_jsonl(vgt, hand_trace):
 
 
 def test_filters(vgt, hand_trace):
-    objs = jsonl(vgt("decode", "--jsonl", "--submit", "1", hand_trace, check=0).stdout)
+    objs = jsonl(vgt("decode", "--jsonl", "--submits", "1", hand_trace, check=0).stdout)
     subs = [o for o in objs if o.get("type") == "submit"]
     assert [s["index"] for s in subs] == [1]
     assert not any(o.get("type") == "channel" for o in objs)   # record lines only without filters
@@ -165,8 +165,10 @@ def test_filters(vgt, hand_trace):
     out = vgt("decode", "--no-fields", "--method", "SEND_PCAS_A", hand_trace, check=0).stdout
     assert out.split() == ["3:0:1", "s1", "HOPPER_COMPUTE_A", "0x00123456", "SEND_PCAS_A"]
 
-    r = vgt("decode", "--submit", "7..9", hand_trace, check=0)
+    # a window past the trace's 3 submissions is a usage error naming the window and the trace's extent
+    r = vgt("decode", "--submits", "7..9", hand_trace, check=2)
     assert "submit" not in r.stdout
+    assert "--submits 7..9 is outside the trace: it has 3 submissions (0..2)" in r.stderr, r.stderr
 
 
 def test_problems_exit_1(vgt, bad_trace):

@@ -73,9 +73,9 @@ def test_submit_filter_keeps_macro_events(vgt, trace):
     objs = [json.loads(l) for l in vgt("decode", trace, "--expand-macros", "--jsonl", check=0).stdout.splitlines()]
     ev = next(o for o in objs if o.get("event") == "LAUNCH")
     sub = next(o for o in objs if o.get("type") == "submit" and o["seq"] == ev["seq"])["index"]
-    only = [json.loads(l) for l in vgt("decode", trace, "--expand-macros", "--jsonl", "--submit", sub,
+    only = [json.loads(l) for l in vgt("decode", trace, "--expand-macros", "--jsonl", "--submits", sub,
                                       check=0).stdout.splitlines()]
     assert [o for o in only if o.get("event") == "LAUNCH"] == [ev]
     other = sub - 1 if sub else sub + 1
-    rest = vgt("decode", trace, "--expand-macros", "--jsonl", "--submit", other, check=0).stdout
+    rest = vgt("decode", trace, "--expand-macros", "--jsonl", "--submits", other, check=0).stdout
     assert '"event":"LAUNCH"' not in rest

@@ -156,13 +156,13 @@ def test_window_and_macro_filters(vgt, hand):
     path, _ = hand
     # which macros does submission 1 release: 0x22 (draw), 0x23 (clear), 0x24 (the bad one, which emits
     # CLEAR_SURFACE before its illegal instruction)
-    doc = mme_json(vgt, path, "--submit", "1")
+    doc = mme_json(vgt, path, "--submits", "1")
     rows = [(r["submission"], r["macro"], r["kind"], r["calls"]) for r in doc["per_submission"]]
     assert rows == [(1, 0x22, "draw", 1), (1, 0x23, "clear", 1), (1, 0x24, "clear", 1)]
     per_macro = [(m["macro"], m["kind"], m["calls"], m["submissions"]) for m in doc["per_macro"]]
     assert per_macro == [(0x22, "draw", 1, 1), (0x23, "clear", 1, 1), (0x24, "clear", 1, 1)]
     # submission 2 runs 0x22 again, now with the clear body; no error in that window: exit 0
-    doc = mme_json(vgt, path, "--submit", "2", "--macro", "0x22", check=0)
+    doc = mme_json(vgt, path, "--submits", "2", "--macro", "0x22", check=0)
     assert [(r["macro"], r["kind"]) for r in doc["per_submission"]] == [(0x22, "clear")]
     assert {m["macro"] for m in doc["macros"]} == {0x22}
     # over the whole trace 0x22 ran twice, once per version

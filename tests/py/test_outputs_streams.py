@@ -210,7 +210,7 @@ READERS = {
     "info": ["info", "IN"],
     "dump": ["dump", "IN", "--jsonl"],
     "verify": ["verify", "IN"],
-    "decode": ["decode", "IN", "--submit", "3..6"],
+    "decode": ["decode", "IN", "--submits", "3..6"],
     "census": ["census", "IN", "--json"],
     "mme": ["mme", "IN", "--calls"],
     "replay": ["replay", "IN", "--backend", "sim", "--check"],

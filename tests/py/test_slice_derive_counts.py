@@ -16,7 +16,7 @@ NOTE = re.compile(r"(\d+) semaphore releases, (\d+) reductions, (\d+) uploads, (
 def writes_before(vgt_bin, trace, first):
     """GPU writes the stream makes before submission `first`: semaphore releases and reports, uploads, and
     copy-engine launches that transfer data (DATA_TRANSFER_TYPE 1:0 not NONE, from the method itself)."""
-    out = run_vgt(vgt_bin, "decode", trace, "--jsonl", "--no-fields", "--submit", f"0..{first - 1}", check=0).stdout
+    out = run_vgt(vgt_bin, "decode", trace, "--jsonl", "--no-fields", "--submits", f"0..{first - 1}", check=0).stdout
     n = transfers = launches = 0
     for line in out.splitlines():
         d = json.loads(line)

@@ -4,7 +4,7 @@ analyzes on its own:
 - `vgt replay SLICE --backend sim --check`: every macro call of the window runs (as many as the whole trace
   runs there), none fails, no check fails;
 - `vgt mme SLICE` resolves each call of the window to the same macro (index, content hash, name), with the
-  same emission count and outcome, as `vgt mme WHOLE --submit A..B`;
+  same emission count and outcome, as `vgt mme WHOLE --submits A..B`;
 - `vgt decode --expand-macros` expands the window's calls as the whole trace does;
 - the control: the same slice without its CHANNEL_METHODS records cannot resolve its macros;
 - the record: one per channel right after its CHANNEL_STATE, only writes to bound subchannels, never host
@@ -99,7 +99,7 @@ def test_decode_expands_the_window_like_the_whole_trace(vgt, tmp_path, name, a, 
                 keep.append((e["macro"], e["hash"], e["kind"], tuple(e["params"]), e["status"],
                              json.dumps(e["emits"], sort_keys=True)))
         return keep
-    whole = expansions(CORPUS / name, "--submit", f"{a}..{b}")
+    whole = expansions(CORPUS / name, "--submits", f"{a}..{b}")
     assert whole and expansions(out) == whole
 
 

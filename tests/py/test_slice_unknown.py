@@ -13,7 +13,7 @@ TIMESTAMP = 2   # events.h VGT_SEM_FLAG_TIMESTAMP
 
 
 def timestamps_before(vgt_bin, trace, first):
-    out = run_vgt(vgt_bin, "decode", trace, "--jsonl", "--no-fields", "--submit", f"0..{first - 1}", check=0).stdout
+    out = run_vgt(vgt_bin, "decode", trace, "--jsonl", "--no-fields", "--submits", f"0..{first - 1}", check=0).stdout
     spans = set()
     for line in out.splitlines():
         d = json.loads(line)

@@ -8,20 +8,6 @@
 #include "verb_open.h"
 #include "vgt/cli.h"
 
-static const char usage_text[] =
-    "usage: vgt dump TRACE [--jsonl] [--seq A..B] [--type T[,T...]] [--follow]\n"
-    "\n"
-    "Print one line per record: sequence number, timestamp (ns), type, and the decoded payload fields.\n"
-    "Blobs show as <length>B:<hex of the first 16 bytes> in text and in full hex with --jsonl.\n"
-    "TRACE may be '-' to read a stream from standard input.\n"
-    "\n"
-    "  --jsonl        one JSON object per line: seq, ts, type, type_id, flags, length, chunk_offset, fields\n"
-    "  --seq A..B     only records A to B (inclusive; 'A..' to the end, '..B' from the start, 'N' one record)\n"
-    "  --type T,...   only records of these types (names such as GPFIFO_SUBMIT, any case, or numbers)\n"
-    "  --follow       TRACE is still being written: print each chunk's records as soon as the writer flushes\n"
-    "                 it, until the trailer (the writer closed) or an interrupt\n"
-    "\n"
-    "exit: 0 ok, 1 the trace has a problem (printed after the records before it), 2 usage or I/O error\n";
 
 #define MAX_TYPES 64
 #define FOLLOW_POLL_NS 50000000L   /* 50 ms between looks at a followed file */
@@ -34,8 +20,9 @@ struct dump_opts {
     int types[MAX_TYPES];
 };
 
-static int parse_types(const char *s, struct dump_opts *o)
+static int parse_types(void *opts, const char *s)
 {
+    struct dump_opts *o = opts;
     char buf[1024];
     snprintf(buf, sizeof buf, "%s", s);
     for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
@@ -47,28 +34,36 @@ static int parse_types(const char *s, struct dump_opts *o)
     return 0;
 }
 
-static int parse_args(int argc, char **argv, struct dump_opts *o)
+static const vgt_cli_opt dump_options[] = {
+    {"jsonl", 0, VGT_ARG_NONE, NULL, "one JSON object per line: seq, ts, type, type_id, flags, length, chunk_offset, fields",
+     .off = offsetof(struct dump_opts, jsonl)},
+    {"seq", 0, VGT_ARG_RANGE, "A..B", "only records A to B (inclusive; 'A..' to the end, '..B' from the start, 'N' one "
+     "record); a window outside the trace is an error (exit 2)", .off = offsetof(struct dump_opts, seq)},
+    {"type", 0, VGT_ARG_STRING, "T,...", "only records of these types (names such as GPFIFO_SUBMIT, any case, or numbers)",
+     .apply = parse_types, .flags = VGT_OPT_REPEAT},
+    {"follow", 0, VGT_ARG_NONE, NULL, "TRACE is still being written: print each chunk's records as soon as the writer "
+     "flushes it, until the trailer (the writer closed) or an interrupt", .off = offsetof(struct dump_opts, follow)},
+    {0}};
+
+const vgt_cli_spec cmd_dump_spec = {
+    .verb = "dump", .args = "TRACE", .min_args = 1, .max_args = 1, .opts = dump_options,
+    .about = "Print one line per record: sequence number, timestamp (ns), type, and the decoded payload fields. "
+             "Blobs show as <length>B:<hex of the first 16 bytes> in text and in full hex with --jsonl. "
+             "TRACE may be '-' to read a stream from standard input.",
+    .notes = "exit: 0 ok, 1 the trace has a problem (printed after the records before it), 2 usage or I/O error "
+             "(also a --seq window outside the trace)",
+};
+
+/* The records of a trace file, from its chunk headers (read at open). */
+static uint64_t record_total(vgt_reader *r)
 {
-    o->seq = (vgt_range){0, UINT64_MAX};
-    for (int i = 1; i < argc; i++) {
-        const char *v;
-        if (!strcmp(argv[i], "--jsonl")) o->jsonl = 1;
-        else if (!strcmp(argv[i], "--follow")) o->follow = 1;
-        else if ((v = vgt_verb_opt(argc, argv, &i, "--seq"))) {
-            if (vgt_parse_range(v, &o->seq)) return vgt_cli_error("dump", VGT_EXIT_USAGE, "bad range '%s' (A..B)", v);
-        } else if ((v = vgt_verb_opt(argc, argv, &i, "--type"))) {
-            int rc = parse_types(v, o);
-            if (rc) return rc;
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            return vgt_cli_error("dump", VGT_EXIT_USAGE, "unknown option '%s' (see vgt dump --help)", argv[i]);
-        } else if (!o->path) {
-            o->path = argv[i];
-        } else {
-            return vgt_cli_error("dump", VGT_EXIT_USAGE, "one trace only ('%s' is extra)", argv[i]);
-        }
-    }
-    if (!o->path) return vgt_cli_error("dump", VGT_EXIT_USAGE, "no trace given (see vgt dump --help)");
-    return 0;
+    const vgt_chunk_info *chunks;
+    uint32_t n;
+    vgt_error e;
+    uint64_t total = 0;
+    if (vgt_reader_chunks(r, &chunks, &n, &e) != VGT_OK) return 0;
+    for (uint32_t i = 0; i < n; i++) total += chunks[i].record_count;
+    return total;
 }
 
 static int wanted(const struct dump_opts *o, const vgt_record *r)
@@ -90,25 +85,25 @@ static void flush_at_chunk_end(const vgt_reader *r, const vgt_record *rec)
 
 int cmd_dump(int argc, char **argv)
 {
-    if (vgt_wants_help(argc, argv)) {
-        fputs(usage_text, stdout);
-        return VGT_EXIT_OK;
-    }
-    struct dump_opts o = {0};
-    int rc = parse_args(argc, argv, &o);
-    if (rc) return rc;
+    struct dump_opts o = {.seq = VGT_RANGE_ALL};
+    vgt_cli_args a;
+    int rc = vgt_cli_parse(&cmd_dump_spec, argc, argv, &o, &a);
+    if (rc >= 0) return rc;
+    o.path = a.pos[0];
     vgt_reader *r;
     if ((rc = vgt_verb_open("dump", o.path, o.follow, &r))) return rc;
     vgt_error e;
     /* A file can start at A through the index (or a scan); a stream reads up to it. */
     if (o.seq.first > 0 && !o.follow && vgt_reader_info(r)->file_size && vgt_reader_seek_seq(r, o.seq.first, &e) != VGT_OK) {
+        uint64_t total = e.code == VGT_E_NOT_FOUND ? record_total(r) : 0;
         vgt_reader_close(r);
-        if (e.code == VGT_E_NOT_FOUND) return VGT_EXIT_OK;   /* nothing in range */
+        if (e.code == VGT_E_NOT_FOUND) return vgt_cli_window_check("dump", "--seq", &o.seq, total, "records");
         return vgt_cli_report("dump", &e);
     }
     vgt_record rec;
     vgt_status st;
-    uint64_t malformed = 0, first_bad = 0;
+    uint64_t malformed = 0, first_bad = 0, records = 0;   /* records: 1 + the last seq read */
+    int past_window = 0;
     const int live = o.follow || !vgt_reader_info(r)->file_size;   /* a stream or a followed file */
     for (;;) {
         st = vgt_reader_next(r, &rec, &e);
@@ -118,7 +113,11 @@ int cmd_dump(int argc, char **argv)
             continue;
         }
         if (st != VGT_OK) break;
-        if (rec.seq > o.seq.last) break;
+        records = rec.seq + 1;
+        if (rec.seq > o.seq.last) {
+            past_window = 1;
+            break;
+        }
         if (rec.seq < o.seq.first || !wanted(&o, &rec)) continue;
         int bad = o.jsonl ? vgt_dump_record_json(stdout, &rec) : vgt_dump_record_text(stdout, &rec);
         if (bad && !malformed++) first_bad = rec.seq;
@@ -128,6 +127,7 @@ int cmd_dump(int argc, char **argv)
     vgt_reader_close(r);
     if (vgt_cli_flush(stdout)) return vgt_cli_check_output("dump", stdout, "standard output", VGT_EXIT_USAGE);
     if (st != VGT_OK && st != VGT_E_EOF) return vgt_cli_report("dump", &e);
+    if (!past_window && (rc = vgt_cli_window_check("dump", "--seq", &o.seq, records, "records"))) return rc;
     if (malformed)
         return vgt_cli_error("dump", VGT_EXIT_PROBLEM, "%llu records did not decode (the first is seq %llu)",
                              (unsigned long long)malformed, (unsigned long long)first_bad);

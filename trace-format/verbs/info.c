@@ -9,18 +9,24 @@
 #include "verb_open.h"
 #include "vgt/cli.h"
 
-static const char usage_text[] =
-    "usage: vgt info TRACE [--json] [--quick]\n"
-    "\n"
-    "Summarize a trace: format version, identity (producer, host, GPU, driver, command line...), record\n"
-    "counts by type, channels (class, ring, token, submissions), submissions, chunks, bytes of records and\n"
-    "of compressed chunks with their ratio, and the time span. TRACE may be '-' (a stream on stdin).\n"
-    "\n"
-    "  --json   one JSON object instead of text\n"
-    "  --quick  from the index and the chunk headers only (no decompression): records, submissions, chunks,\n"
-    "           bytes, time span; no counts by type, no channels, payloads not checked\n"
-    "\n"
-    "exit: 0 ok, 1 the trace has a problem (the summary covers the records before it), 2 usage or I/O error\n";
+typedef struct info_opts {
+    int json, quick;
+} info_opts;
+
+static const vgt_cli_opt info_options[] = {
+    {"json", 0, VGT_ARG_NONE, NULL, "one JSON object instead of text", .off = offsetof(info_opts, json)},
+    {"quick", 0, VGT_ARG_NONE, NULL, "from the index and the chunk headers only (no decompression): records, "
+     "submissions, chunks, bytes, time span; no counts by type, no channels, payloads not checked",
+     .off = offsetof(info_opts, quick)},
+    {0}};
+
+const vgt_cli_spec cmd_info_spec = {
+    .verb = "info", .args = "TRACE", .min_args = 1, .max_args = 1, .opts = info_options,
+    .about = "Summarize a trace: format version, identity (producer, host, GPU, driver, command line...), record "
+             "counts by type, channels (class, ring, token, submissions), submissions, chunks, bytes of records "
+             "and of compressed chunks with their ratio, and the time span. TRACE may be '-' (a stream on stdin).",
+    .notes = "exit: 0 ok, 1 the trace has a problem (the summary covers the records before it), 2 usage or I/O error",
+};
 
 #define MAX_CHANNELS 4096u
 #define RM_CTRL_GET_WORK_SUBMIT_TOKEN 0xc36f0108u   /* NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN (open-gpu-kernel-modules ctrlc36f.h) */
@@ -225,22 +231,14 @@ static vgt_status quick_stats(vgt_reader *r, struct stats *s, vgt_error *e)
 
 int cmd_info(int argc, char **argv)
 {
-    if (vgt_wants_help(argc, argv)) {
-        fputs(usage_text, stdout);
-        return VGT_EXIT_OK;
-    }
-    const char *path = NULL;
-    int json = 0, quick = 0;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--json")) json = 1;
-        else if (!strcmp(argv[i], "--quick")) quick = 1;
-        else if (argv[i][0] == '-' && argv[i][1]) return vgt_cli_error("info", VGT_EXIT_USAGE, "unknown option '%s'", argv[i]);
-        else if (!path) path = argv[i];
-        else return vgt_cli_error("info", VGT_EXIT_USAGE, "one trace only ('%s' is extra)", argv[i]);
-    }
-    if (!path) return vgt_cli_error("info", VGT_EXIT_USAGE, "no trace given (see vgt info --help)");
+    info_opts o = {0};
+    vgt_cli_args a;
+    int rc = vgt_cli_parse(&cmd_info_spec, argc, argv, &o, &a);
+    if (rc >= 0) return rc;
+    const char *path = a.pos[0];
+    int json = o.json, quick = o.quick;
     vgt_reader *r;
-    int rc = vgt_verb_open("info", path, 0, &r);
+    rc = vgt_verb_open("info", path, 0, &r);
     if (rc) return rc;
     struct stats *s = calloc(1, sizeof *s);
     uint64_t *by_type = calloc(65536, sizeof *by_type);

@@ -10,37 +10,28 @@
 #include "verb_open.h"
 #include "vgt/cli.h"
 
-static const char usage_text[] =
-    "usage: vgt repack IN OUT [--level N] [--chunk-size BYTES] [--threads N] [--stored]\n"
-    "\n"
-    "Rewrite a trace: the same identity and records (types, flags, timestamps, sequence numbers) in new\n"
-    "chunks, with a new index and footer. IN may be '-' (a stream on stdin), OUT '-' (standard output;\n"
-    "the summary then goes to stderr). OUT is replaced only once complete; a device or FIFO is written to.\n"
-    "\n"
-    "  --level N          zstd level (default 3; negative levels are faster)\n"
-    "  --chunk-size BYTES bytes of records per chunk (default 2 MiB; 4 KiB to 64 MiB; suffixes K and M)\n"
-    "  --threads N        zstd worker threads (default 0: compress in the calling thread)\n"
-    "  --stored           no compression\n"
-    "\n"
-    "exit: 0 ok, 1 IN has a problem (OUT is left as it was), 2 usage or I/O error\n";
+typedef struct repack_opts {
+    int level, threads, stored;
+    uint64_t chunk_size;
+} repack_opts;
 
-/* A chunk size in [4 KiB, 64 MiB] (the writer's range), with the suffixes of vgt_parse_size. */
-static int parse_chunk_size(const char *s, uint32_t *out)
-{
-    uint64_t v;
-    if (vgt_parse_size(s, &v) || v > VGT_MAX_CHUNK_RECORDS_BYTES || v < 4096) return -1;
-    *out = (uint32_t)v;
-    return 0;
-}
+static const vgt_cli_opt repack_options[] = {
+    {"level", 0, VGT_ARG_INT, "N", "zstd level (default 3; negative levels are faster)", .off = offsetof(repack_opts, level),
+     .min = -131072, .max = 22},
+    {"chunk-size", 0, VGT_ARG_SIZE, "BYTES", "bytes of records per chunk (default 2 MiB; 4 KiB to 64 MiB; suffixes K and M)",
+     .off = offsetof(repack_opts, chunk_size), .min = 4096, .max = VGT_MAX_CHUNK_RECORDS_BYTES, .what = "chunk size"},
+    {"threads", 0, VGT_ARG_INT, "N", "zstd worker threads (default 0: compress in the calling thread)",
+     .off = offsetof(repack_opts, threads), .min = 0, .max = 256, .what = "thread count"},
+    {"stored", 0, VGT_ARG_NONE, NULL, "no compression", .off = offsetof(repack_opts, stored)},
+    {0}};
 
-static int parse_int(const char *s, int lo, int hi, int *out)
-{
-    char *end;
-    long v = strtol(s, &end, 10);
-    if (!*s || *end || v < lo || v > hi) return -1;
-    *out = (int)v;
-    return 0;
-}
+const vgt_cli_spec cmd_repack_spec = {
+    .verb = "repack", .args = "IN OUT", .min_args = 2, .max_args = 2, .opts = repack_options,
+    .about = "Rewrite a trace: the same identity and records (types, flags, timestamps, sequence numbers) in new "
+             "chunks, with a new index and footer. IN may be '-' (a stream on stdin), OUT '-' (standard output; "
+             "the summary then goes to stderr). OUT is replaced only once complete; a device or FIFO is written to.",
+    .notes = "exit: 0 ok, 1 IN has a problem (OUT is left as it was), 2 usage or I/O error",
+};
 
 static uint64_t size_of(const char *path)
 {
@@ -56,29 +47,16 @@ static int is_regular(const char *path)
 
 int cmd_repack(int argc, char **argv)
 {
-    if (vgt_wants_help(argc, argv)) {
-        fputs(usage_text, stdout);
-        return VGT_EXIT_OK;
-    }
-    const char *in = NULL, *out = NULL;
     vgt_writer_options o = vgt_writer_defaults();
-    for (int i = 1; i < argc; i++) {
-        const char *v;
-        if (!strcmp(argv[i], "--stored")) o.codec = VGT_CODEC_STORED;
-        else if ((v = vgt_verb_opt(argc, argv, &i, "--level"))) {
-            if (parse_int(v, -131072, 22, &o.zstd_level)) return vgt_cli_error("repack", VGT_EXIT_USAGE, "bad level '%s'", v);
-        } else if ((v = vgt_verb_opt(argc, argv, &i, "--chunk-size"))) {
-            if (parse_chunk_size(v, &o.chunk_target))
-                return vgt_cli_error("repack", VGT_EXIT_USAGE, "bad chunk size '%s' (4K to 64M)", v);
-        } else if ((v = vgt_verb_opt(argc, argv, &i, "--threads"))) {
-            if (parse_int(v, 0, 256, &o.zstd_threads)) return vgt_cli_error("repack", VGT_EXIT_USAGE, "bad thread count '%s'", v);
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            return vgt_cli_error("repack", VGT_EXIT_USAGE, "unknown option '%s'", argv[i]);
-        } else if (!in) in = argv[i];
-        else if (!out) out = argv[i];
-        else return vgt_cli_error("repack", VGT_EXIT_USAGE, "extra argument '%s'", argv[i]);
-    }
-    if (!in || !out) return vgt_cli_error("repack", VGT_EXIT_USAGE, "need IN and OUT (see vgt repack --help)");
+    repack_opts ro = {.level = o.zstd_level, .threads = o.zstd_threads, .chunk_size = o.chunk_target};
+    vgt_cli_args a;
+    int prc = vgt_cli_parse(&cmd_repack_spec, argc, argv, &ro, &a);
+    if (prc >= 0) return prc;
+    const char *in = a.pos[0], *out = a.pos[1];
+    o.zstd_level = ro.level;
+    o.zstd_threads = ro.threads;
+    o.chunk_target = (uint32_t)ro.chunk_size;
+    if (ro.stored) o.codec = VGT_CODEC_STORED;
     if (vgt_cli_same_file(in, out))
         return vgt_cli_error("repack", VGT_EXIT_USAGE, "OUT '%s' is the input file itself: writing it would destroy IN "
                              "before it is read; repack into another file", out);

@@ -525,67 +525,70 @@ static vgt_status generate(synth *s)
 
 /* ---- command line ---- */
 
-static int usage(FILE *f)
-{
-    fprintf(f,
-            "usage: vgt synth -o OUT [--shape pushbuf|mixed|all-types] [--submits N] [--bytes SIZE]\n"
-            "                 [--channels N] [--memory-pages N] [--seed S] [--level L] [--threads N]\n"
-            "                 [--chunk-size BYTES] [--stored] [--no-trailer] [--crash-safe]\n\n"
-            "Write a well-formed synthetic trace (identity capture_mode=synthetic): RM objects, memory,\n"
-            "channels of class 0xC86F with compute/copy/3D/I2M engines, memory pages, and GPFIFO\n"
-            "submissions of valid method streams. The output depends only on the options. Compute launches\n"
-            "use minimal QMDs and placeholder code (not SASS): replay them on sim, not on a GPU.\n\n"
-            "  --shape S         pushbuf: bulk push buffers and memory pages (benchmarks);\n"
-            "                    mixed (default): semaphores, I2M, copies, compute launches, observed memory;\n"
-            "                    all-types: mixed plus every record type of the format\n"
-            "  --submits N       GPFIFO submissions (default 16)\n"
-            "  --bytes SIZE      instead of --submits: write until the records total SIZE bytes (K, M, G)\n"
-            "  --channels N      channels (default 2, at most %u)\n"
-            "  --memory-pages N  4 KiB data pages (default 64, at least 4)\n"
-            "  --seed S          random seed (default 1)\n"
-            "  --level L         zstd level (default 3); --threads N: zstd workers (default 0)\n"
-            "  --chunk-size B    bytes of records per chunk (default 2 MiB); --stored: no compression\n"
-            "  --no-trailer      leave out the index and footer (as a killed capture would)\n"
-            "  --crash-safe      the writer's crash-safe mode: a chunk closed at every submission\n"
-            "OUT may be '-': the trace is written to standard output as a stream (the summary goes to stderr).\n",
-            MAX_CHANNELS);
-    return f == stdout ? VGT_EXIT_OK : VGT_EXIT_USAGE;
-}
+typedef struct synth_args {
+    const char *out;
+    int shape, stored, no_trailer, crash_safe;
+    uint64_t submits, bytes, channels, memory_pages, seed, level, threads, chunk_size;
+} synth_args;
 
+static const char *const shape_choices[] = {"pushbuf", "mixed", "all-types", NULL};   /* shape_names */
+
+static const vgt_cli_opt synth_options[] = {
+    {"output", 'o', VGT_ARG_PATH, "OUT", "the trace to write; '-': standard output, as a stream (the summary then goes "
+     "to stderr)", .off = offsetof(synth_args, out), .flags = VGT_OPT_REQUIRED},
+    {"shape", 0, VGT_ARG_ENUM, "S", "pushbuf: bulk push buffers and memory pages (benchmarks); mixed (default): "
+     "semaphores, I2M, copies, compute launches, observed memory; all-types: mixed plus every record type of the format",
+     .off = offsetof(synth_args, shape), .choices = shape_choices},
+    {"submits", 0, VGT_ARG_U64, "N", "how many GPFIFO submissions to write (default 16; a count here, where the "
+     "verbs that read a trace take a window A..B)", .off = offsetof(synth_args, submits)},
+    {"bytes", 0, VGT_ARG_SIZE, "SIZE", "instead of --submits: write until the records total SIZE bytes (K, M, G)",
+     .off = offsetof(synth_args, bytes), .min = 1},
+    {"channels", 0, VGT_ARG_U64, "N", "channels (default 2)", .off = offsetof(synth_args, channels), .min = 1,
+     .max = MAX_CHANNELS},
+    {"memory-pages", 0, VGT_ARG_U64, "N", "4 KiB data pages (default 64)", .off = offsetof(synth_args, memory_pages),
+     .min = 4, .max = MAX_MEMORY_PAGES},
+    {"seed", 0, VGT_ARG_U64, "S", "random seed (default 1)", .off = offsetof(synth_args, seed)},
+    {"level", 0, VGT_ARG_U64, "L", "zstd level (default 3)", .off = offsetof(synth_args, level), .max = 22},
+    {"threads", 0, VGT_ARG_U64, "N", "zstd workers (default 0)", .off = offsetof(synth_args, threads), .max = 64},
+    {"chunk-size", 0, VGT_ARG_SIZE, "BYTES", "bytes of records per chunk (default 2 MiB)",
+     .off = offsetof(synth_args, chunk_size), .max = VGT_MAX_CHUNK_RECORDS_BYTES, .what = "chunk size"},
+    {"stored", 0, VGT_ARG_NONE, NULL, "no compression", .off = offsetof(synth_args, stored)},
+    {"no-trailer", 0, VGT_ARG_NONE, NULL, "leave out the index and footer (as a killed capture would)",
+     .off = offsetof(synth_args, no_trailer)},
+    {"crash-safe", 0, VGT_ARG_NONE, NULL, "the writer's crash-safe mode: a chunk closed at every submission",
+     .off = offsetof(synth_args, crash_safe)},
+    {0}};
+
+const vgt_cli_spec cmd_synth_spec = {
+    .verb = "synth", .args = "", .min_args = 0, .max_args = 0, .opts = synth_options,
+    .about = "Write a well-formed synthetic trace (identity capture_mode=synthetic): RM objects, memory, channels of "
+             "class 0xC86F with compute/copy/3D/I2M engines, memory pages, and GPFIFO submissions of valid method "
+             "streams. The output depends only on the options. Compute launches use minimal QMDs and placeholder "
+             "code (not SASS): replay them on sim, not on a GPU.",
+};
+
+/* -1 to go on with s->o set, else the exit code. */
 static int parse_args(int argc, char **argv, synth_opts *o)
 {
-    uint64_t v;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-        int takes = strcmp(a, "--stored") && strcmp(a, "--no-trailer") && strcmp(a, "--crash-safe");
-        if (takes && !val) return vgt_cli_error("synth", VGT_EXIT_USAGE, "%s needs a value", a);
-        if (!strcmp(a, "-o") || !strcmp(a, "--output")) o->out = val;
-        else if (!strcmp(a, "--shape")) {
-            o->shape = -1;
-            for (int k = 0; k < 3; k++)
-                if (!strcmp(val, shape_names[k])) o->shape = k;
-            if (o->shape < 0) return vgt_cli_error("synth", VGT_EXIT_USAGE, "unknown shape '%s'", val);
-        } else if (!strcmp(a, "--bytes")) {
-            if (vgt_parse_size(val, &o->bytes) || !o->bytes)
-                return vgt_cli_error("synth", VGT_EXIT_USAGE, "bad size '%s'", val);
-        } else if (!strcmp(a, "--chunk-size")) {
-            if (vgt_parse_size(val, &v) || v > VGT_MAX_CHUNK_RECORDS_BYTES)
-                return vgt_cli_error("synth", VGT_EXIT_USAGE, "bad chunk size '%s'", val);
-            o->wo.chunk_target = (uint32_t)v;
-        } else if (!strcmp(a, "--stored")) o->wo.codec = VGT_CODEC_STORED;
-        else if (!strcmp(a, "--no-trailer")) o->wo.write_trailer = 0;
-        else if (!strcmp(a, "--crash-safe")) o->wo.crash_safe = 1;
-        else if (vgt_parse_u64(val, &v)) return vgt_cli_error("synth", VGT_EXIT_USAGE, "bad value '%s' for %s", val, a);
-        else if (!strcmp(a, "--submits")) o->submits = v;
-        else if (!strcmp(a, "--channels") && v >= 1 && v <= MAX_CHANNELS) o->channels = (uint32_t)v;
-        else if (!strcmp(a, "--memory-pages") && v >= 4 && v <= MAX_MEMORY_PAGES) o->memory_pages = (uint32_t)v;
-        else if (!strcmp(a, "--seed")) o->seed = v;
-        else if (!strcmp(a, "--level") && v <= 22) o->wo.zstd_level = (int)v;
-        else if (!strcmp(a, "--threads") && v <= 64) o->wo.zstd_threads = (int)v;
-        else return vgt_cli_error("synth", VGT_EXIT_USAGE, "unknown option or value out of range: %s %s", a, val);
-        i += takes;
-    }
-    if (!o->out) return vgt_cli_error("synth", VGT_EXIT_USAGE, "-o OUT is required (see --help)");
+    synth_args a = {.shape = o->shape, .submits = o->submits, .channels = o->channels, .memory_pages = o->memory_pages,
+                    .seed = o->seed, .level = (uint64_t)o->wo.zstd_level, .threads = (uint64_t)o->wo.zstd_threads,
+                    .chunk_size = o->wo.chunk_target};
+    vgt_cli_args pos;
+    int rc = vgt_cli_parse(&cmd_synth_spec, argc, argv, &a, &pos);
+    if (rc >= 0) return rc;
+    o->out = a.out;
+    o->shape = a.shape;
+    o->submits = a.submits;
+    o->bytes = a.bytes;
+    o->channels = (uint32_t)a.channels;
+    o->memory_pages = (uint32_t)a.memory_pages;
+    o->seed = a.seed;
+    o->wo.zstd_level = (int)a.level;
+    o->wo.zstd_threads = (int)a.threads;
+    o->wo.chunk_target = (uint32_t)a.chunk_size;
+    if (a.stored) o->wo.codec = VGT_CODEC_STORED;
+    if (a.no_trailer) o->wo.write_trailer = 0;
+    if (a.crash_safe) o->wo.crash_safe = 1;
     if (o->bytes) o->submits = UINT64_MAX;
     return -1;
 }
@@ -610,7 +613,6 @@ static void identity(const synth_opts *o, vgt_identity *id, uint32_t *n, char *c
 
 int cmd_synth(int argc, char **argv)
 {
-    if (vgt_wants_help(argc, argv)) return usage(stdout);
     synth *s = calloc(1, sizeof *s);
     if (!s) return vgt_cli_error("synth", VGT_EXIT_USAGE, "out of memory");
     s->o = (synth_opts){.submits = 16, .channels = 2, .memory_pages = 64, .seed = 1, .shape = SHAPE_MIXED,

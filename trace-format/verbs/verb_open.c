@@ -17,13 +17,3 @@ int vgt_verb_open(const char *verb, const char *path, int streaming, vgt_reader 
     if (!strcmp(path, "-")) vgt_error_prefix(&e, "standard input");
     return vgt_cli_report(verb, &e);
 }
-
-const char *vgt_verb_opt(int argc, char **argv, int *i, const char *name)
-{
-    size_t n = strlen(name);
-    const char *a = argv[*i];
-    if (strncmp(a, name, n)) return NULL;
-    if (a[n] == '=') return a + n + 1;
-    if (a[n] || *i + 1 >= argc) return NULL;
-    return argv[++*i];
-}

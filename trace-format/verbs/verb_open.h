@@ -9,7 +9,4 @@
  * is not a valid trace); 0 on success. */
 int vgt_verb_open(const char *verb, const char *path, int streaming, vgt_reader **r);
 
-/* Parses "--name VALUE" or "--name=VALUE" at argv[*i]; returns the value (advancing *i) or NULL. */
-const char *vgt_verb_opt(int argc, char **argv, int *i, const char *name);
-
 #endif

@@ -10,21 +10,27 @@
 #include "verb_open.h"
 #include "vgt/cli.h"
 
-static const char usage_text[] =
-    "usage: vgt verify TRACE [--salvage OUT] [--quiet] [--json]\n"
-    "\n"
-    "Check a trace completely: file header and identity, every chunk header, payload and records checksum,\n"
-    "decompression, sequence continuity, the structure of every record payload (and zero padding), and\n"
-    "that the trailer's index agrees with the chunks. Stops at the first problem and names its byte offset.\n"
-    "\n"
-    "  --salvage OUT  write every complete record before the first problem (all of them when there is no\n"
-    "                 problem) to OUT, a new valid trace with an index ('-': standard output, the report\n"
-    "                 then goes to stderr)\n"
-    "  --quiet        print nothing when the trace is valid\n"
-    "  --json         one JSON object on stdout: ok, records, chunks, submissions, has_trailer, valid_end,\n"
-    "                 problem {code, offset, message} or null, salvaged (records) or null\n"
-    "\n"
-    "exit: 0 valid, 1 a problem was found, 2 usage or I/O error\n";
+typedef struct verify_opts {
+    const char *salvage;
+    int quiet, json;
+} verify_opts;
+
+static const vgt_cli_opt verify_options[] = {
+    {"salvage", 0, VGT_ARG_PATH, "OUT", "write every complete record before the first problem (all of them when there "
+     "is no problem) to OUT, a new valid trace with an index ('-': standard output, the report then goes to stderr)",
+     .off = offsetof(verify_opts, salvage)},
+    {"quiet", 'q', VGT_ARG_NONE, NULL, "print nothing when the trace is valid", .off = offsetof(verify_opts, quiet)},
+    {"json", 0, VGT_ARG_NONE, NULL, "one JSON object on stdout: ok, records, chunks, submissions, has_trailer, "
+     "valid_end, problem {code, offset, message} or null, salvaged (records) or null", .off = offsetof(verify_opts, json)},
+    {0}};
+
+const vgt_cli_spec cmd_verify_spec = {
+    .verb = "verify", .args = "TRACE", .min_args = 1, .max_args = 1, .opts = verify_options,
+    .about = "Check a trace completely: file header and identity, every chunk header, payload and records checksum, "
+             "decompression, sequence continuity, the structure of every record payload (and zero padding), and "
+             "that the trailer's index agrees with the chunks. Stops at the first problem and names its byte offset.",
+    .notes = "exit: 0 valid, 1 a problem was found, 2 usage or I/O error",
+};
 
 struct verify_state {
     const char *path;
@@ -147,22 +153,15 @@ static int walk(struct verify_state *s, vgt_reader *r, int quiet)
 
 int cmd_verify(int argc, char **argv)
 {
-    if (vgt_wants_help(argc, argv)) {
-        fputs(usage_text, stdout);
-        return VGT_EXIT_OK;
-    }
+    verify_opts vo = {0};
+    vgt_cli_args a;
+    int prc = vgt_cli_parse(&cmd_verify_spec, argc, argv, &vo, &a);
+    if (prc >= 0) return prc;
     struct verify_state s = {0};
-    int quiet = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *v;
-        if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q")) quiet = 1;
-        else if (!strcmp(argv[i], "--json")) s.json = 1;
-        else if ((v = vgt_verb_opt(argc, argv, &i, "--salvage"))) s.salvage_path = v;
-        else if (argv[i][0] == '-' && argv[i][1]) return vgt_cli_error("verify", VGT_EXIT_USAGE, "unknown option '%s'", argv[i]);
-        else if (!s.path) s.path = argv[i];
-        else return vgt_cli_error("verify", VGT_EXIT_USAGE, "one trace only ('%s' is extra)", argv[i]);
-    }
-    if (!s.path) return vgt_cli_error("verify", VGT_EXIT_USAGE, "no trace given (see vgt verify --help)");
+    int quiet = vo.quiet;
+    s.json = vo.json;
+    s.salvage_path = vo.salvage;
+    s.path = a.pos[0];
     s.report = stdout;
     if (s.salvage_path && !strcmp(s.salvage_path, "-")) {
         if (s.json) return vgt_cli_error("verify", VGT_EXIT_USAGE, "--json and --salvage - would both write to standard output");

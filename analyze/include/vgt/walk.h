@@ -117,11 +117,6 @@ typedef struct vgt_walk_stats {
 } vgt_walk_stats;
 
 vgt_walk_options vgt_walk_defaults(void);
-/* The filters every analysis verb takes: `--submit N|A..B` and `--channel H`. Returns 1 when argv[*i] is
- * one of them (its value consumed, *i advanced, opt set), 0 when it is not, -1 after printing
- * "vgt VERB: bad ..." on stderr for a bad or missing value (the verb then exits VGT_EXIT_USAGE). */
-int vgt_walk_filter_arg(const char *verb, int argc, char **argv, int *i, vgt_walk_options *opt);
-
 /* Walk a trace file ("-": standard input, read as a stream) / an open reader (the reader is not closed).
  * stats may be NULL. The model is the walker's own; on_record sees it. */
 vgt_status vgt_walk_path(const char *path, const vgt_walk_options *opt, const vgt_walk_callbacks *cb,

@@ -32,7 +32,7 @@
 #include <stdint.h>
 
 #include "vgt/backend.h"
-#include "vgt/cli.h"
+#include "vgt/range.h"
 #include "vgt/error.h"
 #include "vgt/trace.h"
 

@@ -1,0 +1,66 @@
+/* cli_input.c: the inputs of verbs (vgt/cli.h): the same file as input and output, and standard input
+ * kept in a nameless temporary for verbs that read their trace more than once. */
+#include "vgt/cli.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int vgt_cli_same_file(const char *in, const char *out)
+{
+    struct stat a, b;
+    if (!in || !out || stat(in, &a) != 0 || stat(out, &b) != 0) return 0;
+    return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+int vgt_cli_seekable_input(const char *verb, const char **path, char *buf, size_t cap)
+{
+    if (strcmp(*path, "-")) return 0;
+    struct stat st;
+    if (fstat(STDIN_FILENO, &st) == 0 && S_ISREG(st.st_mode) && lseek(STDIN_FILENO, 0, SEEK_CUR) == 0) {
+        snprintf(buf, cap, "/proc/self/fd/%d", STDIN_FILENO);   /* reopened from its start by each pass */
+        *path = buf;
+        return 0;
+    }
+    const char *dir = getenv("TMPDIR");
+    if (!dir || !*dir) dir = "/tmp";
+    int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);   /* nameless: nothing to remove, ever */
+    if (fd < 0) {
+        char tmpl[4096];
+        snprintf(tmpl, sizeof tmpl, "%s/vgt-stdin-XXXXXX", dir);
+        fd = mkostemp(tmpl, O_CLOEXEC);
+        if (fd >= 0) unlink(tmpl);
+    }
+    if (fd < 0)
+        return vgt_cli_error(verb, VGT_EXIT_USAGE, "standard input: this command reads its trace more than once and "
+                             "cannot keep a copy in %s: %s", dir, strerror(errno));
+    static char chunk[1 << 16];
+    for (;;) {
+        ssize_t n = read(STDIN_FILENO, chunk, sizeof chunk);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            int e = errno;
+            close(fd);
+            return vgt_cli_error(verb, VGT_EXIT_USAGE, "standard input: %s", strerror(e));
+        }
+        if (n == 0) break;
+        for (ssize_t done = 0; done < n;) {
+            ssize_t k = write(fd, chunk + done, (size_t)(n - done));
+            if (k < 0 && errno == EINTR) continue;
+            if (k <= 0) {
+                int e = k < 0 ? errno : EIO;
+                close(fd);
+                return vgt_cli_error(verb, VGT_EXIT_USAGE, "standard input: cannot keep a copy in %s: %s", dir,
+                                     strerror(e));
+            }
+            done += k;
+        }
+    }
+    snprintf(buf, cap, "/proc/self/fd/%d", fd);   /* open for the rest of the process */
+    *path = buf;
+    return 0;
+}
+
