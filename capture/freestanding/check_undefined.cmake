@@ -1,0 +1,10 @@
+# check_undefined.cmake: fail when an object file needs any symbol it does not define (nm -u is empty).
+execute_process(COMMAND ${NM} -u ${OBJS} OUTPUT_VARIABLE undefined RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "nm failed on ${OBJS}")
+endif()
+string(STRIP "${undefined}" undefined)
+if(NOT undefined STREQUAL "")
+  message(FATAL_ERROR "the freestanding encoder needs symbols from outside:\n${undefined}")
+endif()
+message(STATUS "no undefined symbols in ${OBJS}")
