@@ -109,7 +109,7 @@ static void write_both(vgt_fenc *fe, vgt_writer *w)
     /* a record of a type this encoder has no function for, through the generic call */
     uint8_t pe[16] = {1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0, 4, 0, 0, 0};
     vgt_fenc_part part = {pe, sizeof pe};
-    vgt_fenc_record(fe, VGT_REC_CPU_MAP - 0 + 0, ts, &part, 0);   /* no parts: an empty payload */
+    vgt_fenc_record(fe, VGT_REC_CPU_MAP, ts, &part, 0);   /* no parts: an empty payload */
     vgt_write_record(w, VGT_REC_CPU_MAP, 0, ts++, NULL, 0, NULL, &err);
     vgt_fenc_record(fe, VGT_REC_WORK_SUBMIT_TOKEN, ts, &part, 1);
     vgt_write_record(w, VGT_REC_WORK_SUBMIT_TOKEN, 0, ts++, pe, sizeof pe, NULL, &err);
