@@ -23,6 +23,7 @@ KNOWN = {
            "--stores", "--quiet"],
     "mme": ["--json", "--macro", "--submits", "--channel", "--calls", "--expand", "--no-disasm"],
     "record": ["--output", "--crash-safe", "--memory", "--track", "--level"],
+    "ingest": ["--output", "--follow", "--level"],
     "replay": ["--backend", "--lane", "--submits", "--prefix", "--check", "--min-coverage", "--dump", "--dump-rt",
                "--expect-hash", "--list-rt", "--census", "--census-json", "--submit-timeout", "--no-wait",
                "--reserved-va", "--subcontexts", "--relocate", "--plan", "--force", "--json", "--quiet", "--verbose"],
