@@ -359,7 +359,7 @@ static vgt_status mme_on_call(void *user, const vgt_mme_call *call, vgt_error *e
         }
         em.mthd = call->emits[i].method;
         em.data = call->emits[i].value;
-        em.is_host = em.mthd < 0x100;
+        em.is_host = vgt_nv_is_host_method(em.mthd);
         b->ctr.macro_methods++;
         if (c->blocks != blocks) {   /* an earlier emission blocked: the rest waits behind it */
             if (sim_queue_insert(b, c, &em, 1)) break;

@@ -8,6 +8,7 @@
 #include "dump_record.h"
 #include "verb_open.h"
 #include "vgt/cli.h"
+#include "vgt/nv_abi.h"
 
 static const char usage_text[] =
     "usage: vgt info TRACE [--json] [--quick]\n"
@@ -23,7 +24,6 @@ static const char usage_text[] =
     "exit: 0 ok, 1 the trace has a problem (the summary covers the records before it), 2 usage or I/O error\n";
 
 #define MAX_CHANNELS 4096u
-#define RM_CTRL_GET_WORK_SUBMIT_TOKEN 0xc36f0108u   /* NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN (open-gpu-kernel-modules ctrlc36f.h) */
 
 struct channel_info {
     uint32_t client, handle, cls, entries, token, has_token;
@@ -81,7 +81,7 @@ static void count_record(struct stats *s, vgt_reader *r, const vgt_record *rec)
         if (vgt_decode_work_submit_token(rec, &t, &e) == VGT_OK) note_token(s, t.client, t.channel, t.token);
     } else if (rec->type == VGT_REC_RM_CONTROL) {
         vgt_rec_rm_control c;
-        if (vgt_decode_rm_control(rec, &c, &e) == VGT_OK && c.cmd == RM_CTRL_GET_WORK_SUBMIT_TOKEN && c.status == 0 &&
+        if (vgt_decode_rm_control(rec, &c, &e) == VGT_OK && c.cmd == RM_CTRL_CHAN_GET_WORK_TOKEN && c.status == 0 &&
             c.params_length >= 4 && c.params_out) {
             struct channel_info *ch = find_channel(s, c.client, c.object);
             if (ch && !ch->has_token)

@@ -84,6 +84,9 @@ enum {                                         /* TERT_OP of GRP0 / GRP2 */
 #define VGT_NV_MH_MAX_COUNT 0x1fffu            /* COUNT and IMMD_DATA are 13 bits */
 #define VGT_NV_MH_MAX_SUBCH 7u
 #define VGT_NV_METHOD_SPACE 0x4000u            /* ADDRESS is 12 bits of dwords */
+#define VGT_NV_HOST_METHOD_END 0x100u          /* methods below it are the channel's host (PBDMA) methods */
+
+static inline int vgt_nv_is_host_method(uint32_t method) { return method < VGT_NV_HOST_METHOD_END; }
 
 static inline uint32_t vgt_nv_mh_encode(uint32_t sec_op, uint32_t count, uint32_t subch, uint32_t method)
 {
