@@ -25,7 +25,7 @@ static void lookup_build(void)
             unsigned slot = (s->mthd + i * s->stride) >> 2;
             if (slot < SEM_MTHD_SLOTS && i < 256) {
                 lookup[s->family][slot].role = s->role;
-                lookup[s->family][slot].index = (uint8_t)i;
+                lookup[s->family][slot].index = (uint8_t)(s->first + i);
                 lookup[s->family][slot].min_class = s->min_class;
             }
         }

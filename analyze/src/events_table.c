@@ -5,17 +5,21 @@
  * HOPPER_A (CB97), HOPPER_DMA_COPY_A (C8B5), KEPLER_INLINE_TO_MEMORY_B (A140). Every older class of the family
  * puts them at the same offsets: tests/unit/test_facts.c checks each row against every class table of its
  * family. min_class marks methods that first appear in a later class of the family
- * (REPORT_SEMAPHORE_EXECUTE: C797 / C7C0; copy SET_SEMAPHORE_PAYLOAD_UPPER: C7B5). */
+ * (REPORT_SEMAPHORE_EXECUTE: C797 / C7C0; copy SET_SEMAPHORE_PAYLOAD_UPPER: C7B5; SEND_SIGNALING_PCAS2_B:
+ * C6C0; LOAD_INLINE_QMD_DATA past the 64 dwords of a V03 QMD: CBC0). */
 #include "sem_internal.h"
 #include "vgt/nv/cla140.h"
+#include "vgt/nv/clc7c0.h"
 #include "vgt/nv/clc86f.h"
 #include "vgt/nv/clc8b5.h"
 #include "vgt/nv/clcb97.h"
 #include "vgt/nv/clcbc0.h"
 
-#define M(fam, off, role) { fam, off, 1, 0, role, 0 }
-#define MA(fam, off, n, stride, role) { fam, off, n, stride, role, 0 }
-#define MC(fam, off, role, min) { fam, off, 1, 0, role, min }
+#define M(fam, off, role) { fam, off, 1, 0, role, 0, 0 }
+#define MA(fam, off, n, stride, role) { fam, off, n, stride, role, 0, 0 }
+#define MC(fam, off, role, min) { fam, off, 1, 0, role, min, 0 }
+/* elements first..n-1 of an array that only later classes (from min) make that long */
+#define MAT(fam, off0, first, n, stride, role, min) { fam, (off0) + (first) * (stride), (n) - (first), stride, role, min, first }
 
 /* Inline-to-memory and report semaphores are shared by 3D and compute classes (same offsets). */
 #define I2M_METHODS(fam, C)                                                                                     \
@@ -43,10 +47,12 @@ const sem_method_spec vgt_sem_method_table[] = {
     I2M_METHODS(FAM_COMPUTE, NVCBC0),
     REPORT_METHODS(FAM_COMPUTE, NVCBC0, 0xC7C0),
     M(FAM_COMPUTE, NVCBC0_SEND_PCAS_A, R_PCAS_A), M(FAM_COMPUTE, NVCBC0_SEND_SIGNALING_PCAS_B, R_SIGNAL_PCAS_B),
-    M(FAM_COMPUTE, NVCBC0_SEND_SIGNALING_PCAS2_B, R_SIGNAL_PCAS2_B),
+    MC(FAM_COMPUTE, NVCBC0_SEND_SIGNALING_PCAS2_B, R_SIGNAL_PCAS2_B, 0xC6C0),
     M(FAM_COMPUTE, NVCBC0_SET_INLINE_QMD_ADDRESS_A, R_INLINE_QMD_A),
     M(FAM_COMPUTE, NVCBC0_SET_INLINE_QMD_ADDRESS_B, R_INLINE_QMD_B),
-    MA(FAM_COMPUTE, NVCBC0_LOAD_INLINE_QMD_DATA(0), NVCBC0_LOAD_INLINE_QMD_DATA__SIZE, 4, R_INLINE_QMD_DATA),
+    MA(FAM_COMPUTE, NVCBC0_LOAD_INLINE_QMD_DATA(0), NVC7C0_LOAD_INLINE_QMD_DATA__SIZE, 4, R_INLINE_QMD_DATA),
+    MAT(FAM_COMPUTE, NVCBC0_LOAD_INLINE_QMD_DATA(0), NVC7C0_LOAD_INLINE_QMD_DATA__SIZE, NVCBC0_LOAD_INLINE_QMD_DATA__SIZE,
+        4, R_INLINE_QMD_DATA, 0xCBC0),
 
     /* 3D */
     I2M_METHODS(FAM_3D, NVCB97),

@@ -56,6 +56,7 @@ typedef struct sem_method_spec {
     uint16_t count, stride;
     uint8_t role;
     uint16_t min_class;       /* 0: every class of the family */
+    uint16_t first;           /* array index of the row's first method (a row may hold the tail of an array) */
 } sem_method_spec;
 
 extern const sem_method_spec vgt_sem_method_table[];
