@@ -20,7 +20,7 @@
 /* ---- the rule: which class methods are pure state -------------------------------------------------
  * Carried: host methods never (mthd < 0x100: SET_OBJECT, semaphores, ...; CHANNEL_STATE carries the
  * bindings); otherwise a method whose table name matches a `carry` pattern and no `never` pattern.
- * Names are those of the class tables (analyze/classes, from NVIDIA's open-gpu-doc class headers). */
+ * Names are those of the class tables (trace-format/facts/classes, from NVIDIA's open-gpu-doc class headers). */
 static const char *const carry[] = {
     "SET_*",            /* state setters by naming convention of the class headers */
     "OFFSET_IN_*", "OFFSET_OUT*", "PITCH_IN", "PITCH_OUT",   /* copy / inline-to-memory transfer */
