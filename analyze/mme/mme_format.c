@@ -3,11 +3,8 @@
 
 vgt_mme_format vgt_mme_format_for_class(uint32_t cls)
 {
-    /* Mesa picks the TU104 encoding for classes >= 0xC500 (TURING_A 0xC597, compute 0xC5C0 and up)
-     * and the Fermi encoding from 0x9000 (FERMI_A) to Volta (facts section 1). */
-    if (cls >= 0xC500 && cls <= 0xFFFF) return VGT_MME_TU104;
-    if (cls >= 0x9000 && cls < 0xC500) return VGT_MME_FERMI;
-    return VGT_MME_NONE;
+    /* The ranges of trace-format/facts/families.txt (Mesa: TU104 from TURING_A 0xC597, Fermi from FERMI_A). */
+    return (vgt_mme_format)vgt_nv_mme_for_class(cls);
 }
 
 const char *vgt_mme_format_name(vgt_mme_format fmt)

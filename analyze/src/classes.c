@@ -40,11 +40,7 @@ const vgt_class *vgt_class_find_name(const char *name)
     return *end == 0 && id <= 0xffff ? vgt_class_find((uint32_t)id) : NULL;
 }
 
-const char *vgt_class_kind_name(vgt_class_kind kind)
-{
-    static const char *const names[] = {"unknown", "host", "3d", "compute", "copy", "i2m", "2d"};
-    return (unsigned)kind < sizeof names / sizeof names[0] ? names[kind] : "unknown";
-}
+const char *vgt_class_kind_name(vgt_class_kind kind) { return vgt_nv_family_name((vgt_nv_family)kind); }
 
 const char *vgt_class_name(uint32_t id, char *buf, size_t size)
 {

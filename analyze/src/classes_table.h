@@ -1,5 +1,5 @@
-/* classes_table.h: the generated class tables (classes_table.c, made by analyze/classes/gen_classes.py
- * from the .cls files in analyze/classes/), sorted by class id. Private to vgt_analyze; use vgt/classes.h. */
+/* classes_table.h: the generated class tables (classes_table.c, made by trace-format/facts/gen_classes.py
+ * from the .cls files in trace-format/facts/classes/), sorted by class id. Private to vgt_analyze; use vgt/classes.h. */
 #ifndef VGT_CLASSES_TABLE_H
 #define VGT_CLASSES_TABLE_H
 

@@ -25,26 +25,15 @@ static void lookup_build(void)
             unsigned slot = (s->mthd + i * s->stride) >> 2;
             if (slot < SEM_MTHD_SLOTS && i < 256) {
                 lookup[s->family][slot].role = s->role;
-                lookup[s->family][slot].index = (uint8_t)i;
+                lookup[s->family][slot].index = (uint8_t)(s->first + i);
                 lookup[s->family][slot].min_class = s->min_class;
             }
         }
     }
 }
 
-/* Class numbers end in the engine kind: ..6F host channel, ..C0 compute, ..97 3D, ..B5 copy; A140 is
- * KEPLER_INLINE_TO_MEMORY_B (cl*.h file names in open-gpu-doc classes/). */
-static unsigned family_of(uint32_t cls)
-{
-    switch (cls & 0xff) {
-    case 0x6f: return FAM_HOST;
-    case 0xc0: return FAM_COMPUTE;
-    case 0x97: return FAM_3D;
-    case 0xb5: return FAM_COPY;
-    case 0x40: return (cls & 0xff00) >= 0xa100 ? FAM_I2M : FAM_NONE;
-    default: return FAM_NONE;
-    }
-}
+/* A class's family: the facts' (trace-format/facts/: the class tables and families.txt). */
+static unsigned family_of(uint32_t cls) { return vgt_nv_class_family(cls); }
 
 vgt_status vgt_sem_new(vgt_sem_tracker **out, const vgt_sem_config *cfg, vgt_error *err)
 {

@@ -1,74 +1,99 @@
 /* events_table.c: which methods the semantic tracker listens to, per class family, as data.
  *
- * Offsets from NVIDIA open-gpu-doc: host classes/host/clc46f.h, clc56f.h, clc76f.h (clc86f.h: same
- * offsets); compute classes/compute/clc5c0.h, clc6c0.h, clc7c0.h, clcbc0.h; 3D classes/3d/clc597.h,
- * clc797.h, clcb97.h; copy classes/dma-copy/clc5b5.h .. clc8b5.h; inline-to-memory
- * classes/inline-to-memory/cla140.h. min_class marks methods that first appear in a later class of the
- * family (REPORT_SEMAPHORE_EXECUTE: C797 / C7C0; copy SET_SEMAPHORE_PAYLOAD_UPPER: C7B5). */
+ * Offsets are the generated constants of the class tables (trace-format/facts/classes/, vgt/nv/clXXXX.h),
+ * named by the newest class of each family: HOPPER_CHANNEL_GPFIFO_A (C86F), HOPPER_COMPUTE_A (CBC0),
+ * HOPPER_A (CB97), HOPPER_DMA_COPY_A (C8B5), KEPLER_INLINE_TO_MEMORY_B (A140). Every older class of the family
+ * puts them at the same offsets: tests/unit/test_facts.c checks each row against every class table of its
+ * family. min_class marks methods that first appear in a later class of the family
+ * (REPORT_SEMAPHORE_EXECUTE: C797 / C7C0; copy SET_SEMAPHORE_PAYLOAD_UPPER: C7B5; SEND_SIGNALING_PCAS2_B:
+ * C6C0; LOAD_INLINE_QMD_DATA past the 64 dwords of a V03 QMD: CBC0). */
 #include "sem_internal.h"
+#include "vgt/nv/cla140.h"
+#include "vgt/nv/clc7c0.h"
+#include "vgt/nv/clc86f.h"
+#include "vgt/nv/clc8b5.h"
+#include "vgt/nv/clcb97.h"
+#include "vgt/nv/clcbc0.h"
 
-#define M(fam, off, role) { fam, off, 1, 0, role, 0 }
-#define MA(fam, off, n, stride, role) { fam, off, n, stride, role, 0 }
-#define MC(fam, off, role, min) { fam, off, 1, 0, role, min }
+#define M(fam, off, role) { fam, off, 1, 0, role, 0, 0 }
+#define MA(fam, off, n, stride, role) { fam, off, n, stride, role, 0, 0 }
+#define MC(fam, off, role, min) { fam, off, 1, 0, role, min, 0 }
+/* elements first..n-1 of an array that only later classes (from min) make that long */
+#define MAT(fam, off0, first, n, stride, role, min) { fam, (off0) + (first) * (stride), (n) - (first), stride, role, min, first }
 
 /* Inline-to-memory and report semaphores are shared by 3D and compute classes (same offsets). */
-#define I2M_METHODS(fam)                                                                                   \
-    M(fam, 0x0180, R_I2M_LINE_LENGTH), M(fam, 0x0184, R_I2M_LINE_COUNT), M(fam, 0x0188, R_I2M_OFFSET_UPPER), \
-    M(fam, 0x018c, R_I2M_OFFSET), M(fam, 0x0190, R_I2M_PITCH), M(fam, 0x01b0, R_I2M_LAUNCH),                 \
-    M(fam, 0x01b4, R_I2M_DATA)
-#define REPORT_METHODS(fam, min)                                                                           \
-    M(fam, 0x1b00, R_REP_A), M(fam, 0x1b04, R_REP_B), M(fam, 0x1b08, R_REP_C), M(fam, 0x1b0c, R_REP_D),       \
-    MC(fam, 0x0158, R_REPX_PAYLOAD_LO, min), MC(fam, 0x015c, R_REPX_PAYLOAD_HI, min),                        \
-    MC(fam, 0x0160, R_REPX_ADDR_LO, min), MC(fam, 0x0164, R_REPX_ADDR_HI, min),                              \
-    MC(fam, 0x0168, R_REPX_EXECUTE, min)
+#define I2M_METHODS(fam, C)                                                                                     \
+    M(fam, C##_LINE_LENGTH_IN, R_I2M_LINE_LENGTH), M(fam, C##_LINE_COUNT, R_I2M_LINE_COUNT),                     \
+    M(fam, C##_OFFSET_OUT_UPPER, R_I2M_OFFSET_UPPER), M(fam, C##_OFFSET_OUT, R_I2M_OFFSET),                      \
+    M(fam, C##_PITCH_OUT, R_I2M_PITCH), M(fam, C##_LAUNCH_DMA, R_I2M_LAUNCH), M(fam, C##_LOAD_INLINE_DATA, R_I2M_DATA)
+#define REPORT_METHODS(fam, C, min)                                                                             \
+    M(fam, C##_SET_REPORT_SEMAPHORE_A, R_REP_A), M(fam, C##_SET_REPORT_SEMAPHORE_B, R_REP_B),                    \
+    M(fam, C##_SET_REPORT_SEMAPHORE_C, R_REP_C), M(fam, C##_SET_REPORT_SEMAPHORE_D, R_REP_D),                    \
+    MC(fam, C##_SET_REPORT_SEMAPHORE_PAYLOAD_LOWER, R_REPX_PAYLOAD_LO, min),                                     \
+    MC(fam, C##_SET_REPORT_SEMAPHORE_PAYLOAD_UPPER, R_REPX_PAYLOAD_HI, min),                                     \
+    MC(fam, C##_SET_REPORT_SEMAPHORE_ADDRESS_LOWER, R_REPX_ADDR_LO, min),                                        \
+    MC(fam, C##_SET_REPORT_SEMAPHORE_ADDRESS_UPPER, R_REPX_ADDR_HI, min),                                        \
+    MC(fam, C##_REPORT_SEMAPHORE_EXECUTE, R_REPX_EXECUTE, min)
 
 const sem_method_spec vgt_sem_method_table[] = {
-    /* host: SEMAPHOREA-D (0x10-0x1c) and SEM_ADDR_LO .. SEM_EXECUTE (0x5c-0x6c) */
-    M(FAM_HOST, 0x0010, R_SEMA_A), M(FAM_HOST, 0x0014, R_SEMA_B), M(FAM_HOST, 0x0018, R_SEMA_C),
-    M(FAM_HOST, 0x001c, R_SEMA_D),
-    M(FAM_HOST, 0x005c, R_SEM_ADDR_LO), M(FAM_HOST, 0x0060, R_SEM_ADDR_HI), M(FAM_HOST, 0x0064, R_SEM_PAYLOAD_LO),
-    M(FAM_HOST, 0x0068, R_SEM_PAYLOAD_HI), M(FAM_HOST, 0x006c, R_SEM_EXECUTE),
+    /* host: SEMAPHOREA-D and SEM_ADDR_LO .. SEM_EXECUTE */
+    M(FAM_HOST, NVC86F_SEMAPHOREA, R_SEMA_A), M(FAM_HOST, NVC86F_SEMAPHOREB, R_SEMA_B),
+    M(FAM_HOST, NVC86F_SEMAPHOREC, R_SEMA_C), M(FAM_HOST, NVC86F_SEMAPHORED, R_SEMA_D),
+    M(FAM_HOST, NVC86F_SEM_ADDR_LO, R_SEM_ADDR_LO), M(FAM_HOST, NVC86F_SEM_ADDR_HI, R_SEM_ADDR_HI),
+    M(FAM_HOST, NVC86F_SEM_PAYLOAD_LO, R_SEM_PAYLOAD_LO), M(FAM_HOST, NVC86F_SEM_PAYLOAD_HI, R_SEM_PAYLOAD_HI),
+    M(FAM_HOST, NVC86F_SEM_EXECUTE, R_SEM_EXECUTE),
 
     /* compute */
-    I2M_METHODS(FAM_COMPUTE),
-    REPORT_METHODS(FAM_COMPUTE, 0xC7C0),
-    M(FAM_COMPUTE, 0x02b4, R_PCAS_A), M(FAM_COMPUTE, 0x02bc, R_SIGNAL_PCAS_B), M(FAM_COMPUTE, 0x02c0, R_SIGNAL_PCAS2_B),
-    M(FAM_COMPUTE, 0x0318, R_INLINE_QMD_A), M(FAM_COMPUTE, 0x031c, R_INLINE_QMD_B),
-    MA(FAM_COMPUTE, 0x0320, 96, 4, R_INLINE_QMD_DATA),
+    I2M_METHODS(FAM_COMPUTE, NVCBC0),
+    REPORT_METHODS(FAM_COMPUTE, NVCBC0, 0xC7C0),
+    M(FAM_COMPUTE, NVCBC0_SEND_PCAS_A, R_PCAS_A), M(FAM_COMPUTE, NVCBC0_SEND_SIGNALING_PCAS_B, R_SIGNAL_PCAS_B),
+    MC(FAM_COMPUTE, NVCBC0_SEND_SIGNALING_PCAS2_B, R_SIGNAL_PCAS2_B, 0xC6C0),
+    M(FAM_COMPUTE, NVCBC0_SET_INLINE_QMD_ADDRESS_A, R_INLINE_QMD_A),
+    M(FAM_COMPUTE, NVCBC0_SET_INLINE_QMD_ADDRESS_B, R_INLINE_QMD_B),
+    MA(FAM_COMPUTE, NVCBC0_LOAD_INLINE_QMD_DATA(0), NVC7C0_LOAD_INLINE_QMD_DATA__SIZE, 4, R_INLINE_QMD_DATA),
+    MAT(FAM_COMPUTE, NVCBC0_LOAD_INLINE_QMD_DATA(0), NVC7C0_LOAD_INLINE_QMD_DATA__SIZE, NVCBC0_LOAD_INLINE_QMD_DATA__SIZE,
+        4, R_INLINE_QMD_DATA, 0xCBC0),
 
     /* 3D */
-    I2M_METHODS(FAM_3D),
-    REPORT_METHODS(FAM_3D, 0xC797),
-    M(FAM_3D, 0x1618, R_BEGIN), M(FAM_3D, 0x1614, R_END),
-    M(FAM_3D, 0x0d74, R_VA_START), M(FAM_3D, 0x0d78, R_DRAW_VA),
-    M(FAM_3D, 0x0270, R_VA_BE_A), M(FAM_3D, 0x0274, R_VA_BE_B),
-    M(FAM_3D, 0x0268, R_IB_BE_A), M(FAM_3D, 0x026c, R_IB_BE_B),
-    M(FAM_3D, 0x1214, R_VA_INST_FIRST), M(FAM_3D, 0x1218, R_VA_INST_SUBSEQ),
-    /* DRAW_INDEX_BUFFER32/16/8_BEGIN_END_INSTANCE_FIRST 0x17e4/0x17e8/0x17ec, _SUBSEQUENT 0x17f0/0x17f4/0x17f8 */
-    MA(FAM_3D, 0x17e4, 3, 4, R_IB_INST_FIRST), MA(FAM_3D, 0x17f0, 3, 4, R_IB_INST_SUBSEQ),
-    M(FAM_3D, 0x17e0, R_DRAW_IB),
-    M(FAM_3D, 0x17c8, R_IB_A), M(FAM_3D, 0x17cc, R_IB_B), M(FAM_3D, 0x17d8, R_IB_E), M(FAM_3D, 0x17dc, R_IB_F),
-    M(FAM_3D, 0x15e8, R_INLINE_INDEX), M(FAM_3D, 0x15f0, R_INLINE_INDEX2X16), M(FAM_3D, 0x1304, R_INLINE_INDEX4X8),
-    M(FAM_3D, 0x0304, R_DRAW_ZERO_INDEX), M(FAM_3D, 0x123c, R_DRAW_AUTO),
-    M(FAM_3D, 0x1434, R_BASE_VERTEX), M(FAM_3D, 0x1438, R_BASE_INSTANCE),
-    /* SET_DRAW_CONTROL_A/B 0x260/0x264, SET_PRIMITIVE_TOPOLOGY_CONTROL 0x1948, SET_PRIMITIVE_TOPOLOGY 0x1970
-     * (clc597.h, clc797.h, clcb97.h alike) */
-    M(FAM_3D, 0x0260, R_DRAW_CTL_A), M(FAM_3D, 0x0264, R_DRAW_CTL_B),
-    M(FAM_3D, 0x1948, R_TOPO_CONTROL), M(FAM_3D, 0x1970, R_TOPOLOGY),
-    MA(FAM_3D, 0x2000, 6, 64, R_PIPE_SHADER), MA(FAM_3D, 0x200c, 6, 64, R_PIPE_REGCOUNT),
-    MA(FAM_3D, 0x2014, 6, 64, R_PIPE_ADDR_A), MA(FAM_3D, 0x2018, 6, 64, R_PIPE_ADDR_B),
+    I2M_METHODS(FAM_3D, NVCB97),
+    REPORT_METHODS(FAM_3D, NVCB97, 0xC797),
+    M(FAM_3D, NVCB97_BEGIN, R_BEGIN), M(FAM_3D, NVCB97_END, R_END),
+    M(FAM_3D, NVCB97_SET_VERTEX_ARRAY_START, R_VA_START), M(FAM_3D, NVCB97_DRAW_VERTEX_ARRAY, R_DRAW_VA),
+    M(FAM_3D, NVCB97_DRAW_VERTEX_ARRAY_BEGIN_END_A, R_VA_BE_A), M(FAM_3D, NVCB97_DRAW_VERTEX_ARRAY_BEGIN_END_B, R_VA_BE_B),
+    M(FAM_3D, NVCB97_DRAW_INDEX_BUFFER_BEGIN_END_A, R_IB_BE_A), M(FAM_3D, NVCB97_DRAW_INDEX_BUFFER_BEGIN_END_B, R_IB_BE_B),
+    M(FAM_3D, NVCB97_DRAW_VERTEX_ARRAY_BEGIN_END_INSTANCE_FIRST, R_VA_INST_FIRST),
+    M(FAM_3D, NVCB97_DRAW_VERTEX_ARRAY_BEGIN_END_INSTANCE_SUBSEQUENT, R_VA_INST_SUBSEQ),
+    /* DRAW_INDEX_BUFFER32/16/8_BEGIN_END_INSTANCE_FIRST, then _SUBSEQUENT: three methods 4 bytes apart */
+    MA(FAM_3D, NVCB97_DRAW_INDEX_BUFFER32_BEGIN_END_INSTANCE_FIRST, 3, 4, R_IB_INST_FIRST),
+    MA(FAM_3D, NVCB97_DRAW_INDEX_BUFFER32_BEGIN_END_INSTANCE_SUBSEQUENT, 3, 4, R_IB_INST_SUBSEQ),
+    M(FAM_3D, NVCB97_DRAW_INDEX_BUFFER, R_DRAW_IB),
+    M(FAM_3D, NVCB97_SET_INDEX_BUFFER_A, R_IB_A), M(FAM_3D, NVCB97_SET_INDEX_BUFFER_B, R_IB_B),
+    M(FAM_3D, NVCB97_SET_INDEX_BUFFER_E, R_IB_E), M(FAM_3D, NVCB97_SET_INDEX_BUFFER_F, R_IB_F),
+    M(FAM_3D, NVCB97_DRAW_INLINE_INDEX, R_INLINE_INDEX), M(FAM_3D, NVCB97_DRAW_INLINE_INDEX2X16, R_INLINE_INDEX2X16),
+    M(FAM_3D, NVCB97_DRAW_INLINE_INDEX4X8, R_INLINE_INDEX4X8),
+    M(FAM_3D, NVCB97_DRAW_ZERO_INDEX, R_DRAW_ZERO_INDEX), M(FAM_3D, NVCB97_DRAW_AUTO, R_DRAW_AUTO),
+    M(FAM_3D, NVCB97_SET_GLOBAL_BASE_VERTEX_INDEX, R_BASE_VERTEX),
+    M(FAM_3D, NVCB97_SET_GLOBAL_BASE_INSTANCE_INDEX, R_BASE_INSTANCE),
+    M(FAM_3D, NVCB97_SET_DRAW_CONTROL_A, R_DRAW_CTL_A), M(FAM_3D, NVCB97_SET_DRAW_CONTROL_B, R_DRAW_CTL_B),
+    M(FAM_3D, NVCB97_SET_PRIMITIVE_TOPOLOGY_CONTROL, R_TOPO_CONTROL), M(FAM_3D, NVCB97_SET_PRIMITIVE_TOPOLOGY, R_TOPOLOGY),
+    MA(FAM_3D, NVCB97_SET_PIPELINE_SHADER(0), NVCB97_SET_PIPELINE_SHADER__SIZE, 64, R_PIPE_SHADER),
+    MA(FAM_3D, NVCB97_SET_PIPELINE_REGISTER_COUNT(0), NVCB97_SET_PIPELINE_REGISTER_COUNT__SIZE, 64, R_PIPE_REGCOUNT),
+    MA(FAM_3D, NVCB97_SET_PIPELINE_PROGRAM_ADDRESS_A(0), NVCB97_SET_PIPELINE_PROGRAM_ADDRESS_A__SIZE, 64, R_PIPE_ADDR_A),
+    MA(FAM_3D, NVCB97_SET_PIPELINE_PROGRAM_ADDRESS_B(0), NVCB97_SET_PIPELINE_PROGRAM_ADDRESS_B__SIZE, 64, R_PIPE_ADDR_B),
 
     /* inline-to-memory class */
-    I2M_METHODS(FAM_I2M),
+    I2M_METHODS(FAM_I2M, NVA140),
 
     /* copy engine */
-    M(FAM_COPY, 0x0240, R_CE_SEM_A), M(FAM_COPY, 0x0244, R_CE_SEM_B), M(FAM_COPY, 0x0248, R_CE_SEM_PAYLOAD),
-    MC(FAM_COPY, 0x024c, R_CE_SEM_PAYLOAD_UPPER, 0xC7B5),
-    M(FAM_COPY, 0x0300, R_CE_LAUNCH),
-    M(FAM_COPY, 0x0400, R_CE_OFF_IN_UPPER), M(FAM_COPY, 0x0404, R_CE_OFF_IN_LOWER),
-    M(FAM_COPY, 0x0408, R_CE_OFF_OUT_UPPER), M(FAM_COPY, 0x040c, R_CE_OFF_OUT_LOWER),
-    M(FAM_COPY, 0x0410, R_CE_PITCH_IN), M(FAM_COPY, 0x0414, R_CE_PITCH_OUT),
-    M(FAM_COPY, 0x0418, R_CE_LINE_LENGTH), M(FAM_COPY, 0x041c, R_CE_LINE_COUNT),
-    M(FAM_COPY, 0x0700, R_CE_REMAP_A), M(FAM_COPY, 0x0704, R_CE_REMAP_B), M(FAM_COPY, 0x0708, R_CE_REMAP_COMPONENTS),
+    M(FAM_COPY, NVC8B5_SET_SEMAPHORE_A, R_CE_SEM_A), M(FAM_COPY, NVC8B5_SET_SEMAPHORE_B, R_CE_SEM_B),
+    M(FAM_COPY, NVC8B5_SET_SEMAPHORE_PAYLOAD, R_CE_SEM_PAYLOAD),
+    MC(FAM_COPY, NVC8B5_SET_SEMAPHORE_PAYLOAD_UPPER, R_CE_SEM_PAYLOAD_UPPER, 0xC7B5),
+    M(FAM_COPY, NVC8B5_LAUNCH_DMA, R_CE_LAUNCH),
+    M(FAM_COPY, NVC8B5_OFFSET_IN_UPPER, R_CE_OFF_IN_UPPER), M(FAM_COPY, NVC8B5_OFFSET_IN_LOWER, R_CE_OFF_IN_LOWER),
+    M(FAM_COPY, NVC8B5_OFFSET_OUT_UPPER, R_CE_OFF_OUT_UPPER), M(FAM_COPY, NVC8B5_OFFSET_OUT_LOWER, R_CE_OFF_OUT_LOWER),
+    M(FAM_COPY, NVC8B5_PITCH_IN, R_CE_PITCH_IN), M(FAM_COPY, NVC8B5_PITCH_OUT, R_CE_PITCH_OUT),
+    M(FAM_COPY, NVC8B5_LINE_LENGTH_IN, R_CE_LINE_LENGTH), M(FAM_COPY, NVC8B5_LINE_COUNT, R_CE_LINE_COUNT),
+    M(FAM_COPY, NVC8B5_SET_REMAP_CONST_A, R_CE_REMAP_A), M(FAM_COPY, NVC8B5_SET_REMAP_CONST_B, R_CE_REMAP_B),
+    M(FAM_COPY, NVC8B5_SET_REMAP_COMPONENTS, R_CE_REMAP_COMPONENTS),
 };
 const uint32_t vgt_sem_method_table_count = sizeof vgt_sem_method_table / sizeof vgt_sem_method_table[0];

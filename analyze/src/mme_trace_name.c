@@ -3,7 +3,7 @@
  * naming rule whose required categories a macro emitted gives its name.
  *
  * Method names per NVIDIA open-gpu-doc classes/3d/clc597.h, clcb97.h and classes/compute/clcbc0.h, as
- * transcribed into the .cls tables of analyze/classes. */
+ * transcribed into the .cls tables of trace-format/facts/classes. */
 #include <string.h>
 
 #include "vgt/classes.h"

@@ -1,14 +1,7 @@
 /* pushbuf.c: GPFIFO entries and push-buffer method headers, decoded into method events.
  *
- * Facts (bit ranges hi:lo), from NVIDIA/open-gpu-doc classes/host/clc56f.h (GP_ENTRY*, DMA_*) and
- * open-gpu-kernel-modules src/common/sdk/nvidia/inc/class/clc86f.h (SET_PB_SEGMENT_EXTENDED_BASE):
- *   GPFIFO entry word 0: FETCH 0:0, GET 31:2 (VA 31:2); control entries: OPERAND 31:0,
- *                        extended-base operand 24:8 (VA 56:40)
- *   GPFIFO entry word 1: GET_HI 7:0 (VA 39:32), LEVEL 9:9, LENGTH 30:10 (dwords), SYNC 31:31;
- *                        control entries (LENGTH 0): OPCODE 7:0
- *   method header: SEC_OP 31:29, COUNT / IMMD_DATA 28:16, SUBCHANNEL 15:13, ADDRESS 11:0 (method >> 2);
- *                  GRP0/GRP2 TERT_OP 17:16; subdevice mask value 15:4;
- *                  legacy GRP0 INC / GRP2 NON_INC: COUNT 28:18, ADDRESS 12:2
+ * The bits of entries and headers are the codec's (vgt/nv_pushbuf.h, which cites NVIDIA's class headers);
+ * this file keeps the decoder's state machine.
  *
  * Invariants:
  *  - Every dword is read through a bounds check against length_bytes: a count that runs past the bytes
@@ -30,14 +23,17 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "vgt/nv/clc86f.h"
+#include "vgt/nv_facts.h"
+#include "vgt/nv_pushbuf.h"
 #include "vgt/pushbuf.h"
 
 enum {
-    SEC_GRP0 = 0, SEC_INC = 1, SEC_GRP2 = 2, SEC_NONINC = 3, SEC_IMMD = 4, SEC_ONEINC = 5, SEC_RESERVED6 = 6,
-    SEC_END_SEGMENT = 7,
+    SEC_GRP0 = VGT_NV_SEC_GRP0, SEC_INC = VGT_NV_SEC_INC, SEC_GRP2 = VGT_NV_SEC_GRP2, SEC_NONINC = VGT_NV_SEC_NON_INC,
+    SEC_IMMD = VGT_NV_SEC_IMMD, SEC_ONEINC = VGT_NV_SEC_ONE_INC, SEC_END_SEGMENT = VGT_NV_SEC_END_PB_SEGMENT,
 };
-enum { TERT_OLD_METHOD = 0, TERT_SET_MASK = 1, TERT_STORE_MASK = 2, TERT_USE_MASK = 3 };
-enum { MTHD_SET_OBJECT = 0x0000, HOST_METHOD_END = 0x0100, SUBDEVICE_ALL = 0xfff, VGT_PB_METHOD_SPACE = 0x4000 };
+enum { MTHD_SET_OBJECT = NVC86F_SET_OBJECT, HOST_METHOD_END = VGT_NV_HOST_METHOD_END, SUBDEVICE_ALL = 0xfff,
+       VGT_PB_METHOD_SPACE = VGT_NV_METHOD_SPACE };
 
 static const char *const diag_names[] = {
     [VGT_DIAG_COUNT_PAST_SEGMENT] = "COUNT_PAST_SEGMENT",
@@ -68,7 +64,7 @@ const char *vgt_hdr_kind_name(unsigned kind)
     }
 }
 
-/* GP_ENTRY1_OPCODE values (clc56f.h; 4 from clc86f.h). */
+/* GP_ENTRY1_OPCODE values (vgt/nv_pushbuf.h VGT_NV_GP_OPCODE_*). */
 static const char *const gp_opcode_names[] = {"NOP", "ILLEGAL", "GP_CRC", "PB_CRC", "SET_PB_SEGMENT_EXTENDED_BASE"};
 
 const char *vgt_gp_opcode_name(unsigned opcode)
@@ -78,20 +74,20 @@ const char *vgt_gp_opcode_name(unsigned opcode)
 
 void vgt_gp_entry_decode(uint64_t raw, vgt_gp_entry *out)
 {
-    uint32_t w0 = (uint32_t)raw, w1 = (uint32_t)(raw >> 32);
     memset(out, 0, sizeof *out);
     out->raw = raw;
-    out->fetch = w0 & 1u;
-    out->level = (w1 >> 9) & 1u;
-    out->length = (w1 >> 10) & 0x1fffffu;
-    out->sync = w1 >> 31;
-    out->is_control = out->length == 0;
+    out->fetch = vgt_nv_gp_fetch(raw);
+    out->level = vgt_nv_gp_level(raw);
+    out->length = vgt_nv_gp_length(raw);
+    out->sync = vgt_nv_gp_sync(raw);
+    out->is_control = vgt_nv_gp_is_control(raw);
     if (out->is_control) {
-        out->opcode = (uint8_t)(w1 & 0xffu);
-        out->operand = out->opcode == 4 ? (w0 >> 8) & 0x1ffffu : w0;
+        out->opcode = (uint8_t)vgt_nv_gp_opcode(raw);
+        out->operand = out->opcode == VGT_NV_GP_OPCODE_SET_PB_SEGMENT_EXTENDED_BASE ? vgt_nv_gp_extended_operand(raw)
+                                                                                   : vgt_nv_gp_operand(raw);
         return;
     }
-    out->va = (uint64_t)(w0 & ~3u) | ((uint64_t)(w1 & 0xffu) << 32);
+    out->va = vgt_nv_gp_va(raw);
 }
 
 void vgt_pb_state_init(vgt_pb_state *st, uint32_t channel_class)
@@ -134,7 +130,7 @@ static inline uint32_t load_le32(const uint8_t *p)
 /* SET_OBJECT: NVCLASS 15:0 binds the subchannel. */
 static void bind(vgt_pb_state *st, uint32_t subch, uint32_t data)
 {
-    st->subch_class[subch] = data & 0xffffu;
+    st->subch_class[subch] = VGT_NV_GET(data, NVC86F_SET_OBJECT_NVCLASS);
     st->unbound_reported &= (uint8_t)~(1u << subch);
 }
 
@@ -247,14 +243,14 @@ static void start_run(vgt_pb_state *st, uint8_t kind, uint32_t subch, uint32_t m
 /* GRP0: the legacy increasing header (TERT_OP 0) or a subdevice-mask operation. */
 static void header_grp0(vgt_pb_state *st, const vgt_pb_callbacks *cb, uint32_t h, const vgt_mpos *pos)
 {
-    uint32_t mask = (h >> 4) & 0xfffu;
-    switch ((h >> 16) & 3u) {
-    case TERT_OLD_METHOD:   /* 0x00000000 is the NOP: count 0 */
-        start_run(st, VGT_HDR_INC, (h >> 13) & 7u, h & 0x1ffcu, (h >> 18) & 0x7ffu, pos);
+    uint32_t mask = vgt_nv_mh_subdevice_mask(h);
+    switch (vgt_nv_mh_tert_op(h)) {
+    case VGT_NV_TERT_OLD_METHOD:   /* 0x00000000 is the NOP: count 0 */
+        start_run(st, VGT_HDR_INC, vgt_nv_mh_subch(h), vgt_nv_mh_legacy_method(h), vgt_nv_mh_legacy_count(h), pos);
         break;
-    case TERT_SET_MASK: st->subdevice_mask = mask; break;
-    case TERT_STORE_MASK: st->stored_subdevice_mask = mask; break;
-    case TERT_USE_MASK: st->subdevice_mask = st->stored_subdevice_mask; break;
+    case VGT_NV_TERT_SET_SUBDEVICE_MASK: st->subdevice_mask = mask; break;
+    case VGT_NV_TERT_STORE_SUBDEVICE_MASK: st->stored_subdevice_mask = mask; break;
+    case VGT_NV_TERT_USE_SUBDEVICE_MASK: st->subdevice_mask = st->stored_subdevice_mask; break;
     }
 }
 
@@ -262,8 +258,8 @@ static void header_grp0(vgt_pb_state *st, const vgt_pb_callbacks *cb, uint32_t h
  * a method callback asked to stop, 0 otherwise. */
 static int header(vgt_pb_state *st, const vgt_pb_callbacks *cb, uint32_t h, const vgt_mpos *pos)
 {
-    uint32_t subch = (h >> 13) & 7u, mthd = (h & 0xfffu) << 2, count = (h >> 16) & 0x1fffu;
-    switch (h >> 29) {
+    uint32_t subch = vgt_nv_mh_subch(h), mthd = vgt_nv_mh_method(h), count = vgt_nv_mh_count(h);
+    switch (vgt_nv_mh_sec_op(h)) {
     case SEC_GRP0: header_grp0(st, cb, h, pos); return 0;
     case SEC_INC: start_run(st, VGT_HDR_INC, subch, mthd, count, pos); return 0;
     case SEC_NONINC: start_run(st, VGT_HDR_NONINC, subch, mthd, count, pos); return 0;
@@ -276,16 +272,16 @@ static int header(vgt_pb_state *st, const vgt_pb_callbacks *cb, uint32_t h, cons
         return stop ? -1 : 0;
     }
     case SEC_GRP2:
-        if (((h >> 16) & 3u) == 0) {   /* legacy non-increasing: COUNT 28:18, ADDRESS 12:2 */
-            start_run(st, VGT_HDR_NONINC, subch, h & 0x1ffcu, (h >> 18) & 0x7ffu, pos);
+        if (vgt_nv_mh_tert_op(h) == VGT_NV_TERT_OLD_METHOD) {   /* legacy non-increasing */
+            start_run(st, VGT_HDR_NONINC, subch, vgt_nv_mh_legacy_method(h), vgt_nv_mh_legacy_count(h), pos);
             return 0;
         }
         diag(cb, VGT_DIAG_ILLEGAL_HEADER, pos, "header 0x%08x: SEC_OP 2 with TERT_OP %u is not a method header",
-             h, (h >> 16) & 3u);
+             h, vgt_nv_mh_tert_op(h));
         return 0;
     case SEC_END_SEGMENT: return 1;
     default:
-        diag(cb, VGT_DIAG_ILLEGAL_HEADER, pos, "header 0x%08x: reserved SEC_OP %u", h, h >> 29);
+        diag(cb, VGT_DIAG_ILLEGAL_HEADER, pos, "header 0x%08x: reserved SEC_OP %u", h, vgt_nv_mh_sec_op(h));
         return 0;
     }
 }
@@ -309,17 +305,17 @@ vgt_status vgt_pb_decode(vgt_pb_state *st, const uint8_t *bytes, uint32_t length
             if (stop) goto stopped;
             continue;
         }
-        uint32_t h = load_le32(bytes + 4u * i), sec = h >> 29, count = (h >> 16) & 0x1fffu;
+        uint32_t h = load_le32(bytes + 4u * i), sec = vgt_nv_mh_sec_op(h), count = vgt_nv_mh_count(h);
         if ((sec == SEC_INC || sec == SEC_NONINC || sec == SEC_ONEINC) && count < n - i) {
             /* the common case: a whole run inside this entry, decoded without touching the run state */
             uint32_t next, k;
             pos.dword = i + 1;
-            k = deliver(st, cb, bytes + 4u * (i + 1), count, (h & 0xfffu) << 2, (h >> 13) & 7u, (uint8_t)sec, 1,
+            k = deliver(st, cb, bytes + 4u * (i + 1), count, vgt_nv_mh_method(h), vgt_nv_mh_subch(h), (uint8_t)sec, 1,
                         sec == SEC_NONINC ? 0u : 4u, sec == SEC_INC ? ~0u : 0u, pos, &next, &stop);
             st->methods += k;
             if (stop) {
                 if (k < count) {   /* keep the rest as a pending run, as if the entry had ended */
-                    start_run(st, (uint8_t)sec, (h >> 13) & 7u, next, count - k, &pos);
+                    start_run(st, (uint8_t)sec, vgt_nv_mh_subch(h), next, count - k, &pos);
                     st->run_first = 0;
                 }
                 goto stopped;

@@ -9,8 +9,13 @@
 #define VGT_SEM_INTERNAL_H
 
 #include "vgt/events.h"
+#include "vgt/nv_facts.h"
 
-enum sem_family { FAM_NONE = 0, FAM_HOST, FAM_COMPUTE, FAM_3D, FAM_COPY, FAM_I2M, FAM_COUNT_ };
+/* The class families of the facts (vgt_nv_class_family); 2D has no methods the tracker listens to. */
+enum sem_family {
+    FAM_NONE = VGT_NV_FAM_NONE, FAM_HOST = VGT_NV_FAM_HOST, FAM_COMPUTE = VGT_NV_FAM_COMPUTE, FAM_3D = VGT_NV_FAM_3D,
+    FAM_COPY = VGT_NV_FAM_COPY, FAM_I2M = VGT_NV_FAM_I2M, FAM_COUNT_ = VGT_NV_FAM_COUNT_
+};
 
 /* Roles: what a method means to the tracker. Array methods carry their index separately. The roles are
  * grouped by decoder, in this order: dispatch() in events.c picks the decoder by range (R_SEMA_D,
@@ -51,6 +56,7 @@ typedef struct sem_method_spec {
     uint16_t count, stride;
     uint8_t role;
     uint16_t min_class;       /* 0: every class of the family */
+    uint16_t first;           /* array index of the row's first method (a row may hold the tail of an array) */
 } sem_method_spec;
 
 extern const sem_method_spec vgt_sem_method_table[];

@@ -17,7 +17,7 @@ vgt_status vgt_sem_macro_call(vgt_sem_tracker *t, const struct vgt_mme_trace_cal
     for (uint32_t i = 0; i < call->nemits && rc == VGT_OK; i++) {
         m.mthd = call->emits[i].method;
         m.data = call->emits[i].value;
-        m.is_host = m.mthd < 0x100;
+        m.is_host = vgt_nv_is_host_method(m.mthd);
         m.first = i == 0;
         rc = vgt_sem_method(t, &m, err);
     }

@@ -130,20 +130,10 @@ static vgt_status channel_for(walker *w, uint32_t client, uint32_t handle, vgt_w
 
 /* ---- submissions ---- */
 
-static uint32_t peek_u32(const vgt_record *r, uint32_t off)
-{
-    if (r->length < off + 4u) return 0;
-    const uint8_t *p = r->payload + off;
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 static vgt_status grow_segments(walker *w, const vgt_record *r, vgt_error *err)
 {
-    uint32_t need = peek_u32(r, 36);   /* segment_count (docs/trace-format.md, GPFIFO_SUBMIT) */
+    uint32_t need = vgt_gpfifo_submit_segment_room(r);   /* bounded by the record's length */
     if (need <= w->capsegs) return VGT_OK;
-    if (need > VGT_WALK_MAX_SEGMENTS)
-        return VGT_FAIL(err, VGT_E_LIMIT, VGT_NO_OFFSET, "GPFIFO_SUBMIT seq %llu has %u segments, over the limit %u",
-                        (unsigned long long)r->seq, need, VGT_WALK_MAX_SEGMENTS);
     uint32_t cap = w->capsegs ? w->capsegs : 16;
     while (cap < need) cap *= 2;
     vgt_segment *p = realloc(w->segs, (size_t)cap * sizeof *p);
@@ -212,7 +202,7 @@ static vgt_status walk_state_methods(walker *w, const vgt_record *r, vgt_error *
     for (uint32_t i = 0; i < n && !w->stop; i++) {
         vgt_state_method sm = vgt_channel_method_at(&cm, i);
         vgt_method m = {.subch = sm.subch, .mthd = sm.method, .data = sm.value, .first = 1,
-                        .is_host = sm.method < 0x100, .pos = {r->seq, 0, i}};
+                        .is_host = vgt_nv_is_host_method(sm.method), .pos = {r->seq, 0, i}};
         m.cls = m.is_host ? c->pb.channel_class : c->pb.subch_class[sm.subch];
         if (w->cb->on_state_method(w->cb->ctx, &s, &m)) w->stop = 1;
     }

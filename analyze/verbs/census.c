@@ -32,6 +32,7 @@
 #include "vgt/classes.h"
 #include "vgt/cli.h"
 #include "vgt/events.h"
+#include "vgt/nv/clcb97.h"
 #include "vgt/mme_trace.h"
 #include "vgt/walk.h"
 
@@ -191,11 +192,14 @@ static int on_method(void *ctx, const vgt_walk_submit *s, const vgt_method *m)
 }
 
 /* Methods of a non-increasing run whose every dword the MME trace needs: instruction and start-address
- * RAM loads and their pointers (0x114-0x124), the MME DMA methods (0x550-0x574), CALL_MME_MACRO/DATA
- * (0x3800 up); NVIDIA open-gpu-doc classes/3d/clcb97.h. Any other method only leaves its last value. */
+ * RAM loads and their pointers (LOAD_MME_INSTRUCTION_RAM_POINTER .. SET_MME_SHADOW_RAM_CONTROL), the MME DMA
+ * methods (SET_MME_MEM_ADDRESS_A .. SET_MME_DATA_FIFO_CONFIG), CALL_MME_MACRO/DATA (and up). Any other
+ * method only leaves its last value. */
 static int mme_every_dword(uint32_t mthd)
 {
-    return (mthd >= 0x114 && mthd <= 0x124) || (mthd >= 0x550 && mthd <= 0x574) || mthd >= 0x3800;
+    return (mthd >= NVCB97_LOAD_MME_INSTRUCTION_RAM_POINTER && mthd <= NVCB97_SET_MME_SHADOW_RAM_CONTROL) ||
+           (mthd >= NVCB97_SET_MME_MEM_ADDRESS_A && mthd <= NVCB97_SET_MME_DATA_FIFO_CONFIG) ||
+           mthd >= NVCB97_CALL_MME_MACRO(0);
 }
 
 static int on_noninc_run(void *ctx, const vgt_walk_submit *s, const vgt_method *m, const uint8_t *data, uint32_t count)

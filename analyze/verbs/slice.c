@@ -32,6 +32,7 @@
 #include "vgt/classes.h"
 #include "vgt/cli.h"
 #include "vgt/model.h"
+#include "vgt/nv_abi.h"
 #include "vgt/trace.h"
 #include "vgt/walk.h"
 
@@ -40,7 +41,6 @@
 
 #define RUN_MAX (1u << 20)                 /* bytes per synthesized MEMORY record */
 #define MAX_TRACKED (1u << 20)             /* CPU mappings / tokens remembered in pass 1 */
-#define RM_CTRL_GET_WORK_SUBMIT_TOKEN 0xC36F0108u
 #define MAX_IDENTITY_OUT (VGT_MAX_IDENTITY_ENTRIES + 2u)
 #define MAX_CHANNEL_STATES VGT_WALK_MAX_CHANNELS
 
@@ -142,7 +142,7 @@ static vgt_status track(slice_plan *p, const vgt_record *r, vgt_error *err)
     case VGT_REC_RM_CONTROL: {
         vgt_rec_rm_control c;
         VGT_TRY(vgt_decode_rm_control(r, &c, err));
-        if (c.cmd != RM_CTRL_GET_WORK_SUBMIT_TOKEN || c.status != 0) return VGT_OK;
+        if (c.cmd != RM_CTRL_CHAN_GET_WORK_TOKEN || c.status != 0) return VGT_OK;
         return track_put(&p->tokens, (tracked){c.client, c.object, 0, r->seq}, 1, err);
     }
     default:
@@ -415,7 +415,7 @@ static vgt_status write_run_diag(slice_plan *p, vgt_writer *w, const chan_state 
 {
     const vgt_pb_state *pb = &c->pb;
     char name[96], text[640];
-    uint32_t cls = pb->run_mthd < 0x100 ? pb->channel_class : pb->subch_class[pb->run_subch & 7u];   /* host methods */
+    uint32_t cls = vgt_nv_is_host_method(pb->run_mthd) ? pb->channel_class : pb->subch_class[pb->run_subch & 7u];   /* host methods */
     vgt_method_name(cls, pb->run_mthd, name, sizeof name);
     int n = snprintf(text, sizeof text,
                      "slice: channel 0x%x (client 0x%x) had a method run (%s header) pending at submission %llu: %u "

@@ -20,7 +20,7 @@
 /* ---- the rule: which class methods are pure state -------------------------------------------------
  * Carried: host methods never (mthd < 0x100: SET_OBJECT, semaphores, ...; CHANNEL_STATE carries the
  * bindings); otherwise a method whose table name matches a `carry` pattern and no `never` pattern.
- * Names are those of the class tables (analyze/classes, from NVIDIA's open-gpu-doc class headers). */
+ * Names are those of the class tables (trace-format/facts/classes, from NVIDIA's open-gpu-doc class headers). */
 static const char *const carry[] = {
     "SET_*",            /* state setters by naming convention of the class headers */
     "OFFSET_IN_*", "OFFSET_OUT*", "PITCH_IN", "PITCH_OUT",   /* copy / inline-to-memory transfer */
@@ -47,7 +47,7 @@ static const char *const never[] = {
 
 int slice_methods_is_state(uint32_t cls, uint32_t mthd)
 {
-    if (mthd < 0x100 || mthd > VGT_MAX_METHOD_ADDRESS) return 0;
+    if (vgt_nv_is_host_method(mthd) || mthd > VGT_MAX_METHOD_ADDRESS) return 0;
     uint32_t index = 0;
     const vgt_method_info *info = vgt_class_method(vgt_class_find(cls), mthd, &index);
     if (!info) return 0;
@@ -98,7 +98,7 @@ static void chan_clear(chan_methods *c)
 
 static int put(chan_methods *c, uint32_t subch, uint32_t cls, uint32_t mthd, uint32_t value)
 {
-    if (mthd < 0x100 || mthd > VGT_MAX_METHOD_ADDRESS || subch >= VGT_SUBCHANNELS) return 0;
+    if (vgt_nv_is_host_method(mthd) || mthd > VGT_MAX_METHOD_ADDRESS || subch >= VGT_SUBCHANNELS) return 0;
     if (!c->sub[subch] && !(c->sub[subch] = calloc(METHOD_WORDS, sizeof(cell))))
         return fail(c->owner, VGT_E_NOMEM, "no memory for a subchannel's method state");
     c->sub[subch][mthd / 4] = (cell){++c->stamp, cls, value};

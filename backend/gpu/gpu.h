@@ -37,6 +37,7 @@
 #include <stdint.h>
 
 #include "vgt/error.h"
+#include "vgt/nv_pushbuf.h"
 #include "vgt/pbwriter.h"
 
 #ifdef __cplusplus
@@ -203,11 +204,11 @@ uint32_t vgt_gpu_chan_token(const vgt_gpu_chan *c);
 /* The RM handle of the engine object of class cls on this channel, 0 if none. */
 uint32_t vgt_gpu_chan_engine(const vgt_gpu_chan *c, uint32_t cls);
 
-/* GPFIFO entry (DOC classes/host/clc86f.h GP_ENTRY*): push buffer at va (4-byte aligned, below 2^40),
+/* GPFIFO entry (the codec of vgt/nv_pushbuf.h): push buffer at va (4-byte aligned, below 2^40),
  * ndwords < 2^21. flags: VGT_GPU_GP_* below. */
 #define VGT_GPU_GP_MAIN 0u
-#define VGT_GPU_GP_SUBROUTINE 1u    /* LEVEL bit 41 */
-#define VGT_GPU_GP_SYNC 2u          /* SYNC bit 63: wait for the previous entries' pushes to finish */
+#define VGT_GPU_GP_SUBROUTINE VGT_NV_GP_SUBROUTINE   /* LEVEL */
+#define VGT_GPU_GP_SYNC VGT_NV_GP_SYNC               /* SYNC: wait for the previous entries' pushes to finish */
 uint64_t vgt_gpu_gp_entry(uint64_t va, uint32_t ndwords, unsigned flags);
 
 /* Append entries to the ring, publish GPPut in USERD and ring the doorbell (barriers between).

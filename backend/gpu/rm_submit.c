@@ -33,13 +33,7 @@ static void cpu_relax(void)
 
 uint64_t vgt_gpu_gp_entry(uint64_t va, uint32_t ndwords, unsigned flags)
 {
-    uint64_t e = va & 0xfffffffffcull;                    /* GET 31:2 and GET_HI 39:32 */
-    e |= (uint64_t)(ndwords & 0x1fffffu) << 42;           /* LENGTH, word 1 bits 30:10 */
-    if (flags & VGT_GPU_GP_SUBROUTINE)
-        e |= 1ull << 41;                                  /* LEVEL, word 1 bit 9 */
-    if (flags & VGT_GPU_GP_SYNC)
-        e |= 1ull << 63;                                  /* SYNC, word 1 bit 31 */
-    return e;
+    return vgt_nv_gp_encode(va, ndwords, flags);
 }
 
 void vgt_gpu_chan_state_get(const vgt_gpu_chan *c, vgt_gpu_chan_state *s)
@@ -144,7 +138,7 @@ vgt_status vgt_gpu_submit(vgt_gpu_chan *c, const uint64_t *entries, uint32_t n, 
 
 vgt_status vgt_gpu_submit_pb(vgt_gpu_chan *c, uint64_t va, uint32_t ndwords, vgt_error *err)
 {
-    if ((va & 3) || va >> 40 || !ndwords || ndwords > 0x1fffffu)
+    if ((va & 3) || va >> VGT_NV_GP_VA_BITS || !ndwords || ndwords > VGT_NV_GP_MAX_LENGTH)
         return VGT_FAIL(err, VGT_E_ARG, VGT_NO_OFFSET, "push buffer at VA 0x%llx of %u dwords: needs a 4-byte aligned "
                         "VA below 2^40 and 1..0x1fffff dwords", (unsigned long long)va, ndwords);
     uint64_t e = vgt_gpu_gp_entry(va, ndwords, VGT_GPU_GP_SUBROUTINE);

@@ -5,20 +5,22 @@
  * capture's freshly booted machine. RM does not clear video memory a previous process freed: on the
  * H200, vk_triangle's draw completed when it was the first replay after boot and hung when gl_egl had
  * run before it (2026-11-30). So the backend clears each new allocation itself: one HOPPER_DMA_COPY_A
- * memset (remap constant B, one 4-byte component; DOC classes/dma-copy/clc8b5.h, the form the gpu
- * self-test's `ce` row proves) per GiB, on a channel of its own, and waits for it before the engine
+ * memset (remap constant B, one 4-byte component: the HOPPER_DMA_COPY_A constants of vgt/nv/clc8b5.h, the
+ * form the gpu self-test's `ce` row proves) per GiB, on a channel of its own, and waits for it before the engine
  * writes the trace's contents through the CPU. */
 #include "gpu_internal.h"
+#include "vgt/nv/clc8b5.h"
+#include "vgt/nv_facts.h"
 
-enum { SUB_COPY = 4, CE_LAUNCH_DMA = 0x300, CE_OFFSET_OUT_UPPER = 0x408, CE_LINE_LENGTH_IN = 0x418,
-       CE_SET_REMAP_CONST_B = 0x704 };
-#define CE_NON_PIPELINED 0x2u
-#define CE_FLUSH (1u << 2)
-#define CE_SRC_PITCH (1u << 7)
-#define CE_DST_PITCH (1u << 8)
-#define CE_REMAP (1u << 10)
-#define CE_DISABLE_PLC (1u << 26)
-#define CE_REMAP_CONST_B_4BYTE_1COMP (5u | (3u << 16))   /* SET_REMAP_COMPONENTS: DST_X = CONST_B, 4 bytes */
+enum { SUB_COPY = 4 };
+/* LAUNCH_DMA of a memset: non-pipelined, flushed, pitch to pitch, remapped, without PLC compression */
+#define CE_MEMSET_LAUNCH                                                                                       \
+    (VGT_NV_DEF(NVC8B5_LAUNCH_DMA_DATA_TRANSFER_TYPE, NON_PIPELINED) | VGT_NV_DEF(NVC8B5_LAUNCH_DMA_FLUSH_ENABLE, TRUE) | \
+     VGT_NV_DEF(NVC8B5_LAUNCH_DMA_SRC_MEMORY_LAYOUT, PITCH) | VGT_NV_DEF(NVC8B5_LAUNCH_DMA_DST_MEMORY_LAYOUT, PITCH) |   \
+     VGT_NV_DEF(NVC8B5_LAUNCH_DMA_REMAP_ENABLE, TRUE) | VGT_NV_DEF(NVC8B5_LAUNCH_DMA_DISABLE_PLC, TRUE))
+/* SET_REMAP_COMPONENTS: DST_X = CONST_B, one component of 4 bytes */
+#define CE_REMAP_CONST_B_4BYTE_1COMP                                                                        \
+    (VGT_NV_DEF(NVC8B5_SET_REMAP_COMPONENTS_DST_X, CONST_B) | VGT_NV_DEF(NVC8B5_SET_REMAP_COMPONENTS_COMPONENT_SIZE, FOUR))
 #define ZERO_CHUNK (1ull << 30)                          /* bytes per LAUNCH_DMA: LINE_LENGTH_IN counts words */
 #define ZERO_TIMEOUT_MS 5000u
 
@@ -47,14 +49,13 @@ vgt_status vgt_gpu_zero(vgt_gpu *g, uint64_t va, uint64_t size, vgt_error *err)
     vgt_pbw_init(&pb, dw, (uint32_t)(sizeof dw / sizeof dw[0]));
     vgt_pbw_set_object(&pb, SUB_COPY, VGT_GPU_CLASS_HOPPER_COPY);
     const uint32_t remap[2] = { 0, CE_REMAP_CONST_B_4BYTE_1COMP };
-    vgt_pbw_inc(&pb, SUB_COPY, CE_SET_REMAP_CONST_B, remap, 2);
+    vgt_pbw_inc(&pb, SUB_COPY, NVC8B5_SET_REMAP_CONST_B, remap, 2);
     for (uint64_t off = 0; off < size; off += ZERO_CHUNK) {
         uint64_t n = size - off < ZERO_CHUNK ? size - off : ZERO_CHUNK, dst = va + off;
         const uint32_t out[2] = { (uint32_t)(dst >> 32), (uint32_t)dst };
-        vgt_pbw_inc(&pb, SUB_COPY, CE_OFFSET_OUT_UPPER, out, 2);
-        vgt_pbw_1(&pb, SUB_COPY, CE_LINE_LENGTH_IN, (uint32_t)(n / 4));
-        vgt_pbw_1(&pb, SUB_COPY, CE_LAUNCH_DMA,
-                     CE_NON_PIPELINED | CE_FLUSH | CE_SRC_PITCH | CE_DST_PITCH | CE_REMAP | CE_DISABLE_PLC);
+        vgt_pbw_inc(&pb, SUB_COPY, NVC8B5_OFFSET_OUT_UPPER, out, 2);
+        vgt_pbw_1(&pb, SUB_COPY, NVC8B5_LINE_LENGTH_IN, (uint32_t)(n / 4));
+        vgt_pbw_1(&pb, SUB_COPY, NVC8B5_LAUNCH_DMA, CE_MEMSET_LAUNCH);
     }
     vgt_status st = vgt_pbw_check(&pb, err);
     if (st == VGT_OK)

@@ -164,7 +164,7 @@ static vgt_status sim_channel_methods(vgt_backend *b, uint32_t ch, const vgt_sta
             return VGT_FAIL(err, VGT_E_ARG, VGT_NO_OFFSET, "sim: state write %u names subchannel %u method 0x%x", i,
                             sm[i].subch, sm[i].method);
         vgt_method m = {.subch = sm[i].subch, .mthd = sm[i].method, .data = sm[i].value, .first = 1,
-                        .is_host = sm[i].method < 0x100, .pos = {b->seq, 0, i}};
+                        .is_host = vgt_nv_is_host_method(sm[i].method), .pos = {b->seq, 0, i}};
         m.cls = m.is_host ? c->pb.channel_class : c->pb.subch_class[m.subch];
         c->qins = c->qtail;
         b->cur = c;

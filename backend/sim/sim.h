@@ -22,13 +22,14 @@
 #include "vgt/backend.h"
 #include "vgt/events.h"
 #include "vgt/mme.h"
+#include "vgt/nv_facts.h"
 #include "vgt/pushbuf.h"
 
 #define SIM_PAGE_SHIFT 12
 #define SIM_PAGE_SIZE (1u << SIM_PAGE_SHIFT)
 #define SIM_MAX_VAS 64u
 #define SIM_MAX_OBJECTS_PER_CHANNEL 64u
-#define SIM_METHOD_LIMIT 0x4000u      /* method byte addresses the classes define */
+#define SIM_METHOD_LIMIT VGT_NV_METHOD_SPACE   /* method byte addresses the classes define */
 #define SIM_WRITE_LOG_MAX (1u << 20)
 
 /* ---- memory (sim_mem.c) ---- */
@@ -121,9 +122,11 @@ vgt_status sim_mem_map_alias(sim_mem *m, uint64_t va, uint64_t size, uint64_t sr
 void sim_alias_unmapped(sim_mem *m, uint64_t va, uint64_t size);
 
 /* ---- objects and channels ---- */
+/* The facts' families (vgt/nv_facts.h): sim_family_of is vgt_nv_class_family. */
 enum sim_family {
-    SIM_FAM_NONE = 0, SIM_FAM_HOST, SIM_FAM_COMPUTE, SIM_FAM_3D, SIM_FAM_COPY, SIM_FAM_I2M, SIM_FAM_2D,
-    SIM_FAM_COUNT_
+    SIM_FAM_NONE = VGT_NV_FAM_NONE, SIM_FAM_HOST = VGT_NV_FAM_HOST, SIM_FAM_COMPUTE = VGT_NV_FAM_COMPUTE,
+    SIM_FAM_3D = VGT_NV_FAM_3D, SIM_FAM_COPY = VGT_NV_FAM_COPY, SIM_FAM_I2M = VGT_NV_FAM_I2M, SIM_FAM_2D = VGT_NV_FAM_2D,
+    SIM_FAM_COUNT_ = VGT_NV_FAM_COUNT_
 };
 
 struct sim_channel;

@@ -16,33 +16,23 @@
  * Before that, 3D and compute methods feed the channel's MME tracker (mme.h) with their class: a
  * completed macro call's emitted methods are executed like any other method, on the calling subchannel.
  *
- * The one field the UPLOAD event does not carry, the I2M completion semaphore (SET_I2M_SEMAPHORE_A/B/C
- * 0x1dc/0x1e0/0x1e4 and LAUNCH_DMA SEMAPHORE_STRUCT_SIZE 12, REDUCTION_ENABLE 1, REDUCTION_OP 15:13,
- * REDUCTION_FORMAT 3:2; NVIDIA open-gpu-doc classes/inline-to-memory/cla140.h, compute/clcbc0.h), is kept
- * here per object. */
+ * The one field the UPLOAD event does not carry, the I2M completion semaphore (SET_I2M_SEMAPHORE_A/B/C and
+ * LAUNCH_DMA SEMAPHORE_STRUCT_SIZE, REDUCTION_ENABLE, REDUCTION_OP, REDUCTION_FORMAT of the inline-to-memory
+ * methods: the class constants of KEPLER_INLINE_TO_MEMORY_B, the same in the compute class), is kept here
+ * per object.
+ * Which classes the sim knows, and their families, are the facts' (vgt_nv_class_family: every class of the
+ * class tables and of trace-format/facts/families.txt). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sim.h"
+#include "vgt/nv/cla140.h"
+#include "vgt/nv/clcb97.h"
+#include "vgt/nv_facts.h"
 
 /* ---- class families: which objects have an MME, and which classes the sim knows at all ---- */
-static const struct { uint32_t cls; uint8_t family; } class_table[] = {
-    {0xA140, SIM_FAM_I2M}, {0x902D, SIM_FAM_2D},
-    {0xC36F, SIM_FAM_HOST}, {0xC46F, SIM_FAM_HOST}, {0xC56F, SIM_FAM_HOST}, {0xC86F, SIM_FAM_HOST},
-    {0xC3C0, SIM_FAM_COMPUTE}, {0xC5C0, SIM_FAM_COMPUTE}, {0xC6C0, SIM_FAM_COMPUTE}, {0xC7C0, SIM_FAM_COMPUTE},
-    {0xCBC0, SIM_FAM_COMPUTE},
-    {0xC397, SIM_FAM_3D}, {0xC597, SIM_FAM_3D}, {0xC697, SIM_FAM_3D}, {0xC797, SIM_FAM_3D}, {0xCB97, SIM_FAM_3D},
-    {0xC3B5, SIM_FAM_COPY}, {0xC5B5, SIM_FAM_COPY}, {0xC6B5, SIM_FAM_COPY}, {0xC7B5, SIM_FAM_COPY},
-    {0xC8B5, SIM_FAM_COPY},
-};
-
-int sim_family_of(uint32_t cls)
-{
-    for (size_t i = 0; i < sizeof class_table / sizeof class_table[0]; i++)
-        if (class_table[i].cls == cls) return class_table[i].family;
-    return SIM_FAM_NONE;
-}
+int sim_family_of(uint32_t cls) { return vgt_nv_class_family(cls); }
 
 /* events.h reductions -> sim_sem.c's; the float ones are not modelled (-1). */
 static int red_of(unsigned r)
@@ -66,7 +56,10 @@ static int cmp_of(unsigned op)
     }
 }
 
-static inline uint64_t addr(uint32_t upper, uint32_t lower) { return ((uint64_t)(upper & 0x1FFFFFFu) << 32) | lower; }
+static inline uint64_t addr(uint32_t upper, uint32_t lower)
+{
+    return (uint64_t)VGT_NV_GET(upper, NVA140_SET_I2M_SEMAPHORE_A_OFFSET_UPPER) << 32 | lower;
+}
 
 static void unsupported(vgt_backend *b, const vgt_method *m, const char *what)
 {
@@ -93,12 +86,14 @@ static void on_release(vgt_backend *b, const vgt_method *m, const vgt_ev_sem *s)
     sim_sem_reduce(b, m, s->va, red, (s->flags & VGT_SEM_FLAG_SIGNED) != 0, s->payload, s->size);
 }
 
-/* SET_REPORT_SEMAPHORE_D of the 3D class has COMPARISON (bit 16: 0 EQ, 1 GE) for its ACQUIRE
- * (classes/3d/clcb97.h); the event gives the raw word. */
+/* SET_REPORT_SEMAPHORE_D of the 3D class has COMPARISON (EQ, GE) for its ACQUIRE; the event gives the raw
+ * word. */
 static void on_acquire(vgt_backend *b, sim_channel *c, const vgt_method *m, const vgt_ev_sem *s)
 {
     int cmp = cmp_of(s->op);
-    if (s->source == VGT_SEM_SRC_REPORT && m->mthd == 0x1b0c && ((s->raw >> 16) & 1)) cmp = SIM_ACQ_STRICT_GEQ;
+    if (s->source == VGT_SEM_SRC_REPORT && m->mthd == NVCB97_SET_REPORT_SEMAPHORE_D &&
+        VGT_NV_GET(s->raw, NVCB97_SET_REPORT_SEMAPHORE_D_COMPARISON) == NVCB97_SET_REPORT_SEMAPHORE_D_COMPARISON_GE)
+        cmp = SIM_ACQ_STRICT_GEQ;
     if (cmp < 0) return;
     c->acq = (sim_acquire){1, cmp, s->size, s->va, s->payload, *m};
     if (sim_retry_acquire(b, c)) return;
@@ -140,8 +135,14 @@ static void i2m_semaphore(vgt_backend *b, const sim_obj *o, const vgt_method *m,
 {
     uint64_t va = addr(o->i2m_sem[0], o->i2m_sem[1]);
     static const int8_t red[8] = {SIM_RED_ADD, SIM_RED_MIN, SIM_RED_MAX, SIM_RED_INC, SIM_RED_DEC, SIM_RED_AND, SIM_RED_OR, SIM_RED_XOR};
-    if ((launch >> 1) & 1) sim_sem_reduce(b, m, va, red[(launch >> 13) & 7], ((launch >> 2) & 3) == 1, o->i2m_sem[2], 4);
-    else sim_sem_release(b, m, va, o->i2m_sem[2], 4, !((launch >> 12) & 1));
+    if (VGT_NV_GET(launch, NVA140_LAUNCH_DMA_REDUCTION_ENABLE) == NVA140_LAUNCH_DMA_REDUCTION_ENABLE_TRUE)
+        sim_sem_reduce(b, m, va, red[VGT_NV_GET(launch, NVA140_LAUNCH_DMA_REDUCTION_OP)],
+                       VGT_NV_GET(launch, NVA140_LAUNCH_DMA_REDUCTION_FORMAT) == NVA140_LAUNCH_DMA_REDUCTION_FORMAT_SIGNED_32,
+                       o->i2m_sem[2], 4);
+    else
+        sim_sem_release(b, m, va, o->i2m_sem[2], 4,
+                        VGT_NV_GET(launch, NVA140_LAUNCH_DMA_SEMAPHORE_STRUCT_SIZE) ==
+                            NVA140_LAUNCH_DMA_SEMAPHORE_STRUCT_SIZE_FOUR_WORDS);
 }
 
 static void on_upload(vgt_backend *b, sim_channel *c, const vgt_method *m, const vgt_ev_upload *u)
@@ -359,7 +360,7 @@ static vgt_status mme_on_call(void *user, const vgt_mme_call *call, vgt_error *e
         }
         em.mthd = call->emits[i].method;
         em.data = call->emits[i].value;
-        em.is_host = em.mthd < 0x100;
+        em.is_host = vgt_nv_is_host_method(em.mthd);
         b->ctr.macro_methods++;
         if (c->blocks != blocks) {   /* an earlier emission blocked: the rest waits behind it */
             if (sim_queue_insert(b, c, &em, 1)) break;
@@ -384,7 +385,7 @@ static sim_obj *obj_for(vgt_backend *b, sim_channel *c, const vgt_method *m)
     if (o->cls == m->cls && o->family) return o;
     sim_obj_reset(o);
     o->b = b, o->c = c, o->subch = m->subch & 7, o->cls = m->cls, o->family = sim_family_of(m->cls);
-    if ((o->family == SIM_FAM_3D || o->family == SIM_FAM_COMPUTE) && vgt_mme_format_for_class(o->cls) != VGT_MME_NONE) {
+    if (vgt_nv_class_mme(o->cls) != VGT_NV_MME_NONE) {   /* a 3D or compute class with a macro engine */
         if (!c->mme) mme_channel_init(b, c, o);
         o->mme = c->mme != NULL;
     }
@@ -454,7 +455,8 @@ int sim_exec_method(vgt_backend *b, sim_channel *c, const vgt_method *m, int fed
             return 1;
         }
     }
-    if (m->mthd >= 0x1dc && m->mthd <= 0x1e4) o->i2m_sem[(m->mthd - 0x1dc) >> 2] = m->data;   /* SET_I2M_SEMAPHORE_A-C */
+    if (m->mthd >= NVA140_SET_I2M_SEMAPHORE_A && m->mthd <= NVA140_SET_I2M_SEMAPHORE_C)
+        o->i2m_sem[(m->mthd - NVA140_SET_I2M_SEMAPHORE_A) >> 2] = m->data;
     semantic(b, c, m);
     return c->blocks != blocks;
 }

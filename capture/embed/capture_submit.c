@@ -2,25 +2,15 @@
  * one call under the capture's mutex: token -> channel -> (USERD GP_PUT) -> entries and segments read
  * through the views -> the tracker's changed memory -> the record.
  *
- * GPFIFO entry layout (8 bytes; nvidia-rm-userspace.md §3, from envytools dma-pusher.rst and the
- * open-gpu-doc class headers): word0 bits 31:2 = push-buffer VA[31:2]; word1 bits 7:0 = VA[39:32],
- * bit 9 = LEVEL (1 subroutine), bits 30:10 = LENGTH in dwords. LENGTH 0 is a control entry whose
- * OPCODE is word0 bits 7:0; opcode 4 (SET_PB_SEGMENT_EXTENDED_BASE) gives VA[63:40] in word0 bits 24:8
- * for the entries after it. */
+ * GPFIFO entries are read with the codec of vgt/nv_pushbuf.h (push-buffer VA, LEVEL, LENGTH in dwords;
+ * LENGTH 0 is a control entry, whose SET_PB_SEGMENT_EXTENDED_BASE gives the VA bits above 40 of the
+ * entries after it). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "capture_internal.h"
-
-#define GP_LENGTH(w1) (((w1) >> 10) & 0x1fffffu)
-#define GP_LEVEL_SUB(w1) (((w1) >> 9) & 1u)
-#define GP_OPCODE(w0) ((w0) & 0xffu)
-#define GP_OPCODE_EXTENDED_BASE 4u
-/* The usermode page's NOTIFY_CHANNEL_PENDING offset, and USERD's GPPut and size (DOC classes/host/clc86f.h:
- * the 512-byte USERD control area; nvidia-rm-userspace.md §2). */
-#define DOORBELL_OFFSET 0x90u
-#define USERD_GP_PUT 0x8cu
-#define USERD_BYTES 0x200u
+#include "vgt/nv_abi.h"   /* USERMODE_DOORBELL, USERD_GP_PUT, USERD_SIZE */
+#include "vgt/nv_pushbuf.h"
 
 static vgt_status ensure_scratch(vgt_capture *c, uint64_t need, vgt_error *err)
 {
@@ -98,24 +88,20 @@ static vgt_status collect(vgt_capture *c, cap_channel *ch, uint32_t count, submi
     /* Bound the bytes copied segments may need, so scratch is sized once. */
     uint64_t bound = 0;
     for (uint32_t i = 0; i < count; i++) {
-        const uint8_t *e = c->scratch + 8ull * i;
-        uint32_t w1 = (uint32_t)e[4] | (uint32_t)e[5] << 8 | (uint32_t)e[6] << 16 | (uint32_t)e[7] << 24;
-        uint64_t b = 4ull * GP_LENGTH(w1);
+        uint64_t b = 4ull * vgt_nv_gp_length(vgt_nv_gp_load(c->scratch + 8ull * i));
         bound += (b < c->opt.max_segment_bytes ? b : c->opt.max_segment_bytes) + 8;
         if (bound > c->opt.max_submit_bytes + 8ull * count) { bound = c->opt.max_submit_bytes + 8ull * count; break; }
     }
     VGT_TRY(ensure_scratch(c, entries_bytes + bound, err));
     for (uint32_t i = 0; i < count; i++) {
-        const uint8_t *e = c->scratch + 8ull * i;
-        uint32_t w0 = (uint32_t)e[0] | (uint32_t)e[1] << 8 | (uint32_t)e[2] << 16 | (uint32_t)e[3] << 24;
-        uint32_t w1 = (uint32_t)e[4] | (uint32_t)e[5] << 8 | (uint32_t)e[6] << 16 | (uint32_t)e[7] << 24;
-        uint32_t len = GP_LENGTH(w1);
+        uint64_t raw = vgt_nv_gp_load(c->scratch + 8ull * i);
+        uint32_t len = vgt_nv_gp_length(raw);
         if (len == 0) {
-            if (GP_OPCODE(w0) == GP_OPCODE_EXTENDED_BASE) ch->ext_base = (uint64_t)((w0 >> 8) & 0x1ffffu) << 40;
+            if (vgt_nv_gp_opcode(raw) == VGT_NV_GP_OPCODE_SET_PB_SEGMENT_EXTENDED_BASE) ch->ext_base = vgt_nv_gp_extended_base(raw);
             continue;
         }
-        uint64_t va = ch->ext_base | ((uint64_t)(w1 & 0xffu) << 32) | (w0 & ~3u);
-        VGT_TRY(add_segment(c, s, va, 4ull * len, GP_LEVEL_SUB(w1), entries_bytes, err));
+        uint64_t va = ch->ext_base | vgt_nv_gp_va(raw);
+        VGT_TRY(add_segment(c, s, va, 4ull * len, vgt_nv_gp_level(raw), entries_bytes, err));
     }
     return VGT_OK;
 }
@@ -158,7 +144,7 @@ static vgt_status submit_locked(vgt_capture *c, cap_channel *ch, uint32_t gp_get
 static vgt_status unknown_token(vgt_capture *c, uint32_t token, vgt_error *err)
 {
     c->stats.unknown_tokens++;
-    vgt_rec_doorbell d = { .token = token, .offset = DOORBELL_OFFSET };
+    vgt_rec_doorbell d = { .token = token, .offset = USERMODE_DOORBELL };
     VGT_TRY(vgt_write_doorbell(c->w, vgt_now_ns(), &d, err));
     return VGT_FAIL(err, VGT_E_NOT_FOUND, VGT_NO_OFFSET, "capture: doorbell with unknown token 0x%x", token);
 }
@@ -200,10 +186,10 @@ static vgt_status store_locked(vgt_capture *c, uint32_t token, vgt_capture_doorb
     info->channel = ch->handle;
     info->userd_memory = ch->userd_memory;
     info->userd_offset = ch->userd_offset;
-    const volatile uint8_t *userd = cap_cpu_pointer(c, ch->client, ch->userd_memory, ch->userd_offset, USERD_BYTES);
+    const volatile uint8_t *userd = cap_cpu_pointer(c, ch->client, ch->userd_memory, ch->userd_offset, USERD_SIZE);
     if (!userd) {
         info->no_userd = 1;
-        vgt_rec_doorbell d = { .token = token, .channel = ch->handle, .offset = DOORBELL_OFFSET };
+        vgt_rec_doorbell d = { .token = token, .channel = ch->handle, .offset = USERMODE_DOORBELL };
         VGT_TRY(vgt_write_doorbell(c->w, vgt_now_ns(), &d, err));
         return VGT_FAIL(err, VGT_E_NOT_FOUND, VGT_NO_OFFSET, "capture: channel 0x%x: USERD (memory 0x%x + 0x%llx) is not "
                         "CPU-mapped; GP_PUT unknown", ch->handle, ch->userd_memory, (unsigned long long)ch->userd_offset);
@@ -211,7 +197,7 @@ static vgt_status store_locked(vgt_capture *c, uint32_t token, vgt_capture_doorb
     if (!ch->infra_told) {
         ch->infra_told = 1;
         if (c->tracker.channel_infra)
-            c->tracker.channel_infra(c->tracker.ctx, ch->ring_va, 8ull * ch->entries, (const void *)userd, USERD_BYTES);
+            c->tracker.channel_infra(c->tracker.ctx, ch->ring_va, 8ull * ch->entries, (const void *)userd, USERD_SIZE);
     }
     uint64_t t0 = vgt_now_ns();
     uint32_t gp_put = *(const volatile uint32_t *)(userd + USERD_GP_PUT);

@@ -2,9 +2,9 @@
  * (objects, memory, channels, tokens, GPU mappings; capture.h). The shim keeps no table of its own.
  *
  * Request = _IOWR('F', nr, size); the kernel looks at the nr and the size only. NV_ESC_IOCTL_XFER_CMD
- * (nr 0xD3) wraps {u32 cmd; u32 size; u64 ptr} and is unwrapped here. Struct offsets are transcribed
- * from open-gpu-kernel-modules 580 (src/common/sdk/nvidia/inc/nvos.h, kernel-open/common/inc/nv-ioctl.h),
- * checked by compiling the headers.
+ * wraps {u32 cmd; u32 size; u64 ptr} and is unwrapped here. Escape numbers, control ids and struct
+ * offsets are the ABI table's (trace-format/facts/rm_abi.txt, vgt/nv_abi.h: open-gpu-kernel-modules 580
+ * nvos.h, nv-ioctl.h, each offset checked at compile time).
  * Every escape is recorded with its parameters in and out; the ones below also update state. */
 #include <errno.h>
 #include <stdlib.h>
@@ -14,16 +14,22 @@
 
 #include "shim.h"
 #include "shim_copy.h"
+#include "vgt/nv_abi.h"
+
+/* A field of an ABI struct read from the bytes of one. */
+#define RD32(p, T, f) shim_rd32(p, (uint32_t)offsetof(T, f))
+#define RD64(p, T, f) shim_rd64(p, (uint32_t)offsetof(T, f))
 
 #define MAX_PARAMS (1u << 20)          /* RM params copied per call; larger ones are recorded cut */
-#define XFER_MAX 16384u                /* NV_ESC_IOCTL_XFER_CMD's own limit */
+#define XFER_MAX RM_XFER_MAX            /* NV_ESC_IOCTL_XFER_CMD's own limit */
 
 enum {
-    ESC_RM_ALLOC_MEMORY = 0x27, ESC_RM_FREE = 0x29, ESC_RM_CONTROL = 0x2A, ESC_RM_ALLOC = 0x2B,
-    ESC_RM_VID_HEAP_CONTROL = 0x4A, ESC_RM_MAP_MEMORY = 0x4E, ESC_RM_MAP_MEMORY_DMA = 0x57, ESC_RM_UNMAP_MEMORY_DMA = 0x58,
-    ESC_XFER = 0xD3,
+    ESC_RM_ALLOC_MEMORY = RM_ESC_ALLOC_MEMORY, ESC_RM_FREE = RM_ESC_FREE, ESC_RM_CONTROL = RM_ESC_CONTROL,
+    ESC_RM_ALLOC = RM_ESC_ALLOC, ESC_RM_VID_HEAP_CONTROL = RM_ESC_VID_HEAP_CONTROL, ESC_RM_MAP_MEMORY = RM_ESC_MAP_MEMORY,
+    ESC_RM_MAP_MEMORY_DMA = RM_ESC_MAP_MEMORY_DMA, ESC_RM_UNMAP_MEMORY_DMA = RM_ESC_UNMAP_MEMORY_DMA,
+    ESC_XFER = RM_ESC_IOCTL_XFER_CMD,
 };
-#define CTRL_GET_WORK_SUBMIT_TOKEN 0xc36f0108u   /* NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN */
+#define CTRL_GET_WORK_SUBMIT_TOKEN RM_CTRL_CHAN_GET_WORK_TOKEN
 
 uint64_t shim_copy_in(void *dst, const void *src, uint64_t n)
 {
@@ -69,12 +75,13 @@ static int refused(vgt_status rc, const vgt_error *err)
  * hVASpace, engineType, bIsCallingContextVgpuPlugin, padded to 4): a replay reproduces the sync/async
  * subcontext and the TSG's engine from them. */
 static const struct { uint32_t cls, size; } class_params[] = {
-    { 0x003e, 0x80 }, { 0x0040, 0x80 }, { 0x9067, 0x0c }, { 0xa06c, 0x14 },
+    { RM_CLASS_MEMORY_SYSTEM, sizeof(rm_memory_alloc) }, { RM_CLASS_MEMORY_LOCAL_USER, sizeof(rm_memory_alloc) },
+    { RM_CLASS_CONTEXT_SHARE, sizeof(rm_ctxshare_alloc) }, { RM_CLASS_CHANNEL_GROUP, sizeof(rm_tsg_alloc) },
 };
 
 static uint32_t class_params_size(uint32_t cls, uint32_t given)
 {
-    uint32_t need = shim_class_is_channel(cls) ? 0x170u : 0;
+    uint32_t need = shim_class_is_channel(cls) ? (uint32_t)sizeof(rm_channel_alloc) : 0;
     for (size_t i = 0; i < sizeof class_params / sizeof class_params[0]; i++)
         if (class_params[i].cls == cls) need = class_params[i].size;
     return given > need ? given : need;
@@ -104,41 +111,41 @@ static void record_ioctl(const rm_call *c)
     free(out);
 }
 
-/* NV_MEMORY_ALLOCATION_PARAMS (0x80): flags 8, attr 0x18, attr2 0x1c, size 0x40. */
+/* NV_MEMORY_ALLOCATION_PARAMS (rm_memory_alloc): flags, attr, attr2, size. */
 static void mem_alloc_from_params(uint32_t client, uint32_t parent, uint32_t handle, uint32_t cls, uint32_t status,
                                   const uint8_t *p, uint32_t plen)
 {
     vgt_rec_mem_alloc m = { .client = client, .parent = parent, .handle = handle, .cls = cls, .status = status,
                             .aperture = cls == 0x40 ? VGT_APERTURE_VIDMEM : VGT_APERTURE_SYSMEM };
-    if (p && plen >= 0x48) {
-        m.flags = shim_rd32(p, 8);
-        m.attr = shim_rd32(p, 0x18);
-        m.attr2 = shim_rd32(p, 0x1c);
-        m.size = shim_rd64(p, 0x40);
+    if (p && plen >= offsetof(rm_memory_alloc, size) + 8) {
+        m.flags = RD32(p, rm_memory_alloc, flags);
+        m.attr = RD32(p, rm_memory_alloc, attr);
+        m.attr2 = RD32(p, rm_memory_alloc, attr2);
+        m.size = RD64(p, rm_memory_alloc, size);
     }
     vgt_error err;
     vgt_status rc = vgt_capture_mem_alloc(g_shim.cap, &m, VGT_CAPTURE_OBJ_FRESH, &err);
     refused(rc, &err);   /* a full table was said at RM_ALLOC */
 }
 
-/* NV_CHANNEL_ALLOC_PARAMS (0x170): hObjectError 0, gpFifoOffset 8, gpFifoEntries 0x10, hContextShare 0x18,
- * hVASpace 0x1c, hUserdMemory[0] 0x20, userdOffset[0] 0x40, engineType 0x80. */
+/* NV_CHANNEL_ALLOC_PARAMS (rm_channel_alloc): hObjectError, gpFifoOffset, gpFifoEntries, hContextShare,
+ * hVASpace, hUserdMemory[0], userdOffset[0], engineType. */
 static void channel_from_params(uint32_t client, uint32_t parent, uint32_t handle, uint32_t cls, uint32_t status,
                                 const uint8_t *p, uint32_t plen)
 {
     vgt_rec_channel ch = { .client = client, .parent = parent, .handle = handle, .cls = cls, .status = status };
-    if (p && plen >= 0x84) {
-        ch.error_notifier = shim_rd32(p, 0);
-        ch.ring_va = shim_rd64(p, 8);
-        ch.entries = shim_rd32(p, 0x10);
-        ch.context_share = shim_rd32(p, 0x18);
-        ch.va_space = shim_rd32(p, 0x1c);
-        ch.userd_memory = shim_rd32(p, 0x20);
-        ch.userd_offset = shim_rd64(p, 0x40);
-        ch.engine_type = shim_rd32(p, 0x80);
+    if (p && plen >= offsetof(rm_channel_alloc, engine_type) + 4) {
+        ch.error_notifier = RD32(p, rm_channel_alloc, error_notifier);
+        ch.ring_va = RD64(p, rm_channel_alloc, gpfifo_va);
+        ch.entries = RD32(p, rm_channel_alloc, gpfifo_entries);
+        ch.context_share = RD32(p, rm_channel_alloc, context_share);
+        ch.va_space = RD32(p, rm_channel_alloc, va_space);
+        ch.userd_memory = RD32(p, rm_channel_alloc, userd_memory[0]);
+        ch.userd_offset = RD64(p, rm_channel_alloc, userd_offset[0]);
+        ch.engine_type = RD32(p, rm_channel_alloc, engine_type);
     } else {
-        shim_problem(1, VGT_E_FORMAT, "channel 0x%x: allocation parameters of %u bytes, expected at least 0x84",
-                     handle, plen);
+        shim_problem(1, VGT_E_FORMAT, "channel 0x%x: allocation parameters of %u bytes, expected at least 0x%zx",
+                     handle, plen, offsetof(rm_channel_alloc, engine_type) + 4);
     }
     vgt_error err;
     if (refused(vgt_capture_channel(g_shim.cap, &ch, &err), &err))   /* and its ring, USERD when status is 0 */
@@ -147,12 +154,13 @@ static void channel_from_params(uint32_t client, uint32_t parent, uint32_t handl
 
 static void on_alloc(rm_call *c)
 {
-    int v64 = c->size >= 0x30;   /* NVOS64 vs NVOS21 */
-    uint32_t client = shim_rd32(c->arg, 0), parent = shim_rd32(c->arg, 4), handle = shim_rd32(c->arg, 8);
-    uint32_t cls = shim_rd32(c->arg, 0xc), status = shim_rd32(c->arg, v64 ? 0x28 : 0x1c);
+    int v64 = c->size >= sizeof(rm_alloc64_params);   /* NVOS64 vs NVOS21 */
+    uint32_t client = RD32(c->arg, rm_alloc_params, client), parent = RD32(c->arg, rm_alloc_params, parent);
+    uint32_t handle = RD32(c->arg, rm_alloc_params, object), cls = RD32(c->arg, rm_alloc_params, cls);
+    uint32_t status = v64 ? RD32(c->arg, rm_alloc64_params, status) : RD32(c->arg, rm_alloc_params, status);
     if (c->rc != 0 && status == 0) status = 0xffffffffu;
-    if (cls == 0x41 && client == 0) client = handle;    /* NV01_ROOT_CLIENT: the new handle is the client */
-    if (c->pout) c->plen = (uint32_t)shim_copy_in(c->pout, (const void *)(uintptr_t)shim_rd64(c->arg, 0x10), c->plen);
+    if (cls == RM_CLASS_ROOT_CLIENT && client == 0) client = handle;    /* NV01_ROOT_CLIENT: the new handle is the client */
+    if (c->pout) c->plen = (uint32_t)shim_copy_in(c->pout, (const void *)(uintptr_t)RD64(c->arg, rm_alloc_params, params_ptr), c->plen);
     vgt_rec_rm_alloc a = { .client = client, .parent = parent, .handle = handle, .cls = cls, .status = status,
                            .params_length = c->pin ? c->plen : 0, .params_in = c->pin, .params_out = c->pout };
     shim_record(VGT_REC_RM_ALLOC, &a);
@@ -171,16 +179,16 @@ static void on_alloc(rm_call *c)
     }
 }
 
-/* NVOS02 (+fd 0x30): hRoot 0, hObjectParent 4, hObjectNew 8, hClass 0xc, flags 0x10, pMemory 0x18,
- * limit 0x20, status 0x28. */
+/* NVOS02 (+fd): hRoot, hObjectParent, hObjectNew, hClass, flags, pMemory, limit, status (rm_alloc_memory_params). */
 static void on_alloc_memory(rm_call *c)
 {
-    uint32_t client = shim_rd32(c->arg, 0), parent = shim_rd32(c->arg, 4), handle = shim_rd32(c->arg, 8);
-    uint32_t cls = shim_rd32(c->arg, 0xc), status = shim_rd32(c->arg, 0x28);
+    uint32_t client = RD32(c->arg, rm_alloc_memory_params, client), parent = RD32(c->arg, rm_alloc_memory_params, parent);
+    uint32_t handle = RD32(c->arg, rm_alloc_memory_params, object);
+    uint32_t cls = RD32(c->arg, rm_alloc_memory_params, cls), status = RD32(c->arg, rm_alloc_memory_params, status);
     if (c->rc != 0 && status == 0) status = 0xffffffffu;
-    uint64_t addr = shim_rd64(c->arg, 0x18), size = shim_rd64(c->arg, 0x20) + 1;
+    uint64_t addr = RD64(c->arg, rm_alloc_memory_params, memory_ptr), size = RD64(c->arg, rm_alloc_memory_params, limit) + 1;
     vgt_rec_mem_alloc m = { .client = client, .parent = parent, .handle = handle, .cls = cls, .size = size,
-                            .cpu_address = cls == 0x71 ? addr : 0, .flags = shim_rd32(c->arg, 0x10), .status = status,
+                            .cpu_address = cls == 0x71 ? addr : 0, .flags = RD32(c->arg, rm_alloc_memory_params, flags), .status = status,
                             .aperture = cls == 0x71 ? VGT_APERTURE_OS : cls == 0x40 ? VGT_APERTURE_VIDMEM : VGT_APERTURE_SYSMEM };
     vgt_error err;
     /* An OS descriptor's pinned pages are the program's: only memory RM hands out is fresh. */
@@ -191,63 +199,66 @@ static void on_alloc_memory(rm_call *c)
 
 static void on_free(rm_call *c)
 {
-    vgt_rec_rm_free f = { .client = shim_rd32(c->arg, 0), .parent = shim_rd32(c->arg, 4), .handle = shim_rd32(c->arg, 8),
-                          .status = shim_rd32(c->arg, 0xc) };
+    vgt_rec_rm_free f = { .client = RD32(c->arg, rm_free_params, client), .parent = RD32(c->arg, rm_free_params, parent),
+                          .handle = RD32(c->arg, rm_free_params, object), .status = RD32(c->arg, rm_free_params, status) };
     if (c->rc != 0 && f.status == 0) f.status = 0xffffffffu;
     shim_record(VGT_REC_RM_FREE, &f);
     if (f.status == 0) vgt_capture_forget_object(g_shim.cap, f.client, f.handle);   /* and its children */
 }
 
-/* NVOS54: hClient 0, hObject 4, cmd 8, flags 0xc, params 0x10, paramsSize 0x18, status 0x1c. */
+/* NVOS54 (rm_control_params): hClient, hObject, cmd, flags, params, paramsSize, status. */
 static void on_control(rm_call *c)
 {
-    vgt_rec_rm_control r = { .client = shim_rd32(c->arg, 0), .object = shim_rd32(c->arg, 4), .cmd = shim_rd32(c->arg, 8),
-                             .flags = shim_rd32(c->arg, 0xc), .status = shim_rd32(c->arg, 0x1c) };
+    vgt_rec_rm_control r = { .client = RD32(c->arg, rm_control_params, client), .object = RD32(c->arg, rm_control_params, object),
+                             .cmd = RD32(c->arg, rm_control_params, cmd), .flags = RD32(c->arg, rm_control_params, flags),
+                             .status = RD32(c->arg, rm_control_params, status) };
     if (c->rc != 0 && r.status == 0) r.status = 0xffffffffu;
-    if (c->pout) c->plen = (uint32_t)shim_copy_in(c->pout, (const void *)(uintptr_t)shim_rd64(c->arg, 0x10), c->plen);
+    if (c->pout) c->plen = (uint32_t)shim_copy_in(c->pout, (const void *)(uintptr_t)RD64(c->arg, rm_control_params, params_ptr), c->plen);
     r.params_length = c->pin ? c->plen : 0;
     r.params_in = c->pin;
     r.params_out = c->pout;
     shim_record(VGT_REC_RM_CONTROL, &r);
-    if (r.cmd == CTRL_GET_WORK_SUBMIT_TOKEN && r.status == 0 && c->pout && c->plen >= 4) {
+    if (r.cmd == CTRL_GET_WORK_SUBMIT_TOKEN && r.status == 0 && c->pout && c->plen >= sizeof(rm_work_token)) {
         vgt_error err;
-        if (refused(vgt_capture_token(g_shim.cap, r.client, r.object, shim_rd32(c->pout, 0), &err), &err))
+        if (refused(vgt_capture_token(g_shim.cap, r.client, r.object, RD32(c->pout, rm_work_token, token), &err), &err))
             shim_problem(1, err.code, "%s", err.msg);
     }
 }
 
-/* NVOS33 (+fd 0x30): hClient 0, hDevice 4, hMemory 8, offset 0x10, length 0x18, status 0x28, flags 0x2c. */
+/* NVOS33 + fd (rm_map_params): hClient, hDevice, hMemory, offset, length, status, flags, the mapping fd. */
 static void on_map_memory(rm_call *c)
 {
     record_ioctl(c);
-    if (c->rc != 0 || shim_rd32(c->arg, 0x28) != 0 || c->size < 0x34) return;
-    shim_pending_map m = { .client = shim_rd32(c->arg, 0), .device = shim_rd32(c->arg, 4), .memory = shim_rd32(c->arg, 8),
-                           .offset = shim_rd64(c->arg, 0x10), .length = shim_rd64(c->arg, 0x18),
-                           .flags = shim_rd32(c->arg, 0x2c) };
-    shim_fd_set_pending((int)shim_rd32(c->arg, 0x30), &m);
+    if (c->rc != 0 || RD32(c->arg, rm_map_params, status) != 0 || c->size < offsetof(rm_map_params, map_fd) + 4) return;
+    shim_pending_map m = { .client = RD32(c->arg, rm_map_params, client), .device = RD32(c->arg, rm_map_params, device),
+                           .memory = RD32(c->arg, rm_map_params, memory), .offset = RD64(c->arg, rm_map_params, offset),
+                           .length = RD64(c->arg, rm_map_params, length), .flags = RD32(c->arg, rm_map_params, flags) };
+    shim_fd_set_pending((int)RD32(c->arg, rm_map_params, map_fd), &m);
 }
 
-/* NVOS46 (0x40 in 580): hClient 0, hDevice 4, hDma 8, hMemory 0xc, offset 0x10, length 0x18, flags 0x20,
- * dmaOffset 0x30, status 0x38. */
+/* NVOS46 (rm_map_dma_params, 0x40 in 580): hClient, hDevice, hDma, hMemory, offset, length, flags, dmaOffset,
+ * status. */
 static void on_map_dma(rm_call *c)
 {
-    if (c->size < 0x40) { record_ioctl(c); return; }
-    vgt_rec_gpu_map g = { .client = shim_rd32(c->arg, 0), .device = shim_rd32(c->arg, 4), .va_space = shim_rd32(c->arg, 8),
-                          .memory = shim_rd32(c->arg, 0xc), .offset = shim_rd64(c->arg, 0x10),
-                          .length = shim_rd64(c->arg, 0x18), .flags = shim_rd32(c->arg, 0x20),
-                          .gpu_va = shim_rd64(c->arg, 0x30), .status = shim_rd32(c->arg, 0x38), .source = VGT_MAP_RM_DMA };
+    if (c->size < sizeof(rm_map_dma_params)) { record_ioctl(c); return; }
+    vgt_rec_gpu_map g = { .client = RD32(c->arg, rm_map_dma_params, client), .device = RD32(c->arg, rm_map_dma_params, device),
+                          .va_space = RD32(c->arg, rm_map_dma_params, dma), .memory = RD32(c->arg, rm_map_dma_params, memory),
+                          .offset = RD64(c->arg, rm_map_dma_params, offset), .length = RD64(c->arg, rm_map_dma_params, length),
+                          .flags = RD32(c->arg, rm_map_dma_params, flags), .gpu_va = RD64(c->arg, rm_map_dma_params, dma_offset),
+                          .status = RD32(c->arg, rm_map_dma_params, status), .source = VGT_MAP_RM_DMA };
     if (c->rc != 0 && g.status == 0) g.status = 0xffffffffu;
     vgt_error err;
     refused(vgt_capture_gpu_map(g_shim.cap, &g, &err), &err);   /* views form with its CPU mappings */
 }
 
-/* NVOS47 (0x30): hClient 0, hDevice 4, hDma 8, hMemory 0xc, flags 0x10, dmaOffset 0x18, size 0x20, status 0x28. */
+/* NVOS47 (rm_unmap_dma_params): hClient, hDevice, hDma, hMemory, flags, dmaOffset, size, status. */
 static void on_unmap_dma(rm_call *c)
 {
-    if (c->size < 0x30) { record_ioctl(c); return; }
-    vgt_rec_gpu_unmap u = { .client = shim_rd32(c->arg, 0), .device = shim_rd32(c->arg, 4), .va_space = shim_rd32(c->arg, 8),
-                            .memory = shim_rd32(c->arg, 0xc), .gpu_va = shim_rd64(c->arg, 0x18),
-                            .length = shim_rd64(c->arg, 0x20), .status = shim_rd32(c->arg, 0x28), .source = VGT_MAP_RM_DMA };
+    if (c->size < sizeof(rm_unmap_dma_params)) { record_ioctl(c); return; }
+    vgt_rec_gpu_unmap u = { .client = RD32(c->arg, rm_unmap_dma_params, client), .device = RD32(c->arg, rm_unmap_dma_params, device),
+                            .va_space = RD32(c->arg, rm_unmap_dma_params, dma), .memory = RD32(c->arg, rm_unmap_dma_params, memory),
+                            .gpu_va = RD64(c->arg, rm_unmap_dma_params, dma_offset), .length = RD64(c->arg, rm_unmap_dma_params, size),
+                            .status = RD32(c->arg, rm_unmap_dma_params, status), .source = VGT_MAP_RM_DMA };
     if (c->rc != 0 && u.status == 0) u.status = 0xffffffffu;
     vgt_error err;
     refused(vgt_capture_gpu_unmap(g_shim.cap, &u, &err), &err);
@@ -278,28 +289,30 @@ int shim_rm_ioctl(int fd, int node, unsigned long request, void *arg)
 {
     rm_call c = { .fd = fd, .node = node, .nr = (uint32_t)(request & 0xff), .size = (uint32_t)((request >> 16) & 0x3fff),
                   .request = request, .arg = arg };
-    uint8_t xfer[16];
-    if (c.nr == ESC_XFER && c.size >= 16 && shim_copy_in(xfer, arg, 16) == 16) {
-        c.nr = shim_rd32(xfer, 0);
-        c.size = shim_rd32(xfer, 4);
-        c.arg = (uint8_t *)(uintptr_t)shim_rd64(xfer, 8);
+    uint8_t xfer[sizeof(rm_xfer_params)];
+    if (c.nr == ESC_XFER && c.size >= sizeof(rm_xfer_params) && shim_copy_in(xfer, arg, sizeof xfer) == sizeof xfer) {
+        c.nr = RD32(xfer, rm_xfer_params, cmd);
+        c.size = RD32(xfer, rm_xfer_params, size);
+        c.arg = (uint8_t *)(uintptr_t)RD64(xfer, rm_xfer_params, ptr);
         if (c.size > XFER_MAX) c.size = XFER_MAX;
-        c.request = (3ul << 30) | ((unsigned long)c.size << 16) | (0x46ul << 8) | c.nr;
+        c.request = RM_REQUEST(c.nr, c.size);
     }
     c.in = calloc(1, c.size ? c.size : 1);
     int readable = c.in && shim_copy_in(c.in, c.arg, c.size) == c.size;
-    if (readable && c.nr == ESC_RM_ALLOC && c.size >= 0x20)
-        params_snapshot(&c, shim_rd64(c.in, 0x10),
-                        class_params_size(shim_rd32(c.in, 0xc), shim_rd32(c.in, c.size >= 0x30 ? 0x20 : 0x18)));
-    if (readable && c.nr == ESC_RM_CONTROL && c.size >= 0x20)
-        params_snapshot(&c, shim_rd64(c.in, 0x10), shim_rd32(c.in, 0x18));
+    if (readable && c.nr == ESC_RM_ALLOC && c.size >= sizeof(rm_alloc_params))
+        params_snapshot(&c, RD64(c.in, rm_alloc_params, params_ptr),
+                        class_params_size(RD32(c.in, rm_alloc_params, cls),
+                                          c.size >= sizeof(rm_alloc64_params) ? RD32(c.in, rm_alloc64_params, params_size)
+                                                                              : RD32(c.in, rm_alloc_params, params_size)));
+    if (readable && c.nr == ESC_RM_CONTROL && c.size >= sizeof(rm_control_params))
+        params_snapshot(&c, RD64(c.in, rm_control_params, params_ptr), RD32(c.in, rm_control_params, params_size));
     c.rc = g_libc.ioctl(fd, request, arg);
     int saved = errno;
     if (readable) {
         uint64_t t0 = vgt_now_ns();
         if (g_shim.active) switch (c.nr) {
         case ESC_RM_ALLOC: on_alloc(&c); break;
-        case ESC_RM_ALLOC_MEMORY: if (c.size >= 0x30) on_alloc_memory(&c); else record_ioctl(&c); break;
+        case ESC_RM_ALLOC_MEMORY: if (c.size >= sizeof(rm_alloc_memory_params)) on_alloc_memory(&c); else record_ioctl(&c); break;
         case ESC_RM_FREE: on_free(&c); break;
         case ESC_RM_CONTROL: on_control(&c); break;
         case ESC_RM_VID_HEAP_CONTROL: on_vid_heap(&c); break;

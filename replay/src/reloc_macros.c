@@ -13,6 +13,9 @@
 #include "reloc_pairs.h"
 #include "reloc_qmd.h"
 #include "vgt/mme_trace.h"
+#include "vgt/nv/clc7c0.h"
+#include "vgt/nv/clcbc0.h"
+#include "vgt/nv_facts.h"
 
 #define MAX_MACRO_CHANNELS 256u
 
@@ -65,14 +68,14 @@ static void add_note(vgt_reloc_plan *p, const vgt_mme_trace_call *call, const ch
 /* The planner's translation: a moving VA goes "elsewhere" (only whether it moves matters here). */
 static uint64_t moves(const void *ctx, uint64_t va) { return moving_range(ctx, va) ? va ^ 1 : va; }
 
-#define M_INLINE_QMD_DATA 0x320u   /* LOAD_INLINE_QMD_DATA(i), compute classes (clcbc0.h) */
+#define M_INLINE_QMD_DATA NVCBC0_LOAD_INLINE_QMD_DATA(0)   /* LOAD_INLINE_QMD_DATA(i), compute classes */
 
 static void inline_qmd(macro_scan *s, macro_channel *c, const vgt_mme_trace_call *call, uint32_t mthd, uint32_t v)
 {
     uint32_t i = (mthd - M_INLINE_QMD_DATA) / 4;
-    if ((uint8_t)call->cls != 0xc0 || mthd < M_INLINE_QMD_DATA || i >= sizeof c->qmd / 4) return;
+    if (vgt_nv_class_family(call->cls) != VGT_NV_FAM_COMPUTE || mthd < M_INLINE_QMD_DATA || i >= sizeof c->qmd / 4) return;
     for (int b = 0; b < 4; b++) c->qmd[4 * i + b] = (uint8_t)(v >> (8 * b));
-    if (i != 63 && i != 95) return;
+    if (i != NVC7C0_LOAD_INLINE_QMD_DATA__SIZE - 1 && i != NVCBC0_LOAD_INLINE_QMD_DATA__SIZE - 1) return;
     uint8_t q[sizeof c->qmd];
     memcpy(q, c->qmd, sizeof q);
     qmd_fix fix[QMD_MAX_FIXES];

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "vgt/events.h"
+#include "vgt/nv_facts.h"
 #include "vgt/pushbuf.h"
 #include "vgt/replay.h"
 #include "reloc_internal.h"
@@ -141,11 +142,14 @@ static int on_method(void *ctx, const vgt_method *m)
         vgt_sem_free(mc->c->sem);
         mc->c->sem = NULL;
     }
-    /* render targets: SET_COLOR_TARGET_A(j) 0x0800 + 64j (address bits 39:32), B(j) + 4 (bits 31:0) */
-    if ((m->cls & 0xff) == 0x97 && m->mthd >= 0x800 && m->mthd < 0xa00 && (m->mthd & 0x3f) <= 4) {
-        uint32_t j = (m->mthd - 0x800) / 0x40;
-        if ((m->mthd & 0x3f) == 0) mc->c->ct_hi[j] = m->data;
-        else check(mc->s, &m->pos, "render target address", (uint64_t)(mc->c->ct_hi[j] & 0x1ffffff) << 32 | m->data);
+    /* render targets: SET_COLOR_TARGET_A(j) (the high bits), SET_COLOR_TARGET_B(j) (bits 31:0): the facts'
+     * address operand */
+    const vgt_nv_addr_method *op;
+    uint32_t j;
+    int half = vgt_nv_addr_method_of(m->cls, m->mthd, &op, &j);
+    if (half >= 0 && op->role == VGT_NV_ADDR_RENDER_TARGET) {
+        if (half == 0) mc->c->ct_hi[j] = m->data;
+        else check(mc->s, &m->pos, "render target address", vgt_nv_addr_method_value(op, mc->c->ct_hi[j], m->data));
     }
     return 0;
 }

@@ -4,17 +4,12 @@
 
 #include <stdint.h>
 
-/* One address operand: a high and a low method (a single method when hi is 0), the address being
- * ((hi & hi_mask) << 32 | lo) << shift. Arrays repeat at +j * stride. */
-typedef struct reloc_pair {
-    uint8_t family;              /* low byte of the class: 0x6f host, 0xc0 compute, 0x97 3D, 0xb5 copy, 0x40 I2M */
-    uint16_t hi, lo;
-    uint32_t hi_mask;
-    uint8_t shift;
-    uint8_t count, stride;
-    uint8_t slot;                /* first slot of the pair's state (patch_channel.half) */
-    const char *name;
-} reloc_pair;
+#include "vgt/nv_facts.h"
+
+/* One address operand: the facts' (trace-format/facts/addresses.txt, vgt/nv_facts.h): a high and a low
+ * method (a single method when hi is 0), the address being ((hi & hi_mask) << 32 | lo) << shift. Arrays
+ * repeat at +j * stride. */
+typedef vgt_nv_addr_method reloc_pair;
 
 /* The pair and element a method writes: 0 high half, 1 low half (or the single method); -1 when the
  * method carries no address. *slot: the state slot of that element (< PATCH_MAX_PAIRS). */

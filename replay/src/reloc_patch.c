@@ -25,6 +25,11 @@
 #include "engine.h"
 #include "reloc_pairs.h"
 #include "reloc_qmd.h"
+#include "vgt/nv/cla140.h"
+#include "vgt/nv/clc7c0.h"
+#include "vgt/nv/clcbc0.h"
+#include "vgt/nv_facts.h"
+#include "vgt/nv_pushbuf.h"
 #include "vgt/qmd.h"
 
 typedef struct patch_ctx {
@@ -146,17 +151,21 @@ static void evaluate(patch_ctx *x, const reloc_pair *p, uint32_t slot, const vgt
 
 static uint64_t to_replay(const void *rp, uint64_t va) { return addr_to_replay(rp, va); }
 
-/* Methods (open-gpu-doc cla140.h, clcbc0.h, clcb97.h): LAUNCH_DMA 0x1b0 and LOAD_INLINE_DATA 0x1b4 of the
- * I2M methods (I2M, compute and 3D classes), OFFSET_OUT 0x18c; SEND_PCAS_A 0x2b4, SET_INLINE_QMD_ADDRESS_B
- * 0x31c, LOAD_INLINE_QMD_DATA(i) 0x320 + 4i of the compute classes. */
-#define M_OFFSET_OUT 0x18cu
-#define M_I2M_LAUNCH 0x1b0u
-#define M_I2M_DATA 0x1b4u
-#define M_PCAS_A 0x2b4u
-#define M_INLINE_QMD_B 0x31cu
-#define M_INLINE_QMD_DATA 0x320u
+/* Methods (the class constants): LAUNCH_DMA and LOAD_INLINE_DATA of the I2M methods (the same offsets in
+ * the I2M, compute and 3D classes), OFFSET_OUT; SEND_PCAS_A, SET_INLINE_QMD_ADDRESS_B,
+ * LOAD_INLINE_QMD_DATA(i) of the compute classes. */
+#define M_OFFSET_OUT NVA140_OFFSET_OUT
+#define M_I2M_LAUNCH NVA140_LAUNCH_DMA
+#define M_I2M_DATA NVA140_LOAD_INLINE_DATA
+#define M_PCAS_A NVCBC0_SEND_PCAS_A
+#define M_INLINE_QMD_B NVCBC0_SET_INLINE_QMD_ADDRESS_B
+#define M_INLINE_QMD_DATA NVCBC0_LOAD_INLINE_QMD_DATA(0)
 
-static int has_i2m(uint32_t cls) { return (uint8_t)cls == 0x40 || (uint8_t)cls == 0xc0 || (uint8_t)cls == 0x97; }
+static int has_i2m(uint32_t cls)
+{
+    vgt_nv_family f = vgt_nv_class_family(cls);
+    return f == VGT_NV_FAM_I2M || f == VGT_NV_FAM_COMPUTE || f == VGT_NV_FAM_3D;
+}
 
 /* The captured address a pair's halves hold (0 when not both set). */
 static uint64_t pair_value(const patch_channel *pc, uint32_t cls, uint32_t lo_mthd)
@@ -251,7 +260,7 @@ static void qmd_in_memory(patch_ctx *x, uint64_t qmd_va)
 static void qmd_method(patch_ctx *x, const vgt_method *m, int64_t pb_va)
 {
     patch_channel *pc = x->c->patch;
-    uint32_t fam = (uint8_t)m->cls;
+    vgt_nv_family fam = vgt_nv_class_family(m->cls);
     patch_upload *last = &pc->upload[pc->next_upload % PATCH_UPLOADS];
     if (has_i2m(m->cls) && m->mthd == M_I2M_LAUNCH) {
         last = &pc->upload[++pc->next_upload % PATCH_UPLOADS];
@@ -259,17 +268,17 @@ static void qmd_method(patch_ctx *x, const vgt_method *m, int64_t pb_va)
     } else if (has_i2m(m->cls) && m->mthd == M_I2M_DATA) {
         upload_add(last, last->n, m->data, pb_va);
     }
-    if (fam != 0xc0) return;
+    if (fam != VGT_NV_FAM_COMPUTE) return;
     if (m->mthd == M_INLINE_QMD_B) {
         upload_start(&pc->inline_qmd, pair_value(pc, m->cls, M_INLINE_QMD_B));
     } else if (m->mthd >= M_INLINE_QMD_DATA && m->mthd < M_INLINE_QMD_DATA + 4 * PATCH_QMD_DWORDS) {
         uint32_t i = (m->mthd - M_INLINE_QMD_DATA) / 4;
         upload_add(&pc->inline_qmd, i, m->data, pb_va);
-        if ((i == 63 || i == 95) && !patch_qmd(x, &pc->inline_qmd, "inline"))
+        if ((i == NVC7C0_LOAD_INLINE_QMD_DATA__SIZE - 1 || i == NVCBC0_LOAD_INLINE_QMD_DATA__SIZE - 1) && !patch_qmd(x, &pc->inline_qmd, "inline"))
             engine_warn(x->rp, "submission %lld: an inline QMD began in an earlier submission: its address fields "
                         "are not rewritten", (long long)x->rp->cur_index);
     } else if (m->mthd == M_PCAS_A) {
-        uint64_t q = (uint64_t)m->data << 8;
+        uint64_t q = (uint64_t)VGT_NV_GET(m->data, NVCBC0_SEND_PCAS_A_QMD_ADDRESS_SHIFTED8) << 8;
         for (uint32_t k = 0; k < PATCH_UPLOADS; k++) {   /* the newest upload to q first */
             patch_upload *u = &pc->upload[(pc->next_upload - k) % PATCH_UPLOADS];
             if (u->active && u->dst == q && u->n >= 64) {
@@ -363,7 +372,7 @@ vgt_status patch_submission(vgt_replay *rp, engine_channel *c, const vgt_record 
     return x.rc;
 }
 
-/* GP_ENTRY0 GET 31:2, GP_ENTRY1 GET_HI 7:0 (open-gpu-doc classes/host/clc86f.h NVC86F_GP_ENTRY*). */
+/* The entry's GET/GET_HI (the codec of vgt/nv_pushbuf.h). */
 uint64_t patch_entry(vgt_replay *rp, uint32_t index, uint64_t raw)
 {
     if (!rp->nmoves) return raw;
@@ -372,16 +381,14 @@ uint64_t patch_entry(vgt_replay *rp, uint32_t index, uint64_t raw)
     if (e.is_control) return raw;
     uint64_t to = addr_to_replay(rp, e.va);
     if (to == e.va) return raw;
-    if (to >> 40) {
+    if (to >> VGT_NV_GP_VA_BITS) {
         engine_warn(rp, "submission %lld entry %u: push buffer 0x%llx moved to 0x%llx, above what an entry addresses; "
                     "entry not rewritten", (long long)rp->cur_index, index, (unsigned long long)e.va,
                     (unsigned long long)to);
         return raw;
     }
-    uint32_t w0 = ((uint32_t)raw & 3u) | ((uint32_t)to & ~3u);
-    uint32_t w1 = ((uint32_t)(raw >> 32) & ~0xffu) | (uint32_t)(to >> 32);
     rp->sum.entries_rewritten++;
     engine_note(rp, "submission %lld (seq %llu) entry %u: GPFIFO entry push buffer 0x%llx -> 0x%llx", (long long)rp->cur_index,
                 (unsigned long long)rp->cur_seq, index, (unsigned long long)e.va, (unsigned long long)to);
-    return (uint64_t)w1 << 32 | w0;
+    return vgt_nv_gp_with_va(raw, to);
 }

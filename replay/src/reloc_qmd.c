@@ -1,31 +1,18 @@
 /* reloc_qmd.c: the address fields of a QMD, rewritten for lane 1's relocations. A QMD names its program,
  * its constant buffers, its release semaphores and its dependent QMDs by GPU VA; the field positions
  * come from analyze's QMD field tables (vgt_qmd_fields: open-gpu-doc clc3c0qmd.h .. clcbc0qmd.h, per
- * version), found here by name: a LOWER/UPPER pair (the CB address of V04_00 is stored >> 6) or a single
- * pointer stored >> 8. The caller decides where the bytes are: a QMD uploaded by I2M or sent inline in
+ * version), found here by the names the facts give (trace-format/facts/addresses.txt, vgt_nv_addr_qmd):
+ * a LOWER/UPPER pair (the CB address of V04_00 is stored >> 6) or a single pointer stored >> 8. The caller decides where the bytes are: a QMD uploaded by I2M or sent inline in
  * the current submission is rewritten in the push buffer (reloc_patch.c); one in memory cannot be. */
 #include <string.h>
 
 #include "reloc_qmd.h"
+#include "vgt/nv_facts.h"
 #include "vgt/qmd.h"
 
-typedef struct qmd_addr {
-    const char *lower, *upper;   /* upper NULL: a single field */
-    uint8_t shift;
-    const char *what;
-} qmd_addr;
-
-static const qmd_addr addrs[] = {
-    {"PROGRAM_ADDRESS_LOWER", "PROGRAM_ADDRESS_UPPER", 0, "program address"},
-    {"CONSTANT_BUFFER_ADDR_LOWER", "CONSTANT_BUFFER_ADDR_UPPER", 0, "constant buffer address"},
-    {"CONSTANT_BUFFER_ADDR_LOWER_SHIFTED6", "CONSTANT_BUFFER_ADDR_UPPER_SHIFTED6", 6, "constant buffer address"},
-    {"RELEASE_ADDRESS_LOWER", "RELEASE_ADDRESS_UPPER", 0, "release address"},
-    {"RELEASE2_ADDRESS_LOWER", "RELEASE2_ADDRESS_UPPER", 0, "release 2 address"},
-    {"RELEASE_SEMAPHORE_ADDR_LOWER", "RELEASE_SEMAPHORE_ADDR_UPPER", 0, "release address"},
-    {"DEPENDENT_QMD0_POINTER", NULL, 8, "dependent QMD address"},
-    {"DEPENDENT_QMD_POINTER", NULL, 8, "dependent QMD address"},
-};
-#define NADDRS (sizeof addrs / sizeof addrs[0])
+/* The QMD address fields: the facts' table. */
+#define NADDRS VGT_NV_ADDR_QMD_COUNT
+#define addrs(a) vgt_nv_addr_qmd_at(a)
 
 static const vgt_qmd_field *field(const vgt_qmd_field *t, uint32_t n, const char *name)
 {
@@ -43,19 +30,19 @@ uint32_t qmd_relocate(qmd_translate_fn translate, const void *ctx, uint8_t *qmd,
     const vgt_qmd_field *t = vgt_qmd_fields(v, &count);
     if (!t || vgt_qmd_version_size(v) > len) return 0;
     for (uint32_t a = 0; a < NADDRS; a++) {
-        const vgt_qmd_field *lo = field(t, count, addrs[a].lower), *hi = field(t, count, addrs[a].upper);
-        if (!lo || (addrs[a].upper && !hi)) continue;
+        const vgt_qmd_field *lo = field(t, count, addrs(a)->lower), *hi = field(t, count, addrs(a)->upper);
+        if (!lo || (addrs(a)->upper && !hi)) continue;
         for (uint32_t j = 0; j < lo->count && n < max; j++) {
             uint64_t raw = vgt_qmd_bits(qmd, len, bit(lo, j, lo->hi), bit(lo, j, lo->lo));
             unsigned hi_bits = hi ? hi->hi - hi->lo + 1 : 0;
             if (hi) raw |= vgt_qmd_bits(qmd, len, bit(hi, j, hi->hi), bit(hi, j, hi->lo)) << (lo->hi - lo->lo + 1);
-            uint64_t va = raw << addrs[a].shift, to = va ? translate(ctx, va) : va;
+            uint64_t va = raw << addrs(a)->shift, to = va ? translate(ctx, va) : va;
             if (to == va) continue;
-            uint64_t nv = to >> addrs[a].shift;
+            uint64_t nv = to >> addrs(a)->shift;
             unsigned lo_bits = lo->hi - lo->lo + 1;
             vgt_qmd_set_bits(qmd, len, bit(lo, j, lo->hi), bit(lo, j, lo->lo), nv & ((1ull << lo_bits) - 1));
             if (hi) vgt_qmd_set_bits(qmd, len, bit(hi, j, hi->hi), bit(hi, j, hi->lo), (nv >> lo_bits) & ((1ull << hi_bits) - 1));
-            fix[n++] = (qmd_fix){.what = addrs[a].what, .element = lo->first + j, .from = va, .to = to,
+            fix[n++] = (qmd_fix){.what = addrs(a)->what, .element = lo->first + j, .from = va, .to = to,
                                  .dword = bit(lo, j, lo->lo) / 32};
         }
     }

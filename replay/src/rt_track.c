@@ -1,7 +1,7 @@
 /* rt_track.c: which render targets the replayed 3D work draws into, from the decoded method stream.
  * Each channel keeps its own decoder state (subchannel bindings persist across submissions); methods of
- * a 3D class (xx97) at SET_COLOR_TARGET_A..MEMORY(j), 0x0800 + 64j + 4f for f = 0..5 (open-gpu-doc
- * classes/3d/clcb97.h), update the target's state.
+ * a 3D class at SET_COLOR_TARGET_A..MEMORY(j) (the class constants, vgt/nv/clcb97.h: six methods in a row
+ * at each target's stride) update the target's state.
  * After the submission every target written during it that is complete (address, size, a format) is
  * added to the replay's list once, in order of first use: --dump-rt N picks from that list.
  * Not seen: targets set by methods an MME macro emits (the stream carries only the macro call). */
@@ -10,6 +10,9 @@
 
 #include "engine.h"
 #include "vgt/events.h"
+#include "vgt/nv/clcb97.h"
+#include "vgt/nv/clcbc0.h"
+#include "vgt/nv_facts.h"
 
 /* The stream is decoded for render targets, the census, and (on backends without a write log, where
  * --check compares observed memory whole) for the bytes that differ from run to run. */
@@ -61,31 +64,31 @@ void volatile_unmask(const vgt_replay *rp, uint64_t va, uint64_t len, uint8_t *m
 }
 
 /* NOTIFY of the 3D and compute classes writes a 16-byte notification at SET_NOTIFY_A/B whose first 8
- * bytes are a timestamp (methods 0x104/0x108/0x10c in both: open-gpu-doc classes/3d/clcb97.h,
- * classes/compute/clcbc0.h; the notification layout: nvtypes.h NvNotification, nanoseconds[2] first).
- * Vulkan's query/event code uses it (vk_compute: 0x56f0010 differed only in those bytes). */
-#define NOTIFY_A 0x104u
-#define NOTIFY_B 0x108u
-#define NOTIFY_GO 0x10cu
-#define CLASS_3D_LOW 0x97u    /* xx97: the 3D classes (TURING_A C597 .. HOPPER_A CB97) */
-#define CLASS_COMPUTE_LOW 0xc0u   /* xxc0: the compute classes (TURING_COMPUTE_A C5C0 .. HOPPER_COMPUTE_A CBC0) */
+ * bytes are a timestamp (the same offsets in both: vgt/nv/clcb97.h, clcbc0.h; the notification layout:
+ * nvtypes.h NvNotification, nanoseconds[2] first). Vulkan's query/event code uses it (vk_compute:
+ * 0x56f0010 differed only in those bytes). */
+#define NOTIFY_A NVCB97_SET_NOTIFY_A
+#define NOTIFY_B NVCB97_SET_NOTIFY_B
+#define NOTIFY_GO NVCB97_NOTIFY
+#define CLASS_3D(cls) (vgt_nv_class_family(cls) == VGT_NV_FAM_3D)
+#define CLASS_COMPUTE(cls) (vgt_nv_class_family(cls) == VGT_NV_FAM_COMPUTE)
 
 static void track_notify(vgt_replay *rp, engine_channel *c, const vgt_method *m)
 {
-    uint32_t k = (m->cls & 0xff) == CLASS_3D_LOW ? 0 : (m->cls & 0xff) == CLASS_COMPUTE_LOW ? 1 : 2;
+    uint32_t k = CLASS_3D(m->cls) ? 0 : CLASS_COMPUTE(m->cls) ? 1 : 2;
     if (k == 2) return;
     if (m->mthd == NOTIFY_A) c->rt.notify[k][0] = m->data;
     else if (m->mthd == NOTIFY_B) c->rt.notify[k][1] = m->data;
     else if (m->mthd == NOTIFY_GO) {
-        uint64_t va = (uint64_t)(c->rt.notify[k][0] & 0x1ffffff) << 32 | c->rt.notify[k][1];
+        uint64_t va = (uint64_t)VGT_NV_GET(c->rt.notify[k][0], NVCB97_SET_NOTIFY_A_ADDRESS_UPPER) << 32 | c->rt.notify[k][1];
         if (va) add_volatile(rp, va, 8);
     }
 }
 
-#define CT_FIRST 0x0800u
-#define CT_STRIDE 0x40u
-#define CT_FIELDS 6u          /* A, B, WIDTH, HEIGHT, FORMAT, MEMORY */
-#define CT_TARGETS 8u
+#define CT_FIRST NVCB97_SET_COLOR_TARGET_A(0)
+#define CT_STRIDE (NVCB97_SET_COLOR_TARGET_A(1) - NVCB97_SET_COLOR_TARGET_A(0))
+#define CT_FIELDS ((NVCB97_SET_COLOR_TARGET_MEMORY(0) - CT_FIRST) / 4 + 1)   /* A, B, WIDTH, HEIGHT, FORMAT, MEMORY */
+#define CT_TARGETS NVCB97_SET_COLOR_TARGET_A__SIZE
 
 /* Volatile ranges matter only to checks without a write log (the semantic tracker runs then too). */
 static int rp_checks_volatile(const vgt_replay *rp)
@@ -105,7 +108,7 @@ static int on_method(void *ctx, const vgt_method *m)
     if (m->masked) return 0;
     if (mme_guard_active(t->rp)) mme_guard_method(c, m);
     if (rp_checks_volatile(t->rp)) track_notify(t->rp, c, m);
-    if ((m->cls & 0xff) != CLASS_3D_LOW) return 0;
+    if (!CLASS_3D(m->cls)) return 0;
     if (m->mthd < CT_FIRST || m->mthd >= CT_FIRST + CT_TARGETS * CT_STRIDE) return 0;
     uint32_t j = (m->mthd - CT_FIRST) / CT_STRIDE, f = (m->mthd - CT_FIRST) % CT_STRIDE / 4;
     if (f >= CT_FIELDS) return 0;
@@ -114,10 +117,19 @@ static int on_method(void *ctx, const vgt_method *m)
     return 0;
 }
 
+/* A target's address from SET_COLOR_TARGET_A/B: the facts' address operand (addresses.txt). */
+static uint64_t ct_address(uint32_t a, uint32_t b)
+{
+    const vgt_nv_addr_method *op;
+    uint32_t el;
+    if (vgt_nv_addr_method_of(NVCB97_CLASS, NVCB97_SET_COLOR_TARGET_B(0), &op, &el) != 1) return 0;
+    return vgt_nv_addr_method_value(op, a, b);
+}
+
 static void add_target(vgt_replay *rp, const engine_channel *c, uint32_t j, const vgt_record *rec)
 {
     const uint32_t *ct = c->rt.ct[j];
-    vgt_rt_desc d = {.va = (uint64_t)(ct[0] & 0x1ffffff) << 32 | ct[1], .width = ct[2], .height = ct[3],
+    vgt_rt_desc d = {.va = ct_address(ct[0], ct[1]), .width = ct[2], .height = ct[3],
                      .format = ct[4], .memory = ct[5], .target = j, .submit_index = rp->cur_index, .seq = rec->seq};
     if (!d.va || !d.width || !d.height || !d.format) return;
     for (uint32_t i = 0; i < rp->nrts; i++) {

@@ -35,6 +35,9 @@
 #include <unistd.h>
 
 #include "gpu.h"
+#include "vgt/nv/cla140.h"
+#include "vgt/nv/clc8b5.h"
+#include "vgt/nv_facts.h"
 #include "vgt/backend.h"
 
 extern const vgt_backend_ops vgt_backend_gpu;
@@ -63,20 +66,19 @@ extern const vgt_backend_ops vgt_backend_gpu;
 /* subchannel assignment of the objects (the probe's, NVIDIA's drivers may differ) */
 enum { SUB_3D = 0, SUB_COMPUTE = 1, SUB_I2M = 2, SUB_2D = 3, SUB_COPY = 4 };
 
-/* HOPPER_DMA_COPY_A methods and LAUNCH_DMA bits (DOC classes/dma-copy/clc8b5.h) */
-enum { CE_SET_SEMAPHORE_A = 0x240, CE_LAUNCH_DMA = 0x300, CE_OFFSET_IN_UPPER = 0x400, CE_OFFSET_OUT_UPPER = 0x408,
-       CE_LINE_LENGTH_IN = 0x418, CE_SET_REMAP_CONST_B = 0x704 };
-#define CE_NON_PIPELINED 0x2u
-#define CE_FLUSH (1u << 2)
-#define CE_SEM_ONE_WORD (1u << 3)
-#define CE_SRC_PITCH (1u << 7)
-#define CE_DST_PITCH (1u << 8)
-#define CE_REMAP (1u << 10)
-#define CE_DISABLE_PLC (1u << 26)
-#define CE_REMAP_CONST_B_4BYTE_1COMP (5u | (3u << 16))
-/* inline-to-memory, same offsets in A140, HOPPER_COMPUTE_A and HOPPER_A (DOC clcb97.h, clcbc0.h) */
-enum { I2M_LINE_LENGTH_IN = 0x180, I2M_LAUNCH_DMA = 0x1b0, I2M_LOAD_INLINE_DATA = 0x1b4 };
-#define I2M_LAUNCH_PITCH_FLUSH 0x11u
+/* HOPPER_DMA_COPY_A methods and LAUNCH_DMA bits: the class constants (vgt/nv/clc8b5.h) */
+#define CE_NON_PIPELINED VGT_NV_DEF(NVC8B5_LAUNCH_DMA_DATA_TRANSFER_TYPE, NON_PIPELINED)
+#define CE_FLUSH VGT_NV_DEF(NVC8B5_LAUNCH_DMA_FLUSH_ENABLE, TRUE)
+#define CE_SEM_ONE_WORD VGT_NV_DEF(NVC8B5_LAUNCH_DMA_SEMAPHORE_TYPE, RELEASE_ONE_WORD_SEMAPHORE)
+#define CE_SRC_PITCH VGT_NV_DEF(NVC8B5_LAUNCH_DMA_SRC_MEMORY_LAYOUT, PITCH)
+#define CE_DST_PITCH VGT_NV_DEF(NVC8B5_LAUNCH_DMA_DST_MEMORY_LAYOUT, PITCH)
+#define CE_REMAP VGT_NV_DEF(NVC8B5_LAUNCH_DMA_REMAP_ENABLE, TRUE)
+#define CE_DISABLE_PLC VGT_NV_DEF(NVC8B5_LAUNCH_DMA_DISABLE_PLC, TRUE)
+#define CE_REMAP_CONST_B_4BYTE_1COMP                                                                             \
+    (VGT_NV_DEF(NVC8B5_SET_REMAP_COMPONENTS_DST_X, CONST_B) | VGT_NV_DEF(NVC8B5_SET_REMAP_COMPONENTS_COMPONENT_SIZE, FOUR))
+/* inline-to-memory: the same offsets in A140, HOPPER_COMPUTE_A and HOPPER_A (vgt/nv/cla140.h) */
+#define I2M_LAUNCH_PITCH_FLUSH                                                                                   \
+    (VGT_NV_DEF(NVA140_LAUNCH_DMA_DST_MEMORY_LAYOUT, PITCH) | VGT_NV_DEF(NVA140_LAUNCH_DMA_COMPLETION_TYPE, FLUSH_ONLY))
 
 /* ---- results table ------------------------------------------------------------------------------- */
 typedef struct row {
@@ -316,9 +318,9 @@ static void step_objects(ctx *t)
 static void pb_i2m(vgt_pbw *pb, unsigned subch, uint64_t dst, const uint32_t *data, uint32_t n)
 {
     const uint32_t v[4] = { n * 4, 1, (uint32_t)(dst >> 32), (uint32_t)dst };
-    vgt_pbw_inc(pb, subch, I2M_LINE_LENGTH_IN, v, 4);
-    vgt_pbw_1(pb, subch, I2M_LAUNCH_DMA, I2M_LAUNCH_PITCH_FLUSH);
-    vgt_pbw_non_inc(pb, subch, I2M_LOAD_INLINE_DATA, data, n);
+    vgt_pbw_inc(pb, subch, NVA140_LINE_LENGTH_IN, v, 4);
+    vgt_pbw_1(pb, subch, NVA140_LAUNCH_DMA, I2M_LAUNCH_PITCH_FLUSH);
+    vgt_pbw_non_inc(pb, subch, NVA140_LOAD_INLINE_DATA, data, n);
 }
 
 static void step_i2m(ctx *t, const char *name, unsigned subch, uint32_t area, uint32_t seed, uint32_t sem_value)
@@ -342,26 +344,26 @@ static void step_i2m(ctx *t, const char *name, unsigned subch, uint32_t area, ui
 static void pb_ce(vgt_pbw *pb, uint64_t src, uint64_t dst, uint32_t bytes, uint32_t flags)
 {
     const uint32_t o[4] = { (uint32_t)(src >> 32), (uint32_t)src, (uint32_t)(dst >> 32), (uint32_t)dst };
-    vgt_pbw_inc(pb, SUB_COPY, CE_OFFSET_IN_UPPER, o, 4);
-    vgt_pbw_1(pb, SUB_COPY, CE_LINE_LENGTH_IN, bytes);
-    vgt_pbw_1(pb, SUB_COPY, CE_LAUNCH_DMA, CE_NON_PIPELINED | CE_SRC_PITCH | CE_DST_PITCH | CE_DISABLE_PLC | flags);
+    vgt_pbw_inc(pb, SUB_COPY, NVC8B5_OFFSET_IN_UPPER, o, 4);
+    vgt_pbw_1(pb, SUB_COPY, NVC8B5_LINE_LENGTH_IN, bytes);
+    vgt_pbw_1(pb, SUB_COPY, NVC8B5_LAUNCH_DMA, CE_NON_PIPELINED | CE_SRC_PITCH | CE_DST_PITCH | CE_DISABLE_PLC | flags);
 }
 
 static void build_ce(vgt_pbw *pb, uint32_t sem_value)
 {
     const uint32_t remap[2] = { 0xdeadbeefu, CE_REMAP_CONST_B_4BYTE_1COMP };
-    vgt_pbw_inc(pb, SUB_COPY, CE_SET_REMAP_CONST_B, remap, 2);
+    vgt_pbw_inc(pb, SUB_COPY, NVC8B5_SET_REMAP_CONST_B, remap, 2);
     const uint32_t out[2] = { (uint32_t)(sys(MEMSET_OFF) >> 32), (uint32_t)sys(MEMSET_OFF) };
-    vgt_pbw_inc(pb, SUB_COPY, CE_OFFSET_OUT_UPPER, out, 2);
-    vgt_pbw_1(pb, SUB_COPY, CE_LINE_LENGTH_IN, CE_BYTES / 4);
-    vgt_pbw_1(pb, SUB_COPY, CE_LAUNCH_DMA, CE_NON_PIPELINED | CE_FLUSH | CE_SRC_PITCH | CE_DST_PITCH | CE_REMAP |
+    vgt_pbw_inc(pb, SUB_COPY, NVC8B5_OFFSET_OUT_UPPER, out, 2);
+    vgt_pbw_1(pb, SUB_COPY, NVC8B5_LINE_LENGTH_IN, CE_BYTES / 4);
+    vgt_pbw_1(pb, SUB_COPY, NVC8B5_LAUNCH_DMA, CE_NON_PIPELINED | CE_FLUSH | CE_SRC_PITCH | CE_DST_PITCH | CE_REMAP |
                  CE_DISABLE_PLC);
     pb_ce(pb, sys(CE_SRC_OFF), VID_VA, CE_BYTES, 0);
     pb_ce(pb, VID_VA, sys(CE_DST_OFF), CE_BYTES, CE_FLUSH);
     uint64_t s = sys(SEM_OFF + 0x80);
     const uint32_t sem[3] = { (uint32_t)(s >> 32), (uint32_t)s, sem_value };
-    vgt_pbw_inc(pb, SUB_COPY, CE_SET_SEMAPHORE_A, sem, 3);
-    vgt_pbw_1(pb, SUB_COPY, CE_LAUNCH_DMA, CE_FLUSH | CE_SEM_ONE_WORD | CE_DISABLE_PLC);
+    vgt_pbw_inc(pb, SUB_COPY, NVC8B5_SET_SEMAPHORE_A, sem, 3);
+    vgt_pbw_1(pb, SUB_COPY, NVC8B5_LAUNCH_DMA, CE_FLUSH | CE_SEM_ONE_WORD | CE_DISABLE_PLC);
 }
 
 static void step_ce(ctx *t)
@@ -431,7 +433,7 @@ static const char *const variant_names[V_COUNT] = { "mme_plain", "mme_nop", "mme
 static void macro_head(enc_prog *p)
 {
     vgt_mme_tu104_inst in = tu_nop();          /* LINE_LENGTH_IN = 4, method -> 0x184 */
-    in.alu[0].imm = tu_mthd_imm(I2M_LINE_LENGTH_IN, 1);
+    in.alu[0].imm = tu_mthd_imm(NVA140_LINE_LENGTH_IN, 1);
     in.alu[1].imm = 4;
     tu_out(&in, 0, VGT_MME_OUT_IMM0, VGT_MME_OUT_IMM1);
     tu_add(p, &in);
@@ -462,7 +464,7 @@ static void macro_address(enc_prog *p, int through_alu)
 static void macro_launch(enc_prog *p, unsigned op, unsigned x, unsigned y)
 {
     vgt_mme_tu104_inst in = tu_nop();
-    tu_alu(&in, 0, op, 2, x, y, tu_mthd_imm(I2M_LAUNCH_DMA, 1));
+    tu_alu(&in, 0, op, 2, x, y, tu_mthd_imm(NVA140_LAUNCH_DMA, 1));
     in.alu[1].imm = I2M_LAUNCH_PITCH_FLUSH;
     tu_out(&in, 0, VGT_MME_OUT_IMM0, VGT_MME_OUT_IMM1);
     tu_out(&in, 1, VGT_MME_OUT_NONE, VGT_MME_OUT_ALU0);
@@ -475,7 +477,7 @@ static void macro_launch_late(enc_prog *p, int alu, unsigned op, unsigned x, uns
 {
     vgt_mme_tu104_inst in = tu_nop();
     tu_alu(&in, alu, op, 2, x, y, 0);
-    in.alu[0].imm = tu_mthd_imm(I2M_LAUNCH_DMA, 1);
+    in.alu[0].imm = tu_mthd_imm(NVA140_LAUNCH_DMA, 1);
     in.alu[1].imm = I2M_LAUNCH_PITCH_FLUSH;
     tu_out(&in, 0, VGT_MME_OUT_IMM0, VGT_MME_OUT_IMM1);
     tu_add(p, &in);
@@ -489,7 +491,7 @@ static void macro_launch_late(enc_prog *p, int alu, unsigned op, unsigned x, uns
 static void macro_launch_pair(enc_prog *p)
 {
     vgt_mme_tu104_inst in = tu_nop();
-    tu_alu(&in, 0, VGT_MME_TU104_MUL, 2, 5, 6, tu_mthd_imm(I2M_LAUNCH_DMA, 1));
+    tu_alu(&in, 0, VGT_MME_TU104_MUL, 2, 5, 6, tu_mthd_imm(NVA140_LAUNCH_DMA, 1));
     tu_alu(&in, 1, VGT_MME_TU104_ADD, 7, 5, 6, I2M_LAUNCH_PITCH_FLUSH);
     tu_out(&in, 0, VGT_MME_OUT_IMM0, VGT_MME_OUT_IMM1);
     tu_out(&in, 1, VGT_MME_OUT_NONE, VGT_MME_OUT_ALU1);
@@ -569,7 +571,7 @@ static uint32_t build_macro(enc_prog *p, mme_variant v, uint64_t dst, uint32_t *
         params[0] = 0x600d;   /* the only parameter: consumed, not used */
         {
             vgt_mme_tu104_inst in = tu_nop();   /* LAUNCH_DMA, LOAD_INLINE_DATA = 0x600dcafe */
-            in.alu[0].imm = tu_mthd_imm(I2M_LAUNCH_DMA, 1);
+            in.alu[0].imm = tu_mthd_imm(NVA140_LAUNCH_DMA, 1);
             in.alu[1].imm = I2M_LAUNCH_PITCH_FLUSH;
             tu_out(&in, 0, VGT_MME_OUT_IMM0, VGT_MME_OUT_IMM1);
             tu_add(p, &in);
@@ -589,10 +591,10 @@ static int predict_i2m(const vgt_mme_emit_list *l, uint64_t *va, uint32_t *value
     int launched = 0, have = 0;
     for (uint32_t i = 0; i < l->n; i++) {
         uint32_t m = l->v[i].method, v = l->v[i].value;
-        if (m == 0x188) hi = v;
-        if (m == 0x18c) lo = v;
-        if (m == I2M_LAUNCH_DMA) launched = 1;
-        if (m == I2M_LOAD_INLINE_DATA && launched && !have) {
+        if (m == NVA140_OFFSET_OUT_UPPER) hi = v;
+        if (m == NVA140_OFFSET_OUT) lo = v;
+        if (m == NVA140_LAUNCH_DMA) launched = 1;
+        if (m == NVA140_LOAD_INLINE_DATA && launched && !have) {
             *value = v;
             have = 1;
         }

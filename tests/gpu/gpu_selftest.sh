@@ -17,7 +17,7 @@ shift || true
 build() {
     local bdir=${1:-$root/build-gpu}
     cmake -S "$root" -B "$bdir" -G Ninja -DVGT_STATIC_DEPS=ON >/dev/null || return 2
-    cmake --build "$bdir" -j2 --target vgt_backend vgt_analyze vgt_format || return 2
+    cmake --build "$bdir" -j2 --target vgt_backend vgt_analyze vgt_format || return 2   # and the generated facts headers
     local lib=$bdir/lib
     local xxh zstd defs=()
     xxh=$(sed -n 's/^_lib_xxhash:FILEPATH=//p' "$bdir/CMakeCache.txt")
@@ -28,6 +28,7 @@ build() {
     mkdir -p "$root/.carry/gpu"
     cc -std=c11 -O2 -g -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE "${defs[@]}" \
         -I"$root/backend/gpu" -I"$root/backend/include" -I"$root/analyze/include" -I"$root/trace-format/include" \
+        -I"$bdir/trace-format/include" \
         -o "$root/.carry/gpu/gpu_selftest" "$root/tests/gpu/gpu_selftest.c" \
         "$lib/libvgt_backend.a" "$lib/libvgt_analyze.a" "$lib/libvgt_format.a" ${xxh:+"$xxh"} ${zstd:+"$zstd"} -lm \
         || return 2

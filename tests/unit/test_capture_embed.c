@@ -86,7 +86,8 @@ static void feed(vgt_capture *c)
     fill(mem1 + 0x100, 12, 90);        /* through the callback: 3 dwords */
     put_entry(VA0, 0, entry(VA0 + 0x10000, 4, 0));
     put_entry(VA0, 1, entry(VA0 + 0x20000, 2, 1));
-    put_entry(VA0, 2, 0x0000000000000000ull);        /* control entry: NOP, no segment */
+    put_entry(VA0, 2, 0x0000000000000104ull);        /* control entry: NOP (OPCODE is word 1's; its operand's
+                                                        low byte 4 is no SET_PB_SEGMENT_EXTENDED_BASE), no segment */
     put_entry(VA0, 3, entry(VA1 + 0x100, 3, 0));
     put_entry(VA0, 4, entry(0x500000000ull, 2, 0));  /* unmapped */
     put_entry(VA0, 5, entry(VA0 + 0x10004, 2, 0));   /* inside the first segment: shares it */

@@ -20,6 +20,7 @@
 #include "vgt/trace.h"
 
 #include "check.h"
+#include "vgt/nv_abi.h"
 
 #define C 0xc1d00001u
 #define DEV 0x5c000001u
@@ -61,7 +62,7 @@ static void write_trace(void)
     vgt_write_channel(w, 7, &(vgt_rec_channel){C, TSG, CHAN, 0xc86f, 0x80000000ull, 512, MEM_B, 0x1000, 0, 1, VAS, 0, 0, 0}, &e);
     vgt_write_engine_object(w, 8, &(vgt_rec_engine_object){C, CHAN, 0x5c000030, 0xcbc0, 0}, &e);
     vgt_write_engine_object(w, 8, &(vgt_rec_engine_object){C, CHAN, 0x5c000031, 0xc8b5, 0}, &e);
-    vgt_write_rm_control(w, 9, &(vgt_rec_rm_control){C, CHAN, 0xc36f0108, 0, 0, 4, (const uint8_t *)&token,
+    vgt_write_rm_control(w, 9, &(vgt_rec_rm_control){C, CHAN, RM_CTRL_CHAN_GET_WORK_TOKEN, 0, 0, 4, (const uint8_t *)&token,
                                                      (const uint8_t *)&token}, &e);
     vgt_write_memory(w, 10, &(vgt_rec_memory){0x100000000ull, 4096, VGT_MEM_INITIAL, MEM_A, 0, page}, &e);
     vgt_write_memory(w, 10, &(vgt_rec_memory){0x100001800ull, 16, VGT_MEM_CHANGED, MEM_A, 0, page}, &e);

@@ -13,16 +13,12 @@
 
 #include "le.h"
 #include "model_impl.h"
+#include "vgt/nv_abi.h"
 
 #define DEFAULT_MEMORY_LIMIT (4ull << 30)
-/* NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN; params_out starts with NvU32 workSubmitToken
- * (open-gpu-kernel-modules, src/common/sdk/nvidia/inc/ctrl/ctrlc36f.h). */
-#define RM_CTRL_GET_WORK_SUBMIT_TOKEN 0xc36f0108u
-
-/* Memory classes that an RM_ALLOC may allocate (open-gpu-kernel-modules src/common/sdk/nvidia/inc/class/
- * cl003e.h NV01_MEMORY_SYSTEM, cl003f.h NV01_MEMORY_LOCAL_PRIVILEGED, cl0040.h NV01_MEMORY_LOCAL_USER,
- * cl0071.h NV01_MEMORY_SYSTEM_OS_DESCRIPTOR). */
-static const uint32_t memory_classes[] = {0x003e, 0x003f, 0x0040, 0x0071};
+/* Memory classes that an RM_ALLOC may allocate (the ABI table, vgt/nv_abi.h). */
+static const uint32_t memory_classes[] = {RM_CLASS_MEMORY_SYSTEM, RM_CLASS_MEMORY_LOCAL_PRIVILEGED,
+                                          RM_CLASS_MEMORY_LOCAL_USER, RM_CLASS_MEMORY_SYSTEM_OS_DESCRIPTOR};
 
 static int is_memory_class(uint32_t cls)
 {
@@ -32,14 +28,13 @@ static int is_memory_class(uint32_t cls)
 }
 
 /* Where the flags word sits in the allocation parameters of the classes whose flags a replay must
- * reproduce (open-gpu-kernel-modules src/common/sdk/nvidia/inc/alloc/alloc_channel.h
- * NV_CHANNEL_ALLOC_PARAMS.flags, the NVOS04_FLAGS_* of nvos.h; class/cl9067.h
- * NV_CTXSHARE_ALLOCATION_PARAMETERS.flags, NV_CTXSHARE_ALLOCATION_FLAGS_SUBCONTEXT_*). Channel classes
- * are the host classes xx6F from KEPLER_CHANNEL_GPFIFO_A on. */
+ * reproduce (the ABI table: NV_CHANNEL_ALLOC_PARAMS.flags, the NVOS04_FLAGS_*; NV_CTXSHARE_ALLOCATION_
+ * PARAMETERS.flags, the SUBCONTEXT_*). Channel classes are the host classes xx6F from
+ * KEPLER_CHANNEL_GPFIFO_A (0xA06F) on. */
 static int alloc_flags_offset(uint32_t cls)
 {
-    if (cls == 0x9067) return 4;                                   /* FERMI_CONTEXT_SHARE_A */
-    if ((cls & 0xff) == 0x6f && cls >= 0xa06f && cls <= 0xcf6f) return 0x14;   /* *_CHANNEL_GPFIFO_A */
+    if (cls == RM_CLASS_CONTEXT_SHARE) return (int)offsetof(rm_ctxshare_alloc, flags);
+    if ((cls & 0xff) == 0x6f && cls >= 0xa06f && cls <= 0xcf6f) return (int)offsetof(rm_channel_alloc, flags);
     return -1;
 }
 
@@ -125,9 +120,9 @@ static vgt_status on_rm_control(vgt_model *m, const vgt_record *r, vgt_error *er
 {
     vgt_rec_rm_control c;
     VGT_TRY(vgt_decode_rm_control(r, &c, err));
-    if (c.cmd != RM_CTRL_GET_WORK_SUBMIT_TOKEN || c.status || c.params_length < 4) return VGT_OK;
+    if (c.cmd != RM_CTRL_CHAN_GET_WORK_TOKEN || c.status || c.params_length < sizeof(rm_work_token)) return VGT_OK;
     vgt_model_channel *ch = model_channel_get(m, c.client, c.object);
-    if (ch && !ch->has_token) ch->token = le_get32(c.params_out), ch->has_token = 1;
+    if (ch && !ch->has_token) ch->token = le_get32(c.params_out + offsetof(rm_work_token, token)), ch->has_token = 1;
     return VGT_OK;
 }
 
@@ -169,7 +164,7 @@ static vgt_status write_ring(vgt_model *m, const vgt_model_channel *ch, const vg
 
 static vgt_status on_submit(vgt_model *m, const vgt_record *r, vgt_error *err)
 {
-    uint32_t need = r->length / 16 + 1;   /* a segment takes at least 16 bytes */
+    uint32_t need = vgt_gpfifo_submit_segment_room(r);
     if (need > m->segcap) {
         vgt_segment *q = realloc(m->segs, sizeof *q * need);
         if (!q) return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "model: no memory for %u segments", need);

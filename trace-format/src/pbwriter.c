@@ -3,9 +3,7 @@
 
 #include "vgt/pbwriter.h"
 
-enum { SEC_INC = 1, SEC_NON_INC = 3, SEC_IMMD = 4, SEC_ONE_INC = 5 };
-enum { HOST_SET_OBJECT = 0x000, HOST_SEM_ADDR_LO = 0x05c };
-#define HOST_SEM_RELEASE 1u
+enum { SEC_INC = VGT_NV_SEC_INC, SEC_NON_INC = VGT_NV_SEC_NON_INC, SEC_IMMD = VGT_NV_SEC_IMMD, SEC_ONE_INC = VGT_NV_SEC_ONE_INC };
 
 void vgt_pbw_init(vgt_pbw *w, uint32_t *dw, uint32_t cap)
 {
@@ -22,7 +20,7 @@ void vgt_pbw_reset(vgt_pbw *w)
 
 static int valid(vgt_pbw *w, unsigned subch, uint32_t method, uint32_t need)
 {
-    if (w->overflow || subch > 7 || (method & 3) || method > 0x3ffc || need > w->cap - w->n) {
+    if (w->overflow || subch > VGT_NV_MH_MAX_SUBCH || (method & 3) || method >= VGT_NV_METHOD_SPACE || need > w->cap - w->n) {
         w->overflow = 1;
         return 0;
     }
@@ -31,7 +29,7 @@ static int valid(vgt_pbw *w, unsigned subch, uint32_t method, uint32_t need)
 
 static uint32_t header(uint32_t sec_op, uint32_t count, unsigned subch, uint32_t method)
 {
-    return sec_op << 29 | count << 16 | (uint32_t)subch << 13 | method >> 2;
+    return vgt_nv_mh_encode(sec_op, count, subch, method);   /* valid() checked the ranges */
 }
 
 static void run(vgt_pbw *w, uint32_t sec_op, unsigned subch, uint32_t method, const uint32_t *v, uint32_t n)
@@ -78,19 +76,19 @@ void vgt_pbw_immd(vgt_pbw *w, unsigned subch, uint32_t method, uint32_t data13)
 
 void vgt_pbw_set_object(vgt_pbw *w, unsigned subch, uint32_t cls)
 {
-    vgt_pbw_1(w, subch, HOST_SET_OBJECT, cls & 0xffffu);
+    vgt_pbw_1(w, subch, NVC86F_SET_OBJECT, VGT_NV_SET(NVC86F_SET_OBJECT_NVCLASS, cls));
 }
 
 void vgt_pbw_host_release(vgt_pbw *w, uint64_t va, uint64_t payload, uint32_t flags)
 {
     const uint32_t m[5] = {
-        (uint32_t)va & ~3u,                   /* SEM_ADDR_LO 31:2 */
-        (uint32_t)(va >> 32) & 0x1ffffffu,    /* SEM_ADDR_HI 24:0 */
-        (uint32_t)payload,                    /* SEM_PAYLOAD_LO */
-        (uint32_t)(payload >> 32),            /* SEM_PAYLOAD_HI */
-        HOST_SEM_RELEASE | (flags & (VGT_PBW_RELEASE_WFI | VGT_PBW_PAYLOAD_64)),
+        (uint32_t)va & NVC86F_SEM_ADDR_LO_OFFSET_MASK,                       /* SEM_ADDR_LO */
+        VGT_NV_SET(NVC86F_SEM_ADDR_HI_OFFSET, va >> 32),                      /* SEM_ADDR_HI */
+        (uint32_t)payload,                                                    /* SEM_PAYLOAD_LO */
+        (uint32_t)(payload >> 32),                                            /* SEM_PAYLOAD_HI */
+        VGT_NV_DEF(NVC86F_SEM_EXECUTE_OPERATION, RELEASE) | (flags & (VGT_PBW_RELEASE_WFI | VGT_PBW_PAYLOAD_64)),
     };
-    vgt_pbw_inc(w, 0, HOST_SEM_ADDR_LO, m, 5);
+    vgt_pbw_inc(w, 0, NVC86F_SEM_ADDR_LO, m, 5);
 }
 
 vgt_status vgt_pbw_check(const vgt_pbw *w, vgt_error *err)

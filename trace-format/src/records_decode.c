@@ -225,3 +225,10 @@ vgt_status vgt_decode_gpfifo_submit(const vgt_record *r, vgt_rec_gpfifo_submit *
     vgt_segment none;
     return decode_typed(r, VGT_REC_GPFIFO_SUBMIT, o, sizeof *o, seg ? seg : &none, max_segments, err);
 }
+
+uint32_t vgt_gpfifo_submit_segment_room(const vgt_record *r)
+{
+    uint32_t declared = r->length >= 40 ? le_get32(r->payload + 36) : 0;   /* segment_count */
+    uint32_t bound = r->length / VGT_SEGMENT_HEADER_BYTES + 1;
+    return declared < bound ? declared : bound;
+}

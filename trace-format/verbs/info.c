@@ -8,6 +8,7 @@
 #include "dump_record.h"
 #include "verb_open.h"
 #include "vgt/cli.h"
+#include "vgt/nv_abi.h"
 
 typedef struct info_opts {
     int json, quick;
@@ -29,7 +30,6 @@ const vgt_cli_spec cmd_info_spec = {
 };
 
 #define MAX_CHANNELS 4096u
-#define RM_CTRL_GET_WORK_SUBMIT_TOKEN 0xc36f0108u   /* NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN (open-gpu-kernel-modules ctrlc36f.h) */
 
 struct channel_info {
     uint32_t client, handle, cls, entries, token, has_token;
@@ -87,7 +87,7 @@ static void count_record(struct stats *s, vgt_reader *r, const vgt_record *rec)
         if (vgt_decode_work_submit_token(rec, &t, &e) == VGT_OK) note_token(s, t.client, t.channel, t.token);
     } else if (rec->type == VGT_REC_RM_CONTROL) {
         vgt_rec_rm_control c;
-        if (vgt_decode_rm_control(rec, &c, &e) == VGT_OK && c.cmd == RM_CTRL_GET_WORK_SUBMIT_TOKEN && c.status == 0 &&
+        if (vgt_decode_rm_control(rec, &c, &e) == VGT_OK && c.cmd == RM_CTRL_CHAN_GET_WORK_TOKEN && c.status == 0 &&
             c.params_length >= 4 && c.params_out) {
             struct channel_info *ch = find_channel(s, c.client, c.object);
             if (ch && !ch->has_token)

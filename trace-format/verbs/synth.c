@@ -21,6 +21,8 @@
 #include <unistd.h>
 
 #include "synth.h"
+#include "vgt/nv/clcb97.h"
+#include "vgt/nv_abi.h"
 #include "vgt/cli.h"
 #include "vgt/trace.h"
 
@@ -53,11 +55,7 @@ static const char *const shape_names[] = {"pushbuf", "mixed", "all-types"};
 
 #define CLIENT 0xC1D00001u
 #define HANDLE_BASE 0x5C000001u
-#define RM_CTRL_GET_WORK_SUBMIT_TOKEN 0xC36F0108u   /* NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN */
-#define RM_CTRL_GPFIFO_SCHEDULE 0xA06C0101u         /* NVA06C_CTRL_CMD_GPFIFO_SCHEDULE */
-#define RM_CTRL_GET_CLASSLIST 0x00800201u           /* NV0080_CTRL_CMD_GPU_GET_CLASSLIST */
-#define UVM_INITIALIZE 0x30000001u
-#define MAP_FLAGS_4K_FIXED ((1u << 8) | (1u << 15)) /* NVOS46 PAGE_SIZE 4KB, DMA_OFFSET_FIXED */
+#define MAP_FLAGS_4K_FIXED (RM_DMA_FLAG_PAGE_4K | RM_DMA_FLAG_OFFSET_FIXED)
 
 typedef struct synth_opts {
     const char *out;
@@ -164,12 +162,12 @@ static vgt_status rm_objects(synth *s)
     uint32_t h, dev_params[14] = {0, CLIENT}, sub_params[1] = {0};   /* NV0080 deviceId, hClientShare */
     VGT_TRY(rm_alloc(s, 0, 0x41, NULL, 0, &h));                       /* NV01_ROOT_CLIENT */
     VGT_TRY(rm_alloc(s, CLIENT, 0x80, dev_params, sizeof dev_params, &s->device));   /* NV01_DEVICE_0 */
-    VGT_TRY(rm_alloc(s, s->device, 0x2080, sub_params, sizeof sub_params, &s->subdevice)); /* NV20_SUBDEVICE_0 */
-    VGT_TRY(rm_alloc(s, s->subdevice, 0xC661, NULL, 0, &h));          /* HOPPER_USERMODE_A */
-    VGT_TRY(rm_alloc(s, s->device, 0x90F1, NULL, 0, &s->vaspace));    /* FERMI_VASPACE_A */
-    VGT_TRY(rm_alloc(s, s->device, 0xA06C, NULL, 0, &s->tsg));        /* KEPLER_CHANNEL_GROUP_A */
+    VGT_TRY(rm_alloc(s, s->device, RM_CLASS_SUBDEVICE, sub_params, sizeof sub_params, &s->subdevice)); /* NV20_SUBDEVICE_0 */
+    VGT_TRY(rm_alloc(s, s->subdevice, RM_CLASS_HOPPER_USERMODE, NULL, 0, &h));
+    VGT_TRY(rm_alloc(s, s->device, RM_CLASS_VASPACE, NULL, 0, &s->vaspace));    /* FERMI_VASPACE_A */
+    VGT_TRY(rm_alloc(s, s->device, RM_CLASS_CHANNEL_GROUP, NULL, 0, &s->tsg)); /* KEPLER_CHANNEL_GROUP_A */
     uint32_t share[3] = {s->vaspace, 1, 0};                           /* hVASpace, SUBCONTEXT_ASYNC, subctxId */
-    return rm_alloc(s, s->tsg, 0x9067, share, sizeof share, &s->ctxshare);   /* FERMI_CONTEXT_SHARE_A */
+    return rm_alloc(s, s->tsg, RM_CLASS_CONTEXT_SHARE, share, sizeof share, &s->ctxshare);   /* FERMI_CONTEXT_SHARE_A */
 }
 
 static vgt_status memory_objects(synth *s)
@@ -218,7 +216,7 @@ static vgt_status channel(synth *s, uint32_t i)
     }
     c->token = (1u << 16) | (8u + i);   /* GH100 style (runlistId << 16) | chId; opaque to readers */
     uint8_t in[4] = {0}, out[4] = {(uint8_t)c->token, (uint8_t)(c->token >> 8), (uint8_t)(c->token >> 16), 0};
-    VGT_TRY(rm_control(s, c->handle, RM_CTRL_GET_WORK_SUBMIT_TOKEN, in, out, 4));
+    VGT_TRY(rm_control(s, c->handle, RM_CTRL_CHAN_GET_WORK_TOKEN, in, out, 4));
     vgt_rec_work_submit_token t = {.client = CLIENT, .channel = c->handle, .token = c->token};
     account(s, VGT_REC_WORK_SUBMIT_TOKEN, 0);
     return vgt_write_work_submit_token(s->w, tick(s), &t, s->err);
@@ -229,12 +227,12 @@ static vgt_status channel(synth *s, uint32_t i)
 static vgt_status extras_start(synth *s)
 {
     uint8_t params[16] = {0};
-    vgt_rec_ioctl io = {.node = VGT_NODE_UVM, .request = UVM_INITIALIZE, .params_length = 16,
+    vgt_rec_ioctl io = {.node = VGT_NODE_UVM, .request = (uint32_t)UVM_REQ_INITIALIZE, .params_length = 16,
                         .params_in = params, .params_out = params};
     account(s, VGT_REC_IOCTL, 32);
     VGT_TRY(vgt_write_ioctl(s->w, tick(s), &io, s->err));
     uint8_t classes[16] = {0xC0, 0xCB, 0, 0, 0xB5, 0xC8, 0, 0, 0x97, 0xCB, 0, 0, 0x40, 0xA1, 0, 0};
-    VGT_TRY(rm_control(s, s->device, RM_CTRL_GET_CLASSLIST, classes, classes, sizeof classes));
+    VGT_TRY(rm_control(s, s->device, RM_CTRL_DEV_GET_CLASSLIST, classes, classes, sizeof classes));
     static const char exe[] = "/usr/bin/synthetic-child";
     vgt_rec_process_start ps = {.pid = 4243, .ppid = 4242, .exe = exe, .exe_length = sizeof exe - 1};
     account(s, VGT_REC_PROCESS_START, sizeof exe - 1);
@@ -281,7 +279,7 @@ static vgt_status channel_states(synth *s)
         /* and a CHANNEL_METHODS restoring a value the channel already has at reset (MME shadow scratch 0
          * of the 3D class is 0), so replay and decode give the same results with or without it */
         uint8_t writes[VGT_CHANNEL_METHOD_SIZE];
-        vgt_channel_method_put(writes, &(vgt_state_method){SYNTH_SUBCH_3D, 0x3400, 0});
+        vgt_channel_method_put(writes, &(vgt_state_method){SYNTH_SUBCH_3D, NVCB97_SET_MME_SHADOW_SCRATCH(0), 0});
         vgt_rec_channel_methods cm = {CLIENT, s->ch[i].handle, 0, sizeof writes, writes};
         account(s, VGT_REC_CHANNEL_METHODS, sizeof writes);
         VGT_TRY(vgt_write_channel_methods(s->w, tick(s), &cm, s->err));
@@ -509,7 +507,7 @@ static vgt_status generate(synth *s)
     for (uint32_t i = 0; i < s->o.channels; i++) VGT_TRY(channel(s, i));
     if (s->o.shape == SHAPE_ALL_TYPES) VGT_TRY(channel_states(s));
     uint8_t sched[3] = {1, 0, 0};   /* bEnable, bSkipSubmit, bSkipEnable */
-    VGT_TRY(rm_control(s, s->tsg, RM_CTRL_GPFIFO_SCHEDULE, sched, sched, sizeof sched));
+    VGT_TRY(rm_control(s, s->tsg, RM_CTRL_TSG_GPFIFO_SCHEDULE, sched, sched, sizeof sched));
     int scratch_done = s->o.shape == SHAPE_PUSHBUF;
     while (more_submissions(s)) {
         if (!scratch_done && s->submit_no >= (s->o.submits == UINT64_MAX ? 4 : s->o.submits / 3)) {

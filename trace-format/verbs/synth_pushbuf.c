@@ -1,32 +1,39 @@
 /* synth_pushbuf.c: valid Hopper method streams and QMDs for `vgt synth` (see synth.h).
  *
- * Method header dword (nvidia-rm-userspace.md §3, from open-gpu-doc clc86f.h): SEC_OP 31:29, COUNT or
- * immediate data 28:16, SUBCHANNEL 15:13, ADDRESS 11:0 = method >> 2. GPFIFO entry: word0 GET 31:2
- * (VA[31:2]); word1 GET_HI 7:0 (VA[39:32]), LEVEL bit 9, LENGTH 30:10 (dwords).
+ * Methods and fields are the class constants (vgt/nv/clXXXX.h); headers and GPFIFO entries the codec's
+ * (vgt/nv_pushbuf.h, through vgt/pbwriter.h).
  */
 #include <string.h>
 
 #include "synth.h"
+#include "vgt/nv/cla140.h"
+#include "vgt/nv/clc86f.h"
+#include "vgt/nv/clc8b5.h"
+#include "vgt/nv/clcbc0.h"
+#include "vgt/nv_facts.h"
+#include "vgt/nv_pushbuf.h"
 
-#define HOST_NOP 0x008u              /* host (C86F) NOP, §4 */
-/* I2M methods (A140; the same offsets in HOPPER_COMPUTE_A), §4 */
-#define I2M_LINE_LENGTH_IN 0x180u
-#define I2M_LAUNCH_DMA 0x1B0u
-#define I2M_LAUNCH_DMA_PITCH 1u
-#define I2M_LOAD_INLINE_DATA 0x1B4u
-/* HOPPER_DMA_COPY_A, §4 */
-#define CE_SET_SEMAPHORE_A 0x240u
-#define CE_LAUNCH_DMA 0x300u
-#define CE_OFFSET_IN_UPPER 0x400u
-#define CE_LAUNCH_NON_PIPELINED 2u
-#define CE_LAUNCH_FLUSH (1u << 2)
-#define CE_LAUNCH_SEM_ONE_WORD (1u << 3)
-#define CE_LAUNCH_SRC_PITCH (1u << 7)
-#define CE_LAUNCH_DST_PITCH (1u << 8)
-/* HOPPER_COMPUTE_A, §4 */
-#define COMPUTE_SEND_PCAS_A 0x2B4u
-#define COMPUTE_SEND_SIGNALING_PCAS2_B 0x2C0u
-#define PCAS_ACTION_INVALIDATE_COPY_SCHEDULE 3u
+#define HOST_NOP NVC86F_NOP
+/* I2M methods (A140; the same offsets in HOPPER_COMPUTE_A) */
+#define I2M_LINE_LENGTH_IN NVA140_LINE_LENGTH_IN
+#define I2M_LAUNCH_DMA NVA140_LAUNCH_DMA
+#define I2M_LAUNCH_DMA_PITCH VGT_NV_DEF(NVA140_LAUNCH_DMA_DST_MEMORY_LAYOUT, PITCH)
+#define I2M_LOAD_INLINE_DATA NVA140_LOAD_INLINE_DATA
+#define I2M_UPPER(va) VGT_NV_SET(NVA140_OFFSET_OUT_UPPER_VALUE, (va) >> 32)
+/* HOPPER_DMA_COPY_A */
+#define CE_SET_SEMAPHORE_A NVC8B5_SET_SEMAPHORE_A
+#define CE_LAUNCH_DMA NVC8B5_LAUNCH_DMA
+#define CE_OFFSET_IN_UPPER NVC8B5_OFFSET_IN_UPPER
+#define CE_LAUNCH_NON_PIPELINED VGT_NV_DEF(NVC8B5_LAUNCH_DMA_DATA_TRANSFER_TYPE, NON_PIPELINED)
+#define CE_LAUNCH_FLUSH VGT_NV_DEF(NVC8B5_LAUNCH_DMA_FLUSH_ENABLE, TRUE)
+#define CE_LAUNCH_SEM_ONE_WORD VGT_NV_DEF(NVC8B5_LAUNCH_DMA_SEMAPHORE_TYPE, RELEASE_ONE_WORD_SEMAPHORE)
+#define CE_LAUNCH_SRC_PITCH VGT_NV_DEF(NVC8B5_LAUNCH_DMA_SRC_MEMORY_LAYOUT, PITCH)
+#define CE_LAUNCH_DST_PITCH VGT_NV_DEF(NVC8B5_LAUNCH_DMA_DST_MEMORY_LAYOUT, PITCH)
+#define CE_UPPER(va) VGT_NV_SET(NVC8B5_OFFSET_IN_UPPER_UPPER, (va) >> 32)   /* OFFSET_IN/OUT, SEMAPHORE_A: 24:0 */
+/* HOPPER_COMPUTE_A */
+#define COMPUTE_SEND_PCAS_A NVCBC0_SEND_PCAS_A
+#define COMPUTE_SEND_SIGNALING_PCAS2_B NVCBC0_SEND_SIGNALING_PCAS2_B
+#define PCAS_ACTION_INVALIDATE_COPY_SCHEDULE NVCBC0_SEND_SIGNALING_PCAS2_B_PCAS_ACTION_INVALIDATE_COPY_SCHEDULE
 
 void synth_rng_seed(synth_rng *r, uint64_t seed) { r->s = seed * 0x9E3779B97F4A7C15ull + 0x2545F4914F6CDD1Dull; }
 
@@ -84,7 +91,7 @@ static uint32_t le32(const uint8_t *p)
 void synth_pb_i2m(vgt_pbw *pb, uint32_t subch, uint64_t va, const uint8_t *bytes, uint32_t n, int one_inc)
 {
     /* LINE_LENGTH_IN, LINE_COUNT, OFFSET_OUT_UPPER, OFFSET_OUT */
-    uint32_t setup[4] = {n, 1, (uint32_t)(va >> 32) & 0x1FFFFFFu, (uint32_t)va};
+    uint32_t setup[4] = {n, 1, I2M_UPPER(va), (uint32_t)va};
     vgt_pbw_inc(pb, subch, I2M_LINE_LENGTH_IN, setup, 4);
     uint32_t words = n / 4, tmp[257];
     uint32_t i = 0;
@@ -107,10 +114,9 @@ void synth_pb_i2m(vgt_pbw *pb, uint32_t subch, uint64_t va, const uint8_t *bytes
 void synth_pb_ce_copy(vgt_pbw *pb, uint64_t src, uint64_t dst, uint32_t n, uint64_t sem_va, uint32_t payload)
 {
     /* OFFSET_IN_UPPER/LOWER, OFFSET_OUT_UPPER/LOWER, PITCH_IN, PITCH_OUT, LINE_LENGTH_IN, LINE_COUNT */
-    uint32_t off[8] = {(uint32_t)(src >> 32) & 0x1FFFFFFu, (uint32_t)src, (uint32_t)(dst >> 32) & 0x1FFFFFFu,
-                       (uint32_t)dst, n, n, n, 1};
+    uint32_t off[8] = {CE_UPPER(src), (uint32_t)src, CE_UPPER(dst), (uint32_t)dst, n, n, n, 1};
     vgt_pbw_inc(pb, SYNTH_SUBCH_COPY, CE_OFFSET_IN_UPPER, off, 8);
-    uint32_t sem[3] = {(uint32_t)(sem_va >> 32) & 0x1FFFFFFu, (uint32_t)sem_va, payload};
+    uint32_t sem[3] = {CE_UPPER(sem_va), (uint32_t)sem_va, payload};
     vgt_pbw_inc(pb, SYNTH_SUBCH_COPY, CE_SET_SEMAPHORE_A, sem, 3);
     uint32_t launch = CE_LAUNCH_NON_PIPELINED | CE_LAUNCH_FLUSH | CE_LAUNCH_SEM_ONE_WORD | CE_LAUNCH_SRC_PITCH |
                       CE_LAUNCH_DST_PITCH;
@@ -119,7 +125,7 @@ void synth_pb_ce_copy(vgt_pbw *pb, uint64_t src, uint64_t dst, uint32_t n, uint6
 
 void synth_pb_compute_launch(vgt_pbw *pb, uint64_t qmd_va)
 {
-    uint32_t a = (uint32_t)(qmd_va >> 8);
+    uint32_t a = VGT_NV_SET(NVCBC0_SEND_PCAS_A_QMD_ADDRESS_SHIFTED8, qmd_va >> 8);
     vgt_pbw_inc(pb, SYNTH_SUBCH_COMPUTE, COMPUTE_SEND_PCAS_A, &a, 1);
     vgt_pbw_immd(pb, SYNTH_SUBCH_COMPUTE, COMPUTE_SEND_SIGNALING_PCAS2_B, PCAS_ACTION_INVALIDATE_COPY_SCHEDULE);
 }
@@ -166,8 +172,5 @@ void synth_qmd_build(uint8_t qmd[SYNTH_QMD_BYTES], const uint32_t grid[3], const
 
 uint64_t synth_gp_entry(uint64_t va, uint32_t ndw)
 {
-    uint32_t w0 = (uint32_t)va & ~3u;
-    uint32_t w1 = (uint32_t)(va >> 32) & 0xFFu;    /* GET_HI, LEVEL 0 (main) */
-    w1 |= (ndw & 0x1FFFFFu) << 10;                /* LENGTH 30:10 */
-    return (uint64_t)w1 << 32 | w0;
+    return vgt_nv_gp_encode(va, ndw, 0);   /* LEVEL main */
 }

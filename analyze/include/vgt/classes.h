@@ -1,8 +1,9 @@
 /* classes.h: NVIDIA class tables (host, 3D, compute, copy, inline-to-memory, 2D) as data.
  *
- * The tables live in the .cls files in analyze/classes/, one file per class, in our own line format (described in
- * analyze/README.md); analyze/classes/gen_classes.py turns them into C at build time. A new class is a
- * data change: drop a .cls file in analyze/classes/ and rebuild.
+ * The tables live in the .cls files in trace-format/facts/classes/, one file per class, in our own line format
+ * (described in trace-format/facts/README.md); trace-format/facts/gen_classes.py turns them into C at build
+ * time: these decoding tables (names, fields, enums), and, below every part, the method constants and
+ * class families of vgt/nv_facts.h. A new class is a data change: drop a .cls file there and rebuild.
  *
  * Lookups are O(1): each class carries a dense index over its method space (0x0000..0x3ffc), so
  * (class, method address) -> (method, array index) is one table read.
@@ -18,18 +19,22 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "vgt/nv_facts.h"
+#include "vgt/nv_pushbuf.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
+/* A class's family (vgt_nv_family: the facts' lookups, vgt_nv_class_family, know classes without a table too). */
 typedef enum vgt_class_kind {
-    VGT_CLASS_UNKNOWN = 0,
-    VGT_CLASS_HOST = 1,      /* channel GPFIFO class: host (PBDMA) methods < 0x100 */
-    VGT_CLASS_3D = 2,
-    VGT_CLASS_COMPUTE = 3,
-    VGT_CLASS_COPY = 4,
-    VGT_CLASS_I2M = 5,       /* inline-to-memory */
-    VGT_CLASS_2D = 6,
+    VGT_CLASS_UNKNOWN = VGT_NV_FAM_NONE,
+    VGT_CLASS_HOST = VGT_NV_FAM_HOST,      /* channel GPFIFO class: host (PBDMA) methods < 0x100 */
+    VGT_CLASS_3D = VGT_NV_FAM_3D,
+    VGT_CLASS_COMPUTE = VGT_NV_FAM_COMPUTE,
+    VGT_CLASS_COPY = VGT_NV_FAM_COPY,
+    VGT_CLASS_I2M = VGT_NV_FAM_I2M,        /* inline-to-memory */
+    VGT_CLASS_2D = VGT_NV_FAM_2D,
 } vgt_class_kind;
 
 #define VGT_CLASS_FIELD_FLOAT 1u   /* the field's bits are an IEEE-754 single (31:0) */
@@ -57,7 +62,7 @@ typedef struct vgt_method_info {
     const vgt_class_field *fields;
 } vgt_method_info;
 
-#define VGT_CLASS_METHOD_SPACE 0x4000u   /* method addresses are 12-bit dword indices */
+#define VGT_CLASS_METHOD_SPACE VGT_NV_METHOD_SPACE   /* method addresses are 12-bit dword indices */
 
 typedef struct vgt_class {
     uint32_t id;                  /* e.g. 0xCB97 */

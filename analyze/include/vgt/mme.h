@@ -26,6 +26,7 @@
 #include <stdio.h>
 
 #include "vgt/error.h"
+#include "vgt/nv_facts.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -67,13 +68,13 @@ enum {
 
 /* ---- formats ---------------------------------------------------------------------------------- */
 typedef enum vgt_mme_format {
-    VGT_MME_NONE = 0,   /* the class has no MME of either format */
-    VGT_MME_TU104 = 1,
-    VGT_MME_FERMI = 2,
+    VGT_MME_NONE = VGT_NV_MME_NONE,   /* the class has no MME of either format */
+    VGT_MME_TU104 = VGT_NV_MME_TU104,
+    VGT_MME_FERMI = VGT_NV_MME_FERMI,
 } vgt_mme_format;
 
 /* TU104 for classes >= 0xC500 (Turing and later, 3D and compute), Fermi for 0x9000..0xC4FF
- * (Fermi..Volta), VGT_MME_NONE below (Mesa's choice, facts section 1). */
+ * (Fermi..Volta), VGT_MME_NONE below (Mesa's choice; the ranges are data: trace-format/facts/families.txt). */
 vgt_mme_format vgt_mme_format_for_class(uint32_t cls);
 const char *vgt_mme_format_name(vgt_mme_format fmt);   /* "tu104", "fermi", "none" */
 uint32_t vgt_mme_iram_dwords(vgt_mme_format fmt);      /* instruction RAM size of the format */

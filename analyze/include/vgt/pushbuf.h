@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "vgt/error.h"
+#include "vgt/nv_pushbuf.h"
 #include "vgt/trace.h"
 
 #ifdef __cplusplus
@@ -45,10 +46,10 @@ typedef struct vgt_mpos {
 } vgt_mpos;
 
 enum vgt_hdr_kind {
-    VGT_HDR_INC = 1,          /* SEC_OP 1: increasing */
-    VGT_HDR_NONINC = 3,       /* SEC_OP 3: non-increasing */
-    VGT_HDR_IMMD = 4,         /* SEC_OP 4: immediate data in the header */
-    VGT_HDR_ONEINC = 5,       /* SEC_OP 5: increase once */
+    VGT_HDR_INC = VGT_NV_SEC_INC,          /* SEC_OP 1: increasing */
+    VGT_HDR_NONINC = VGT_NV_SEC_NON_INC,   /* SEC_OP 3: non-increasing */
+    VGT_HDR_IMMD = VGT_NV_SEC_IMMD,        /* SEC_OP 4: immediate data in the header */
+    VGT_HDR_ONEINC = VGT_NV_SEC_ONE_INC,   /* SEC_OP 5: increase once */
 };
 
 typedef struct vgt_method {

@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "vgt/error.h"
+#include "vgt/nv_facts.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -29,11 +30,11 @@ extern "C" {
 #define VGT_QMD_MAX_DEPENDENT 2u     /* dependent QMDs 0..1 (V04_00 has 2 with pointers, V03_00 one) */
 
 typedef enum vgt_qmd_version {
-    VGT_QMD_UNKNOWN = 0,
-    VGT_QMD_V02_02 = 1,   /* Volta C3C0 (Mesa writes it on Turing too) */
-    VGT_QMD_V02_03 = 2,   /* Turing C5C0 */
-    VGT_QMD_V03_00 = 3,   /* Ampere C6C0/C7C0 */
-    VGT_QMD_V04_00 = 4,   /* Hopper CBC0 */
+    VGT_QMD_UNKNOWN = VGT_NV_QMD_NONE,
+    VGT_QMD_V02_02 = VGT_NV_QMD_V02_02,   /* Volta C3C0 (Mesa writes it on Turing too) */
+    VGT_QMD_V02_03 = VGT_NV_QMD_V02_03,   /* Turing C5C0 */
+    VGT_QMD_V03_00 = VGT_NV_QMD_V03_00,   /* Ampere C6C0/C7C0 (a compute class's QMD trait: vgt_nv_class_qmd) */
+    VGT_QMD_V04_00 = VGT_NV_QMD_V04_00,   /* Hopper CBC0 */
 } vgt_qmd_version;
 
 typedef struct vgt_qmd_cb {

@@ -49,7 +49,6 @@ extern "C" {
 #endif
 
 #define VGT_WALK_MAX_CHANNELS 65536u     /* distinct (client, channel) pairs in one trace */
-#define VGT_WALK_MAX_SEGMENTS (1u << 20) /* segments in one GPFIFO_SUBMIT record */
 
 /* One channel as the walker tracks it. */
 typedef struct vgt_walk_channel {

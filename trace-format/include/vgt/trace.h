@@ -248,9 +248,16 @@ vgt_status vgt_decode_cuda_launch(const vgt_record *r, vgt_rec_cuda_launch *o, v
 vgt_status vgt_decode_marker(const vgt_record *r, vgt_rec_marker *o, vgt_error *err);
 vgt_status vgt_decode_diagnostic(const vgt_record *r, vgt_rec_diagnostic *o, vgt_error *err);
 /* GPFIFO_SUBMIT: segments are written into the caller's array seg[0..max_segments); fails with
- * VGT_E_LIMIT when the record has more. o->segments points at seg. */
+ * VGT_E_LIMIT when the record has more. o->segments points at seg. Size the array with
+ * vgt_gpfifo_submit_segment_room. */
 vgt_status vgt_decode_gpfifo_submit(const vgt_record *r, vgt_rec_gpfifo_submit *o, vgt_segment *seg,
                                     uint32_t max_segments, vgt_error *err);
+/* Each segment of a GPFIFO_SUBMIT payload takes at least its header (gpu_va, length, flags). */
+#define VGT_SEGMENT_HEADER_BYTES 16u
+/* The segment array GPFIFO_SUBMIT record r needs: its segment_count (payload bytes 36..39), bounded by what
+ * its payload can hold (payload length / VGT_SEGMENT_HEADER_BYTES + 1), so a hostile count never asks for
+ * more than the record's length allows. Every reader sizes its array with this one bound. */
+uint32_t vgt_gpfifo_submit_segment_room(const vgt_record *r);
 
 /* ---- generic field walk: one description of every payload layout, used by dump, verify and tools ---- */
 enum vgt_field_kind {
