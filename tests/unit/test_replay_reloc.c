@@ -172,8 +172,9 @@ typedef struct run {
     vgt_status rc;
 } run;
 
+/* The engine plans by itself (plan.c): relocate makes it plan, as `vgt replay --relocate` does. */
 static void replay(const char *path, const vgt_backend_ops *ops, const uint64_t *reloc, uint32_t nreloc,
-                   const vgt_reloc_plan *plan, uint64_t read_va, run *out)
+                   uint64_t read_va, run *out)
 {
     memset(out, 0, sizeof *out);
     vgt_replay_options o = vgt_replay_defaults();
@@ -183,10 +184,6 @@ static void replay(const char *path, const vgt_backend_ops *ops, const uint64_t 
     o.report_ctx = &out->seen;
     o.relocate = reloc;
     o.nrelocate = nreloc;
-    if (plan) {
-        o.avoid = plan->map_ranges, o.navoid = plan->nmap_ranges;
-        o.reloc_warnings = plan->notes, o.nreloc_warnings = plan->nnotes;
-    }
     vgt_error err;
     vgt_reader *r = NULL;
     vgt_replay *rp = NULL;
@@ -241,7 +238,7 @@ static void test_alias_replay(const char *dir)
     snprintf(path, sizeof path, "%s/alias.vgt", dir);
     write_alias_trace(path);
     run r;
-    replay(path, &vgt_backend_sim, NULL, 0, NULL, VA_B + 0x40, &r);
+    replay(path, &vgt_backend_sim, NULL, 0, VA_B + 0x40, &r);
     CHECK_STATUS(r.rc, VGT_OK, &(vgt_error){0}, "alias replay");
     CHECK_EQ_U64(r.sum.aliases, 1, "one alias");
     CHECK_EQ_U64(r.sum.aliases_unreproduced, 0, "none unreproduced");
@@ -253,7 +250,7 @@ static void test_alias_replay(const char *dir)
     /* a backend that cannot alias: separate copies, a warning, and the checks through A fail */
     vgt_backend_ops no_alias = vgt_backend_sim;
     no_alias.map_alias = NULL;
-    replay(path, &no_alias, NULL, 0, NULL, VA_B + 0x40, &r);
+    replay(path, &no_alias, NULL, 0, VA_B + 0x40, &r);
     CHECK_EQ_U64(r.sum.aliases_unreproduced, 1, "alias not reproduced");
     CHECK(r.sum.checks_failed >= 1, "without the alias a check must fail (%llu failed)",
           (unsigned long long)r.sum.checks_failed);
@@ -355,7 +352,7 @@ static void test_forced_relocation(const char *dir)
     CHECK(forced == 2 && operands >= 2, "plan: %u forced, %u operands", forced, operands);
     CHECK_EQ_U64(p->nmap_ranges, 2, "the plan keeps every mapping");
     run r;
-    replay(path, &vgt_backend_sim, reloc, 2, p, DATA_VA + 0x10, &r);
+    replay(path, &vgt_backend_sim, reloc, 2, DATA_VA + 0x10, &r);
     vgt_reloc_plan_free(p);
     free(p);
     CHECK_STATUS(r.rc, VGT_OK, &(vgt_error){0}, "relocated replay");
@@ -379,7 +376,7 @@ static void test_forced_relocation(const char *dir)
     CHECK(strstr(r.seen.notes_text, "relocated to") && strstr(r.seen.notes_text, "--relocate"), "%s", r.seen.notes_text);
 
     /* not relocated: the same trace at its captured VAs */
-    replay(path, &vgt_backend_sim, NULL, 0, NULL, DATA_VA + 0x10, &r);
+    replay(path, &vgt_backend_sim, NULL, 0, DATA_VA + 0x10, &r);
     CHECK(r.sum.relocations == 0 && r.sum.operands_rewritten == 0 && r.translated == DATA_VA + 0x10, "no relocation");
     CHECK_EQ_U64(le32(r.read), 5, "plain replay");
 }
@@ -390,7 +387,7 @@ static void test_unaligned_moves(const char *dir)
     snprintf(path, sizeof path, "%s/unaligned.vgt", dir);
     write_reloc_trace(path, DATA_VA + 0x800);
     run r;
-    replay(path, &vgt_backend_sim, NULL, 0, NULL, DATA_VA + 0x810, &r);
+    replay(path, &vgt_backend_sim, NULL, 0, DATA_VA + 0x810, &r);
     CHECK_EQ_U64(r.sum.relocations, 1, "the unaligned mapping moved by itself");
     CHECK(r.sum.checks_passed >= 2 && r.sum.checks_failed == 0, "checks %llu/%llu",
           (unsigned long long)r.sum.checks_passed, (unsigned long long)r.sum.checks_failed);
@@ -421,7 +418,7 @@ static void test_split_halves_warn(const char *dir)
     ok(vgt_writer_close(t.w, &t.err), &t);
     const uint64_t reloc[1] = {DATA_VA};
     run r;
-    replay(path, &vgt_backend_sim, reloc, 1, NULL, DATA_VA + 0x10, &r);
+    replay(path, &vgt_backend_sim, reloc, 1, DATA_VA + 0x10, &r);
     char want[96];
     snprintf(want, sizeof want, "SEM_ADDR_HI/LO 0x%llx is to be 0x%llx", (unsigned long long)(DATA_VA + 0x10),
              (unsigned long long)r.translated);
@@ -476,13 +473,9 @@ static void test_macro_operand(const char *dir)
     CHECK(macro && strstr(macro->msg, "MME macro 0") && strstr(macro->msg, "SET_REPORT_SEMAPHORE_A/B") &&
               strstr(macro->msg, want) && strstr(macro->msg, "cannot be rewritten"),
           "macro note: %s", macro ? macro->msg : "(none)");
-    /* the replay warns with it; the host release is still rewritten and checked */
-    vgt_reloc_plan warn_only = *p;
-    warn_only.nnotes = 0;
-    for (uint32_t i = 0; i < p->nnotes; i++)
-        if (p->notes[i].kind == VGT_RELOC_NOT_REWRITABLE) warn_only.notes[warn_only.nnotes++] = p->notes[i];
+    /* the replay (its own plan) warns with it; the host release is still rewritten and checked */
     run r;
-    replay(path, &vgt_backend_sim, reloc, 1, &warn_only, DATA_VA + 0x10, &r);
+    replay(path, &vgt_backend_sim, reloc, 1, DATA_VA + 0x10, &r);
     CHECK(r.seen.warnings >= 1 && strstr(r.seen.warnings_text, "MME macro 0"), "warnings: %s", r.seen.warnings_text);
     CHECK_EQ_U64(r.sum.operands_rewritten, 1, "the host release");
     CHECK_EQ_U64(le32(r.read), 5, "host release at the new VA");

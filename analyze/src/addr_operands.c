@@ -1,5 +1,5 @@
-/* reloc_pairs.c: the methods that carry GPU addresses, as data: what a relocation rewrites in a push
- * buffer. Offsets and bit ranges from NVIDIA open-gpu-doc: host classes/host/clc46f.h (SEMAPHOREA/B),
+/* addr_operands.c: the methods that carry GPU addresses, as data: what a relocation rewrites in a push
+ * buffer (vgt/addr_operands.h). Offsets and bit ranges from NVIDIA open-gpu-doc: host classes/host/clc46f.h (SEMAPHOREA/B),
  * clc86f.h (SEM_ADDR_LO 31:2 / SEM_ADDR_HI 24:0); compute classes/compute/clcbc0.h (SEND_PCAS_A: QMD
  * address >> 8; SET_INLINE_QMD_ADDRESS_A 8:0 / _B, shifted 8; SET_REPORT_SEMAPHORE_A/B; SET_NOTIFY_A/B;
  * REPORT_SEMAPHORE_ADDRESS_LOWER/UPPER from C7C0); 3D classes/3d/clcb97.h (SET_COLOR_TARGET_A/B(j),
@@ -7,14 +7,14 @@
  * SET_CONSTANT_BUFFER_SELECTOR_B/C, the same report/notify/I2M methods); copy classes/dma-copy/clc8b5.h
  * (SET_SEMAPHORE_A/B, OFFSET_IN_UPPER/LOWER, OFFSET_OUT_UPPER/LOWER); inline-to-memory
  * classes/inline-to-memory/cla140.h (OFFSET_OUT_UPPER/OFFSET_OUT). The same offsets are in
- * analyze/src/events_table.c, which the semantic tracker (and so reloc_operands.c) decodes with. */
-#include "reloc_pairs.h"
+ * analyze/src/events_table.c, which the semantic tracker (and so addr_events.c) decodes with. */
+#include "vgt/addr_operands.h"
 
 #define HI25 0x1ffffffu
 #define P(fam, hi, lo, mask, shift, name) {fam, hi, lo, mask, shift, 1, 0, 0, name}
 #define PA(fam, hi, lo, n, stride, name) {fam, hi, lo, HI25, 0, n, stride, 0, name}
 
-static reloc_pair pairs[] = {
+static vgt_addr_pair pairs[] = {
     P(0x6f, 0x0010, 0x0014, 0xffu, 0, "SEMAPHOREA/B"),
     P(0x6f, 0x0060, 0x005c, HI25, 0, "SEM_ADDR_HI/LO"),
     /* compute */
@@ -44,7 +44,7 @@ static reloc_pair pairs[] = {
 };
 #define NPAIRS (sizeof pairs / sizeof pairs[0])
 
-/* Slots: each pair's elements get consecutive state slots (42 in all, under PATCH_MAX_PAIRS). */
+/* Slots: each pair's elements get consecutive state slots (42 in all, under VGT_ADDR_PAIR_SLOTS). */
 static void number_slots(void)
 {
     static int done;
@@ -57,12 +57,12 @@ static void number_slots(void)
     done = 1;
 }
 
-int reloc_pair_of(uint32_t cls, uint32_t mthd, const reloc_pair **pair, uint32_t *slot)
+int vgt_addr_pair_of(uint32_t cls, uint32_t mthd, const vgt_addr_pair **pair, uint32_t *slot)
 {
     number_slots();
     uint8_t fam = (uint8_t)cls;
     for (uint32_t i = 0; i < NPAIRS; i++) {
-        const reloc_pair *p = &pairs[i];
+        const vgt_addr_pair *p = &pairs[i];
         if (p->family != fam) continue;
         for (uint32_t j = 0; j < p->count; j++) {
             uint32_t off = j * p->stride;
@@ -76,13 +76,13 @@ int reloc_pair_of(uint32_t cls, uint32_t mthd, const reloc_pair **pair, uint32_t
     return -1;
 }
 
-uint64_t reloc_pair_address(const reloc_pair *p, uint32_t hi, uint32_t lo)
+uint64_t vgt_addr_pair_address(const vgt_addr_pair *p, uint32_t hi, uint32_t lo)
 {
     uint64_t v = p->hi ? (uint64_t)(hi & p->hi_mask) << 32 | lo : lo;
     return v << p->shift;
 }
 
-void reloc_pair_encode(const reloc_pair *p, uint64_t va, uint32_t old_hi, uint32_t *hi, uint32_t *lo)
+void vgt_addr_pair_encode(const vgt_addr_pair *p, uint64_t va, uint32_t old_hi, uint32_t *hi, uint32_t *lo)
 {
     uint64_t v = va >> p->shift;
     *lo = (uint32_t)v;
