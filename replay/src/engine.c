@@ -161,7 +161,7 @@ void vgt_replay_close(vgt_replay *rp)
     if (!rp) return;
     if (rp->be) rp->ops->close(rp->be);
     if (rp->model) vgt_model_free(rp->model);
-    for (uint32_t i = 0; i < rp->nchans; i++) stream_channel_free(rp, &rp->chans[i]);
+    for (uint32_t i = 0; i < rp->nchans; i++) stream_channel_free(&rp->chans[i]);
     plan_free(rp);
     free(rp->patch_cur.entry_va);
     free(rp->moves);
@@ -243,7 +243,7 @@ static vgt_status on_channel_state(vgt_replay *rp, const vgt_record *rec, vgt_er
     VGT_TRY(vgt_decode_channel_state(rec, &cs, err));
     int64_t i = channel_index(rp, cs.client, cs.channel);
     if (i < 0) return VGT_OK;   /* the model ignores it too: not a live channel */
-    stream_channel_free(rp, &rp->chans[i]);   /* the channel's decoder starts again from the model's state */
+    stream_channel_free(&rp->chans[i]);   /* the channel's decoder starts again from the model's state */
     if (!rp->ops->channel_state) {
         engine_warn(rp, "CHANNEL_STATE at seq %llu: backend %s cannot resume channel 0x%x's subchannel bindings",
                     (unsigned long long)rec->seq, rp->ops->name, cs.channel);

@@ -163,7 +163,7 @@ void stream_start(vgt_replay *rp);   /* picks the active subscribers, in order *
 vgt_status stream_decode(vgt_replay *rp, engine_channel *c, const vgt_record *rec, const vgt_rec_gpfifo_submit *sub,
                          vgt_error *err);
 /* The channel's decoder, tracker and subscriber state start again (CHANNEL_STATE) or go (close). */
-void stream_channel_free(vgt_replay *rp, engine_channel *c);
+void stream_channel_free(engine_channel *c);
 
 /* ---- planning (plan.c) ---- */
 typedef struct plan_held {

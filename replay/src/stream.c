@@ -76,7 +76,9 @@ static void on_entry(void *ctx, const vgt_gp_entry *e, uint32_t index, const vgt
     for (uint32_t i = 0; i < d->nentries; i++) d->entries[i]->entry(&d->s, e, index);
 }
 
-static vgt_status channel_begin(vgt_replay *rp, engine_channel *c, vgt_error *err)
+/* The decoder starts at the channel's first submission (or again after a CHANNEL_STATE), the tracker
+ * when a subscriber takes events (a tracker that cannot be made leaves the events off, as one that fails). */
+static void channel_begin(vgt_replay *rp, engine_channel *c)
 {
     if (!c->pb_started) {
         const vgt_model_channel *mc = vgt_model_channel_find(rp->model, c->client, c->handle);
@@ -90,15 +92,13 @@ static vgt_status channel_begin(vgt_replay *rp, engine_channel *c, vgt_error *er
         vgt_error e;
         if (vgt_sem_new(&c->sem, &cfg, &e) != VGT_OK) c->sem = NULL, c->sem_off = 1;
     }
-    (void)err;
-    return VGT_OK;
 }
 
 vgt_status stream_decode(vgt_replay *rp, engine_channel *c, const vgt_record *rec, const vgt_rec_gpfifo_submit *sub,
                          vgt_error *err)
 {
     decode_ctx d = {.s = {.rp = rp, .c = c, .rec = rec, .sub = sub, .rc = VGT_OK, .err = err}};
-    VGT_TRY(channel_begin(rp, c, err));
+    channel_begin(rp, c);
     for (uint32_t i = 0; i < rp->nsubs; i++) {
         const stream_sub *u = rp->subs[i];
         unsigned want = u->begin ? u->begin(&d.s) : 0;
@@ -123,7 +123,7 @@ vgt_status stream_decode(vgt_replay *rp, engine_channel *c, const vgt_record *re
     return d.s.rc;
 }
 
-void stream_channel_free(vgt_replay *rp, engine_channel *c)
+void stream_channel_free(engine_channel *c)
 {
     for (size_t i = 0; i < sizeof all_subs / sizeof all_subs[0]; i++)
         if (all_subs[i]->channel_free) all_subs[i]->channel_free(c);
@@ -131,5 +131,4 @@ void stream_channel_free(vgt_replay *rp, engine_channel *c)
     c->sem = NULL;
     c->sem_off = 0;
     c->pb_started = 0;
-    (void)rp;
 }
