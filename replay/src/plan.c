@@ -83,7 +83,7 @@ static vgt_status find_operands(vgt_replay *rp, vgt_error *err)
 {
     if (!rp->plan->nmoving) return VGT_OK;
     reloc_operands *o;
-    VGT_TRY(reloc_operands_begin(&o, rp->plan, err));
+    VGT_TRY(reloc_operands_begin(&o, rp->plan, rp->opt.model_memory_limit, err));
     vgt_status rc = VGT_OK;
     for (uint64_t i = 0; i < rp->nheld && rc == VGT_OK; i++) {
         vgt_record r = held_at(rp, i);

@@ -354,7 +354,7 @@ vgt_status vgt_reloc_plan_trace(const char *path, uint64_t preferred, const uint
     vgt_reloc_plan_moving(p);
     if (p->nmoving) {
         reloc_operands *o;
-        VGT_TRY(reloc_operands_begin(&o, p, err));
+        VGT_TRY(reloc_operands_begin(&o, p, 0, err));
         rc = vgt_reader_open_path(&r, path, NULL, err);
         if (rc == VGT_OK) {
             while ((rc = vgt_reader_next(r, &rec, err)) == VGT_OK && (rc = reloc_operands_record(o, &rec, err)) == VGT_OK) {

@@ -13,9 +13,10 @@ void reloc_note_add(vgt_reloc_plan *p, const vgt_reloc_note *n);
 /* The operands of the planned records that point into p->moving (reloc_operands.c): one walk (one decoder
  * per channel) feeds each submission's methods to a semantic tracker (operand notes) and to the MME
  * trace (reloc_macros.c: NOT_REWRITABLE notes). Fed the same records as the planner, in order; end takes
- * the status so far, finishes the macro calls still pending when it is VGT_OK, frees o and returns. */
+ * the status so far, finishes the macro calls still pending when it is VGT_OK, frees o and returns. The
+ * walk keeps its own trace model (for the MME's DMA reads), bounded like the replay's (0: the default). */
 typedef struct reloc_operands reloc_operands;
-vgt_status reloc_operands_begin(reloc_operands **o, vgt_reloc_plan *p, vgt_error *err);
+vgt_status reloc_operands_begin(reloc_operands **o, vgt_reloc_plan *p, uint64_t model_memory_limit, vgt_error *err);
 vgt_status reloc_operands_record(reloc_operands *o, const vgt_record *rec, vgt_error *err);
 vgt_status reloc_operands_end(reloc_operands *o, vgt_status so_far, vgt_error *err);
 

@@ -172,7 +172,7 @@ static int on_record(void *ctx, const vgt_record *rec, const vgt_model *model)
     return 0;
 }
 
-vgt_status reloc_operands_begin(reloc_operands **out, vgt_reloc_plan *p, vgt_error *err)
+vgt_status reloc_operands_begin(reloc_operands **out, vgt_reloc_plan *p, uint64_t model_memory_limit, vgt_error *err)
 {
     *out = NULL;
     op_scan *s = calloc(1, sizeof *s);
@@ -183,6 +183,7 @@ vgt_status reloc_operands_begin(reloc_operands **out, vgt_reloc_plan *p, vgt_err
                                  .on_channel_end = on_channel_end, .on_state_method = on_state_method, .ctx = s};
     vgt_walk_options wo = vgt_walk_defaults();
     wo.deliver_unselected = 1;
+    wo.model_memory_limit = model_memory_limit;
     vgt_status rc = reloc_macros_new(&s->macros, p, p->moving, p->nmoving, err);
     if (rc == VGT_OK) rc = vgt_walker_new(&s->walk, &wo, &s->cb, err);
     if (rc != VGT_OK) {
