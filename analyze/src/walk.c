@@ -5,6 +5,9 @@
  *       channel_for (state per channel, reset on re-allocation) --vgt_pb_decode_submit--> on_entry/on_method
  *   [CHANNEL_METHODS?] --walk_state_methods--> on_state_method (format 1.1 state preamble, no decoder)
  *
+ * The same walk is offered fed one record at a time (vgt_walker_record), for callers that hold the
+ * records themselves (the replay engine's planning pre-pass over the records it buffered).
+ *
  * Unselected submissions are decoded with the state-keeping path only (no user callbacks) unless the
  * caller asked for them (deliver_unselected).
  */
@@ -15,7 +18,8 @@
 #include "vgt/walk.h"
 
 typedef struct walker {
-    const vgt_walk_options *opt;
+    const vgt_walk_options *opt;  /* &own_opt */
+    vgt_walk_options own_opt;
     const vgt_walk_callbacks *cb;
     vgt_model *model;
     vgt_walk_channel **chans;     /* individually allocated: pointers stay valid for the walk */
@@ -209,18 +213,26 @@ static vgt_status walk_state_methods(walker *w, const vgt_record *r, vgt_error *
     return VGT_OK;
 }
 
+/* One record: the model first, then the caller's on_record, then the submission or state preamble.
+ * Returns VGT_E_EOF once a callback asked to stop (the record may have been applied). */
+static vgt_status walk_record(walker *w, const vgt_record *rec, vgt_error *err)
+{
+    if (w->stop) return VGT_E_EOF;
+    if (w->cb->on_record_before && w->cb->on_record_before(w->cb->ctx, rec, w->model)) return w->stop = 1, VGT_E_EOF;
+    w->st.records++;
+    VGT_TRY(vgt_model_apply(w->model, rec, err));
+    if (w->cb->on_record && w->cb->on_record(w->cb->ctx, rec, w->model)) return w->stop = 1, VGT_E_EOF;
+    if (rec->type == VGT_REC_GPFIFO_SUBMIT) VGT_TRY(walk_submit(w, rec, err));
+    else if (rec->type == VGT_REC_CHANNEL_METHODS) VGT_TRY(walk_state_methods(w, rec, err));
+    return w->stop ? VGT_E_EOF : VGT_OK;
+}
+
 static vgt_status walk_loop(walker *w, vgt_reader *r, vgt_error *err)
 {
     vgt_record rec;
     vgt_status rc = VGT_OK;
-    while (!w->stop && (rc = vgt_reader_next(r, &rec, err)) == VGT_OK) {
-        if (w->cb->on_record_before && w->cb->on_record_before(w->cb->ctx, &rec, w->model)) break;
-        w->st.records++;
-        VGT_TRY(vgt_model_apply(w->model, &rec, err));
-        if (w->cb->on_record && w->cb->on_record(w->cb->ctx, &rec, w->model)) break;
-        if (rec.type == VGT_REC_GPFIFO_SUBMIT) VGT_TRY(walk_submit(w, &rec, err));
-        else if (rec.type == VGT_REC_CHANNEL_METHODS) VGT_TRY(walk_state_methods(w, &rec, err));
-    }
+    while ((rc = vgt_reader_next(r, &rec, err)) == VGT_OK)
+        if ((rc = walk_record(w, &rec, err)) != VGT_OK) break;
     if (w->stop) return VGT_OK;
     return rc == VGT_E_EOF ? VGT_OK : rc;
 }
@@ -236,18 +248,25 @@ static void walker_free(walker *w)
     if (w->model != w->opt->model) vgt_model_free(w->model);
 }
 
+static const vgt_walk_callbacks no_callbacks;
+
+static vgt_status walker_init(walker *w, const vgt_walk_options *opt, const vgt_walk_callbacks *cb, vgt_error *err)
+{
+    memset(w, 0, sizeof *w);
+    w->own_opt = opt ? *opt : vgt_walk_defaults();
+    w->opt = &w->own_opt;
+    w->cb = cb ? cb : &no_callbacks;
+    if (w->opt->model) w->model = w->opt->model;
+    else VGT_TRY(vgt_model_new(&w->model, err));
+    if (w->opt->model_memory_limit) vgt_model_set_memory_limit(w->model, w->opt->model_memory_limit);
+    return VGT_OK;
+}
+
 vgt_status vgt_walk_reader(vgt_reader *r, const vgt_walk_options *opt, const vgt_walk_callbacks *cb,
                            vgt_walk_stats *stats, vgt_error *err)
 {
-    static const vgt_walk_callbacks none;
-    vgt_walk_options defaults = vgt_walk_defaults();
     walker w;
-    memset(&w, 0, sizeof w);
-    w.opt = opt ? opt : &defaults;
-    w.cb = cb ? cb : &none;
-    if (w.opt->model) w.model = w.opt->model;
-    else VGT_TRY(vgt_model_new(&w.model, err));
-    if (w.opt->model_memory_limit) vgt_model_set_memory_limit(w.model, w.opt->model_memory_limit);
+    VGT_TRY(walker_init(&w, opt, cb, err));
     vgt_status rc = walk_loop(&w, r, err);
     walker_free(&w);
     if (stats) *stats = w.st;
@@ -271,4 +290,37 @@ vgt_status vgt_walk_path(const char *path, const vgt_walk_options *opt, const vg
     vgt_status rc = vgt_walk_reader(r, opt, cb, stats, err);
     vgt_reader_close(r);
     return rc;
+}
+
+/* ---- the same walk, fed one record at a time ---- */
+
+struct vgt_walker {
+    walker w;
+};
+
+vgt_status vgt_walker_new(vgt_walker **out, const vgt_walk_options *opt, const vgt_walk_callbacks *cb, vgt_error *err)
+{
+    *out = NULL;
+    vgt_walker *k = malloc(sizeof *k);
+    if (!k) return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "no memory for a walker");
+    vgt_status rc = walker_init(&k->w, opt, cb, err);
+    if (rc != VGT_OK) {
+        free(k);
+        return rc;
+    }
+    *out = k;
+    return VGT_OK;
+}
+
+vgt_status vgt_walker_record(vgt_walker *k, const vgt_record *rec, vgt_error *err)
+{
+    return walk_record(&k->w, rec, err);
+}
+
+void vgt_walker_free(vgt_walker *k, vgt_walk_stats *stats)
+{
+    if (!k) return;
+    walker_free(&k->w);
+    if (stats) *stats = k->w.st;
+    free(k);
 }

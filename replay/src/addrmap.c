@@ -4,7 +4,8 @@
  * --relocate) is MOVED to a VA chosen free of every other mapping of the trace, of the moves already
  * made and of the backend's reserved range (vgt_reloc_choose_va), and every captured VA inside it
  * translates by the same delta. The in-page offset is kept, so an unaligned mapping lands on an
- * aligned one at the same offset. Moves live as long as their mapping (GPU_UNMAP drops them). */
+ * aligned one at the same offset. Moves live as long as their mapping (GPU_UNMAP drops them). On a
+ * hardware backend a mapping over the backend's own range moves too (one the plan could not see). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,8 @@
 #define MOVE_FLOOR (1ull << 32)     /* never below 4 GiB: drivers' own low allocations */
 
 static uint64_t page_up(uint64_t v) { return (v + PAGE - 1) & ~(PAGE - 1); }
+
+static int overlaps(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen) { return a < b + blen && b < a + alen; }
 
 const addr_move *addr_move_find(const vgt_replay *rp, uint64_t va)
 {
@@ -30,8 +33,6 @@ uint64_t addr_to_replay(const vgt_replay *rp, uint64_t va)
     return m ? m->new_va + (va - m->va) : va;
 }
 
-static int overlaps(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen) { return a < b + blen && b < a + alen; }
-
 /* Why the mapping g cannot keep its VA, or NULL. */
 static const char *must_move(const vgt_replay *rp, const vgt_rec_gpu_map *g, uint64_t seq, char *why, size_t cap)
 {
@@ -41,6 +42,15 @@ static const char *must_move(const vgt_replay *rp, const vgt_rec_gpu_map *g, uin
             return why;
         }
     if (g->gpu_va % PAGE) return snprintf(why, cap, "not 4 KiB aligned"), why;
+    /* A hardware backend keeps its own buffers in its reserved range, chosen off the mappings the plan
+     * saw (plan.c); one read after the plan was made (past the records it could hold back) that lands
+     * on it moves here, at its first conflict. */
+    uint64_t reserved = rp->opt.backend_cfg.reserved_va ? rp->opt.backend_cfg.reserved_va : VGT_BACKEND_RESERVED_DEFAULT;
+    if ((rp->ops->caps() & VGT_CAP_ASYNC) && overlaps(reserved, VGT_BACKEND_RESERVED_SPAN, g->gpu_va, g->length)) {
+        snprintf(why, cap, "overlaps the backend's own range 0x%llx+0x%llx, chosen before this mapping was read",
+                 (unsigned long long)reserved, (unsigned long long)VGT_BACKEND_RESERVED_SPAN);
+        return why;
+    }
     uint64_t space = (uint64_t)g->client << 32 | g->va_space;
     /* the model's mappings ascend by VA: from the last one starting below the range's end, back to where
      * even the longest mapping seen cannot reach the range */
@@ -62,8 +72,8 @@ static const char *must_move(const vgt_replay *rp, const vgt_rec_gpu_map *g, uin
     return NULL;
 }
 
-/* Everything a new VA must avoid: the trace's mappings (all of them when the caller planned the file;
- * else the live ones), the moves' new ranges and the backend's reserved range. */
+/* Everything a new VA must avoid: the trace's mappings (all those the plan saw, plan.c, and the live
+ * ones), the moves' new ranges and the backend's reserved range. */
 static vgt_reloc_range *taken_ranges(const vgt_replay *rp, uint32_t *n)
 {
     uint32_t live = vgt_model_mapping_count(rp->model);

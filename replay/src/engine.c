@@ -18,6 +18,17 @@
  *
  * The checks of a submission are open from its run until the next GPFIFO_SUBMIT (check.c): the
  * MEMORY and SEMAPHORE records in between are compared with what the backend produced.
+ *
+ * From trace to the replayed doorbell:
+ *
+ *   record --(plan.c: held back, planned; then in order)--> vgt_model_apply --> on_<record>()
+ *     GPFIFO_SUBMIT --> stream_decode (stream.c: the channel's one decoder and semantic tracker -->
+ *       subscribers: reloc, volatile, mme_guard, rt) --> [census before] --> lane (lanes.c: segments
+ *       written, entries rewritten) --> backend submit (the GPFIFO entries, the doorbell) --> wait -->
+ *       [census after] --> checks of the records that follow (check.c)
+ *
+ * The backend opens once the plan is made (plan.c chooses its reserved range), at vgt_replay_open when
+ * nothing needs planning.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -79,7 +90,9 @@ void engine_note(vgt_replay *rp, const char *fmt, ...)
     va_end(ap);
 }
 
-/* The caller's relocation inputs are copied: a CLI frees its plan once the replay is open. */
+static void on_backend_event(void *ctx, const vgt_backend_event *ev);
+
+/* The caller's relocation inputs are copied: the caller may free them once the replay is open. */
 static vgt_status copy_reloc_options(vgt_replay *rp, vgt_error *err)
 {
     const vgt_replay_options *o = &rp->opt;
@@ -89,17 +102,16 @@ static vgt_status copy_reloc_options(vgt_replay *rp, vgt_error *err)
         memcpy(rp->relocate, o->relocate, (size_t)o->nrelocate * sizeof *rp->relocate);
     }
     rp->opt.relocate = rp->relocate;
-    if (o->navoid && o->avoid) {
-        if (!(rp->avoid = malloc((size_t)o->navoid * sizeof *rp->avoid)))
-            return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "replay: out of memory for %u mapping ranges", o->navoid);
-        memcpy(rp->avoid, o->avoid, (size_t)o->navoid * sizeof *rp->avoid);
-        rp->navoid = o->navoid;
-    }
-    rp->opt.avoid = NULL;
-    for (uint32_t i = 0; i < o->nreloc_warnings; i++) engine_warn(rp, "%s", o->reloc_warnings[i].msg);
-    rp->opt.reloc_warnings = NULL;
-    rp->opt.nreloc_warnings = 0;
     return VGT_OK;
+}
+
+vgt_status engine_start(vgt_replay *rp, vgt_error *err)
+{
+    if (rp->started) return VGT_OK;
+    VGT_TRY(rp->ops->open(&rp->be, &rp->opt.backend_cfg, err));
+    rp->started = 1;
+    if (rp->ops->set_event_handler) rp->ops->set_event_handler(rp->be, on_backend_event, rp);
+    return rp->ops->vaspace_create(rp->be, &rp->vas, err);
 }
 
 static void on_backend_event(void *ctx, const vgt_backend_event *ev)
@@ -131,9 +143,9 @@ vgt_status vgt_replay_open(vgt_replay **out, const vgt_replay_options *o, vgt_er
     if ((rc = copy_reloc_options(rp, err)) != VGT_OK) goto fail;
     if ((rc = vgt_model_new(&rp->model, err)) != VGT_OK) goto fail;
     if (rp->opt.model_memory_limit) vgt_model_set_memory_limit(rp->model, rp->opt.model_memory_limit);
-    if ((rc = rp->ops->open(&rp->be, &rp->opt.backend_cfg, err)) != VGT_OK) goto fail;
-    if (rp->ops->set_event_handler) rp->ops->set_event_handler(rp->be, on_backend_event, rp);
-    if ((rc = rp->ops->vaspace_create(rp->be, &rp->vas, err)) != VGT_OK) goto fail;
+    stream_start(rp);
+    if (plan_wanted(rp)) rp->planning = 1;   /* the backend opens once the plan is made */
+    else if ((rc = engine_start(rp, err)) != VGT_OK) goto fail;
     rp->sum.backend = rp->ops->name;
     rp->sum.lane = rp->lane->name;
     rp->sum.limits_note = rp->ops->limits_note;
@@ -149,7 +161,9 @@ void vgt_replay_close(vgt_replay *rp)
     if (!rp) return;
     if (rp->be) rp->ops->close(rp->be);
     if (rp->model) vgt_model_free(rp->model);
-    for (uint32_t i = 0; i < rp->nchans; i++) rt_track_free(&rp->chans[i]), patch_free(&rp->chans[i]);
+    for (uint32_t i = 0; i < rp->nchans; i++) stream_channel_free(&rp->chans[i]);
+    plan_free(rp);
+    free(rp->patch_cur.entry_va);
     free(rp->moves);
     free(rp->mapped_mem);
     free(rp->relocate);
@@ -229,8 +243,7 @@ static vgt_status on_channel_state(vgt_replay *rp, const vgt_record *rec, vgt_er
     VGT_TRY(vgt_decode_channel_state(rec, &cs, err));
     int64_t i = channel_index(rp, cs.client, cs.channel);
     if (i < 0) return VGT_OK;   /* the model ignores it too: not a live channel */
-    rt_track_free(&rp->chans[i]);   /* the replay's own decoders start again from the model's state */
-    patch_free(&rp->chans[i]);
+    stream_channel_free(&rp->chans[i]);   /* the channel's decoder starts again from the model's state */
     if (!rp->ops->channel_state) {
         engine_warn(rp, "CHANNEL_STATE at seq %llu: backend %s cannot resume channel 0x%x's subchannel bindings",
                     (unsigned long long)rec->seq, rp->ops->name, cs.channel);
@@ -484,9 +497,7 @@ static void refuse_submission(vgt_replay *rp, engine_channel *c)
 static vgt_status run_submission(vgt_replay *rp, const vgt_record *rec, const vgt_rec_gpfifo_submit *sub,
                                  engine_channel *c, vgt_error *err)
 {
-    mme_guard_reset(c);
-    if (engine_needs_stream(rp)) VGT_TRY(rt_track_submit(rp, c, rec, sub, err));
-    if (mme_guard_active(rp) && mme_guard_refuses(c)) {
+    if (c->mme_refuse[0]) {   /* the MME guard's finding (mme_guard.c), in this submission's decode */
         refuse_submission(rp, c);
         return VGT_OK;
     }
@@ -528,7 +539,7 @@ static vgt_status on_submit(vgt_replay *rp, const vgt_record *rec, vgt_error *er
     }
     uint32_t ch = rp->chans[ci].id;
     if (rp->ops->set_context) rp->ops->set_context(rp->be, rec->seq);
-    VGT_TRY(patch_submission(rp, &rp->chans[ci], rec, &sub, err));   /* relocated operands, if any */
+    VGT_TRY(stream_decode(rp, &rp->chans[ci], rec, &sub, err));   /* once, for every subscriber */
     if (!vgt_range_has(&rp->opt.submits, (uint64_t)index)) {
         /* before --submits: run unchecked so that the window starts from the state this prefix leaves,
          * or (prefix_state_only) only keep subchannel bindings and macros right */
@@ -545,6 +556,17 @@ static vgt_status on_submit(vgt_replay *rp, const vgt_record *rec, vgt_error *er
 }
 
 vgt_status vgt_replay_record(vgt_replay *rp, const vgt_record *rec, vgt_error *err)
+{
+    if (rp->done) return VGT_OK;
+    if (rp->planning) {
+        int held;
+        VGT_TRY(plan_hold(rp, rec, &held, err));
+        if (held) return VGT_OK;
+    }
+    return engine_record(rp, rec, err);
+}
+
+vgt_status engine_record(vgt_replay *rp, const vgt_record *rec, vgt_error *err)
 {
     if (rp->done) return VGT_OK;
     if (rec->type == VGT_REC_MEMORY && rp->opt.check) {
@@ -591,24 +613,30 @@ vgt_status vgt_replay_run(vgt_replay *rp, vgt_reader *r, vgt_error *err)
     VGT_TRY(admit_trace(rp, r, err));
     while (!rp->done && (rc = vgt_reader_next(r, &rec, err)) == VGT_OK) VGT_TRY(vgt_replay_record(rp, &rec, err));
     if (rp->done) return VGT_OK;
-    return rc == VGT_E_EOF ? VGT_OK : rc;
+    if (rc == VGT_E_EOF) return plan_close(rp, err);
+    /* a broken trace: what was held back is planned and replayed first, as a replay without a plan would
+     * have replayed it before meeting the error */
+    vgt_error e;
+    plan_close(rp, &e);
+    return rc;
 }
 
 int vgt_replay_done(const vgt_replay *rp) { return rp->done; }
 
 vgt_status vgt_replay_finish(vgt_replay *rp, vgt_error *err)
 {
+    VGT_TRY(plan_close(rp, err));   /* records fed by vgt_replay_record and still held back */
     check_close_submission(rp);
-    vgt_status rc = rp->ops->idle ? rp->ops->idle(rp->be, 0, err) : VGT_OK;
+    vgt_status rc = rp->be && rp->ops->idle ? rp->ops->idle(rp->be, 0, err) : VGT_OK;
     rp->sum.blocked = rc == VGT_E_TIMEOUT;
     if (rp->t0_ns) rp->t1_ns = mono_ns();
-    if (rp->ops->counters) rp->ops->counters(rp->be, &rp->sum.ctr);
+    if (rp->be && rp->ops->counters) rp->ops->counters(rp->be, &rp->sum.ctr);
     return rc;
 }
 
 const vgt_replay_summary *vgt_replay_summary_get(vgt_replay *rp)
 {
-    if (rp->ops->counters) rp->ops->counters(rp->be, &rp->sum.ctr);
+    if (rp->be && rp->ops->counters) rp->ops->counters(rp->be, &rp->sum.ctr);
     rp->sum.capture_span_ns = rp->last_ts - rp->first_ts;
     rp->sum.replay_span_ns = rp->t1_ns > rp->t0_ns ? rp->t1_ns - rp->t0_ns : 0;
     const census_state *c = &rp->census;
@@ -623,6 +651,7 @@ const vgt_replay_summary *vgt_replay_summary_get(vgt_replay *rp)
 
 vgt_status vgt_replay_read(vgt_replay *rp, uint64_t va, void *dst, uint64_t len, vgt_error *err)
 {
+    if (!rp->be) return VGT_FAIL(err, VGT_E_ARG, VGT_NO_OFFSET, "replay: nothing replayed yet (the backend is not open)");
     return rp->ops->mem_read(rp->be, rp->vas, addr_to_replay(rp, va), dst, len, err);
 }
 

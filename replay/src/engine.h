@@ -1,9 +1,12 @@
-/* engine.h: private state of the replay engine (engine.c rebuilds state, check.c compares, lanes.c runs
+/* engine.h: private state of the replay engine (engine.c rebuilds state, stream.c decodes each
+ * submission once for its subscribers, plan.c plans before replaying, check.c compares, lanes.c runs
  * submissions). */
 #ifndef VGT_REPLAY_ENGINE_H
 #define VGT_REPLAY_ENGINE_H
 
+#include "vgt/addr_operands.h"
 #include "vgt/backend.h"
+#include "vgt/events.h"
 #include "vgt/model.h"
 #include "vgt/pushbuf.h"
 #include "vgt/replay.h"
@@ -55,11 +58,9 @@ typedef struct patch_upload {
     uint8_t active;
 } patch_upload;
 
-#define PATCH_MAX_PAIRS 64u
+#define PATCH_MAX_PAIRS VGT_ADDR_PAIR_SLOTS
 #define PATCH_UPLOADS 4u
 typedef struct patch_channel {
-    vgt_pb_state pb;             /* the decoder that follows the stream for the rewrites */
-    int started;
     patch_half half[PATCH_MAX_PAIRS][2];   /* [pair][0 high, 1 low] by reloc_patch.c's table index */
     /* the last rewrite reported per slot in this submission: the other half of the same write
      * (within a couple of dwords) is not a second rewrite */
@@ -70,14 +71,28 @@ typedef struct patch_channel {
     patch_upload inline_qmd;     /* SET_INLINE_QMD_ADDRESS_A/B + LOAD_INLINE_QMD_DATA(i) */
 } patch_channel;
 
+/* The submission reloc_patch.c is rewriting. */
+typedef struct patch_submit {
+    int full;                    /* operands followed this submission (a mapping moved, or will) */
+    uint64_t *entry_va;          /* VA of each entry's push buffer (extended base applied), 0 control */
+    uint32_t cap_entry_va;
+    uint64_t pending;            /* slots whose earlier half could not be rewritten (bit per slot) */
+    const vgt_addr_pair *pending_pair[PATCH_MAX_PAIRS];
+    uint64_t pending_va[PATCH_MAX_PAIRS];   /* ... the captured address they hold */
+} patch_submit;
+
 typedef struct engine_channel {
     uint32_t client, handle;
     uint32_t id;                 /* backend channel id */
     uint32_t cls;                /* host class, for the decoder */
-    vgt_pb_state *pb;            /* decoder state (render-target tracking), NULL until needed */
-    vgt_pb_state pb_before;      /* ... as it was before the current submission (fault windows) */
-    struct vgt_sem_tracker *sem; /* semantic tracker (volatile ranges for checks without a write log) */
-    rt_state rt;
+    /* the channel's one decoded stream (stream.c) */
+    vgt_pb_state pb;             /* the decoder (subchannel bindings persist across submissions) */
+    int pb_started;              /* 0 until the first submission, and again after a CHANNEL_STATE */
+    vgt_pb_state pb_before;      /* ... as it was before the current submission (fault windows re-decode it) */
+    struct vgt_sem_tracker *sem; /* the semantic tracker, when a subscriber takes events; NULL otherwise */
+    int sem_off;                 /* ... failed once: off for this channel */
+    /* the subscribers' state */
+    rt_state rt;                 /* rt_track.c, volatile.c (SET_NOTIFY) */
     patch_channel *patch;        /* reloc_patch.c state, NULL until the first submission */
     struct vgt_mme_tracker *mme; /* mme_guard.c: the channel's MME as the simulator sees it (hardware only) */
     int mme_off;                 /* ... given up on this channel */
@@ -110,6 +125,51 @@ typedef struct census_state {
     uint64_t nrows, cap_rows, dropped_rows;
     uint64_t quiet_submissions;  /* submissions that changed no watched byte */
 } census_state;
+
+/* ---- the decoded stream (stream.c): one decoder and one semantic tracker per channel; subscribers ---- */
+
+/* One submission being decoded, as the subscribers see it. */
+typedef struct stream_submit {
+    vgt_replay *rp;
+    engine_channel *c;
+    const vgt_record *rec;
+    const vgt_rec_gpfifo_submit *sub;
+    vgt_status rc;               /* a subscriber's failure (no memory): stops the decode, returned */
+    vgt_error *err;
+} stream_submit;
+
+#define STREAM_METHODS 1u        /* begin: the subscriber wants this submission's methods */
+#define STREAM_ENTRIES 2u        /* ... and its GPFIFO entries */
+
+/* A subscriber: called in the engine's order (rp->subs) for every submission of every channel. */
+typedef struct stream_sub {
+    const char *name;
+    int (*active)(const vgt_replay *rp);      /* subscribes to this replay (asked once, when it starts) */
+    /* before the submission's methods: what it wants of them (STREAM_*; 0 nothing) */
+    unsigned (*begin)(stream_submit *s);
+    void (*entry)(stream_submit *s, const vgt_gp_entry *e, uint32_t index);
+    void (*method)(stream_submit *s, const vgt_method *m);   /* masked methods too: the subscriber decides */
+    /* the semantic tracker's events (a subscriber with this hook makes the channel's tracker run) */
+    void (*event)(stream_submit *s, const vgt_event *ev);
+    void (*end)(stream_submit *s);            /* after the submission's methods */
+    void (*channel_free)(engine_channel *c);  /* its per-channel state (a CHANNEL_STATE restarts; close) */
+} stream_sub;
+
+#define STREAM_MAX_SUBS 8u
+extern const stream_sub sub_reloc, sub_rt, sub_volatile, sub_mme_guard;
+
+void stream_start(vgt_replay *rp);   /* picks the active subscribers, in order */
+/* Decode the submission once (snapshot first, for fault windows) and hand it to every subscriber. */
+vgt_status stream_decode(vgt_replay *rp, engine_channel *c, const vgt_record *rec, const vgt_rec_gpfifo_submit *sub,
+                         vgt_error *err);
+/* The channel's decoder, tracker and subscriber state start again (CHANNEL_STATE) or go (close). */
+void stream_channel_free(engine_channel *c);
+
+/* ---- planning (plan.c) ---- */
+typedef struct plan_held {
+    vgt_record rec;              /* payload: an offset into held_bytes until replayed */
+    uint64_t off;
+} plan_held;
 
 typedef struct engine_lane {
     const char *name;
@@ -169,14 +229,29 @@ struct vgt_replay {
     uint64_t *mapped_mem;        /* client << 32 | memory of every memory object mapped so far (open
                                     addressing; 0 empty): only those can be aliased by a new GPU_MAP */
     uint32_t cap_mapped_mem, nmapped_mem;
-    uint64_t *relocate;          /* copies of opt.relocate / opt.avoid */
-    vgt_reloc_range *avoid;
+    uint64_t *relocate;          /* copy of opt.relocate */
+    vgt_reloc_range *avoid;      /* every mapping the plan saw (plan.c): a new VA avoids them */
     uint32_t navoid;
     uint8_t *pbcopy;             /* the current submission's segment bytes, rewritten (reloc_patch.c) */
     uint64_t cap_pbcopy;
     uint64_t *seg_off;           /* where each segment's bytes start in pbcopy */
     uint32_t cap_seg_off;
     int patched;                 /* pbcopy holds this submission's segments */
+    patch_submit patch_cur;      /* reloc_patch.c: the submission being rewritten */
+    int track_addresses;         /* the plan expects relocations: address operands followed from the start */
+    /* the subscribers of every channel's decoded stream (stream.c) */
+    const stream_sub *subs[STREAM_MAX_SUBS];
+    uint32_t nsubs;
+    int stream_events;           /* a subscriber takes events: the channels' semantic trackers run */
+    void *stream_cur;            /* the decode under way (stream.c), for the trackers' events */
+    /* planning (plan.c): records held back until the plan is made */
+    int planning;
+    int started;                 /* the backend is open (after the plan, which chooses its reserved VA) */
+    plan_held *held;
+    uint64_t nheld, cap_held;
+    uint8_t *held_bytes;
+    uint64_t held_len, cap_held_bytes;
+    vgt_reloc_plan *plan;
 };
 
 void engine_report(vgt_replay *rp, vgt_replay_report *r);
@@ -191,13 +266,10 @@ vgt_status addr_place(vgt_replay *rp, const vgt_rec_gpu_map *g, uint64_t seq, ad
 /* A GPU_UNMAP of captured [va, va+len): the moves of mappings in it end. */
 void addr_unmapped(vgt_replay *rp, uint64_t va, uint64_t len);
 
-/* reloc_patch.c: decode the submission and rewrite, in a copy of its segment bytes, every address
- * operand that points into a moved mapping (reported); rp->patched says the copy is in use. Then the
+/* reloc_patch.c (subscriber sub_reloc): every address operand that points into a moved mapping is rewritten
+ * in a copy of the submission's segment bytes (reported); rp->patched says the copy is in use. Then the
  * GPFIFO entries whose push buffer moved. */
-vgt_status patch_submission(vgt_replay *rp, engine_channel *c, const vgt_record *rec,
-                            const vgt_rec_gpfifo_submit *sub, vgt_error *err);
 uint64_t patch_entry(vgt_replay *rp, uint32_t index, uint64_t raw);
-void patch_free(engine_channel *c);
 void engine_warn(vgt_replay *rp, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* check.c */
@@ -215,24 +287,33 @@ void capture_only_note_submit(vgt_replay *rp, const vgt_rec_gpfifo_submit *sub);
 /* Clears mask over those bytes of [va, va+len); returns how many it cleared. */
 uint64_t capture_only_unmask(const vgt_replay *rp, uint64_t va, uint64_t len, uint8_t *mask);
 
-/* mme_guard.c: on a hardware backend, submissions whose macro calls would raise an MME exception are
- * refused (they leave the GPU unable to finish other programs' Vulkan draws) */
+/* mme_guard.c (subscriber sub_mme_guard): on a hardware backend, submissions whose macro calls would raise
+ * an MME exception are refused (they leave the GPU unable to finish other programs' Vulkan draws):
+ * c->mme_refuse says why, "" when the submission may run */
 int mme_guard_active(const vgt_replay *rp);
-void mme_guard_method(engine_channel *c, const vgt_method *m);
-int mme_guard_refuses(engine_channel *c);
-void mme_guard_reset(engine_channel *c);
-void mme_guard_free(engine_channel *c);
 
-/* rt_track.c */
-vgt_status rt_track_submit(vgt_replay *rp, engine_channel *c, const vgt_record *rec, const vgt_rec_gpfifo_submit *sub,
-                           vgt_error *err);
-void rt_track_free(engine_channel *c);
-/* 1 when [va, va+len) overlaps a volatile range; fills mask[i] = 0 for its bytes. */
+/* volatile.c (subscriber sub_volatile): bytes that differ from run to run, for checks without a write log.
+ * Clears mask over those bytes of [va, va+len). */
 void volatile_unmask(const vgt_replay *rp, uint64_t va, uint64_t len, uint8_t *mask);
-int engine_needs_stream(const vgt_replay *rp);
 
-/* window.c: the methods around a push-buffer Get pointer a faulted channel reported */
+/* rt_track.c (subscriber sub_rt): the render targets the stream binds (rp->rts; the census watches them) */
+
+/* window.c: the methods around a push-buffer Get pointer a faulted channel reported (re-decoded from the
+ * channel's snapshot, pb_before) */
 void engine_fault_window(vgt_replay *rp, uint64_t pb_va);
+
+/* plan.c */
+int plan_wanted(const vgt_replay *rp);
+/* Hold rec back for the plan: *held = 0 when the plan had to be made first (over the limit): rec is then
+ * the caller's to replay. */
+vgt_status plan_hold(vgt_replay *rp, const vgt_record *rec, int *held, vgt_error *err);
+/* Make the plan from what is held, apply it, open the backend and replay the held records. */
+vgt_status plan_close(vgt_replay *rp, vgt_error *err);
+void plan_free(vgt_replay *rp);
+
+/* engine.c */
+vgt_status engine_start(vgt_replay *rp, vgt_error *err);    /* opens the backend */
+vgt_status engine_record(vgt_replay *rp, const vgt_record *rec, vgt_error *err);   /* one record, replayed */
 
 /* census.c */
 void census_watch(vgt_replay *rp, uint64_t va, uint64_t len, const char *what);

@@ -8,7 +8,8 @@
  * submission whose call the simulator says raises an exception the hardware raises too (the self-test's
  * agreement row mme_mul_out confirms ILLEGAL_OPCODE) is not submitted: it is reported and counted as
  * refused. options.force lets it through. Other error classes stay allowed: the simulator flags some
- * calls the hardware runs cleanly (extra parameters left by NVIDIA's guard macros). */
+ * calls the hardware runs cleanly (extra parameters left by NVIDIA's guard macros).
+ * It subscribes to the channel's decoded stream (stream.c: sub_mme_guard). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -36,10 +37,11 @@ static vgt_status on_call(void *user, const vgt_mme_call *call, vgt_error *err)
 }
 
 /* One decoded method of the channel (every class: the tracker refuses those without an MME). */
-void mme_guard_method(engine_channel *c, const vgt_method *m)
+static void on_method(stream_submit *s, const vgt_method *m)
 {
+    engine_channel *c = s->c;
     vgt_error e;
-    if (c->mme_off || vgt_mme_format_for_class(m->cls) == VGT_MME_NONE) return;
+    if (m->masked || c->mme_off || vgt_mme_format_for_class(m->cls) == VGT_MME_NONE) return;
     if (!c->mme) {
         vgt_mme_tracker_config cfg = {.cls = m->cls, .on_call = on_call, .user = c};
         if (vgt_mme_tracker_create(&cfg, &c->mme, &e) != VGT_OK) {
@@ -55,21 +57,29 @@ void mme_guard_method(engine_channel *c, const vgt_method *m)
     }
 }
 
-/* After the submission's methods: a call still collecting parameters completes with the submission.
- * Returns 1 when the submission must not run (c->mme_refuse says why). */
-int mme_guard_refuses(engine_channel *c)
+static unsigned begin(stream_submit *s)
 {
-    vgt_error e;
-    if (c->mme) vgt_mme_tracker_flush(c->mme, &e);
-    return c->mme_refuse[0] != 0;
+    s->c->mme_refuse[0] = 0;
+    return STREAM_METHODS;
 }
 
-void mme_guard_reset(engine_channel *c) { c->mme_refuse[0] = 0; }
+/* After the submission's methods: a call still collecting parameters completes with the submission;
+ * c->mme_refuse then says why the submission must not run ("" when it may). */
+static void end(stream_submit *s)
+{
+    vgt_error e;
+    if (s->c->mme) vgt_mme_tracker_flush(s->c->mme, &e);
+}
 
-void mme_guard_free(engine_channel *c)
+static void channel_free(engine_channel *c)
 {
     if (c->mme) vgt_mme_tracker_destroy(c->mme);
     c->mme = NULL;
     c->mme_off = 0;
     c->mme_refuse[0] = 0;
 }
+
+static int active(const vgt_replay *rp) { return mme_guard_active(rp); }
+
+const stream_sub sub_mme_guard = {.name = "mme_guard", .active = active, .begin = begin, .method = on_method,
+                                  .end = end, .channel_free = channel_free};

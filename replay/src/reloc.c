@@ -10,7 +10,9 @@
  *    record, the range and what would have to be relocated (the GPFIFO entry's address, or every
  *    operand that points into the moved range: semaphore, copy, upload, QMD and shader addresses).
  * The planner is a pure function over ranges (vgt_reloc_choose_reserved) so that it is tested on
- * synthetic layouts; vgt_reloc_plan_trace feeds it a trace's GPU_MAP and GPFIFO_SUBMIT records. */
+ * synthetic layouts; vgt_reloc_plan_record feeds it one record at a time (GPU_MAP, GPFIFO_SUBMIT,
+ * MEMORY observed): the engine's pre-pass (plan.c) over the records it holds back, or
+ * vgt_reloc_plan_trace over a file. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,7 +20,6 @@
 
 #include "vgt/replay.h"
 #include "reloc_internal.h"
-#include "submit_segs.h"
 
 #define RESERVED_ALIGN (1ull << 32)   /* candidate bases: 4 GiB steps, far from driver allocations */
 #define RESERVED_FLOOR (1ull << 36)   /* never below 64 GiB: the low VAs are where drivers allocate */
@@ -224,29 +225,33 @@ void vgt_reloc_check_segment(vgt_reloc_plan *p, uint64_t submit_index, uint64_t 
          (unsigned long long)len);
 }
 
-typedef struct scan {
-    vgt_reloc_range *maps;
-    uint32_t n, cap;
-    replay_segs segs;
-    uint64_t submits;
-} scan;
+/* ---- one record at a time ---- */
 
-static vgt_status add_map(scan *s, const vgt_record *rec, vgt_error *err)
+void vgt_reloc_plan_begin(vgt_reloc_plan *p, uint64_t preferred, const uint64_t *relocate, uint32_t nrelocate)
+{
+    memset(p, 0, sizeof *p);
+    p->relocate = relocate;
+    p->nrelocate = nrelocate;
+    p->preferred = preferred ? preferred : VGT_BACKEND_RESERVED_DEFAULT;
+    p->reserved_va = p->preferred;
+}
+
+static vgt_status add_map(vgt_reloc_plan *p, const vgt_record *rec, vgt_error *err)
 {
     vgt_rec_gpu_map g;
-    VGT_TRY(vgt_decode_gpu_map(rec, &g, err));
+    if (vgt_decode_gpu_map(rec, &g, NULL) != VGT_OK) return VGT_OK;   /* the replay reports a broken record */
     if (g.status != 0 || !g.length) return VGT_OK;
-    if (s->n == VGT_BACKEND_MAX_MAP_RANGES)
+    if (p->nmap_ranges == VGT_BACKEND_MAX_MAP_RANGES)
         return VGT_FAIL(err, VGT_E_LIMIT, rec->seq, "more than %u GPU_MAP records", VGT_BACKEND_MAX_MAP_RANGES);
-    if (s->n == s->cap) {
-        uint32_t nc = s->cap ? s->cap * 2 : 256;
-        vgt_reloc_range *m = realloc(s->maps, (size_t)nc * sizeof *m);
+    if (p->nmap_ranges == p->cap_map_ranges) {
+        uint32_t nc = p->cap_map_ranges ? p->cap_map_ranges * 2 : 256;
+        vgt_reloc_range *m = realloc(p->map_ranges, (size_t)nc * sizeof *m);
         if (!m) return VGT_FAIL(err, VGT_E_NOMEM, rec->seq, "reloc: out of memory for %u mappings", nc);
-        s->maps = m;
-        s->cap = nc;
+        p->map_ranges = m;
+        p->cap_map_ranges = nc;
     }
-    s->maps[s->n++] = (vgt_reloc_range){.va = g.gpu_va, .len = g.length, .seq = rec->seq,
-                                        .space = (uint64_t)g.client << 32 | g.va_space};
+    p->map_ranges[p->nmap_ranges++] = (vgt_reloc_range){.va = g.gpu_va, .len = g.length, .seq = rec->seq,
+                                                        .space = (uint64_t)g.client << 32 | g.va_space};
     return VGT_OK;
 }
 
@@ -255,11 +260,64 @@ static vgt_status add_map(scan *s, const vgt_record *rec, vgt_error *err)
 static vgt_status add_observed(vgt_reloc_plan *p, const vgt_record *rec, vgt_error *err)
 {
     vgt_rec_memory m;
-    VGT_TRY(vgt_decode_memory(rec, &m, err));
+    if (vgt_decode_memory(rec, &m, NULL) != VGT_OK) return VGT_OK;
     if (m.reason != VGT_MEM_OBSERVED || !m.length || p->nobserved == MAX_OBSERVED) return VGT_OK;
     if (!p->observed && !(p->observed = malloc(MAX_OBSERVED * sizeof *p->observed)))
         return VGT_FAIL(err, VGT_E_NOMEM, rec->seq, "reloc: out of memory for observed ranges");
     p->observed[p->nobserved++] = (vgt_reloc_range){.va = m.gpu_va, .len = m.length, .seq = rec->seq};
+    return VGT_OK;
+}
+
+static vgt_status check_submit(vgt_reloc_plan *p, const vgt_record *rec, vgt_error *err)
+{
+    uint32_t nseg = rec->length >= 40 ? (uint32_t)rec->payload[36] | (uint32_t)rec->payload[37] << 8 |
+                                            (uint32_t)rec->payload[38] << 16 | (uint32_t)rec->payload[39] << 24
+                                      : 0;
+    uint32_t max = rec->length / 16 + 1;   /* a segment takes at least 16 bytes (submit_segs.c) */
+    if (nseg > max) nseg = max;
+    if (nseg > p->cap_segs) {
+        vgt_segment *n = realloc(p->segs, (size_t)nseg * sizeof *n);
+        if (!n) return VGT_FAIL(err, VGT_E_NOMEM, rec->seq, "reloc: out of memory for %u segments", nseg);
+        p->segs = n;
+        p->cap_segs = nseg;
+    }
+    vgt_rec_gpfifo_submit sub;
+    if (vgt_decode_gpfifo_submit(rec, &sub, p->segs, p->cap_segs, NULL) == VGT_OK)
+        for (uint32_t i = 0; i < sub.segment_count; i++)
+            vgt_reloc_check_segment(p, p->submits, rec->seq, i, sub.segments[i].gpu_va, sub.segments[i].length);
+    p->submits++;
+    return VGT_OK;
+}
+
+/* Records the replay would refuse as broken are skipped here: the replay reports them when it meets them. */
+vgt_status vgt_reloc_plan_record(vgt_reloc_plan *p, const vgt_record *rec, vgt_error *err)
+{
+    p->records++;
+    if (rec->type == VGT_REC_GPU_MAP) return add_map(p, rec, err);
+    if (rec->type == VGT_REC_GPFIFO_SUBMIT) return check_submit(p, rec, err);
+    if (rec->type == VGT_REC_MEMORY) return add_observed(p, rec, err);
+    return VGT_OK;
+}
+
+void vgt_reloc_plan_moving(vgt_reloc_plan *p)
+{
+    check_forced(p, p->map_ranges, p->nmap_ranges);
+    vgt_reloc_check_maps(p, p->map_ranges, p->nmap_ranges);
+}
+
+vgt_status vgt_reloc_plan_end(vgt_reloc_plan *p, vgt_error *err)
+{
+    free(p->segs);
+    p->segs = NULL;
+    p->cap_segs = 0;
+    VGT_TRY(vgt_reloc_choose_reserved(p->map_ranges, p->nmap_ranges, p->reserved_va, VGT_BACKEND_RESERVED_SPAN,
+                                      VGT_BACKEND_PB_VA_LIMIT, &p->reserved_va, err));
+    p->maps = p->nmap_ranges;
+    if (p->reserved_va != p->preferred)
+        note(p, VGT_RELOC_RESERVED_MOVED, 0, p->reserved_va, VGT_BACKEND_RESERVED_SPAN,
+             "the backend's own range moved to 0x%llx (+0x%llx): the trace maps memory at 0x%llx",
+             (unsigned long long)p->reserved_va, (unsigned long long)VGT_BACKEND_RESERVED_SPAN,
+             (unsigned long long)p->preferred);
     return VGT_OK;
 }
 
@@ -270,58 +328,40 @@ void vgt_reloc_plan_free(vgt_reloc_plan *p)
     p->nobserved = 0;
     free(p->map_ranges);
     p->map_ranges = NULL;
-    p->nmap_ranges = 0;
+    p->nmap_ranges = p->cap_map_ranges = 0;
     free(p->moving);
     p->moving = NULL;
     p->nmoving = 0;
+    free(p->segs);
+    p->segs = NULL;
+    p->cap_segs = 0;
 }
 
-static vgt_status check_submit(scan *s, vgt_reloc_plan *p, const vgt_record *rec, vgt_error *err)
-{
-    vgt_rec_gpfifo_submit sub;
-    VGT_TRY(replay_decode_submit(&s->segs, rec, &sub, "reloc", err));
-    for (uint32_t i = 0; i < sub.segment_count; i++)
-        vgt_reloc_check_segment(p, s->submits, rec->seq, i, sub.segments[i].gpu_va, sub.segments[i].length);
-    s->submits++;
-    return VGT_OK;
-}
-
+/* A file planned on its own (tools and tests; the replay plans inside the engine, plan.c): the records,
+ * then the operands of the mappings that move (a second read, only when some move). */
 vgt_status vgt_reloc_plan_trace(const char *path, uint64_t preferred, const uint64_t *relocate, uint32_t nrelocate,
                                 vgt_reloc_plan *p, vgt_error *err)
 {
-    memset(p, 0, sizeof *p);
-    p->relocate = relocate;
-    p->nrelocate = nrelocate;
-    p->reserved_va = preferred ? preferred : VGT_BACKEND_RESERVED_DEFAULT;
+    vgt_reloc_plan_begin(p, preferred, relocate, nrelocate);
     vgt_reader *r;
     VGT_TRY(vgt_reader_open_path(&r, path, NULL, err));
-    scan s = {0};
     vgt_record rec;
     vgt_status rc;
-    while ((rc = vgt_reader_next(r, &rec, err)) == VGT_OK) {
-        if (rec.type == VGT_REC_GPU_MAP) rc = add_map(&s, &rec, err);
-        else if (rec.type == VGT_REC_GPFIFO_SUBMIT) rc = check_submit(&s, p, &rec, err);
-        else if (rec.type == VGT_REC_MEMORY) rc = add_observed(p, &rec, err);
-        if (rc != VGT_OK) break;
-    }
-    if (rc == VGT_E_EOF) {
-        check_forced(p, s.maps, s.n);
-        vgt_reloc_check_maps(p, s.maps, s.n);
-        rc = vgt_reloc_find_operands(path, p, err);
-    }
-    if (rc == VGT_OK) {
-        rc = vgt_reloc_choose_reserved(s.maps, s.n, p->reserved_va, VGT_BACKEND_RESERVED_SPAN,
-                                       VGT_BACKEND_PB_VA_LIMIT, &p->reserved_va, err);
-        p->maps = s.n;
-    }
-    if (rc == VGT_OK && p->reserved_va != (preferred ? preferred : VGT_BACKEND_RESERVED_DEFAULT))
-        note(p, VGT_RELOC_RESERVED_MOVED, 0, p->reserved_va, VGT_BACKEND_RESERVED_SPAN,
-             "the backend's own range moved to 0x%llx (+0x%llx): the trace maps memory at 0x%llx",
-             (unsigned long long)p->reserved_va, (unsigned long long)VGT_BACKEND_RESERVED_SPAN,
-             (unsigned long long)(preferred ? preferred : VGT_BACKEND_RESERVED_DEFAULT));
-    p->map_ranges = s.maps;   /* the replay's relocations avoid them all */
-    p->nmap_ranges = s.n;
-    free(s.segs.segs);
+    while ((rc = vgt_reader_next(r, &rec, err)) == VGT_OK)
+        if ((rc = vgt_reloc_plan_record(p, &rec, err)) != VGT_OK) break;
     vgt_reader_close(r);
-    return rc;
+    if (rc != VGT_E_EOF) return rc;
+    vgt_reloc_plan_moving(p);
+    if (p->nmoving) {
+        reloc_operands *o;
+        VGT_TRY(reloc_operands_begin(&o, p, 0, err));
+        rc = vgt_reader_open_path(&r, path, NULL, err);
+        if (rc == VGT_OK) {
+            while ((rc = vgt_reader_next(r, &rec, err)) == VGT_OK && (rc = reloc_operands_record(o, &rec, err)) == VGT_OK) {
+            }
+            vgt_reader_close(r);
+        }
+        VGT_TRY(reloc_operands_end(o, rc == VGT_E_EOF ? VGT_OK : rc, err));
+    }
+    return vgt_reloc_plan_end(p, err);
 }

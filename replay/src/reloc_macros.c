@@ -1,17 +1,17 @@
-/* reloc_macros.c: address operands that MME macros build at run time. The push buffer carries only
- * CALL_MME_MACRO and its parameters, so a relocation cannot rewrite what a macro emits: each address
- * a macro call assembles (a reloc_pairs.c method pair or one-method address a macro emits: the high
- * half as macros last emitted it, 0 when none did) that points into a mapping that moves becomes a
- * NOT_REWRITABLE note, which the replay reports as a warning; so does every address field of an
- * inline QMD a macro emits (LOAD_INLINE_QMD_DATA, as NVIDIA's Vulkan driver dispatches). The calls come from analyze's MME trace (mme_trace.h), which runs
- * every macro on the MME simulator over the whole trace. */
+/* reloc_macros.c: address operands that MME macros build at run time (planning, reloc_internal.h). The
+ * push buffer carries only CALL_MME_MACRO and its parameters, so a relocation cannot rewrite what a macro
+ * emits: each address a macro call assembles (an address method pair of vgt/addr_operands.h, or a
+ * one-method address, that a macro emits: the high half as macros last emitted it, 0 when none did) that
+ * points into a mapping that moves becomes a NOT_REWRITABLE note, which the replay reports as a warning;
+ * so does every address field of an inline QMD a macro emits (LOAD_INLINE_QMD_DATA, as NVIDIA's Vulkan
+ * driver dispatches). The calls come from analyze's MME trace (mme_trace.h), which runs every macro on
+ * the MME simulator; the planner's operand walk (reloc_operands.c) feeds it the planned records. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "reloc_internal.h"
-#include "reloc_pairs.h"
-#include "reloc_qmd.h"
+#include "vgt/addr_operands.h"
 #include "vgt/mme_trace.h"
 #include "vgt/nv/clc7c0.h"
 #include "vgt/nv/clcbc0.h"
@@ -21,18 +21,20 @@
 
 typedef struct macro_channel {
     uint32_t client, channel;
-    uint32_t half[64][2];          /* values macros emitted, per pair slot: [0] high, [1] low */
-    uint8_t set[64][2];
+    uint32_t half[VGT_ADDR_PAIR_SLOTS][2];   /* values macros emitted, per pair slot: [0] high, [1] low */
+    uint8_t set[VGT_ADDR_PAIR_SLOTS][2];
     uint8_t qmd[384];              /* the inline QMD macros emit (LOAD_INLINE_QMD_DATA(i)) */
 } macro_channel;
 
-typedef struct macro_scan {
+struct reloc_macros {
     vgt_reloc_plan *p;
     const vgt_reloc_range *moving;
     uint32_t nmoving;
     macro_channel *chans;
     uint32_t nchans;
-} macro_scan;
+    vgt_mme_trace *trace;
+};
+typedef struct reloc_macros macro_scan;
 
 static macro_channel *channel_of(macro_scan *s, uint32_t client, uint32_t channel)
 {
@@ -78,8 +80,8 @@ static void inline_qmd(macro_scan *s, macro_channel *c, const vgt_mme_trace_call
     if (i != NVC7C0_LOAD_INLINE_QMD_DATA__SIZE - 1 && i != NVCBC0_LOAD_INLINE_QMD_DATA__SIZE - 1) return;
     uint8_t q[sizeof c->qmd];
     memcpy(q, c->qmd, sizeof q);
-    qmd_fix fix[QMD_MAX_FIXES];
-    uint32_t n = qmd_relocate(moves, s, q, 4 * (i + 1), fix, QMD_MAX_FIXES);
+    vgt_qmd_fix fix[VGT_QMD_MAX_FIXES];
+    uint32_t n = vgt_qmd_relocate(moves, s, q, 4 * (i + 1), fix, VGT_QMD_MAX_FIXES);
     char what[96];
     for (uint32_t k = 0; k < n; k++) {
         snprintf(what, sizeof what, "an inline QMD whose %s %u is", fix[k].what, fix[k].element);
@@ -93,36 +95,47 @@ static int on_call(void *user, const vgt_mme_trace_call *call)
     macro_channel *c = channel_of(s, call->client, call->channel);
     if (!c) return 0;
     for (uint32_t i = 0; i < call->nemits; i++) {
-        const reloc_pair *pair;
+        const vgt_addr_pair *pair;
         uint32_t slot;
         inline_qmd(s, c, call, call->emits[i].method, call->emits[i].value);
-        int half = reloc_pair_of(call->cls, call->emits[i].method, &pair, &slot);
-        if (half < 0 || slot >= 64) continue;
+        int half = vgt_addr_pair_of(call->cls, call->emits[i].method, &pair, &slot);
+        if (half < 0 || slot >= VGT_ADDR_PAIR_SLOTS) continue;
         c->half[slot][half] = call->emits[i].value;
         c->set[slot][half] = 1;
         if (half != 1) continue;   /* judged when the low half (or the one method) is emitted */
-        uint64_t va = reloc_pair_address(pair, c->set[slot][0] ? c->half[slot][0] : 0, c->half[slot][1]);
+        uint64_t va = vgt_addr_pair_address(pair, c->set[slot][0] ? c->half[slot][0] : 0, c->half[slot][1]);
         const vgt_reloc_range *r = va ? moving_range(s, va) : NULL;
         if (r) add_note(s->p, call, pair->name, va, r);
     }
     return 0;
 }
 
-vgt_status reloc_find_macro_operands(const char *path, vgt_reloc_plan *p, const vgt_reloc_range *moving, uint32_t n,
-                                     vgt_error *err)
+vgt_status reloc_macros_new(reloc_macros **out, vgt_reloc_plan *p, const vgt_reloc_range *moving, uint32_t n,
+                            vgt_error *err)
 {
-    macro_scan s = {.p = p, .moving = moving, .nmoving = n};
-    if (!n) return VGT_OK;
-    if (!(s.chans = calloc(MAX_MACRO_CHANNELS, sizeof *s.chans)))
+    *out = NULL;
+    macro_scan *s = calloc(1, sizeof *s);
+    if (!s || !(s->chans = calloc(MAX_MACRO_CHANNELS, sizeof *s->chans))) {
+        free(s);
         return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "reloc: out of memory for macro state");
-    vgt_mme_trace_config cfg = {.on_call = on_call, .user = &s};
-    vgt_mme_trace *t;
-    vgt_status rc = vgt_mme_trace_new(&cfg, &t, err);
-    if (rc == VGT_OK) {
-        vgt_walk_options opt = vgt_walk_defaults();
-        rc = vgt_mme_trace_run(t, path, &opt, NULL, err);
-        vgt_mme_trace_free(t);
     }
-    free(s.chans);
-    return rc;
+    s->p = p, s->moving = moving, s->nmoving = n;
+    vgt_mme_trace_config cfg = {.on_call = on_call, .user = s};
+    vgt_status rc = vgt_mme_trace_new(&cfg, &s->trace, err);
+    if (rc != VGT_OK) {
+        reloc_macros_free(s);
+        return rc;
+    }
+    *out = s;
+    return VGT_OK;
+}
+
+vgt_mme_trace *reloc_macros_trace(reloc_macros *m) { return m->trace; }
+
+void reloc_macros_free(reloc_macros *m)
+{
+    if (!m) return;
+    if (m->trace) vgt_mme_trace_free(m->trace);
+    free(m->chans);
+    free(m);
 }

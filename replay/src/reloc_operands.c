@@ -1,42 +1,45 @@
-/* reloc_operands.c: which operands a relocation would have to rewrite. When a mapping cannot go to its
- * captured VA (reloc.c: it overlaps a mapping of another VA space, or is not page aligned), every
- * address-bearing operand of the trace's submissions that points into it must be rewritten if the
- * mapping moves. They are found through the semantic tracker (analyze's events.h, over the class
- * tables): semaphore addresses (host, report, copy), copy sources and destinations, I2M destinations,
- * QMD addresses and the QMD's program, constant-buffer, release and dependent-QMD addresses, shader
- * program addresses, index buffers; and render targets from SET_COLOR_TARGET_A/B(j) (clcb97.h). Each
- * becomes a note naming the submission, the method position and the operand. Operands that MME
- * macros build at run time are found by reloc_macros.c (NOT_REWRITABLE notes: the replay warns). */
+/* reloc_operands.c: which operands a relocation would have to rewrite (planning, reloc_internal.h). When a
+ * mapping cannot go to its captured VA (reloc.c: it overlaps a mapping of another VA space, is not page
+ * aligned, or --relocate moves it), every address-bearing operand of the trace's submissions that points
+ * into it must be rewritten when the mapping moves. They are found through the semantic tracker
+ * (analyze's events.h, over the class tables) and analyze's list of the addresses each event names
+ * (vgt/addr_operands.h): semaphore addresses (host, report, copy), copy sources and destinations, I2M
+ * destinations, QMD addresses and the QMD's program, constant-buffer, release and dependent-QMD
+ * addresses, shader program addresses, index buffers; and render targets from SET_COLOR_TARGET_A/B(j)
+ * (clcb97.h). Each becomes a note naming the submission, the method position and the operand.
+ * Operands that MME macros build at run time are found by reloc_macros.c (NOT_REWRITABLE notes: the
+ * replay warns). One walk (analyze's walker: one decoder per channel, fed the planned records) feeds
+ * both; it runs only when some mapping moves. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "vgt/addr_operands.h"
 #include "vgt/events.h"
+#include "vgt/nv/clcb97.h"
 #include "vgt/nv_facts.h"
-#include "vgt/pushbuf.h"
 #include "vgt/replay.h"
+#include "vgt/walk.h"
 #include "reloc_internal.h"
-#include "submit_segs.h"
-
-#define MAX_CHANNELS 256u
 
 typedef struct op_channel {
-    uint32_t client, handle, cls;
-    vgt_pb_state pb;
     vgt_sem_tracker *sem;
-    uint32_t ct_hi[8];           /* SET_COLOR_TARGET_A(j) */
+    uint32_t ct_hi[NVCB97_SET_COLOR_TARGET_A__SIZE];   /* SET_COLOR_TARGET_A(j) */
 } op_channel;
 
-typedef struct op_scan {
+struct reloc_operands {
     vgt_reloc_plan *p;
     const vgt_reloc_range *conflicts;   /* the plan's moving mappings */
     uint32_t nconflicts;
-    op_channel *chans;
-    uint32_t nchans;
     uint64_t submit_index;
-    replay_segs segs;
-} op_scan;
+    vgt_walk_callbacks cb;
+    vgt_walker *walk;
+    reloc_macros *macros;
+    vgt_status rc;               /* the first failure of a callback */
+    vgt_error err;
+};
+typedef struct reloc_operands op_scan;
 
 static void add_note(vgt_reloc_plan *p, int kind, uint64_t seq, uint64_t va, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
@@ -88,131 +91,134 @@ static void check_qmd_field(op_scan *s, const vgt_mpos *pos, const vgt_ev_launch
     }
 }
 
-static void check_launch(op_scan *s, const vgt_event *ev)
-{
-    const vgt_ev_launch *l = &ev->u.launch;
-    check(s, &ev->pos, "QMD address", l->qmd_va);
-    if (!l->decoded) return;
-    char what[64];
-    check_qmd_field(s, &ev->pos, l, "program address", l->qmd.program_va);
-    for (uint32_t i = 0; i < VGT_QMD_MAX_CB; i++)
-        if (l->qmd.cb[i].valid) {
-            snprintf(what, sizeof what, "constant buffer %u", i);
-            check_qmd_field(s, &ev->pos, l, what, l->qmd.cb[i].va);
-        }
-    for (uint32_t i = 0; i < l->qmd.release_count && i < VGT_QMD_MAX_RELEASE; i++)
-        if (l->qmd.release[i].enabled) {
-            snprintf(what, sizeof what, "release %u address", i);
-            check_qmd_field(s, &ev->pos, l, what, l->qmd.release[i].va);
-        }
-    for (uint32_t i = 0; i < VGT_QMD_MAX_DEPENDENT; i++)
-        if (l->qmd.dependent[i].enabled) check_qmd_field(s, &ev->pos, l, "dependent-QMD address", l->qmd.dependent[i].va);
-}
-
 static void on_event(void *ctx, const vgt_event *ev)
 {
     op_scan *s = ctx;
-    switch (ev->kind) {
-    case VGT_EV_SEM_RELEASE:
-    case VGT_EV_SEM_ACQUIRE:
-    case VGT_EV_REPORT: check(s, &ev->pos, "semaphore address", ev->u.sem.va); break;
-    case VGT_EV_COPY: case VGT_EV_EMPTY_DMA:
-        if (!ev->u.copy.transfer_type) break;   /* semaphore only: its offsets are stale, not operands */
-        check(s, &ev->pos, "copy source", ev->u.copy.memset ? 0 : ev->u.copy.src_va);
-        check(s, &ev->pos, "copy destination", ev->u.copy.dst_va);
-        break;
-    case VGT_EV_UPLOAD: check(s, &ev->pos, "I2M destination", ev->u.upload.dst_va); break;
-    case VGT_EV_LAUNCH: case VGT_EV_EMPTY_DISPATCH: check_launch(s, ev); break;   /* dependents too */
-    case VGT_EV_PROGRAM_BIND: check(s, &ev->pos, "shader program address", ev->u.program.program_va); break;
-    case VGT_EV_DRAW: check(s, &ev->pos, "index buffer address", ev->u.draw.index_buffer_va); break;
-    default: break;
-    }
+    vgt_addr_operand ops[VGT_ADDR_MAX_EVENT_OPERANDS];
+    uint32_t n = vgt_event_addresses(ev, ops, VGT_ADDR_MAX_EVENT_OPERANDS);
+    for (uint32_t i = 0; i < n; i++)
+        if (ops[i].in_qmd) check_qmd_field(s, &ev->pos, &ev->u.launch, ops[i].what, ops[i].va);
+        else check(s, &ev->pos, ops[i].what, ops[i].va);
 }
 
-typedef struct method_ctx {
-    op_scan *s;
-    op_channel *c;
-} method_ctx;
-
-static int on_method(void *ctx, const vgt_method *m)
+static void on_channel(void *ctx, vgt_walk_channel *chan)
 {
-    method_ctx *mc = ctx;
+    op_scan *s = ctx;
+    op_channel *c = chan->user;
+    if (!c && !(c = chan->user = calloc(1, sizeof *c))) return;
+    if (c->sem) vgt_sem_reset(c->sem);   /* re-allocated under the same handle */
+    memset(c->ct_hi, 0, sizeof c->ct_hi);
+    vgt_sem_config cfg = {.on_event = on_event, .ctx = s};
     vgt_error e;
-    if (mc->c->sem && vgt_sem_method(mc->c->sem, m, &e) != VGT_OK) {
-        vgt_sem_free(mc->c->sem);
-        mc->c->sem = NULL;
+    if (!c->sem && vgt_sem_new(&c->sem, &cfg, &e) != VGT_OK) c->sem = NULL;
+}
+
+static void on_channel_end(void *ctx, vgt_walk_channel *chan)
+{
+    (void)ctx;
+    op_channel *c = chan->user;
+    if (c && c->sem) vgt_sem_free(c->sem);
+    free(c);
+    chan->user = NULL;
+}
+
+static int failed(op_scan *s, vgt_status rc)
+{
+    if (rc == VGT_OK || s->rc != VGT_OK) return s->rc != VGT_OK;
+    s->rc = rc;
+    return 1;
+}
+
+static int on_method(void *ctx, const vgt_walk_submit *ws, const vgt_method *m)
+{
+    op_scan *s = ctx;
+    op_channel *c = ws->chan->user;
+    vgt_error e;
+    if (c && c->sem && vgt_sem_method(c->sem, m, &e) != VGT_OK) {
+        vgt_sem_free(c->sem);
+        c->sem = NULL;
     }
     /* render targets: SET_COLOR_TARGET_A(j) (the high bits), SET_COLOR_TARGET_B(j) (bits 31:0): the facts'
      * address operand */
     const vgt_nv_addr_method *op;
     uint32_t j;
-    int half = vgt_nv_addr_method_of(m->cls, m->mthd, &op, &j);
-    if (half >= 0 && op->role == VGT_NV_ADDR_RENDER_TARGET) {
-        if (half == 0) mc->c->ct_hi[j] = m->data;
-        else check(mc->s, &m->pos, "render target address", vgt_nv_addr_method_value(op, mc->c->ct_hi[j], m->data));
+    int half = c ? vgt_nv_addr_method_of(m->cls, m->mthd, &op, &j) : -1;
+    if (half >= 0 && op->role == VGT_NV_ADDR_RENDER_TARGET && j < NVCB97_SET_COLOR_TARGET_A__SIZE) {
+        if (half == 0) c->ct_hi[j] = m->data;
+        else check(s, &m->pos, "render target address", vgt_nv_addr_method_value(op, c->ct_hi[j], m->data));
     }
+    return failed(s, vgt_mme_trace_method(reloc_macros_trace(s->macros), ws, m, &s->err));
+}
+
+static int on_state_method(void *ctx, const vgt_walk_submit *ws, const vgt_method *m)
+{
+    op_scan *s = ctx;   /* a state preamble (CHANNEL_METHODS): the MME program of a cut-out channel */
+    return failed(s, vgt_mme_trace_method(reloc_macros_trace(s->macros), ws, m, &s->err));
+}
+
+static int on_submit_begin(void *ctx, const vgt_walk_submit *ws)
+{
+    ((op_scan *)ctx)->submit_index = ws->index;
     return 0;
 }
 
-static op_channel *channel_of(op_scan *s, uint32_t client, uint32_t handle)
+static int on_submit_end(void *ctx, const vgt_walk_submit *ws)
 {
-    for (uint32_t i = 0; i < s->nchans; i++)
-        if (s->chans[i].client == client && s->chans[i].handle == handle) return &s->chans[i];
-    return NULL;
+    op_scan *s = ctx;
+    op_channel *c = ws->chan->user;
+    if (c && c->sem) vgt_sem_flush(c->sem);
+    return failed(s, vgt_mme_trace_submit_end(reloc_macros_trace(s->macros), ws, &s->err));
 }
 
-static vgt_status on_channel(op_scan *s, const vgt_record *rec, vgt_error *err)
+static int on_record(void *ctx, const vgt_record *rec, const vgt_model *model)
 {
-    vgt_rec_channel c;
-    VGT_TRY(vgt_decode_channel(rec, &c, err));
-    if (c.status || channel_of(s, c.client, c.handle) || s->nchans == MAX_CHANNELS) return VGT_OK;
-    op_channel *oc = &s->chans[s->nchans++];
-    memset(oc, 0, sizeof *oc);
-    oc->client = c.client, oc->handle = c.handle, oc->cls = c.cls;
-    vgt_pb_state_init(&oc->pb, c.cls);
-    vgt_sem_config cfg = {.on_event = on_event, .ctx = s};
-    if (vgt_sem_new(&oc->sem, &cfg, err) != VGT_OK) oc->sem = NULL;
-    return VGT_OK;
+    (void)rec;
+    vgt_mme_trace_model(reloc_macros_trace(((op_scan *)ctx)->macros), model);   /* MME DMA reads */
+    return 0;
 }
 
-static vgt_status on_submit(op_scan *s, const vgt_record *rec, vgt_error *err)
+vgt_status reloc_operands_begin(reloc_operands **out, vgt_reloc_plan *p, uint64_t model_memory_limit, vgt_error *err)
 {
-    vgt_rec_gpfifo_submit sub;
-    VGT_TRY(replay_decode_submit(&s->segs, rec, &sub, "reloc", err));
-    op_channel *c = channel_of(s, sub.client, sub.channel);
-    if (c) {
-        method_ctx mc = {s, c};
-        vgt_pb_callbacks cb = {.method = on_method, .ctx = &mc};
-        vgt_error e;
-        vgt_pb_decode_submit(&c->pb, rec->seq, &sub, &cb, &e);   /* diagnostics are the decoder's business */
-        if (c->sem) vgt_sem_flush(c->sem);
+    *out = NULL;
+    op_scan *s = calloc(1, sizeof *s);
+    if (!s) return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "reloc: out of memory for the operand walk");
+    s->p = p, s->conflicts = p->moving, s->nconflicts = p->nmoving;
+    s->cb = (vgt_walk_callbacks){.on_record = on_record, .on_channel = on_channel, .on_submit_begin = on_submit_begin,
+                                 .on_submit_end = on_submit_end, .on_method = on_method,
+                                 .on_channel_end = on_channel_end, .on_state_method = on_state_method, .ctx = s};
+    vgt_walk_options wo = vgt_walk_defaults();
+    wo.deliver_unselected = 1;
+    wo.model_memory_limit = model_memory_limit;
+    vgt_status rc = reloc_macros_new(&s->macros, p, p->moving, p->nmoving, err);
+    if (rc == VGT_OK) rc = vgt_walker_new(&s->walk, &wo, &s->cb, err);
+    if (rc != VGT_OK) {
+        reloc_macros_free(s->macros);
+        free(s);
+        return rc;
     }
-    s->submit_index++;
+    *out = s;
     return VGT_OK;
 }
 
-vgt_status vgt_reloc_find_operands(const char *path, vgt_reloc_plan *p, vgt_error *err)
+vgt_status reloc_operands_record(reloc_operands *s, const vgt_record *rec, vgt_error *err)
 {
-    op_scan s = {.p = p, .conflicts = p->moving, .nconflicts = p->nmoving};
-    if (!s.nconflicts) return VGT_OK;
-    if (!(s.chans = calloc(MAX_CHANNELS, sizeof *s.chans)))
-        return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "reloc: out of memory for channel state");
-    vgt_reader *r;
-    vgt_status rc = vgt_reader_open_path(&r, path, NULL, err);
+    vgt_status rc = vgt_walker_record(s->walk, rec, err);
+    if (s->rc != VGT_OK && s->rc != VGT_E_EOF) {
+        if (err) *err = s->err;
+        return s->rc;
+    }
+    return rc == VGT_E_EOF ? VGT_OK : rc;
+}
+
+vgt_status reloc_operands_end(reloc_operands *s, vgt_status so_far, vgt_error *err)
+{
+    vgt_status rc = so_far;
+    vgt_walker_free(s->walk, NULL);
     if (rc == VGT_OK) {
-        vgt_record rec;
-        while ((rc = vgt_reader_next(r, &rec, err)) == VGT_OK) {
-            if (rec.type == VGT_REC_CHANNEL) rc = on_channel(&s, &rec, err);
-            else if (rec.type == VGT_REC_GPFIFO_SUBMIT) rc = on_submit(&s, &rec, err);
-            if (rc != VGT_OK) break;
-        }
+        rc = vgt_mme_trace_finish(reloc_macros_trace(s->macros), err);   /* calls still collecting parameters */
         if (rc == VGT_E_EOF) rc = VGT_OK;
-        vgt_reader_close(r);
     }
-    if (rc == VGT_OK) rc = reloc_find_macro_operands(path, p, s.conflicts, s.nconflicts, err);
-    for (uint32_t i = 0; i < s.nchans; i++)
-        if (s.chans[i].sem) vgt_sem_free(s.chans[i].sem);
-    free(s.chans);
-    free(s.segs.segs);
+    reloc_macros_free(s->macros);
+    free(s);
     return rc;
 }

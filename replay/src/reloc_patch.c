@@ -1,7 +1,7 @@
 /* reloc_patch.c: lane 1 rewrites what points into a moved mapping (addrmap.c) before the backend sees
- * a submission:
- *  - address operands in the push-buffer bytes: each channel's stream is decoded (pushbuf.h) and every
- *    method of reloc_pairs.c's table is tracked per channel with its captured value, the value the
+ * a submission. It subscribes to the channel's decoded stream (stream.c: sub_reloc):
+ *  - address operands in the push-buffer bytes: every method of analyze's address-pair table
+ *    (vgt/addr_operands.h) is tracked per channel with its captured value, the value the
  *    replay sent, and where it sits (a submission's segment bytes). Whenever a half is written, the
  *    pair's captured address is translated (addr_to_replay) and both halves set to the translated
  *    address where they lie in the current submission: the rewrite happens in a copy of the segment
@@ -10,7 +10,7 @@
  *    submission;
  *  - the address fields of QMDs whose bytes are in the submission (uploaded by I2M just before the
  *    SEND_PCAS_A that launches them, as libcuda does, or sent inline with LOAD_INLINE_QMD_DATA):
- *    rewritten in those data dwords (reloc_qmd.c); a QMD launched by address whose bytes the trace
+ *    rewritten in those data dwords (vgt_qmd_relocate, analyze/src/addr_qmd.c); a QMD launched by address whose bytes the trace
  *    wrote into memory (MEMORY records) is rewritten there, in the backend's memory, before the
  *    submission runs; one whose bytes are not all known cannot be, and a warning names its fields;
  *  - GPFIFO entries whose push buffer moved (patch_entry): GET/GET_HI rewritten.
@@ -23,8 +23,7 @@
 #include <string.h>
 
 #include "engine.h"
-#include "reloc_pairs.h"
-#include "reloc_qmd.h"
+#include "vgt/addr_operands.h"
 #include "vgt/nv/cla140.h"
 #include "vgt/nv/clc7c0.h"
 #include "vgt/nv/clcbc0.h"
@@ -32,20 +31,27 @@
 #include "vgt/nv_pushbuf.h"
 #include "vgt/qmd.h"
 
+/* What the rewrites of one submission work with: the stream's view, and reloc_patch.c's own. */
 typedef struct patch_ctx {
     vgt_replay *rp;
     engine_channel *c;
     const vgt_record *rec;
     const vgt_rec_gpfifo_submit *sub;
-    uint64_t *entry_va;          /* VA of each entry's push buffer (extended base applied), 0 control */
-    uint64_t pending;            /* slots whose earlier half could not be rewritten (bit per slot) */
-    const reloc_pair *pending_pair[PATCH_MAX_PAIRS];
-    uint64_t pending_va[PATCH_MAX_PAIRS];   /* ... the captured address they hold */
-    vgt_status rc;
-    vgt_error *err;
+    patch_submit *ps;
+    stream_submit *s;
 } patch_ctx;
 
-void patch_free(engine_channel *c)
+static patch_ctx ctx_of(stream_submit *s)
+{
+    return (patch_ctx){.rp = s->rp, .c = s->c, .rec = s->rec, .sub = s->sub, .ps = &s->rp->patch_cur, .s = s};
+}
+
+static void fail(patch_ctx *x, vgt_status rc)
+{
+    if (x->s->rc == VGT_OK) x->s->rc = rc;
+}
+
+static void patch_channel_free(engine_channel *c)
 {
     free(c->patch);
     c->patch = NULL;
@@ -95,8 +101,9 @@ static void poke(vgt_replay *rp, const vgt_rec_gpfifo_submit *sub, uint64_t pb_v
 static void set_half(patch_ctx *x, patch_half *h, uint32_t want)
 {
     if (h->sent == want) return;
-    if (copy_segments(x->rp, x->sub, x->rec->seq, x->err) != VGT_OK) {
-        x->rc = x->err ? x->err->code : VGT_E_NOMEM;
+    vgt_status rc = copy_segments(x->rp, x->sub, x->rec->seq, x->s->err);
+    if (rc != VGT_OK) {
+        fail(x, rc);
         return;
     }
     poke(x->rp, x->sub, (uint64_t)h->pb_va, want);
@@ -121,22 +128,22 @@ static int already_noted(patch_channel *pc, uint32_t slot, uint64_t to, const vg
     return same;
 }
 
-static void evaluate(patch_ctx *x, const reloc_pair *p, uint32_t slot, const vgt_mpos *pos)
+static void evaluate(patch_ctx *x, const vgt_addr_pair *p, uint32_t slot, const vgt_mpos *pos)
 {
     patch_half *hi = &x->c->patch->half[slot][0], *lo = &x->c->patch->half[slot][1];
     if (!lo->set || (p->hi && !hi->set)) return;
-    uint64_t va = reloc_pair_address(p, hi->captured, lo->captured);
+    uint64_t va = vgt_addr_pair_address(p, hi->captured, lo->captured);
     uint64_t to = va ? addr_to_replay(x->rp, va) : va;
     uint32_t want_hi, want_lo;
-    reloc_pair_encode(p, to, hi->captured, &want_hi, &want_lo);
+    vgt_addr_pair_encode(p, to, hi->captured, &want_hi, &want_lo);
     uint32_t was_hi = hi->sent, was_lo = lo->sent;
     if (!can_set(lo, want_lo, pos) || (p->hi && !can_set(hi, want_hi, pos))) {
-        x->pending |= 1ull << slot;   /* both halves or none: never half an address */
-        x->pending_pair[slot] = p;
-        x->pending_va[slot] = va;
+        x->ps->pending |= 1ull << slot;   /* both halves or none: never half an address */
+        x->ps->pending_pair[slot] = p;
+        x->ps->pending_va[slot] = va;
         return;
     }
-    x->pending &= ~(1ull << slot);
+    x->ps->pending &= ~(1ull << slot);
     set_half(x, lo, want_lo);
     if (p->hi) set_half(x, hi, want_hi);
     if (to == va || (was_hi == hi->sent && was_lo == lo->sent)) return;
@@ -170,12 +177,12 @@ static int has_i2m(uint32_t cls)
 /* The captured address a pair's halves hold (0 when not both set). */
 static uint64_t pair_value(const patch_channel *pc, uint32_t cls, uint32_t lo_mthd)
 {
-    const reloc_pair *p;
+    const vgt_addr_pair *p;
     uint32_t slot;
-    if (reloc_pair_of(cls, lo_mthd, &p, &slot) != 1) return 0;
+    if (vgt_addr_pair_of(cls, lo_mthd, &p, &slot) != 1) return 0;
     const patch_half *hi = &pc->half[slot][0], *lo = &pc->half[slot][1];
     if (!lo->set || (p->hi && !hi->set)) return 0;
-    return reloc_pair_address(p, hi->captured, lo->captured);
+    return vgt_addr_pair_address(p, hi->captured, lo->captured);
 }
 
 static void upload_start(patch_upload *u, uint64_t dst)
@@ -201,13 +208,14 @@ static int patch_qmd(patch_ctx *x, patch_upload *u, const char *how)
     for (uint32_t i = 0; i < u->n; i++)
         q[4 * i] = (uint8_t)u->data[i], q[4 * i + 1] = (uint8_t)(u->data[i] >> 8),
         q[4 * i + 2] = (uint8_t)(u->data[i] >> 16), q[4 * i + 3] = (uint8_t)(u->data[i] >> 24);
-    qmd_fix fix[QMD_MAX_FIXES];
-    uint32_t nfix = qmd_relocate(to_replay, x->rp, q, 4 * u->n, fix, QMD_MAX_FIXES);
+    vgt_qmd_fix fix[VGT_QMD_MAX_FIXES];
+    uint32_t nfix = vgt_qmd_relocate(to_replay, x->rp, q, 4 * u->n, fix, VGT_QMD_MAX_FIXES);
     if (!nfix) return 1;
     for (uint32_t i = 0; i < u->n; i++)
         if (u->pb_va[i] < 0) return 0;
-    if (copy_segments(x->rp, x->sub, x->rec->seq, x->err) != VGT_OK) {
-        x->rc = x->err ? x->err->code : VGT_E_NOMEM;
+    vgt_status rc = copy_segments(x->rp, x->sub, x->rec->seq, x->s->err);
+    if (rc != VGT_OK) {
+        fail(x, rc);
         return 1;
     }
     for (uint32_t i = 0; i < u->n; i++) {
@@ -235,8 +243,8 @@ static void qmd_in_memory(patch_ctx *x, uint64_t qmd_va)
     uint64_t known = 0;
     vgt_error e;
     if (!qmd_va || vgt_model_mem_read(x->rp->model, qmd_va, q, sizeof q, &known, &e) != VGT_OK || !known) return;
-    qmd_fix fix[QMD_MAX_FIXES];
-    uint32_t nfix = qmd_relocate(to_replay, x->rp, q, sizeof q, fix, QMD_MAX_FIXES);
+    vgt_qmd_fix fix[VGT_QMD_MAX_FIXES];
+    uint32_t nfix = vgt_qmd_relocate(to_replay, x->rp, q, sizeof q, fix, VGT_QMD_MAX_FIXES);
     if (!nfix) return;
     uint32_t size = vgt_qmd_version_size(vgt_qmd_detect(q, sizeof q));
     int whole = known >= size && size &&
@@ -290,28 +298,25 @@ static void qmd_method(patch_ctx *x, const vgt_method *m, int64_t pb_va)
     }
 }
 
-static int on_method(void *ctx, const vgt_method *m)
+static void on_method(stream_submit *s, const vgt_method *m)
 {
-    patch_ctx *x = ctx;
-    const reloc_pair *p;
+    patch_ctx x = ctx_of(s);
+    const vgt_addr_pair *p;
     uint32_t slot;
-    uint64_t eva = m->pos.entry < x->sub->entry_count ? x->entry_va[m->pos.entry] : 0;
+    uint64_t eva = m->pos.entry < x.sub->entry_count ? x.ps->entry_va[m->pos.entry] : 0;
     int64_t pb_va = eva ? (int64_t)(eva + 4ull * m->pos.dword) : -1;
-    int half = m->masked ? -1 : reloc_pair_of(m->cls, m->mthd, &p, &slot);
+    int half = m->masked ? -1 : vgt_addr_pair_of(m->cls, m->mthd, &p, &slot);
     if (half >= 0) {
-        x->c->patch->half[slot][half] = (patch_half){.captured = m->data, .sent = m->data, .pb_va = pb_va,
-                                                     .entry = m->pos.entry, .dword = m->pos.dword, .set = 1};
-        evaluate(x, p, slot, &m->pos);
+        x.c->patch->half[slot][half] = (patch_half){.captured = m->data, .sent = m->data, .pb_va = pb_va,
+                                                    .entry = m->pos.entry, .dword = m->pos.dword, .set = 1};
+        evaluate(&x, p, slot, &m->pos);
     }
-    if (!m->masked) qmd_method(x, m, pb_va);   /* after the pair: SET_INLINE_QMD_ADDRESS_B is both */
-    return x->rc != VGT_OK;
+    if (!m->masked) qmd_method(&x, m, pb_va);   /* after the pair: SET_INLINE_QMD_ADDRESS_B is both */
 }
 
-static void on_entry(void *ctx, const vgt_gp_entry *e, uint32_t index, const vgt_mpos *pos)
+static void on_entry(stream_submit *s, const vgt_gp_entry *e, uint32_t index)
 {
-    (void)pos;
-    patch_ctx *x = ctx;
-    if (index < x->sub->entry_count) x->entry_va[index] = e->is_control ? 0 : e->va;
+    if (index < s->sub->entry_count) s->rp->patch_cur.entry_va[index] = e->is_control ? 0 : e->va;
 }
 
 /* Halves from earlier submissions are no longer in the bytes: they stay as sent. */
@@ -330,47 +335,66 @@ static void age_halves(patch_channel *pc)
 static void warn_pending(patch_ctx *x)
 {
     for (uint32_t s = 0; s < PATCH_MAX_PAIRS; s++) {
-        if (!(x->pending >> s & 1)) continue;
+        if (!(x->ps->pending >> s & 1)) continue;
         const patch_half *hi = &x->c->patch->half[s][0], *lo = &x->c->patch->half[s][1];
         engine_warn(x->rp, "submission %lld (seq %llu) entry %u dword %u: %s 0x%llx is to be 0x%llx, but a half of it "
                     "was sent earlier (high 0x%x, low 0x%x as sent): not rewritten", (long long)x->rp->cur_index,
-                    (unsigned long long)x->rec->seq, lo->entry, lo->dword, x->pending_pair[s]->name,
-                    (unsigned long long)x->pending_va[s], (unsigned long long)addr_to_replay(x->rp, x->pending_va[s]),
-                    hi->sent, lo->sent);
+                    (unsigned long long)x->rec->seq, lo->entry, lo->dword, x->ps->pending_pair[s]->name,
+                    (unsigned long long)x->ps->pending_va[s],
+                    (unsigned long long)addr_to_replay(x->rp, x->ps->pending_va[s]), hi->sent, lo->sent);
     }
 }
 
-static vgt_status start(vgt_replay *rp, engine_channel *c, vgt_error *err)
+/* Every submission of every channel: the copy is reset, and when a mapping moved (or the plan expects
+ * one to) the operands are followed; otherwise only the decoder runs (cheap), ready when one comes. */
+static unsigned begin(stream_submit *s)
 {
-    if (c->patch) return VGT_OK;
-    if (!(c->patch = calloc(1, sizeof *c->patch)))
-        return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "replay: out of memory for relocation state");
-    const vgt_model_channel *mc = vgt_model_channel_find(rp->model, c->client, c->handle);
-    if (mc && mc->has_state) vgt_pb_state_adopt(&c->patch->pb, c->cls, &mc->state);
-    else vgt_pb_state_init(&c->patch->pb, c->cls);
-    age_halves(c->patch);
-    return VGT_OK;
+    vgt_replay *rp = s->rp;
+    engine_channel *c = s->c;
+    patch_submit *ps = &rp->patch_cur;
+    rp->patched = 0;
+    ps->full = 0;
+    ps->pending = 0;
+    if (!c->patch) {
+        if (!(c->patch = calloc(1, sizeof *c->patch))) {
+            s->rc = VGT_FAIL(s->err, VGT_E_NOMEM, VGT_NO_OFFSET, "replay: out of memory for relocation state");
+            return 0;
+        }
+        age_halves(c->patch);
+    }
+    if (!(rp->nmoves || rp->opt.nrelocate || rp->track_addresses)) return 0;
+    if (s->sub->entry_count > ps->cap_entry_va) {
+        uint64_t *n = realloc(ps->entry_va, (size_t)s->sub->entry_count * sizeof *n);
+        if (!n) {
+            s->rc = VGT_FAIL(s->err, VGT_E_NOMEM, s->rec->seq, "replay: out of memory for %u entries",
+                             s->sub->entry_count);
+            return 0;
+        }
+        ps->entry_va = n;
+        ps->cap_entry_va = s->sub->entry_count;
+    }
+    if (s->sub->entry_count) memset(ps->entry_va, 0, (size_t)s->sub->entry_count * sizeof *ps->entry_va);
+    ps->full = 1;
+    return STREAM_METHODS | STREAM_ENTRIES;
 }
 
-vgt_status patch_submission(vgt_replay *rp, engine_channel *c, const vgt_record *rec,
-                            const vgt_rec_gpfifo_submit *sub, vgt_error *err)
+static void end(stream_submit *s)
 {
-    rp->patched = 0;
-    VGT_TRY(start(rp, c, err));
-    int full = rp->nmoves || rp->opt.nrelocate || rp->opt.track_addresses;
-    uint64_t *eva = NULL;
-    if (full && sub->entry_count && !(eva = calloc(sub->entry_count, sizeof *eva)))
-        return VGT_FAIL(err, VGT_E_NOMEM, rec->seq, "replay: out of memory for %u entries", sub->entry_count);
-    patch_ctx x = {.rp = rp, .c = c, .rec = rec, .sub = sub, .entry_va = eva, .rc = VGT_OK, .err = err};
-    /* without relocations only the decoder state (bindings) is followed: cheap, and ready when one comes */
-    vgt_pb_callbacks cb = {.method = full ? on_method : NULL, .entry = full ? on_entry : NULL, .ctx = &x};
-    vgt_error e;
-    vgt_pb_decode_submit(&c->patch->pb, rec->seq, sub, &cb, &e);   /* diagnostics are the decoders' business */
-    if (full) warn_pending(&x);
-    age_halves(c->patch);
-    free(eva);
-    return x.rc;
+    patch_ctx x = ctx_of(s);
+    if (!s->c->patch) return;
+    if (x.ps->full) warn_pending(&x);
+    age_halves(s->c->patch);
 }
+
+/* Relocation follows every replay: a mapping may have to move at any GPU_MAP. */
+static int active(const vgt_replay *rp)
+{
+    (void)rp;
+    return 1;
+}
+
+const stream_sub sub_reloc = {.name = "reloc", .active = active, .begin = begin, .entry = on_entry,
+                              .method = on_method, .end = end, .channel_free = patch_channel_free};
 
 /* The entry's GET/GET_HI (the codec of vgt/nv_pushbuf.h). */
 uint64_t patch_entry(vgt_replay *rp, uint32_t index, uint64_t raw)

@@ -1,6 +1,7 @@
 /* window.c: the method window of a hardware fault. A faulted channel reports its push-buffer Get
  * pointer (USERD GET/GET_HI: the next dword the PBDMA would fetch). The submission that was running is
- * decoded again, from the channel's decoder state before it (subchannel bindings), and the methods of the
+ * decoded again, from the snapshot of the channel's decoder taken before it (stream.c: pb_before, the
+ * subchannel bindings; a copy, so the channel's one decoder is untouched), and the methods of the
  * entry holding that address, up to the dword at it, are reported with their class and method names
  * (analyze's class tables): the faulting method is among the last of them. */
 #include <stdio.h>
@@ -56,9 +57,7 @@ static int describe(const vgt_method *m, char *buf, size_t cap)
 void engine_fault_window(vgt_replay *rp, uint64_t pb_va)
 {
     const engine_channel *c = rp->run_chan;
-    vgt_pb_state st;
-    if (c->pb) st = c->pb_before;
-    else vgt_pb_state_init(&st, c->cls);
+    vgt_pb_state st = c->pb_before;
     window w = {.rp = rp, .pb_va = pb_va};
     vgt_pb_callbacks cb = {.method = on_method, .entry = on_entry, .ctx = &w};
     vgt_error e;

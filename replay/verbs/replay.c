@@ -33,6 +33,7 @@ typedef struct cli {
     /* JSON: reports kept until the end */
     char **lines;
     uint64_t nlines, caplines, dropped;
+    const struct plan_out *plan;   /* what on_plan prints with */
 } cli;
 
 static const char *event_name(int kind)
@@ -568,46 +569,17 @@ static int finish(vgt_replay *rp, const args *a, cli *c)
     return code;
 }
 
-/* The plan's inputs to the relocations: every mapping (new VAs avoid them), whether any will move (the
- * engine then follows address operands from the first submission), and the operands it cannot rewrite
- * (moved in front of the notes, which stay valid while the replay is open). */
-static void use_plan(vgt_reloc_plan *p, vgt_replay_options *o)
-{
-    o->avoid = p->map_ranges;
-    o->navoid = p->nmap_ranges;
-    o->track_addresses = p->nmoving > 0;
-    uint32_t k = 0;
-    for (uint32_t i = 0; i < p->nnotes; i++) {
-        if (p->notes[i].kind != VGT_RELOC_NOT_REWRITABLE) continue;
-        vgt_reloc_note n = p->notes[k];
-        p->notes[k++] = p->notes[i];
-        p->notes[i] = n;
-    }
-    o->reloc_warnings = p->notes;
-    o->nreloc_warnings = k;
-}
+/* The engine's address plan, made before it replays anything (replay.h, options.on_plan): printed with
+ * --plan, or when it has something to say; a --relocate VA in no mapping is said too. */
+typedef struct plan_out {
+    cli *c;
+    const args *a;
+} plan_out;
 
-/* Lane 1 on hardware: where the backend's own range goes, planned off the trace's mappings (a file
- * can be read twice; a stream keeps the default or --reserved-va), with every relocation noted. */
-static int plan_addresses(const args *a, vgt_replay_options *o, cli *c, vgt_reloc_plan **out)
+static void on_plan(void *ctx, const vgt_reloc_plan *p)
 {
-    *out = NULL;
-    o->backend_cfg.reserved_va = a->reserved_va;
-    o->backend_cfg.subcontexts = a->subcontexts;
-    o->relocate = a->relocate;
-    o->nrelocate = a->nrelocate;
-    if (!(o->backend->caps() & VGT_CAP_ASYNC) && !a->plan && !o->census && !a->nrelocate) return -1;
-    if (!strcmp(a->trace, "-")) return -1;
-    vgt_reloc_plan *p = malloc(sizeof *p);
-    vgt_error err;
-    if (!p) return vgt_cli_error("replay", VGT_EXIT_USAGE, "out of memory for the address plan");
-    if (vgt_reloc_plan_trace(a->trace, a->reserved_va, a->relocate, a->nrelocate, p, &err) != VGT_OK) {
-        vgt_reloc_plan_free(p);
-        free(p);
-        return vgt_cli_report("replay", &err);
-    }
-    o->backend_cfg.reserved_va = p->reserved_va;
-    use_plan(p, o);
+    const plan_out *po = ((cli *)ctx)->plan;
+    const args *a = po->a;
     for (uint32_t k = 0; k < a->nrelocate; k++) {
         uint32_t i = 0;
         while (i < p->nmap_ranges && (a->relocate[k] < p->map_ranges[i].va ||
@@ -617,18 +589,7 @@ static int plan_addresses(const args *a, vgt_replay_options *o, cli *c, vgt_relo
             fprintf(stderr, "vgt replay: --relocate 0x%llx: no GPU_MAP of the trace contains it; nothing moves\n",
                     (unsigned long long)a->relocate[k]);
     }
-    if (a->plan || (p->nnotes && !a->json)) plan_print(p, a->json ? stderr : c->out);
-    *out = p;
-    return -1;
-}
-
-/* The census watches the trace's observed ranges from the first submission on (the capture observes
- * them at the end, after the submissions that wrote them). */
-static void watch_observed(vgt_replay *rp, vgt_reloc_plan *p)
-{
-    if (!p) return;
-    for (uint32_t i = 0; i < p->nobserved; i++)
-        vgt_replay_census_watch(rp, p->observed[i].va, p->observed[i].len, "observed");
+    if (a->plan || (p->nnotes && !a->json)) plan_print(p, a->json ? stderr : po->c->out);
 }
 
 int cmd_replay(int argc, char **argv)
@@ -649,20 +610,22 @@ int cmd_replay(int argc, char **argv)
     o.no_wait = a.no_wait;
     o.force = a.force;
     o.submit_timeout_ms = (uint32_t)a.submit_timeout_ms;
-    vgt_reloc_plan *plan = NULL;
-    if ((rc = plan_addresses(&a, &o, &c, &plan)) >= 0) return rc;
+    /* planning is the engine's (it holds records back, so a stream and a file are planned alike) */
+    o.plan = a.plan;
+    o.on_plan = on_plan;
+    o.backend_cfg.reserved_va = a.reserved_va;
+    o.backend_cfg.subcontexts = a.subcontexts;
+    o.relocate = a.relocate;
+    o.nrelocate = a.nrelocate;
+    plan_out po = {&c, &a};
+    c.plan = &po;
     vgt_error err;
     vgt_reader *r = NULL;
     vgt_replay *rp = NULL;
     if (open_reader(a.trace, &r, &err) || vgt_replay_open(&rp, &o, &err) != VGT_OK) {
         vgt_reader_close(r);
-        if (plan) vgt_reloc_plan_free(plan);
-        free(plan);
         return vgt_cli_report("replay", &err);
     }
-    if (o.census) watch_observed(rp, plan);
-    if (plan) vgt_reloc_plan_free(plan);
-    free(plan);
     if (vgt_replay_run(rp, r, &err) != VGT_OK) {
         /* the trace itself is broken: what ran so far is still summarized */
         rc = vgt_cli_report("replay", &err);

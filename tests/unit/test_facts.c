@@ -4,17 +4,20 @@
  *     backend operation table), the MME encodings and QMD versions of 3D and compute classes;
  *   - the semantic tracker's method table (analyze/src/events_table.c): each row's methods exist in every
  *     class table of its family;
- *   - the address operands: the replay's relocation pairs (replay/src/reloc_pairs.c) find every element
- *     of every operand in every class of its family, each in a state slot of its own; the QMD address
- *     fields name fields of analyze's QMD tables, and every address field of those tables is one of them;
+ *   - the address operands: analyze's address pairs (analyze/src/addr_operands.c, vgt/addr_operands.h:
+ *     what the replay's relocation and plan rewrite and follow) find every element of every operand in
+ *     every class of its family, each in a state slot of its own; the QMD address fields name fields of
+ *     analyze's QMD tables, every address field of those tables is one of them, and analyze's QMD
+ *     rewrite (analyze/src/addr_qmd.c) reads and rewrites each of them;
  *   - the generated method constants, field shifts/masks and enum values against the decoding tables;
  *   - the GPFIFO entry and method header codec against analyze's decoder;
  *   - the RM/UVM ABI table's request sizes.
- * The private tables of analyze and replay are read through their own headers. */
+ * The private tables of analyze are read through its own headers. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
+#include "vgt/addr_operands.h"
 #include "vgt/backend.h"
 #include "vgt/classes.h"
 #include "vgt/mme.h"
@@ -31,8 +34,6 @@
 
 #include "../../analyze/src/qmd_roles.h"
 #include "../../analyze/src/sem_internal.h"
-#include "../../replay/src/engine.h"
-#include "../../replay/src/reloc_pairs.h"
 
 /* Every class of the facts is analyze's when it has a table, with the same name and family; every class
  * of analyze's tables is in the facts. */
@@ -130,13 +131,13 @@ static void test_events_table(void)
     }
 }
 
-/* The replay finds every element of every address operand, in every class of the operand's family (known
- * or not to analyze), with each element in its own state slot; the method the operand names is the class
- * table's. */
+/* analyze's address pairs (the replay's relocation and plan use them) find every element of every address
+ * operand, in every class of the operand's family (known or not to analyze), with each element in its own
+ * state slot; the method the operand names is the class table's. */
 static void test_address_methods(void)
 {
-    uint8_t used[PATCH_MAX_PAIRS] = {0};
-    CHECK(VGT_NV_ADDR_METHOD_SLOTS <= PATCH_MAX_PAIRS, "slots");
+    uint8_t used[VGT_ADDR_PAIR_SLOTS] = {0};
+    CHECK(VGT_NV_ADDR_METHOD_SLOTS <= VGT_ADDR_PAIR_SLOTS, "slots");
     for (uint32_t n = 0; n < VGT_NV_ADDR_METHOD_COUNT; n++) {
         const vgt_nv_addr_method *op = vgt_nv_addr_method_at(n);
         CHECK(op->role != VGT_NV_ADDR_NONE && strcmp(vgt_nv_addr_role_name(op->role), "NONE"), "%s has a role", op->name);
@@ -144,15 +145,15 @@ static void test_address_methods(void)
             const vgt_nv_class *f = vgt_nv_class_at(i);
             if (f->family != op->family) continue;
             for (uint32_t j = 0; j < op->count; j++) {
-                const reloc_pair *p = NULL;
+                const vgt_addr_pair *p = NULL;
                 uint32_t slot = 0;
                 uint32_t lo = op->lo + j * op->stride, hi = op->hi + j * op->stride;
-                int half = reloc_pair_of(f->id, lo, &p, &slot);
+                int half = vgt_addr_pair_of(f->id, lo, &p, &slot);
                 CHECK(half == 1 && p == op, "class %04X: %s(%u) low half not found", f->id, op->name, j);
-                if (half == 1 && slot < PATCH_MAX_PAIRS && i == 0) used[slot]++;
+                if (half == 1 && slot < VGT_ADDR_PAIR_SLOTS && i == 0) used[slot]++;
                 if (op->hi_mask) {
                     uint32_t slot_hi = 0;
-                    CHECK(reloc_pair_of(f->id, hi, &p, &slot_hi) == 0 && slot_hi == slot, "class %04X: %s(%u) high half",
+                    CHECK(vgt_addr_pair_of(f->id, hi, &p, &slot_hi) == 0 && slot_hi == slot, "class %04X: %s(%u) high half",
                           f->id, op->name, j);
                 }
             }
@@ -166,9 +167,9 @@ static void test_address_methods(void)
         for (uint32_t i = 0; i < vgt_nv_class_count() && !cls; i++)
             if (vgt_nv_class_at(i)->family == op->family) cls = vgt_nv_class_at(i)->id;
         for (uint32_t j = 0; j < op->count; j++) {
-            const reloc_pair *p;
-            uint32_t slot = PATCH_MAX_PAIRS;
-            if (reloc_pair_of(cls, op->lo + j * op->stride, &p, &slot) == 1 && slot < PATCH_MAX_PAIRS) used[slot]++;
+            const vgt_addr_pair *p;
+            uint32_t slot = VGT_ADDR_PAIR_SLOTS;
+            if (vgt_addr_pair_of(cls, op->lo + j * op->stride, &p, &slot) == 1 && slot < VGT_ADDR_PAIR_SLOTS) used[slot]++;
         }
     }
     for (uint32_t s = 0; s < VGT_NV_ADDR_METHOD_SLOTS; s++) CHECK_EQ_U64(used[s], 1, "state slot %u used once", s);
@@ -223,6 +224,58 @@ static void test_address_qmd(void)
                   t[i].name);
         }
     }
+}
+
+/* The translation of the rewrite test: one address moves (from, to). */
+static uint64_t qmd_move(const void *ctx, uint64_t va)
+{
+    const uint64_t *m = ctx;
+    return va == m[0] ? m[1] : va;
+}
+
+static const vgt_qmd_field *qmd_field(const vgt_qmd_field *t, uint32_t n, const char *name)
+{
+    for (uint32_t i = 0; i < n && name; i++)
+        if (!strcmp(t[i].name, name)) return &t[i];
+    return NULL;
+}
+
+/* analyze's QMD rewrite (vgt_qmd_relocate, analyze/src/addr_qmd.c) reads and rewrites every QMD address
+ * field of the facts in every version that has it: an address stored in the field moves, named by the
+ * facts' "what". */
+static void test_address_qmd_rewrite(void)
+{
+    static const struct { vgt_qmd_version v; unsigned major, minor; } versions[] = {
+        {VGT_QMD_V02_02, 2, 2}, {VGT_QMD_V02_03, 2, 3}, {VGT_QMD_V03_00, 3, 0}, {VGT_QMD_V04_00, 4, 0}};
+    uint32_t rewritten = 0;
+    for (uint32_t v = 0; v < 4; v++) {
+        uint32_t n;
+        const vgt_qmd_field *t = vgt_qmd_fields(versions[v].v, &n);
+        for (uint32_t a = 0; a < VGT_NV_ADDR_QMD_COUNT; a++) {
+            const vgt_nv_addr_qmd *q = vgt_nv_addr_qmd_at(a);
+            const vgt_qmd_field *lo = qmd_field(t, n, q->lower), *hi = qmd_field(t, n, q->upper);
+            if (!lo || (q->upper && !hi)) continue;
+            uint8_t b[384] = {0};
+            vgt_qmd_set_bits(b, sizeof b, 583, 580, versions[v].major);
+            vgt_qmd_set_bits(b, sizeof b, 579, 576, versions[v].minor);
+            /* values that fit the narrowest address field (a 32-bit pointer stored >> 8) */
+            uint64_t raw = (uint64_t)(a + 1) << 16, va = raw << q->shift, move[2] = {va, (raw + 0x1000000) << q->shift};
+            unsigned lo_bits = lo->hi - lo->lo + 1;
+            vgt_qmd_set_bits(b, sizeof b, lo->hi, lo->lo, raw);
+            if (hi) vgt_qmd_set_bits(b, sizeof b, hi->hi, hi->lo, raw >> lo_bits);
+            vgt_qmd_fix fix[VGT_QMD_MAX_FIXES];
+            uint32_t k = vgt_qmd_relocate(qmd_move, move, b, vgt_qmd_version_size(versions[v].v), fix, VGT_QMD_MAX_FIXES);
+            CHECK(k == 1 && fix[0].from == va && fix[0].to == move[1] && !strcmp(fix[0].what, q->what) &&
+                      fix[0].element == lo->first,
+                  "QMD %s: %s not rewritten as the facts say", vgt_qmd_version_name(versions[v].v), q->lower);
+            uint64_t back = vgt_qmd_bits(b, sizeof b, lo->hi, lo->lo);
+            if (hi) back |= vgt_qmd_bits(b, sizeof b, hi->hi, hi->lo) << lo_bits;
+            CHECK_EQ_U64(back << q->shift, move[1], "QMD %s: %s holds the moved address",
+                         vgt_qmd_version_name(versions[v].v), q->lower);
+            rewritten++;
+        }
+    }
+    CHECK(rewritten >= VGT_NV_ADDR_QMD_COUNT, "every QMD address field rewritten in some version (%u)", rewritten);
 }
 
 /* The generated constants are the decoding tables' offsets, bit ranges and values. */
@@ -311,6 +364,7 @@ int main(void)
     test_events_table();
     test_address_methods();
     test_address_qmd();
+    test_address_qmd_rewrite();
     test_constants();
     test_codec();
     test_abi();

@@ -9,6 +9,10 @@
  *    (method, old -> new VA) and the GPFIFO entries are rewritten; an unaligned mapping moves by itself;
  *  - an operand an MME macro builds cannot be rewritten: the plan names it and the replay warns; nor can
  *    one whose high half an earlier submission sent: the replay warns;
+ *  - the engine's own plan (plan.c): the records held back until it is made, the census watching the
+ *    observed ranges from the first submission whether the records come from a reader or one by one,
+ *    and a plan cut short by options.plan_buffer_limit (said in a warning; ranges then watched from
+ *    when they are read);
  *  - vgt_reloc_choose_va on synthetic layouts;
  *  - the gpu backend's alias bookkeeping (no hardware): the memory object outlives whichever of its
  *    mappings goes first. */
@@ -172,8 +176,9 @@ typedef struct run {
     vgt_status rc;
 } run;
 
+/* The engine plans by itself (plan.c): relocate makes it plan, as `vgt replay --relocate` does. */
 static void replay(const char *path, const vgt_backend_ops *ops, const uint64_t *reloc, uint32_t nreloc,
-                   const vgt_reloc_plan *plan, uint64_t read_va, run *out)
+                   uint64_t read_va, run *out)
 {
     memset(out, 0, sizeof *out);
     vgt_replay_options o = vgt_replay_defaults();
@@ -183,10 +188,6 @@ static void replay(const char *path, const vgt_backend_ops *ops, const uint64_t 
     o.report_ctx = &out->seen;
     o.relocate = reloc;
     o.nrelocate = nreloc;
-    if (plan) {
-        o.avoid = plan->map_ranges, o.navoid = plan->nmap_ranges;
-        o.reloc_warnings = plan->notes, o.nreloc_warnings = plan->nnotes;
-    }
     vgt_error err;
     vgt_reader *r = NULL;
     vgt_replay *rp = NULL;
@@ -241,7 +242,7 @@ static void test_alias_replay(const char *dir)
     snprintf(path, sizeof path, "%s/alias.vgt", dir);
     write_alias_trace(path);
     run r;
-    replay(path, &vgt_backend_sim, NULL, 0, NULL, VA_B + 0x40, &r);
+    replay(path, &vgt_backend_sim, NULL, 0, VA_B + 0x40, &r);
     CHECK_STATUS(r.rc, VGT_OK, &(vgt_error){0}, "alias replay");
     CHECK_EQ_U64(r.sum.aliases, 1, "one alias");
     CHECK_EQ_U64(r.sum.aliases_unreproduced, 0, "none unreproduced");
@@ -253,7 +254,7 @@ static void test_alias_replay(const char *dir)
     /* a backend that cannot alias: separate copies, a warning, and the checks through A fail */
     vgt_backend_ops no_alias = vgt_backend_sim;
     no_alias.map_alias = NULL;
-    replay(path, &no_alias, NULL, 0, NULL, VA_B + 0x40, &r);
+    replay(path, &no_alias, NULL, 0, VA_B + 0x40, &r);
     CHECK_EQ_U64(r.sum.aliases_unreproduced, 1, "alias not reproduced");
     CHECK(r.sum.checks_failed >= 1, "without the alias a check must fail (%llu failed)",
           (unsigned long long)r.sum.checks_failed);
@@ -355,7 +356,7 @@ static void test_forced_relocation(const char *dir)
     CHECK(forced == 2 && operands >= 2, "plan: %u forced, %u operands", forced, operands);
     CHECK_EQ_U64(p->nmap_ranges, 2, "the plan keeps every mapping");
     run r;
-    replay(path, &vgt_backend_sim, reloc, 2, p, DATA_VA + 0x10, &r);
+    replay(path, &vgt_backend_sim, reloc, 2, DATA_VA + 0x10, &r);
     vgt_reloc_plan_free(p);
     free(p);
     CHECK_STATUS(r.rc, VGT_OK, &(vgt_error){0}, "relocated replay");
@@ -379,7 +380,7 @@ static void test_forced_relocation(const char *dir)
     CHECK(strstr(r.seen.notes_text, "relocated to") && strstr(r.seen.notes_text, "--relocate"), "%s", r.seen.notes_text);
 
     /* not relocated: the same trace at its captured VAs */
-    replay(path, &vgt_backend_sim, NULL, 0, NULL, DATA_VA + 0x10, &r);
+    replay(path, &vgt_backend_sim, NULL, 0, DATA_VA + 0x10, &r);
     CHECK(r.sum.relocations == 0 && r.sum.operands_rewritten == 0 && r.translated == DATA_VA + 0x10, "no relocation");
     CHECK_EQ_U64(le32(r.read), 5, "plain replay");
 }
@@ -390,7 +391,7 @@ static void test_unaligned_moves(const char *dir)
     snprintf(path, sizeof path, "%s/unaligned.vgt", dir);
     write_reloc_trace(path, DATA_VA + 0x800);
     run r;
-    replay(path, &vgt_backend_sim, NULL, 0, NULL, DATA_VA + 0x810, &r);
+    replay(path, &vgt_backend_sim, NULL, 0, DATA_VA + 0x810, &r);
     CHECK_EQ_U64(r.sum.relocations, 1, "the unaligned mapping moved by itself");
     CHECK(r.sum.checks_passed >= 2 && r.sum.checks_failed == 0, "checks %llu/%llu",
           (unsigned long long)r.sum.checks_passed, (unsigned long long)r.sum.checks_failed);
@@ -421,7 +422,7 @@ static void test_split_halves_warn(const char *dir)
     ok(vgt_writer_close(t.w, &t.err), &t);
     const uint64_t reloc[1] = {DATA_VA};
     run r;
-    replay(path, &vgt_backend_sim, reloc, 1, NULL, DATA_VA + 0x10, &r);
+    replay(path, &vgt_backend_sim, reloc, 1, DATA_VA + 0x10, &r);
     char want[96];
     snprintf(want, sizeof want, "SEM_ADDR_HI/LO 0x%llx is to be 0x%llx", (unsigned long long)(DATA_VA + 0x10),
              (unsigned long long)r.translated);
@@ -476,13 +477,9 @@ static void test_macro_operand(const char *dir)
     CHECK(macro && strstr(macro->msg, "MME macro 0") && strstr(macro->msg, "SET_REPORT_SEMAPHORE_A/B") &&
               strstr(macro->msg, want) && strstr(macro->msg, "cannot be rewritten"),
           "macro note: %s", macro ? macro->msg : "(none)");
-    /* the replay warns with it; the host release is still rewritten and checked */
-    vgt_reloc_plan warn_only = *p;
-    warn_only.nnotes = 0;
-    for (uint32_t i = 0; i < p->nnotes; i++)
-        if (p->notes[i].kind == VGT_RELOC_NOT_REWRITABLE) warn_only.notes[warn_only.nnotes++] = p->notes[i];
+    /* the replay (its own plan) warns with it; the host release is still rewritten and checked */
     run r;
-    replay(path, &vgt_backend_sim, reloc, 1, &warn_only, DATA_VA + 0x10, &r);
+    replay(path, &vgt_backend_sim, reloc, 1, DATA_VA + 0x10, &r);
     CHECK(r.seen.warnings >= 1 && strstr(r.seen.warnings_text, "MME macro 0"), "warnings: %s", r.seen.warnings_text);
     CHECK_EQ_U64(r.sum.operands_rewritten, 1, "the host release");
     CHECK_EQ_U64(le32(r.read), 5, "host release at the new VA");
@@ -490,6 +487,93 @@ static void test_macro_operand(const char *dir)
     CHECK(r.seen.faults >= 1, "the macro's stale address faulted (%d faults)", r.seen.faults);
     vgt_reloc_plan_free(p);
     free(p);
+}
+
+/* ---- the engine's plan ---- */
+
+typedef struct plan_seen {
+    seen seen;
+    int plans, partial;
+    uint64_t records, observed;
+} plan_seen;
+
+static void on_plan(void *ctx, const vgt_reloc_plan *p)
+{
+    plan_seen *s = ctx;
+    s->plans++;
+    s->partial = p->partial;
+    s->records = p->records;
+    s->observed = p->nobserved;
+}
+
+static void on_plan_report(void *ctx, const vgt_replay_report *r) { on_report(&((plan_seen *)ctx)->seen, r); }
+
+/* A census replay of path: from a reader (by_record 0) or fed record by record; rows counted. */
+static uint64_t census_rows(const char *path, uint64_t limit, int by_record, plan_seen *ps, vgt_replay_summary *sum)
+{
+    memset(ps, 0, sizeof *ps);
+    vgt_replay_options o = vgt_replay_defaults();
+    o.backend = &vgt_backend_sim;
+    o.check = 1;
+    o.census = 1;
+    o.plan_buffer_limit = limit;
+    o.report = on_plan_report;
+    o.report_ctx = ps;
+    o.on_plan = on_plan;
+    vgt_error err;
+    vgt_reader *r = NULL;
+    vgt_replay *rp = NULL;
+    vgt_status rc = vgt_reader_open_path(&r, path, NULL, &err);
+    if (rc == VGT_OK) rc = vgt_replay_open(&rp, &o, &err);
+    if (rc == VGT_OK && !by_record) rc = vgt_replay_run(rp, r, &err);
+    vgt_record rec;
+    while (rc == VGT_OK && by_record && (rc = vgt_reader_next(r, &rec, &err)) == VGT_OK) {
+        rc = vgt_replay_record(rp, &rec, &err);
+        CHECK(rc != VGT_OK || ps->plans == 0 || limit, "the plan waits for the last record");
+    }
+    if (rc == VGT_E_EOF) rc = VGT_OK;
+    if (rc == VGT_OK) rc = vgt_replay_finish(rp, &err);
+    CHECK_STATUS(rc, VGT_OK, &err, "census replay");
+    uint64_t rows = 0;
+    if (rp) {
+        vgt_replay_stores(rp, &rows);
+        *sum = *vgt_replay_summary_get(rp);
+    }
+    vgt_replay_close(rp);
+    vgt_reader_close(r);
+    return rows;
+}
+
+static void test_engine_plan(const char *dir)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/plan.vgt", dir);
+    write_reloc_trace(path, DATA_VA);
+    plan_seen ps;
+    vgt_replay_summary sum;
+    /* the whole trace planned: the observed range (written by the one submission, observed after it) is
+     * watched from the start, so the submission's write is a row */
+    uint64_t rows = census_rows(path, 0, 0, &ps, &sum);
+    CHECK(ps.plans == 1 && !ps.partial && ps.observed == 1, "plan: %d made, partial %d, %llu observed", ps.plans,
+          ps.partial, (unsigned long long)ps.observed);
+    CHECK(rows >= 1 && sum.checks_failed == 0 && ps.seen.warnings == 0, "%llu rows, %llu failed, %d warnings",
+          (unsigned long long)rows, (unsigned long long)sum.checks_failed, ps.seen.warnings);
+    uint64_t records = ps.records;
+    CHECK_EQ_U64(records, sum.records, "every record planned, then replayed");
+    /* fed one record at a time: held until vgt_replay_finish, the same plan and rows */
+    plan_seen ps2;
+    vgt_replay_summary sum2;
+    CHECK_EQ_U64(census_rows(path, 0, 1, &ps2, &sum2), rows, "rows fed by record");
+    CHECK(ps2.plans == 1 && ps2.records == records && sum2.checks_passed == sum.checks_passed, "same plan by record");
+    /* a limit below the first record: the plan covers nothing, says so, and the range is watched only from
+     * when the trace observes it (after the submission that wrote it): no row; the checks are unchanged */
+    CHECK_EQ_U64(census_rows(path, 1, 0, &ps2, &sum2), 0, "rows of a plan cut short");
+    CHECK(ps2.plans == 1 && ps2.partial && ps2.records == 0, "partial plan: %d made, partial %d, %llu records",
+          ps2.plans, ps2.partial, (unsigned long long)ps2.records);
+    CHECK(ps2.seen.warnings == 1 && strstr(ps2.seen.warnings_text, "the address plan covers the first 0 records"),
+          "warning: %s", ps2.seen.warnings_text);
+    CHECK(sum2.checks_passed == sum.checks_passed && sum2.checks_failed == 0 && sum2.records == sum.records,
+          "the replay itself is the same");
 }
 
 /* ---- choosing a VA ---- */
@@ -580,8 +664,9 @@ int main(void)
     test_unaligned_moves(dir);
     test_macro_operand(dir);
     test_split_halves_warn(dir);
+    test_engine_plan(dir);
     test_gpu_alias_refcount();
-    const char *names[] = {"alias.vgt", "reloc.vgt", "unaligned.vgt", "macro.vgt", "split.vgt"};
+    const char *names[] = {"alias.vgt", "reloc.vgt", "unaligned.vgt", "macro.vgt", "split.vgt", "plan.vgt"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         char p[600];
         snprintf(p, sizeof p, "%s/%s", dir, names[i]);

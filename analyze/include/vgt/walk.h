@@ -123,6 +123,14 @@ vgt_status vgt_walk_path(const char *path, const vgt_walk_options *opt, const vg
 vgt_status vgt_walk_reader(vgt_reader *r, const vgt_walk_options *opt, const vgt_walk_callbacks *cb,
                            vgt_walk_stats *stats, vgt_error *err);
 
+/* The same walk fed one record at a time, in sequence order, by a caller that holds the records (opt and
+ * cb are copied / kept: cb must outlive the walker). vgt_walker_record returns VGT_E_EOF once a callback
+ * asked to stop; vgt_walker_free calls on_channel_end for every channel and fills stats (may be NULL). */
+typedef struct vgt_walker vgt_walker;
+vgt_status vgt_walker_new(vgt_walker **w, const vgt_walk_options *opt, const vgt_walk_callbacks *cb, vgt_error *err);
+vgt_status vgt_walker_record(vgt_walker *w, const vgt_record *rec, vgt_error *err);
+void vgt_walker_free(vgt_walker *w, vgt_walk_stats *stats);
+
 #ifdef __cplusplus
 }
 #endif

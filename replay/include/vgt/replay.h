@@ -21,6 +21,12 @@
  * mapping are rewritten and reported (VGT_RPT_RELOCATION). A memory object mapped at two VAs is mapped
  * once and aliased (backend map_alias). Records, the model and reports keep captured VAs.
  *
+ * Inside, each record goes: model -> engine (state on the backend) and, for a GPFIFO_SUBMIT, the
+ * channel's one decoder and semantic tracker -> the subscribers to that stream (relocation, render
+ * targets, volatile bytes for the checks, the MME guard) -> the lane -> backend submit (the doorbell).
+ * Planning is a pre-pass inside the engine over the records it holds back before replaying (options.plan):
+ * a stream and a file of one trace are planned, replayed and checked alike.
+ *
  * Lanes: `verbatim` runs the captured push buffers unchanged at their captured VAs; `synth` (lane 2,
  * re-synthesized push buffers) and `cuda` (lane 3) exist as names and are refused cleanly by a backend
  * that does not implement them.
@@ -34,6 +40,8 @@
 #include "vgt/backend.h"
 #include "vgt/range.h"
 #include "vgt/error.h"
+#include "vgt/png.h"
+#include "vgt/surface.h"
 #include "vgt/trace.h"
 
 #ifdef __cplusplus
@@ -79,6 +87,8 @@ typedef struct vgt_replay_report {
 
 typedef void (*vgt_replay_report_fn)(void *ctx, const vgt_replay_report *r);
 
+struct vgt_reloc_plan;
+
 typedef struct vgt_replay_options {
     const vgt_backend_ops *backend;   /* NULL: vgt_backend_auto() */
     vgt_lane lane;                    /* VGT_LANE_AUTO: the first lane the backend implements */
@@ -103,15 +113,17 @@ typedef struct vgt_replay_options {
      * captured VA space move without being asked. Copied by vgt_replay_open. */
     const uint64_t *relocate;
     uint32_t nrelocate;
-    /* every GPU_MAP range of the trace (vgt_reloc_plan.map_ranges), so that a new VA also avoids the
-     * mappings still to come; NULL: only the live ones are known (a stream). Copied by vgt_replay_open. */
-    const struct vgt_reloc_range *avoid;
-    uint32_t navoid;
-    int track_addresses;              /* 1: follow every submission's address operands from the start (the
-                                         plan expects relocations); else from the first relocation on */
-    /* operands the plan found that cannot be rewritten (MME-built): reported as warnings at open */
-    const struct vgt_reloc_note *reloc_warnings;
-    uint32_t nreloc_warnings;
+    /* planning (plan.c). Before it replays a record the engine plans, in one pre-pass over the records
+     * it has read: where the backend's own range goes (backend_cfg.reserved_va is the preferred VA),
+     * which mappings move and the address operands they take along (each macro-built one a warning),
+     * and the ranges the trace observes (the census watches them from the first submission). It holds
+     * the records back for that, up to plan_buffer_limit bytes, so that a stream and a file of the same
+     * trace are planned alike. It plans when the backend is hardware (VGT_CAP_ASYNC), census is on,
+     * relocate is given, or plan is 1; otherwise records replay as they come. */
+    int plan;
+    uint64_t plan_buffer_limit;       /* 0: VGT_REPLAY_PLAN_BUFFER_DEFAULT */
+    /* the plan once made, before any record is replayed (called with report_ctx); may be NULL */
+    void (*on_plan)(void *ctx, const struct vgt_reloc_plan *plan);
     /* 1: run a trace marked synthetic (identity capture_mode=synthetic) on a hardware backend anyway.
      * Synthetic traces carry placeholder shader code; on the GPU it raises engine exceptions, and a
      * graphics-engine exception leaves the GPU unable to finish other processes' Vulkan draws. */
@@ -119,6 +131,7 @@ typedef struct vgt_replay_options {
 } vgt_replay_options;
 
 #define VGT_REPLAY_DEFAULT_SUBMIT_TIMEOUT_MS 5000u
+#define VGT_REPLAY_PLAN_BUFFER_DEFAULT (1ull << 30)   /* record bytes held back for the plan */
 
 vgt_replay_options vgt_replay_defaults(void);
 
@@ -237,22 +250,30 @@ typedef struct vgt_reloc_note {
 
 typedef struct vgt_reloc_plan {
     uint64_t reserved_va;             /* where the backend's own range goes (vgt_backend_config.reserved_va) */
+    uint64_t preferred;               /* ... where it was asked to go */
     uint32_t maps;                    /* GPU_MAP records considered */
+    uint64_t records;                 /* records planned */
+    int partial;                      /* 1: the trace went on past the records the engine could hold back
+                                         (options.plan_buffer_limit): the plan covers records only */
     uint32_t nnotes;
     uint64_t notes_dropped;
     vgt_reloc_note notes[VGT_RELOC_MAX_NOTES];
     /* the ranges of the trace's MEMORY observed records (what the census watches from the start) */
     vgt_reloc_range *observed;
     uint32_t nobserved;
-    /* every GPU_MAP range (vgt_replay_options.avoid) */
+    /* every GPU_MAP range planned: a new VA the replay chooses avoids them all */
     vgt_reloc_range *map_ranges;
-    uint32_t nmap_ranges;
+    uint32_t nmap_ranges, cap_map_ranges;
     /* the mappings that will move (forced, unaligned, overlapping): every one, unlike the notes */
     vgt_reloc_range *moving;
     uint32_t nmoving;
     /* captured VAs whose mappings the replay is asked to move (--relocate): set before planning */
     const uint64_t *relocate;
     uint32_t nrelocate;
+    /* the planner's own */
+    uint64_t submits;
+    vgt_segment *segs;
+    uint32_t cap_segs;
 } vgt_reloc_plan;
 
 /* The base of a span-byte range below limit that overlaps none of maps: preferred when free, else the
@@ -268,46 +289,27 @@ vgt_status vgt_reloc_choose_va(const vgt_reloc_range *taken, uint32_t n, uint64_
 void vgt_reloc_check_maps(vgt_reloc_plan *p, const vgt_reloc_range *maps, uint32_t n);
 void vgt_reloc_check_segment(vgt_reloc_plan *p, uint64_t submit_index, uint64_t seq, uint32_t segment, uint64_t va,
                              uint64_t len);
-/* For p->moving (the mappings that move): a note per address-bearing operand of the trace's submissions
- * that points into one (semantic events and render-target methods), and a NOT_REWRITABLE note per
- * address an MME macro builds into one. */
-vgt_status vgt_reloc_find_operands(const char *path, vgt_reloc_plan *p, vgt_error *err);
-/* Read a trace file's GPU_MAP and GPFIFO_SUBMIT records and plan: reserved range and notes (with the
- * operands of mappings that cannot keep their VA). relocate: captured VAs whose mappings --relocate
- * moves (may be NULL). */
+/* Planning one record at a time, in sequence order (the engine's pre-pass, plan.c): begin, then every
+ * record (GPU_MAP ranges, push-buffer segments above 2^40, MEMORY observed ranges), then moving (the
+ * mappings that move: forced, unaligned, overlapping; with their notes), then end (the backend's range
+ * chosen off every mapping planned). Between moving and end the engine adds a note per address-bearing
+ * operand of the planned submissions that points into a moving mapping (semantic events and
+ * render-target methods), and a NOT_REWRITABLE note per address an MME macro builds into one.
+ * preferred: vgt_backend_config.reserved_va (0: the default); relocate: captured VAs whose mappings
+ * --relocate moves (kept by pointer). */
+void vgt_reloc_plan_begin(vgt_reloc_plan *p, uint64_t preferred, const uint64_t *relocate, uint32_t nrelocate);
+vgt_status vgt_reloc_plan_record(vgt_reloc_plan *p, const vgt_record *rec, vgt_error *err);
+void vgt_reloc_plan_moving(vgt_reloc_plan *p);
+vgt_status vgt_reloc_plan_end(vgt_reloc_plan *p, vgt_error *err);
+/* The same over a trace file on its own (tools, tests): the plan the engine makes of it, operands
+ * included. */
 vgt_status vgt_reloc_plan_trace(const char *path, uint64_t preferred, const uint64_t *relocate, uint32_t nrelocate,
                                 vgt_reloc_plan *p, vgt_error *err);
 const char *vgt_reloc_kind_name(int kind);
-void vgt_reloc_plan_free(vgt_reloc_plan *p);   /* frees p->observed, map_ranges and moving (not p) */
+void vgt_reloc_plan_free(vgt_reloc_plan *p);   /* frees what the plan holds (not p) */
 
-/* ---- render targets (rt.c) ---- */
-typedef struct vgt_rt_desc {
-    uint64_t va;                      /* SET_COLOR_TARGET_A:B */
-    uint32_t width, height;           /* pixels (pitch layout: width is the pitch in bytes) */
-    uint32_t format;                  /* SET_COLOR_TARGET_FORMAT */
-    uint32_t memory;                  /* SET_COLOR_TARGET_MEMORY: BLOCK_HEIGHT 7:4, LAYOUT 12 (1 = pitch) */
-    uint32_t target;                  /* j of SET_COLOR_TARGET_*(j) */
-    int64_t submit_index;             /* the submission that first bound it */
-    uint64_t seq;
-} vgt_rt_desc;
-
+/* ---- render targets (rt_track.c; the surfaces are analyze's, vgt/surface.h and vgt/png.h) ---- */
 #define VGT_RT_MAX 64
-#define VGT_RT_MAX_DIM 16384u
-
-/* Bytes per pixel of a color-target format (4 for the 8-bit RGBA/BGRA formats), 0 when not supported. */
-uint32_t vgt_rt_format_bpp(uint32_t format);
-const char *vgt_rt_format_name(uint32_t format);
-/* Bytes the surface spans from its VA (block-linear: whole blocks). 0 when the description is unusable. */
-uint64_t vgt_rt_span(const vgt_rt_desc *d);
-/* Surface bytes (vgt_rt_span of them) -> width*height RGBA8 pixels, rows top-down. Block-linear surfaces
- * are de-swizzled per the GOB layout (64 bytes x 8 rows, 512 bytes; blocks of 2^BLOCK_HEIGHT GOBs). */
-vgt_status vgt_rt_linearize(const vgt_rt_desc *d, const uint8_t *surface, uint64_t len, uint8_t *rgba, vgt_error *err);
-/* The byte offset of (x_bytes, y) in a block-linear surface whose rows are width_bytes wide. */
-uint64_t vgt_rt_gob_offset(uint32_t x_bytes, uint32_t y, uint32_t width_bytes, uint32_t block_height_log2);
-/* A PNG (8-bit RGBA, stored deflate blocks: no zlib). */
-vgt_status vgt_png_write_rgba(const char *path, const uint8_t *rgba, uint32_t w, uint32_t h, vgt_error *err);
-/* FNV-1a 64 (the corpus workloads hash their pixels with it). */
-uint64_t vgt_fnv1a64(const void *data, uint64_t n);
 
 uint32_t vgt_replay_rt_count(const vgt_replay *rp);
 const vgt_rt_desc *vgt_replay_rt_at(const vgt_replay *rp, uint32_t i);
@@ -335,7 +337,7 @@ typedef struct vgt_store_row {
 void vgt_store_diff(const uint8_t *before, const uint8_t *after, uint64_t len, vgt_store_row *row);
 /* The rows of a census replay (changed ranges only), in submission order; valid until close. */
 const vgt_store_row *vgt_replay_stores(const vgt_replay *rp, uint64_t *count);
-/* Watch a range from now on (the CLI passes the trace's observed ranges before replaying). */
+/* Watch a range from now on (the engine itself watches the ranges its plan found the trace observing). */
 void vgt_replay_census_watch(vgt_replay *rp, uint64_t va, uint64_t len, const char *what);
 
 #ifdef __cplusplus

