@@ -149,6 +149,7 @@ vgt_status vgt_replay_open(vgt_replay **out, const vgt_replay_options *o, vgt_er
     rp->sum.backend = rp->ops->name;
     rp->sum.lane = rp->lane->name;
     rp->sum.limits_note = rp->ops->limits_note;
+    rp->sum.work_counted = (rp->ops->caps() & VGT_CAP_DECODES) != 0;
     *out = rp;
     return VGT_OK;
 fail:

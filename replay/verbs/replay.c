@@ -184,16 +184,9 @@ static void print_result_text(FILE *f, const vgt_replay_summary *s, int check, c
     fprintf(f, "result: ok (coverage %s%s%s)\n", have, min ? " >= " : "", min ? want : "");
 }
 
-/* problem: why the replay stopped early (the trace is broken), or NULL. */
-static void print_summary_text(FILE *f, const vgt_replay_summary *s, int check, const vgt_coverage_min *min,
-                               uint64_t hidden, const char *problem)
+/* What the backend counted while it ran the work (backends with VGT_CAP_DECODES). */
+static void print_work_text(FILE *f, const vgt_backend_counters *k)
 {
-    const vgt_backend_counters *k = &s->ctr;
-    fprintf(f, "summary (backend %s, lane %s):\n", s->backend, s->lane);
-    fprintf(f, "  records %llu; submissions %llu replayed of %llu", (unsigned long long)s->records,
-            (unsigned long long)s->submissions_replayed, (unsigned long long)s->submissions);
-    if (s->submissions_prefix) fprintf(f, " (%llu before --submits: not checked)", (unsigned long long)s->submissions_prefix);
-    fputc('\n', f);
     fprintf(f, "  GPFIFO entries %llu (%llu control); push buffer %llu bytes; methods %llu (%llu host, %llu to unmodelled classes)\n",
             (unsigned long long)k->entries, (unsigned long long)k->control_entries, (unsigned long long)k->pushbuf_bytes,
             (unsigned long long)k->methods, (unsigned long long)k->host_methods, (unsigned long long)k->unknown_class_methods);
@@ -207,6 +200,21 @@ static void print_summary_text(FILE *f, const vgt_replay_summary *s, int check, 
             (unsigned long long)k->report_semaphores);
     fprintf(f, "  macro calls %llu (%llu errors, %llu methods emitted)\n", (unsigned long long)k->macro_calls,
             (unsigned long long)k->macro_errors, (unsigned long long)k->macro_methods);
+}
+
+/* problem: why the replay stopped early (the trace is broken), or NULL. */
+static void print_summary_text(FILE *f, const vgt_replay_summary *s, int check, const vgt_coverage_min *min,
+                               uint64_t hidden, const char *problem)
+{
+    const vgt_backend_counters *k = &s->ctr;
+    fprintf(f, "summary (backend %s, lane %s):\n", s->backend, s->lane);
+    fprintf(f, "  records %llu; submissions %llu replayed of %llu", (unsigned long long)s->records,
+            (unsigned long long)s->submissions_replayed, (unsigned long long)s->submissions);
+    if (s->submissions_prefix) fprintf(f, " (%llu before --submits: not checked)", (unsigned long long)s->submissions_prefix);
+    fputc('\n', f);
+    if (s->work_counted) print_work_text(f, k);
+    else fprintf(f, "  work: not counted by backend %s, which runs the push buffers without decoding them ('vgt "
+                    "census TRACE' counts the launches, draws, copies, semaphores and macro calls)\n", s->backend);
     if (check)
         fprintf(f, "  checks: %llu passed, %llu failed, %llu not comparable (not produced by %s, or not yet written when captured; %llu bytes compared)\n",
                 (unsigned long long)s->checks_passed, (unsigned long long)s->checks_failed,
@@ -258,6 +266,7 @@ static void print_summary_json(FILE *f, const vgt_replay_summary *s, int check, 
                "\"submissions_prefix\":%llu,",
             s->backend, s->lane, (unsigned long long)s->records, (unsigned long long)s->submissions,
             (unsigned long long)s->submissions_replayed, (unsigned long long)s->submissions_prefix);
+    fprintf(f, "\"work_counted\":%s,", s->work_counted ? "true" : "false");   /* false: the counts below are 0 */
     fprintf(f, "\"entries\":%llu,\"pushbuf_bytes\":%llu,\"methods\":%llu,\"launches\":%llu,\"empty_dispatches\":%llu,"
                "\"draws\":%llu,\"uploads\":%llu,\"upload_bytes\":%llu,\"copies\":%llu,\"copy_bytes\":%llu,\"memsets\":%llu,"
                "\"empty_dmas\":%llu,",

@@ -921,6 +921,27 @@ static vgt_status replay_status(const char *path, const vgt_backend_ops *b, int 
     return st;
 }
 
+static uint32_t fake_caps_no_counts(void) { return fake_caps() & ~(uint32_t)VGT_CAP_DECODES; }
+
+/* The summary says whether the backend counted the work (VGT_CAP_DECODES): the gpu backend runs the push
+ * buffers without decoding them, so its zeros are "not counted", not "none". */
+static void test_work_counted(void)
+{
+    vgt_replay_options o = vgt_replay_defaults();
+    vgt_replay *rp;
+    vgt_error e;
+    o.backend = &vgt_backend_sim;
+    CHECK_STATUS(vgt_replay_open(&rp, &o, &e), VGT_OK, &e, "open on sim");
+    CHECK(vgt_replay_summary_get(rp)->work_counted == 1, "sim counts the work it runs");
+    vgt_replay_close(rp);
+    use_fake_gpu();
+    fake.caps = fake_caps_no_counts;
+    o.backend = &fake;
+    CHECK_STATUS(vgt_replay_open(&rp, &o, &e), VGT_OK, &e, "open on the fake GPU");
+    CHECK(vgt_replay_summary_get(rp)->work_counted == 0, "a backend without VGT_CAP_DECODES: not counted");
+    vgt_replay_close(rp);
+}
+
 /* A trace marked synthetic is refused on a hardware (asynchronous) backend unless forced; sim runs it. */
 static void test_synthetic_refused(void)
 {
@@ -1044,6 +1065,7 @@ int main(void)
 {
     test_synthetic_refused();
     test_mme_guard();
+    test_work_counted();
     test_reserved_choice();
     test_reloc_notes();
     test_gob_offsets();

@@ -51,6 +51,9 @@ enum vgt_backend_cap {
     VGT_CAP_LANE_VERBATIM = 1u << 8,/* captured push buffers run unchanged at their captured VAs */
     VGT_CAP_LANE_SYNTH = 1u << 9,   /* re-synthesized push buffers (lane 2) */
     VGT_CAP_LANE_CUDA = 1u << 10,   /* CUDA-level replay (lane 3) */
+    VGT_CAP_DECODES = 1u << 11,     /* the backend decodes what it runs and counts it (the counters' methods,
+                                       launches, draws, copies, semaphores, macro calls); without it those
+                                       counters stay 0 and the summary says they were not counted */
 };
 
 /* submit() flags. */

@@ -139,6 +139,9 @@ typedef struct vgt_replay_summary {
     const char *backend;              /* backend name */
     const char *lane;
     const char *limits_note;          /* "shaders not executed; draws not rasterized" on sim, or NULL */
+    int work_counted;                 /* the backend counts the work it runs (VGT_CAP_DECODES): else the
+                                         counters' methods, launches, draws, copies, semaphores and macro
+                                         calls are 0 because nothing counted them, not because there were none */
     uint64_t records;
     uint64_t submissions;             /* GPFIFO_SUBMIT records read (up to the last of --submits) */
     uint64_t submissions_replayed;    /* ... run on the backend inside --submits */
