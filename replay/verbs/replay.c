@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "replay_out.h"
 #include "vgt/cli.h"
@@ -33,6 +34,7 @@ typedef struct cli {
     /* JSON: reports kept until the end */
     char **lines;
     uint64_t nlines, caplines, dropped;
+    vgt_progress progress;   /* bytes of the trace replayed, on a terminal */
 } cli;
 
 static const char *event_name(int kind)
@@ -86,6 +88,8 @@ static void keep_json(cli *c, const vgt_replay_report *r)
     c->lines[c->nlines++] = buf;
 }
 
+static void on_progress(void *ctx, const vgt_record *rec) { vgt_progress_set(ctx, rec->chunk_offset); }
+
 static void on_report(void *ctx, const vgt_replay_report *r)
 {
     cli *c = ctx;
@@ -93,6 +97,7 @@ static void on_report(void *ctx, const vgt_replay_report *r)
         keep_json(c, r);
         return;
     }
+    if (isatty(fileno(c->out))) vgt_progress_clear(&c->progress);   /* the report's line, not through the bar */
     if (r->kind == VGT_RPT_SUBMIT_CHECKS) {
         if (!c->quiet || r->failed) fprintf(c->out, "%s\n", r->msg);
         return;
@@ -649,6 +654,8 @@ int cmd_replay(int argc, char **argv)
     o.no_wait = a.no_wait;
     o.force = a.force;
     o.submit_timeout_ms = (uint32_t)a.submit_timeout_ms;
+    o.progress = on_progress;
+    o.progress_ctx = &c.progress;
     vgt_reloc_plan *plan = NULL;
     if ((rc = plan_addresses(&a, &o, &c, &plan)) >= 0) return rc;
     vgt_error err;
@@ -663,7 +670,10 @@ int cmd_replay(int argc, char **argv)
     if (o.census) watch_observed(rp, plan);
     if (plan) vgt_reloc_plan_free(plan);
     free(plan);
-    if (vgt_replay_run(rp, r, &err) != VGT_OK) {
+    vgt_progress_begin_file(&c.progress, "replay", a.trace, a.quiet);
+    vgt_status run_rc = vgt_replay_run(rp, r, &err);
+    vgt_progress_end(&c.progress);
+    if (run_rc != VGT_OK) {
         /* the trace itself is broken: what ran so far is still summarized */
         rc = vgt_cli_report("replay", &err);
         vgt_replay_finish(rp, NULL);
