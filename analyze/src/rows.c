@@ -276,3 +276,53 @@ vgt_status vgt_rows_walk(const char *path, const vgt_rows_sink *sink, vgt_rows_s
     if (stats) *stats = c.st;
     return rc;
 }
+
+/* ---- vgt_rows_load: every row in memory ---- */
+
+typedef struct load_ctx {
+    vgt_rows_all *all;
+    void (*progress)(void *ctx, uint64_t chunk_offset);
+    void *ctx;
+    int nomem;
+} load_ctx;
+
+static int load_batch(void *ctx, int table, const void *rows, uint32_t n)
+{
+    load_ctx *l = ctx;
+    vgt_rows_all *a = l->all;
+    uint64_t need = a->count[table] + n, size = row_sizes[table];
+    if (need > a->cap_[table]) {
+        uint64_t cap = a->cap_[table] ? a->cap_[table] : 1024;
+        while (cap < need) cap *= 2;
+        void *p = realloc(a->rows[table], (size_t)(cap * size));
+        if (!p) return l->nomem = 1;
+        a->rows[table] = p;
+        a->cap_[table] = cap;
+    }
+    memcpy((uint8_t *)a->rows[table] + a->count[table] * size, rows, (size_t)n * size);
+    a->count[table] = need;
+    return 0;
+}
+
+static void load_progress(void *ctx, uint64_t off)
+{
+    load_ctx *l = ctx;
+    if (l->progress) l->progress(l->ctx, off);
+}
+
+vgt_status vgt_rows_load(const char *path, unsigned tables, vgt_rows_all *all, void (*progress)(void *ctx, uint64_t chunk_offset),
+                         void *ctx, vgt_error *err)
+{
+    memset(all, 0, sizeof *all);
+    load_ctx l = {.all = all, .progress = progress, .ctx = ctx};
+    vgt_rows_sink sink = {.batch = load_batch, .ctx = &l, .tables = tables, .progress = load_progress};
+    vgt_status rc = vgt_rows_walk(path, &sink, &all->stats, err);
+    if (rc == VGT_OK && l.nomem) rc = VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "rows: no memory for the tables of %s", path);
+    return rc;
+}
+
+void vgt_rows_free(vgt_rows_all *all)
+{
+    for (int t = 0; t < VGT_ROWS_TABLE_COUNT_; t++) free(all->rows[t]);
+    memset(all, 0, sizeof *all);
+}

@@ -128,6 +128,19 @@ vgt_status vgt_rows_walk(const char *path, const vgt_rows_sink *sink, vgt_rows_s
 /* Bytes of one row of a table in this library (0 for an unknown table). */
 uint32_t vgt_rows_size(int table);
 
+/* Every row of the wanted tables in memory, for tools that look at a whole trace at once (timeline,
+ * report): rows[t] holds count[t] rows of vgt_rows_size(t) bytes (cast to the table's row type).
+ * progress (may be NULL) as in vgt_rows_sink, with ctx. Free with vgt_rows_free, also after a failure. */
+typedef struct vgt_rows_all {
+    void *rows[VGT_ROWS_TABLE_COUNT_];
+    uint64_t count[VGT_ROWS_TABLE_COUNT_];
+    uint64_t cap_[VGT_ROWS_TABLE_COUNT_];
+    vgt_rows_stats stats;
+} vgt_rows_all;
+vgt_status vgt_rows_load(const char *path, unsigned tables, vgt_rows_all *all, void (*progress)(void *ctx, uint64_t chunk_offset),
+                         void *ctx, vgt_error *err);
+void vgt_rows_free(vgt_rows_all *all);
+
 #ifdef __cplusplus
 }
 #endif
