@@ -308,7 +308,7 @@ uint64_t vgt_rt_span(const vgt_rt_desc *d);
 vgt_status vgt_rt_linearize(const vgt_rt_desc *d, const uint8_t *surface, uint64_t len, uint8_t *rgba, vgt_error *err);
 /* The byte offset of (x_bytes, y) in a block-linear surface whose rows are width_bytes wide. */
 uint64_t vgt_rt_gob_offset(uint32_t x_bytes, uint32_t y, uint32_t width_bytes, uint32_t block_height_log2);
-/* A PNG (8-bit RGBA, stored deflate blocks: no zlib). */
+/* A PNG (8-bit RGBA, deflated with zlib). */
 vgt_status vgt_png_write_rgba(const char *path, const uint8_t *rgba, uint32_t w, uint32_t h, vgt_error *err);
 /* FNV-1a 64 (the corpus workloads hash their pixels with it). */
 uint64_t vgt_fnv1a64(const void *data, uint64_t n);
