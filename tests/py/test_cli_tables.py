@@ -29,6 +29,7 @@ KNOWN = {
                "--reserved-va", "--subcontexts", "--relocate", "--plan", "--force", "--json", "--quiet", "--verbose"],
     "corpus": ["--verbose", "--quiet"],
     "timeline": ["--output", "--no-cpu", "--quiet"],
+    "report": ["--output", "--backend", "--no-replay", "--quiet"],
 }
 
 
