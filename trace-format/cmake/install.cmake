@@ -62,7 +62,11 @@ target_include_directories(vgt_shared PUBLIC
     $<BUILD_INTERFACE:${CMAKE_SOURCE_DIR}/analyze/include>
     $<INSTALL_INTERFACE:include>)
 target_compile_definitions(vgt_shared PRIVATE VGT_VERSION_STRING="${PROJECT_VERSION}")
-target_link_options(vgt_shared PRIVATE -Wl,--version-script=${CMAKE_BINARY_DIR}/generated/libvgt.map -Wl,--no-undefined)
+target_link_options(vgt_shared PRIVATE -Wl,--version-script=${CMAKE_BINARY_DIR}/generated/libvgt.map)
+if(NOT VGT_SANITIZE AND NOT VGT_FUZZ)
+  # every symbol resolved at link time (sanitizer and coverage runtimes come from the executable instead)
+  target_link_options(vgt_shared PRIVATE -Wl,--no-undefined)
+endif()
 set_target_properties(vgt_shared PROPERTIES OUTPUT_NAME vgt EXPORT_NAME vgt VERSION ${PROJECT_VERSION}
                       SOVERSION ${VGT_ABI} LINK_DEPENDS ${CMAKE_BINARY_DIR}/generated/libvgt.map)
 
