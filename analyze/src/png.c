@@ -1,14 +1,15 @@
-/* png.c: PNG files of 8-bit RGBA pixels (vgt/png.h): signature, IHDR, one IDAT of zlib stored blocks (no
- * compression, so no zlib), IEND (RFC 2083, RFC 1950/1951). */
+/* png.c: PNG files of 8-bit RGBA pixels (vgt/png.h): signature, IHDR, one IDAT deflated by zlib, IEND
+ * (RFC 2083, RFC 1950/1951). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "vgt/outfile.h"
 #include "vgt/png.h"
 
-/* ---- PNG: signature, IHDR, one IDAT of zlib stored blocks, IEND (RFC 2083, RFC 1950/1951) ---- */
+/* ---- PNG: signature, IHDR, one IDAT (zlib), IEND (RFC 2083, RFC 1950/1951) ---- */
 
 static uint32_t crc32_update(uint32_t crc, const uint8_t *p, size_t n)
 {
@@ -44,14 +45,14 @@ static int write_chunk(FILE *f, const char *type, const uint8_t *data, uint32_t 
     return fwrite(hdr, 1, 8, f) == 8 && (!len || fwrite(data, 1, len, f) == len) && fwrite(tail, 1, 4, f) == 4 ? 0 : -1;
 }
 
-/* The zlib stream of the filtered rows (filter byte 0 each), in stored blocks. */
-static uint8_t *zlib_stored(const uint8_t *rgba, uint32_t w, uint32_t h, uint32_t *out_len)
+/* The zlib stream (RFC 1950, deflated by zlib) of the filtered rows: filter byte 0 (None) each, which
+ * render targets (large runs of one colour) compress well with. */
+static uint8_t *zlib_rows(const uint8_t *rgba, uint32_t w, uint32_t h, uint32_t *out_len)
 {
     uint64_t raw_len = (uint64_t)h * (1 + (uint64_t)w * 4);
-    uint64_t nblocks = raw_len / 65535 + 1;
-    uint64_t total = 2 + raw_len + nblocks * 5 + 4;
-    if (total > UINT32_MAX) return NULL;
-    uint8_t *raw = malloc(raw_len ? raw_len : 1), *z = malloc(total);
+    uLong bound = compressBound((uLong)raw_len);
+    if (bound > UINT32_MAX) return NULL;
+    uint8_t *raw = malloc(raw_len ? raw_len : 1), *z = malloc(bound);
     if (!raw || !z) {
         free(raw);
         free(z);
@@ -61,22 +62,14 @@ static uint8_t *zlib_stored(const uint8_t *rgba, uint32_t w, uint32_t h, uint32_
         raw[(uint64_t)y * (1 + w * 4ull)] = 0;
         memcpy(raw + (uint64_t)y * (1 + w * 4ull) + 1, rgba + (uint64_t)y * w * 4, (size_t)w * 4);
     }
-    uint64_t o = 0, a = 1, b = 0;
-    z[o++] = 0x78, z[o++] = 0x01;
-    for (uint64_t at = 0; at < raw_len || at == 0;) {
-        uint32_t n = raw_len - at > 65535 ? 65535 : (uint32_t)(raw_len - at);
-        z[o++] = at + n >= raw_len ? 1 : 0;
-        z[o++] = (uint8_t)n, z[o++] = (uint8_t)(n >> 8), z[o++] = (uint8_t)~n, z[o++] = (uint8_t)(~n >> 8);
-        memcpy(z + o, raw + at, n);
-        o += n;
-        at += n;
-        if (!raw_len) break;
-    }
-    for (uint64_t i = 0; i < raw_len; i++) a = (a + raw[i]) % 65521, b = (b + a) % 65521;
-    put_be32(z + o, (uint32_t)(b << 16 | a));
-    o += 4;
+    uLongf zlen = bound;
+    int zrc = compress2(z, &zlen, raw, (uLong)raw_len, Z_BEST_COMPRESSION);
     free(raw);
-    *out_len = (uint32_t)o;
+    if (zrc != Z_OK) {
+        free(z);
+        return NULL;
+    }
+    *out_len = (uint32_t)zlen;
     return z;
 }
 
@@ -86,7 +79,7 @@ vgt_status vgt_png_write_rgba(const char *path, const uint8_t *rgba, uint32_t w,
         return VGT_FAIL(err, VGT_E_ARG, VGT_NO_OFFSET, "PNG %s: %ux%u is not 1..%u on each side", path, w, h,
                         VGT_PNG_MAX_DIM);
     uint32_t zlen = 0;
-    uint8_t *z = zlib_stored(rgba, w, h, &zlen);
+    uint8_t *z = zlib_rows(rgba, w, h, &zlen);
     if (!z) return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "PNG %s: out of memory for %ux%u", path, w, h);
     uint8_t ihdr[13];
     put_be32(ihdr, w);

@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "db_stores.h"
 #include "walk_filter.h"
@@ -68,6 +69,7 @@ typedef struct census {
     db_stores *stores;        /* --stores, or NULL */
     vgt_error err;            /* a tracker failure, reported after the walk */
     int failed;
+    vgt_progress progress;    /* bytes of the trace read, on a terminal */
 } census;
 
 static void add_class(counts *dst, uint32_t cls, uint64_t n)
@@ -130,6 +132,7 @@ static int on_record(void *ctx, const vgt_record *rec, const vgt_model *model)
     census *c = ctx;
     c->model = model;
     if (c->mme) vgt_mme_trace_model(c->mme, model);
+    vgt_progress_set(&c->progress, rec->chunk_offset);
     return 0;
 }
 
@@ -452,6 +455,7 @@ static int run(census *c, const char *path, vgt_walk_options *opt, const walk_fi
     }
     if (c->json) printf("{\"trace\":"), vgt_json_string(stdout, path), printf(",\"submissions\":[");
     vgt_status rc = vgt_walk_path(path, opt, &cb, &st, &err);   /* "-": stdin */
+    vgt_progress_end(&c->progress);
     if (vgt_cli_out_failed(stdout)) {
         vgt_mme_trace_free(c->mme);
         return vgt_cli_check_output("census", stdout, "standard output", VGT_EXIT_USAGE);
@@ -476,7 +480,7 @@ static int run(census *c, const char *path, vgt_walk_options *opt, const walk_fi
 }
 
 typedef struct census_args {
-    int json, total, no_macros;
+    int json, total, no_macros, quiet;
     const char *stores;
     walk_filter filter;
 } census_args;
@@ -493,6 +497,7 @@ static const vgt_cli_opt census_options[] = {
      "--census-json FILE`): ranges changed, pages written, bytes changed, first changed byte, index of the first "
      "non-zero pixel, and px0 (the value of a render target's first pixel); totals count the submissions that "
      "launched or drew but wrote nothing watched (wrote=0)", .off = offsetof(census_args, stores)},
+    VGT_OPT_QUIET(census_args, quiet),
     {0}};
 
 const vgt_cli_spec cmd_census_spec = {
@@ -524,6 +529,8 @@ int cmd_census(int argc, char **argv)
         if (db_stores_load(&stores, stores_path, &err) != VGT_OK) return vgt_cli_report("census", &err);
         c.stores = &stores;
     }
+    /* the bar only while nothing else goes to the terminal (per-submission lines would cut through it) */
+    vgt_progress_begin_file(&c.progress, "census", path, ca.quiet || (!ca.total && isatty(1)));
     int code = run(&c, path, &opt, &ca.filter);
     if (c.stores) db_stores_free(c.stores);
     return code;

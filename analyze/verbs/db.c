@@ -61,6 +61,7 @@ static int on_record(void *ctx, const vgt_record *rec, const vgt_model *model)
     c->model = model;
     if (c->mme) vgt_mme_trace_model(c->mme, model);
     if (rec->type == VGT_REC_GPFIFO_SUBMIT) c->seq = rec->seq;
+    vgt_progress_set(&c->progress, rec->chunk_offset);
     return db_record_rows(c, rec) || c->failed;
 }
 
@@ -256,7 +257,7 @@ static const vgt_cli_opt db_options[] = {
      "--census-json FILE`) as the stores table: per submission, the watched ranges it changed (pages written, bytes "
      "changed, first non-zero pixel); rows must match the trace's submissions (seq, channel)",
      .off = offsetof(db_args, stores)},
-    {"quiet", 'q', VGT_ARG_NONE, NULL, "no summary line", .off = offsetof(db_args, quiet)},
+    {"quiet", 'q', VGT_ARG_NONE, NULL, "no summary line, no progress line on a terminal", .off = offsetof(db_args, quiet)},
     {0}};
 
 const vgt_cli_spec cmd_db_spec = {
@@ -308,7 +309,9 @@ static int export(db_ctx *c, const char *path, const char *name, const char *out
                                   .on_diag = on_diag, .on_channel_end = on_channel_end, .ctx = c };
         vgt_mme_trace_config mc = { .on_call = on_call, .user = c };
         if (!no_macros && vgt_mme_trace_new(&mc, &c->mme, &err) != VGT_OK) rc = err.code;
+        vgt_progress_begin_file(&c->progress, "db", path, quiet);
         if (rc == VGT_OK) rc = vgt_walk_path(path, opt, &cb, &st, &err);
+        vgt_progress_end(&c->progress);
         if (rc == VGT_OK && (window = walk_filter_check("db", filter, &st))) ok = 0;
         if (rc == VGT_OK && !c->failed && c->mme && vgt_mme_trace_finish(c->mme, &c->err) != VGT_OK) c->failed = 1;
         vgt_mme_trace_free(c->mme);

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "db_stores.h"
+#include "vgt/cli.h"
 #include "vgt/events.h"
 #include "vgt/walk.h"
 
@@ -52,6 +53,7 @@ typedef struct db_ctx {
     int failed;
     vgt_error err;
     char msg[256];
+    vgt_progress progress;   /* bytes of the trace read, on a terminal */
 } db_ctx;
 
 extern const char *const db_insert_sql[ST_COUNT_];

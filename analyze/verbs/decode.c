@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <strings.h>
 
 #include "vgt/classes.h"
@@ -37,7 +38,7 @@ static const char decode_about[] =
 #define MAX_METHOD_FILTERS 16
 
 typedef struct decode_opts {
-    int jsonl, no_fields, no_events, expand_macros;
+    int jsonl, no_fields, no_events, expand_macros, quiet;
     int nmethods;
     const char *methods[MAX_METHOD_FILTERS];
     walk_filter filter;
@@ -56,6 +57,7 @@ typedef struct decoder {
     int sem_failed;
     vgt_mme_trace *mme;           /* --expand-macros */
     uint64_t preamble_seq;        /* seq + 1 of the CHANNEL_METHODS whose header was printed last; 0 none */
+    vgt_progress progress;        /* bytes of the trace read, on a terminal (output to a file or pipe) */
 } decoder;
 
 /* ---- filters ---- */
@@ -284,6 +286,7 @@ static int on_record(void *ctx, const vgt_record *rec, const vgt_model *model)
     d->model = model;
     if (d->mme) vgt_mme_trace_model(d->mme, model);
     if (!d->any_filter) print_record(d, rec);
+    vgt_progress_set(&d->progress, rec->chunk_offset);
     return 0;
 }
 
@@ -408,6 +411,7 @@ static const vgt_cli_opt decode_options[] = {
      "outcome), the methods it emitted, decoded (\"    => \" lines; JSON: {\"type\":\"macro_call\",...}), and the "
      "events they make (a draw or launch a macro issues: \"[macro call N]\"; JSON: \"origin\":\"macro\")",
      .off = offsetof(decode_opts, expand_macros)},
+    VGT_OPT_QUIET(decode_opts, quiet),
     {0}};
 
 const vgt_cli_spec cmd_decode_spec = {
@@ -449,7 +453,10 @@ int cmd_decode(int argc, char **argv)
     vgt_error err;
     vgt_mme_trace_config mc = {.on_call = on_macro_call, .user = &d};
     if (d.o.expand_macros && vgt_mme_trace_new(&mc, &d.mme, &err) != VGT_OK) return vgt_cli_report("decode", &err);
+    /* the bar when the decode goes to a file or a pipe: on the terminal the output itself shows progress */
+    vgt_progress_begin_file(&d.progress, "decode", path, d.o.quiet || isatty(1));
     vgt_status s = vgt_walk_path(path, &wo, &cb, &st, &err);   /* "-": stdin */
+    vgt_progress_end(&d.progress);
     if (d.mme && s == VGT_OK && vgt_mme_trace_finish(d.mme, &d.sem_err) != VGT_OK) d.sem_failed = 1;
     vgt_mme_trace_free(d.mme);
     /* a failed output stopped the walk: that is the error to report */

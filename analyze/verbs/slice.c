@@ -83,6 +83,8 @@ typedef struct slice_plan {
     slice_derive *derive;      /* the GPU's writes before A */
     slice_methods *methods;    /* the engines' state before A */
     vgt_error *err;
+    vgt_progress progress;     /* on a terminal: IN read twice, pass 1 then pass 2 (total 2 x IN's size) */
+    uint64_t progress_base;    /* bytes of the passes before this one */
 } slice_plan;
 
 /* ---- pass 1 bookkeeping the model does not do ---- */
@@ -172,6 +174,7 @@ static int before_record(void *ctx, const vgt_record *rec, const vgt_model *mode
 {
     (void)model;
     slice_plan *p = ctx;
+    vgt_progress_set(&p->progress, rec->chunk_offset);
     if (rec->type == VGT_REC_GPFIFO_SUBMIT && p->submits_seen++ == p->submits.first) {
         p->first_seq = rec->seq;
         p->found_first = 1;
@@ -530,7 +533,9 @@ static vgt_status copy_records(slice_plan *p, vgt_writer *w, vgt_error *err)
     uint32_t k = 0;
     uint64_t submits = p->submits.first;
     int prologue_done = 0, after_last = 0;
+    p->progress_base = p->progress.total / 2;
     while ((st = vgt_reader_next(r, &rec, err)) == VGT_OK) {
+        vgt_progress_set(&p->progress, p->progress_base + rec.chunk_offset);
         if (rec.seq < p->first_seq) {
             if (k < p->nkeep && p->keep[k] == rec.seq) {
                 k++;
@@ -607,6 +612,7 @@ static vgt_status slice(slice_plan *p, vgt_error *err)
 typedef struct slice_args {
     vgt_range submits;
     uint64_t level, chunk_size;
+    int quiet;
 } slice_args;
 
 static const vgt_cli_opt slice_options[] = {
@@ -615,6 +621,7 @@ static const vgt_cli_opt slice_options[] = {
     {"level", 0, VGT_ARG_U64, "L", "zstd level of OUT (default 3)", .off = offsetof(slice_args, level), .max = 22},
     {"chunk-size", 0, VGT_ARG_SIZE, "BYTES", "bytes of records per chunk of OUT (default 2 MiB)",
      .off = offsetof(slice_args, chunk_size), .max = VGT_MAX_CHUNK_RECORDS_BYTES, .what = "chunk size"},
+    VGT_OPT_QUIET(slice_args, quiet),
     {0}};
 
 const vgt_cli_spec cmd_slice_spec = {
@@ -653,7 +660,11 @@ int cmd_slice(int argc, char **argv)
     if (vgt_cli_seekable_input("slice", &p.in, spool, sizeof spool)) return VGT_EXIT_USAGE;
     vgt_error err;
     vgt_error_clear(&err);
-    if (slice(&p, &err) != VGT_OK) {
+    vgt_progress_begin_file(&p.progress, "slice", p.in, sa.quiet);
+    p.progress.total *= 2;
+    vgt_status sst = slice(&p, &err);
+    vgt_progress_end(&p.progress);
+    if (sst != VGT_OK) {
         if (err.code == VGT_E_NOT_FOUND &&
             (rc = vgt_cli_window_check("slice", "--submits", &p.submits, p.submits_total, "submissions")))
             return rc;

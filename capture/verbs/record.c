@@ -36,7 +36,7 @@
 
 typedef struct rec_opts {
     const char *out, *memory, *track;
-    int crash_safe, memory_mode, track_mode;
+    int crash_safe, memory_mode, track_mode, quiet;
     uint64_t level;
     char **cmd;
     int ncmd;
@@ -58,6 +58,8 @@ static const vgt_cli_opt record_options[] = {
      .choices = track_modes},
     {"level", 0, VGT_ARG_U64, "N", "zstd level of the output (default 3)", .off = offsetof(rec_opts, level), .min = 1,
      .max = 22},
+    {"quiet", 'q', VGT_ARG_NONE, NULL, "no progress line on a terminal once CMD has exited (while the rest of its "
+     "records are written)", .off = offsetof(rec_opts, quiet)},
     {0}};
 
 const vgt_cli_spec cmd_record_spec = {
@@ -77,6 +79,13 @@ const vgt_cli_spec cmd_record_spec = {
 };
 
 static volatile sig_atomic_t child_pid;
+static volatile sig_atomic_t child_exited;   /* SIGCHLD seen: the relay then shows its progress */
+
+static void on_sigchld(int sig)
+{
+    (void)sig;
+    child_exited = 1;
+}
 
 static void forward_signal(int sig)
 {
@@ -177,8 +186,9 @@ static void diag(vgt_writer *w, uint32_t severity, vgt_status code, const char *
     vgt_write_diagnostic(w, vgt_now_ns(), &d, &err);
 }
 
-/* Copy every record of the shim's stream into w. Returns records relayed; problems become DIAGNOSTICs. */
-static uint64_t relay(int rfd, vgt_writer *w, int crash_safe, uint32_t *lost)
+/* Copy every record of the shim's stream into w. Returns records relayed; problems become DIAGNOSTICs.
+ * Once CMD has exited (its terminal is free), what is still to be written is shown as progress. */
+static uint64_t relay(int rfd, vgt_writer *w, int crash_safe, uint32_t *lost, vgt_progress *progress)
 {
     vgt_reader *r;
     vgt_error err;
@@ -205,6 +215,7 @@ static uint64_t relay(int rfd, vgt_writer *w, int crash_safe, uint32_t *lost)
         }
         if (crash_safe && rec.type == VGT_REC_GPFIFO_SUBMIT) vgt_writer_flush(w, 0, NULL);
         n++;
+        if (child_exited) vgt_progress_set(progress, n);
     }
     if (rc != VGT_E_EOF && rc != VGT_OK) {
         char msg[700];
@@ -274,6 +285,8 @@ int cmd_record(int argc, char **argv)
     signal(SIGQUIT, forward_signal);
     signal(SIGHUP, forward_signal);
     signal(SIGPIPE, SIG_IGN);
+    struct sigaction chld = { .sa_handler = on_sigchld, .sa_flags = SA_RESTART | SA_NOCLDSTOP };
+    sigaction(SIGCHLD, &chld, NULL);
     /* SESSION_START: the program's command line, each argument followed by a NUL. */
     size_t clen = 0;
     for (int i = 0; i < o.ncmd; i++) clen += strlen(o.cmd[i]) + 1;
@@ -285,7 +298,10 @@ int cmd_record(int argc, char **argv)
     uint32_t lost = 0;
     if (vgt_write_session_start(w, vgt_now_ns(), &ss, &err) != VGT_OK) lost++;
     free(cl);
-    relay(pfd[0], w, o.crash_safe, &lost);
+    vgt_progress progress;
+    vgt_progress_begin(&progress, "record", "records", 0, o.quiet);
+    /* the stream ended: CMD is gone (or closed it); what is left is closing the trace */
+    vgt_progress_set(&progress, relay(pfd[0], w, o.crash_safe, &lost, &progress));
     close(pfd[0]);
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) { }
@@ -293,7 +309,9 @@ int cmd_record(int argc, char **argv)
                                .signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0, .records_lost = lost };
     if (vgt_write_session_end(w, vgt_now_ns(), &se, &err) != VGT_OK && !lost)
         fprintf(stderr, "vgt record: writing SESSION_END: %s\n", err.msg);
-    if (vgt_writer_close(w, &err) != VGT_OK && !lost)
+    vgt_status close_rc = vgt_writer_close(w, &err);
+    vgt_progress_end(&progress);
+    if (close_rc != VGT_OK && !lost)
         fprintf(stderr, "vgt record: closing the trace: %s\n", err.msg);
     if (!to_stdout) list_child_traces(child_base, started);
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);

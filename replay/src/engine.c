@@ -612,7 +612,10 @@ vgt_status vgt_replay_run(vgt_replay *rp, vgt_reader *r, vgt_error *err)
     vgt_record rec;
     vgt_status rc;
     VGT_TRY(admit_trace(rp, r, err));
-    while (!rp->done && (rc = vgt_reader_next(r, &rec, err)) == VGT_OK) VGT_TRY(vgt_replay_record(rp, &rec, err));
+    while (!rp->done && (rc = vgt_reader_next(r, &rec, err)) == VGT_OK) {
+        if (rp->opt.progress) rp->opt.progress(rp->opt.progress_ctx, &rec);
+        VGT_TRY(vgt_replay_record(rp, &rec, err));
+    }
     if (rp->done) return VGT_OK;
     if (rc == VGT_E_EOF) return plan_close(rp, err);
     /* a broken trace: what was held back is planned and replayed first, as a replay without a plan would

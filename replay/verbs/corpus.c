@@ -43,12 +43,13 @@ extern char **environ;
 #define ZSTD_GOLDEN_LEVEL 19   /* goldens live in git: size over speed */
 
 typedef struct corpus_args {
-    int verbose;
+    int verbose, quiet;
 } corpus_args;
 
 static const vgt_cli_opt corpus_options[] = {
     {"verbose", 0, VGT_ARG_NONE, NULL, "print every report of the replays (not only mismatches and faults)",
      .off = offsetof(corpus_args, verbose)},
+    VGT_OPT_QUIET(corpus_args, quiet),
     {0}};
 
 static const char *const corpus_actions[] = {"check", "bless", NULL};
@@ -604,13 +605,19 @@ int cmd_corpus(int argc, char **argv)
         return vgt_cli_error("corpus", VGT_EXIT_USAGE, "no traces in %s (no manifest.txt, no *.vgt)", c.dir);
     }
     int rc = VGT_EXIT_OK;
+    vgt_progress p;   /* traces done, between the traces' reports */
+    vgt_progress_begin(&p, "corpus", "traces", n, ca.quiet);
     for (uint32_t i = 0; i < n; i++) {
+        vgt_progress_clear(&p);
         int r = one_trace(&c, traces[i]);
+        fflush(stdout);
+        vgt_progress_set(&p, i + 1u);
         if (r == 2) rc = VGT_EXIT_USAGE;
         else if (r && rc == VGT_EXIT_OK) rc = VGT_EXIT_PROBLEM;
         free(traces[i]);
     }
     free(traces);
+    vgt_progress_end(&p);
     printf("corpus %s: %llu trace(s), %llu with replay problems, %llu output(s) %s\n", c.dir,
            (unsigned long long)c.traces, (unsigned long long)c.problems, (unsigned long long)c.differences,
            c.bless ? "not produced (the rest blessed)" : "different");

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "replay_out.h"
 #include "vgt/cli.h"
@@ -34,6 +35,7 @@ typedef struct cli {
     char **lines;
     uint64_t nlines, caplines, dropped;
     const struct plan_out *plan;   /* what on_plan prints with */
+    vgt_progress progress;   /* bytes of the trace replayed, on a terminal */
 } cli;
 
 static const char *event_name(int kind)
@@ -87,6 +89,8 @@ static void keep_json(cli *c, const vgt_replay_report *r)
     c->lines[c->nlines++] = buf;
 }
 
+static void on_progress(void *ctx, const vgt_record *rec) { vgt_progress_set(ctx, rec->chunk_offset); }
+
 static void on_report(void *ctx, const vgt_replay_report *r)
 {
     cli *c = ctx;
@@ -94,6 +98,7 @@ static void on_report(void *ctx, const vgt_replay_report *r)
         keep_json(c, r);
         return;
     }
+    if (isatty(fileno(c->out))) vgt_progress_clear(&c->progress);   /* the report's line, not through the bar */
     if (r->kind == VGT_RPT_SUBMIT_CHECKS) {
         if (!c->quiet || r->failed) fprintf(c->out, "%s\n", r->msg);
         return;
@@ -628,6 +633,8 @@ int cmd_replay(int argc, char **argv)
     o.nrelocate = a.nrelocate;
     plan_out po = {&c, &a};
     c.plan = &po;
+    o.progress = on_progress;
+    o.progress_ctx = &c.progress;
     vgt_error err;
     vgt_reader *r = NULL;
     vgt_replay *rp = NULL;
@@ -635,7 +642,10 @@ int cmd_replay(int argc, char **argv)
         vgt_reader_close(r);
         return vgt_cli_report("replay", &err);
     }
-    if (vgt_replay_run(rp, r, &err) != VGT_OK) {
+    vgt_progress_begin_file(&c.progress, "replay", a.trace, a.quiet);
+    vgt_status run_rc = vgt_replay_run(rp, r, &err);
+    vgt_progress_end(&c.progress);
+    if (run_rc != VGT_OK) {
         /* the trace itself is broken: what ran so far is still summarized */
         rc = vgt_cli_report("replay", &err);
         vgt_replay_finish(rp, NULL);

@@ -1,5 +1,5 @@
 """Shared pytest fixtures: the built `vgt` binary, the build directory, synthetic traces, and the Python
-twin (tests/vgtpy) on the import path.
+twin (trace-format/python/vgtrace) on the import path.
 
 The build is found through $VGT_BUILD (default: <repo>/build). A missing binary is a failure with a clear
 message, never a silent skip: the harness must not pass on a tree that was not built.
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO / "tests"))   # import vgtpy
+sys.path.insert(0, str(REPO / "trace-format" / "python"))   # import vgtrace (the source tree's)
 
 
 def _build_dir():

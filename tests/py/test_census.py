@@ -11,7 +11,7 @@ SET_PIPELINE_* 0x2000 + 64j, SET_REPORT_SEMAPHORE_A-D 0x1b00..0x1b0c.
 import json
 import struct
 
-import vgtpy
+import vgtrace
 
 CH_CLIENT, CH_HANDLE, HOST = 1, 0x100, 0xC86F
 SUB_3D, SUB_COMPUTE, SUB_I2M, SUB_COPY = 0, 1, 2, 4
@@ -152,7 +152,7 @@ def build_trace(path):
         recs.append(("GPFIFO_SUBMIT", dict(client=CH_CLIENT, channel=CH_HANDLE, token=7, gp_put_before=k,
                                            gp_put_after=k + 1, entries=[gp_entry(va, len(data) // 4)],
                                            segments=[{"gpu_va": va, "data": data}]), 10 + k))
-    vgtpy.write_trace(path, recs)
+    vgtrace.write_trace(path, recs)
     return pbs, qmds
 
 
@@ -239,12 +239,12 @@ def decode_pb(data, bound, host_cls):
 
 def expected_from_trace(path):
     """Count launches, copies, uploads and host releases from the push buffers, in Python."""
-    t = vgtpy.read_trace(path)
+    t = vgtrace.read_trace(path)
     host = {}
     bound = {}
     n = dict(launches=0, copies=0, uploads=0, host_releases=0, methods=0)
     for r in t.records:
-        f = vgtpy.decode_payload(r.type, r.payload, r.seq)
+        f = vgtrace.decode_payload(r.type, r.payload, r.seq)
         if r.type == 0x0021:
             host[(f["client"], f["handle"])] = f["class"]
         if r.type != 0x0023:

@@ -6,7 +6,7 @@ twin. A cut exactly between chunks is a valid trace without trailer (a killed cr
 Also: unknown header flags and a newer major are rejected with a clear message; unknown record types are
 skipped, unknown record and chunk flags ignored, older and newer minors accepted.
 
-Chunk-layout facts come from docs/trace-format.md sections 3-6 (vgtpy.spec)."""
+Chunk-layout facts come from docs/trace-format.md sections 3-6 (vgtrace.spec)."""
 import io
 import re
 import struct
@@ -14,8 +14,8 @@ import struct
 import pytest
 import xxhash
 
-import vgtpy
-from vgtpy import spec
+import vgtrace
+from vgtrace import spec
 
 # chunk header fields (section 3): (name, offset, size)
 CHUNK_FIELDS = [("magic", 0, 4), ("codec", 4, 2), ("header_size", 6, 2), ("compressed_length", 8, 4),
@@ -31,7 +31,7 @@ def base(synth):
     path = synth("corrupt-base", "--shape", "all-types", "--submits", "6", "--channels", "1", "--memory-pages", "8",
                  "--chunk-size", "8192", "--seed", "21")
     data = path.read_bytes()
-    t = vgtpy.read_trace(data)
+    t = vgtrace.read_trace(data)
     assert len(t.chunks) >= 4 and t.has_index
     return data, t
 
@@ -68,8 +68,8 @@ class Checker:
         r = self.vgt("verify", bad, "--salvage", out)
         assert r.returncode in (0, 1), f"{what}: vgt verify --salvage exited {r.returncode}: {r.stderr}"
         try:
-            s = vgtpy.read_trace(out)
-        except vgtpy.VgtError as e:
+            s = vgtrace.read_trace(out)
+        except vgtrace.VgtError as e:
             pytest.fail(f"{what}: the salvaged trace is not valid: {e}")
         assert keep <= len(s.records) <= len(self.orig.records), \
             f"{what}: salvage kept {len(s.records)} records, expected at least {keep}"
@@ -149,7 +149,7 @@ def test_truncation_at_a_chunk_boundary_is_a_trace_without_trailer(base, vgt, tm
         assert r.returncode == 0 and "no trailer" in r.stdout, f"cut at {cut}: {r.stdout}{r.stderr}"
         want = c.first_seq if c else len(t.records)
         assert re.search(rf"\b{want} records\b", r.stdout), f"cut at {cut}: expected {want} records: {r.stdout}"
-        assert [x.payload for x in vgtpy.read_trace(p).records] == [x.payload for x in t.records[:want]]
+        assert [x.payload for x in vgtrace.read_trace(p).records] == [x.payload for x in t.records[:want]]
 
 
 def test_truncation(base, check):
@@ -181,7 +181,7 @@ def chunk(records, first_seq, codec=spec.CODEC_ZSTD, **override):
     raw = b"".join(records)
     ts = [struct.unpack_from("<Q", r, 16)[0] for r in records]
     subs = sum(1 for r in records if struct.unpack_from("<H", r)[0] == 0x23)
-    b = bytearray(vgtpy.encode_chunk(raw, first_seq, len(records), subs, ts[0] if ts else 0, ts[-1] if ts else 0,
+    b = bytearray(vgtrace.encode_chunk(raw, first_seq, len(records), subs, ts[0] if ts else 0, ts[-1] if ts else 0,
                                      codec, 3))
     for name, value in override.items():
         _, off, size = next(f for f in CHUNK_FIELDS if f[0] == name)
@@ -191,8 +191,8 @@ def chunk(records, first_seq, codec=spec.CODEC_ZSTD, **override):
 
 
 def marker(seq, ts=None, text=b"note", rtype=0x40, payload=None):
-    p = payload if payload is not None else vgtpy.encode_payload(0x40, {"text": text})
-    return vgtpy.encode_record(rtype, p, seq, 1000 + seq if ts is None else ts)
+    p = payload if payload is not None else vgtrace.encode_payload(0x40, {"text": text})
+    return vgtrace.encode_record(rtype, p, seq, 1000 + seq if ts is None else ts)
 
 
 STRUCTURAL = {
@@ -224,19 +224,19 @@ STRUCTURAL = {
 @pytest.mark.parametrize("case", sorted(STRUCTURAL))
 def test_structural_problems(vgt, tmp_path, case):
     good = chunk([marker(0), marker(1), marker(2)], 0)
-    head = vgtpy.encode_header([("producer", "vgtpy corrupt test")])
+    head = vgtrace.encode_header([("producer", "vgtpy corrupt test")])
     data = head + good + b"".join(STRUCTURAL[case]())
     bad_at = len(head) + len(good)
-    orig = vgtpy.read_trace(head + good)
+    orig = vgtrace.read_trace(head + good)
     Checker(vgt, tmp_path, orig).problem(data, [bad_at], 3, case)
 
 
 def test_non_zero_padding_is_read_but_reported(vgt, tmp_path):
     """Spec section 1: readers MUST NOT reject non-zero padding; only `vgt verify` reports it."""
-    head = vgtpy.encode_header([("producer", "vgtpy corrupt test")])
+    head = vgtrace.encode_header([("producer", "vgtpy corrupt test")])
     p = tmp_path / "pad.vgt"
     p.write_bytes(head + chunk([marker(0)[:-4] + b"\xaa\xaa\xaa\xaa", marker(1)], 0))
-    assert len(vgtpy.read_trace(p).records) == 2
+    assert len(vgtrace.read_trace(p).records) == 2
     r = vgt("dump", p)
     assert r.returncode == 0 and len(r.stdout.splitlines()) == 2, r.stderr
     assert vgt("verify", p).returncode == 1
@@ -270,8 +270,8 @@ def test_bad_identity_blocks(vgt, tmp_path, case):
     Both readers reject each, naming the entry's offset."""
     entries, count, where = IDENTITY_CASES[case]
     data = header_with(entries, count) + chunk([marker(0)], 0)
-    with pytest.raises(vgtpy.VgtError) as e:
-        vgtpy.read_trace(data)
+    with pytest.raises(vgtrace.VgtError) as e:
+        vgtrace.read_trace(data)
     assert e.value.offset == where
     p = tmp_path / "ident.vgt"
     p.write_bytes(data)
@@ -283,7 +283,7 @@ def test_bad_identity_blocks(vgt, tmp_path, case):
 
 def one_marker_file(**kw):
     buf = io.BytesIO()
-    w = vgtpy.Writer(buf, identity=[("producer", "vgtpy")], **kw)
+    w = vgtrace.Writer(buf, identity=[("producer", "vgtpy")], **kw)
     w.write("MARKER", {"text": b"compat"}, 5)
     w.close()
     return buf.getvalue()
@@ -317,11 +317,11 @@ def test_older_and_newer_minor_accepted(vgt, check, minor):
 
 def test_unknown_record_types_skipped_and_flags_ignored(vgt, check):
     buf = io.BytesIO()
-    w = vgtpy.Writer(buf, identity=[("producer", "vgtpy")], chunk_flags=0x40000000, chunk_target=200)
+    w = vgtrace.Writer(buf, identity=[("producer", "vgtpy")], chunk_flags=0x40000000, chunk_target=200)
     w.write(0x0777, b"future type", 1)
     w.write(0xF123, b"experimental" * 5, 2)
     w.write("MARKER", {"text": b"after the unknown ones"}, 3, 0x8000)
-    w.write("RM_FREE", vgtpy.encode_payload(0x11, {"handle": 5}) + b"\1" * 16, 4, 0x0003)
+    w.write("RM_FREE", vgtrace.encode_payload(0x11, {"handle": 5}) + b"\1" * 16, 4, 0x0003)
     w.close()
     p = check.fine(buf.getvalue(), "unknown types and flags")
     out = vgt("dump", p, check=0).stdout

@@ -17,7 +17,7 @@ import struct
 
 import pytest
 
-import vgtpy
+import vgtrace
 from conftest import run_vgt
 from test_census import PB, gp_entry, qmd_v04
 
@@ -63,7 +63,7 @@ def build(path):
     recs.append(("GPFIFO_SUBMIT", dict(client=CH_CLIENT, channel=CH_HANDLE, token=7, gp_put_before=0, gp_put_after=1,
                                        entries=[gp_entry(PB_VA, len(data) // 4)],
                                        segments=[{"gpu_va": PB_VA, "data": data}]), 10))
-    vgtpy.write_trace(path, recs)
+    vgtrace.write_trace(path, recs)
 
 
 @pytest.fixture(scope="module")

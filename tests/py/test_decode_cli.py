@@ -1,5 +1,5 @@
 """`vgt decode`: text and JSONL output, filters, diagnostics and exit codes, on hand-built traces (written
-with the Python twin, tests/vgtpy) whose expected decode comes from NVIDIA's class headers, and on
+with the Python twin, trace-format/python/vgtrace) whose expected decode comes from NVIDIA's class headers, and on
 `vgt synth` traces.
 
 Facts used (open-gpu-doc classes/host/clc56f.h method-header and GPFIFO-entry layouts; clc86f.h / clc76f.h
@@ -13,7 +13,7 @@ import struct
 
 import pytest
 
-from vgtpy import writer
+from vgtrace import writer
 
 CLIENT, CHANNEL, CHANNEL2 = 0xC1D00001, 0xCAFE0001, 0xCAFE0002
 

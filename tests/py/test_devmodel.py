@@ -22,7 +22,7 @@ import subprocess
 import pytest
 
 from conftest import REPO
-from vgtpy import reader
+from vgtrace import reader
 
 PAGE = 4096
 BIG = 1 << 16

@@ -175,10 +175,10 @@ def test_bad_input_is_not_a_trace(vgt, tmp_path):
 def test_verify_checks_payload_structure_behind_valid_checksums(vgt, tmp_path):
     """A record whose blob runs past its payload, in a chunk whose checksums are right (written by the
     Python twin): only the structure check can catch it; dump shows it as malformed."""
-    import vgtpy
+    import vgtrace
     p = tmp_path / "blob.vgt"
     with open(p, "wb") as f:
-        w = vgtpy.Writer(f, identity=[("producer", "test_format_cli")])
+        w = vgtrace.Writer(f, identity=[("producer", "test_format_cli")])
         w.write("MARKER", {"text": b"fine"}, 10)
         w.write("MARKER", struct.pack("<II", 99, 0) + b"abc", 11)
         w.close()

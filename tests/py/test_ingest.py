@@ -1,5 +1,5 @@
 """`vgt ingest`: an uncompressed record stream (docs/trace-format.md section 10) into a crash-safe,
-indexed trace. The streams here are made by this test from the spec (tests/vgtpy's record encoder), out
+indexed trace. The streams here are made by this test from the spec (trace-format/python/vgtrace's record encoder), out
 of corpus traces, so the producer is independent of the C encoder (tests/unit/test_fenc.c checks that
 one against the library).
 
@@ -18,7 +18,7 @@ import time
 import pytest
 
 from conftest import REPO
-from vgtpy import reader, writer
+from vgtrace import reader, writer
 
 END = 0xFFFF
 

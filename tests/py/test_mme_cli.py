@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-import vgtpy
+import vgtrace
 
 REPO = Path(__file__).resolve().parents[2]
 CLIENT, CHANNEL, HOST, HOPPER_A = 1, 0x100, 0xC86F, 0xCB97
@@ -99,7 +99,7 @@ def build(path):
         entry = (va & 0xFFFFFFFC) | (((va >> 32) & 0xFF) | ((len(data) // 4) << 10)) << 32
         recs.append(("GPFIFO_SUBMIT", dict(client=CLIENT, channel=CHANNEL, token=7, gp_put_before=k, gp_put_after=k + 1,
                                            entries=[entry], segments=[{"gpu_va": va, "data": data}]), 10 + k))
-    vgtpy.write_trace(path, recs)
+    vgtrace.write_trace(path, recs)
     return pos
 
 

@@ -10,27 +10,27 @@ import subprocess
 import pytest
 import zstandard
 
-import vgtpy
-from vgtpy import spec
+import vgtrace
+from vgtrace import spec
 
 MEMORY = spec.type_code("MEMORY")
 
 
 def rewrite(src, dst, edit):
     """Copy trace src to dst through the Python twin, passing each record's payload through edit(rec)."""
-    t = vgtpy.read_trace(str(src))
+    t = vgtrace.read_trace(str(src))
     recs = []
     for r in t.records:
         payload = edit(r)
         recs.append((r.type, bytes(r.payload if payload is None else payload), r.ts, r.flags))
-    vgtpy.write_trace(str(dst), recs, identity=list(t.identity.items()))
+    vgtrace.write_trace(str(dst), recs, identity=list(t.identity.items()))
     return t
 
 
 def observed_records(path):
     """(seq, gpu_va, data) of every MEMORY record of reason observed (2), in order."""
     out = []
-    for r in vgtpy.read_trace(str(path)).records:
+    for r in vgtrace.read_trace(str(path)).records:
         if r.type == MEMORY and r.fields["reason"] == 2:
             out.append((r.seq, r.fields["gpu_va"], bytes(r.fields["data"])))
     return out
@@ -61,7 +61,7 @@ def test_replay_json_counts_match_the_trace(vgt, synth, tmp_path):
     trace = synth("replay-json", "--shape", "mixed", "--submits", "10", "--seed", "11")
     r = vgt("replay", trace, "--backend", "sim", "--check", "--json", check=0)
     j = json.loads(r.stdout)
-    t = vgtpy.read_trace(str(trace))
+    t = vgtrace.read_trace(str(trace))
     submits = sum(1 for x in t.records if x.name == "GPFIFO_SUBMIT")
     entries = sum(x.fields["entry_count"] for x in t.records if x.name == "GPFIFO_SUBMIT")
     assert j["backend"] == "sim" and j["lane"] == "verbatim" and j["result"] == "ok"

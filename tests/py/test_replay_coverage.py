@@ -3,7 +3,7 @@
 Observed bytes are the bytes of the SEMAPHORE records and of the MEMORY records of reason observed that
 come after a replayed submission: what the capture read back of the GPU's results, that a check takes
 as the expected output. Here they are counted independently, from the records as the Python reader
-(tests/vgtpy) sees them, and compared with what `vgt replay` and `vgt corpus` report.
+(trace-format/python/vgtrace) sees them, and compared with what `vgt replay` and `vgt corpus` report.
 """
 import json
 import re
@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-import vgtpy
-from vgtpy import spec
+import vgtrace
+from vgtrace import spec
 
 REPO = Path(__file__).resolve().parents[2]
 CORPUS = REPO / "corpus"
@@ -27,7 +27,7 @@ def observed_bytes(path):
     """Bytes of SEMAPHORE (4 or 8 byte) and MEMORY observed records after the first submission: those a
     full replay checks (every corpus submission is replayed, so each such record follows a replayed one)."""
     total, seen_submit = 0, False
-    for r in vgtpy.read_trace(str(path)).records:
+    for r in vgtrace.read_trace(str(path)).records:
         if r.type == SUBMIT:
             seen_submit = True
         elif not seen_submit:
@@ -96,17 +96,17 @@ def test_compared_bytes_are_those_of_the_checked_observed_records(vgt, synth, tm
     c = j["checks"]
     assert c["observed_bytes"] == want and 0 < c["observed_bytes_compared"] <= want
 
-    t = vgtpy.read_trace(str(trace))
+    t = vgtrace.read_trace(str(trace))
     recs = []
     for r in t.records:
         if r.type == MEMORY and r.fields["reason"] == OBSERVED:
             f = dict(r.fields)
             f["data"] = bytes(b ^ 0xFF for b in f["data"])
-            recs.append((r.type, vgtpy.encode_payload(r.type, f), r.ts, r.flags))
+            recs.append((r.type, vgtrace.encode_payload(r.type, f), r.ts, r.flags))
         else:
             recs.append((r.type, bytes(r.payload), r.ts, r.flags))
     bad = tmp_path / "inverted.vgt"
-    vgtpy.write_trace(str(bad), recs, identity=list(t.identity.items()))
+    vgtrace.write_trace(str(bad), recs, identity=list(t.identity.items()))
     jb = json.loads(vgt("replay", bad, "--backend", "sim", "--check", "--json", check=1).stdout)
     mism = [x for x in jb["reports"] if x["kind"] == "mismatch" and x["record"] == "MEMORY observed"]
     assert mism and all(x["differing"] == x["compared"] for x in mism)

@@ -124,7 +124,7 @@ def rt_trace(path, rt_va, pixels):
     """A hand-built trace: one channel binds a 16x8 A8R8G8B8 block-linear render target at rt_va (3D CB97
     SET_COLOR_TARGET_A..MEMORY(0), 0x800..0x814) and uploads pixels (32-bit words) to its first row with I2M
     A140 (LINE_LENGTH_IN 0x180 .. LAUNCH_DMA 0x1b0, LOAD_INLINE_DATA 0x1b4)."""
-    import vgtpy
+    import vgtrace
     from test_census import PB, gp_entry
     pb = PB()
     pb.inc(0, 0x0000, [0xCB97])
@@ -143,7 +143,7 @@ def rt_trace(path, rt_va, pixels):
             ("GPFIFO_SUBMIT", dict(client=1, channel=0x100, token=7, gp_put_before=0, gp_put_after=1,
                                    entries=[gp_entry(pb_va, len(data) // 4)],
                                    segments=[{"gpu_va": pb_va, "data": data}]), 10)]
-    vgtpy.write_trace(path, recs)
+    vgtrace.write_trace(path, recs)
 
 
 def test_census_px0_is_the_first_pixel_value(vgt_bin, tmp_path):

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-import vgtpy
-from vgtpy import records as vrec
-from vgtpy import spec
+import vgtrace
+from vgtrace import records as vrec
+from vgtrace import spec
 
 CORPUS = Path(__file__).resolve().parents[2] / "corpus"
 CASES = [("vk_triangle.vgt", 12, 23), ("vk_triangle.vgt", 20, 23), ("vk_triangle.vgt", 1, 23),
@@ -35,10 +35,10 @@ def make_slice(vgt, tmp_path, name, a, b):
 
 def without(src, dst, type_name):
     """src rewritten by the Python twin without its records of one type."""
-    t = vgtpy.read_trace(src)
+    t = vgtrace.read_trace(src)
     code = spec.BY_NAME[type_name].code
     recs = [(r.type, r.payload, r.ts, r.flags) for r in t.records if r.type != code]
-    vgtpy.write_trace(dst, recs, identity=tuple(t.identity.items()))
+    vgtrace.write_trace(dst, recs, identity=tuple(t.identity.items()))
     return dst
 
 
@@ -112,7 +112,7 @@ def test_control_without_channel_methods_macros_do_not_resolve(vgt, tmp_path):
 
 def test_record_follows_its_channel_state_and_holds_only_state(vgt, vgt_bin, tmp_path):
     out = make_slice(vgt, tmp_path, "vk_triangle.vgt", 12, 23)
-    t = vgtpy.read_trace(out)
+    t = vgtrace.read_trace(out)
     recs = t.records
     methods = [i for i, r in enumerate(recs) if r.name == "CHANNEL_METHODS"]
     assert methods, "the slice carries engine state"
@@ -141,7 +141,7 @@ def test_decode_shows_a_state_preamble_apart_from_submissions(vgt, tmp_path):
     text = vgt("decode", out, check=0).stdout
     heads = re.findall(r"^state preamble seq (\d+) channel (0x[0-9a-f]+) client 0x[0-9a-f]+ writes (\d+) "
                        r"\(engine state restored before submit 0; not submitted work\)$", text, re.M)
-    t = vgtpy.read_trace(out)
+    t = vgtrace.read_trace(out)
     want = [(r.seq, r.fields["channel"], r.fields["writes_length"] // 8) for r in t.records if r.name == "CHANNEL_METHODS"]
     assert [(int(s), int(c, 16), int(n)) for s, c, n in heads] == want
     lines = vgt("decode", out, "--jsonl", check=0).stdout.splitlines()
@@ -156,7 +156,7 @@ def test_python_writes_a_record_c_checks(vgt, tmp_path):
     bad = good[:2] + struct.pack("<H", 8) + good[4:]
     for blob, ok in ((good, True), (bad, False)):
         path = tmp_path / f"cm-{ok}.vgt"
-        vgtpy.write_trace(path, [("CHANNEL_METHODS", {"client": 1, "channel": 2, "flags": 0,
+        vgtrace.write_trace(path, [("CHANNEL_METHODS", {"client": 1, "channel": 2, "flags": 0,
                                                       "writes_length": len(blob), "writes": blob}, 0)])
         r = vgt("dump", path, "--jsonl")
         d = json.loads(r.stdout.splitlines()[0])
@@ -164,7 +164,7 @@ def test_python_writes_a_record_c_checks(vgt, tmp_path):
             assert d["methods"] == [{"subch": 1, "method": 0x200, "value": 5}]
         else:
             assert "methods" not in d
-            with pytest.raises(vgtpy.FormatError):
+            with pytest.raises(vgtrace.FormatError):
                 vrec.unpack_channel_methods(blob)
 
 

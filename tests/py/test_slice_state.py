@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-import vgtpy
-from vgtpy import spec
+import vgtrace
+from vgtrace import spec
 
 CORPUS = Path(__file__).resolve().parents[2] / "corpus"
 RUN_PENDING = spec.CHANNEL_STATE_RUN_PENDING
@@ -64,17 +64,17 @@ def make_slice(vgt, tmp_path, name, a, b):
 
 def without(src, dst, type_name):
     """src rewritten by the Python twin without its records of one type."""
-    t = vgtpy.read_trace(src)
+    t = vgtrace.read_trace(src)
     code = spec.BY_NAME[type_name].code
     recs = [(r.type, r.payload, r.ts, r.flags) for r in t.records if r.type != code]
-    vgtpy.write_trace(dst, recs, identity=tuple(t.identity.items()))
+    vgtrace.write_trace(dst, recs, identity=tuple(t.identity.items()))
     return dst
 
 
 @pytest.mark.parametrize("name,a,b,needs_state", CASES)
 def test_slice_decodes_like_the_whole_trace(vgt, tmp_path, full_decodes, name, a, b, needs_state):
     out = make_slice(vgt, tmp_path, name, a, b)
-    t = vgtpy.read_trace(out)
+    t = vgtrace.read_trace(out)
     states = [r for r in t.records if r.name == "CHANNEL_STATE"]
     assert states, "a slice after the first submission carries the channels' decoder state"
     assert t.minor == 1
@@ -113,7 +113,7 @@ def test_semaphores_hold_what_the_dropped_submissions_released(vgt, tmp_path, fu
     full = full_decodes("vadd.vgt")
     acquires = [e for s in full[a:b + 1] for e in s["events"] if e["event"] == "SEM_ACQUIRE"]
     assert acquires, "vadd waits on semaphores in submissions 150..160"
-    t = vgtpy.read_trace(make_slice(vgt, tmp_path, "vadd.vgt", a, b))
+    t = vgtrace.read_trace(make_slice(vgt, tmp_path, "vadd.vgt", a, b))
     checked = 0
     for acq in acquires:
         released = [e for s in full[:a] for e in s["events"]
@@ -156,10 +156,10 @@ def test_a_pending_run_is_flagged_not_carried(vgt, tmp_path):
     s0 = submit(PB, [inc(1, 0x0000, 1), 0xCBC0, inc(1, 0x0400, 4), 0x11, 0x22])
     s1 = submit(PB + 0x1000, [0x33, 0x44, inc(1, 0x02B4, 1), 0x1234])
     recs = [("CHANNEL", chan, 10), (*s0, 20), (*s1, 30)]
-    vgtpy.write_trace(src, recs)
+    vgtrace.write_trace(src, recs)
     out = tmp_path / "cut.vgt"
     vgt("slice", src, out, "--submits", "1..1", check=0)
-    t = vgtpy.read_trace(out)
+    t = vgtrace.read_trace(out)
     (state,) = [r.fields for r in t.records if r.name == "CHANNEL_STATE"]
     assert state["flags"] & RUN_PENDING and state["subch1_class"] == 0xCBC0 and state["channel"] == CHAN
     diag = [r for r in t.records if r.name == "DIAGNOSTIC" and r.fields["severity"] == 1]
@@ -180,12 +180,12 @@ def test_input_channel_state_survives_without_submissions(vgt, tmp_path, synth):
     """synth's all-types shape states every channel's bindings before any submission: a slice from 0 has no
     decoded submission to take them from, so it carries the input's."""
     src = synth("state-src", "--shape", "all-types", "--submits", "9", "--channels", "3", "--seed", "3")
-    want = {(r.fields["client"], r.fields["channel"]): r.fields for r in vgtpy.read_trace(src).records
+    want = {(r.fields["client"], r.fields["channel"]): r.fields for r in vgtrace.read_trace(src).records
             if r.name == "CHANNEL_STATE"}
     assert len(want) == 3
     out = tmp_path / "s0.vgt"
     vgt("slice", src, out, "--submits", "0..2", check=0)
-    got = {(r.fields["client"], r.fields["channel"]): r.fields for r in vgtpy.read_trace(out).records
+    got = {(r.fields["client"], r.fields["channel"]): r.fields for r in vgtrace.read_trace(out).records
            if r.name == "CHANNEL_STATE"}
     assert got == want
 

@@ -5,13 +5,13 @@ import struct
 
 import pytest
 
-import vgtpy
-from vgtpy import samples, spec
+import vgtrace
+from vgtrace import samples, spec
 
 
 def write(records, **kw):
     buf = io.BytesIO()
-    w = vgtpy.Writer(buf, identity=[("producer", "vgtpy-test"), ("capture_mode", "synthetic")], **kw)
+    w = vgtrace.Writer(buf, identity=[("producer", "vgtpy-test"), ("capture_mode", "synthetic")], **kw)
     for r in records:
         w.write(*r)
     w.close()
@@ -31,7 +31,7 @@ def expect_fields(rec, fields):
 def test_every_type_round_trips(codec, chunk_target, trailer):
     recs = samples.all_type_records(seed=3)
     data = write(recs, codec=codec, chunk_target=chunk_target, trailer=trailer)
-    t = vgtpy.read_trace(data)
+    t = vgtrace.read_trace(data)
     assert t.has_index == trailer
     assert t.identity == {"producer": "vgtpy-test", "capture_mode": "synthetic"}
     assert [r.seq for r in t.records] == list(range(len(recs)))
@@ -50,60 +50,60 @@ def test_every_type_round_trips(codec, chunk_target, trailer):
 def test_stream_and_seek():
     recs = samples.all_type_records(seed=4)
     data = write(recs, chunk_target=512)
-    s = vgtpy.read_stream_bytes(data)
+    s = vgtrace.read_stream_bytes(data)
     assert [r.seq for r in s.records] == list(range(len(recs)))
-    tail = vgtpy.records_from_seq(data, 17)
+    tail = vgtrace.records_from_seq(data, 17)
     assert [r.seq for r in tail] == list(range(17, len(recs)))
 
 
 def test_padding_and_blob_boundaries():
     for n in range(0, 17):
         data = write([("MARKER", {"text": b"x" * n}, 5), ("RM_ALLOC", {"params_in": b"a" * n, "params_out": b"b" * n}, 6)])
-        t = vgtpy.read_trace(data)
+        t = vgtrace.read_trace(data)
         assert t.records[0].fields["text"] == b"x" * n
         assert t.records[1].fields["params_in"] == b"a" * n and t.records[1].fields["params_out"] == b"b" * n
 
 
 def test_short_payload_is_malformed():
     data = write([("RM_FREE", b"\0" * 12, 1)])   # RM_FREE's fixed part is 16 bytes
-    with pytest.raises(vgtpy.FormatError, match="shorter than the fixed part"):
-        vgtpy.read_trace(data)
+    with pytest.raises(vgtrace.FormatError, match="shorter than the fixed part"):
+        vgtrace.read_trace(data)
 
 
 def test_blob_past_payload_is_malformed():
     payload = struct.pack("<II", 100, 0) + b"abc"   # MARKER says 100 text bytes, has 3
-    with pytest.raises(vgtpy.FormatError, match="text"):
-        vgtpy.read_trace(write([("MARKER", payload, 1)]))
+    with pytest.raises(vgtrace.FormatError, match="text"):
+        vgtrace.read_trace(write([("MARKER", payload, 1)]))
 
 
 def test_appended_fields_are_ignored():
-    payload = vgtpy.encode_payload(spec.BY_NAME["RM_FREE"].code, {"client": 1, "parent": 2, "handle": 3}) + b"\7" * 8
-    t = vgtpy.read_trace(write([("RM_FREE", payload, 1)]))
+    payload = vgtrace.encode_payload(spec.BY_NAME["RM_FREE"].code, {"client": 1, "parent": 2, "handle": 3}) + b"\7" * 8
+    t = vgtrace.read_trace(write([("RM_FREE", payload, 1)]))
     assert t.records[0].fields["handle"] == 3 and t.records[0].fields["_extra"] == 8
 
 
 def test_unknown_header_flags_rejected_naming_bits():
     data = bytearray(write([("MARKER", {"text": b"x"}, 1)]))
-    hdr = vgtpy.encode_header([("producer", "x")], flags=0x10)
-    with pytest.raises(vgtpy.VersionError, match="0x10"):
-        vgtpy.read_trace(hdr + bytes(data[len(hdr):]))
+    hdr = vgtrace.encode_header([("producer", "x")], flags=0x10)
+    with pytest.raises(vgtrace.VersionError, match="0x10"):
+        vgtrace.read_trace(hdr + bytes(data[len(hdr):]))
 
 
 def test_versions():
     for minor in (0, 1, 77):
         buf = io.BytesIO()
-        w = vgtpy.Writer(buf, minor=minor)
+        w = vgtrace.Writer(buf, minor=minor)
         w.write("MARKER", {"text": b"m"}, 1)
         w.close()
-        assert vgtpy.read_trace(buf.getvalue()).minor == minor
+        assert vgtrace.read_trace(buf.getvalue()).minor == minor
     buf = io.BytesIO()
-    vgtpy.Writer(buf, major=2).close()
-    with pytest.raises(vgtpy.VersionError, match="major version 2"):
-        vgtpy.read_trace(buf.getvalue())
+    vgtrace.Writer(buf, major=2).close()
+    with pytest.raises(vgtrace.VersionError, match="major version 2"):
+        vgtrace.read_trace(buf.getvalue())
 
 
 def test_unknown_record_flags_ignored():
-    t = vgtpy.read_trace(write([("MARKER", {"text": b"flagged"}, 1, 0x8001)]))
+    t = vgtrace.read_trace(write([("MARKER", {"text": b"flagged"}, 1, 0x8001)]))
     assert t.records[0].flags == 0x8001 and t.records[0].fields["text"] == b"flagged"
 
 
@@ -111,13 +111,13 @@ def test_every_byte_flip_in_a_small_trace_is_caught_or_harmless():
     """No single-byte corruption makes the reader crash or return different records silently."""
     recs = samples.all_type_records(seed=5)[:6]
     data = write(recs, chunk_target=256, codec=spec.CODEC_STORED)
-    good = [(r.type, r.payload) for r in vgtpy.read_trace(data).records]
+    good = [(r.type, r.payload) for r in vgtrace.read_trace(data).records]
     for i in range(len(data)):
         bad = bytearray(data)
         bad[i] ^= 0x41
         try:
-            t = vgtpy.read_trace(bytes(bad))
-        except vgtpy.VgtError:
+            t = vgtrace.read_trace(bytes(bad))
+        except vgtrace.VgtError:
             continue
         # accepted: only non-zero padding (readers MUST NOT reject it) may differ
         assert [(r.type, r.payload) for r in t.records] == good, f"flip at byte {i} changed records silently"
@@ -126,12 +126,12 @@ def test_every_byte_flip_in_a_small_trace_is_caught_or_harmless():
 def test_truncation_reads_as_prefix():
     recs = samples.all_type_records(seed=6)
     data = write(recs, chunk_target=300)
-    full = vgtpy.read_trace(data)
+    full = vgtrace.read_trace(data)
     for c in full.chunks:
         for cut in (c.offset, c.offset + 10, c.offset + spec.CHUNK_HEADER_SIZE + 1):
-            with pytest.raises(vgtpy.VgtError) if cut > c.offset else _no_error():
-                vgtpy.read_trace(data[:cut])
-            t, err = vgtpy.read_prefix(data[:cut])
+            with pytest.raises(vgtrace.VgtError) if cut > c.offset else _no_error():
+                vgtrace.read_trace(data[:cut])
+            t, err = vgtrace.read_prefix(data[:cut])
             assert [r.seq for r in t.records] == list(range(c.first_seq))
 
 

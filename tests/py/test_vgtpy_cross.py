@@ -1,5 +1,5 @@
 """Two implementations of docs/trace-format.md check each other, record by record:
-- the Python twin (tests/vgtpy) reads every trace the C writer makes (`vgt synth`, every shape, stored and
+- the Python twin (trace-format/python/vgtrace) reads every trace the C writer makes (`vgt synth`, every shape, stored and
   zstd chunks, small chunks, no trailer) and agrees with `vgt dump --jsonl`;
 - the C reader (`vgt verify`, `vgt dump --jsonl`, `vgt info --json`) reads traces the Python writer wrote,
   with every record type, unknown types and flags, as files and as a stream, and agrees."""
@@ -11,8 +11,8 @@ import subprocess
 
 import pytest
 
-import vgtpy
-from vgtpy import samples, spec
+import vgtrace
+from vgtrace import samples, spec
 
 IGNORED = {"reserved", "_extra"}
 # `vgt dump` shows a text byte that is not UTF-8 as the code point of the same number (\u00XX)
@@ -74,7 +74,7 @@ C_TRACES = {
 @pytest.mark.parametrize("name", sorted(C_TRACES))
 def test_python_reads_what_c_writes(synth, vgt_bin, name):
     path = synth(f"cross-{name}", *C_TRACES[name])
-    t = vgtpy.read_trace(path)
+    t = vgtrace.read_trace(path)
     assert t.has_index == (name != "no-trailer")
     assert t.identity["capture_mode"] == "synthetic"
     assert len(t.chunks) > 1 or name not in ("small-chunks", "stored", "no-trailer", "crash-safe")
@@ -83,13 +83,13 @@ def test_python_reads_what_c_writes(synth, vgt_bin, name):
     assert_agree(t.records, dump_jsonl(vgt_bin, path))
     if t.has_index:   # seeking through the index gives the same records
         mid = len(t.records) // 2
-        assert [r.payload for r in vgtpy.records_from_seq(path, mid)] == [r.payload for r in t.records[mid:]]
+        assert [r.payload for r in vgtrace.records_from_seq(path, mid)] == [r.payload for r in t.records[mid:]]
 
 
 def test_dump_ranges_and_types_agree(synth, vgt_bin):
     """`vgt dump --seq A..B` (seeking through the index) and `--type T` select what the Python twin does."""
     path = synth("cross-seek", "--shape", "all-types", "--submits", "24", "--chunk-size", "8192")
-    t = vgtpy.read_trace(path)
+    t = vgtrace.read_trace(path)
     n = len(t.records)
     assert len(t.chunks) >= 5
     for a, b in [(0, 0), (1, 5), (n // 3, n // 2), (t.chunks[2].first_seq, t.chunks[2].first_seq),
@@ -109,18 +109,18 @@ def test_dump_ranges_and_types_agree(synth, vgt_bin):
 def test_python_reads_c_trace_as_a_stream(synth):
     path = synth("cross-stream", "--shape", "all-types", "--submits", "10", "--chunk-size", "8192")
     with open(path, "rb") as f:
-        it = vgtpy.iter_stream(f)
+        it = vgtrace.iter_stream(f)
         head = next(it)
         recs = list(it)
-    assert head.identity == vgtpy.read_trace(path).identity
-    assert [r.payload for r in recs] == [r.payload for r in vgtpy.read_trace(path).records]
+    assert head.identity == vgtrace.read_trace(path).identity
+    assert [r.payload for r in recs] == [r.payload for r in vgtrace.read_trace(path).records]
 
 
 def test_python_reads_a_c_stream_from_a_pipe(vgt_bin):
     """`vgt synth -o -` streams to a pipe; the Python twin consumes it chunk by chunk as it arrives."""
     p = subprocess.Popen([str(vgt_bin), "synth", "-o", "-", "--shape", "all-types", "--submits", "6", "--crash-safe"],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    it = vgtpy.iter_stream(p.stdout)
+    it = vgtrace.iter_stream(p.stdout)
     head = next(it)
     recs = list(it)
     assert p.wait(timeout=60) == 0, p.stderr.read()
@@ -134,7 +134,7 @@ def test_python_reads_what_repack_writes(synth, vgt, vgt_bin, tmp_path, args):
     src = synth("cross-repack-src", "--shape", "all-types", "--submits", "10")
     out = tmp_path / "repacked.vgt"
     vgt("repack", src, out, *args, check=0)
-    a, b = vgtpy.read_trace(src), vgtpy.read_trace(out)
+    a, b = vgtrace.read_trace(src), vgtrace.read_trace(out)
     assert [(r.type, r.ts, r.payload) for r in a.records] == [(r.type, r.ts, r.payload) for r in b.records]
     assert b.has_index
     assert_agree(b.records, dump_jsonl(vgt_bin, out))
@@ -144,7 +144,7 @@ def python_records():
     recs = samples.all_type_records(seed=11)
     recs.append((0x0777, b"a type from a future minor", 99_000_000))           # unknown, not experimental
     recs.append(("MARKER", {"text": b"flagged record"}, 99_000_001, 0x8001))   # unknown record flags
-    recs.append(("RM_FREE", vgtpy.encode_payload(0x11, {"client": 1, "parent": 2, "handle": 3}) + b"\xaa" * 8,
+    recs.append(("RM_FREE", vgtrace.encode_payload(0x11, {"client": 1, "parent": 2, "handle": 3}) + b"\xaa" * 8,
                  99_000_002))                                                   # a field appended by a newer minor
     return recs
 
@@ -163,7 +163,7 @@ WRITER_VARIANTS = {
 def write_py(path, **kw):
     recs = python_records()
     with open(path, "wb") as f:
-        w = vgtpy.Writer(f, identity=[("producer", "vgtpy"), ("capture_mode", "synthetic"),
+        w = vgtrace.Writer(f, identity=[("producer", "vgtpy"), ("capture_mode", "synthetic"),
                                       ("command_line", "python -m vgtpy \u00e9t\u00e9")], **kw)
         for r in recs:
             w.write(*r)
@@ -177,7 +177,7 @@ def test_c_reads_what_python_writes(vgt, vgt_bin, tmp_path, variant):
     recs = write_py(path, **WRITER_VARIANTS[variant])
     r = vgt("verify", path)
     assert r.returncode == 0, f"vgt verify rejects a Python-written trace ({variant}): {r.stdout}{r.stderr}"
-    t = vgtpy.read_trace(path)
+    t = vgtrace.read_trace(path)
     assert len(t.records) == len(recs)
     assert_agree(t.records, dump_jsonl(vgt_bin, path))
     info = json.loads(vgt("info", path, "--json", check=0).stdout)
@@ -187,11 +187,11 @@ def test_c_reads_what_python_writes(vgt, vgt_bin, tmp_path, variant):
 
 def test_c_reads_a_python_stream(vgt_bin):
     buf = io.BytesIO()
-    w = vgtpy.Writer(buf, identity=[("producer", "vgtpy")], trailer=False, chunk_target=700)
+    w = vgtrace.Writer(buf, identity=[("producer", "vgtpy")], trailer=False, chunk_target=700)
     for r in python_records():
         w.write(*r)
     w.close()
-    t = vgtpy.read_stream_bytes(buf.getvalue())
+    t = vgtrace.read_stream_bytes(buf.getvalue())
     assert_agree(t.records, dump_jsonl(vgt_bin, stdin=buf.getvalue()))
 
 
@@ -202,7 +202,7 @@ def test_c_reads_each_chunk_of_a_live_stream_as_it_arrives(vgt_bin):
     p = subprocess.Popen(["stdbuf", "-oL", str(vgt_bin), "dump", "-", "--jsonl"], stdin=subprocess.PIPE,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
-        w = vgtpy.Writer(p.stdin, identity=[("producer", "vgtpy live")], trailer=False)
+        w = vgtrace.Writer(p.stdin, identity=[("producer", "vgtpy live")], trailer=False)
         for i in range(3):
             w.write("MARKER", {"text": f"chunk {i}".encode()}, 100 + i)
             w.flush()

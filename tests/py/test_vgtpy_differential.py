@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-import vgtpy
+import vgtrace
 from test_vgtpy_cross import assert_agree, dump_jsonl
-from vgtpy.mutate import fix_checksums, mutate
+from vgtrace.mutate import fix_checksums, mutate
 
 SEEDS = sorted((Path(__file__).resolve().parents[1] / "fuzz" / "corpus_reader").glob("*.vgt"))
 CASES = 400
@@ -41,8 +41,8 @@ def test_readers_agree_on_damaged_traces(vgt, vgt_bin, tmp_path, seed):
         if rng.random() < 0.8:
             data = fix_checksums(data)
         try:
-            t, py_err = vgtpy.read_trace(data), None
-        except vgtpy.VgtError as e:
+            t, py_err = vgtrace.read_trace(data), None
+        except vgtrace.VgtError as e:
             t, py_err = None, e
         path.write_bytes(data)
         c_ok, c_offsets, c_msg = c_verdict(vgt, path)
@@ -57,8 +57,8 @@ def test_readers_agree_on_damaged_traces(vgt, vgt_bin, tmp_path, seed):
             accepted += 1
             continue
         try:
-            chunks_end = vgtpy.read_prefix(data)[0].chunks_end
-        except vgtpy.VgtError:
+            chunks_end = vgtrace.read_prefix(data)[0].chunks_end
+        except vgtrace.VgtError:
             chunks_end = len(data)   # the file header itself is bad
         # a cut input: the structure it cuts (python) or where it ends (vgt) are both right
         named_ok = py_err.offset in c_offsets or (py_err.kind == "TRUNCATED" and len(data) in c_offsets)

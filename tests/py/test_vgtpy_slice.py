@@ -1,4 +1,4 @@
-"""`vgt slice IN OUT --submits A..B`, checked with the Python twin and its independent fold (vgtpy.fold):
+"""`vgt slice IN OUT --submits A..B`, checked with the Python twin and its independent fold (vgtrace.fold):
 the slice verifies, holds exactly submissions A..B (the same records, renumbered from 0), says where it
 came from, and at its first submission has the same live objects, channels, mappings and mapped memory
 as the original had at submission A, except for the bytes the GPU itself wrote before A, which the slice
@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-import vgtpy
-from vgtpy import spec
-from vgtpy.fold import fold_until_submit
+import vgtrace
+from vgtrace import spec
+from vgtrace.fold import fold_until_submit
 
 SUBMIT = spec.BY_NAME["GPFIFO_SUBMIT"].code
 DERIVED = spec.MEMORY_FLAG_DERIVED
@@ -36,7 +36,7 @@ def byte_map(fold):
 def original(synth):
     path = synth("slice-src", "--shape", "all-types", "--submits", "30", "--channels", "3", "--memory-pages", "24",
                  "--chunk-size", "16384", "--seed", "8")
-    return path, vgtpy.read_trace(path)
+    return path, vgtrace.read_trace(path)
 
 
 def submits(t):
@@ -47,7 +47,7 @@ def do_slice(vgt, src, tmp_path, rng, name="s.vgt"):
     out = tmp_path / name
     vgt("slice", src, out, "--submits", rng, check=0)
     vgt("verify", out, check=0)
-    return out, vgtpy.read_trace(out)
+    return out, vgtrace.read_trace(out)
 
 
 @pytest.mark.parametrize("a,b", [(0, 0), (0, 9), (12, 21), (29, 29)])

@@ -5,9 +5,9 @@ import struct
 
 import pytest
 
-import vgtpy
-from vgtpy import spec
-from vgtpy.fold import Fold
+import vgtrace
+from vgtrace import spec
+from vgtrace.fold import Fold
 
 SUBMIT = spec.BY_NAME["GPFIFO_SUBMIT"].code
 
@@ -40,20 +40,20 @@ def test_usage_errors(vgt, tmp_path):
 
 
 def test_says_it_is_synthetic(synth, vgt):
-    t = vgtpy.read_trace(synth("ident", "--submits", "2"))
+    t = vgtrace.read_trace(synth("ident", "--submits", "2"))
     assert t.identity["capture_mode"] == "synthetic"
     assert t.identity["producer"] == "vgt synth"
     assert "capture_mode" in vgt("info", synth("ident", "--submits", "2"), check=0).stdout
 
 
 def test_all_types_shape_has_every_record_type(synth):
-    t = vgtpy.read_trace(synth("all", "--shape", "all-types", "--submits", "5"))
+    t = vgtrace.read_trace(synth("all", "--shape", "all-types", "--submits", "5"))
     have = {r.name for r in t.records}
     assert have >= {layout.name for layout in spec.LAYOUTS}, sorted({l.name for l in spec.LAYOUTS} - have)
 
 
 def test_objects_channels_and_engines(synth):
-    t = vgtpy.read_trace(synth("objs", "--channels", "3", "--submits", "6"))
+    t = vgtrace.read_trace(synth("objs", "--channels", "3", "--submits", "6"))
     by = lambda name: [r.fields for r in t.records if r.name == name]
     classes = {f["class"] for f in by("RM_ALLOC")}
     assert {0x41, 0x80, 0x2080, 0x90F1, 0xA06C} <= classes
@@ -72,7 +72,7 @@ def test_objects_channels_and_engines(synth):
 
 def test_bytes_sizes_the_trace(synth):
     path = synth("sized", "--shape", "pushbuf", "--bytes", "3M")
-    t = vgtpy.read_trace(path)
+    t = vgtrace.read_trace(path)
     total = sum(spec.RECORD_HEADER_SIZE + spec.pad8(r.length) for r in t.records)
     assert 3 << 20 <= total < (3 << 20) + (256 << 10), total
     mems = [r for r in t.records if r.name == "MEMORY"]
@@ -154,7 +154,7 @@ class Interpreter:
 
 @pytest.mark.parametrize("shape", ["mixed", "all-types", "pushbuf"])
 def test_push_buffers_execute_to_the_observed_memory(synth, shape):
-    t = vgtpy.read_trace(synth(f"exec-{shape}", "--shape", shape, "--submits", "40", "--channels", "2",
+    t = vgtrace.read_trace(synth(f"exec-{shape}", "--shape", shape, "--submits", "40", "--channels", "2",
                                "--memory-pages", "16", "--seed", "3"))
     fold = Fold()
     run = Interpreter(fold)

@@ -11,7 +11,7 @@
 #include "vgt/cli.h"
 
 typedef struct repack_opts {
-    int level, threads, stored;
+    int level, threads, stored, quiet;
     uint64_t chunk_size;
 } repack_opts;
 
@@ -23,6 +23,7 @@ static const vgt_cli_opt repack_options[] = {
     {"threads", 0, VGT_ARG_INT, "N", "zstd worker threads (default 0: compress in the calling thread)",
      .off = offsetof(repack_opts, threads), .min = 0, .max = 256, .what = "thread count"},
     {"stored", 0, VGT_ARG_NONE, NULL, "no compression", .off = offsetof(repack_opts, stored)},
+    VGT_OPT_QUIET(repack_opts, quiet),
     {0}};
 
 const vgt_cli_spec cmd_repack_spec = {
@@ -73,10 +74,14 @@ int cmd_repack(int argc, char **argv)
     vgt_record rec;
     vgt_status st;
     uint64_t n = 0;
+    vgt_progress p;
+    vgt_progress_begin_file(&p, "repack", in, ro.quiet);
     while ((st = vgt_reader_next(r, &rec, &e)) == VGT_OK) {
         if ((st = vgt_write_record(w, rec.type, rec.flags, rec.ts, rec.payload, rec.length, NULL, &e)) != VGT_OK) break;
         n++;
+        vgt_progress_set(&p, rec.chunk_offset);
     }
+    vgt_progress_end(&p);
     vgt_reader_close(r);
     if (st != VGT_E_EOF) {   /* IN is broken: OUT stays as it was */
         vgt_writer_discard(w);

@@ -1,4 +1,4 @@
-/* png.h: write 8-bit RGBA pixels as a PNG file (png.c: stored deflate blocks, no zlib needed). */
+/* png.h: write 8-bit RGBA pixels as a PNG file (png.c: deflated with zlib). */
 #ifndef VGT_PNG_H
 #define VGT_PNG_H
 

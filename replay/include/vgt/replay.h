@@ -128,6 +128,10 @@ typedef struct vgt_replay_options {
      * Synthetic traces carry placeholder shader code; on the GPU it raises engine exceptions, and a
      * graphics-engine exception leaves the GPU unable to finish other processes' Vulkan draws. */
     int force;
+    /* vgt_replay_run calls it with each record it reads, before replaying it (a caller's progress line:
+     * rec->chunk_offset is how far into the file the replay is); may be NULL */
+    void (*progress)(void *ctx, const vgt_record *rec);
+    void *progress_ctx;
 } vgt_replay_options;
 
 #define VGT_REPLAY_DEFAULT_SUBMIT_TIMEOUT_MS 5000u

@@ -172,6 +172,34 @@ int vgt_cli_check_output(const char *verb, FILE *f, const char *name, int rc);
  * left alone. 0, or prints "vgt VERB: ..." and returns VGT_EXIT_USAGE. buf holds the new name. */
 int vgt_cli_seekable_input(const char *verb, const char **path, char *buf, size_t cap);
 
+/* ---- progress: one line on stderr while long work runs (progress.c) ----
+ * "vgt db: 1.2 MiB / 3.0 MiB (40%), 0.8 MiB/s, 0:02 left": bytes of the input done (a record's
+ * chunk_offset is a good measure) or a count of units ("records", "traces"). Only when stderr is a
+ * terminal and quiet is 0; it appears once the work has lasted VGT_PROGRESS_DELAY_MS (environment,
+ * default 500), is redrawn at most ten times a second, and is erased by vgt_progress_end. A total of 0
+ * (a pipe, a count not known ahead) shows what is done and the rate, without time left.
+ *
+ *     vgt_progress p;
+ *     vgt_progress_begin_file(&p, "db", path, o.quiet);   // total: the file's size
+ *     ... vgt_progress_set(&p, rec->chunk_offset); ...     // cheap: a clock read, a draw now and then
+ *     vgt_progress_end(&p);                                // before printing the result */
+typedef struct vgt_progress {
+    const char *verb, *unit;   /* unit NULL or "": bytes */
+    uint64_t total, done;
+    uint64_t t0, last_draw, delay;
+    int on, shown;
+} vgt_progress;
+void vgt_progress_begin(vgt_progress *p, const char *verb, const char *unit, uint64_t total, int quiet);
+void vgt_progress_begin_file(vgt_progress *p, const char *verb, const char *path, int quiet);
+void vgt_progress_set(vgt_progress *p, uint64_t done);
+void vgt_progress_add(vgt_progress *p, uint64_t n);
+void vgt_progress_end(vgt_progress *p);
+/* Erase the line before printing something else on the terminal (it comes back with the next update). */
+void vgt_progress_clear(vgt_progress *p);
+/* The --quiet option of verbs that have no other use for it. */
+#define VGT_OPT_QUIET(type, field) \
+    {"quiet", 'q', VGT_ARG_NONE, NULL, "no progress line on a terminal", .off = offsetof(type, field)}
+
 #ifdef __cplusplus
 }
 #endif

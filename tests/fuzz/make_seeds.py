@@ -1,16 +1,16 @@
 """Write the Python-made seeds of the reader fuzzer (tests/fuzz/corpus_reader/): small traces holding every
 record type, in zstd and stored chunks, with and without a trailer. Deterministic; run from the repo root:
 
-    python3 tests/vgtpy/make_fuzz_seeds.py tests/fuzz/corpus_reader
+    python3 tests/fuzz/make_seeds.py tests/fuzz/corpus_reader
 
 (The C-written seed there comes from `vgt synth -o synth_all_types.vgt --shape all-types --channels 1
 --memory-pages 4 --submits 2 --seed 1 --level 19`.)"""
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "trace-format", "python"))
 
-from vgtpy import samples, spec, write_trace  # noqa: E402
+from vgtrace import samples, spec, write_trace  # noqa: E402
 
 
 def small_records():
