@@ -57,6 +57,14 @@ const sem_method_spec vgt_sem_method_table[] = {
     M(FAM_3D, 0x1948, R_TOPO_CONTROL), M(FAM_3D, 0x1970, R_TOPOLOGY),
     MA(FAM_3D, 0x2000, 6, 64, R_PIPE_SHADER), MA(FAM_3D, 0x200c, 6, 64, R_PIPE_REGCOUNT),
     MA(FAM_3D, 0x2014, 6, 64, R_PIPE_ADDR_A), MA(FAM_3D, 0x2018, 6, 64, R_PIPE_ADDR_B),
+    /* SET_COLOR_TARGET_A/B/FORMAT(j) 0x0800/0x0804/0x0810+64j, SET_CT_SELECT 0x121c, SET_ZT_A/B 0x0fe0/0x0fe4,
+     * CLEAR_SURFACE 0x19d0, SET_NOTIFY_A/B 0x0104/0x0108, NOTIFY 0x010c (clc597.h, clc797.h, clcb97.h alike) */
+    MA(FAM_3D, 0x0800, 8, 64, R_CT_A), MA(FAM_3D, 0x0804, 8, 64, R_CT_B), MA(FAM_3D, 0x0810, 8, 64, R_CT_FORMAT),
+    M(FAM_3D, 0x121c, R_CT_SELECT), M(FAM_3D, 0x0fe0, R_ZT_A), M(FAM_3D, 0x0fe4, R_ZT_B),
+    M(FAM_3D, 0x19d0, R_CLEAR),
+    M(FAM_3D, 0x0104, R_NOTIFY_A), M(FAM_3D, 0x0108, R_NOTIFY_B), M(FAM_3D, 0x010c, R_NOTIFY),
+    /* compute classes keep the notifier methods at the same offsets (clc5c0.h .. clcbc0.h) */
+    M(FAM_COMPUTE, 0x0104, R_NOTIFY_A), M(FAM_COMPUTE, 0x0108, R_NOTIFY_B), M(FAM_COMPUTE, 0x010c, R_NOTIFY),
 
     /* inline-to-memory class */
     I2M_METHODS(FAM_I2M),
