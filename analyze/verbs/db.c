@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "db_draws.h"
 #include "db_internal.h"
 #include "vgt/classes.h"
 #include "vgt/cli.h"
@@ -236,7 +237,8 @@ static int usage(FILE *f)
             "              [--channel H] [--no-macros] [--stores FILE] [--quiet]\n"
             "Export a trace to SQLite: identity, objects, channels, mappings, memory records, submissions,\n"
             "GPFIFO entries, every method (name, address, value, decoded fields), and the semantic events:\n"
-            "launches, uploads, copies, semaphores, draws, program binds. Schema: docs/sqlite-schema.md;\n"
+            "launches, uploads, copies, semaphores, draws, program binds, clears and notifiers, and per draw\n"
+            "the pipeline state, shader program headers and lints (vgt draws). Schema: docs/sqlite-schema.md;\n"
             "example queries: docs/forensics.md. TRACE may be '-' (standard input, kept in a temporary file:\n"
             "it is read more than once).\n"
             "  -o OUT          the database to write: a regular file, replaced only once complete\n"
@@ -307,6 +309,9 @@ static int export(db_ctx *c, const char *path, const char *name, const char *out
             ok = 0;
         /* MME macros, calls, parameters and emissions (docs/sqlite-schema.md): a second walk */
         if (ok && (vgt_mme_db_schema(c->db, &c->err) != VGT_OK || vgt_mme_db_fill(c->db, path, opt, NULL, &c->err) != VGT_OK))
+            ok = 0;
+        /* the pipeline state of every draw, shader program headers, lints (db_draws.c): a third walk */
+        if (ok && (db_draws_schema(c->db, &c->err) != VGT_OK || db_draws_fill(c->db, path, opt, NULL, &c->err) != VGT_OK))
             ok = 0;
         ok = ok && !db_create_indexes(c);
     }

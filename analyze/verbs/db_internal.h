@@ -11,7 +11,9 @@
 #include "vgt/events.h"
 #include "vgt/walk.h"
 
-#define DB_SCHEMA_VERSION 3   /* 2: the stores table (--stores); 3: empty_dispatches, empty_dmas, stores.px0 */
+#define DB_SCHEMA_VERSION 4   /* 2: the stores table (--stores); 3: empty_dispatches, empty_dmas, stores.px0;
+                                 4: draw_state, draw_stages, sph, draw_lints, window_lints, window_macros;
+                                 CLEAR and NOTIFY events */
 
 /* One prepared INSERT per table; order matches db_insert_sql[] in db_schema.c. */
 enum db_stmt {
