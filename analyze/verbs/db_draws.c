@@ -38,7 +38,7 @@ static const char schema_sql[] =
     " class INTEGER, macros TEXT, code TEXT, message TEXT);\n"
     "CREATE VIEW window_macros AS SELECT c.submission, c.seq, c.entry, e.length * 4 AS window_bytes, c.channel,"
     " count(*) AS calls, group_concat(printf('0x%x', c.macro), ',') AS macros"
-    " FROM macro_calls c LEFT JOIN gpfifo_entries e ON e.seq = c.seq AND e.entry = c.entry"
+    " FROM (SELECT * FROM macro_calls ORDER BY call) c LEFT JOIN gpfifo_entries e ON e.seq = c.seq AND e.entry = c.entry"
     " GROUP BY c.seq, c.entry, c.channel;\n";
 
 enum { Q_DRAW, Q_STAGE, Q_SPH, Q_LINT, Q_WINDOW, Q_COUNT_ };
