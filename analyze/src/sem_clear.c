@@ -7,6 +7,8 @@
  * The NVIDIA drivers clear from macros (corpus/vk_triangle.vgt: macro 0x3b emits CLEAR_SURFACE), so
  * the event carries the macro origin like any other.
  * NOTIFY: TYPE 31:0 (WRITE_ONLY 0, WRITE_THEN_AWAKEN 1) at SET_NOTIFY_A (ADDRESS_UPPER) : SET_NOTIFY_B. */
+#include <string.h>
+
 #include "sem_internal.h"
 
 static uint64_t addr(uint32_t upper, uint32_t lower)
@@ -22,6 +24,10 @@ void sem_clear(vgt_sem_tracker *t, sub_state *sub, unsigned role, unsigned index
     case R_CT_A: if (index < 8) s->ct_a[index] = m->data; break;
     case R_CT_B: if (index < 8) s->ct_b[index] = m->data; break;
     case R_CT_FORMAT: if (index < 8) s->ct_format[index] = m->data; break;
+    case R_CT_WIDTH: if (index < 8) s->ct_width[index] = m->data; break;
+    case R_CT_HEIGHT: if (index < 8) s->ct_height[index] = m->data; break;
+    case R_CT_MEMORY: if (index < 8) s->ct_memory[index] = m->data; break;
+    case R_CLEAR_VALUE: if (index < 4) s->clear_value[index] = m->data; break;
     case R_CT_SELECT: s->ct_select = m->data; break;
     case R_ZT_A: s->zt_a = m->data; break;
     case R_ZT_B: s->zt_b = m->data; break;
@@ -40,7 +46,11 @@ void sem_clear(vgt_sem_tracker *t, sub_state *sub, unsigned role, unsigned index
         if (c->target < 8) {
             c->target_va = addr(s->ct_a[c->target], s->ct_b[c->target]);
             c->target_format = s->ct_format[c->target];
+            c->target_width = s->ct_width[c->target];
+            c->target_height = s->ct_height[c->target];
+            c->target_memory = s->ct_memory[c->target];
         }
+        memcpy(c->clear_value, s->clear_value, sizeof c->clear_value);
         if (c->depth || c->stencil) c->zt_va = addr(s->zt_a, s->zt_b);
         sem_emit(t, &ev);
         break;

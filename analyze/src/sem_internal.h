@@ -38,7 +38,7 @@ enum sem_role {
     /* 3D programs */
     R_PIPE_SHADER, R_PIPE_REGCOUNT, R_PIPE_ADDR_A, R_PIPE_ADDR_B,
     /* 3D clears and targets, notifiers (3D, compute) */
-    R_CT_A, R_CT_B, R_CT_FORMAT, R_CT_SELECT, R_ZT_A, R_ZT_B, R_CLEAR, R_NOTIFY_A, R_NOTIFY_B, R_NOTIFY,
+    R_CT_A, R_CT_B, R_CT_WIDTH, R_CT_HEIGHT, R_CT_MEMORY, R_CLEAR_VALUE, R_CT_FORMAT, R_CT_SELECT, R_ZT_A, R_ZT_B, R_CLEAR, R_NOTIFY_A, R_NOTIFY_B, R_NOTIFY,
     /* copy engine */
     R_CE_SEM_A, R_CE_SEM_B, R_CE_SEM_PAYLOAD, R_CE_SEM_PAYLOAD_UPPER, R_CE_LAUNCH,
     R_CE_OFF_IN_UPPER, R_CE_OFF_IN_LOWER, R_CE_OFF_OUT_UPPER, R_CE_OFF_OUT_LOWER,
@@ -104,7 +104,8 @@ typedef struct draw_state {
     uint32_t topology;        /* SET_PRIMITIVE_TOPOLOGY V */
     pipe_state pipe[6];
     /* what CLEAR_SURFACE needs: SET_COLOR_TARGET_A/B/FORMAT(j), SET_CT_SELECT, SET_ZT_A/B */
-    uint32_t ct_a[8], ct_b[8], ct_format[8], ct_select, zt_a, zt_b;
+    uint32_t ct_a[8], ct_b[8], ct_format[8], ct_width[8], ct_height[8], ct_memory[8], ct_select, zt_a, zt_b;
+    uint32_t clear_value[4];  /* SET_COLOR_CLEAR_VALUE(0..3) */
     uint32_t notify_a, notify_b;   /* SET_NOTIFY_A/B (3D and compute) */
 } draw_state;
 

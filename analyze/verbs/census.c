@@ -246,18 +246,19 @@ static void print_counts_json(const counts *k)
     printf(",\"launches\":%" PRIu64 ",\"launch_threads\":%" PRIu64 ",\"empty_dispatches\":%" PRIu64 ",\"draws\":%" PRIu64
            ",\"program_binds\":%" PRIu64 ",\"uploads\":%" PRIu64 ",\"upload_bytes\":%" PRIu64 ",\"copies\":%" PRIu64
            ",\"copy_bytes\":%" PRIu64 ",\"empty_dmas\":%" PRIu64 ",\"sem_releases\":%" PRIu64 ",\"sem_acquires\":%" PRIu64
-           ",\"reports\":%" PRIu64 ",\"diagnostics\":%" PRIu64,
+           ",\"reports\":%" PRIu64 ",\"clears\":%" PRIu64 ",\"notifies\":%" PRIu64 ",\"diagnostics\":%" PRIu64,
            k->events[VGT_EV_LAUNCH], k->launch_threads, k->events[VGT_EV_EMPTY_DISPATCH], k->events[VGT_EV_DRAW],
            k->events[VGT_EV_PROGRAM_BIND], k->events[VGT_EV_UPLOAD], k->upload_bytes, k->events[VGT_EV_COPY], k->copy_bytes,
            k->events[VGT_EV_EMPTY_DMA], k->events[VGT_EV_SEM_RELEASE], k->events[VGT_EV_SEM_ACQUIRE],
-           k->events[VGT_EV_REPORT], k->diags);
+           k->events[VGT_EV_REPORT], k->events[VGT_EV_CLEAR], k->events[VGT_EV_NOTIFY], k->diags);
     const uint64_t *e = k->macro_events;
     printf(",\"macro_calls\":%" PRIu64 ",\"from_macros\":{\"launches\":%" PRIu64 ",\"empty_dispatches\":%" PRIu64
            ",\"draws\":%" PRIu64 ",\"program_binds\":%" PRIu64 ",\"uploads\":%" PRIu64 ",\"copies\":%" PRIu64
-           ",\"empty_dmas\":%" PRIu64 ",\"sem_releases\":%" PRIu64 ",\"sem_acquires\":%" PRIu64 ",\"reports\":%" PRIu64 "}",
+           ",\"empty_dmas\":%" PRIu64 ",\"sem_releases\":%" PRIu64 ",\"sem_acquires\":%" PRIu64 ",\"reports\":%" PRIu64
+           ",\"clears\":%" PRIu64 ",\"notifies\":%" PRIu64 "}",
            k->macro_calls, e[VGT_EV_LAUNCH], e[VGT_EV_EMPTY_DISPATCH], e[VGT_EV_DRAW], e[VGT_EV_PROGRAM_BIND],
            e[VGT_EV_UPLOAD], e[VGT_EV_COPY], e[VGT_EV_EMPTY_DMA], e[VGT_EV_SEM_RELEASE], e[VGT_EV_SEM_ACQUIRE],
-           e[VGT_EV_REPORT]);
+           e[VGT_EV_REPORT], e[VGT_EV_CLEAR], e[VGT_EV_NOTIFY]);
 }
 
 static uint64_t macro_event_total(const counts *k)
@@ -288,6 +289,8 @@ static void print_counts_text(const counts *k)
     if (k->events[VGT_EV_EMPTY_DMA]) printf(" empty DMAs %" PRIu64, k->events[VGT_EV_EMPTY_DMA]);
     printf(" releases %" PRIu64 " acquires %" PRIu64 " reports %" PRIu64, k->events[VGT_EV_SEM_RELEASE],
            k->events[VGT_EV_SEM_ACQUIRE], k->events[VGT_EV_REPORT]);
+    if (k->events[VGT_EV_CLEAR]) printf(" clears %" PRIu64, k->events[VGT_EV_CLEAR]);
+    if (k->events[VGT_EV_NOTIFY]) printf(" notifies %" PRIu64, k->events[VGT_EV_NOTIFY]);
     if (k->macro_calls) printf(" "), print_macro_text(k);
     if (k->diags) printf(" diagnostics %" PRIu64, k->diags);
 }
@@ -427,6 +430,8 @@ static void print_total(const census *c, const vgt_walk_stats *st)
            k->events[VGT_EV_UPLOAD], k->upload_bytes, k->events[VGT_EV_COPY], k->copy_bytes, k->events[VGT_EV_EMPTY_DMA]);
     printf("  semaphore releases %" PRIu64 "  acquires %" PRIu64 "  reports %" PRIu64 "\n", k->events[VGT_EV_SEM_RELEASE],
            k->events[VGT_EV_SEM_ACQUIRE], k->events[VGT_EV_REPORT]);
+    if (k->events[VGT_EV_CLEAR] || k->events[VGT_EV_NOTIFY])
+        printf("  clears %" PRIu64 "  notifies %" PRIu64 "\n", k->events[VGT_EV_CLEAR], k->events[VGT_EV_NOTIFY]);
     if (!c->no_macros) printf("  "), print_macro_text(k), putchar('\n');
     printf("  decoder diagnostics %" PRIu64 "\n", k->diags);
     if (c->stores) print_stores_total(c);

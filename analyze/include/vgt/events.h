@@ -198,6 +198,8 @@ typedef struct vgt_ev_clear {
     uint32_t target;          /* the color target slot j: SET_CT_SELECT TARGETn for n = mrt_select */
     uint64_t target_va;       /* SET_COLOR_TARGET_A(j):B(j), 0 when never set */
     uint32_t target_format;   /* SET_COLOR_TARGET_FORMAT(j): 0 = DISABLED */
+    uint32_t target_width, target_height, target_memory;   /* SET_COLOR_TARGET_WIDTH/HEIGHT/MEMORY(j) */
+    uint32_t clear_value[4];  /* SET_COLOR_CLEAR_VALUE(0..3): R, G, B, A as 32-bit floats */
     uint64_t zt_va;           /* SET_ZT_A:B when depth or stencil is cleared */
 } vgt_ev_clear;
 
