@@ -50,6 +50,8 @@ static void lint_stages(vgt_draw_info *d)
     if (vs0->shader_set && vs->shader_set && !vs0->enabled && !vs->enabled)
         ADD(d, "stage_disabled", "no vertex stage enabled: SET_PIPELINE_SHADER(0) TYPE=%u ENABLE=0, "
             "SET_PIPELINE_SHADER(1) TYPE=%u ENABLE=0", vs0->type, vs->type);
+    if (!d->raster_enable)
+        ADD(d, "stage_disabled", "rasterization disabled (SET_RASTER_ENABLE V=0): no fragment reaches the pixel stage");
     if (ps->shader_set && !ps->enabled && live_targets(d))
         ADD(d, "stage_disabled", "pixel stage disabled (SET_PIPELINE_SHADER(5) ENABLE=0) with %u color target%s bound",
             live_targets(d), live_targets(d) == 1 ? "" : "s");

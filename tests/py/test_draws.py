@@ -2,7 +2,7 @@
 written here by hand (one draw per lint, each beside the same state with one thing changed, and normal
 draws that must not be flagged), and the JSON contract on the corpus's real traces.
 
-Method offsets and fields (NVIDIA open-gpu-doc classes/3d/clcb97.h HOPPER_A): SET_PIPELINE_SHADER(j)
+Method offsets and fields (NVIDIA open-gpu-doc classes/3d/clcb97.h HOPPER_A): SET_RASTER_ENABLE 0x037c (V 0), SET_PIPELINE_SHADER(j)
 0x2000+64j (ENABLE 0, TYPE 7:4), SET_PIPELINE_REGISTER_COUNT(j) 0x200c+64j, SET_PIPELINE_PROGRAM_ADDRESS_A/B(j)
 0x2014/0x2018+64j, SET_COLOR_TARGET_A/B/WIDTH/HEIGHT/FORMAT(j) 0x800..0x810+64j, SET_CT_SELECT 0x121c
 (TARGET_COUNT 3:0, TARGETn 6+3n:4+3n), SET_CT_WRITE(n) 0x1a00+4n (R 0, G 4, B 8, A 12),
@@ -76,6 +76,7 @@ def clear_other(pb):
 CASES = [
     (None, lambda pb: (state(pb), draw(pb))),
     ("stage_disabled", lambda pb: (state(pb, ps_shader=0x50), draw(pb))),
+    ("stage_disabled", lambda pb: (state(pb), pb.inc(0, 0x037C, [0]), draw(pb), pb.inc(0, 0x037C, [1]))),
     ("sph_no_outputs", lambda pb: (state(pb, ps_prog=PS_NOOUT), draw(pb))),
     ("no_render_target", lambda pb: (state(pb, ct_select=0), draw(pb))),
     ("write_mask_zero", lambda pb: (state(pb, ct_write=0), draw(pb))),
@@ -185,8 +186,8 @@ def test_macro_draw_and_window(vgt, hand):
 
 
 def test_filters(vgt, hand, tmp_path):
-    one = draws_json(vgt, hand, "--draw", "3")
-    assert [d["draw"] for d in one["draws"]] == [3] and one["draws"][0]["lints"][0]["code"] == "no_render_target"
+    one = draws_json(vgt, hand, "--draw", "4")
+    assert [d["draw"] for d in one["draws"]] == [4] and one["draws"][0]["lints"][0]["code"] == "no_render_target"
     sub = draws_json(vgt, hand, "--submits", "2..3")
     assert [d["submission"] for d in sub["draws"]] == [2, 3]
     assert vgt("draws", hand, "--draw", "x").returncode == 2

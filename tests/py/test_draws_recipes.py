@@ -67,7 +67,7 @@ def test_recipes_on_known_lints(vgt, tmp_path):
     db = export(vgt, trace, tmp_path / "draws.sqlite")
     stmts = recipes()
     lints = db.execute(stmts[4]).fetchall()
-    assert sorted({r[4] for r in lints}) == sorted(w for w, _ in CASES if w)
+    assert sorted({r[4] for r in lints}) == sorted({w for w, _ in CASES if w})
     [window] = db.execute(stmts[5]).fetchall()
     assert window[5] == "draw_macro_not_called" and window[4] == "0x23"
     ran = db.execute(stmts[1]).fetchall()

@@ -15,7 +15,9 @@
  * of its submission that came before it.
  *
  * Lints (code, message with the evidence), vgt_draws_lint_names():
- *   stage_disabled       no vertex stage enabled, or the pixel stage disabled while color targets are bound
+ *   stage_disabled       no vertex stage enabled, the pixel stage disabled while color targets are bound, or
+ *                        rasterization disabled (SET_RASTER_ENABLE 0: Vulkan rasterizerDiscardEnable, GL
+ *                        GL_RASTERIZER_DISCARD)
  *   sph_no_outputs       an enabled stage's SPH declares no outputs (PS: OmapTarget, depth, sample mask all
  *                        0; VTG: no position, generic vector, clip distance or stream output) and no global
  *                        store
