@@ -60,9 +60,13 @@ static void lint_stages(vgt_draw_info *d)
         if (!st->enabled || !st->program_set) continue;
         if (st->sph_state == VGT_SPH_DECODED && vgt_sph_no_outputs(&st->sph)) {
             if (st->sph.ps)
+                /* KillsPixels beside no output is what a shader that discards every fragment compiles to
+                 * (corpus/vk_nostore.vgt, gl_nostore.vgt): the writes after the discard are gone */
                 ADD(d, "sph_no_outputs", "stage %u (PIXEL) SPH at 0x%" PRIx64 " word 18 OmapTarget=0x%x, depth=%u, "
-                    "sample mask=%u, global store=%u: the pixel shader writes nothing", j, st->program_va,
-                    st->sph.omap_target, st->sph.omap_depth, st->sph.omap_sample_mask, st->sph.does_global_store);
+                    "sample mask=%u, global store=%u, KillsPixels=%u: the pixel shader writes nothing%s", j,
+                    st->program_va, st->sph.omap_target, st->sph.omap_depth, st->sph.omap_sample_mask,
+                    st->sph.does_global_store, st->sph.kills_pixels,
+                    st->sph.kills_pixels ? " and discards (kills) its fragments" : "");
             else
                 ADD(d, "sph_no_outputs", "stage %u (%s) SPH at 0x%" PRIx64 " declares no position, generic, clip or "
                     "stream output and no global store", j, vgt_sph_shader_type_name(st->sph.shader_type), st->program_va);

@@ -20,7 +20,9 @@
  *                        GL_RASTERIZER_DISCARD)
  *   sph_no_outputs       an enabled stage's SPH declares no outputs (PS: OmapTarget, depth, sample mask all
  *                        0; VTG: no position, generic vector, clip distance or stream output) and no global
- *                        store
+ *                        store. A PS that also has KillsPixels is a shader that discards every fragment
+ *                        (the message says so); Vulkan compiles a pipeline whose color write mask is 0
+ *                        into a PS without outputs too, so write_mask_zero comes with it there
  *   no_render_target     no color target selected with a format and no depth target
  *   write_mask_zero      every bound color target has SET_CT_WRITE R/G/B/A all 0
  *   viewport_zero        viewport 0 has a zero width or height (clip rectangle or scale)
