@@ -142,6 +142,7 @@ static vgt_status dispatch(vgt_sem_tracker *t, unsigned role, unsigned index, co
     if (role <= R_INLINE_QMD_DATA) return sem_launch(t, s, role, index, m, err);
     if (role <= R_BASE_INSTANCE) { sem_draw(t, s, role, m); return VGT_OK; }
     if (role <= R_PIPE_ADDR_B) { sem_program(t, s, role, index, m); return VGT_OK; }
+    if (role <= R_NOTIFY) { sem_clear(t, s, role, index, m); return VGT_OK; }
     sem_copy(t, s, role, m);
     return VGT_OK;
 }
@@ -169,6 +170,7 @@ static sem_cell cell_of(vgt_sem_tracker *t, const vgt_method *m)
 static __attribute__((noinline)) vgt_status method_slow(vgt_sem_tracker *t, const vgt_method *m, vgt_error *err)
 {
     if (m->masked) return VGT_OK;   /* the subdevice mask excludes the GPU we model: it ignores the method */
+    if (t->cfg.on_method) t->cfg.on_method(t->cfg.ctx, m);
     sem_cell c = cell_of(t, m);
     if (c.role == R_NONE) return VGT_OK;
     if (c.role == R_I2M_DATA) {
@@ -204,7 +206,7 @@ vgt_status vgt_sem_noninc_run(vgt_sem_tracker *t, const vgt_method *m, const uin
 {
     if (!count || m->masked) return VGT_OK;
     sem_cell c = cell_of(t, m);
-    if (c.role == R_NONE) return VGT_OK;
+    if (c.role == R_NONE && !t->cfg.on_method) return VGT_OK;   /* a state shadow wants every value */
     if (c.role == R_I2M_DATA) {   /* the bulk case: one copy; dwords past the transfer have nowhere to go */
         t->hot_cls = m->cls;
         t->hot_mthd = m->mthd;

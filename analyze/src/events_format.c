@@ -12,7 +12,8 @@
 const char *vgt_event_kind_name(vgt_event_kind k)
 {
     static const char *const n[] = { NULL, "LAUNCH", "UPLOAD", "COPY", "SEM_RELEASE", "SEM_ACQUIRE", "REPORT",
-                                     "PROGRAM_BIND", "DRAW", "EMPTY_DISPATCH", "EMPTY_DMA" };
+                                     "PROGRAM_BIND", "DRAW", "EMPTY_DISPATCH", "EMPTY_DMA", "CLEAR",
+                                     "NOTIFY" };
     return NAME_OF(n, k);
 }
 
@@ -142,6 +143,20 @@ static void text_body(out *o, const vgt_event *ev)
         if (d->base_vertex || d->base_instance) put(o, " base_vertex=%u base_instance=%u", d->base_vertex, d->base_instance);
         break;
     }
+    case VGT_EV_CLEAR: {
+        const vgt_ev_clear *c = &ev->u.clear;
+        static const char comp[] = "RGBA";
+        char mask[5] = { 0 };
+        unsigned n = 0;
+        for (unsigned i = 0; i < 4; i++)
+            if (c->color_mask >> i & 1) mask[n++] = comp[i];
+        put(o, " color=%s", n ? mask : "none");
+        if (c->color_mask) put(o, " target=%u va=0x%" PRIx64 " format=0x%x", c->target, c->target_va, c->target_format);
+        if (c->depth || c->stencil) put(o, "%s%s zt=0x%" PRIx64, c->depth ? " depth" : "", c->stencil ? " stencil" : "", c->zt_va);
+        if (c->rt_array_index) put(o, " layer=%u", c->rt_array_index);
+        break;
+    }
+    case VGT_EV_NOTIFY: put(o, " va=0x%" PRIx64 " type=%s", ev->u.notify.va, ev->u.notify.type ? "WRITE_THEN_AWAKEN" : "WRITE_ONLY"); break;
     default: break;
     }
 }
@@ -238,6 +253,17 @@ static void json_body(FILE *f, const vgt_event *ev)
                 d->kind == VGT_DRAW_INDEXED, d->index_size, d->index_buffer_va, d->base_vertex, d->base_instance);
         break;
     }
+    case VGT_EV_CLEAR: {
+        const vgt_ev_clear *c = &ev->u.clear;
+        fprintf(f, ",\"color_mask\":%u,\"depth\":%u,\"stencil\":%u,\"mrt_select\":%u,\"target\":%u,\"target_va\":%" PRIu64
+                   ",\"target_format\":%u,\"zt_va\":%" PRIu64 ",\"rt_array_index\":%u,\"raw\":%u",
+                c->color_mask, c->depth, c->stencil, c->mrt_select, c->target, c->target_va, c->target_format, c->zt_va,
+                c->rt_array_index, c->raw);
+        break;
+    }
+    case VGT_EV_NOTIFY:
+        fprintf(f, ",\"va\":%" PRIu64 ",\"type\":%u", ev->u.notify.va, ev->u.notify.type);
+        break;
     default: break;
     }
 }

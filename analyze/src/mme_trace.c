@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "mme_trace_internal.h"
+#include "vgt/nv/clcb97.h"
 
 vgt_status vgt_mme_trace_new(const vgt_mme_trace_config *cfg, vgt_mme_trace **out, vgt_error *err)
 {
@@ -190,6 +191,13 @@ static bool is_upload(uint32_t m)
     return m >= VGT_MME_M_LOAD_INSTRUCTION_RAM_POINTER && m <= VGT_MME_M_LOAD_START_ADDRESS_RAM;
 }
 static bool is_call(uint32_t m) { return m >= VGT_MME_M_CALL_MACRO0 && m < 4 * MT_METHOD_WORDS && !(m & 4); }
+
+int vgt_mme_trace_needs_every_dword(uint32_t mthd)
+{
+    return (mthd >= NVCB97_LOAD_MME_INSTRUCTION_RAM_POINTER && mthd <= NVCB97_SET_MME_SHADOW_RAM_CONTROL) ||
+           (mthd >= NVCB97_SET_MME_MEM_ADDRESS_A && mthd <= NVCB97_SET_MME_DATA_FIFO_CONFIG) ||
+           mthd >= NVCB97_CALL_MME_MACRO(0);
+}
 
 vgt_status vgt_mme_trace_method(vgt_mme_trace *t, const vgt_walk_submit *s, const vgt_method *m, vgt_error *err)
 {

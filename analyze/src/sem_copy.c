@@ -8,7 +8,8 @@
  * LAUNCH_DMA 0x300: DATA_TRANSFER_TYPE 1:0, SEMAPHORE_TYPE 4:3, SRC/DST_MEMORY_LAYOUT 7/8 (1 pitch),
  * MULTI_LINE_ENABLE 9, REMAP_ENABLE 10, SRC/DST_TYPE 12/13 (1 physical), SEMAPHORE_REDUCTION 17:14,
  * SEMAPHORE_REDUCTION_SIGN 18 (0 signed), SEMAPHORE_REDUCTION_ENABLE 19, SEMAPHORE_PAYLOAD_SIZE 27 (C7B5+).
- * The bytes a small fill or a copy of overlay-known bytes writes go into the stream-write overlay (events.h).
+ * The bytes a small fill or a copy of known bytes (the overlay's, else the trace's captured memory) writes
+ * go into the stream-write overlay (events.h).
  * A COPY event is delivered, or EMPTY_DMA when the launch moves no bytes (DATA_TRANSFER_TYPE NONE, or a
  * size of 0: events_count.c), then a SEM_RELEASE (source copy) when SEMAPHORE_TYPE is not NONE. */
 #include <string.h>
@@ -71,6 +72,15 @@ static void remember(vgt_sem_tracker *t, const vgt_ev_copy *k)
             known = sem_overlay_lookup(&t->overlay, k->src_va + done, n, buf + done, state) == n &&
                     memchr(state, 2, n) == NULL;
         }
+    }
+    if (!known && !k->memset && !k->remap && k->src_pitch && !k->src_physical &&
+        (!k->multi_line || k->line_count <= 1 || k->pitch_in == line)) {
+        /* a source the stream did not write: its bytes as the trace holds them (captured memory, e.g. a
+         * staging buffer the driver filled before the doorbell) are what the engine copies. Shader
+         * programs reach video memory this way (corpus/vk_triangle.vgt). */
+        uint64_t got = 0;
+        vgt_error ignored;
+        known = vgt_sem_mem_read(t, k->src_va, buf, k->bytes, &got, &ignored) == VGT_OK && got == k->bytes;
     }
     if (known) sem_overlay_write(&t->overlay, k->dst_va, buf, k->bytes);
     else sem_overlay_hole(&t->overlay, k->dst_va, span);

@@ -61,6 +61,7 @@ static void offer(vgt_sem_tracker *t, const vgt_method *m, vgt_ev_draw *d, int s
     d->instance_count = 1;
     t->pending.u.draw = *d;
     t->draw_pending = 1;
+    if (t->cfg.on_draw_issued) t->cfg.on_draw_issued(t->cfg.ctx, &t->pending);
 }
 
 static void base(const draw_state *s, vgt_ev_draw *d, unsigned kind, uint32_t topology, uint32_t first, uint32_t count)

@@ -19,7 +19,8 @@ enum sem_family {
 
 /* Roles: what a method means to the tracker. Array methods carry their index separately. The roles are
  * grouped by decoder, in this order: dispatch() in events.c picks the decoder by range (R_SEMA_D,
- * R_I2M_DATA, R_REPX_EXECUTE, R_INLINE_QMD_DATA, R_BASE_INSTANCE, R_PIPE_ADDR_B end the groups). */
+ * R_I2M_DATA, R_REPX_EXECUTE, R_INLINE_QMD_DATA, R_BASE_INSTANCE, R_PIPE_ADDR_B, R_NOTIFY end the
+ * groups). */
 enum sem_role {
     R_NONE = 0,
     /* host */
@@ -41,6 +42,8 @@ enum sem_role {
     R_BASE_VERTEX, R_BASE_INSTANCE,
     /* 3D programs */
     R_PIPE_SHADER, R_PIPE_REGCOUNT, R_PIPE_ADDR_A, R_PIPE_ADDR_B,
+    /* 3D clears and targets, notifiers (3D, compute) */
+    R_CT_A, R_CT_B, R_CT_WIDTH, R_CT_HEIGHT, R_CT_MEMORY, R_CLEAR_VALUE, R_CT_FORMAT, R_CT_SELECT, R_ZT_A, R_ZT_B, R_CLEAR, R_NOTIFY_A, R_NOTIFY_B, R_NOTIFY,
     /* copy engine */
     R_CE_SEM_A, R_CE_SEM_B, R_CE_SEM_PAYLOAD, R_CE_SEM_PAYLOAD_UPPER, R_CE_LAUNCH,
     R_CE_OFF_IN_UPPER, R_CE_OFF_IN_LOWER, R_CE_OFF_OUT_UPPER, R_CE_OFF_OUT_LOWER,
@@ -106,6 +109,10 @@ typedef struct draw_state {
     uint32_t topo_override;   /* SET_PRIMITIVE_TOPOLOGY_CONTROL OVERRIDE: 1 = SET_PRIMITIVE_TOPOLOGY rules */
     uint32_t topology;        /* SET_PRIMITIVE_TOPOLOGY V */
     pipe_state pipe[6];
+    /* what CLEAR_SURFACE needs: SET_COLOR_TARGET_A/B/FORMAT(j), SET_CT_SELECT, SET_ZT_A/B */
+    uint32_t ct_a[8], ct_b[8], ct_format[8], ct_width[8], ct_height[8], ct_memory[8], ct_select, zt_a, zt_b;
+    uint32_t clear_value[4];  /* SET_COLOR_CLEAR_VALUE(0..3) */
+    uint32_t notify_a, notify_b;   /* SET_NOTIFY_A/B (3D and compute) */
 } draw_state;
 
 typedef struct copy_state {
@@ -194,5 +201,6 @@ vgt_status sem_launch(vgt_sem_tracker *t, sub_state *s, unsigned role, unsigned 
 void sem_draw(vgt_sem_tracker *t, sub_state *s, unsigned role, const vgt_method *m);
 void sem_program(vgt_sem_tracker *t, sub_state *s, unsigned role, unsigned index, const vgt_method *m);
 void sem_copy(vgt_sem_tracker *t, sub_state *s, unsigned role, const vgt_method *m);
+void sem_clear(vgt_sem_tracker *t, sub_state *s, unsigned role, unsigned index, const vgt_method *m);
 
 #endif

@@ -1,5 +1,5 @@
-/* surface.c: render-target surfaces as the 3D class describes them, turned into RGBA8 rows
- * (vgt/surface.h; png.c writes them as PNG files).
+/* surface.c: render-target surfaces as the 3D class describes them: where a pixel lies, the surface turned
+ * into RGBA8 rows (vgt/surface.h; png.c writes them as PNG files), and a clear value in a target's format.
  *
  * Facts (the class constants, vgt/nv/clcb97.h, the same in the Turing..Ada 3D classes):
  *   SET_COLOR_TARGET_MEMORY: BLOCK_HEIGHT (log2 GOBs), LAYOUT (BLOCKLINEAR, PITCH); the 8-bit RGBA
@@ -12,8 +12,11 @@
  * Measured on the H200 (2026-11-30, tests/gpu/run.sh): the GL corpus trace's render target replayed and
  * de-swizzled with this layout equals the capture's glReadPixels image in all 4096 pixels; the layout
  * commonly quoted for Tegra X1 (x4 before y1) reproduced only 3272 of them.
+ * Clear values: SET_COLOR_CLEAR_VALUE(0..3) hold R, G, B, A as floats; an 8-bit UNORM target stores each
+ * clamped to 0..1, times 255, rounded to nearest.
  */
 #include <stddef.h>
+#include <string.h>
 
 #include "vgt/nv/clcb97.h"
 #include "vgt/nv_facts.h"
@@ -60,10 +63,11 @@ static int is_pitch(const vgt_rt_desc *d)
 static uint32_t block_log2(const vgt_rt_desc *d) { return VGT_NV_GET(d->memory, NVCB97_SET_COLOR_TARGET_MEMORY_BLOCK_HEIGHT); }
 
 /* Pixels per row: block-linear WIDTH counts pixels; pitch WIDTH is the row pitch in bytes. */
-static uint32_t width_px(const vgt_rt_desc *d)
+uint32_t vgt_rt_width_px(const vgt_rt_desc *d)
 {
     uint32_t bpp = vgt_rt_format_bpp(d->format);
-    return is_pitch(d) ? (bpp ? d->width / bpp : 0) : d->width;
+    uint32_t w = is_pitch(d) ? (bpp ? d->width / bpp : 0) : d->width;
+    return bpp && w <= VGT_RT_MAX_DIM && d->height <= VGT_RT_MAX_DIM ? w : 0;
 }
 
 uint64_t vgt_rt_gob_offset(uint32_t x, uint32_t y, uint32_t width_bytes, uint32_t bh_log2)
@@ -80,14 +84,21 @@ uint64_t vgt_rt_gob_offset(uint32_t x, uint32_t y, uint32_t width_bytes, uint32_
 uint64_t vgt_rt_span(const vgt_rt_desc *d)
 {
     uint32_t bpp = vgt_rt_format_bpp(d->format);
-    uint32_t w = width_px(d);
-    if (!bpp || !w || !d->height || w > VGT_RT_MAX_DIM || d->height > VGT_RT_MAX_DIM) return 0;
+    uint32_t w = vgt_rt_width_px(d);
+    if (!w || !d->height) return 0;
     if (is_pitch(d)) return (uint64_t)d->width * d->height;
     if (block_log2(d) > MAX_BLOCK_HEIGHT_LOG2) return 0;
     uint64_t rows_per_block = (uint64_t)GOB_H << block_log2(d);
     uint64_t block_rows = (d->height + rows_per_block - 1) / rows_per_block;
     uint64_t gobs_per_row = ((uint64_t)w * bpp + GOB_W - 1) / GOB_W;
     return block_rows * gobs_per_row * (rows_per_block / GOB_H) * GOB_BYTES;
+}
+
+uint64_t vgt_rt_pixel_offset(const vgt_rt_desc *d, uint32_t x, uint32_t y)
+{
+    uint32_t bpp = vgt_rt_format_bpp(d->format);
+    if (is_pitch(d)) return (uint64_t)y * d->width + (uint64_t)x * bpp;
+    return vgt_rt_gob_offset(x * bpp, y, vgt_rt_width_px(d) * bpp, block_log2(d));
 }
 
 vgt_status vgt_rt_linearize(const vgt_rt_desc *d, const uint8_t *surface, uint64_t len, uint8_t *rgba, vgt_error *err)
@@ -101,16 +112,42 @@ vgt_status vgt_rt_linearize(const vgt_rt_desc *d, const uint8_t *surface, uint64
     if (len < span)
         return VGT_FAIL(err, VGT_E_ARG, d->va, "render target at VA 0x%llx spans %llu bytes; %llu given",
                         (unsigned long long)d->va, (unsigned long long)span, (unsigned long long)len);
-    uint32_t w = width_px(d), bpp = 4;
+    uint32_t w = vgt_rt_width_px(d);
     for (uint32_t y = 0; y < d->height; y++)
         for (uint32_t x = 0; x < w; x++) {
-            uint64_t off = is_pitch(d) ? (uint64_t)y * d->width + (uint64_t)x * bpp
-                                       : vgt_rt_gob_offset(x * bpp, y, w * bpp, block_log2(d));
-            const uint8_t *p = surface + off;
+            const uint8_t *p = surface + vgt_rt_pixel_offset(d, x, y);
             uint8_t *o = rgba + ((uint64_t)y * w + x) * 4;
             o[0] = p[f->r], o[1] = p[f->g], o[2] = p[f->b], o[3] = p[f->a];
         }
     return VGT_OK;
+}
+
+static uint8_t unorm8(uint32_t bits)
+{
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    if (!(f > 0.0f)) return 0;   /* NaN and negatives clamp to 0 */
+    if (f >= 1.0f) return 255;
+    return (uint8_t)(f * 255.0f + 0.5f);
+}
+
+int vgt_rt_clear_pixel(uint32_t format, const uint32_t value[4], uint8_t out[4])
+{
+    const rt_format *f = format_find(format);
+    if (!f) return 0;
+    out[f->r] = unorm8(value[0]);
+    out[f->g] = unorm8(value[1]);
+    out[f->b] = unorm8(value[2]);
+    out[f->a] = unorm8(value[3]);
+    return 1;
+}
+
+int vgt_rt_component_byte(uint32_t format, unsigned comp)
+{
+    const rt_format *f = format_find(format);
+    if (!f || comp > 3) return -1;
+    const uint8_t by[4] = {f->r, f->g, f->b, f->a};
+    return by[comp];
 }
 
 uint64_t vgt_fnv1a64(const void *data, uint64_t n)

@@ -33,7 +33,6 @@
 #include "vgt/classes.h"
 #include "vgt/cli.h"
 #include "vgt/events.h"
-#include "vgt/nv/clcb97.h"
 #include "vgt/mme_trace.h"
 #include "vgt/walk.h"
 
@@ -194,24 +193,13 @@ static int on_method(void *ctx, const vgt_walk_submit *s, const vgt_method *m)
     return 0;
 }
 
-/* Methods of a non-increasing run whose every dword the MME trace needs: instruction and start-address
- * RAM loads and their pointers (LOAD_MME_INSTRUCTION_RAM_POINTER .. SET_MME_SHADOW_RAM_CONTROL), the MME DMA
- * methods (SET_MME_MEM_ADDRESS_A .. SET_MME_DATA_FIFO_CONFIG), CALL_MME_MACRO/DATA (and up). Any other
- * method only leaves its last value. */
-static int mme_every_dword(uint32_t mthd)
-{
-    return (mthd >= NVCB97_LOAD_MME_INSTRUCTION_RAM_POINTER && mthd <= NVCB97_SET_MME_SHADOW_RAM_CONTROL) ||
-           (mthd >= NVCB97_SET_MME_MEM_ADDRESS_A && mthd <= NVCB97_SET_MME_DATA_FIFO_CONFIG) ||
-           mthd >= NVCB97_CALL_MME_MACRO(0);
-}
-
 static int on_noninc_run(void *ctx, const vgt_walk_submit *s, const vgt_method *m, const uint8_t *data, uint32_t count)
 {
     census *c = ctx;
     if (c->selected) count_methods(c, m->cls, count);
     if (c->mme && !m->is_host && vgt_mme_format_for_class(m->cls) != VGT_MME_NONE) {
         vgt_method one = *m;
-        uint32_t from = mme_every_dword(m->mthd) ? 0 : count - 1;
+        uint32_t from = vgt_mme_trace_needs_every_dword(m->mthd) ? 0 : count - 1;
         for (uint32_t i = from; i < count; i++) {
             const uint8_t *p = data + 4u * i;
             one.data = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
@@ -254,18 +242,19 @@ static void print_counts_json(const counts *k)
     printf(",\"launches\":%" PRIu64 ",\"launch_threads\":%" PRIu64 ",\"empty_dispatches\":%" PRIu64 ",\"draws\":%" PRIu64
            ",\"program_binds\":%" PRIu64 ",\"uploads\":%" PRIu64 ",\"upload_bytes\":%" PRIu64 ",\"copies\":%" PRIu64
            ",\"copy_bytes\":%" PRIu64 ",\"empty_dmas\":%" PRIu64 ",\"sem_releases\":%" PRIu64 ",\"sem_acquires\":%" PRIu64
-           ",\"reports\":%" PRIu64 ",\"diagnostics\":%" PRIu64,
+           ",\"reports\":%" PRIu64 ",\"clears\":%" PRIu64 ",\"notifies\":%" PRIu64 ",\"diagnostics\":%" PRIu64,
            k->events[VGT_EV_LAUNCH], k->launch_threads, k->events[VGT_EV_EMPTY_DISPATCH], k->events[VGT_EV_DRAW],
            k->events[VGT_EV_PROGRAM_BIND], k->events[VGT_EV_UPLOAD], k->upload_bytes, k->events[VGT_EV_COPY], k->copy_bytes,
            k->events[VGT_EV_EMPTY_DMA], k->events[VGT_EV_SEM_RELEASE], k->events[VGT_EV_SEM_ACQUIRE],
-           k->events[VGT_EV_REPORT], k->diags);
+           k->events[VGT_EV_REPORT], k->events[VGT_EV_CLEAR], k->events[VGT_EV_NOTIFY], k->diags);
     const uint64_t *e = k->macro_events;
     printf(",\"macro_calls\":%" PRIu64 ",\"from_macros\":{\"launches\":%" PRIu64 ",\"empty_dispatches\":%" PRIu64
            ",\"draws\":%" PRIu64 ",\"program_binds\":%" PRIu64 ",\"uploads\":%" PRIu64 ",\"copies\":%" PRIu64
-           ",\"empty_dmas\":%" PRIu64 ",\"sem_releases\":%" PRIu64 ",\"sem_acquires\":%" PRIu64 ",\"reports\":%" PRIu64 "}",
+           ",\"empty_dmas\":%" PRIu64 ",\"sem_releases\":%" PRIu64 ",\"sem_acquires\":%" PRIu64 ",\"reports\":%" PRIu64
+           ",\"clears\":%" PRIu64 ",\"notifies\":%" PRIu64 "}",
            k->macro_calls, e[VGT_EV_LAUNCH], e[VGT_EV_EMPTY_DISPATCH], e[VGT_EV_DRAW], e[VGT_EV_PROGRAM_BIND],
            e[VGT_EV_UPLOAD], e[VGT_EV_COPY], e[VGT_EV_EMPTY_DMA], e[VGT_EV_SEM_RELEASE], e[VGT_EV_SEM_ACQUIRE],
-           e[VGT_EV_REPORT]);
+           e[VGT_EV_REPORT], e[VGT_EV_CLEAR], e[VGT_EV_NOTIFY]);
 }
 
 static uint64_t macro_event_total(const counts *k)
@@ -296,6 +285,8 @@ static void print_counts_text(const counts *k)
     if (k->events[VGT_EV_EMPTY_DMA]) printf(" empty DMAs %" PRIu64, k->events[VGT_EV_EMPTY_DMA]);
     printf(" releases %" PRIu64 " acquires %" PRIu64 " reports %" PRIu64, k->events[VGT_EV_SEM_RELEASE],
            k->events[VGT_EV_SEM_ACQUIRE], k->events[VGT_EV_REPORT]);
+    if (k->events[VGT_EV_CLEAR]) printf(" clears %" PRIu64, k->events[VGT_EV_CLEAR]);
+    if (k->events[VGT_EV_NOTIFY]) printf(" notifies %" PRIu64, k->events[VGT_EV_NOTIFY]);
     if (k->macro_calls) printf(" "), print_macro_text(k);
     if (k->diags) printf(" diagnostics %" PRIu64, k->diags);
 }
@@ -435,6 +426,8 @@ static void print_total(const census *c, const vgt_walk_stats *st)
            k->events[VGT_EV_UPLOAD], k->upload_bytes, k->events[VGT_EV_COPY], k->copy_bytes, k->events[VGT_EV_EMPTY_DMA]);
     printf("  semaphore releases %" PRIu64 "  acquires %" PRIu64 "  reports %" PRIu64 "\n", k->events[VGT_EV_SEM_RELEASE],
            k->events[VGT_EV_SEM_ACQUIRE], k->events[VGT_EV_REPORT]);
+    if (k->events[VGT_EV_CLEAR] || k->events[VGT_EV_NOTIFY])
+        printf("  clears %" PRIu64 "  notifies %" PRIu64 "\n", k->events[VGT_EV_CLEAR], k->events[VGT_EV_NOTIFY]);
     if (!c->no_macros) printf("  "), print_macro_text(k), putchar('\n');
     printf("  decoder diagnostics %" PRIu64 "\n", k->diags);
     if (c->stores) print_stores_total(c);
@@ -504,7 +497,8 @@ const vgt_cli_spec cmd_census_spec = {
     .verb = "census", .args = "TRACE", .min_args = 1, .max_args = 1, .opts = census_options,
     .about = "TRACE may be '-' (a stream on stdin). Per submission and in total: methods per class, compute "
              "launches, draws, program binds, inline-to-memory uploads and copy-engine copies (count and bytes), "
-             "semaphore releases and acquires, reports, push-buffer decoder diagnostics. MME macro calls are run "
+             "semaphore releases and acquires, reports, clears (CLEAR_SURFACE) and notifies (NOTIFY), push-buffer decoder "
+             "diagnostics. MME macro calls are run "
              "(vgt mme) and what they emit is counted too; \"from macros\" says how many events came from macro "
              "calls. A launch runs threads (grid and block not zero): a scheduled QMD that runs none is an empty "
              "dispatch. A copy moves bytes: a copy-engine LAUNCH_DMA that moves none (most only release a "

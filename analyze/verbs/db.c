@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "db_draws.h"
 #include "db_internal.h"
 #include "walk_filter.h"
 #include "vgt/classes.h"
@@ -264,7 +265,8 @@ const vgt_cli_spec cmd_db_spec = {
     .verb = "db", .args = "TRACE", .min_args = 1, .max_args = 1, .opts = db_options,
     .about = "Export a trace to SQLite: identity, objects, channels, mappings, memory records, submissions, GPFIFO "
              "entries, every method (name, address, value, decoded fields), and the semantic events: launches, "
-             "uploads, copies, semaphores, draws, program binds. Schema: docs/sqlite-schema.md; example queries: "
+             "uploads, copies, semaphores, draws, program binds, clears and notifiers, and per draw the pipeline state, shader "
+             "program headers and lints (vgt draws). Schema: docs/sqlite-schema.md; example queries: "
              "docs/forensics.md. TRACE may be '-' (standard input, kept in a temporary file: it is read more than "
              "once).",
     .notes = "exit: 0 ok, 1 the trace could not be exported to the end, 2 usage or I/O error (also a --submits "
@@ -323,6 +325,9 @@ static int export(db_ctx *c, const char *path, const char *name, const char *out
             ok = 0;
         /* MME macros, calls, parameters and emissions (docs/sqlite-schema.md): a second walk */
         if (ok && (vgt_mme_db_schema(c->db, &c->err) != VGT_OK || vgt_mme_db_fill(c->db, path, opt, NULL, &c->err) != VGT_OK))
+            ok = 0;
+        /* the pipeline state of every draw, shader program headers, lints (db_draws.c): a third walk */
+        if (ok && (db_draws_schema(c->db, &c->err) != VGT_OK || db_draws_fill(c->db, path, opt, NULL, &c->err) != VGT_OK))
             ok = 0;
         ok = ok && !db_create_indexes(c);
     }

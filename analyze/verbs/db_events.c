@@ -1,9 +1,10 @@
 /* db_events.c: rows of `vgt db` for semantic events: one `events` row each (kind, one-line text, origin:
  * "stream" or "macro" with the macro call's id, the mme_calls.id of the call that emitted it), and
  * a row in the kind's own table (launches, empty_dispatches, uploads, copies, empty_dmas, semaphores, draws,
- * program_binds) keyed by the events row id. An empty dispatch's row has a launch's columns, an empty
+ * program_binds, clears, notifies) keyed by the events row id. An empty dispatch's row has a launch's columns, an empty
  * DMA's a copy's. */
 #include "db_internal.h"
+#include "vgt/surface.h"
 
 static void common(db_ctx *c, sqlite3_stmt *st, sqlite3_int64 id, const vgt_event *ev)
 {
@@ -104,6 +105,39 @@ static void row_draw(db_ctx *c, sqlite3_int64 id, const vgt_event *ev)
     db_step(c, st, "draws");
 }
 
+/* bytes: the target's footprint (vgt/surface.h), NULL when its layout or format is not one it describes */
+static void row_clear(db_ctx *c, sqlite3_int64 id, const vgt_event *ev)
+{
+    const vgt_ev_clear *k = &ev->u.clear;
+    sqlite3_stmt *st = c->st[ST_CLEAR];
+    common(c, st, id, ev);
+    sqlite3_bind_int(st, 5, k->color_mask);
+    sqlite3_bind_int(st, 6, k->depth);
+    sqlite3_bind_int(st, 7, k->stencil);
+    sqlite3_bind_int64(st, 8, k->target);
+    db_bind_u64(st, 9, k->target_va);
+    sqlite3_bind_int64(st, 10, k->target_format);
+    sqlite3_bind_int64(st, 11, k->target_width);
+    sqlite3_bind_int64(st, 12, k->target_height);
+    sqlite3_bind_int64(st, 13, k->target_memory);
+    vgt_rt_desc s = {.va = k->target_va, .width = k->target_width, .height = k->target_height,
+                     .memory = k->target_memory, .format = k->target_format};
+    uint64_t span = vgt_rt_span(&s);
+    if (span) db_bind_u64(st, 14, span);
+    if (k->depth || k->stencil) db_bind_u64(st, 15, k->zt_va);
+    sqlite3_bind_int64(st, 16, k->raw);
+    db_step(c, st, "clears");
+}
+
+static void row_notify(db_ctx *c, sqlite3_int64 id, const vgt_event *ev)
+{
+    sqlite3_stmt *st = c->st[ST_NOTIFY];
+    common(c, st, id, ev);
+    db_bind_u64(st, 5, ev->u.notify.va);
+    sqlite3_bind_int64(st, 6, ev->u.notify.type);
+    db_step(c, st, "notifies");
+}
+
 static void row_bind(db_ctx *c, sqlite3_int64 id, const vgt_event *ev)
 {
     const vgt_ev_program *p = &ev->u.program;
@@ -143,6 +177,8 @@ void db_event_rows(void *ctx, const vgt_event *ev)
     case VGT_EV_SEM_RELEASE: case VGT_EV_SEM_ACQUIRE: case VGT_EV_REPORT: row_sem(c, id, ev); break;
     case VGT_EV_DRAW: row_draw(c, id, ev); break;
     case VGT_EV_PROGRAM_BIND: row_bind(c, id, ev); break;
+    case VGT_EV_CLEAR: row_clear(c, id, ev); break;
+    case VGT_EV_NOTIFY: row_notify(c, id, ev); break;
     default: break;
     }
 }

@@ -12,13 +12,15 @@
 #include "vgt/events.h"
 #include "vgt/walk.h"
 
-#define DB_SCHEMA_VERSION 3   /* 2: the stores table (--stores); 3: empty_dispatches, empty_dmas, stores.px0 */
+#define DB_SCHEMA_VERSION 4   /* 2: the stores table (--stores); 3: empty_dispatches, empty_dmas, stores.px0;
+                                 4: draw_state, draw_stages, sph, draw_lints, window_lints, window_macros;
+                                 CLEAR and NOTIFY events */
 
 /* One prepared INSERT per table; order matches db_insert_sql[] in db_schema.c. */
 enum db_stmt {
     ST_META, ST_IDENTITY, ST_RECORD, ST_OBJECT, ST_FREE, ST_CHANNEL, ST_ENGINE, ST_MAPPING, ST_UNMAP, ST_MEMORY,
     ST_SUBMISSION, ST_ENTRY, ST_METHOD, ST_EVENT, ST_LAUNCH, ST_EMPTY_DISPATCH, ST_UPLOAD, ST_COPY, ST_EMPTY_DMA,
-    ST_SEMAPHORE, ST_DRAW, ST_BIND, ST_DIAG, ST_COUNT, ST_STORE, ST_COUNT_
+    ST_SEMAPHORE, ST_DRAW, ST_BIND, ST_CLEAR, ST_NOTIFY, ST_DIAG, ST_COUNT, ST_STORE, ST_COUNT_
 };
 
 /* Methods per (class, address), see db_counts.c. */

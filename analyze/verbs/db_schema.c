@@ -65,6 +65,11 @@ static const char *const schema_sql =
     " base_vertex INTEGER, base_instance INTEGER);\n"
     "CREATE TABLE program_binds(event INTEGER PRIMARY KEY, seq INTEGER, submission INTEGER, channel INTEGER,"
     " stage INTEGER, type INTEGER, enabled INTEGER, program_va INTEGER, registers INTEGER);\n"
+    "CREATE TABLE clears(event INTEGER PRIMARY KEY, seq INTEGER, submission INTEGER, channel INTEGER,"
+    " color_mask INTEGER, depth INTEGER, stencil INTEGER, target INTEGER, target_va INTEGER, target_format INTEGER,"
+    " width INTEGER, height INTEGER, memory INTEGER, bytes INTEGER, zt_va INTEGER, raw INTEGER);\n"
+    "CREATE TABLE notifies(event INTEGER PRIMARY KEY, seq INTEGER, submission INTEGER, channel INTEGER, va INTEGER,"
+    " type INTEGER);\n"
     "CREATE TABLE method_counts(class INTEGER, address INTEGER, method TEXT, n INTEGER);\n"
     "CREATE TABLE diagnostics(id INTEGER PRIMARY KEY, seq INTEGER, submission INTEGER, entry INTEGER, dword INTEGER,"
     " kind TEXT, message TEXT);\n"
@@ -101,7 +106,9 @@ static const char *const index_sql =
     "CREATE VIEW writes AS"
     " SELECT submission, seq, 'upload' AS how, dst_va AS va, length AS bytes FROM uploads"
     " UNION ALL SELECT submission, seq, CASE WHEN memset THEN 'memset' ELSE 'copy' END, dst_va, bytes FROM copies"
-    " UNION ALL SELECT submission, seq, 'semaphore:' || source, va, size FROM semaphores WHERE kind IN ('release', 'report');\n"
+    " UNION ALL SELECT submission, seq, 'semaphore:' || source, va, size FROM semaphores WHERE kind IN ('release', 'report')"
+    " UNION ALL SELECT submission, seq, 'clear', target_va, bytes FROM clears WHERE color_mask != 0 AND target_format != 0"
+    " UNION ALL SELECT submission, seq, 'notify', va, 16 FROM notifies;\n"
     "CREATE VIEW semaphore_releases AS SELECT submission, seq, source, op, va, payload, size, reduction FROM semaphores"
     " WHERE kind = 'release';\n"
     "CREATE VIEW method_histogram AS SELECT class, method, n FROM method_counts;\n"
@@ -138,6 +145,8 @@ const char *const db_insert_sql[ST_COUNT_] = {
     [ST_SEMAPHORE] = "INSERT INTO semaphores VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [ST_DRAW] = "INSERT INTO draws VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [ST_BIND] = "INSERT INTO program_binds VALUES(?,?,?,?,?,?,?,?,?)",
+    [ST_CLEAR] = "INSERT INTO clears VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    [ST_NOTIFY] = "INSERT INTO notifies VALUES(?,?,?,?,?,?)",
     [ST_DIAG] = "INSERT INTO diagnostics VALUES(NULL,?,?,?,?,?,?)",
     [ST_COUNT] = "INSERT INTO method_counts VALUES(?,?,?,?)",
     [ST_STORE] = "INSERT INTO stores VALUES(NULL,?,?,?,?,?,?,?,?,?,?,?)",

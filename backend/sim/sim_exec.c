@@ -30,6 +30,7 @@
 #include "vgt/nv/cla140.h"
 #include "vgt/nv/clcb97.h"
 #include "vgt/nv_facts.h"
+#include "vgt/surface.h"
 
 /* ---- class families: which objects have an MME, and which classes the sim knows at all ---- */
 int sim_family_of(uint32_t cls) { return vgt_nv_class_family(cls); }
@@ -266,6 +267,57 @@ static void on_copy(vgt_backend *b, sim_channel *c, const vgt_method *m, const v
     }
 }
 
+/* ---- clears ---- */
+/* CLEAR_SURFACE of a color target: every pixel of the target gets the clear value (SET_COLOR_CLEAR_VALUE
+ * in the target's format, vgt/surface.h) in the components the clear enables, pitch and block-linear
+ * targets alike. Not modelled, and reported: depth/stencil clears, formats other than the 8-bit RGBA ones,
+ * the clear rectangle and scissor of SET_CLEAR_SURFACE_CONTROL (the whole target is cleared), array layers
+ * (RT_ARRAY_INDEX is ignored), and the write mask SET_CT_WRITE. */
+static void on_clear(vgt_backend *b, sim_channel *c, const vgt_method *m, const vgt_ev_clear *k)
+{
+    char msg[160];
+    if (k->depth || k->stencil) unsupported(b, m, "depth/stencil clear is not modelled");
+    if (!k->color_mask || !k->target_format) return;   /* no color, or a DISABLED target: nothing written */
+    vgt_rt_desc s = {.va = k->target_va, .width = k->target_width, .height = k->target_height,
+                     .memory = k->target_memory, .format = k->target_format};
+    uint8_t px[4];
+    uint32_t w = vgt_rt_width_px(&s);
+    uint64_t span = vgt_rt_span(&s);
+    if (!vgt_rt_clear_pixel(k->target_format, k->clear_value, px) || !w || !span) {
+        snprintf(msg, sizeof msg, "clear of color target 0x%llx (format 0x%x, %ux%u) is not modelled",
+                 (unsigned long long)k->target_va, k->target_format, k->target_width, k->target_height);
+        unsupported(b, m, msg);
+        return;
+    }
+    if (span > b->cfg.max_copy_bytes) {
+        snprintf(msg, sizeof msg, "clear of %llu bytes is over the sim's limit of %llu bytes", (unsigned long long)span,
+                 (unsigned long long)b->cfg.max_copy_bytes);
+        unsupported(b, m, msg);
+        return;
+    }
+    sim_mem *mem = sim_vas_mem(b, c->vas);
+    vgt_error e;
+    if (sim_mem_check(mem, s.va, span, "clear", &e) != VGT_OK) { sim_fault(b, m, &e); return; }
+    /* the bytes of a pixel the clear writes: those of the components it enables (bit 0 R .. 3 A) */
+    uint8_t write_byte[4] = { 0 };
+    for (unsigned comp = 0; comp < 4; comp++)
+        if ((k->color_mask >> comp) & 1) write_byte[vgt_rt_component_byte(k->target_format, comp)] = 1;
+    for (uint32_t y = 0; y < s.height; y++)
+        for (uint32_t x = 0; x < w; x++) {
+            uint64_t va = s.va + vgt_rt_pixel_offset(&s, x, y);
+            if (k->color_mask == 0xf) {
+                if (sim_mem_write(mem, va, px, 4, SIM_GPU, "clear", &e) != VGT_OK) { sim_fault(b, m, &e); return; }
+                continue;
+            }
+            for (int byte = 0; byte < 4; byte++)
+                if (write_byte[byte] &&
+                    sim_mem_write(mem, va + byte, &px[byte], 1, SIM_GPU, "clear", &e) != VGT_OK) {
+                    sim_fault(b, m, &e);
+                    return;
+                }
+        }
+}
+
 /* ---- launches and draws ---- */
 /* A launch or a draw runs shaders the sim does not execute; they may write anywhere. */
 static void shaders_ran(vgt_backend *b, sim_channel *c) { sim_mem_invalidate(sim_vas_mem(b, c->vas)); }
@@ -305,6 +357,7 @@ static void on_event(void *ctx, const vgt_event *ev)
     case VGT_EV_LAUNCH: b->ctr.launches++; on_launch(b, c, &m, &ev->u.launch); break;
     case VGT_EV_EMPTY_DISPATCH: b->ctr.empty_dispatches++; on_launch(b, c, &m, &ev->u.launch); break;
     case VGT_EV_DRAW: b->ctr.draws++; shaders_ran(b, c); break;
+    case VGT_EV_CLEAR: on_clear(b, c, &m, &ev->u.clear); break;
     default: break;
     }
 }

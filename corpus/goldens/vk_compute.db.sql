@@ -16,10 +16,18 @@ CREATE INDEX submissions_by_channel ON submissions(client, channel);
 CREATE INDEX uploads_by_dst ON uploads(dst_va);
 CREATE TABLE channels(seq INTEGER PRIMARY KEY, client INTEGER, parent INTEGER, handle INTEGER, class INTEGER, class_name TEXT, ring_va INTEGER, entries INTEGER, userd_memory INTEGER, userd_offset INTEGER, userd_gpu_va INTEGER, engine_type INTEGER, va_space INTEGER, context_share INTEGER, status INTEGER);
 -- rows in channels: 9
+CREATE TABLE clears(event INTEGER PRIMARY KEY, seq INTEGER, submission INTEGER, channel INTEGER, color_mask INTEGER, depth INTEGER, stencil INTEGER, target INTEGER, target_va INTEGER, target_format INTEGER, width INTEGER, height INTEGER, memory INTEGER, bytes INTEGER, zt_va INTEGER, raw INTEGER);
+-- rows in clears: 0
 CREATE TABLE copies(event INTEGER PRIMARY KEY, seq INTEGER, submission INTEGER, channel INTEGER, src_va INTEGER, dst_va INTEGER, bytes INTEGER, line_length INTEGER, line_count INTEGER, pitch_in INTEGER, pitch_out INTEGER, src_pitch INTEGER, dst_pitch INTEGER, multi_line INTEGER, remap INTEGER, memset INTEGER, remap_const_a INTEGER, semaphore_type INTEGER, sem_va INTEGER, sem_payload INTEGER);
 -- rows in copies: 37
 CREATE TABLE diagnostics(id INTEGER PRIMARY KEY, seq INTEGER, submission INTEGER, entry INTEGER, dword INTEGER, kind TEXT, message TEXT);
 -- rows in diagnostics: 6
+CREATE TABLE draw_lints(draw INTEGER, idx INTEGER, code TEXT, message TEXT, PRIMARY KEY(draw, idx)) WITHOUT ROWID;
+-- rows in draw_lints: 0
+CREATE TABLE draw_stages(draw INTEGER, stage INTEGER, type TEXT, shader_set INTEGER, enabled INTEGER, register_count INTEGER, program_va INTEGER, mapped INTEGER, sph_bytes_known INTEGER, sph_state TEXT, PRIMARY KEY(draw, stage)) WITHOUT ROWID;
+-- rows in draw_stages: 0
+CREATE TABLE draw_state(draw INTEGER PRIMARY KEY, kind TEXT, submission INTEGER, seq INTEGER, entry INTEGER, dword INTEGER, client INTEGER, channel INTEGER, class INTEGER, origin TEXT, macro_call INTEGER, window_entry INTEGER, window_va INTEGER, window_bytes INTEGER, primitive TEXT, topology TEXT, first INTEGER, count INTEGER, instances INTEGER, index_size INTEGER, index_buffer_va INTEGER, vs_enabled INTEGER, vs_program_va INTEGER, ps_enabled INTEGER, ps_program_va INTEGER, target_count INTEGER, rt0_va INTEGER, rt0_format INTEGER, rt0_format_name TEXT, rt0_width INTEGER, rt0_height INTEGER, rt0_layout TEXT, rt0_write_mask INTEGER, zt_selected INTEGER, zt_va INTEGER, depth_test INTEGER, depth_write INTEGER, stencil_test INTEGER, viewport_width INTEGER, viewport_height INTEGER, scissor_enable INTEGER, scissor_xmin INTEGER, scissor_xmax INTEGER, scissor_ymin INTEGER, scissor_ymax INTEGER, raster_enable INTEGER, vertex_streams INTEGER, launch_qmd_va INTEGER, launch_program_va INTEGER, macros TEXT, macros_total INTEGER, clears INTEGER, lints TEXT, nlints INTEGER, json TEXT);
+-- rows in draw_state: 1
 CREATE TABLE draws(event INTEGER PRIMARY KEY, seq INTEGER, submission INTEGER, channel INTEGER, kind TEXT, topology TEXT, first INTEGER, count INTEGER, instances INTEGER, index_size INTEGER, index_buffer_va INTEGER, base_vertex INTEGER, base_instance INTEGER);
 -- rows in draws: 0
 CREATE TABLE empty_dispatches(event INTEGER PRIMARY KEY, seq INTEGER, submission INTEGER, channel INTEGER, qmd_va INTEGER, inline INTEGER, qmd_known INTEGER, qmd_version TEXT, grid_x INTEGER, grid_y INTEGER, grid_z INTEGER, block_x INTEGER, block_y INTEGER, block_z INTEGER, program_va INTEGER, shared_memory INTEGER, registers INTEGER, barriers INTEGER, cb_valid_mask INTEGER, cb0_va INTEGER, cb0_size INTEGER);
@@ -29,7 +37,7 @@ CREATE TABLE empty_dmas(event INTEGER PRIMARY KEY, seq INTEGER, submission INTEG
 CREATE TABLE engine_objects(seq INTEGER PRIMARY KEY, client INTEGER, channel INTEGER, handle INTEGER, class INTEGER, class_name TEXT, status INTEGER);
 -- rows in engine_objects: 21
 CREATE TABLE events(id INTEGER PRIMARY KEY, seq INTEGER, submission INTEGER, entry INTEGER, dword INTEGER, channel INTEGER, subch INTEGER, class INTEGER, kind TEXT, text TEXT, origin TEXT, macro_call INTEGER);
--- rows in events: 227
+-- rows in events: 231
 CREATE TABLE gpfifo_entries(submission INTEGER, entry INTEGER, seq INTEGER, raw INTEGER, va INTEGER, length INTEGER, level INTEGER, sync INTEGER, is_control INTEGER, opcode INTEGER, operand INTEGER, PRIMARY KEY(submission, entry)) WITHOUT ROWID;
 -- rows in gpfifo_entries: 103
 CREATE TABLE identity(key TEXT PRIMARY KEY, value TEXT);
@@ -54,6 +62,8 @@ CREATE TABLE method_counts(class INTEGER, address INTEGER, method TEXT, n INTEGE
 -- rows in method_counts: 354
 CREATE TABLE methods(submission INTEGER, entry INTEGER, dword INTEGER, id INTEGER, seq INTEGER, channel INTEGER, subch INTEGER, class INTEGER, method TEXT, address INTEGER, value INTEGER, fields TEXT, PRIMARY KEY(submission, entry, dword, id)) WITHOUT ROWID;
 -- rows in methods: 48268
+CREATE TABLE notifies(event INTEGER PRIMARY KEY, seq INTEGER, submission INTEGER, channel INTEGER, va INTEGER, type INTEGER);
+-- rows in notifies: 4
 CREATE TABLE object_frees(seq INTEGER PRIMARY KEY, client INTEGER, parent INTEGER, handle INTEGER, status INTEGER);
 -- rows in object_frees: 200
 CREATE TABLE objects(seq INTEGER PRIMARY KEY, kind TEXT, client INTEGER, parent INTEGER, handle INTEGER, class INTEGER, class_name TEXT, size INTEGER, aperture INTEGER, status INTEGER);
@@ -64,6 +74,8 @@ CREATE TABLE records(seq INTEGER PRIMARY KEY, type INTEGER, type_name TEXT, ts I
 -- rows in records: 1929
 CREATE TABLE semaphores(event INTEGER PRIMARY KEY, seq INTEGER, submission INTEGER, channel INTEGER, kind TEXT, source TEXT, op TEXT, va INTEGER, payload INTEGER, size INTEGER, reduction TEXT, flags INTEGER, report INTEGER);
 -- rows in semaphores: 153
+CREATE TABLE sph(draw INTEGER, stage INTEGER, program_va INTEGER, version INTEGER, sph_type TEXT, shader_type TEXT, does_global_store INTEGER, does_load_or_store INTEGER, kills_pixels INTEGER, mrt_enable INTEGER, stream_out_mask INTEGER, omap_target INTEGER, omap_depth INTEGER, omap_sample_mask INTEGER, output_components INTEGER, no_outputs INTEGER, word5 INTEGER, word10 INTEGER, word18 INTEGER, words TEXT, fields TEXT, PRIMARY KEY(draw, stage)) WITHOUT ROWID;
+-- rows in sph: 0
 CREATE TABLE stores(id INTEGER PRIMARY KEY, submission INTEGER, seq INTEGER, channel INTEGER, what TEXT, va INTEGER, length INTEGER, pages_written INTEGER, bytes_changed INTEGER, first_changed INTEGER, first_nonzero_pixel INTEGER, px0 INTEGER);
 -- rows in stores: 0
 CREATE TABLE submissions(submission INTEGER PRIMARY KEY, seq INTEGER UNIQUE, ts INTEGER, client INTEGER, channel INTEGER, token INTEGER, flags INTEGER, entry_count INTEGER, segment_count INTEGER, gp_put_before INTEGER, gp_put_after INTEGER, methods INTEGER);
@@ -72,9 +84,12 @@ CREATE TABLE unmappings(seq INTEGER PRIMARY KEY, client INTEGER, device INTEGER,
 -- rows in unmappings: 83
 CREATE TABLE uploads(event INTEGER PRIMARY KEY, seq INTEGER, submission INTEGER, channel INTEGER, dst_va INTEGER, length INTEGER, line_length INTEGER, line_count INTEGER, pitch_out INTEGER, pitch INTEGER, complete INTEGER, data BLOB);
 -- rows in uploads: 4
+CREATE TABLE window_lints(submission INTEGER, seq INTEGER, entry INTEGER, window_bytes INTEGER, channel INTEGER, class INTEGER, macros TEXT, code TEXT, message TEXT);
+-- rows in window_lints: 0
 CREATE VIEW compute_submissions AS SELECT submission, count(*) AS launches, sum(grid_x * grid_y * grid_z) AS ctas FROM launches GROUP BY submission;
 CREATE VIEW method_histogram AS SELECT class, method, n FROM method_counts;
 CREATE VIEW semaphore_releases AS SELECT submission, seq, source, op, va, payload, size, reduction FROM semaphores WHERE kind = 'release';
 CREATE VIEW submission_stores AS SELECT submission, seq, channel, count(*) AS ranges, sum(pages_written) AS pages_written, sum(bytes_changed) AS bytes_changed, sum(CASE WHEN what = 'render-target' THEN bytes_changed ELSE 0 END) AS render_target_bytes, min(CASE WHEN what = 'render-target' THEN first_nonzero_pixel END) AS render_target_first_nonzero_px, (SELECT t.px0 FROM stores t WHERE t.submission = stores.submission AND t.what = 'render-target' ORDER BY t.id LIMIT 1) AS render_target_px0 FROM stores GROUP BY submission;
 CREATE VIEW submission_summary AS SELECT s.submission, s.seq, s.channel, s.methods, (SELECT count(*) FROM launches l WHERE l.submission = s.submission) AS launches, (SELECT count(*) FROM empty_dispatches l WHERE l.submission = s.submission) AS empty_dispatches, (SELECT count(*) FROM draws d WHERE d.submission = s.submission) AS draws, (SELECT count(*) FROM uploads u WHERE u.submission = s.submission) AS uploads, (SELECT count(*) FROM copies c WHERE c.submission = s.submission) AS copies, (SELECT count(*) FROM empty_dmas c WHERE c.submission = s.submission) AS empty_dmas, (SELECT count(*) FROM semaphores m WHERE m.submission = s.submission AND m.kind = 'release') AS releases, (SELECT count(*) FROM semaphores m WHERE m.submission = s.submission AND m.kind = 'acquire') AS acquires FROM submissions s;
-CREATE VIEW writes AS SELECT submission, seq, 'upload' AS how, dst_va AS va, length AS bytes FROM uploads UNION ALL SELECT submission, seq, CASE WHEN memset THEN 'memset' ELSE 'copy' END, dst_va, bytes FROM copies UNION ALL SELECT submission, seq, 'semaphore:' || source, va, size FROM semaphores WHERE kind IN ('release', 'report');
+CREATE VIEW window_macros AS SELECT c.submission, c.seq, c.entry, e.length * 4 AS window_bytes, c.channel, count(*) AS calls, group_concat(printf('0x%x', c.macro), ',') AS macros FROM (SELECT * FROM macro_calls ORDER BY call) c LEFT JOIN gpfifo_entries e ON e.seq = c.seq AND e.entry = c.entry GROUP BY c.seq, c.entry, c.channel;
+CREATE VIEW writes AS SELECT submission, seq, 'upload' AS how, dst_va AS va, length AS bytes FROM uploads UNION ALL SELECT submission, seq, CASE WHEN memset THEN 'memset' ELSE 'copy' END, dst_va, bytes FROM copies UNION ALL SELECT submission, seq, 'semaphore:' || source, va, size FROM semaphores WHERE kind IN ('release', 'report') UNION ALL SELECT submission, seq, 'clear', target_va, bytes FROM clears WHERE color_mask != 0 AND target_format != 0 UNION ALL SELECT submission, seq, 'notify', va, 16 FROM notifies;

@@ -1,5 +1,5 @@
 #!/bin/sh
-# build.sh - builds the six vgtrace corpus workloads into OUTDIR.
+# build.sh - builds the vgtrace corpus workloads into OUTDIR.
 #   usage: corpus/workloads/build.sh OUTDIR            build the binaries
 #          corpus/workloads/build.sh --shaders         regenerate the SPIR-V headers from the GLSL (glslangValidator)
 # Needs: nvcc (CUDA 13.0: sm_90 SASS + compute_90 PTX, cudart linked statically), gcc, the Vulkan / EGL / GLES
@@ -12,6 +12,7 @@ if [ "${1:-}" = "--shaders" ]; then
     glslangValidator -V --vn vk_compute_spv -o vk_compute_spv.h vk_compute.comp
     glslangValidator -V --vn vk_triangle_vert_spv -o vk_triangle_vert_spv.h vk_triangle.vert
     glslangValidator -V --vn vk_triangle_frag_spv -o vk_triangle_frag_spv.h vk_triangle.frag
+    glslangValidator -V --vn vk_nostore_discard_frag_spv -o vk_nostore_discard_frag_spv.h vk_nostore_discard.frag
     exit 0
 fi
 [ $# -eq 1 ] || { echo "usage: $0 OUTDIR | --shaders" >&2; exit 2; }
@@ -29,4 +30,6 @@ done
 echo "cc vk_compute";  $CC $CFLAGS -o "$out/vk_compute"  "$here/vk_compute.c"  -lvulkan
 echo "cc vk_triangle"; $CC $CFLAGS -o "$out/vk_triangle" "$here/vk_triangle.c" -lvulkan
 echo "cc gl_egl";      $CC $CFLAGS -o "$out/gl_egl"      "$here/gl_egl.c"      -lEGL -lGLESv2
+echo "cc vk_nostore";  $CC $CFLAGS -o "$out/vk_nostore"  "$here/vk_nostore.c"  -lvulkan
+echo "cc gl_nostore";  $CC $CFLAGS -o "$out/gl_nostore"  "$here/gl_nostore.c"  -lEGL -lGLESv2
 echo "built into $out"

@@ -69,7 +69,7 @@ int rt_dump_write(vgt_replay *rp, const rt_dump_req *req, FILE *out)
                              "a surface this build converts (8-bit RGBA/BGRA, at most %llu bytes)", req->index,
                              (unsigned long long)d->va, d->width, d->height, d->format, d->memory,
                              (unsigned long long)MAX_RT_BYTES);
-    uint32_t w = (d->memory >> 12) & 1 ? d->width / 4 : d->width;
+    uint32_t w = vgt_rt_width_px(d);
     uint8_t *surf = malloc(span), *rgba = malloc((uint64_t)w * d->height * 4);
     vgt_error err;
     int code = VGT_EXIT_OK;

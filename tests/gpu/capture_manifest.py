@@ -16,7 +16,7 @@ import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
-WORKLOADS = ["vadd", "many_launches", "streams_threads", "vk_compute", "vk_triangle", "gl_egl"]
+WORKLOADS = ["vadd", "many_launches", "streams_threads", "vk_compute", "vk_triangle", "gl_egl", "vk_nostore", "gl_nostore"]
 
 
 def sha256(path):
@@ -76,7 +76,7 @@ def main():
             e["png_sha256_plain"] = sha256(traces / f"{w}.plain.png")
             e["png_unchanged"] = e["png_sha256_captured"] == e["png_sha256_plain"]
         entries.append(e)
-    doc = {"about": "Real H200 traces of the six corpus workloads, recorded by `vgt record` "
+    doc = {"about": "Real H200 traces of the eight corpus workloads, recorded by `vgt record` "
                     "(tests/gpu/capture_corpus.sh); see corpus/README.md.",
            "total_bytes": sum(e["trace_bytes"] for e in entries), "traces": entries}
     out.write_text(json.dumps(doc, indent=2) + "\n")

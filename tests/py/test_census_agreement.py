@@ -25,12 +25,12 @@ CORPUS = sorted((REPO / "corpus").glob("*.vgt"))
 # census JSON per-submission key -> event kind
 CENSUS_KEYS = {"launches": "LAUNCH", "empty_dispatches": "EMPTY_DISPATCH", "draws": "DRAW", "uploads": "UPLOAD",
                "copies": "COPY", "empty_dmas": "EMPTY_DMA", "sem_releases": "SEM_RELEASE", "sem_acquires": "SEM_ACQUIRE",
-               "reports": "REPORT", "program_binds": "PROGRAM_BIND"}
+               "reports": "REPORT", "program_binds": "PROGRAM_BIND", "clears": "CLEAR", "notifies": "NOTIFY"}
 # db per-kind tables: table -> the kinds whose events it holds
 DB_TABLES = {"launches": ("LAUNCH",), "empty_dispatches": ("EMPTY_DISPATCH",), "uploads": ("UPLOAD",),
              "copies": ("COPY",), "empty_dmas": ("EMPTY_DMA",),
              "semaphores": ("SEM_RELEASE", "SEM_ACQUIRE"), "draws": ("DRAW",),
-             "program_binds": ("PROGRAM_BIND",)}
+             "program_binds": ("PROGRAM_BIND",), "clears": ("CLEAR",), "notifies": ("NOTIFY",)}
 
 
 def census_counts(vgt_bin, trace, *filt):

@@ -21,6 +21,7 @@ KNOWN = {
     "census": ["--json", "--total", "--submits", "--channel", "--no-macros", "--stores", "--quiet"],
     "db": ["--output", "--with-bytes", "--no-fields", "--index-methods", "--submits", "--channel", "--no-macros",
            "--stores", "--quiet"],
+    "draws": ["--json", "--draw", "--submits", "--channel", "--no-launches"],
     "mme": ["--json", "--macro", "--submits", "--channel", "--calls", "--expand", "--no-disasm"],
     "record": ["--output", "--crash-safe", "--memory", "--track", "--level", "--quiet"],
     "ingest": ["--output", "--follow", "--level"],
@@ -150,12 +151,12 @@ def test_record_takes_both_forms(vgt, tmp_path):
 # ---- windows ----
 
 def test_submit_is_the_former_name_of_submits(vgt, t20):
-    for verb in ("decode", "census", "mme"):
+    for verb in ("decode", "census", "mme", "draws"):
         assert vgt(verb, t20, "--submit", "3..4", check=0).stdout == vgt(verb, t20, "--submits", "3..4", check=0).stdout
 
 
 @pytest.mark.parametrize("window", ["50..60", "15..25", "20", "25.."])
-@pytest.mark.parametrize("verb", ["decode", "census", "db", "mme", "replay", "slice"])
+@pytest.mark.parametrize("verb", ["decode", "census", "db", "mme", "draws", "replay", "slice"])
 def test_submits_outside_the_trace_is_a_usage_error(vgt, t20, tmp_path, verb, window):
     extra = {"db": ["-o", tmp_path / "o.sqlite"], "replay": ["--backend", "sim"], "slice": [tmp_path / "o.vgt"]}
     r = vgt(verb, t20, *extra.get(verb, []), "--submits", window, check=2)
@@ -164,7 +165,7 @@ def test_submits_outside_the_trace_is_a_usage_error(vgt, t20, tmp_path, verb, wi
         assert not list(tmp_path.iterdir())   # nothing written
 
 
-@pytest.mark.parametrize("verb", ["decode", "census", "db", "mme", "replay", "slice"])
+@pytest.mark.parametrize("verb", ["decode", "census", "db", "mme", "draws", "replay", "slice"])
 def test_submits_inside_the_trace_is_fine(vgt, t20, tmp_path, verb):
     extra = {"db": ["-o", tmp_path / "o.sqlite"], "replay": ["--backend", "sim"], "slice": [tmp_path / "o.vgt"]}
     for window in ("0..19", "19", "5..", "..19"):

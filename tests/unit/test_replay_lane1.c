@@ -146,8 +146,30 @@ static void test_linearize(void)
           "unsupported format refused: %s", err.msg);
     vgt_rt_desc huge = {.width = VGT_RT_MAX_DIM + 1, .height = 1, .format = 0xD5};
     CHECK(vgt_rt_span(&huge) == 0, "dimension bound");
+    CHECK(vgt_rt_width_px(&huge) == 0 && vgt_rt_width_px(&d) == 32 && vgt_rt_width_px(&pd) == 2, "pixels a row");
+    /* a pixel's place: the (17, 9) above, and row 1 pixel 1 of the pitch surface */
+    CHECK(vgt_rt_pixel_offset(&d, 17, 9) == 1536 + 16 + 4, "block-linear pixel offset");
+    CHECK(vgt_rt_pixel_offset(&pd, 1, 1) == 12, "pitch pixel offset");
     free(surf);
     free(rgba);
+}
+
+/* Clear values: R, G, B, A floats clamped to 0..1 and rounded to 8 bits, in the format's byte order. */
+static void test_clear_pixel(void)
+{
+    const float f[4] = {1.0f, 0.5f, -2.0f, 0.2f};
+    uint32_t v[4];
+    memcpy(v, f, sizeof v);
+    uint8_t px[4];
+    CHECK(vgt_rt_clear_pixel(0xD5, v, px) && px[0] == 255 && px[1] == 128 && px[2] == 0 && px[3] == 51,
+          "A8B8G8R8: R first (%u %u %u %u)", px[0], px[1], px[2], px[3]);
+    CHECK(vgt_rt_clear_pixel(0xCF, v, px) && px[2] == 255 && px[1] == 128 && px[0] == 0 && px[3] == 51,
+          "A8R8G8B8: B first");
+    CHECK(!vgt_rt_clear_pixel(0xC0, v, px), "unsupported format");
+    CHECK(vgt_rt_component_byte(0xCF, 0) == 2 && vgt_rt_component_byte(0xD5, 0) == 0 &&
+              vgt_rt_component_byte(0xD5, 3) == 3 && vgt_rt_component_byte(0xD5, 4) == -1 &&
+              vgt_rt_component_byte(0xC0, 0) == -1,
+          "component bytes");
 }
 
 static uint32_t be32(const uint8_t *p) { return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]; }
@@ -1078,6 +1100,7 @@ int main(void)
     test_reloc_notes();
     test_gob_offsets();
     test_linearize();
+    test_clear_pixel();
     test_png();
     test_fnv();
     test_store_diff();

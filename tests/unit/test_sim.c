@@ -409,6 +409,53 @@ static void test_draws_counted(void)
     teardown(&t);
 }
 
+/* CLEAR_SURFACE (clcb97.h 0x19d0: R..A enables 2..5, MRT_SELECT 9:6) of a color target selected by
+ * SET_CT_SELECT (0x121c, TARGET_COUNT 3:0, TARGET0 6:4) at SET_COLOR_TARGET_A/B/WIDTH/HEIGHT/FORMAT/MEMORY(j)
+ * 0x800+64j.., with SET_COLOR_CLEAR_VALUE(0..3) 0xd80.. as floats: every pixel gets the value in the target's
+ * format. A pitch A8R8G8B8 target (WIDTH is the row pitch in bytes) and a block-linear A8B8G8R8 one whose
+ * pixel (x, y) lies at the GOB offset x%16 + (y%2)*16 + ((y/2)%2)*32 + ((x/16)%2)*64 + ... (x in bytes). */
+static void clear_target(h *t, uint32_t slot, uint64_t va, uint32_t width, uint32_t height, uint32_t format,
+                         uint32_t memory, uint32_t mask)
+{
+    uint32_t ct[] = { (uint32_t)(va >> 32), (uint32_t)va, width, height, format, memory };
+    inc(t, SC_3D, 0x800 + 64 * slot, ct, 6);
+    m1(t, SC_3D, 0x121c, 1u | slot << 4);
+    m1(t, SC_3D, 0x19d0, mask << 2);
+}
+
+static void test_clear_surface(void)
+{
+    h t;
+    setup(&t);
+    bind_all(&t);
+    uint32_t value[4] = { 0x3f800000, 0x00000000, 0x3f000000, 0x3f800000 };   /* R 1, G 0, B 0.5, A 1 */
+    inc(&t, SC_3D, 0xd80, value, 4);
+    clear_target(&t, 0, DATA_VA, 16 * 4, 4, 0xCF, 1u << 12, 0xf);               /* pitch, 16x4, A8R8G8B8 */
+    clear_target(&t, 2, DATA_VA + 0x10000, 32, 16, 0xD5, 1u << 4, 0xf);         /* block-linear, 2 GOBs tall */
+    flush(&t);
+    /* A8R8G8B8: B G R A in memory -> 0x80, 0x00, 0xff, 0xff */
+    CHECK(rd(&t, DATA_VA, 4) == 0xffff0080u, "pitch px0 0x%llx", (unsigned long long)rd(&t, DATA_VA, 4));
+    CHECK(rd(&t, DATA_VA + 3 * 64 + 15 * 4, 4) == 0xffff0080u, "pitch last pixel");
+    CHECK(rd(&t, DATA_VA + 4 * 64, 4) == 0, "past the pitch target");
+    /* A8B8G8R8: R G B A -> 0xff, 0x00, 0x80, 0xff; pixel (31, 15) is byte x 124: GOB row 1 (y/8), GOB col 1 */
+    uint64_t bl = DATA_VA + 0x10000;
+    CHECK(rd(&t, bl, 4) == 0xff8000ffu, "block-linear px0 0x%llx", (unsigned long long)rd(&t, bl, 4));
+    uint32_t xb = 31 * 4, y = 15;
+    uint64_t in_gob = xb % 16 + (y % 2) * 16 + ((y / 2) % 2) * 32 + ((xb / 16) % 2) * 64 + ((y / 4) % 2) * 128 +
+                      ((xb / 32) % 2) * 256;
+    uint64_t off = ((y / 8) % 2 + (xb / 64) * 2) * 512 + in_gob;   /* block 2 GOBs tall: GOB (col 1, row 1) */
+    CHECK(rd(&t, bl + off, 4) == 0xff8000ffu, "block-linear last pixel at +0x%llx", (unsigned long long)off);
+    CHECK(rd(&t, bl + 4 * 512, 4) == 0, "past the block-linear target");
+    /* only G and A: R and B keep what was there */
+    wr32(&t, DATA_VA + 0x20000, 0x11223344);
+    value[1] = 0x3f800000;
+    inc(&t, SC_3D, 0xd80, value, 4);
+    clear_target(&t, 1, DATA_VA + 0x20000, 4, 1, 0xD5, 1u << 12, 0xa);          /* G and A */
+    flush(&t);
+    CHECK(rd(&t, DATA_VA + 0x20000, 4) == 0xff22ff44u, "masked clear 0x%llx", (unsigned long long)rd(&t, DATA_VA + 0x20000, 4));
+    teardown(&t);
+}
+
 /* A release outside every mapping is a reported fault; so is an entry whose push buffer is unmapped. */
 static void test_out_of_map_fault(void)
 {
@@ -667,6 +714,7 @@ int main(void)
     test_qmd_launch_release();
     test_report_semaphores();
     test_draws_counted();
+    test_clear_surface();
     test_out_of_map_fault();
     test_launch_makes_memory_unknown();
     test_entries_and_state_only();

@@ -20,6 +20,9 @@
  *   PROGRAM_BIND  a 3D shader stage bound to a program (SET_PIPELINE_PROGRAM_ADDRESS_A/B(j))
  *   DRAW          a 3D draw: BEGIN/END with DRAW_VERTEX_ARRAY / DRAW_INDEX_BUFFER / inline indices, or a
  *                 one-method draw (*_BEGIN_END_*); consecutive instances of one draw are merged
+ *   CLEAR         a 3D CLEAR_SURFACE: which color components, depth, stencil, and the color target it hits
+ *                 (MRT_SELECT through SET_CT_SELECT to SET_COLOR_TARGET_A/B) and the depth target
+ *   NOTIFY        a NOTIFY method (3D or compute): the engine writes a notifier at SET_NOTIFY_A/B
  *
  * Events are delivered through a callback while the tracker runs; pointers inside an event (QMD bytes,
  * upload bytes) are valid only during the callback. An event's pos is the position of the method that
@@ -65,6 +68,8 @@ typedef enum vgt_event_kind {
     VGT_EV_DRAW = 8,
     VGT_EV_EMPTY_DISPATCH = 9,   /* u.launch */
     VGT_EV_EMPTY_DMA = 10,       /* u.copy */
+    VGT_EV_CLEAR = 11,           /* u.clear */
+    VGT_EV_NOTIFY = 12,          /* u.notify */
     VGT_EV_KIND_COUNT_
 } vgt_event_kind;
 
@@ -184,6 +189,25 @@ typedef struct vgt_ev_draw {
     uint64_t index_buffer_va; /* SET_INDEX_BUFFER_A:B, indexed draws */
 } vgt_ev_draw;
 
+typedef struct vgt_ev_clear {
+    uint32_t raw;             /* CLEAR_SURFACE data */
+    uint8_t color_mask;       /* R_ENABLE 2, G 3, B 4, A 5 as bits 0..3 */
+    uint8_t depth, stencil;   /* Z_ENABLE 0, STENCIL_ENABLE 1 */
+    uint32_t mrt_select;      /* MRT_SELECT 9:6: the n-th selected color target */
+    uint32_t rt_array_index;  /* RT_ARRAY_INDEX 25:10 */
+    uint32_t target;          /* the color target slot j: SET_CT_SELECT TARGETn for n = mrt_select */
+    uint64_t target_va;       /* SET_COLOR_TARGET_A(j):B(j), 0 when never set */
+    uint32_t target_format;   /* SET_COLOR_TARGET_FORMAT(j): 0 = DISABLED */
+    uint32_t target_width, target_height, target_memory;   /* SET_COLOR_TARGET_WIDTH/HEIGHT/MEMORY(j) */
+    uint32_t clear_value[4];  /* SET_COLOR_CLEAR_VALUE(0..3): R, G, B, A as 32-bit floats */
+    uint64_t zt_va;           /* SET_ZT_A:B when depth or stencil is cleared */
+} vgt_ev_clear;
+
+typedef struct vgt_ev_notify {
+    uint64_t va;              /* SET_NOTIFY_A (upper):SET_NOTIFY_B */
+    uint32_t type;            /* NOTIFY TYPE: 0 WRITE_ONLY, 1 WRITE_THEN_AWAKEN */
+} vgt_ev_notify;
+
 /* Where the methods that made an event came from. */
 typedef enum vgt_event_origin {
     VGT_ORIGIN_STREAM = 0,    /* the push buffer itself */
@@ -204,6 +228,8 @@ typedef struct vgt_event {
         vgt_ev_sem sem;       /* SEM_RELEASE, SEM_ACQUIRE, REPORT */
         vgt_ev_program program;
         vgt_ev_draw draw;
+        vgt_ev_clear clear;
+        vgt_ev_notify notify;
     } u;
 } vgt_event;
 
@@ -252,6 +278,13 @@ typedef struct vgt_sem_config {
                                * and then also reach ev.upload.data) */
     int no_overlay;           /* 1: no stream-write overlay: memory reads go to mem_read only */
     uint32_t overlay_bytes;   /* 0: VGT_SEM_OVERLAY_BYTES; at least VGT_SEM_OVERLAY_MAX_WRITE is used */
+    /* Optional: a draw was issued (ev: its DRAW event as far as it is known then). The DRAW event itself
+     * comes later (instances are merged, vgt_sem_flush); the engine state as of this call is the state
+     * the draw ran with, which is what a consumer that tracks state (vgt/draws.h) records here. */
+    vgt_event_fn on_draw_issued;
+    /* Optional: every method fed (pushed or emitted by a macro) that is not the data of an inline-to-memory
+     * transfer, before the tracker acts on it: for consumers that shadow engine state (vgt/draws.h). */
+    void (*on_method)(void *ctx, const vgt_method *m);
 } vgt_sem_config;
 
 vgt_status vgt_sem_new(vgt_sem_tracker **t, const vgt_sem_config *cfg, vgt_error *err);

@@ -153,6 +153,12 @@ void vgt_mme_trace_free(vgt_mme_trace *t);
  * of on_call is reported as VGT_E_EOF ("stopped"), which callers treat as a request to stop. */
 void vgt_mme_trace_model(vgt_mme_trace *t, const vgt_model *model);
 vgt_status vgt_mme_trace_method(vgt_mme_trace *t, const vgt_walk_submit *s, const vgt_method *m, vgt_error *err);
+/* A walk that takes non-increasing runs whole (on_noninc_run) feeds vgt_mme_trace_method every dword of a
+ * run of these methods: instruction and start-address RAM loads and their pointers
+ * (LOAD_MME_INSTRUCTION_RAM_POINTER .. SET_MME_SHADOW_RAM_CONTROL), the MME DMA methods (SET_MME_MEM_ADDRESS_A
+ * .. SET_MME_DATA_FIFO_CONFIG), CALL_MME_MACRO/DATA (and up). Of any other method only the last value of the
+ * run matters to the trace. */
+int vgt_mme_trace_needs_every_dword(uint32_t mthd);
 vgt_status vgt_mme_trace_submit_end(vgt_mme_trace *t, const vgt_walk_submit *s, vgt_error *err);
 vgt_status vgt_mme_trace_finish(vgt_mme_trace *t, vgt_error *err);
 
