@@ -253,6 +253,10 @@ vgt_status vgt_gpu_chan_check(const vgt_gpu_chan *c, vgt_error *err);
 /* Names: RM status ("NV_ERR_INVALID_ARGUMENT"), robust-channel error ("MMU fault"); never NULL. */
 const char *vgt_gpu_rm_status_name(uint32_t status);
 const char *vgt_gpu_rc_name(uint32_t code);
+/* Why RM refuses a control to this client before running it, for the statuses that mean that
+ * (insufficient permissions, test-only code, not supported, privileged security); NULL for any other
+ * status (the control ran and failed, or the call was malformed). */
+const char *vgt_gpu_rm_refusal(uint32_t status);
 /* The usermode page's nanosecond timer (PTIMER), 0 when not mapped. */
 uint64_t vgt_gpu_timer_ns(const vgt_gpu *g);
 

@@ -85,6 +85,9 @@ vgt_status rm_alloc(vgt_gpu *g, uint32_t parent, uint32_t cls, void *params, uin
                     uint32_t *handle, vgt_error *err);
 vgt_status rm_control(vgt_gpu *g, uint32_t object, uint32_t cmd, void *params, uint32_t size, const char *what,
                       vgt_error *err);
+/* rm_control that also hands back RM's status (0 when the ioctl itself failed: err says errno). */
+vgt_status rm_control_status(vgt_gpu *g, uint32_t object, uint32_t cmd, void *params, uint32_t size,
+                             const char *what, uint32_t *rm_status, vgt_error *err);
 vgt_status rm_free(vgt_gpu *g, uint32_t parent, uint32_t object, const char *what, vgt_error *err);
 /* RM_MAP_MEMORY + mmap of a fresh fd: nvidiactl for sysmem, a registered /dev/nvidiaN for BAR memory. */
 vgt_status rm_map_cpu(vgt_gpu *g, uint32_t memory, uint64_t size, bool bar, const char *what,

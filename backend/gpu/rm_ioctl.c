@@ -61,18 +61,28 @@ vgt_status rm_alloc(vgt_gpu *g, uint32_t parent, uint32_t cls, void *params, uin
     return VGT_OK;
 }
 
-vgt_status rm_control(vgt_gpu *g, uint32_t object, uint32_t cmd, void *params, uint32_t size, const char *what,
-                      vgt_error *err)
+vgt_status rm_control_status(vgt_gpu *g, uint32_t object, uint32_t cmd, void *params, uint32_t size,
+                             const char *what, uint32_t *rm_status, vgt_error *err)
 {
     rm_control_params a = { .client = g->client, .object = object, .cmd = cmd,
                             .params_ptr = (uint64_t)(uintptr_t)params, .params_size = size };
     char ctx[160];
     snprintf(ctx, sizeof ctx, "RM_CONTROL %s (cmd 0x%08x) on 0x%08x", what, cmd, object);
+    if (rm_status)
+        *rm_status = 0;
     VGT_TRY(rm_escape(g, g->fd_ctl, RM_ESC_CONTROL, &a, sizeof a, ctx, err));
     gpu_log(g, "%s -> status 0x%x %s", ctx, a.status, vgt_gpu_rm_status_name(a.status));
+    if (rm_status)
+        *rm_status = a.status;
     if (a.status != 0)
         return rm_status_fail(err, a.status, ctx);
     return VGT_OK;
+}
+
+vgt_status rm_control(vgt_gpu *g, uint32_t object, uint32_t cmd, void *params, uint32_t size, const char *what,
+                      vgt_error *err)
+{
+    return rm_control_status(g, object, cmd, params, size, what, NULL, err);
 }
 
 vgt_status rm_free(vgt_gpu *g, uint32_t parent, uint32_t object, const char *what, vgt_error *err)

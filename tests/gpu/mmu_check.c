@@ -5,27 +5,29 @@
  *                        its captured VA, as a replay does; without TRACE a built-in set (4 KiB to 6 MiB,
  *                        system and video memory) is used
  *
- * For each mapping, at its first and last page and at every 2 MiB inside (at most 64 VAs), it asks RM:
- *  - NV90F1_CTRL_CMD_VASPACE_GET_PAGE_LEVEL_INFO (0x90f10102, on the FERMI_VASPACE_A object): per level
- *    the level's format (VA bits hi:lo, entry size), the physical address and aperture of the level
- *    instance and the entry index of the VA. The walker's format table must give the same levels, VA bits
- *    and entry sizes, and its index arithmetic the same entry indices.
- *  - NV0080_CTRL_CMD_DMA_GET_PTE_INFO (0x801801, on the device): per page size a PTE block (page size,
- *    entry size, kind, flags with VALID 0:0 and APERTURE 6:3). Exactly one valid block is expected; its
- *    aperture must be the allocation's (video memory for vidmem, a system aperture for sysmem).
- * Reading the page tables themselves (to run the walker end to end over RM's tables) needs a CPU mapping
- * of arbitrary physical video and system memory, which an unprivileged client does not get: the table
- * contents are not compared here (the physical addresses RM returns are printed for that later step).
+ * For each mapping, at its first and last page and at every 2 MiB inside (at most 64 VAs), it asks RM
+ * three controls (layouts and who may call them: trace-format/facts/rm_abi.txt) and compares the answers
+ * with the walker's format table (tests/gpu/mmu_rm.c):
+ *  - NV0080_CTRL_CMD_DMA_GET_PDE_INFO (device, hVASpace 0): the page tables under the VA per page size:
+ *    PTE size, the VA one table spans, the entry size of the level above;
+ *  - NV0080_CTRL_CMD_DMA_GET_PTE_INFO (device, hVASpace 0): the PTE per page size; exactly one valid,
+ *    in the allocation's aperture;
+ *  - NV90F1_CTRL_CMD_VASPACE_GET_PAGE_LEVEL_INFO (our FERMI_VASPACE_A object): every level's VA bits,
+ *    entry size and entry index.
+ * Which VA space: the gpu backend maps each allocation twice, into the UVM-owned FERMI_VASPACE_A (UVM
+ * keeps its page tables; RM holds only the root UVM gave it) and, through NV01_MEMORY_VIRTUAL, into the
+ * device's default VA space, whose tables RM builds with the same format. The device controls ask the
+ * latter (hVASpace 0). The VA space control can only be sent to a VA space object, and ours is UVM's.
  *
- * Parameter layouts (open-gpu-kernel-modules, 580 series): ctrl/ctrl90f1.h
- * NV90F1_CTRL_VASPACE_GET_PAGE_LEVEL_INFO_PARAMS { hSubDevice, subDeviceId, virtAddress, pageSize, flags,
- * numLevels, levels[GMMU_FMT_MAX_LEVELS = 6] } with NV_CTRL_VASPACE_PAGE_LEVEL { pFmt, levelFmt,
- * sublevelFmt[MMU_FMT_MAX_SUB_LEVELS = 2], physAddress, aperture, size, entryIndex } and mmu_fmt_types.h
- * MMU_FMT_LEVEL { u8 virtAddrBitLo, virtAddrBitHi, entrySize, bPageTable, numSubLevels; u32
- * pageLevelIdTag; pointer subLevels }; ctrl/ctrl0080/ctrl0080dma.h NV0080_CTRL_DMA_GET_PTE_INFO_PARAMS
- * { gpuAddr, subDeviceId, skipVASpaceInit, pteBlocks[5] { pageSize, pteEntrySize, comptagLine, kind,
- * pteFlags }, hVASpace }. Older drivers (515) lack flags, pageLevelIdTag and entryIndex: the sizes below
- * are checked against what RM accepts (a wrong size is refused with NV_ERR_INVALID_PARAM_STRUCT). */
+ * A control RM refuses to this client before running it (vgt_gpu_rm_refusal: kernel-only, test-only,
+ * not supported) is a finding, not a failure: it is asked once, named with RM's status and the reason,
+ * and the others go on. On the H200 (driver 580.159.04, GSP firmware) GET_PTE_INFO answers
+ * NV_ERR_TEST_ONLY_CODE_NOT_ENABLED and GET_PAGE_LEVEL_INFO is kernel-only (rm_abi.txt says why).
+ * Exit: 0 when every comparison made agrees (or RM refuses every control: "not available from user
+ * space"), 1 on a mismatch, a failed control or nothing compared, 2 without a GPU.
+ * Reading the page tables themselves (to run the walker end to end over RM's tables) needs a CPU mapping
+ * of arbitrary physical memory, which an unprivileged client does not get; the physical addresses RM
+ * returns are printed for that later step. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,116 +35,94 @@
 
 #include "gpu.h"
 #include "gpu_internal.h"
+#include "mmu_rm.h"
 #include "vgt/mmu.h"
 #include "vgt/trace.h"
 
-#define CMD_GET_PAGE_LEVEL_INFO 0x90f10102u
-#define CMD_GET_PTE_INFO 0x801801u
-
-typedef struct {
-    uint8_t va_lo, va_hi, entry_size, is_page_table, nsub, pad[3];
-    uint32_t level_id_tag, pad2;
-    uint64_t sublevels;
-} rm_fmt_level;
-
-typedef struct {
-    uint64_t fmt;
-    rm_fmt_level level, sublevel[2];
-    uint64_t phys;
-    uint32_t aperture, pad;
-    uint64_t size;
-    uint32_t entry_index, pad2;
-} rm_page_level;
-
-typedef struct {
-    uint32_t subdevice, subdevice_id;
-    uint64_t va, page_size, flags;
-    uint32_t nlevels, pad;
-    rm_page_level levels[6];
-} rm_page_level_info;
-
-typedef struct {
-    uint64_t page_size, entry_size;
-    uint32_t comptag_line, kind, flags, pad;
-} rm_pte_block;
-
-typedef struct {
-    uint64_t va;
-    uint32_t subdevice_id;
-    uint8_t skip_init, pad[3];
-    rm_pte_block blocks[5];
-    uint32_t vaspace, pad2;
-} rm_pte_info;
-
-_Static_assert(sizeof(rm_fmt_level) == 24, "MMU_FMT_LEVEL: 24 bytes on x86-64");
-_Static_assert(sizeof(rm_page_level) == 112, "NV_CTRL_VASPACE_PAGE_LEVEL");
-_Static_assert(sizeof(rm_page_level_info) == 40 + 6 * 112, "GET_PAGE_LEVEL_INFO params");
-_Static_assert(sizeof(rm_pte_info) == 16 + 5 * 32 + 8, "GET_PTE_INFO params");
-
 struct mapping { int vid; uint64_t va, size; };
 
-static int failures, checks;
+/* One control mmu_check asks, and what became of it. */
+typedef struct query {
+    const char *name;
+    uint32_t cmd;
+    const char *target;      /* the object it is sent to, for messages */
+    int answered;
+    uint32_t refused;        /* RM's status when it refused the control to this client; 0 otherwise */
+} query;
 
-static void fail(const char *fmt, uint64_t va, long a, long b)
+static query q_pde = {"NV0080_CTRL_CMD_DMA_GET_PDE_INFO", RM_CTRL_DEV_DMA_GET_PDE_INFO, "device", 0, 0};
+static query q_pte = {"NV0080_CTRL_CMD_DMA_GET_PTE_INFO", RM_CTRL_DEV_DMA_GET_PTE_INFO, "device", 0, 0};
+static query q_lvl = {"NV90F1_CTRL_CMD_VASPACE_GET_PAGE_LEVEL_INFO", RM_CTRL_VASPACE_GET_PAGE_LEVEL_INFO,
+                      "FERMI_VASPACE_A", 0, 0};
+
+static int failures;
+
+static void print_mismatch(void *ctx, uint64_t va, const char *msg)
 {
+    (void)ctx;
+    printf("  MISMATCH va 0x%" PRIx64 ": %s\n", va, msg);
+}
+
+static mmu_rm_report report = {0, 0, print_mismatch, NULL};
+
+/* Runs q unless RM refused it already; 1 when RM answered. */
+static int ask(vgt_gpu *g, query *q, uint32_t object, void *params, uint32_t size, uint64_t va)
+{
+    if (q->refused)
+        return 0;
+    uint32_t st = 0;
+    vgt_error err;
+    if (rm_control_status(g, object, q->cmd, params, size, q->name, &st, &err) == VGT_OK) {
+        q->answered++;
+        return 1;
+    }
+    if (!q->answered && vgt_gpu_rm_refusal(st)) {
+        q->refused = st;
+        printf("  %s refused: RM status 0x%x %s\n", q->name, st, vgt_gpu_rm_status_name(st));
+        return 0;
+    }
+    printf("  va 0x%" PRIx64 ": %s\n", va, err.msg);
     failures++;
-    printf("  MISMATCH va 0x%" PRIx64 ": ", va);
-    printf(fmt, a, b);
-    printf("\n");
+    return 0;
 }
 
 static void check_va(vgt_gpu *g, const vgt_mmu_format *f, const struct mapping *m, uint64_t va)
 {
-    vgt_error err;
-    rm_pte_info pi;
-    memset(&pi, 0, sizeof pi);
-    pi.va = va;
-    pi.vaspace = g->vaspace;
-    if (rm_control(g, g->device, CMD_GET_PTE_INFO, &pi, sizeof pi, "NV0080_CTRL_CMD_DMA_GET_PTE_INFO", &err) != VGT_OK) {
-        printf("  va 0x%" PRIx64 ": %s\n", va, err.msg);
-        failures++;
-        return;
+    printf("  va 0x%" PRIx64 ":", va);
+    fflush(stdout);
+    rm_pde_info pd;
+    mmu_rm_pde_request(&pd, va);
+    if (ask(g, &q_pde, g->device, &pd, sizeof pd, va)) {
+        printf(" PDB %u:0x%" PRIx64 ", tables:", pd.pde_addr_space, pd.pdb_addr);
+        for (unsigned b = 0; b < RM_DMA_INFO_BLOCKS; b++)
+            if (pd.blocks[b].page_size)
+                printf(" [%u K: %u:0x%" PRIx64 " x%u span 0x%x]", pd.blocks[b].page_size >> 10,
+                       pd.blocks[b].pte_addr_space, pd.blocks[b].pte_phys_addr, pd.blocks[b].pte_entry_size,
+                       pd.blocks[b].pde_va_space_size);
+        printf("\n");
+        mmu_rm_check_pde(f, va, &pd, &report);
+    } else {
+        printf("\n");
     }
+
     uint64_t page = 0;
-    uint32_t ap = 0, valid = 0;
-    for (int i = 0; i < 5; i++)
-        if (pi.blocks[i].page_size && (pi.blocks[i].flags & 1)) {
-            valid++;
-            page = pi.blocks[i].page_size;
-            ap = (pi.blocks[i].flags >> 3) & 0xf;
-        }
-    checks++;
-    if (valid != 1) fail("%ld valid PTE blocks, expected %ld", va, valid, 1);
-    if (m->vid ? ap != 0 : ap != 2 && ap != 3) fail("PTE aperture %ld for a %s allocation", va, ap, m->vid);
+    rm_pte_info pt;
+    mmu_rm_pte_request(&pt, va);
+    if (ask(g, &q_pte, g->device, &pt, sizeof pt, va))
+        page = mmu_rm_check_pte(f, va, m->vid, &pt, &report);
 
     rm_page_level_info li;
-    memset(&li, 0, sizeof li);
-    li.subdevice = g->subdevice;
-    li.va = va;
-    li.page_size = page ? page : 4096;
-    if (rm_control(g, g->vaspace, CMD_GET_PAGE_LEVEL_INFO, &li, sizeof li, "NV90F1_CTRL_CMD_VASPACE_GET_PAGE_LEVEL_INFO",
-                   &err) != VGT_OK) {
-        printf("  va 0x%" PRIx64 ": %s\n", va, err.msg);
-        failures++;
-        return;
+    mmu_rm_level_request(&li, g->subdevice, va, page ? page : 4096);
+    if (ask(g, &q_lvl, g->vaspace, &li, sizeof li, va)) {
+        printf("    %" PRIu64 " K page, %u levels:", li.page_size >> 10, li.num_levels);
+        for (uint32_t i = 0; i < li.num_levels && i < RM_GMMU_FMT_MAX_LEVELS; i++) {
+            const rm_page_level *l = &li.levels[i];
+            printf(" [%u:%u x%u @%u:0x%" PRIx64 " #%u]", l->level_fmt.va_bit_hi, l->level_fmt.va_bit_lo,
+                   l->level_fmt.entry_size, l->aperture, l->phys_address, l->entry_index);
+        }
+        printf("\n");
+        mmu_rm_check_levels(f, va, &li, &report);
     }
-    printf("  va 0x%" PRIx64 " page %" PRIu64 " K, %u levels:", va, li.page_size >> 10, li.nlevels);
-    for (uint32_t i = 0; i < li.nlevels && i < 6; i++) {
-        const rm_page_level *l = &li.levels[i];
-        printf(" [%u:%u x%u @%u:0x%" PRIx64 " #%u]", l->level.va_hi, l->level.va_lo, l->level.entry_size, l->aperture,
-               l->phys, l->entry_index);
-        /* the walker's level i; RM's leaf for a big page indexes 20:16 where our table lists the 4K PT */
-        if (i >= f->nlevels) { fail("RM reports level %ld, the format has %ld", va, i, f->nlevels); continue; }
-        const vgt_mmu_level *w = &f->levels[i];
-        uint32_t lo = i + 1 == f->nlevels && li.page_size > 4096 && li.page_size < (1u << 21) ? 16 : w->va_lo;
-        checks++;
-        if (l->level.va_hi != w->va_hi) fail("VA bit hi %ld, walker %ld", va, l->level.va_hi, w->va_hi);
-        if (l->level.va_lo != lo && !(l->level.va_lo > lo && w->huge_pte)) fail("VA bit lo %ld, walker %ld", va, l->level.va_lo, lo);
-        if (l->level.entry_size != w->entry_size) fail("entry size %ld, walker %ld", va, l->level.entry_size, w->entry_size);
-        uint64_t idx = (va >> l->level.va_lo) & ((2ull << (l->level.va_hi - l->level.va_lo)) - 1);
-        if (l->entry_index != idx) fail("entry index %ld, walker's arithmetic %ld", va, l->entry_index, (long)idx);
-    }
-    printf("\n");
 }
 
 static int load_trace(const char *path, struct mapping **out, int *n)
@@ -184,21 +164,43 @@ int main(int argc, char **argv)
     vgt_gpu_options o = {0};
     if (vgt_gpu_open(&o, &g, &err) != VGT_OK) return fprintf(stderr, "mmu_check: %s\n", err.msg), 2;
     const vgt_mmu_format *f = vgt_mmu_format_get(VGT_MMU_V3_HOPPER);
-    printf("mmu_check: %d mappings, walker format: %s\n", nmaps, f->name);
+    printf("mmu_check: %d mappings, walker format: %s, driver: %s\n", nmaps, f->name, vgt_gpu_info_get(g)->driver);
     for (int i = 0; i < nmaps; i++) {
         vgt_gpu_mem *mem;
         if (vgt_gpu_mem_find(g, maps[i].va, maps[i].size)) continue;   /* overlaps one already checked */
         if (vgt_gpu_mem_alloc(g, maps[i].vid ? VGT_GPU_VIDMEM : VGT_GPU_SYSMEM, maps[i].va, maps[i].size, &mem, &err) != VGT_OK) {
             printf("mapping %d (0x%" PRIx64 ", %" PRIu64 " bytes): not allocated: %s\n", i, maps[i].va, maps[i].size, err.msg);
+            failures++;
             continue;
         }
         printf("mapping %d: %s 0x%" PRIx64 " + 0x%" PRIx64 "\n", i, maps[i].vid ? "vidmem" : "sysmem", maps[i].va, maps[i].size);
         int samples = 0;
         for (uint64_t va = maps[i].va; va < maps[i].va + maps[i].size && samples < 63; va = (va + (2u << 20)) & ~((2ull << 20) - 1), samples++)
             check_va(g, f, &maps[i], va);
-        check_va(g, f, &maps[i], maps[i].va + maps[i].size - 4096);
+        if (maps[i].size > 4096)
+            check_va(g, f, &maps[i], maps[i].va + maps[i].size - 4096);
     }
     vgt_gpu_close(g);
-    printf("mmu_check: %d checks, %d mismatches\n", checks, failures);
-    return failures ? 1 : 0;
+
+    const query *qs[] = {&q_pde, &q_pte, &q_lvl};
+    int refused = 0;
+    for (int i = 0; i < 3; i++) {
+        const query *q = qs[i];
+        if (q->refused) {
+            refused++;
+            printf("mmu_check: not available from user space: %s (cmd 0x%08x, sent to the %s): RM status 0x%x %s: %s\n",
+                   q->name, q->cmd, q->target, q->refused, vgt_gpu_rm_status_name(q->refused),
+                   vgt_gpu_rm_refusal(q->refused));
+        } else {
+            printf("mmu_check: %s: %d answers\n", q->name, q->answered);
+        }
+    }
+    printf("mmu_check: %d checks, %d mismatches, %d failed calls\n", report.checks, report.mismatches, failures);
+    if (report.mismatches || failures)
+        return 1;
+    if (!report.checks && refused < 3) {
+        printf("mmu_check: nothing was compared\n");
+        return 1;
+    }
+    return 0;
 }

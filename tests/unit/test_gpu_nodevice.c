@@ -271,6 +271,24 @@ static void test_names(void)
           vgt_gpu_rm_status_name(0x12345));
     CHECK(strstr(vgt_gpu_rc_name(31), "MMU fault") != NULL, "31 -> %s", vgt_gpu_rc_name(31));
     CHECK(strstr(vgt_gpu_rc_name(72), "copy engine") != NULL, "72 -> %s", vgt_gpu_rc_name(72));
+    /* The status table comes from the facts (rm_abi.txt, nvstatuscodes.h): the answers the H200 gave
+     * the page-table controls, and the first and last entries. */
+    static const struct { uint32_t code; const char *name; } st[] = {
+        {0x7e, "NV_ERR_TEST_ONLY_CODE_NOT_ENABLED"}, {0x1b, "NV_ERR_INSUFFICIENT_PERMISSIONS"},
+        {0x1f, "NV_ERR_INVALID_ARGUMENT"}, {0x28, "NV_ERR_INVALID_EVENT"}, {0x3f, "NV_ERR_INVALID_REQUEST"},
+        {0x00, "NV_OK"}, {0x10007, "NV_WARN_NULL_OBJECT"}, {0xffff, "NV_ERR_GENERIC"}};
+    for (size_t i = 0; i < sizeof st / sizeof st[0]; i++)
+        CHECK(strcmp(vgt_gpu_rm_status_name(st[i].code), st[i].name) == 0, "0x%x -> %s, expected %s", st[i].code,
+              vgt_gpu_rm_status_name(st[i].code), st[i].name);
+    /* Refusals: a control this client may not call, as opposed to one that ran and failed. */
+    const char *why = vgt_gpu_rm_refusal(0x7e);
+    CHECK(why && strstr(why, "EnableRmTestOnlyCode"), "0x7e -> %s", why ? why : "(none)");
+    why = vgt_gpu_rm_refusal(0x1b);
+    CHECK(why && strstr(why, "kernel-only"), "0x1b -> %s", why ? why : "(none)");
+    CHECK(vgt_gpu_rm_refusal(0x56) != NULL, "NOT_SUPPORTED is a refusal");
+    CHECK(vgt_gpu_rm_refusal(0x1f) == NULL, "INVALID_ARGUMENT (a malformed call) is not a refusal");
+    CHECK(vgt_gpu_rm_refusal(0x3f) == NULL, "INVALID_REQUEST is not a refusal");
+    CHECK(vgt_gpu_rm_refusal(0) == NULL, "NV_OK is not a refusal");
 }
 
 /* Where a channel of a capture channel group goes (subctx.c): the captured context shares decide between
