@@ -147,6 +147,7 @@ fail:
 void vgt_replay_close(vgt_replay *rp)
 {
     if (!rp) return;
+    if (rp->lane && rp->lane->close) rp->lane->close(rp);
     if (rp->be) rp->ops->close(rp->be);
     if (rp->model) vgt_model_free(rp->model);
     for (uint32_t i = 0; i < rp->nchans; i++) rt_track_free(&rp->chans[i]), patch_free(&rp->chans[i]);
@@ -492,6 +493,7 @@ static vgt_status run_submission(vgt_replay *rp, const vgt_record *rec, const vg
     }
     if (rp->opt.census) VGT_TRY(census_before(rp, err));
     rp->run_rec = rec, rp->run_sub = sub, rp->run_chan = c;
+    rp->sum.lanes[rp->lane->lane]++;
     vgt_status rc = rp->lane->run(rp, rec, sub, c->id, err);
     rp->unsettled = 1;
     if (rc == VGT_OK) wait_submission(rp);
@@ -547,6 +549,10 @@ static vgt_status on_submit(vgt_replay *rp, const vgt_record *rec, vgt_error *er
 vgt_status vgt_replay_record(vgt_replay *rp, const vgt_record *rec, vgt_error *err)
 {
     if (rp->done) return VGT_OK;
+    if (rp->lane->record) {   /* lane 3 replays the API records; the RM-level ones are the captured driver's */
+        rp->sum.records++;
+        return rp->lane->record(rp, rec, err);
+    }
     if (rec->type == VGT_REC_MEMORY && rp->opt.check) {
         /* before the model takes the record: the check wants the contents it replaces */
         vgt_rec_memory m;
@@ -598,6 +604,7 @@ int vgt_replay_done(const vgt_replay *rp) { return rp->done; }
 
 vgt_status vgt_replay_finish(vgt_replay *rp, vgt_error *err)
 {
+    if (rp->lane->finish) VGT_TRY(rp->lane->finish(rp, err));
     check_close_submission(rp);
     vgt_status rc = rp->ops->idle ? rp->ops->idle(rp->be, 0, err) : VGT_OK;
     rp->sum.blocked = rc == VGT_E_TIMEOUT;

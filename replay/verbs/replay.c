@@ -193,6 +193,14 @@ static void print_summary_text(FILE *f, const vgt_replay_summary *s, int check, 
             (unsigned long long)s->submissions_replayed, (unsigned long long)s->submissions);
     if (s->submissions_prefix) fprintf(f, " (%llu before --submits: not checked)", (unsigned long long)s->submissions_prefix);
     fputc('\n', f);
+    fprintf(f, "  lanes: verbatim %llu, synth %llu, cuda %llu submissions\n", (unsigned long long)s->lanes[VGT_LANE_VERBATIM],
+            (unsigned long long)s->lanes[VGT_LANE_SYNTH], (unsigned long long)s->lanes[VGT_LANE_CUDA]);
+    if (s->cuda_forwarded || s->cuda_skipped)
+        fprintf(f, "  cuda: %llu calls forwarded, %llu not reproducible; %llu device ranges at their captured addresses, "
+                   "%llu moved (%llu pointer parameters relocated)\n",
+                (unsigned long long)s->cuda_forwarded, (unsigned long long)s->cuda_skipped,
+                (unsigned long long)s->cuda_ranges_kept, (unsigned long long)s->cuda_ranges_moved,
+                (unsigned long long)s->cuda_params_relocated);
     fprintf(f, "  GPFIFO entries %llu (%llu control); push buffer %llu bytes; methods %llu (%llu host, %llu to unmodelled classes)\n",
             (unsigned long long)k->entries, (unsigned long long)k->control_entries, (unsigned long long)k->pushbuf_bytes,
             (unsigned long long)k->methods, (unsigned long long)k->host_methods, (unsigned long long)k->unknown_class_methods);
@@ -288,6 +296,13 @@ static void print_summary_json(FILE *f, const vgt_replay_summary *s, int check, 
         fprintf(f, ",\"pct\":%.17g,\"met\":%s},", vgt_coverage_min_pct(min), coverage_short(s, check, min) ? "false" : "true");
     }
     fprintf(f, "\"refused\":%llu,", (unsigned long long)s->refused);
+    fprintf(f, "\"lanes\":{\"verbatim\":%llu,\"synth\":%llu,\"cuda\":%llu},", (unsigned long long)s->lanes[VGT_LANE_VERBATIM],
+            (unsigned long long)s->lanes[VGT_LANE_SYNTH], (unsigned long long)s->lanes[VGT_LANE_CUDA]);
+    fprintf(f, "\"cuda\":{\"forwarded\":%llu,\"skipped\":%llu,\"params_relocated\":%llu,\"ranges_kept\":%llu,"
+               "\"ranges_moved\":%llu},",
+            (unsigned long long)s->cuda_forwarded, (unsigned long long)s->cuda_skipped,
+            (unsigned long long)s->cuda_params_relocated, (unsigned long long)s->cuda_ranges_kept,
+            (unsigned long long)s->cuda_ranges_moved);
     fprintf(f, "\"replay_span_ns\":%llu,\"capture_span_ns\":%llu,", (unsigned long long)s->replay_span_ns,
             (unsigned long long)s->capture_span_ns);
     fprintf(f, "\"addresses\":{\"relocations\":%llu,\"operands_rewritten\":%llu,\"entries_rewritten\":%llu,"
@@ -517,7 +532,9 @@ static int open_reader(const char *path, vgt_reader **r, vgt_error *err)
 
 static int choose(const args *a, vgt_replay_options *o)
 {
-    if (a->backend) {
+    if (!a->backend && a->lane && !strcmp(a->lane, "cuda")) {
+        o->backend = vgt_backend_find("cuda");   /* lane 3 runs only there: no need to name it twice */
+    } else if (a->backend) {
         o->backend = vgt_backend_find(a->backend);
         if (!o->backend)
             return vgt_cli_error("replay", VGT_EXIT_USAGE, "unknown backend '%s' (sim, gpu, cuda)", a->backend);
