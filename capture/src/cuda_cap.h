@@ -59,8 +59,8 @@ uint64_t cu_image_size(const void *p, const void **data, uint32_t *kind);
 /* ---- cuda_state.c ---- */
 void cu_state_lock(void);
 void cu_state_unlock(void);
-/* Images: remember one by hash (stored now when small, else when a launch first needs it). Returns the
- * hash (0 when unknown). copy: the caller's bytes may not outlive the call (keep a copy if deferred). */
+/* Images: remember one by hash, written when a launch first needs it (cu_image_for_function). Returns the
+ * hash (0 when unknown). copy: the caller's bytes may not outlive the call (keep a copy). */
 uint64_t cu_image_note(const void *image, uint64_t size, uint32_t kind, int copy);
 /* Owners: handle -> (owner handle, image hash, name). */
 void cu_owner_set(uint64_t handle, uint64_t owner, uint64_t image_hash, const char *name);

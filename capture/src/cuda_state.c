@@ -35,9 +35,11 @@ typedef struct image {
 static image *images;
 static uint64_t nimages, capimages;
 
-/* Images up to this size are written at their load; larger ones at the first launch that needs them (a
- * program loads many fatbinaries it never launches from). */
-#define IMAGE_EAGER (4ull << 20)
+/* Images are written at the first launch that needs them, not at their load: the CUDA runtime loads every
+ * fatbinary a program (PyTorch: thousands) was built with, and launches from a few. Bytes that may not
+ * outlive the load call are copied (always when the caller says so, else up to this size: the runtime's
+ * large fatbinaries are in the program's own mapped image). */
+#define IMAGE_COPY_MAX (1ull << 20)
 
 static image *image_find(uint64_t hash)
 {
@@ -58,24 +60,12 @@ uint64_t cu_image_note(const void *bytes, uint64_t size, uint32_t kind, int copy
     uint64_t hash = XXH64(bytes, size, 0);
     cu_state_lock();
     image *im = image_find(hash);
-    int write_now = 0;
     if (!im && GROW(images, nimages, capimages)) {
         im = &images[nimages++];
         *im = (image){.hash = hash, .size = size, .kind = kind, .ptr = bytes};
-        if (size <= IMAGE_EAGER) {
-            im->state = 1;
-            write_now = 1;
-        } else if (copy && (im->copy = malloc(size))) {
-            memcpy(im->copy, bytes, size);
-        }
+        if ((copy || size <= IMAGE_COPY_MAX) && (im->copy = malloc(size))) memcpy(im->copy, bytes, size);
     }
     cu_state_unlock();
-    if (write_now) {
-        image_write(im, bytes);
-        cu_state_lock();
-        im->state = 2;
-        cu_state_unlock();
-    }
     return hash;
 }
 
