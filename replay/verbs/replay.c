@@ -446,8 +446,10 @@ static const char *const subcontext_modes[] = {"captured", "group", "tsg", NULL}
 
 #define A(field) .off = offsetof(args, field)
 static const vgt_cli_opt replay_options[] = {
-    {"backend", 0, VGT_ARG_STRING, "NAME", "sim (software front end), gpu (H200 through RM/UVM), cuda", A(backend)},
-    {"lane", 0, VGT_ARG_STRING, "NAME", "verbatim (captured push buffers at captured VAs), synth, cuda, auto (default)",
+    {"backend", 0, VGT_ARG_STRING, "NAME", "sim (software front end), gpu (H200 through RM/UVM), cuda (the host's libcuda: lane cuda)",
+     A(backend)},
+    {"lane", 0, VGT_ARG_STRING, "NAME", "verbatim (captured push buffers at captured VAs), synth, cuda (the captured CUDA calls "
+     "forwarded through libcuda; backend cuda by default), auto (default: the first the backend runs)",
      A(lane)},
     VGT_OPT_SUBMITS(args, submits, "replay and check submissions A..B (0-based); reading stops after B; a window "
                     "outside the trace is an error (exit 2, after the replay)"),
