@@ -269,3 +269,16 @@ def test_lane_counts_on_sim(vgt, small_trace):
     s = json.loads(vgt("replay", "--backend", "sim", "--json", small_trace, check=0).stdout)
     assert s["lanes"] == {"verbatim": s["submissions_replayed"], "synth": 0, "cuda": 0}
     assert s["submissions_replayed"] > 0
+
+
+def test_slice_renumbers_the_links(vgt, tmp_path):
+    """A slice numbers its submissions from its first: the CUDA calls it keeps are linked to the same
+    submissions as in the whole trace."""
+    p = linked_trace(tmp_path / "linked.vgt")
+    out = tmp_path / "cut.vgt"
+    vgt("slice", p, out, "--submits", "1..", check=0)
+    heads = {r.name: (r.fields["submits_before"], r.fields["submits_after"]) for r in records(out)
+             if r.name in ("CUDA_KERNEL", "CUDA_MEMORY")}
+    assert heads == {"CUDA_KERNEL": (0, 2), "CUDA_MEMORY": (2, 2)}
+    r = vgt("info", out, check=0)
+    assert "linked to submissions: 2 of 2 (1 deferred" in r.stdout and "consistency: ok" in r.stdout

@@ -142,3 +142,12 @@ int vgt_cuda_does_work(const vgt_record *r, const vgt_cuda_call_head *h)
     }
     return 0;
 }
+
+void vgt_cuda_rebase_head(uint8_t *payload, uint32_t len, uint64_t dropped)
+{
+    if (len < 32) return;
+    for (int i = 0; i < 2; i++) {
+        uint64_t v = le_get64(payload + 16 + 8 * i);
+        le_put64(payload + 16 + 8 * i, v > dropped ? v - dropped : 0);
+    }
+}

@@ -130,6 +130,11 @@ int vgt_rec_is_cuda_api(uint16_t type);
 /* The call head of such a record (VGT_E_FORMAT when the payload is shorter than 32 bytes). */
 vgt_status vgt_cuda_decode_head(const vgt_record *r, vgt_cuda_call_head *h, vgt_error *err);
 
+/* A trace cut out of a longer one numbers its submissions from the first it keeps: rewrite, in a copy of
+ * such a record's payload (len >= 32), the call head's counters less dropped (the submissions before the
+ * cut), never below 0. */
+void vgt_cuda_rebase_head(uint8_t *payload, uint32_t len, uint64_t dropped);
+
 /* ---- the link from an API call to the submissions it caused (docs/trace-format.md, "Linking") ----
  * Submissions are numbered 0, 1, ... in trace order (the n-th GPFIFO_SUBMIT record). A call whose
  * submits_after > submits_before is linked to [submits_before, submits_after): the doorbells rung while
