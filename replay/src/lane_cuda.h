@@ -62,8 +62,8 @@ typedef struct lane_cuda {
 /* One CUDA_MEMORY operation (not a graph-node description); in_graph: run as a node of a graph launch. */
 vgt_status lc_memory_op(vgt_replay *rp, lane_cuda *lc, const vgt_record *rec, const vgt_rec_cuda_memory *m, int in_graph,
                         vgt_error *err);
-/* Rewrite, in params, the 8-byte parameters (by the layout) that point into a device range that moved;
- * returns how many. */
+/* Rewrite, in params, the pointers (8-byte parameters and aligned words of larger ones, by the layout) that
+ * point into a device range that moved; returns how many. */
 uint64_t lc_relocate_params(const lane_cuda *lc, uint8_t *params, uint32_t len, const uint8_t *layout, uint32_t layout_len);
 void lc_cover(lane_cuda *lc, uint64_t first, uint64_t count);
 uint64_t lc_covered(const lane_cuda *lc);

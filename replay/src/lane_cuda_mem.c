@@ -4,8 +4,9 @@
  * pointers the program put in kernel parameters and in device memory stay valid. The backend reserves in
  * whole granules (2 MiB on the H200): the allocation's granules not placed yet are reserved as one range,
  * at its captured address when the driver lets us (the run is "kept"), else wherever it can ("moved").
- * A moved range is reached through lc_translate, and the 8-byte kernel parameters that point into it are
- * rewritten (lc_relocate_params, by the parameter layout the capture recorded). Pointers stored inside
+ * A moved range is reached through translate(), and the kernel parameters that point into it are rewritten
+ * (lc_relocate_params: by the parameter layout the capture recorded, 8-byte parameters and the aligned
+ * words of larger ones). Pointers stored inside
  * device memory by the program cannot be found that way: a moved range that holds such pointers replays
  * wrong, and the summary's "moved" count says when that can have happened.
  *
@@ -78,21 +79,36 @@ static vgt_status place(vgt_replay *rp, lane_cuda *lc, uint64_t va, uint64_t siz
     return VGT_OK;
 }
 
+/* One 8-byte word of params at off: rewritten when it points into a moved range. */
+static int relocate_word(const lane_cuda *lc, uint8_t *params, uint32_t off)
+{
+    uint64_t v;
+    memcpy(&v, params + off, 8);
+    const lc_run *r = run_of(lc, v);
+    if (!r || r->rep == r->cap) return 0;
+    v = r->rep + (v - r->cap);
+    memcpy(params + off, &v, 8);
+    return 1;
+}
+
+/* Pointers are 8-byte parameters, or 8-byte-aligned words inside a larger one (a struct passed by value:
+ * PyTorch's kernels take their tensors' data pointers in one); without a layout, every aligned word. A word
+ * that only looks like an address inside a moved range would be rewritten too: device addresses are large
+ * numbers that integers of a program seldom equal. */
 uint64_t lc_relocate_params(const lane_cuda *lc, uint8_t *params, uint32_t len, const uint8_t *layout, uint32_t layout_len)
 {
     uint64_t n = 0;
+    if (!lc->nruns) return 0;
+    if (!layout_len) {
+        for (uint32_t off = 0; off + 8 <= len; off += 8) n += (uint64_t)relocate_word(lc, params, off);
+        return n;
+    }
     for (uint32_t i = 0; i + 8 <= layout_len; i += 8) {
         uint32_t off, size;
         memcpy(&off, layout + i, 4);
         memcpy(&size, layout + i + 4, 4);
-        if (size != 8 || off + 8 > len) continue;
-        uint64_t v;
-        memcpy(&v, params + off, 8);
-        const lc_run *r = run_of(lc, v);
-        if (!r || r->rep == r->cap) continue;
-        v = r->rep + (v - r->cap);
-        memcpy(params + off, &v, 8);
-        n++;
+        if (size < 8 || off % 8 || off > len || size > len - off) continue;
+        for (uint32_t w = 0; w + 8 <= size; w += 8) n += (uint64_t)relocate_word(lc, params, off + w);
     }
     return n;
 }

@@ -282,3 +282,37 @@ def test_slice_renumbers_the_links(vgt, tmp_path):
     assert heads == {"CUDA_KERNEL": (0, 2), "CUDA_MEMORY": (2, 2)}
     r = vgt("info", out, check=0)
     assert "linked to submissions: 2 of 2 (1 deferred" in r.stdout and "consistency: ok" in r.stdout
+
+
+def test_replay_relocates_pointers_inside_a_struct_parameter(fake, vgt_bin, tmp_path):
+    """A kernel that takes its pointers in one struct parameter (as PyTorch's do): moved ranges reach it
+    through the aligned words of that parameter."""
+    n = 256
+    a = floats([float(i) for i in range(n)])
+    b = floats([float(2 * i) for i in range(n)])
+    c = floats([float(3 * i) for i in range(n)])
+    da, db, dc = 0x7E1200000000, 0x7E1200001000, 0x7E1200002000
+    size = 4 * n
+    recs = [
+        ("CUDA_IMAGE", {"hash": 0x77, "kind": 3, "image": PTX}),
+        ("CUDA_LOAD", {**head(3, 0, 0), "handle": 0xA0, "image_hash": 0x77, "path": b""}),
+        ("CUDA_FUNCTION", {**head(10, 0, 0), "function": 0xF0, "owner": 0xA0, "name": b"vadd"}),
+        *[("CUDA_MEMORY", {**head(19, 0, 0), "dst": d, "src": 0, "size": size, "stream": 0, "graph_exec": 0, "op": 1,
+                           "value": 0, "node_index": 0, "data": b""}) for d in (da, db, dc)],
+        ("CUDA_MEMORY", {**head(29, 0, 0), "dst": da, "src": 0x1000, "size": size, "stream": 0, "graph_exec": 0,
+                         "op": 3, "value": 0, "node_index": 0, "data": a}),
+        ("CUDA_MEMORY", {**head(29, 0, 0), "dst": db, "src": 0x2000, "size": size, "stream": 0, "graph_exec": 0,
+                         "op": 3, "value": 0, "node_index": 0, "data": b}),
+        ("CUDA_KERNEL", {**head(13, 0, 0), "function": 0xF0, "stream": 0, "grid_x": 1, "grid_y": 1, "grid_z": 1,
+                         "block_x": n, "block_y": 1, "block_z": 1, "shared_bytes": 0, "graph_exec": 0, "node_index": 0,
+                         "params": struct.pack("<QQQiI", da, db, dc, n, 0), "layout": struct.pack("<II", 0, 32)}),
+        ("CUDA_MEMORY", {**head(31, 0, 0), "dst": 0x3000, "src": dc, "size": size, "stream": 0, "graph_exec": 0,
+                         "op": 4, "value": 0, "node_index": 0, "data": c}),
+    ]
+    trace = tmp_path / "struct.vgt"
+    vgtpy.write_trace(trace, [(t, f, 100 + i) for i, (t, f) in enumerate(recs)])
+    r = replay(vgt_bin, fake, trace, env={"FAKECUDA_NO_FIXED": "1"})
+    assert r.returncode == 0, r.stdout + r.stderr
+    s = json.loads(r.stdout)
+    assert s["cuda"]["ranges_moved"] == 1 and s["cuda"]["params_relocated"] == 3
+    assert s["checks"]["passed"] == 1 and s["checks"]["failed"] == 0
