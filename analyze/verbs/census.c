@@ -32,6 +32,7 @@
 #include "walk_filter.h"
 #include "vgt/classes.h"
 #include "vgt/cli.h"
+#include "vgt/cuda.h"
 #include "vgt/events.h"
 #include "vgt/mme_trace.h"
 #include "vgt/walk.h"
@@ -69,6 +70,7 @@ typedef struct census {
     vgt_error err;            /* a tracker failure, reported after the walk */
     int failed;
     vgt_progress progress;    /* bytes of the trace read, on a terminal */
+    vgt_cuda_scan cuda;       /* the CUDA API records (format 1.2): what the program asked of the driver */
 } census;
 
 static void add_class(counts *dst, uint32_t cls, uint64_t n)
@@ -132,7 +134,28 @@ static int on_record(void *ctx, const vgt_record *rec, const vgt_model *model)
     c->model = model;
     if (c->mme) vgt_mme_trace_model(c->mme, model);
     vgt_progress_set(&c->progress, rec->chunk_offset);
+    if (!c->failed && vgt_cuda_scan_record(&c->cuda, rec, &c->err) != VGT_OK) c->failed = 1;
     return 0;
+}
+
+/* The CUDA calls beside the methods they caused (only for traces that hold any: the JSON of other traces
+ * is unchanged). */
+static void print_cuda_total(const census *c)
+{
+    const vgt_cuda_scan *k = &c->cuda;
+    if (!vgt_cuda_scan_any(k)) return;
+    if (c->json) {
+        printf(",\"cuda\":{\"launches\":%" PRIu64 ",\"graph_launches\":%" PRIu64 ",\"graph_nodes\":%" PRIu64
+               ",\"memory_ops\":%" PRIu64 ",\"loads\":%" PRIu64 ",\"functions\":%" PRIu64 ",\"images\":%" PRIu64
+               ",\"calls\":%" PRIu64 ",\"work_calls\":%" PRIu64 ",\"work_linked\":%" PRIu64 ",\"problems\":%" PRIu64 "}",
+               k->launches, k->graph_launches, k->graph_nodes, k->memory_ops, k->loads, k->functions, k->images,
+               k->calls, k->work_calls, k->work_linked, k->problems);
+        return;
+    }
+    printf("  cuda: %" PRIu64 " launches, %" PRIu64 " graph launches (%" PRIu64 " nodes), %" PRIu64 " memory operations, %"
+           PRIu64 " loads, %" PRIu64 " functions; %" PRIu64 " of %" PRIu64 " calls that put work on the GPU linked to "
+           "submissions%s\n", k->launches, k->graph_launches, k->graph_nodes, k->memory_ops, k->loads, k->functions,
+           k->work_linked, k->work_calls, k->problems ? " (inconsistent: see vgt info)" : "");
 }
 
 /* A macro call completed: its emissions go to its channel's tracker (a call never spans submissions, so
@@ -408,6 +431,7 @@ static void print_total(const census *c, const vgt_walk_stats *st)
         printf("],\"total\":{\"submissions\":%" PRIu64 ",\"push_buffer_bytes\":%" PRIu64 ",", c->submissions, st->pb_bytes);
         print_counts_json(k);
         if (c->stores) print_stores_total(c);
+        print_cuda_total(c);
         printf("}}\n");
         return;
     }
@@ -431,6 +455,7 @@ static void print_total(const census *c, const vgt_walk_stats *st)
     if (!c->no_macros) printf("  "), print_macro_text(k), putchar('\n');
     printf("  decoder diagnostics %" PRIu64 "\n", k->diags);
     if (c->stores) print_stores_total(c);
+    print_cuda_total(c);
 }
 
 /* The walk and the output. */
@@ -468,7 +493,9 @@ static int run(census *c, const char *path, vgt_walk_options *opt, const walk_fi
         if (c->json) printf("]}\n");
         return vgt_cli_report("census", &err);
     }
+    vgt_cuda_scan_finish(&c->cuda);
     print_total(c, &st);
+    vgt_cuda_scan_free(&c->cuda);
     return walk_filter_check("census", filter, &st);
 }
 

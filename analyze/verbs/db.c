@@ -318,7 +318,7 @@ static int export(db_ctx *c, const char *path, const char *name, const char *out
         if (rc == VGT_OK && !c->failed && c->mme && vgt_mme_trace_finish(c->mme, &c->err) != VGT_OK) c->failed = 1;
         vgt_mme_trace_free(c->mme);
         c->mme = NULL;
-        ok = ok && rc == VGT_OK && !c->failed && !db_write_counts(c);
+        ok = ok && rc == VGT_OK && !c->failed && !db_write_counts(c) && !db_cuda_finish(c);
         /* a walk to the end has met every submission: rows past them name submissions the trace lacks */
         if (ok && c->stores && opt->submit_last == UINT64_MAX &&
             db_stores_check_unmatched(c->stores, st.submits, &c->err) != VGT_OK)

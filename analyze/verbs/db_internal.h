@@ -12,15 +12,17 @@
 #include "vgt/events.h"
 #include "vgt/walk.h"
 
-#define DB_SCHEMA_VERSION 4   /* 2: the stores table (--stores); 3: empty_dispatches, empty_dmas, stores.px0;
+#define DB_SCHEMA_VERSION 5   /* 2: the stores table (--stores); 3: empty_dispatches, empty_dmas, stores.px0;
                                  4: draw_state, draw_stages, sph, draw_lints, window_lints, window_macros;
-                                 CLEAR and NOTIFY events */
+                                 CLEAR and NOTIFY events; 5: the CUDA API tables (cuda_api, cuda_modules,
+                                 cuda_functions, cuda_launches, cuda_images) and views */
 
 /* One prepared INSERT per table; order matches db_insert_sql[] in db_schema.c. */
 enum db_stmt {
     ST_META, ST_IDENTITY, ST_RECORD, ST_OBJECT, ST_FREE, ST_CHANNEL, ST_ENGINE, ST_MAPPING, ST_UNMAP, ST_MEMORY,
     ST_SUBMISSION, ST_ENTRY, ST_METHOD, ST_EVENT, ST_LAUNCH, ST_EMPTY_DISPATCH, ST_UPLOAD, ST_COPY, ST_EMPTY_DMA,
-    ST_SEMAPHORE, ST_DRAW, ST_BIND, ST_CLEAR, ST_NOTIFY, ST_DIAG, ST_COUNT, ST_STORE, ST_COUNT_
+    ST_SEMAPHORE, ST_DRAW, ST_BIND, ST_CLEAR, ST_NOTIFY, ST_DIAG, ST_COUNT, ST_STORE,
+    ST_CUDA_API, ST_CUDA_MODULE, ST_CUDA_FUNCTION, ST_CUDA_LAUNCH, ST_CUDA_IMAGE, ST_COUNT_
 };
 
 /* Methods per (class, address), see db_counts.c. */
@@ -52,6 +54,7 @@ typedef struct db_ctx {
     const struct vgt_class *name_class;
     db_stores *stores;        /* --stores: rows loaded, matched to submissions as they come (NULL: none) */
     uint64_t store_rows;
+    uint64_t cuda_submits;    /* GPFIFO_SUBMIT records seen (the CUDA link rule's "the trace has a next one") */
     int failed;
     vgt_error err;
     char msg[256];
@@ -78,6 +81,10 @@ int db_store_rows(db_ctx *c, const vgt_walk_submit *s);
 
 /* Rows for non-submission records (identity, objects, channels, mappings, memory, ...). */
 int db_record_rows(db_ctx *c, const vgt_record *rec);
+/* db_cuda.c: rows for the CUDA API records (format 1.2), and after the walk the links the whole trace
+ * decides (a deferred link past the last submission, function names, the QMD each launch left). */
+int db_cuda_rows(db_ctx *c, const vgt_record *rec);
+int db_cuda_finish(db_ctx *c);
 /* Rows for one semantic event of the current submission. */
 void db_event_rows(void *ctx, const vgt_event *ev);
 

@@ -76,7 +76,22 @@ static const char *const schema_sql =
     /* the store census of a replay (`vgt replay --census-json`), loaded with --stores; else empty */
     "CREATE TABLE stores(id INTEGER PRIMARY KEY, submission INTEGER, seq INTEGER, channel INTEGER, what TEXT,"
     " va INTEGER, length INTEGER, pages_written INTEGER, bytes_changed INTEGER, first_changed INTEGER,"
-    " first_nonzero_pixel INTEGER, px0 INTEGER);\n";
+    " first_nonzero_pixel INTEGER, px0 INTEGER);\n"
+    /* the CUDA driver API (format 1.2): every call, and by kind; first_submission / submission_count: the
+     * submissions the call caused (docs/trace-format.md "Linking") */
+    "CREATE TABLE cuda_api(seq INTEGER PRIMARY KEY, type TEXT, api TEXT, api_number INTEGER, result INTEGER,"
+    " thread INTEGER, flags INTEGER, submits_before INTEGER, submits_after INTEGER, first_submission INTEGER,"
+    " submission_count INTEGER, deferred INTEGER, object INTEGER, op TEXT, dst INTEGER, src INTEGER, size INTEGER,"
+    " stream INTEGER);\n"
+    "CREATE TABLE cuda_modules(seq INTEGER PRIMARY KEY, api TEXT, handle INTEGER, image_hash INTEGER, path TEXT,"
+    " result INTEGER);\n"
+    "CREATE TABLE cuda_functions(seq INTEGER PRIMARY KEY, api TEXT, function INTEGER, owner INTEGER, name TEXT,"
+    " result INTEGER);\n"
+    "CREATE TABLE cuda_launches(seq INTEGER PRIMARY KEY, api TEXT, function INTEGER, name TEXT, stream INTEGER,"
+    " grid_x INTEGER, grid_y INTEGER, grid_z INTEGER, block_x INTEGER, block_y INTEGER, block_z INTEGER,"
+    " shared_bytes INTEGER, params_length INTEGER, flags INTEGER, graph_exec INTEGER, node_index INTEGER,"
+    " first_submission INTEGER, submission_count INTEGER, deferred INTEGER, qmd_va INTEGER, params BLOB);\n"
+    "CREATE TABLE cuda_images(seq INTEGER PRIMARY KEY, hash INTEGER, kind TEXT, length INTEGER, data BLOB);\n";
 
 static const char *const index_sql =
     "CREATE INDEX events_by_submission ON events(submission);\n"
@@ -120,7 +135,14 @@ static const char *const index_sql =
     " min(CASE WHEN what = 'render-target' THEN first_nonzero_pixel END) AS render_target_first_nonzero_px,"
     " (SELECT t.px0 FROM stores t WHERE t.submission = stores.submission AND t.what = 'render-target'"
     " ORDER BY t.id LIMIT 1) AS render_target_px0"
-    " FROM stores GROUP BY submission;\n";
+    " FROM stores GROUP BY submission;\n"
+    /* which CUDA call caused which submissions and GPFIFO entries */
+    "CREATE VIEW cuda_api_submissions AS SELECT a.seq AS api_seq, a.api, a.thread, a.deferred, s.submission,"
+    " s.seq AS submission_seq, s.channel, s.entry_count FROM cuda_api a JOIN submissions s"
+    " ON s.submission >= a.first_submission AND s.submission < a.first_submission + a.submission_count;\n"
+    "CREATE VIEW cuda_api_entries AS SELECT a.seq AS api_seq, a.api, e.submission, e.entry, e.raw, e.va, e.length,"
+    " e.is_control FROM cuda_api a JOIN gpfifo_entries e"
+    " ON e.submission >= a.first_submission AND e.submission < a.first_submission + a.submission_count;\n";
 
 const char *const db_insert_sql[ST_COUNT_] = {
     [ST_META] = "INSERT OR REPLACE INTO meta VALUES(?,?)",
@@ -150,6 +172,11 @@ const char *const db_insert_sql[ST_COUNT_] = {
     [ST_DIAG] = "INSERT INTO diagnostics VALUES(NULL,?,?,?,?,?,?)",
     [ST_COUNT] = "INSERT INTO method_counts VALUES(?,?,?,?)",
     [ST_STORE] = "INSERT INTO stores VALUES(NULL,?,?,?,?,?,?,?,?,?,?,?)",
+    [ST_CUDA_API] = "INSERT INTO cuda_api VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    [ST_CUDA_MODULE] = "INSERT INTO cuda_modules VALUES(?,?,?,?,?,?)",
+    [ST_CUDA_FUNCTION] = "INSERT INTO cuda_functions VALUES(?,?,?,?,?,?)",
+    [ST_CUDA_LAUNCH] = "INSERT INTO cuda_launches VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,NULL,?)",
+    [ST_CUDA_IMAGE] = "INSERT INTO cuda_images VALUES(?,?,?,?,?)",
 };
 
 int db_fail(db_ctx *c, const char *what)

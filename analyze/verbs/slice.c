@@ -31,6 +31,7 @@
 
 #include "vgt/classes.h"
 #include "vgt/cli.h"
+#include "vgt/cuda.h"
 #include "vgt/model.h"
 #include "vgt/nv_abi.h"
 #include "vgt/trace.h"
@@ -82,6 +83,9 @@ typedef struct slice_plan {
     vgt_status cb_status;      /* pass 1: a failure inside a walker callback */
     slice_derive *derive;      /* the GPU's writes before A */
     slice_methods *methods;    /* the engines' state before A */
+    uint64_t *cuda;            /* CUDA records before A that the slice's calls rely on: images, loads, lookups,
+                                  device allocations, graph instantiations and their nodes (format 1.2) */
+    uint32_t ncuda, capcuda;
     vgt_error *err;
     vgt_progress progress;     /* on a terminal: IN read twice, pass 1 then pass 2 (total 2 x IN's size) */
     uint64_t progress_base;    /* bytes of the passes before this one */
@@ -119,8 +123,30 @@ static void track_drop(tracked_set *s, uint32_t client, uint32_t handle, uint64_
         }
 }
 
+/* The CUDA records a later call may name (an image, a module, a function, an allocation, a graph). */
+static int cuda_defines(const vgt_record *r)
+{
+    if (r->type == VGT_REC_CUDA_IMAGE) return 1;
+    vgt_cuda_call_head h;
+    if (!vgt_rec_is_cuda_api(r->type) || vgt_cuda_decode_head(r, &h, NULL) != VGT_OK || h.result != 0) return 0;
+    if (r->type == VGT_REC_CUDA_LOAD || r->type == VGT_REC_CUDA_FUNCTION) return 1;
+    if (h.api == VGT_CUDA_GRAPH_INSTANTIATE) return 1;
+    vgt_rec_cuda_memory m;
+    return r->type == VGT_REC_CUDA_MEMORY && vgt_decode_cuda_memory(r, &m, NULL) == VGT_OK && m.op == VGT_CUDA_OP_ALLOC;
+}
+
 static vgt_status track(slice_plan *p, const vgt_record *r, vgt_error *err)
 {
+    if (cuda_defines(r)) {
+        if (p->ncuda == p->capcuda) {
+            uint32_t cap = p->capcuda ? 2 * p->capcuda : 64;
+            uint64_t *v = realloc(p->cuda, cap * sizeof *v);
+            if (!v) return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "slice: out of memory");
+            p->cuda = v, p->capcuda = cap;
+        }
+        p->cuda[p->ncuda++] = r->seq;
+        return VGT_OK;
+    }
     switch (r->type) {
     case VGT_REC_SESSION_START:
         if (p->session_seq == UINT64_MAX) p->session_seq = r->seq;
@@ -272,7 +298,7 @@ static int cmp_u64(const void *a, const void *b)
 static vgt_status plan_keep(slice_plan *p, vgt_error *err)
 {
     const vgt_model *m = p->model;
-    uint64_t cap = 1ull + vgt_model_object_count(m) + vgt_model_mapping_count(m) + p->cpu_maps.n + p->tokens.n;
+    uint64_t cap = 1ull + vgt_model_object_count(m) + vgt_model_mapping_count(m) + p->cpu_maps.n + p->tokens.n + p->ncuda;
     for (uint32_t i = 0; i < vgt_model_channel_count(m); i++) cap += 1u + vgt_model_channel_at(m, i)->engine_count;
     p->keep = malloc(cap * sizeof *p->keep);
     if (!p->keep) return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "slice: out of memory");
@@ -289,6 +315,7 @@ static vgt_status plan_keep(slice_plan *p, vgt_error *err)
         if (vgt_model_object_find(m, p->cpu_maps.v[i].client, p->cpu_maps.v[i].handle)) p->keep[n++] = p->cpu_maps.v[i].seq;
     for (uint32_t i = 0; i < p->tokens.n; i++)
         if (vgt_model_channel_find(m, p->tokens.v[i].client, p->tokens.v[i].handle)) p->keep[n++] = p->tokens.v[i].seq;
+    for (uint32_t i = 0; i < p->ncuda; i++) p->keep[n++] = p->cuda[i];
     qsort(p->keep, n, sizeof *p->keep, cmp_u64);
     uint32_t u = 0;
     for (uint32_t i = 0; i < n; i++)
@@ -494,6 +521,21 @@ static int reports_results(const vgt_record *r)
     return vgt_decode_memory(r, &m, &e) == VGT_OK && m.reason == VGT_MEM_OBSERVED;
 }
 
+/* A record as it is, except a CUDA API record (format 1.2), whose submission counters are renumbered from
+ * the slice's first submission (vgt_cuda_rebase_head). */
+static vgt_status write_as_is(slice_plan *p, vgt_writer *w, const vgt_record *rec, vgt_error *err)
+{
+    if (!vgt_rec_is_cuda_api(rec->type) || rec->length < 32)
+        return vgt_write_record(w, rec->type, rec->flags, rec->ts, rec->payload, rec->length, NULL, err);
+    uint8_t *copy = malloc(rec->length);
+    if (!copy) return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "slice: out of memory for a %u-byte record", rec->length);
+    memcpy(copy, rec->payload, rec->length);
+    vgt_cuda_rebase_head(copy, rec->length, p->submits.first);
+    vgt_status st = vgt_write_record(w, rec->type, rec->flags, rec->ts, copy, rec->length, NULL, err);
+    free(copy);
+    return st;
+}
+
 /* An observed MEMORY record without the bytes the GPU wrote before A that cannot be known (timestamps,
  * reports: slice_derive_unknown): each piece between them is a record of its own. Other records as they
  * are. */
@@ -503,7 +545,7 @@ static vgt_status copy_record(slice_plan *p, vgt_writer *w, const vgt_record *re
     uint32_t n = 0;
     const slice_range *u = slice_derive_unknown(p->derive, &n);
     if (!n || rec->type != VGT_REC_MEMORY || vgt_decode_memory(rec, &m, err) != VGT_OK || m.reason != VGT_MEM_OBSERVED)
-        return vgt_write_record(w, rec->type, rec->flags, rec->ts, rec->payload, rec->length, NULL, err);
+        return write_as_is(p, w, rec, err);
     uint64_t va = m.gpu_va, end = m.gpu_va + m.length;
     for (uint32_t i = 0; i < n && va < end; i++) {
         if (u[i].end <= va || u[i].va >= end) continue;
@@ -539,7 +581,7 @@ static vgt_status copy_records(slice_plan *p, vgt_writer *w, vgt_error *err)
         if (rec.seq < p->first_seq) {
             if (k < p->nkeep && p->keep[k] == rec.seq) {
                 k++;
-                if ((st = vgt_write_record(w, rec.type, rec.flags, rec.ts, rec.payload, rec.length, NULL, err))) break;
+                if ((st = write_as_is(p, w, &rec, err))) break;
             }
             continue;
         }
@@ -604,6 +646,7 @@ static vgt_status slice(slice_plan *p, vgt_error *err)
     slice_methods_free(p->methods);
     free(p->chans);
     free(p->keep);
+    free(p->cuda);
     free(p->cpu_maps.v);
     free(p->tokens.v);
     return st;

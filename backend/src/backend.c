@@ -1,6 +1,5 @@
 /* backend.c: the table of backends and the choice of one at run time (see include/vgt/backend.h). */
 #include "vgt/backend.h"
-#include "unavailable.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -11,7 +10,7 @@ static const vgt_backend_ops *backend_slot(uint32_t i)
     switch (i) {
     case 0: return &vgt_backend_sim;
     case 1: return &vgt_backend_gpu;
-    case 2: return &vgt_backend_cuda_unavailable;
+    case 2: return &vgt_backend_cuda;
     default: return NULL;
     }
 }

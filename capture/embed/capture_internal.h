@@ -65,6 +65,7 @@ struct vgt_capture {
     vgt_segment *segs;
     uint32_t cap_segs;
     vgt_capture_stats stats;
+    _Atomic uint64_t submits_written;   /* GPFIFO_SUBMIT records written (vgt_capture_submits) */
 };
 
 /* capture_session.c */

@@ -117,6 +117,8 @@ vgt_capture_stats vgt_capture_get_stats(vgt_capture *c)
     return s;
 }
 
+uint64_t vgt_capture_submits(vgt_capture *c) { return c ? atomic_load(&c->submits_written) : 0; }
+
 vgt_status vgt_capture_record(vgt_capture *c, uint16_t type, const void *rec, vgt_error *err)
 {
     if (!cap_lock_live(c)) return VGT_OK;
@@ -133,6 +135,12 @@ vgt_status vgt_capture_record(vgt_capture *c, uint16_t type, const void *rec, vg
     case VGT_REC_IOCTL: rc = vgt_write_ioctl(c->w, ts, rec, err); break;
     case VGT_REC_ENGINE_OBJECT: rc = vgt_write_engine_object(c->w, ts, rec, err); break;
     case VGT_REC_MARKER: rc = vgt_write_marker(c->w, ts, rec, err); break;
+    case VGT_REC_CUDA_IMAGE: rc = vgt_write_cuda_image(c->w, ts, rec, err); break;
+    case VGT_REC_CUDA_LOAD: rc = vgt_write_cuda_load(c->w, ts, rec, err); break;
+    case VGT_REC_CUDA_FUNCTION: rc = vgt_write_cuda_function(c->w, ts, rec, err); break;
+    case VGT_REC_CUDA_KERNEL: rc = vgt_write_cuda_kernel(c->w, ts, rec, err); break;
+    case VGT_REC_CUDA_MEMORY: rc = vgt_write_cuda_memory(c->w, ts, rec, err); break;
+    case VGT_REC_CUDA_CALL: rc = vgt_write_cuda_call(c->w, ts, rec, err); break;
     default:
         rc = VGT_FAIL(err, VGT_E_ARG, VGT_NO_OFFSET, "capture: record type 0x%04x is not written through "
                       "vgt_capture_record", type);

@@ -135,6 +135,7 @@ static vgt_status submit_locked(vgt_capture *c, cap_channel *ch, uint32_t gp_get
     VGT_TRY(vgt_write_gpfifo_submit(c->w, vgt_now_ns(), &r, err));
     ch->last_put = gp_put;
     c->stats.submits++;
+    atomic_fetch_add(&c->submits_written, 1);
     c->stats.entries += count;
     c->stats.segment_bytes += s.total;
     return VGT_OK;

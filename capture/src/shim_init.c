@@ -37,6 +37,9 @@
 
 shim_state g_shim = { .exit_status = -1 };
 
+/* The CUDA layer (cuda_state.c), weak: the CPU tests that build the RM shim's files alone lack it. */
+void cu_state_finish(void) __attribute__((weak));
+
 static int out_fd = -1;             /* the stream's fd (moved high, close-on-exec) */
 static int standalone;              /* VGT_CAPTURE_OUT: this process writes the whole trace */
 static _Atomic int finished;
@@ -344,6 +347,7 @@ __attribute__((constructor(101))) static void shim_start(void)
 void shim_finish(int exit_status)
 {
     if (!g_shim.active || shim_foreign() || atomic_exchange(&finished, 1)) return;
+    if (cu_state_finish) cu_state_finish();   /* the CUDA layer's last word, while records can be written */
     vgt_capture_finish(g_shim.cap);
     vgt_error err;
     vgt_rec_process_end pe = { .pid = (uint32_t)getpid(), .exit_status = exit_status };

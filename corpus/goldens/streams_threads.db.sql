@@ -20,6 +20,16 @@ CREATE TABLE clears(event INTEGER PRIMARY KEY, seq INTEGER, submission INTEGER, 
 -- rows in clears: 0
 CREATE TABLE copies(event INTEGER PRIMARY KEY, seq INTEGER, submission INTEGER, channel INTEGER, src_va INTEGER, dst_va INTEGER, bytes INTEGER, line_length INTEGER, line_count INTEGER, pitch_in INTEGER, pitch_out INTEGER, src_pitch INTEGER, dst_pitch INTEGER, multi_line INTEGER, remap INTEGER, memset INTEGER, remap_const_a INTEGER, semaphore_type INTEGER, sem_va INTEGER, sem_payload INTEGER);
 -- rows in copies: 107
+CREATE TABLE cuda_api(seq INTEGER PRIMARY KEY, type TEXT, api TEXT, api_number INTEGER, result INTEGER, thread INTEGER, flags INTEGER, submits_before INTEGER, submits_after INTEGER, first_submission INTEGER, submission_count INTEGER, deferred INTEGER, object INTEGER, op TEXT, dst INTEGER, src INTEGER, size INTEGER, stream INTEGER);
+-- rows in cuda_api: 0
+CREATE TABLE cuda_functions(seq INTEGER PRIMARY KEY, api TEXT, function INTEGER, owner INTEGER, name TEXT, result INTEGER);
+-- rows in cuda_functions: 0
+CREATE TABLE cuda_images(seq INTEGER PRIMARY KEY, hash INTEGER, kind TEXT, length INTEGER, data BLOB);
+-- rows in cuda_images: 0
+CREATE TABLE cuda_launches(seq INTEGER PRIMARY KEY, api TEXT, function INTEGER, name TEXT, stream INTEGER, grid_x INTEGER, grid_y INTEGER, grid_z INTEGER, block_x INTEGER, block_y INTEGER, block_z INTEGER, shared_bytes INTEGER, params_length INTEGER, flags INTEGER, graph_exec INTEGER, node_index INTEGER, first_submission INTEGER, submission_count INTEGER, deferred INTEGER, qmd_va INTEGER, params BLOB);
+-- rows in cuda_launches: 0
+CREATE TABLE cuda_modules(seq INTEGER PRIMARY KEY, api TEXT, handle INTEGER, image_hash INTEGER, path TEXT, result INTEGER);
+-- rows in cuda_modules: 0
 CREATE TABLE diagnostics(id INTEGER PRIMARY KEY, seq INTEGER, submission INTEGER, entry INTEGER, dword INTEGER, kind TEXT, message TEXT);
 -- rows in diagnostics: 0
 CREATE TABLE draw_lints(draw INTEGER, idx INTEGER, code TEXT, message TEXT, PRIMARY KEY(draw, idx)) WITHOUT ROWID;
@@ -87,6 +97,8 @@ CREATE TABLE uploads(event INTEGER PRIMARY KEY, seq INTEGER, submission INTEGER,
 CREATE TABLE window_lints(submission INTEGER, seq INTEGER, entry INTEGER, window_bytes INTEGER, channel INTEGER, class INTEGER, macros TEXT, code TEXT, message TEXT);
 -- rows in window_lints: 0
 CREATE VIEW compute_submissions AS SELECT submission, count(*) AS launches, sum(grid_x * grid_y * grid_z) AS ctas FROM launches GROUP BY submission;
+CREATE VIEW cuda_api_entries AS SELECT a.seq AS api_seq, a.api, e.submission, e.entry, e.raw, e.va, e.length, e.is_control FROM cuda_api a JOIN gpfifo_entries e ON e.submission >= a.first_submission AND e.submission < a.first_submission + a.submission_count;
+CREATE VIEW cuda_api_submissions AS SELECT a.seq AS api_seq, a.api, a.thread, a.deferred, s.submission, s.seq AS submission_seq, s.channel, s.entry_count FROM cuda_api a JOIN submissions s ON s.submission >= a.first_submission AND s.submission < a.first_submission + a.submission_count;
 CREATE VIEW method_histogram AS SELECT class, method, n FROM method_counts;
 CREATE VIEW semaphore_releases AS SELECT submission, seq, source, op, va, payload, size, reduction FROM semaphores WHERE kind = 'release';
 CREATE VIEW submission_stores AS SELECT submission, seq, channel, count(*) AS ranges, sum(pages_written) AS pages_written, sum(bytes_changed) AS bytes_changed, sum(CASE WHEN what = 'render-target' THEN bytes_changed ELSE 0 END) AS render_target_bytes, min(CASE WHEN what = 'render-target' THEN first_nonzero_pixel END) AS render_target_first_nonzero_px, (SELECT t.px0 FROM stores t WHERE t.submission = stores.submission AND t.what = 'render-target' ORDER BY t.id LIMIT 1) AS render_target_px0 FROM stores GROUP BY submission;

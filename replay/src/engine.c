@@ -160,6 +160,7 @@ fail:
 void vgt_replay_close(vgt_replay *rp)
 {
     if (!rp) return;
+    if (rp->lane && rp->lane->close) rp->lane->close(rp);
     if (rp->be) rp->ops->close(rp->be);
     if (rp->model) vgt_model_free(rp->model);
     for (uint32_t i = 0; i < rp->nchans; i++) stream_channel_free(&rp->chans[i]);
@@ -504,6 +505,7 @@ static vgt_status run_submission(vgt_replay *rp, const vgt_record *rec, const vg
     }
     if (rp->opt.census) VGT_TRY(census_before(rp, err));
     rp->run_rec = rec, rp->run_sub = sub, rp->run_chan = c;
+    rp->sum.lanes[rp->lane->lane]++;
     vgt_status rc = rp->lane->run(rp, rec, sub, c->id, err);
     rp->unsettled = 1;
     if (rc == VGT_OK) wait_submission(rp);
@@ -570,6 +572,10 @@ vgt_status vgt_replay_record(vgt_replay *rp, const vgt_record *rec, vgt_error *e
 vgt_status engine_record(vgt_replay *rp, const vgt_record *rec, vgt_error *err)
 {
     if (rp->done) return VGT_OK;
+    if (rp->lane->record) {   /* lane 3 replays the API records; the RM-level ones are the captured driver's */
+        rp->sum.records++;
+        return rp->lane->record(rp, rec, err);
+    }
     if (rec->type == VGT_REC_MEMORY && rp->opt.check) {
         /* before the model takes the record: the check wants the contents it replaces */
         vgt_rec_memory m;
@@ -630,6 +636,7 @@ int vgt_replay_done(const vgt_replay *rp) { return rp->done; }
 vgt_status vgt_replay_finish(vgt_replay *rp, vgt_error *err)
 {
     VGT_TRY(plan_close(rp, err));   /* records fed by vgt_replay_record and still held back */
+    if (rp->lane->finish) VGT_TRY(rp->lane->finish(rp, err));
     check_close_submission(rp);
     vgt_status rc = rp->be && rp->ops->idle ? rp->ops->idle(rp->be, 0, err) : VGT_OK;
     rp->sum.blocked = rc == VGT_E_TIMEOUT;

@@ -178,6 +178,12 @@ typedef struct engine_lane {
     /* Run one submission on the backend. */
     vgt_status (*run)(vgt_replay *rp, const vgt_record *rec, const vgt_rec_gpfifo_submit *sub, uint32_t ch,
                       vgt_error *err);
+    /* A lane that replays other records than the submissions (lane 3: the CUDA API records, forwarded to
+     * the host's driver, which makes its own submissions): every record goes to it instead of the model
+     * and the RM-level rebuild; NULL for the lanes that run submissions. finish and close: its end. */
+    vgt_status (*record)(vgt_replay *rp, const vgt_record *rec, vgt_error *err);
+    vgt_status (*finish)(vgt_replay *rp, vgt_error *err);
+    void (*close)(vgt_replay *rp);
 } engine_lane;
 
 struct vgt_replay {
@@ -252,6 +258,7 @@ struct vgt_replay {
     uint8_t *held_bytes;
     uint64_t held_len, cap_held_bytes;
     vgt_reloc_plan *plan;
+    struct lane_cuda *cuda;      /* lane 3's state (lane_cuda.c), NULL for the other lanes */
 };
 
 void engine_report(vgt_replay *rp, vgt_replay_report *r);
@@ -320,6 +327,11 @@ void census_watch(vgt_replay *rp, uint64_t va, uint64_t len, const char *what);
 vgt_status census_before(vgt_replay *rp, vgt_error *err);
 vgt_status census_after(vgt_replay *rp, vgt_error *err);
 void census_free(vgt_replay *rp);
+
+/* lane_cuda.c: lane 3 */
+vgt_status lane_cuda_record(vgt_replay *rp, const vgt_record *rec, vgt_error *err);
+vgt_status lane_cuda_finish(vgt_replay *rp, vgt_error *err);
+void lane_cuda_close(vgt_replay *rp);
 
 /* lanes.c */
 const engine_lane *lane_find(vgt_lane l);

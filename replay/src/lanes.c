@@ -3,9 +3,10 @@
  *  - verbatim: the captured push-buffer segments are written into backend memory at their captured
  *    VAs, then the captured GPFIFO entries are submitted unchanged; where lane 1 moved a mapping
  *    (addrmap.c), at the moved VA, with the address operands and entries rewritten (reloc_patch.c).
- *  - synth (lane 2: re-synthesized push buffers) and cuda (lane 3: CUDA-level) are names only in this
- *    build: every backend here lacks their capability, so vgt_replay_open refuses them with
- *    "lane X is not implemented by backend Y". */
+ *  - cuda (lane 3, lane_cuda.c): the captured CUDA driver API calls forwarded through the host's libcuda
+ *    (backend cuda); it replays the API records, not the submissions, which the host driver makes anew.
+ *  - synth (lane 2: re-synthesized push buffers) is a name only in this build: every backend here lacks
+ *    its capability, so vgt_replay_open refuses it with "lane X is not implemented by backend Y". */
 #include <stdlib.h>
 #include <string.h>
 
@@ -71,10 +72,19 @@ vgt_status lane_state_only(vgt_replay *rp, const vgt_record *rec, const vgt_rec_
     return submit_entries(rp, rec, sub, ch, VGT_SUBMIT_STATE_ONLY, err);
 }
 
+/* Lane 3 never gets submissions (its record hook takes every record); were one handed to it, it has
+ * nothing to do: the host's CUDA driver makes the submissions of the calls it forwards. */
+static vgt_status run_cuda(vgt_replay *rp, const vgt_record *rec, const vgt_rec_gpfifo_submit *sub, uint32_t ch,
+                           vgt_error *err)
+{
+    (void)rp, (void)rec, (void)sub, (void)ch, (void)err;
+    return VGT_OK;
+}
+
 static const engine_lane lanes[] = {
-    {"verbatim", VGT_LANE_VERBATIM, VGT_CAP_LANE_VERBATIM, run_verbatim},
-    {"synth", VGT_LANE_SYNTH, VGT_CAP_LANE_SYNTH, NULL},
-    {"cuda", VGT_LANE_CUDA, VGT_CAP_LANE_CUDA, NULL},
+    {"verbatim", VGT_LANE_VERBATIM, VGT_CAP_LANE_VERBATIM, run_verbatim, NULL, NULL, NULL},
+    {"synth", VGT_LANE_SYNTH, VGT_CAP_LANE_SYNTH, NULL, NULL, NULL, NULL},
+    {"cuda", VGT_LANE_CUDA, VGT_CAP_LANE_CUDA, run_cuda, lane_cuda_record, lane_cuda_finish, lane_cuda_close},
 };
 #define NLANES (sizeof lanes / sizeof lanes[0])
 

@@ -23,6 +23,9 @@
 
 int plan_wanted(const vgt_replay *rp)
 {
+    /* the plan places lane 1's mappings; a lane with its own record hook (lane 3) places its device ranges
+     * itself, through the host's driver, as the calls come */
+    if (rp->lane->record) return 0;
     return (rp->ops->caps() & VGT_CAP_ASYNC) || rp->opt.plan || rp->opt.census || rp->opt.nrelocate;
 }
 

@@ -217,6 +217,14 @@ static void print_summary_text(FILE *f, const vgt_replay_summary *s, int check, 
             (unsigned long long)s->submissions_replayed, (unsigned long long)s->submissions);
     if (s->submissions_prefix) fprintf(f, " (%llu before --submits: not checked)", (unsigned long long)s->submissions_prefix);
     fputc('\n', f);
+    fprintf(f, "  lanes: verbatim %llu, synth %llu, cuda %llu submissions\n", (unsigned long long)s->lanes[VGT_LANE_VERBATIM],
+            (unsigned long long)s->lanes[VGT_LANE_SYNTH], (unsigned long long)s->lanes[VGT_LANE_CUDA]);
+    if (s->cuda_forwarded || s->cuda_skipped)
+        fprintf(f, "  cuda: %llu calls forwarded, %llu not reproducible; %llu device ranges at their captured addresses, "
+                   "%llu moved (%llu pointer parameters relocated)\n",
+                (unsigned long long)s->cuda_forwarded, (unsigned long long)s->cuda_skipped,
+                (unsigned long long)s->cuda_ranges_kept, (unsigned long long)s->cuda_ranges_moved,
+                (unsigned long long)s->cuda_params_relocated);
     if (s->work_counted) print_work_text(f, k);
     else fprintf(f, "  work: not counted by backend %s, which runs the push buffers without decoding them ('vgt "
                     "census TRACE' counts the launches, draws, copies, semaphores and macro calls)\n", s->backend);
@@ -303,6 +311,13 @@ static void print_summary_json(FILE *f, const vgt_replay_summary *s, int check, 
         fprintf(f, ",\"pct\":%.17g,\"met\":%s},", vgt_coverage_min_pct(min), coverage_short(s, check, min) ? "false" : "true");
     }
     fprintf(f, "\"refused\":%llu,", (unsigned long long)s->refused);
+    fprintf(f, "\"lanes\":{\"verbatim\":%llu,\"synth\":%llu,\"cuda\":%llu},", (unsigned long long)s->lanes[VGT_LANE_VERBATIM],
+            (unsigned long long)s->lanes[VGT_LANE_SYNTH], (unsigned long long)s->lanes[VGT_LANE_CUDA]);
+    fprintf(f, "\"cuda\":{\"forwarded\":%llu,\"skipped\":%llu,\"params_relocated\":%llu,\"ranges_kept\":%llu,"
+               "\"ranges_moved\":%llu},",
+            (unsigned long long)s->cuda_forwarded, (unsigned long long)s->cuda_skipped,
+            (unsigned long long)s->cuda_params_relocated, (unsigned long long)s->cuda_ranges_kept,
+            (unsigned long long)s->cuda_ranges_moved);
     fprintf(f, "\"replay_span_ns\":%llu,\"capture_span_ns\":%llu,", (unsigned long long)s->replay_span_ns,
             (unsigned long long)s->capture_span_ns);
     fprintf(f, "\"addresses\":{\"relocations\":%llu,\"operands_rewritten\":%llu,\"entries_rewritten\":%llu,"
@@ -446,8 +461,10 @@ static const char *const subcontext_modes[] = {"captured", "group", "tsg", NULL}
 
 #define A(field) .off = offsetof(args, field)
 static const vgt_cli_opt replay_options[] = {
-    {"backend", 0, VGT_ARG_STRING, "NAME", "sim (software front end), gpu (H200 through RM/UVM), cuda", A(backend)},
-    {"lane", 0, VGT_ARG_STRING, "NAME", "verbatim (captured push buffers at captured VAs), synth, cuda, auto (default)",
+    {"backend", 0, VGT_ARG_STRING, "NAME", "sim (software front end), gpu (H200 through RM/UVM), cuda (the host's libcuda: lane cuda)",
+     A(backend)},
+    {"lane", 0, VGT_ARG_STRING, "NAME", "verbatim (captured push buffers at captured VAs), synth, cuda (the captured CUDA calls "
+     "forwarded through libcuda; backend cuda by default), auto (default: the first the backend runs)",
      A(lane)},
     VGT_OPT_SUBMITS(args, submits, "replay and check submissions A..B (0-based); reading stops after B; a window "
                     "outside the trace is an error (exit 2, after the replay)"),
@@ -532,7 +549,9 @@ static int open_reader(const char *path, vgt_reader **r, vgt_error *err)
 
 static int choose(const args *a, vgt_replay_options *o)
 {
-    if (a->backend) {
+    if (!a->backend && a->lane && !strcmp(a->lane, "cuda")) {
+        o->backend = vgt_backend_find("cuda");   /* lane 3 runs only there: no need to name it twice */
+    } else if (a->backend) {
         o->backend = vgt_backend_find(a->backend);
         if (!o->backend)
             return vgt_cli_error("replay", VGT_EXIT_USAGE, "unknown backend '%s' (sim, gpu, cuda)", a->backend);

@@ -53,6 +53,8 @@ static void decode_typed(const vgt_record *r, vgt_error *err)
         vgt_rec_gpu_map gm; vgt_rec_gpu_unmap gu; vgt_rec_cpu_map cm; vgt_rec_cpu_unmap cu; vgt_rec_ioctl io;
         vgt_rec_memory me; vgt_rec_channel ch; vgt_rec_engine_object eo; vgt_rec_work_submit_token wt;
         vgt_rec_doorbell db; vgt_rec_semaphore sm; vgt_rec_cuda_module cmod; vgt_rec_cuda_launch cl;
+        vgt_rec_cuda_image ci; vgt_rec_cuda_load cld; vgt_rec_cuda_function cf; vgt_rec_cuda_kernel ck;
+        vgt_rec_cuda_memory cme; vgt_rec_cuda_call cc;
         vgt_rec_marker mk; vgt_rec_diagnostic dg;
     } u;
     switch (r->type) {
@@ -77,6 +79,12 @@ static void decode_typed(const vgt_record *r, vgt_error *err)
     case VGT_REC_SEMAPHORE: vgt_decode_semaphore(r, &u.sm, err); break;
     case VGT_REC_CUDA_MODULE: vgt_decode_cuda_module(r, &u.cmod, err); break;
     case VGT_REC_CUDA_LAUNCH: vgt_decode_cuda_launch(r, &u.cl, err); break;
+    case VGT_REC_CUDA_IMAGE: vgt_decode_cuda_image(r, &u.ci, err); break;
+    case VGT_REC_CUDA_LOAD: vgt_decode_cuda_load(r, &u.cld, err); break;
+    case VGT_REC_CUDA_FUNCTION: vgt_decode_cuda_function(r, &u.cf, err); break;
+    case VGT_REC_CUDA_KERNEL: vgt_decode_cuda_kernel(r, &u.ck, err); break;
+    case VGT_REC_CUDA_MEMORY: vgt_decode_cuda_memory(r, &u.cme, err); break;
+    case VGT_REC_CUDA_CALL: vgt_decode_cuda_call(r, &u.cc, err); break;
     case VGT_REC_MARKER: vgt_decode_marker(r, &u.mk, err); break;
     case VGT_REC_DIAGNOSTIC: vgt_decode_diagnostic(r, &u.dg, err); break;
     case VGT_REC_GPFIFO_SUBMIT: {

@@ -19,7 +19,7 @@ def test_db_hand_built(vgt, tmp_path):
     trace = tmp_path / "hand.vgt"
     pbs, qmds = build_trace(trace)
     db = export(vgt, trace, tmp_path / "hand.sqlite", "--with-bytes")
-    assert one(db, "SELECT value FROM meta WHERE key = 'schema_version'") == ("4",)
+    assert one(db, "SELECT value FROM meta WHERE key = 'schema_version'") == ("5",)
     assert one(db, "SELECT count(*) FROM submissions") == (2,)
     assert one(db, "SELECT count(*) FROM methods") == (sum(len(p.methods) for p in pbs),)
     # methods in stream order, with the values written

@@ -30,7 +30,7 @@ def test_replay_to_db(vgt, triangle, tmp_path):
     trace, stores, rows = triangle
     db, out = export(vgt, trace, tmp_path / "t.sqlite", "--stores", stores)
     assert f"{len(rows)} store rows" in out
-    assert db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == ("4",)
+    assert db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == ("5",)
     assert db.execute("SELECT value FROM meta WHERE key = 'stores'").fetchone() == (str(stores),)
     got = db.execute("SELECT %s FROM stores ORDER BY id" % ", ".join(KEYS)).fetchall()
     want = [tuple(None if k in ("first_changed", "first_nonzero_pixel") and r[k] < 0 else r[k] for k in KEYS)

@@ -73,4 +73,4 @@ def test_recipes_on_known_lints(vgt, tmp_path):
     ran = db.execute(stmts[1]).fetchall()
     assert any(r[3] == 1 for r in ran)                         # the macro draw's window ran 0x22
     assert db.execute("SELECT count(*) FROM draw_state WHERE kind = 'draw'").fetchone() == (len(CASES),)
-    assert db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == ("4",)
+    assert db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == ("5",)

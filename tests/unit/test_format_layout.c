@@ -26,7 +26,12 @@ static void test_table_sizes(void)
         CHECK(vgt_rec_type_fixed_size(l->type) == l->fixed, "%s fixed size", l->name);
         CHECK(vgt_rec_type_from_name(l->name) == l->type, "%s by name", l->name);
     }
-    CHECK(n == 26, "24 record types in 1.0, CHANNEL_STATE and CHANNEL_METHODS in 1.1, table has %d", n);
+    CHECK(n == 32, "24 record types in 1.0, CHANNEL_STATE and CHANNEL_METHODS in 1.1, six CUDA API types in 1.2, "
+          "table has %d", n);
+    CHECK(vgt_rec_type_fixed_size(VGT_REC_CUDA_IMAGE) == 16 && vgt_rec_type_fixed_size(VGT_REC_CUDA_LOAD) == 56 &&
+          vgt_rec_type_fixed_size(VGT_REC_CUDA_FUNCTION) == 56 && vgt_rec_type_fixed_size(VGT_REC_CUDA_KERNEL) == 96 &&
+          vgt_rec_type_fixed_size(VGT_REC_CUDA_MEMORY) == 88 && vgt_rec_type_fixed_size(VGT_REC_CUDA_CALL) == 56,
+          "1.2 fixed sizes as the spec's tables give them");
     CHECK(vgt_rec_type_from_name("channel_methods") == 0x0028 && vgt_rec_type_fixed_size(0x0028) == 16, "CHANNEL_METHODS (1.1)");
     CHECK(vgt_rec_type_from_name("channel_state") == 0x0027 && vgt_rec_type_fixed_size(0x0027) == 64, "CHANNEL_STATE (1.1)");
     CHECK(vgt_rec_type_from_name("gpfifo_submit") == VGT_REC_GPFIFO_SUBMIT, "any case");
@@ -110,6 +115,42 @@ static void test_golden_offsets(void)
 
 /* CHANNEL_METHODS (1.1): 0 client, 4 channel, 8 flags, 12 writes_length, 16 writes of 8 bytes each
  * (u16 method, u16 subchannel, u32 value); decode rejects a ragged length and out-of-range writes. */
+/* Format 1.2: the call head and the CUDA_KERNEL / CUDA_MEMORY offsets of docs/trace-format.md section 5. */
+static void test_cuda_offsets(void)
+{
+    vgt_error e;
+    start();
+    uint8_t params[12] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, layout[16] = {0, 0, 0, 0, 8, 0, 0, 0, 8, 0, 0, 0, 4, 0, 0, 0};
+    vgt_rec_cuda_kernel k = {{13, -2, 77, 0x10001, 5, 6}, 0xf00d, 0x5a, {1, 2, 3}, {4, 5, 6}, 7, 12, 0xe1, 9, 16,
+                             params, layout};
+    CHECK(vgt_write_cuda_kernel(w, 1, &k, &e) == VGT_OK, "write CUDA_KERNEL: %s", e.msg);
+    vgt_rec_cuda_memory m = {{29, 0, 1, 0, 3, 4}, 0xd57, 0x5c, 3, 0, 0, 3, 0xab, 0, 3, params};
+    CHECK(vgt_write_cuda_memory(w, 2, &m, &e) == VGT_OK, "write CUDA_MEMORY: %s", e.msg);
+    vgt_reader *r = finish();
+    vgt_record rec;
+    /* CUDA_KERNEL: 0 api, 4 result, 8 thread, 12 flags, 16 submits_before, 24 submits_after, 32 function, 40 stream,
+     * 48 grid, 60 block, 72 shared_bytes, 76 params_length, 80 graph_exec, 88 node_index, 92 layout_length,
+     * 96 params (padded to 8), 112 layout */
+    CHECK(vgt_reader_next(r, &rec, &e) == VGT_OK && rec.type == VGT_REC_CUDA_KERNEL, "CUDA_KERNEL read");
+    CHECK(le_get32(rec.payload) == 13 && le_get32(rec.payload + 4) == 0xfffffffe && le_get32(rec.payload + 8) == 77 &&
+          le_get32(rec.payload + 12) == 0x10001 && le_get64(rec.payload + 16) == 5 && le_get64(rec.payload + 24) == 6 &&
+          le_get64(rec.payload + 32) == 0xf00d && le_get64(rec.payload + 40) == 0x5a && le_get32(rec.payload + 56) == 3 &&
+          le_get32(rec.payload + 60) == 4 && le_get32(rec.payload + 72) == 7 && le_get32(rec.payload + 76) == 12 &&
+          le_get64(rec.payload + 80) == 0xe1 && le_get32(rec.payload + 88) == 9 && le_get32(rec.payload + 92) == 16 &&
+          !memcmp(rec.payload + 96, params, 12) && !memcmp(rec.payload + 112, layout, 16) && rec.length == 128,
+          "CUDA_KERNEL offsets (length %u)", rec.length);
+    vgt_rec_cuda_kernel kd;
+    CHECK(vgt_decode_cuda_kernel(&rec, &kd, &e) == VGT_OK && kd.call.result == -2 && kd.layout_length == 16 &&
+          kd.params_length == 12 && kd.grid[2] == 3, "CUDA_KERNEL decodes");
+    /* CUDA_MEMORY: 32 dst, 40 src, 48 size, 56 stream, 64 graph_exec, 72 op, 76 value, 80 node_index,
+     * 84 data_length, 88 data */
+    CHECK(vgt_reader_next(r, &rec, &e) == VGT_OK && rec.type == VGT_REC_CUDA_MEMORY, "CUDA_MEMORY read");
+    CHECK(le_get64(rec.payload + 32) == 0xd57 && le_get64(rec.payload + 40) == 0x5c && le_get64(rec.payload + 48) == 3 &&
+          le_get32(rec.payload + 72) == 3 && le_get32(rec.payload + 76) == 0xab && le_get32(rec.payload + 84) == 3 &&
+          !memcmp(rec.payload + 88, params, 3) && rec.length == 91, "CUDA_MEMORY offsets (length %u)", rec.length);
+    vgt_reader_close(r);
+}
+
 static void test_channel_methods(void)
 {
     vgt_error e;
@@ -240,6 +281,7 @@ int main(void)
     snprintf(path, sizeof path, "/tmp/vgt-test-layout-%d.vgt", (int)getpid());
     test_table_sizes();
     test_golden_offsets();
+    test_cuda_offsets();
     test_channel_methods();
     test_malformed();
     test_field_walk();

@@ -696,7 +696,11 @@ static void test_backend_table(void)
     CHECK(vgt_backend_find("nope") == NULL, "unknown name found");
     vgt_error err;
     vgt_error_clear(&err);
-    CHECK(vgt_backend_find("cuda")->probe(&err) == VGT_E_UNSUPPORTED && strstr(err.msg, "not available"), "%s", err.msg);
+    /* without a CUDA driver (VGT_CUDA_LIB names a library that is not there): a refusal that says so */
+    setenv("VGT_CUDA_LIB", "/nonexistent/libcuda.so.1", 1);
+    CHECK(vgt_backend_find("cuda") == &vgt_backend_cuda, "cuda is the libcuda backend");
+    CHECK(vgt_backend_find("cuda")->probe(&err) == VGT_E_UNSUPPORTED && strstr(err.msg, "no CUDA driver"), "%s", err.msg);
+    unsetenv("VGT_CUDA_LIB");
     char why[256];
     const vgt_backend_ops *a = vgt_backend_auto(why, sizeof why);
     if (a == &vgt_backend_sim) CHECK(why[0] != 0, "auto chose sim without saying why");

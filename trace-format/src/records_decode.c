@@ -18,6 +18,8 @@ typedef union any_rec {
     vgt_rec_channel o; vgt_rec_engine_object p; vgt_rec_gpfifo_submit q; vgt_rec_work_submit_token r;
     vgt_rec_doorbell s; vgt_rec_semaphore t; vgt_rec_cuda_module u; vgt_rec_cuda_launch v; vgt_rec_marker w;
     vgt_rec_diagnostic x; vgt_rec_channel_state y; vgt_rec_channel_methods z;
+    vgt_rec_cuda_image c1; vgt_rec_cuda_load c2; vgt_rec_cuda_function c3; vgt_rec_cuda_kernel c4;
+    vgt_rec_cuda_memory c5; vgt_rec_cuda_call c6;
 } any_rec;
 
 typedef struct walk {
@@ -215,6 +217,21 @@ vgt_status vgt_decode_channel_methods(const vgt_record *r, vgt_rec_channel_metho
 
 DECODER(vgt_decode_cuda_module, vgt_rec_cuda_module, VGT_REC_CUDA_MODULE)
 DECODER(vgt_decode_cuda_launch, vgt_rec_cuda_launch, VGT_REC_CUDA_LAUNCH)
+DECODER(vgt_decode_cuda_image, vgt_rec_cuda_image, VGT_REC_CUDA_IMAGE)
+DECODER(vgt_decode_cuda_load, vgt_rec_cuda_load, VGT_REC_CUDA_LOAD)
+DECODER(vgt_decode_cuda_function, vgt_rec_cuda_function, VGT_REC_CUDA_FUNCTION)
+DECODER(vgt_decode_cuda_memory, vgt_rec_cuda_memory, VGT_REC_CUDA_MEMORY)
+DECODER(vgt_decode_cuda_call, vgt_rec_cuda_call, VGT_REC_CUDA_CALL)
+
+vgt_status vgt_decode_cuda_kernel(const vgt_record *r, vgt_rec_cuda_kernel *o, vgt_error *err)
+{
+    VGT_TRY(decode_typed(r, VGT_REC_CUDA_KERNEL, o, sizeof *o, NULL, 0, err));
+    if (o->layout_length % 8)
+        return VGT_FAIL(err, VGT_E_FORMAT, r->chunk_offset,
+                        "record seq %llu (CUDA_KERNEL): layout_length %u is not a multiple of 8",
+                        (unsigned long long)r->seq, o->layout_length);
+    return VGT_OK;
+}
 DECODER(vgt_decode_marker, vgt_rec_marker, VGT_REC_MARKER)
 DECODER(vgt_decode_diagnostic, vgt_rec_diagnostic, VGT_REC_DIAGNOSTIC)
 

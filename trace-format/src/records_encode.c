@@ -22,7 +22,7 @@ static vgt_status encode_typed(vgt_writer *w, uint16_t type, uint64_t ts, const 
 {
     const rec_layout *l = rec_layout_find(type);
     const uint8_t *base = p;
-    uint8_t fixed[80];
+    uint8_t fixed[128];
     vgt_iovec parts[1 + 2 * 2];
     uint32_t np = 0;
     rec_fixed_encode(l, p, fixed);
@@ -67,6 +67,12 @@ ENCODER(vgt_write_channel_state, vgt_rec_channel_state, VGT_REC_CHANNEL_STATE)
 ENCODER(vgt_write_channel_methods, vgt_rec_channel_methods, VGT_REC_CHANNEL_METHODS)
 ENCODER(vgt_write_cuda_module, vgt_rec_cuda_module, VGT_REC_CUDA_MODULE)
 ENCODER(vgt_write_cuda_launch, vgt_rec_cuda_launch, VGT_REC_CUDA_LAUNCH)
+ENCODER(vgt_write_cuda_image, vgt_rec_cuda_image, VGT_REC_CUDA_IMAGE)
+ENCODER(vgt_write_cuda_load, vgt_rec_cuda_load, VGT_REC_CUDA_LOAD)
+ENCODER(vgt_write_cuda_function, vgt_rec_cuda_function, VGT_REC_CUDA_FUNCTION)
+ENCODER(vgt_write_cuda_kernel, vgt_rec_cuda_kernel, VGT_REC_CUDA_KERNEL)
+ENCODER(vgt_write_cuda_memory, vgt_rec_cuda_memory, VGT_REC_CUDA_MEMORY)
+ENCODER(vgt_write_cuda_call, vgt_rec_cuda_call, VGT_REC_CUDA_CALL)
 ENCODER(vgt_write_marker, vgt_rec_marker, VGT_REC_MARKER)
 ENCODER(vgt_write_diagnostic, vgt_rec_diagnostic, VGT_REC_DIAGNOSTIC)
 

@@ -178,6 +178,50 @@ static const rec_field f_cuda_launch[] = {
     U32(S, "params_length", params_length), RSV, TEXT(S, "name", name, 10), BLOB(S, "params", params, 11),
 };
 #undef S
+/* format 1.2: the common call head of the CUDA API records (vgt_cuda_call_head at member call) */
+#define CALL(S) \
+    U32(S, "api", call.api), S32(S, "result", call.result), U32(S, "thread", call.thread), X32(S, "flags", call.flags), \
+    U64(S, "submits_before", call.submits_before), U64(S, "submits_after", call.submits_after)
+#define S vgt_rec_cuda_image
+static const rec_field f_cuda_image[] = {
+    X64(S, "hash", hash), U32(S, "image_length", image_length), U32(S, "kind", kind), BLOB(S, "image", image, 1),
+};
+#undef S
+#define S vgt_rec_cuda_load
+static const rec_field f_cuda_load[] = {
+    CALL(S), X64(S, "handle", handle), X64(S, "image_hash", image_hash), U32(S, "path_length", path_length), RSV,
+    TEXT(S, "path", path, 8),
+};
+#undef S
+#define S vgt_rec_cuda_function
+static const rec_field f_cuda_function[] = {
+    CALL(S), X64(S, "function", function), X64(S, "owner", owner), U32(S, "name_length", name_length), RSV,
+    TEXT(S, "name", name, 8),
+};
+#undef S
+#define S vgt_rec_cuda_kernel
+static const rec_field f_cuda_kernel[] = {
+    CALL(S), X64(S, "function", function), X64(S, "stream", stream),
+    U32(S, "grid_x", grid[0]), U32(S, "grid_y", grid[1]), U32(S, "grid_z", grid[2]),
+    U32(S, "block_x", block[0]), U32(S, "block_y", block[1]), U32(S, "block_z", block[2]),
+    U32(S, "shared_bytes", shared_bytes), U32(S, "params_length", params_length), X64(S, "graph_exec", graph_exec),
+    U32(S, "node_index", node_index), U32(S, "layout_length", layout_length),
+    BLOB(S, "params", params, 15), BLOB(S, "layout", layout, 18),
+};
+#undef S
+#define S vgt_rec_cuda_memory
+static const rec_field f_cuda_memory[] = {
+    CALL(S), X64(S, "dst", dst), X64(S, "src", src), U64(S, "size", size), X64(S, "stream", stream),
+    X64(S, "graph_exec", graph_exec), U32(S, "op", op), X32(S, "value", value), U32(S, "node_index", node_index),
+    U32(S, "data_length", data_length), BLOB(S, "data", data, 14),
+};
+#undef S
+#define S vgt_rec_cuda_call
+static const rec_field f_cuda_call[] = {
+    CALL(S), X64(S, "object", object), X64(S, "arg0", arg0), X64(S, "arg1", arg1),
+};
+#undef S
+#undef CALL
 #define S vgt_rec_marker
 static const rec_field f_marker[] = { U32(S, "length", length), X32(S, "flags", flags), TEXT(S, "text", text, 0) };
 #undef S
@@ -213,6 +257,12 @@ static const rec_layout layouts[] = {
     ROW(VGT_REC_CHANNEL_METHODS, "CHANNEL_METHODS", 16, f_channel_methods, 0),   /* format 1.1 */
     ROW(VGT_REC_CUDA_MODULE, "CUDA_MODULE", 16, f_cuda_module, 0),
     ROW(VGT_REC_CUDA_LAUNCH, "CUDA_LAUNCH", 64, f_cuda_launch, 0),
+    ROW(VGT_REC_CUDA_IMAGE, "CUDA_IMAGE", 16, f_cuda_image, 0),         /* format 1.2 */
+    ROW(VGT_REC_CUDA_LOAD, "CUDA_LOAD", 56, f_cuda_load, 0),            /* format 1.2 */
+    ROW(VGT_REC_CUDA_FUNCTION, "CUDA_FUNCTION", 56, f_cuda_function, 0),/* format 1.2 */
+    ROW(VGT_REC_CUDA_KERNEL, "CUDA_KERNEL", 96, f_cuda_kernel, 0),      /* format 1.2 */
+    ROW(VGT_REC_CUDA_MEMORY, "CUDA_MEMORY", 88, f_cuda_memory, 0),      /* format 1.2 */
+    ROW(VGT_REC_CUDA_CALL, "CUDA_CALL", 56, f_cuda_call, 0),            /* format 1.2 */
     ROW(VGT_REC_MARKER, "MARKER", 8, f_marker, 0),
     ROW(VGT_REC_DIAGNOSTIC, "DIAGNOSTIC", 16, f_diagnostic, 0),
 };

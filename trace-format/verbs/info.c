@@ -9,6 +9,7 @@
 #include "verb_open.h"
 #include "vgt/cli.h"
 #include "vgt/nv_abi.h"
+#include "vgt/cuda.h"
 
 typedef struct info_opts {
     int json, quick;
@@ -26,7 +27,9 @@ const vgt_cli_spec cmd_info_spec = {
     .about = "Summarize a trace: format version, identity (producer, host, GPU, driver, command line...), record "
              "counts by type, channels (class, ring, token, submissions), submissions, chunks, bytes of records "
              "and of compressed chunks with their ratio, and the time span. TRACE may be '-' (a stream on stdin).",
-    .notes = "exit: 0 ok, 1 the trace has a problem (the summary covers the records before it), 2 usage or I/O error",
+    .notes = "exit: 0 ok, 1 the trace has a problem (the summary covers the records before it), or its CUDA records "
+             "are inconsistent (a call that put work on the GPU linked to no submission, a launch of a function never "
+             "looked up, an image stored twice), 2 usage or I/O error",
 };
 
 #define MAX_CHANNELS 4096u
@@ -42,6 +45,9 @@ struct stats {
     uint64_t last_chunk;
     struct channel_info ch[MAX_CHANNELS];
     uint32_t nch, ch_dropped;
+    vgt_cuda_scan cuda;         /* the CUDA API records (format 1.2): counts and consistency */
+    int cuda_bad;               /* a malformed CUDA record (its message in cuda_err) */
+    vgt_error cuda_err;
 };
 
 static struct channel_info *find_channel(struct stats *s, uint32_t client, uint32_t handle)
@@ -61,6 +67,7 @@ static void count_record(struct stats *s, vgt_reader *r, const vgt_record *rec)
 {
     vgt_error e;
     s->by_type[rec->type]++;
+    if (!s->cuda_bad && vgt_cuda_scan_record(&s->cuda, rec, &s->cuda_err) != VGT_OK) s->cuda_bad = 1;
     if (s->records++ == 0) s->first_ts = s->min_ts = s->max_ts = rec->ts;
     s->last_ts = rec->ts;
     if (rec->ts < s->min_ts) s->min_ts = rec->ts;
@@ -106,6 +113,8 @@ static void count_record(struct stats *s, vgt_reader *r, const vgt_record *rec)
     }
 }
 
+static void print_cuda_text(const vgt_cuda_scan *c);
+
 static void print_text(const char *path, vgt_reader *r, const struct stats *s, int quick)
 {
     const vgt_trace_info *in = vgt_reader_info(r);
@@ -132,6 +141,7 @@ static void print_text(const char *path, vgt_reader *r, const struct stats *s, i
         printf(" submissions %" PRIu64 "\n", c->submits);
     }
     printf("submissions:  %" PRIu64 "\n", s->submits);
+    if (!quick) print_cuda_text(&s->cuda);
     printf("chunks:       %" PRIu64 "\n", s->chunks);
     printf("bytes:        records %" PRIu64 ", compressed chunks %" PRIu64 " (ratio %.2fx)\n", s->bytes_raw, s->bytes_comp,
            s->bytes_comp ? (double)s->bytes_raw / (double)s->bytes_comp : 0.0);
@@ -140,6 +150,56 @@ static void print_text(const char *path, vgt_reader *r, const struct stats *s, i
 }
 
 static void json_kv_u64(const char *k, uint64_t v, int comma) { printf("%s\"%s\":%" PRIu64, comma ? "," : "", k, v); }
+
+/* The CUDA driver API section: what was called, how it links to the submissions, what is inconsistent. */
+static void print_cuda_text(const vgt_cuda_scan *c)
+{
+    if (!vgt_cuda_scan_any(c)) return;
+    printf("cuda:         images %" PRIu64 " (%" PRIu64 " bytes), loads %" PRIu64 ", functions %" PRIu64 ", launches %" PRIu64
+           ", graph nodes %" PRIu64 ", graph launches %" PRIu64 ", memory operations %" PRIu64 ", other calls %" PRIu64 "\n",
+           c->images, c->image_bytes, c->loads, c->functions, c->launches, c->graph_nodes, c->graph_launches,
+           c->memory_ops, c->calls);
+    if (c->legacy_modules || c->legacy_launches)
+        printf("  format 1.0 records: %" PRIu64 " CUDA_MODULE, %" PRIu64 " CUDA_LAUNCH\n", c->legacy_modules, c->legacy_launches);
+    printf("  calls that put work on the GPU linked to submissions: %" PRIu64 " of %" PRIu64 " (%" PRIu64 " deferred to the "
+           "next submission)\n", c->work_linked, c->work_calls, c->work_deferred);
+    if (!c->problems) {
+        printf("  consistency: ok\n");
+        return;
+    }
+    printf("  consistency: %" PRIu64 " problem%s\n", c->problems, c->problems > 1 ? "s" : "");
+    for (uint64_t i = 0; i < c->problems && i < VGT_CUDA_SCAN_MAX_PROBLEMS; i++) printf("    %s\n", c->problem[i]);
+    if (c->problems > VGT_CUDA_SCAN_MAX_PROBLEMS)
+        printf("    ... %" PRIu64 " more\n", c->problems - VGT_CUDA_SCAN_MAX_PROBLEMS);
+}
+
+static void print_cuda_json(const vgt_cuda_scan *c)
+{
+    printf(",\"cuda\":");
+    if (!vgt_cuda_scan_any(c)) {
+        printf("null");
+        return;
+    }
+    printf("{\"images\":%" PRIu64 ",\"image_bytes\":%" PRIu64 ",\"loads\":%" PRIu64 ",\"functions\":%" PRIu64
+           ",\"launches\":%" PRIu64 ",\"graph_nodes\":%" PRIu64 ",\"graph_launches\":%" PRIu64 ",\"memory_ops\":%" PRIu64
+           ",\"calls\":%" PRIu64 ",\"legacy_modules\":%" PRIu64 ",\"legacy_launches\":%" PRIu64 ",\"work_calls\":%" PRIu64
+           ",\"work_linked\":%" PRIu64 ",\"work_deferred\":%" PRIu64 ",\"by_api\":{",
+           c->images, c->image_bytes, c->loads, c->functions, c->launches, c->graph_nodes, c->graph_launches,
+           c->memory_ops, c->calls, c->legacy_modules, c->legacy_launches, c->work_calls, c->work_linked,
+           c->work_deferred);
+    int first = 1;
+    for (uint32_t a = 0; a < VGT_CUDA_API_COUNT; a++) {
+        if (!c->api_count[a]) continue;
+        printf("%s\"%s\":%" PRIu64, first ? "" : ",", vgt_cuda_api_name(a), c->api_count[a]);
+        first = 0;
+    }
+    printf("},\"problem_count\":%" PRIu64 ",\"problems\":[", c->problems);
+    for (uint64_t i = 0; i < c->problems && i < VGT_CUDA_SCAN_MAX_PROBLEMS; i++) {
+        if (i) putchar(',');
+        vgt_json_string(stdout, c->problem[i]);
+    }
+    printf("]}");
+}
 
 static void print_json_types_channels(const struct stats *s)
 {
@@ -188,6 +248,7 @@ static void print_json(const char *path, vgt_reader *r, const struct stats *s, c
         print_json_types_channels(s);
     }
     json_kv_u64("submissions", s->submits, 1);
+    if (!quick) print_cuda_json(&s->cuda);
     json_kv_u64("chunks", s->chunks, 1);
     json_kv_u64("bytes_raw", s->bytes_raw, 1);
     json_kv_u64("bytes_compressed", s->bytes_comp, 1);
@@ -254,13 +315,18 @@ int cmd_info(int argc, char **argv)
     if (quick) {
         bad = quick_stats(r, s, &e) != VGT_OK;
     } else {
+        vgt_cuda_scan_init(&s->cuda);
         while ((st = vgt_reader_next(r, &rec, &e)) == VGT_OK) count_record(s, r, &rec);
         bad = st != VGT_E_EOF;
+        vgt_cuda_scan_finish(&s->cuda);
+        if (!bad && s->cuda_bad) bad = 1, e = s->cuda_err;
     }
     if (json) print_json(path, r, s, bad ? &e : NULL, quick);
     else print_text(path, r, s, quick);
     vgt_cli_flush(stdout);
     rc = bad ? vgt_cli_report("info", &e) : VGT_EXIT_OK;
+    if (rc == VGT_EXIT_OK && s->cuda.problems) rc = VGT_EXIT_PROBLEM;   /* the CUDA records are inconsistent */
+    vgt_cuda_scan_free(&s->cuda);
     vgt_reader_close(r);
     free(by_type);
     free(s);

@@ -1,6 +1,6 @@
 /* backend.h: what executes a replay. ONE const operation table per backend, chosen at run time (in the
  * manner of SQLite's os_unix.c VFS): `sim` (a software model of the GPU front end, always built), `gpu`
- * (the H200 through RM/UVM ioctls) and `cuda` (libcuda, for lane 3).
+ * (the H200 through RM/UVM ioctls) and `cuda` (the host's libcuda, loaded at run time, for lane 3).
  *
  * A backend never sees trace records: the replay engine (replay/) turns records into these operations.
  * Every operation fills the caller's vgt_error on failure (error.h); none prints or exits.
@@ -162,6 +162,30 @@ enum vgt_backend_event_kind {
 
 typedef void (*vgt_backend_event_fn)(void *ctx, const vgt_backend_event *ev);
 
+/* Lane 3 (VGT_CAP_LANE_CUDA): the operations of a backend that forwards CUDA driver API work through a
+ * CUDA driver (backend/cuda). Handles (modules, functions) are the backend's, as u64; addresses are the
+ * backend's device addresses. Each operation completes before it returns (the backend synchronizes), so
+ * what the engine reads back is what the work left. */
+typedef struct vgt_backend_cuda_ops {
+    /* Load a module image (fatbin, cubin, PTX) and look a function up in it by its mangled name. */
+    vgt_status (*module_load)(vgt_backend *b, const void *image, uint64_t len, uint64_t *module, vgt_error *err);
+    vgt_status (*function)(vgt_backend *b, uint64_t module, const char *name, uint64_t *fn, vgt_error *err);
+    /* The unit of reserve: device address ranges are reserved and mapped in multiples of it. */
+    uint64_t (*granularity)(vgt_backend *b);
+    /* Device memory for [va, va+size) (va and size multiples of the granularity): at va itself when the
+     * driver lets us reserve it there, else wherever it can; *got says where (== va: kept). */
+    vgt_status (*reserve)(vgt_backend *b, uint64_t va, uint64_t size, uint64_t *got, vgt_error *err);
+    vgt_status (*write)(vgt_backend *b, uint64_t dst, const void *src, uint64_t len, vgt_error *err);
+    vgt_status (*read)(vgt_backend *b, uint64_t src, void *dst, uint64_t len, vgt_error *err);
+    vgt_status (*copy)(vgt_backend *b, uint64_t dst, uint64_t src, uint64_t len, vgt_error *err);
+    /* value repeated every elem_size (1, 2, 4) bytes over len bytes */
+    vgt_status (*memset)(vgt_backend *b, uint64_t dst, uint32_t value, uint32_t elem_size, uint64_t len, vgt_error *err);
+    /* A kernel launch with its packed parameter buffer, then a synchronization (a launch failure or a fault
+     * comes back here). */
+    vgt_status (*launch)(vgt_backend *b, uint64_t fn, const uint32_t grid[3], const uint32_t block[3], uint32_t shared,
+                         const void *params, uint32_t params_len, int cooperative, vgt_error *err);
+} vgt_backend_cuda_ops;
+
 /* Every member is required of a backend whose probe can succeed, except produced, write_log_reset and
  * write_log, which are NULL (or fail) when caps() lacks VGT_CAP_WRITE_LOG. A backend registered only to
  * say why it is unavailable needs name, summary, probe, caps and open. */
@@ -234,6 +258,8 @@ typedef struct vgt_backend_ops {
     const vgt_backend_write *(*write_log)(vgt_backend *b, uint32_t *count);
 
     void (*counters)(vgt_backend *b, vgt_backend_counters *out);
+    /* Lane 3: the CUDA driver operations (NULL for the backends without VGT_CAP_LANE_CUDA). */
+    const vgt_backend_cuda_ops *cuda;
 } vgt_backend_ops;
 
 /* ---- the table of backends ---- */
@@ -246,9 +272,11 @@ const vgt_backend_ops *vgt_backend_auto(char *why, uint32_t why_size);
 
 /* The backends themselves (for tests that want one directly). vgt_backend_gpu is defined by
  * backend/gpu/backend_gpu.c (the H200 through RM/UVM); its probe
- * says "no NVIDIA GPU" where there is none. cuda is registered as unavailable in this build. */
+ * says "no NVIDIA GPU" where there is none. vgt_backend_cuda (backend/cuda) loads libcuda at run time
+ * (VGT_CUDA_LIB names another library: tests use a fake one); its probe refuses where there is none. */
 extern const vgt_backend_ops vgt_backend_sim;
 extern const vgt_backend_ops vgt_backend_gpu;
+extern const vgt_backend_ops vgt_backend_cuda;
 
 #ifdef __cplusplus
 }

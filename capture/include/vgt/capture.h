@@ -108,6 +108,9 @@ vgt_status vgt_capture_open(vgt_capture **c, vgt_writer *w, const vgt_capture_op
 void vgt_capture_close(vgt_capture *c);
 vgt_writer *vgt_capture_writer(vgt_capture *c);
 vgt_capture_stats vgt_capture_get_stats(vgt_capture *c);
+/* GPFIFO_SUBMIT records written so far (no lock: the CUDA layer reads it around every API call to link
+ * the call to the submissions it caused, docs/trace-format.md "Linking"). */
+uint64_t vgt_capture_submits(vgt_capture *c);
 
 /* Declarations, each written as its record (status NV_OK, no params). */
 vgt_status vgt_capture_object(vgt_capture *c, uint32_t client, uint32_t parent, uint32_t handle, uint32_t cls,
@@ -124,8 +127,9 @@ vgt_status vgt_capture_channel(vgt_capture *c, const vgt_rec_channel *ch, vgt_er
 
 /* Any record, written under the capture's mutex; after vgt_capture_finish nothing is written (VGT_OK).
  * For records that change nothing the capture tracks (RM_ALLOC, RM_FREE, RM_CONTROL, IOCTL,
- * ENGINE_OBJECT, PROCESS_START, ...); rec points at the vgt_rec_* struct of type (VGT_E_ARG for types
- * without one: GPFIFO_SUBMIT, MEMORY and the others the capture writes itself). */
+ * ENGINE_OBJECT, PROCESS_START, the CUDA API records of format 1.2, ...); rec points at the vgt_rec_*
+ * struct of type (VGT_E_ARG for types without one: GPFIFO_SUBMIT, MEMORY and the others the capture
+ * writes itself). */
 vgt_status vgt_capture_record(vgt_capture *c, uint16_t type, const void *rec, vgt_error *err);
 
 /* ---- the registry of a host that sees the RM ioctls (the LD_PRELOAD shim) ----

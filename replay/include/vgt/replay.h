@@ -27,9 +27,11 @@
  * Planning is a pre-pass inside the engine over the records it holds back before replaying (options.plan):
  * a stream and a file of one trace are planned, replayed and checked alike.
  *
- * Lanes: `verbatim` runs the captured push buffers unchanged at their captured VAs; `synth` (lane 2,
- * re-synthesized push buffers) and `cuda` (lane 3) exist as names and are refused cleanly by a backend
- * that does not implement them.
+ * Lanes: `verbatim` runs the captured push buffers unchanged at their captured VAs; `cuda` (lane 3, backend
+ * cuda) forwards the captured CUDA driver API calls (format 1.2 records) through the host's libcuda, at the
+ * captured device addresses where the driver lets it reserve them, relocating pointer parameters where not,
+ * and checks the bytes copied back to the host against the capture's; `synth` (lane 2, re-synthesized push
+ * buffers) exists as a name and is refused cleanly by a backend that does not implement it.
  */
 #ifndef VGT_REPLAY_H
 #define VGT_REPLAY_H
@@ -184,6 +186,13 @@ typedef struct vgt_replay_summary {
      * rewritten, memory objects mapped at a second VA as aliases of the first (and those the backend
      * could not alias: separate copies) */
     uint64_t relocations, operands_rewritten, entries_rewritten, aliases, aliases_unreproduced;
+    /* submissions per lane (index: vgt_lane; [0] unused): run by lanes 1 and 2, or, lane 3, linked to a
+     * forwarded CUDA call (the host driver made its own). The summary's "lanes". */
+    uint64_t lanes[4];
+    /* lane 3: CUDA calls forwarded (launches, graph launches, copies, memsets) and skipped (not
+     * reproducible: no image, no parameter layout, ...); pointer parameters relocated; device ranges
+     * kept at their captured addresses and moved */
+    uint64_t cuda_forwarded, cuda_skipped, cuda_params_relocated, cuda_ranges_kept, cuda_ranges_moved;
 } vgt_replay_summary;
 
 typedef struct vgt_replay vgt_replay;

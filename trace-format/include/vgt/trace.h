@@ -31,7 +31,8 @@ extern "C" {
 
 /* ---- format constants (docs/trace-format.md) ---- */
 #define VGT_FORMAT_MAJOR 1
-#define VGT_FORMAT_MINOR 1   /* 1.1 adds CHANNEL_STATE, CHANNEL_METHODS; readers take every minor of major 1 */
+#define VGT_FORMAT_MINOR 2   /* 1.1 adds CHANNEL_STATE, CHANNEL_METHODS; 1.2 the CUDA driver API records
+                               * (0x0032-0x0037); readers take every minor of major 1 */
 #define VGT_FILE_HEADER_FIXED 32u
 #define VGT_CHUNK_HEADER_SIZE 72u
 #define VGT_RECORD_HEADER_SIZE 24u
@@ -73,6 +74,12 @@ enum vgt_rec_type {
     VGT_REC_CHANNEL_METHODS = 0x0028,  /* format 1.1 */
     VGT_REC_CUDA_MODULE = 0x0030,
     VGT_REC_CUDA_LAUNCH = 0x0031,
+    VGT_REC_CUDA_IMAGE = 0x0032,       /* format 1.2: a module image, stored once per content */
+    VGT_REC_CUDA_LOAD = 0x0033,        /* format 1.2: a module or library load */
+    VGT_REC_CUDA_FUNCTION = 0x0034,    /* format 1.2: a function or kernel lookup */
+    VGT_REC_CUDA_KERNEL = 0x0035,      /* format 1.2: a kernel launch (or a graph's kernel node) */
+    VGT_REC_CUDA_MEMORY = 0x0036,      /* format 1.2: an allocation, copy or memset */
+    VGT_REC_CUDA_CALL = 0x0037,        /* format 1.2: streams, events, graphs, synchronization, unloads */
     VGT_REC_MARKER = 0x0040,
     VGT_REC_DIAGNOSTIC = 0x0041,
     VGT_REC_EXPERIMENTAL_FIRST = 0xF000,
@@ -207,6 +214,48 @@ typedef struct {
     const char *name;
     const uint8_t *params;
 } vgt_rec_cuda_launch;
+/* ---- format 1.2: the CUDA driver API (docs/trace-format.md section 5, 0x0032-0x0037) ----
+ * Every API record starts with the same 32 bytes (the "call"): which entry point (enum vgt_cuda_api,
+ * vgt/cuda.h), the CUresult it returned, the calling thread, flags, and the number of GPFIFO_SUBMIT
+ * records the capture had written when the call began and when it returned (the link to submissions). */
+typedef struct vgt_cuda_call_head {
+    uint32_t api;
+    int32_t result;
+    uint32_t thread, flags;
+    uint64_t submits_before, submits_after;
+} vgt_cuda_call_head;
+typedef struct { uint64_t hash; uint32_t image_length, kind; const uint8_t *image; } vgt_rec_cuda_image;
+typedef struct {
+    vgt_cuda_call_head call;
+    uint64_t handle, image_hash;
+    uint32_t path_length;
+    const char *path;
+} vgt_rec_cuda_load;
+typedef struct {
+    vgt_cuda_call_head call;
+    uint64_t function, owner;
+    uint32_t name_length;
+    const char *name;
+} vgt_rec_cuda_function;
+typedef struct {
+    vgt_cuda_call_head call;
+    uint64_t function, stream;
+    uint32_t grid[3], block[3], shared_bytes, params_length;
+    uint64_t graph_exec;
+    uint32_t node_index, layout_length;
+    const uint8_t *params;
+    const uint8_t *layout;    /* layout_length / 8 entries: u32 offset, u32 size of each parameter */
+} vgt_rec_cuda_kernel;
+typedef struct {
+    vgt_cuda_call_head call;
+    uint64_t dst, src, size, stream, graph_exec;
+    uint32_t op, value, node_index, data_length;
+    const uint8_t *data;
+} vgt_rec_cuda_memory;
+typedef struct {
+    vgt_cuda_call_head call;
+    uint64_t object, arg0, arg1;
+} vgt_rec_cuda_call;
 typedef struct { uint32_t length, flags; const char *text; } vgt_rec_marker;
 typedef struct { uint32_t severity, code, length; const char *text; } vgt_rec_diagnostic;
 
@@ -245,6 +294,13 @@ vgt_status vgt_decode_channel_state(const vgt_record *r, vgt_rec_channel_state *
 vgt_status vgt_decode_channel_methods(const vgt_record *r, vgt_rec_channel_methods *o, vgt_error *err);
 vgt_status vgt_decode_cuda_module(const vgt_record *r, vgt_rec_cuda_module *o, vgt_error *err);
 vgt_status vgt_decode_cuda_launch(const vgt_record *r, vgt_rec_cuda_launch *o, vgt_error *err);
+vgt_status vgt_decode_cuda_image(const vgt_record *r, vgt_rec_cuda_image *o, vgt_error *err);
+vgt_status vgt_decode_cuda_load(const vgt_record *r, vgt_rec_cuda_load *o, vgt_error *err);
+vgt_status vgt_decode_cuda_function(const vgt_record *r, vgt_rec_cuda_function *o, vgt_error *err);
+/* Also checks layout_length is a multiple of 8. */
+vgt_status vgt_decode_cuda_kernel(const vgt_record *r, vgt_rec_cuda_kernel *o, vgt_error *err);
+vgt_status vgt_decode_cuda_memory(const vgt_record *r, vgt_rec_cuda_memory *o, vgt_error *err);
+vgt_status vgt_decode_cuda_call(const vgt_record *r, vgt_rec_cuda_call *o, vgt_error *err);
 vgt_status vgt_decode_marker(const vgt_record *r, vgt_rec_marker *o, vgt_error *err);
 vgt_status vgt_decode_diagnostic(const vgt_record *r, vgt_rec_diagnostic *o, vgt_error *err);
 /* GPFIFO_SUBMIT: segments are written into the caller's array seg[0..max_segments); fails with
@@ -366,6 +422,12 @@ vgt_status vgt_write_channel_state(vgt_writer *w, uint64_t ts, const vgt_rec_cha
 vgt_status vgt_write_channel_methods(vgt_writer *w, uint64_t ts, const vgt_rec_channel_methods *p, vgt_error *err);
 vgt_status vgt_write_cuda_module(vgt_writer *w, uint64_t ts, const vgt_rec_cuda_module *p, vgt_error *err);
 vgt_status vgt_write_cuda_launch(vgt_writer *w, uint64_t ts, const vgt_rec_cuda_launch *p, vgt_error *err);
+vgt_status vgt_write_cuda_image(vgt_writer *w, uint64_t ts, const vgt_rec_cuda_image *p, vgt_error *err);
+vgt_status vgt_write_cuda_load(vgt_writer *w, uint64_t ts, const vgt_rec_cuda_load *p, vgt_error *err);
+vgt_status vgt_write_cuda_function(vgt_writer *w, uint64_t ts, const vgt_rec_cuda_function *p, vgt_error *err);
+vgt_status vgt_write_cuda_kernel(vgt_writer *w, uint64_t ts, const vgt_rec_cuda_kernel *p, vgt_error *err);
+vgt_status vgt_write_cuda_memory(vgt_writer *w, uint64_t ts, const vgt_rec_cuda_memory *p, vgt_error *err);
+vgt_status vgt_write_cuda_call(vgt_writer *w, uint64_t ts, const vgt_rec_cuda_call *p, vgt_error *err);
 vgt_status vgt_write_marker(vgt_writer *w, uint64_t ts, const vgt_rec_marker *p, vgt_error *err);
 vgt_status vgt_write_diagnostic(vgt_writer *w, uint64_t ts, const vgt_rec_diagnostic *p, vgt_error *err);
 

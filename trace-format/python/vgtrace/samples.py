@@ -1,5 +1,6 @@
-"""Sample records of every record type of 1.0 and 1.1 (and one experimental type), deterministic for a seed:
+"""Sample records of every record type of 1.0, 1.1 and 1.2 (and one experimental type), deterministic for a seed:
 what the cross-checks feed the C reader."""
+import struct
 import random
 
 from . import records, spec
@@ -7,6 +8,12 @@ from . import records, spec
 
 def _bytes(rng, n):
     return bytes(rng.getrandbits(8) for _ in range(n))
+
+
+def _call(api, before, after, result=0, thread=4242, flags=0):
+    """The call head of a 1.2 CUDA API record (section 5, 0x0033-0x0037)."""
+    return {"api": api, "result": result, "thread": thread, "flags": flags, "submits_before": before,
+            "submits_after": after}
 
 
 def all_type_records(seed=1):
@@ -74,6 +81,19 @@ def all_type_records(seed=1):
         ("CUDA_LAUNCH", {"module": 0x55550000, "function": 0x55551000, "stream": 0, "grid_x": 128, "grid_y": 2,
                          "grid_z": 1, "block_x": 256, "block_y": 1, "block_z": 1, "shared_bytes": 1024,
                          "name": b"_Z6kernelPf", "params": _bytes(rng, 24)}, t()),
+        ("CUDA_IMAGE", {"hash": 0x0123456789ABCDEF, "kind": 1, "image": _bytes(rng, 45)}, t()),
+        ("CUDA_LOAD", {**_call(6, 1, 1), "handle": 0x55552000, "image_hash": 0x0123456789ABCDEF,
+                       "path": b""}, t()),
+        ("CUDA_FUNCTION", {**_call(11, 1, 1), "function": 0x55553000, "owner": 0x55552000,
+                           "name": b"_Z4vaddPKfS0_Pfi"}, t()),
+        ("CUDA_KERNEL", {**_call(13, 0, 1, flags=1), "function": 0x55553000, "stream": 0x5555A000, "grid_x": 4096,
+                         "grid_y": 1, "grid_z": 1, "block_x": 256, "block_y": 1, "block_z": 1, "shared_bytes": 0,
+                         "graph_exec": 0, "node_index": 0, "params": _bytes(rng, 28),
+                         "layout": struct.pack("<8I", 0, 8, 8, 8, 16, 8, 24, 4)}, t()),
+        ("CUDA_MEMORY", {**_call(19, 1, 1), "dst": 0x7F00_2000_0000, "src": 0, "size": 12,
+                         "stream": 0, "graph_exec": 0, "op": 1, "value": 0, "node_index": 0,
+                         "data": _bytes(rng, 12)}, t()),
+        ("CUDA_CALL", {**_call(44, 1, 1), "object": 0x5555A000, "arg0": 0, "arg1": 0}, t()),
         ("MARKER", {"flags": 0, "text": "wall \u2014 annotated".encode()}, t()),
         (0xF00D, _bytes(rng, 19), t()),          # experimental range: readers skip it by its length
         ("DIAGNOSTIC", {"severity": 1, "code": 6, "text": b"a segment was truncated"}, t()),

@@ -1,4 +1,4 @@
-"""The constants and record layouts of the .vgt format 1.1, transcribed from docs/trace-format.md.
+"""The constants and record layouts of the .vgt format 1.2, transcribed from docs/trace-format.md.
 
 This package is the independent second implementation of the format: it is written from the spec alone,
 never from the C sources, so that a disagreement between the two shows a bug in one of them or in the
@@ -8,14 +8,14 @@ spec. Every number here cites the spec section it comes from.
 # section 2: file header
 FILE_MAGIC = b"VGTRACE\0"
 MAJOR = 1
-MINOR = 1  # section 2: a writer of 1.1 writes minor 1; readers take every minor (section 8)
+MINOR = 2  # section 2: a writer of 1.2 writes minor 2; readers take every minor (section 8)
 HEADER_FIXED = 32
 HEADER_MIN = 40
 MAX_HEADER_LENGTH = 1 << 20
 MAX_IDENTITY_ENTRIES = 4096
 MAX_IDENTITY_KEY = 255
 MAX_IDENTITY_VALUE = 64 << 10
-KNOWN_HEADER_FLAGS = 0  # 1.0 and 1.1 define none
+KNOWN_HEADER_FLAGS = 0  # 1.0, 1.1 and 1.2 define none
 
 # section 3: chunks
 CHUNK_MAGIC = b"VGTC"
@@ -81,6 +81,11 @@ def _u32(*names):
     return [(n, "I") for n in names]
 
 
+# section 5 (1.2), the call head of the CUDA API records: u32 api, s32 result, u32 thread, u32 flags,
+# u64 submits_before, u64 submits_after (32 bytes)
+CALL_HEAD = [("api", "I"), ("result", "i"), ("thread", "I"), ("flags", "I"), ("submits_before", "Q"),
+             ("submits_after", "Q")]
+
 # section 5, one entry per table. Field names are the spec's; "reserved" fields are kept (written 0).
 LAYOUTS = [
     RecordLayout(0x0001, "SESSION_START",
@@ -139,6 +144,21 @@ LAYOUTS = [
                  + _u32("grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z", "shared_bytes",
                         "name_length", "params_length", "reserved"),
                  [("name", "name_length"), ("params", "params_length")]),
+    # 1.2: the CUDA driver API (section 5, 0x0032-0x0037). Every API record starts with the call head.
+    RecordLayout(0x0032, "CUDA_IMAGE", [("hash", "Q")] + _u32("image_length", "kind"), [("image", "image_length")]),
+    RecordLayout(0x0033, "CUDA_LOAD", CALL_HEAD + [("handle", "Q"), ("image_hash", "Q")] + _u32("path_length", "reserved"),
+                 [("path", "path_length")]),
+    RecordLayout(0x0034, "CUDA_FUNCTION", CALL_HEAD + [("function", "Q"), ("owner", "Q")]
+                 + _u32("name_length", "reserved"), [("name", "name_length")]),
+    RecordLayout(0x0035, "CUDA_KERNEL",
+                 CALL_HEAD + [("function", "Q"), ("stream", "Q")]
+                 + _u32("grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z", "shared_bytes", "params_length")
+                 + [("graph_exec", "Q")] + _u32("node_index", "layout_length"),
+                 [("params", "params_length"), ("layout", "layout_length")]),
+    RecordLayout(0x0036, "CUDA_MEMORY",
+                 CALL_HEAD + [("dst", "Q"), ("src", "Q"), ("size", "Q"), ("stream", "Q"), ("graph_exec", "Q")]
+                 + _u32("op", "value", "node_index", "data_length"), [("data", "data_length")]),
+    RecordLayout(0x0037, "CUDA_CALL", CALL_HEAD + [("object", "Q"), ("arg0", "Q"), ("arg1", "Q")]),
     RecordLayout(0x0040, "MARKER", _u32("length", "flags"), [("text", "length")]),
     RecordLayout(0x0041, "DIAGNOSTIC", _u32("severity", "code", "length", "reserved"), [("text", "length")]),
 ]

@@ -1,0 +1,386 @@
+/* lane_cuda.c: lane 3, the captured CUDA driver API calls forwarded through the host's CUDA driver
+ * (backend cuda, vgt_backend_cuda_ops). It replays the format 1.2 records in trace order, serially:
+ *
+ *   CUDA_IMAGE   kept; loaded (module_load) the first time a function of it is needed
+ *   CUDA_LOAD    captured module/library handle -> its image
+ *   CUDA_FUNCTION captured function/kernel handle -> (image, name): resolved to a backend function on use
+ *   CUDA_MEMORY  ALLOC: device memory at the captured address (lane_cuda_mem.c: reserve there, else
+ *                elsewhere and relocated); HTOD: the captured bytes written; DTOH: read back and compared
+ *                with the captured bytes (at once, or kept for the DTOH_RESULT of an asynchronous copy);
+ *                DTOD, memsets: forwarded. Graph nodes are kept for their exec.
+ *   CUDA_KERNEL  launched with the captured grid, block, shared memory and parameter buffer (pointer
+ *                parameters relocated through the parameter layout where their range moved); graph
+ *                nodes kept for their exec; launches into a stream being captured are not run
+ *   CUDA_CALL    cuGraphLaunch: the exec's nodes run in node order, with the host bytes recorded for
+ *                that launch
+ *
+ * Everything else (the RM-level records) is the captured driver's own work: the host driver makes its
+ * own. A submission counts for lane 3 when a forwarded call is linked to it (vgt/cuda.h's link rule). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "engine.h"
+#include "lane_cuda.h"
+#include "vgt/cuda.h"
+
+static uint64_t now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+static int grow(void **v, uint32_t *cap, uint32_t n, size_t size)
+{
+    if (n < *cap) return 1;
+    uint32_t nc = *cap ? *cap * 2 : 16;
+    void *p = realloc(*v, nc * size);
+    if (!p) return 0;
+    *v = p, *cap = nc;
+    return 1;
+}
+#define GROW(arr, n, cap) grow((void **)&(arr), &(cap), (n), sizeof *(arr))
+
+static vgt_status nomem(vgt_error *err) { return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "lane cuda: out of memory"); }
+
+static lane_cuda *state(vgt_replay *rp, vgt_error *err)
+{
+    if (rp->cuda) return rp->cuda;
+    if (!rp->ops->cuda) {
+        VGT_FAIL(err, VGT_E_UNSUPPORTED, VGT_NO_OFFSET, "lane cuda: backend %s forwards no CUDA calls", rp->ops->name);
+        return NULL;
+    }
+    rp->cuda = calloc(1, sizeof *rp->cuda);
+    if (!rp->cuda) nomem(err);
+    return rp->cuda;
+}
+
+/* ---- images, modules, functions ---- */
+
+static lc_image *image_find(lane_cuda *lc, uint64_t hash)
+{
+    for (uint32_t i = 0; i < lc->nimages; i++)
+        if (lc->images[i].hash == hash) return &lc->images[i];
+    return NULL;
+}
+
+static lc_handle *handle_find(lc_handle *v, uint32_t n, uint64_t h)
+{
+    for (uint32_t i = n; i-- > 0;)
+        if (v[i].handle == h) return &v[i];
+    return NULL;
+}
+
+static vgt_status on_image(lane_cuda *lc, const vgt_record *rec, vgt_error *err)
+{
+    vgt_rec_cuda_image im;
+    VGT_TRY(vgt_decode_cuda_image(rec, &im, err));
+    if (image_find(lc, im.hash)) return VGT_OK;
+    if (!GROW(lc->images, lc->nimages, lc->capimages)) return nomem(err);
+    lc_image *m = &lc->images[lc->nimages];
+    memset(m, 0, sizeof *m);
+    m->hash = im.hash;
+    m->len = im.image_length;
+    /* PTX must end in a NUL for the driver: keep one after every image */
+    if (!(m->bytes = malloc((size_t)im.image_length + 1))) return nomem(err);
+    memcpy(m->bytes, im.image, im.image_length);
+    m->bytes[im.image_length] = 0;
+    lc->nimages++;
+    return VGT_OK;
+}
+
+static vgt_status add_handle(lc_handle **v, uint32_t *n, uint32_t *cap, lc_handle h, vgt_error *err)
+{
+    if (!grow((void **)v, cap, *n, sizeof **v)) return nomem(err);
+    (*v)[(*n)++] = h;
+    return VGT_OK;
+}
+
+static vgt_status on_load(lane_cuda *lc, const vgt_record *rec, vgt_error *err)
+{
+    vgt_rec_cuda_load l;
+    VGT_TRY(vgt_decode_cuda_load(rec, &l, err));
+    if (l.call.result != 0 || !l.handle) return VGT_OK;
+    lc_handle h = {.handle = l.handle, .image = l.image_hash};
+    return add_handle(&lc->loads, &lc->nloads, &lc->caploads, h, err);
+}
+
+static vgt_status on_function(lane_cuda *lc, const vgt_record *rec, vgt_error *err)
+{
+    vgt_rec_cuda_function f;
+    VGT_TRY(vgt_decode_cuda_function(rec, &f, err));
+    if (f.call.result != 0 || !f.function) return VGT_OK;
+    lc_handle h = {.handle = f.function, .owner = f.owner};
+    if (f.name_length && !(h.name = strndup(f.name, f.name_length))) return nomem(err);
+    return add_handle(&lc->funcs, &lc->nfuncs, &lc->capfuncs, h, err);
+}
+
+/* The backend function for a captured function handle: its name and its owner chain up to a load. */
+static int resolve_function(vgt_replay *rp, lane_cuda *lc, uint64_t fn, uint64_t *out, char *why, size_t n)
+{
+    lc_handle *f = handle_find(lc->funcs, lc->nfuncs, fn);
+    if (!f) {
+        snprintf(why, n, "function 0x%llx was never looked up in the trace", (unsigned long long)fn);
+        return 0;
+    }
+    if (f->resolved) {
+        *out = f->backend;
+        return 1;
+    }
+    const char *name = f->name;
+    uint64_t owner = f->owner;
+    lc_handle *load = NULL;
+    for (int i = 0; i < 4 && !load; i++) {
+        load = handle_find(lc->loads, lc->nloads, owner);
+        if (!load) {
+            lc_handle *up = handle_find(lc->funcs, lc->nfuncs, owner);   /* a CUkernel: its library */
+            if (!up) break;
+            if (!name) name = up->name;
+            owner = up->owner;
+        }
+    }
+    if (!load || !name) {
+        snprintf(why, n, "function 0x%llx (%s) belongs to no module or library loaded in the trace",
+                 (unsigned long long)fn, name ? name : "no name");
+        return 0;
+    }
+    lc_image *im = image_find(lc, load->image);
+    if (!im) {
+        snprintf(why, n, "the image 0x%016llx of function %s is not in the trace", (unsigned long long)load->image, name);
+        return 0;
+    }
+    vgt_error e;
+    if (!im->loaded) {
+        if (rp->ops->cuda->module_load(rp->be, im->bytes, im->len, &im->module, &e) != VGT_OK) {
+            snprintf(why, n, "%s", e.msg);
+            return 0;
+        }
+        im->loaded = 1;
+    }
+    if (rp->ops->cuda->function(rp->be, im->module, name, &f->backend, &e) != VGT_OK) {
+        snprintf(why, n, "%s", e.msg);
+        return 0;
+    }
+    f->resolved = 1;
+    *out = f->backend;
+    return 1;
+}
+
+/* ---- launches ---- */
+
+static vgt_status launch(vgt_replay *rp, lane_cuda *lc, const vgt_record *rec, const vgt_rec_cuda_kernel *k)
+{
+    char why[VGT_ERROR_MSG_MAX];
+    uint64_t fn;
+    if (k->call.flags & VGT_CUDA_KERNEL_PARAMS_UNKNOWN) {
+        rp->sum.cuda_skipped++;
+        engine_warn(rp, "CUDA_KERNEL seq %llu not replayed: its parameters were not captured (no layout)",
+                    (unsigned long long)rec->seq);
+        return VGT_OK;
+    }
+    if (!resolve_function(rp, lc, k->function, &fn, why, sizeof why)) {
+        rp->sum.cuda_skipped++;
+        engine_warn(rp, "CUDA_KERNEL seq %llu not replayed: %s", (unsigned long long)rec->seq, why);
+        return VGT_OK;
+    }
+    uint8_t *params = NULL;
+    if (k->params_length && !(params = malloc(k->params_length))) return nomem(NULL);
+    if (k->params_length) memcpy(params, k->params, k->params_length);
+    rp->sum.cuda_params_relocated += lc_relocate_params(lc, params, k->params_length, k->layout, k->layout_length);
+    vgt_error e;
+    vgt_status rc = rp->ops->cuda->launch(rp->be, fn, k->grid, k->block, k->shared_bytes, params, k->params_length,
+                                          (k->call.flags & VGT_CUDA_KERNEL_COOPERATIVE) != 0, &e);
+    free(params);
+    rp->sum.cuda_forwarded++;
+    if (rc != VGT_OK) {
+        rp->sum.faults++;
+        engine_warn(rp, "CUDA_KERNEL seq %llu (%ux%ux%u x %ux%ux%u): %s", (unsigned long long)rec->seq, k->grid[0],
+                    k->grid[1], k->grid[2], k->block[0], k->block[1], k->block[2], e.msg);
+    }
+    return VGT_OK;
+}
+
+/* ---- graphs ---- */
+
+static lc_graph *graph_find(lane_cuda *lc, uint64_t exec, int create)
+{
+    for (uint32_t i = 0; i < lc->ngraphs; i++)
+        if (lc->graphs[i].exec == exec) return &lc->graphs[i];
+    if (!create || !GROW(lc->graphs, lc->ngraphs, lc->capgraphs)) return NULL;
+    lc_graph *g = &lc->graphs[lc->ngraphs++];
+    memset(g, 0, sizeof *g);
+    g->exec = exec;
+    return g;
+}
+
+/* A node record kept whole (its bytes copied): replayed at each launch of its exec. */
+static vgt_status keep_node(lane_cuda *lc, const vgt_record *rec, uint64_t exec, uint32_t index, vgt_error *err)
+{
+    lc_graph *g = graph_find(lc, exec, 1);
+    if (!g || !GROW(g->nodes, g->nnodes, g->capnodes)) return nomem(err);
+    lc_node *n = &g->nodes[g->nnodes];
+    n->index = index;
+    n->rec = *rec;
+    if (!(n->payload = malloc(rec->length ? rec->length : 1))) return nomem(err);
+    memcpy(n->payload, rec->payload, rec->length);
+    n->rec.payload = n->payload;
+    n->data = NULL;
+    n->data_len = 0;
+    g->nnodes++;
+    return VGT_OK;
+}
+
+/* The host bytes of a host-to-device node for the launch that follows. */
+static vgt_status keep_launch_data(lane_cuda *lc, const vgt_rec_cuda_memory *m, vgt_error *err)
+{
+    lc_graph *g = graph_find(lc, m->graph_exec, 0);
+    for (uint32_t i = 0; g && i < g->nnodes; i++) {
+        if (g->nodes[i].index != m->node_index) continue;
+        free(g->nodes[i].data);
+        g->nodes[i].data = malloc(m->data_length ? m->data_length : 1);
+        if (!g->nodes[i].data) return nomem(err);
+        memcpy(g->nodes[i].data, m->data, m->data_length);
+        g->nodes[i].data_len = m->data_length;
+        return VGT_OK;
+    }
+    return VGT_OK;
+}
+
+static int node_cmp(const void *a, const void *b)
+{
+    const lc_node *x = a, *y = b;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static vgt_status graph_launch(vgt_replay *rp, lane_cuda *lc, const vgt_record *rec, uint64_t exec, vgt_error *err)
+{
+    lc_graph *g = graph_find(lc, exec, 0);
+    if (!g) {
+        rp->sum.cuda_skipped++;
+        engine_warn(rp, "cuGraphLaunch seq %llu: graph exec 0x%llx has no nodes in the trace", (unsigned long long)rec->seq,
+                    (unsigned long long)exec);
+        return VGT_OK;
+    }
+    qsort(g->nodes, g->nnodes, sizeof *g->nodes, node_cmp);
+    rp->sum.cuda_forwarded++;
+    for (uint32_t i = 0; i < g->nnodes; i++) {
+        lc_node *n = &g->nodes[i];
+        if (n->rec.type == VGT_REC_CUDA_KERNEL) {
+            vgt_rec_cuda_kernel k;
+            VGT_TRY(vgt_decode_cuda_kernel(&n->rec, &k, err));
+            VGT_TRY(launch(rp, lc, &n->rec, &k));
+            rp->sum.cuda_forwarded--;   /* counted once, as the graph launch */
+        } else {
+            vgt_rec_cuda_memory m;
+            VGT_TRY(vgt_decode_cuda_memory(&n->rec, &m, err));
+            if (m.op == VGT_CUDA_OP_HTOD) {
+                if (!n->data) {
+                    engine_warn(rp, "cuGraphLaunch seq %llu: node %u copies host bytes the trace does not hold for this "
+                                "launch", (unsigned long long)rec->seq, n->index);
+                    continue;
+                }
+                m.data = n->data;
+                m.data_length = n->data_len;
+            }
+            VGT_TRY(lc_memory_op(rp, lc, &n->rec, &m, 1, err));
+        }
+    }
+    return VGT_OK;
+}
+
+/* ---- the records ---- */
+
+/* The submissions a forwarded call is linked to count for lane 3. */
+static void cover(lane_cuda *lc, const vgt_cuda_call_head *h)
+{
+    if (h->submits_after > h->submits_before) lc_cover(lc, h->submits_before, h->submits_after - h->submits_before);
+    else lc_cover(lc, h->submits_after, 1);
+}
+
+vgt_status lane_cuda_record(vgt_replay *rp, const vgt_record *rec, vgt_error *err)
+{
+    lane_cuda *lc = state(rp, err);
+    if (!lc) return err ? err->code : VGT_E_UNSUPPORTED;
+    if (rec->type == VGT_REC_GPFIFO_SUBMIT) {
+        lc->submits++;
+        rp->sum.submissions++;
+        return VGT_OK;
+    }
+    if (rec->type == VGT_REC_CUDA_IMAGE) return on_image(lc, rec, err);
+    if (rec->type == VGT_REC_CUDA_MODULE || rec->type == VGT_REC_CUDA_LAUNCH) {
+        if (!lc->legacy_warned++)
+            engine_warn(rp, "the trace holds format 1.0 CUDA_MODULE/CUDA_LAUNCH records: lane cuda replays the 1.2 "
+                        "records only");
+        return VGT_OK;
+    }
+    if (!vgt_rec_is_cuda_api(rec->type)) return VGT_OK;
+    if (!rp->t0_ns) rp->t0_ns = now_ns(), rp->first_ts = rec->ts;
+    rp->last_ts = rec->ts;
+    vgt_cuda_call_head h;
+    VGT_TRY(vgt_cuda_decode_head(rec, &h, err));
+    if (vgt_cuda_does_work(rec, &h)) cover(lc, &h);
+    if (h.result != 0) return VGT_OK;   /* the captured call failed: nothing happened */
+    switch (rec->type) {
+    case VGT_REC_CUDA_LOAD: return on_load(lc, rec, err);
+    case VGT_REC_CUDA_FUNCTION: return on_function(lc, rec, err);
+    case VGT_REC_CUDA_KERNEL: {
+        vgt_rec_cuda_kernel k;
+        VGT_TRY(vgt_decode_cuda_kernel(rec, &k, err));
+        if (k.call.flags & VGT_CUDA_KERNEL_STREAM_CAPTURE) return VGT_OK;
+        if (k.call.flags & VGT_CUDA_KERNEL_GRAPH_NODE) return keep_node(lc, rec, k.graph_exec, k.node_index, err);
+        return launch(rp, lc, rec, &k);
+    }
+    case VGT_REC_CUDA_MEMORY: {
+        vgt_rec_cuda_memory m;
+        VGT_TRY(vgt_decode_cuda_memory(rec, &m, err));
+        if (m.call.flags & VGT_CUDA_MEM_STREAM_CAPTURE) return VGT_OK;
+        if (m.call.flags & VGT_CUDA_MEM_GRAPH_NODE) {
+            if (h.api == VGT_CUDA_GRAPH_LAUNCH) return keep_launch_data(lc, &m, err);
+            return keep_node(lc, rec, m.graph_exec, m.node_index, err);
+        }
+        return lc_memory_op(rp, lc, rec, &m, 0, err);
+    }
+    case VGT_REC_CUDA_CALL: {
+        vgt_rec_cuda_call c;
+        VGT_TRY(vgt_decode_cuda_call(rec, &c, err));
+        if (h.api == VGT_CUDA_GRAPH_LAUNCH) return graph_launch(rp, lc, rec, c.object, err);
+        return VGT_OK;
+    }
+    default: return VGT_OK;
+    }
+}
+
+vgt_status lane_cuda_finish(vgt_replay *rp, vgt_error *err)
+{
+    lane_cuda *lc = state(rp, err);
+    if (!lc) return err ? err->code : VGT_E_UNSUPPORTED;
+    uint64_t covered = lc_covered(lc);
+    rp->sum.lanes[VGT_LANE_CUDA] = covered;
+    rp->sum.submissions_replayed = covered;
+    rp->sum.cuda_ranges_kept = lc->ranges_kept;
+    rp->sum.cuda_ranges_moved = lc->ranges_moved;
+    if (lc->npending)
+        engine_warn(rp, "%u device-to-host copies had no DTOH_RESULT in the trace: not compared", lc->npending);
+    if (!rp->sum.cuda_forwarded && !rp->sum.cuda_skipped)
+        engine_warn(rp, "the trace holds no CUDA calls to forward (captured before format 1.2, or not a CUDA program)");
+    return VGT_OK;
+}
+
+void lane_cuda_close(vgt_replay *rp)
+{
+    lane_cuda *lc = rp->cuda;
+    if (!lc) return;
+    for (uint32_t i = 0; i < lc->nimages; i++) free(lc->images[i].bytes);
+    for (uint32_t i = 0; i < lc->nfuncs; i++) free(lc->funcs[i].name);
+    for (uint32_t i = 0; i < lc->ngraphs; i++) {
+        for (uint32_t k = 0; k < lc->graphs[i].nnodes; k++) free(lc->graphs[i].nodes[k].payload), free(lc->graphs[i].nodes[k].data);
+        free(lc->graphs[i].nodes);
+    }
+    for (uint32_t i = 0; i < lc->npending; i++) free(lc->pending[i].bytes);
+    free(lc->images), free(lc->loads), free(lc->funcs), free(lc->graphs), free(lc->pending), free(lc->runs);
+    free(lc->covered);
+    free(lc);
+    rp->cuda = NULL;
+}

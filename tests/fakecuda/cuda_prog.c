@@ -1,0 +1,152 @@
+/* cuda_prog.c: a CUDA driver API program for the capture's CPU tests, run against fake_libcuda.c. It uses
+ * the driver both ways a real program does: linked calls (part 1), and entry points found through
+ * dlopen + dlsym(cuGetProcAddress_v2) + cuGetProcAddress, as the CUDA runtime finds them (part 2), then a
+ * graph launched twice with different inputs (part 3). Prints one RESULT line (the same with and without
+ * capture) and "rtld_next same|different": whether dlsym(RTLD_NEXT) from the program still answers as
+ * for the program (the capture's dlsym must keep the caller's identity).
+ * Exit 0 when every result checks, 1 otherwise. */
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vgt/cuda_abi.h"
+
+CUresult cuInit(unsigned);
+CUresult cuModuleLoadData(CUmodule *, const void *);
+CUresult cuModuleGetFunction(CUfunction *, CUmodule, const char *);
+CUresult cuMemAlloc_v2(CUdeviceptr *, size_t);
+CUresult cuMemFree_v2(CUdeviceptr);
+CUresult cuMemcpyHtoD_v2(CUdeviceptr, const void *, size_t);
+CUresult cuMemcpyDtoH_v2(void *, CUdeviceptr, size_t);
+CUresult cuMemsetD32_v2(CUdeviceptr, unsigned, size_t);
+CUresult cuLaunchKernel(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, CUstream,
+                        void **, void **);
+CUresult cuCtxSynchronize(void);
+CUresult cuGraphCreate(CUgraph *, unsigned);
+CUresult cuGraphAddKernelNode_v2(CUgraphNode *, CUgraph, const CUgraphNode *, size_t, const CUDA_KERNEL_NODE_PARAMS_v2 *);
+CUresult cuGraphAddMemcpyNode(CUgraphNode *, CUgraph, const CUgraphNode *, size_t, const CUDA_MEMCPY3D *, CUcontext);
+CUresult cuGraphInstantiateWithFlags(CUgraphExec *, CUgraph, unsigned long long);
+CUresult cuGraphLaunch(CUgraphExec, CUstream);
+CUresult cuStreamSynchronize(CUstream);
+
+#define N 1024
+#define CK(x) do { CUresult r_ = (x); if (r_) { fprintf(stderr, "FAIL %s: %d\n", #x, r_); return 1; } } while (0)
+
+static const char ptx[] = "// fake PTX: .entry vadd .entry scale .entry iota\n";
+
+static uint64_t fnv(const void *p, size_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < n; i++) h = (h ^ ((const uint8_t *)p)[i]) * 0x100000001b3ull;
+    return h;
+}
+
+typedef CUresult (*gpa_fn)(const char *, void **, int, cuuint64_t, void *);
+
+int main(void)
+{
+    static float a[N], b[N], c[N];
+    static uint32_t u[N];
+    for (int i = 0; i < N; i++) a[i] = (float)i * 0.5f, b[i] = (float)(N - i);
+    /* part 1: linked calls */
+    CUmodule mod;
+    CUfunction vadd;
+    CUdeviceptr da, db, dc;
+    CK(cuInit(0));
+    CK(cuModuleLoadData(&mod, ptx));
+    CK(cuModuleGetFunction(&vadd, mod, "vadd"));
+    CK(cuMemAlloc_v2(&da, sizeof a));
+    CK(cuMemAlloc_v2(&db, sizeof b));
+    CK(cuMemAlloc_v2(&dc, sizeof c));
+    CK(cuMemcpyHtoD_v2(da, a, sizeof a));
+    CK(cuMemcpyHtoD_v2(db, b, sizeof b));
+    CK(cuMemsetD32_v2(dc, 0, N));
+    int n = N;
+    void *args[] = {&da, &db, &dc, &n};
+    CK(cuLaunchKernel(vadd, N / 256, 1, 1, 256, 1, 1, 0, NULL, args, NULL));
+    CK(cuCtxSynchronize());
+    CK(cuMemcpyDtoH_v2(c, dc, sizeof c));
+    for (int i = 0; i < N; i++)
+        if (c[i] != a[i] + b[i]) { fprintf(stderr, "FAIL vadd c[%d]\n", i); return 1; }
+    uint64_t h1 = fnv(c, sizeof c);
+
+    /* part 2: through cuGetProcAddress, as the CUDA runtime does */
+    void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) { fprintf(stderr, "FAIL dlopen: %s\n", dlerror()); return 1; }
+    gpa_fn gpa = (gpa_fn)dlsym(lib, "cuGetProcAddress_v2");
+    if (!gpa) { fprintf(stderr, "FAIL no cuGetProcAddress_v2\n"); return 1; }
+    CUresult (*lib_load)(CUlibrary *, const void *, CUjit_option *, void **, unsigned, CUlibraryOption *, void **, unsigned);
+    CUresult (*get_kernel)(CUkernel *, CUlibrary, const char *);
+    CUresult (*launch)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, CUstream, void **, void **);
+    CUresult (*launch_ex)(const CUlaunchConfig *, CUfunction, void **, void **);
+    CUresult (*alloc)(CUdeviceptr *, size_t);
+    CUresult (*dtoh_async)(void *, CUdeviceptr, size_t, CUstream);
+    CUresult (*stream_create)(CUstream *, unsigned);
+    CUresult (*stream_sync)(CUstream);
+    CK(gpa("cuLibraryLoadData", (void **)&lib_load, 12000, 0, NULL));
+    CK(gpa("cuLibraryGetKernel", (void **)&get_kernel, 12000, 0, NULL));
+    CK(gpa("cuLaunchKernel", (void **)&launch, 12000, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, NULL));
+    CK(gpa("cuLaunchKernelEx", (void **)&launch_ex, 12000, 0, NULL));
+    CK(gpa("cuMemAlloc", (void **)&alloc, 12000, 0, NULL));
+    CK(gpa("cuMemcpyDtoHAsync", (void **)&dtoh_async, 12000, 0, NULL));
+    CK(gpa("cuStreamCreate", (void **)&stream_create, 12000, 0, NULL));
+    CK(gpa("cuStreamSynchronize", (void **)&stream_sync, 12000, 0, NULL));
+    CUlibrary l;
+    CUkernel iota, scale;
+    CUstream s;
+    CUdeviceptr du;
+    CK(lib_load(&l, ptx, NULL, NULL, 0, NULL, NULL, 0));
+    CK(get_kernel(&iota, l, "iota"));
+    CK(get_kernel(&scale, l, "scale"));
+    CK(alloc(&du, sizeof u));
+    CK(stream_create(&s, 0));
+    unsigned base = 7000;
+    void *iargs[] = {&du, &base, &n};
+    CK(launch((CUfunction)(void *)iota, N / 128, 1, 1, 128, 1, 1, 0, s, iargs, NULL));
+    float k = 0.25f;
+    void *sargs[] = {&dc, &k, &n};
+    CUlaunchConfig cfg = {N / 256, 1, 1, 256, 1, 1, 0, s, NULL, 0};
+    CK(launch_ex(&cfg, (CUfunction)(void *)scale, sargs, NULL));
+    CK(dtoh_async(u, du, sizeof u, s));
+    CK(dtoh_async(c, dc, sizeof c, s));
+    CK(stream_sync(s));
+    for (int i = 0; i < N; i++)
+        if (u[i] != base + (unsigned)i || c[i] != (a[i] + b[i]) * 0.25f) { fprintf(stderr, "FAIL part 2 [%d]\n", i); return 1; }
+    uint64_t h2 = fnv(u, sizeof u) ^ fnv(c, sizeof c);
+
+    /* part 3: a graph: a -> da, vadd, dc -> c; launched twice with different a */
+    CUgraph g;
+    CUgraphExec ge;
+    CUgraphNode nodes[3];
+    CK(cuGraphCreate(&g, 0));
+    CUDA_MEMCPY3D up = {0}, down = {0};
+    up.srcMemoryType = CU_MEMORYTYPE_HOST, up.srcHost = a, up.dstMemoryType = CU_MEMORYTYPE_DEVICE, up.dstDevice = da;
+    up.WidthInBytes = sizeof a, up.Height = 1, up.Depth = 1;
+    down.srcMemoryType = CU_MEMORYTYPE_DEVICE, down.srcDevice = dc, down.dstMemoryType = CU_MEMORYTYPE_HOST, down.dstHost = c;
+    down.WidthInBytes = sizeof c, down.Height = 1, down.Depth = 1;
+    CUDA_KERNEL_NODE_PARAMS_v2 kp = {0};
+    kp.func = vadd, kp.gridDimX = N / 256, kp.gridDimY = kp.gridDimZ = 1, kp.blockDimX = 256, kp.blockDimY = kp.blockDimZ = 1;
+    kp.kernelParams = args;
+    CK(cuGraphAddMemcpyNode(&nodes[0], g, NULL, 0, &up, NULL));
+    CK(cuGraphAddKernelNode_v2(&nodes[1], g, &nodes[0], 1, &kp));
+    CK(cuGraphAddMemcpyNode(&nodes[2], g, &nodes[1], 1, &down, NULL));
+    CK(cuGraphInstantiateWithFlags(&ge, g, 0));
+    uint64_t h3 = 0;
+    for (int round = 0; round < 2; round++) {
+        for (int i = 0; i < N; i++) a[i] = (float)(i + round * 3);
+        CK(cuGraphLaunch(ge, s));
+        CK(cuStreamSynchronize(s));
+        for (int i = 0; i < N; i++)
+            if (c[i] != a[i] + b[i]) { fprintf(stderr, "FAIL graph round %d c[%d]\n", round, i); return 1; }
+        h3 ^= fnv(c, sizeof c) + (uint64_t)round;
+    }
+    CK(cuMemFree_v2(da));
+
+    void *next = dlsym(RTLD_NEXT, "cuInit"), *dflt = dlsym(RTLD_DEFAULT, "cuInit");
+    printf("RESULT cuda_prog ok h1=%016llx h2=%016llx h3=%016llx\n", (unsigned long long)h1, (unsigned long long)h2,
+           (unsigned long long)h3);
+    printf("rtld_next %s\n", next == dflt ? "same" : "different");
+    return 0;
+}
