@@ -119,7 +119,7 @@ vgt_status vgt_capture_map_view(vgt_capture *c, const vgt_capture_view *v, vgt_e
 vgt_status vgt_capture_unmap_view(vgt_capture *c, uint64_t gpu_va, vgt_error *err)
 {
     if (!cap_lock_live(c)) return VGT_OK;
-    vgt_capture_view v;
+    vgt_capture_view v = {0};   /* filled on VGT_OK; -O2 cannot see that */
     vgt_status rc = remove_locked(c, gpu_va, &v, err);
     if (rc == VGT_OK) {
         vgt_rec_gpu_unmap u = { .client = v.client, .memory = v.memory, .gpu_va = v.gpu_va, .length = v.length,

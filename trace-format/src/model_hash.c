@@ -48,7 +48,7 @@ static int grow(u64map *m)
     }
     for (uint32_t i = 0; i < m->cap; i++) {
         if (!m->vals[i]) continue;
-        uint32_t s;
+        uint32_t s = 0;   /* find always sets it (the table has room); -O2 cannot see that */
         find(&n, m->keys[i], &s);
         n.keys[s] = m->keys[i];
         n.vals[s] = m->vals[i];
@@ -62,7 +62,7 @@ static int grow(u64map *m)
 int u64map_put(u64map *m, uint64_t key, uint32_t val)
 {
     if ((m->count + 1) * 2 > m->cap && grow(m)) return -1;
-    uint32_t s;
+    uint32_t s = 0;   /* as in grow */
     if (!find(m, key, &s)) {
         m->keys[s] = key;
         m->count++;
