@@ -515,6 +515,10 @@ void vgt_ldx_submit_begin(vgt_ldx_channel *c, uint64_t submission, uint64_t seq)
 static vgt_status feed_mme(vgt_ldx_channel *c, const vgt_method *m, vgt_error *err)
 {
     vgt_mme_format fmt = m->is_host ? VGT_MME_NONE : vgt_mme_format_for_class(m->cls);
+    /* a method no macro takes (host, copy engine, another format): a pending call has all its data and runs
+     * first, as on the GPU (a semaphore acquire after a macro-built launch waits for that launch) */
+    for (unsigned i = 0; i < MME_FORMATS; i++)
+        if (c->mme[i] && i != (unsigned)fmt) VGT_TRY(vgt_mme_tracker_flush(c->mme[i], err));
     if (fmt == VGT_MME_NONE || (unsigned)fmt >= MME_FORMATS || c->mme_off[fmt]) return VGT_OK;
     if (!c->mme[fmt]) {
         vgt_mme_tracker_config cfg = {.cls = m->cls, .read_mem = mme_read, .on_call = on_call, .user = c};

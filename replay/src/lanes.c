@@ -3,9 +3,12 @@
  *  - verbatim: the captured push-buffer segments are written into backend memory at their captured
  *    VAs, then the captured GPFIFO entries are submitted unchanged; where lane 1 moved a mapping
  *    (addrmap.c), at the moved VA, with the address operands and entries rewritten (reloc_patch.c).
- *  - synth (lane 2: re-synthesized push buffers) and cuda (lane 3: CUDA-level) are names only in this
- *    build: every backend here lacks their capability, so vgt_replay_open refuses them with
- *    "lane X is not implemented by backend Y". */
+ *  - synth (lane 2): each submission's work rebuilt into a fresh push buffer on a channel of the lane's own
+ *    (lane_synth.c); work it cannot rebuild runs verbatim.
+ *  - auto: the first lane the backend implements; on hardware, verbatim per submission and synth where
+ *    verbatim must not run (lane_synth.c).
+ *  - cuda (lane 3: CUDA-level) is a name only in this build: vgt_replay_open refuses it with "lane X is not
+ *    implemented by backend Y". */
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,9 +60,10 @@ static vgt_status submit_entries(vgt_replay *rp, const vgt_record *rec, const vg
     return VGT_OK;
 }
 
-static vgt_status run_verbatim(vgt_replay *rp, const vgt_record *rec, const vgt_rec_gpfifo_submit *sub, uint32_t ch,
-                               vgt_error *err)
+vgt_status lane_run_verbatim(vgt_replay *rp, const vgt_record *rec, const vgt_rec_gpfifo_submit *sub, uint32_t ch,
+                             vgt_error *err)
 {
+    rp->sum.lane_submissions[VGT_LANE_VERBATIM - 1]++;
     VGT_TRY(write_segments(rp, sub, err));
     return submit_entries(rp, rec, sub, ch, 0, err);
 }
@@ -72,10 +76,12 @@ vgt_status lane_state_only(vgt_replay *rp, const vgt_record *rec, const vgt_rec_
 }
 
 static const engine_lane lanes[] = {
-    {"verbatim", VGT_LANE_VERBATIM, VGT_CAP_LANE_VERBATIM, run_verbatim},
-    {"synth", VGT_LANE_SYNTH, VGT_CAP_LANE_SYNTH, NULL},
+    {"verbatim", VGT_LANE_VERBATIM, VGT_CAP_LANE_VERBATIM, lane_run_verbatim},
+    {"synth", VGT_LANE_SYNTH, VGT_CAP_LANE_SYNTH, lane_run_synth},
     {"cuda", VGT_LANE_CUDA, VGT_CAP_LANE_CUDA, NULL},
 };
+/* auto on hardware with the synth lane: verbatim per submission, synthesized where verbatim must not run */
+static const engine_lane lane_per_submission = {"auto", VGT_LANE_AUTO, VGT_CAP_LANE_VERBATIM, lane_run_auto};
 #define NLANES (sizeof lanes / sizeof lanes[0])
 
 const engine_lane *lane_find(vgt_lane l)
@@ -85,9 +91,12 @@ const engine_lane *lane_find(vgt_lane l)
     return NULL;
 }
 
-/* The first lane, in table order, that the backend implements and this build can run. */
+/* The first lane, in table order, that the backend implements and this build can run; on hardware that
+ * also synthesizes, the per-submission choice (lane_synth.c). */
 const engine_lane *lane_auto(uint32_t caps)
 {
+    uint32_t both = VGT_CAP_ASYNC | VGT_CAP_LANE_VERBATIM | VGT_CAP_LANE_SYNTH;
+    if ((caps & both) == both) return &lane_per_submission;
     for (size_t i = 0; i < NLANES; i++)
         if ((caps & lanes[i].cap) && lanes[i].run) return &lanes[i];
     return NULL;

@@ -158,6 +158,9 @@ static int result_why(const vgt_replay_summary *s, int check, const vgt_coverage
     if (faults) add_reason(buf, cap, "%llu fault%s", (unsigned long long)faults, faults > 1 ? "s" : "");
     if (s->blocked) add_reason(buf, cap, "channels never finished");
     if (s->refused) add_reason(buf, cap, "%llu submission%s refused", (unsigned long long)s->refused, s->refused > 1 ? "s" : "");
+    if (s->synth_refused)
+        add_reason(buf, cap, "%llu submission%s not synthesized", (unsigned long long)s->synth_refused,
+                   s->synth_refused > 1 ? "s" : "");
     int short_of = coverage_short(s, check, min);
     if (short_of) {
         char have[96], want[64];
@@ -194,6 +197,8 @@ static void print_summary_text(FILE *f, const vgt_replay_summary *s, int check, 
             (unsigned long long)s->submissions_replayed, (unsigned long long)s->submissions);
     if (s->submissions_prefix) fprintf(f, " (%llu before --submits: not checked)", (unsigned long long)s->submissions_prefix);
     fputc('\n', f);
+    fprintf(f, "  lanes: verbatim %llu, synth %llu, cuda %llu\n", (unsigned long long)s->lane_submissions[0],
+            (unsigned long long)s->lane_submissions[1], (unsigned long long)s->lane_submissions[2]);
     fprintf(f, "  GPFIFO entries %llu (%llu control); push buffer %llu bytes; methods %llu (%llu host, %llu to unmodelled classes)\n",
             (unsigned long long)k->entries, (unsigned long long)k->control_entries, (unsigned long long)k->pushbuf_bytes,
             (unsigned long long)k->methods, (unsigned long long)k->host_methods, (unsigned long long)k->unknown_class_methods);
@@ -242,6 +247,9 @@ static void print_summary_text(FILE *f, const vgt_replay_summary *s, int check, 
     if (s->refused)
         fprintf(f, "  refused: %llu submissions not run: a macro call would raise an MME exception (--force)\n",
                 (unsigned long long)s->refused);
+    if (s->synth_refused)
+        fprintf(f, "  not synthesized: %llu submissions not run: a launch that must not be built, or a synthesized "
+                   "stream that does not decode back to the captured work\n", (unsigned long long)s->synth_refused);
     if (hidden) fprintf(f, "  (%llu further messages not shown)\n", (unsigned long long)hidden);
     if (s->limits_note) fprintf(f, "  note: %s\n", s->limits_note);
     if (problem) fprintf(f, "result: FAILED (the trace could not be read to its end: %s)\n", problem);
@@ -258,6 +266,8 @@ static void print_summary_json(FILE *f, const vgt_replay_summary *s, int check, 
                "\"submissions_prefix\":%llu,",
             s->backend, s->lane, (unsigned long long)s->records, (unsigned long long)s->submissions,
             (unsigned long long)s->submissions_replayed, (unsigned long long)s->submissions_prefix);
+    fprintf(f, "\"lanes\":{\"verbatim\":%llu,\"synth\":%llu,\"cuda\":%llu},", (unsigned long long)s->lane_submissions[0],
+            (unsigned long long)s->lane_submissions[1], (unsigned long long)s->lane_submissions[2]);
     fprintf(f, "\"entries\":%llu,\"pushbuf_bytes\":%llu,\"methods\":%llu,\"launches\":%llu,\"empty_dispatches\":%llu,"
                "\"draws\":%llu,\"uploads\":%llu,\"upload_bytes\":%llu,\"copies\":%llu,\"copy_bytes\":%llu,\"memsets\":%llu,"
                "\"empty_dmas\":%llu,",
@@ -288,7 +298,8 @@ static void print_summary_json(FILE *f, const vgt_replay_summary *s, int check, 
         vgt_json_string(f, min->text);
         fprintf(f, ",\"pct\":%.17g,\"met\":%s},", vgt_coverage_min_pct(min), coverage_short(s, check, min) ? "false" : "true");
     }
-    fprintf(f, "\"refused\":%llu,", (unsigned long long)s->refused);
+    fprintf(f, "\"refused\":%llu,\"synth_refused\":%llu,", (unsigned long long)s->refused,
+            (unsigned long long)s->synth_refused);
     fprintf(f, "\"replay_span_ns\":%llu,\"capture_span_ns\":%llu,", (unsigned long long)s->replay_span_ns,
             (unsigned long long)s->capture_span_ns);
     fprintf(f, "\"addresses\":{\"relocations\":%llu,\"operands_rewritten\":%llu,\"entries_rewritten\":%llu,"

@@ -27,9 +27,11 @@
  * Planning is a pre-pass inside the engine over the records it holds back before replaying (options.plan):
  * a stream and a file of one trace are planned, replayed and checked alike.
  *
- * Lanes: `verbatim` runs the captured push buffers unchanged at their captured VAs; `synth` (lane 2,
- * re-synthesized push buffers) and `cuda` (lane 3) exist as names and are refused cleanly by a backend
- * that does not implement them.
+ * Lanes: `verbatim` runs the captured push buffers unchanged at their captured VAs; `synth` (lane 2)
+ * rebuilds each submission's work (launches, uploads, copies, semaphores) into a fresh push buffer with
+ * fresh QMDs on a channel of its own, checked by decoding it back before it is submitted; `auto` is
+ * verbatim, and on hardware synth for submissions verbatim must not run; `cuda` (lane 3) is refused
+ * cleanly by a backend that does not implement it.
  */
 #ifndef VGT_REPLAY_H
 #define VGT_REPLAY_H
@@ -177,6 +179,11 @@ typedef struct vgt_replay_summary {
      * rewritten, memory objects mapped at a second VA as aliases of the first (and those the backend
      * could not alias: separate copies) */
     uint64_t relocations, operands_rewritten, entries_rewritten, aliases, aliases_unreproduced;
+    /* submissions run per lane, indexed by vgt_lane - 1: [0] verbatim, [1] synth, [2] cuda (JSON "lanes") */
+    uint64_t lane_submissions[3];
+    /* submissions the synth lane did not submit: a launch it must not build (its program not in the trace,
+     * a QMD the layout cannot hold) or a synthesized stream that does not decode back to the captured work */
+    uint64_t synth_refused;
 } vgt_replay_summary;
 
 typedef struct vgt_replay vgt_replay;
