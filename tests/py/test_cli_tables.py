@@ -28,6 +28,7 @@ KNOWN = {
                "--expect-hash", "--list-rt", "--census", "--census-json", "--submit-timeout", "--no-wait",
                "--reserved-va", "--subcontexts", "--relocate", "--plan", "--force", "--json", "--quiet", "--verbose"],
     "corpus": ["--verbose"],
+    "launches": ["--json", "--launch", "--bytes", "--submits", "--channel"],
 }
 
 

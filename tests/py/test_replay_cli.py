@@ -126,8 +126,10 @@ def test_backend_and_lane_choice(vgt, synth):
     assert "using backend" in r.stderr          # the automatic choice is said
     r = vgt("replay", trace, "--backend", "cuda", check=2)
     assert "not available in this build" in r.stderr
-    r = vgt("replay", trace, "--backend", "sim", "--lane", "synth", check=2)
-    assert "lane synth is not implemented by backend sim" in r.stderr
+    r = vgt("replay", trace, "--backend", "sim", "--lane", "cuda", check=2)
+    assert "lane cuda is not implemented by backend sim" in r.stderr
+    r = vgt("replay", trace, "--backend", "sim", "--lane", "synth", "--json", check=0)
+    assert json.loads(r.stdout)["lanes"]["synth"] == 2
     r = vgt("replay", trace, "--backend", "nope", check=2)
     assert "unknown backend" in r.stderr
 
