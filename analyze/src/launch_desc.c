@@ -125,6 +125,11 @@ static vgt_status trace_read(void *ctx, uint64_t va, void *dst, uint64_t len, ui
     return over_store(x, x->cfg.trace_read, x->cfg.trace_ctx, va, dst, len, known, err);
 }
 
+vgt_status vgt_ldx_read_trace(vgt_ldx *x, uint64_t va, void *dst, uint64_t len, uint64_t *known, vgt_error *err)
+{
+    return trace_read(x, va, dst, len, known, err);
+}
+
 /* Memory as a launch sees it (the tracker reads through this after its overlay). */
 static vgt_status mem_read(void *ctx, uint64_t va, void *dst, uint64_t len, uint64_t *known, vgt_error *err)
 {

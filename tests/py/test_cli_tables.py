@@ -29,6 +29,7 @@ KNOWN = {
                "--reserved-va", "--subcontexts", "--relocate", "--plan", "--force", "--json", "--quiet", "--verbose"],
     "corpus": ["--verbose"],
     "launches": ["--json", "--launch", "--bytes", "--submits", "--channel"],
+    "decompile": ["--launch", "--submits", "--output"],
 }
 
 

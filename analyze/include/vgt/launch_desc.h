@@ -164,6 +164,9 @@ void vgt_ldx_free(vgt_ldx *x);
 void vgt_ldx_set_model(vgt_ldx *x, const struct vgt_model *model);
 /* The CPU wrote [va, va+len) (a MEMORY record): what copies wrote there is no longer what memory holds. */
 void vgt_ldx_forget(vgt_ldx *x, uint64_t va, uint64_t len);
+/* Bytes of [va, va+len) as the trace determines them: its records, and what uploads and copies of known
+ * bytes wrote (*known: how many). */
+vgt_status vgt_ldx_read_trace(vgt_ldx *x, uint64_t va, void *dst, uint64_t len, uint64_t *known, vgt_error *err);
 /* One per channel: its tracker, MME and compute state. */
 vgt_status vgt_ldx_channel_new(vgt_ldx *x, uint32_t client, uint32_t channel, uint32_t host_cls, vgt_ldx_channel **out,
                                vgt_error *err);
