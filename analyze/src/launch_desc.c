@@ -538,7 +538,8 @@ static vgt_status feed_mme(vgt_ldx_channel *c, const vgt_method *m, vgt_error *e
         c->mme[fmt] = NULL, c->mme_off[fmt] = 1;
         return VGT_OK;
     }
-    if (m->mthd >= 0x3800 && m->mthd < 0x4000 && !(m->mthd & 4)) c->call_subch = m->subch;   /* CALL_MME_MACRO(j) */
+    if (m->mthd >= VGT_MME_M_CALL_MACRO0 && m->mthd < VGT_MME_M_CALL_MACRO0 + 8 * VGT_MME_MACRO_COUNT && !(m->mthd & 4))
+        c->call_subch = m->subch;   /* CALL_MME_MACRO(j) */
     return rc;
 }
 

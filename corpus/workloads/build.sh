@@ -1,5 +1,6 @@
 #!/bin/sh
-# build.sh - builds the six vgtrace corpus workloads into OUTDIR.
+# build.sh - builds the vgtrace corpus workloads into OUTDIR (the six recorded in corpus/, and multi_kernel,
+# which tests/gpu/synth_lane.sh records and replays through the synth lane).
 #   usage: corpus/workloads/build.sh OUTDIR            build the binaries
 #          corpus/workloads/build.sh --shaders         regenerate the SPIR-V headers from the GLSL (glslangValidator)
 # Needs: nvcc (CUDA 13.0: sm_90 SASS + compute_90 PTX, cudart linked statically), gcc, the Vulkan / EGL / GLES
@@ -22,7 +23,7 @@ CC=${CC:-gcc}
 NVFLAGS="-O2 -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90 -I$here"
 CFLAGS="-O2 -std=c11 -Wall -Wextra -I$here"
 
-for w in vadd many_launches streams_threads; do
+for w in vadd many_launches streams_threads multi_kernel; do
     echo "nvcc $w"
     $NVCC $NVFLAGS -o "$out/$w" "$here/$w.cu"
 done

@@ -16,8 +16,10 @@
  *             --> a launch it must not build (program bytes not in the trace, a QMD the layout cannot
  *                 hold, a stream that does not decode back): not submitted, reported, counted as refused
  *
- * `--lane auto` on a hardware backend: verbatim, unless the MME guard refuses the submission or a segment
- * was captured truncated; then synthesized when it can be. */
+ * `--lane auto` on a hardware backend: verbatim, unless a segment of the submission was captured truncated
+ * (its push buffer is not all in the trace); then synthesized when it can be. A submission the MME guard
+ * refuses stays refused: its work would be rebuilt from the emissions of the very macro call the simulator
+ * says raises an exception. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -318,6 +320,7 @@ vgt_status lane_run_synth(vgt_replay *rp, const vgt_record *rec, const vgt_rec_g
 {
     engine_channel *c = rp->run_chan;
     synth_chan *sc = c ? c->synth : NULL;
+    if (c && c->mme_refuse[0]) return engine_refuse(rp, c);   /* its work comes from that macro's emissions */
     if (sc && sc->syn && sc->status == PLAN_OK) return run_plan(rp, rec, sub, ch, c, err);
     if (sc && sc->status == PLAN_REFUSED) {
         refuse_plan(rp, sc);
@@ -329,7 +332,6 @@ vgt_status lane_run_synth(vgt_replay *rp, const vgt_record *rec, const vgt_rec_g
                     (long long)rp->cur_index, sc && sc->why[0] ? sc->why : "nothing to synthesize it from");
         if (rp->synth) rp->synth->warned_fallback = 1;
     }
-    if (c && c->mme_refuse[0]) return engine_refuse(rp, c);
     return lane_run_verbatim(rp, rec, sub, ch, err);
 }
 
@@ -340,7 +342,9 @@ vgt_status lane_run_auto(vgt_replay *rp, const vgt_record *rec, const vgt_rec_gp
     int truncated = 0;
     for (uint32_t i = 0; i < sub->segment_count; i++)
         if (sub->segments[i].flags & VGT_SEGMENT_FLAG_TRUNCATED) truncated = 1;
-    if (c && (c->mme_refuse[0] || truncated) && lane_synth_ready(rp, c)) return run_plan(rp, rec, sub, ch, c, err);
+    /* a submission the MME guard refuses stays refused: the macro the simulator says raises an exception is
+     * the one whose emissions the synthesized stream would be built from */
+    if (c && truncated && !c->mme_refuse[0] && lane_synth_ready(rp, c)) return run_plan(rp, rec, sub, ch, c, err);
     if (c && c->mme_refuse[0]) return engine_refuse(rp, c);
     return lane_run_verbatim(rp, rec, sub, ch, err);
 }
