@@ -55,6 +55,9 @@ static uint64_t field_value(const vgt_qmd *q, unsigned role, unsigned i, uint64_
     case QR_DEP_ACTION: return d ? d->action : 0;
     case QR_DEP_PREFETCH: return d ? d->prefetch : 0;
     case QR_DEP_PTR_SHIFTED8: if (d) *lost = d->va & 0xff; return d ? d->va >> 8 : 0;
+    case QR_PREFETCH_LO_SHIFTED8: *lost = q->program_prefetch_va & 0xff; return (q->program_prefetch_va >> 8) & 0xffffffffu;
+    case QR_PREFETCH_HI_SHIFTED8: return q->program_prefetch_va >> 40;
+    case QR_PREFETCH_SIZE: return q->program_prefetch_size;
     default: return 0;
     }
 }
@@ -152,6 +155,8 @@ int vgt_qmd_equal(const vgt_qmd *a, const vgt_qmd *b, const char **what)
     DIFF(a->barrier_count != b->barrier_count, "barrier_count");
     DIFF(a->sass_version != b->sass_version, "sass_version");
     DIFF(a->local_memory_low != b->local_memory_low || a->local_memory_high != b->local_memory_high, "local_memory");
+    DIFF(a->program_prefetch_va != b->program_prefetch_va || a->program_prefetch_size != b->program_prefetch_size,
+         "program_prefetch");
     DIFF(a->cb_valid_mask != b->cb_valid_mask, "cb_valid_mask");
     for (unsigned i = 0; !w && i < VGT_QMD_MAX_CB; i++)
         if (a->cb[i].valid != b->cb[i].valid || a->cb[i].va != b->cb[i].va || a->cb[i].size != b->cb[i].size) {

@@ -289,6 +289,7 @@ static vgt_status synth_launch_work(vgt_synth *s, const vgt_work *w, vgt_error *
     vgt_qmd q = d->qmd;
     q.version = v, q.major = q.minor = 0;
     q.program_va = r.prog_new - q.program_offset;
+    if (q.program_prefetch_va) q.program_prefetch_va = relocate(&r, q.program_prefetch_va);   /* prefetch the copy */
     for (unsigned i = 0; i < VGT_QMD_MAX_CB; i++)
         if (r.cb_len[i]) q.cb[i].va = r.cb_new[i];
     memset(q.dependent, 0, sizeof q.dependent);

@@ -96,6 +96,9 @@ static void test_v02_documented(void)
         if (minor == 2) {
             SET(q, 287, 256, 0x4400);                                      /* PROGRAM_OFFSET */
             h.program_offset = 0x4400;
+        } else {                                                           /* PROGRAM_PREFETCH_ADDR_*_SHIFTED, _SIZE */
+            SET(q, 287, 256, (PROG >> 8) & 0xffffffff); SET(q, 1000, 992, PROG >> 40); SET(q, 1009, 1001, 12);
+            h.program_prefetch_va = PROG, h.program_prefetch_size = 12;
         }
         expect_bytes(h.version, q, &h);
     }
@@ -120,7 +123,9 @@ static void test_v03_documented(void)
     SET(q, 1719, 1719, 1); SET(q, 1695, 1664, 0x5000); SET(q, 1703, 1696, 0x7f);   /* RELEASE2_ENABLE, ADDRESS */
     SET(q, 1722, 1722, 1); SET(q, 1718, 1716, 3); SET(q, 1759, 1728, 77);   /* RELEASE2_REDUCTION_ENABLE/OP INC, PAYLOAD */
     SET(q, 511, 480, 0x204e108); SET(q, 512, 512, 1); SET(q, 515, 513, 4);  /* DEPENDENT_QMD0_POINTER/ENABLE/ACTION */
+    SET(q, 287, 256, (PROG >> 8) & 0xffffffff); SET(q, 1640, 1632, PROG >> 40); SET(q, 1649, 1641, 7);   /* PROGRAM_PREFETCH_* */
     vgt_qmd h = launch_common();
+    h.program_prefetch_va = PROG, h.program_prefetch_size = 7;
     h.major = 3, h.version = VGT_QMD_V03_00, h.release_count = 3, h.size = 256;
     h.release[0].payload64 = 1, h.release[0].payload = 0x100000002ull;
     h.release[2] = (vgt_qmd_release){.enabled = 1, .va = 0x7f00005000ull, .reduction_enable = 1, .reduction_op = 3,
@@ -149,7 +154,9 @@ static void test_v04_documented(void)
     SET(q, 368, 368, 1); SET(q, 371, 369, 4); SET(q, 372, 372, 1);         /* DEPENDENT_QMD_ENABLE/ACTION/PREFETCH(0) */
     SET(q, 479, 448, 0x204e100);                                           /* DEPENDENT_QMD0_POINTER */
     SET(q, 373, 373, 1); SET(q, 376, 374, 1); SET(q, 511, 480, 0x204e0c8);  /* dependent 1: SCHEDULE */
+    SET(q, 1375, 1344, (PROG >> 8) & 0xffffffff); SET(q, 1392, 1376, PROG >> 40); SET(q, 1401, 1393, 12);   /* PROGRAM_PREFETCH_* */
     vgt_qmd h = launch_common();
+    h.program_prefetch_va = PROG, h.program_prefetch_size = 12;
     h.major = 4, h.version = VGT_QMD_V04_00, h.release_count = 3, h.size = 384;
     h.release[2] = (vgt_qmd_release){.enabled = 1, .payload64 = 1, .va = 0x1ff00009000ull, .payload = 0x0123456789abcdefull};
     h.dependent[0] = (vgt_qmd_dependent){.enabled = 1, .action = 4, .prefetch = 1, .va = 0x204e10000ull};

@@ -1,7 +1,7 @@
 /* test_synth.c: the synthesizer (analyze/src/synth.c, synth_check.c) on a launch written by hand.
  *
  *  - the fresh QMD is Hopper's V04_00 with the program, the constant buffers and the QMD at the allocator's
- *    addresses, dependents dropped, releases kept; a constant-buffer pointer into the bank itself and one to
+ *    addresses (the program prefetch address too), dependents dropped, releases kept; a constant-buffer pointer into the bank itself and one to
  *    the QMD are relocated, a pointer to other memory is not;
  *  - the stream decodes back to the launch (vgt_synth_check), and a plan whose QMD bytes are damaged does not;
  *  - a launch with a problem (program not in the trace) is refused, a draw is unsupported. */
@@ -34,6 +34,7 @@ static void make_launch(vgt_launch_desc *d, vgt_event *ev)
     q->grid[0] = 8, q->grid[1] = q->grid[2] = 1;
     q->block[0] = 128, q->block[1] = q->block[2] = 1;
     q->program_va = 0x7fee2b799a00ull;
+    q->program_prefetch_va = q->program_va, q->program_prefetch_size = 12;
     q->register_count = 16, q->barrier_count = 1;
     q->cb_valid_mask = 1;
     q->cb[0] = (vgt_qmd_cb){1, 0x7fee2a280000ull, sizeof cb0};
@@ -85,6 +86,7 @@ int main(void)
         CHECK_STATUS(vgt_qmd_decode(p->bytes + bq->off, (uint32_t)bq->len, &q, &err), VGT_OK, &err, "decode QMD");
         CHECK(q.version == VGT_QMD_V04_00 && q.grid[0] == 8 && q.block[0] == 128, "QMD launch");
         CHECK_EQ_U64(q.program_va, bp->va, "program relocated");
+        CHECK_EQ_U64(q.program_prefetch_va, bp->va, "program prefetch relocated with it");
         CHECK_EQ_U64(q.cb[0].va, bc->va, "constant buffer relocated");
         CHECK(!q.dependent[0].enabled, "dependents dropped");
         CHECK(q.release[0].enabled && q.release[0].va == 0x204637f3cull && q.release[0].payload == 6, "release kept");

@@ -77,6 +77,8 @@ typedef struct vgt_qmd {
     uint32_t barrier_count;
     uint32_t sass_version;
     uint32_t local_memory_low, local_memory_high;  /* SHADER_LOCAL_MEMORY_LOW/HIGH_SIZE, bytes */
+    uint64_t program_prefetch_va;   /* PROGRAM_PREFETCH_ADDR_LOWER/UPPER_SHIFTED (stored >> 8; shifted back); V02_03+ */
+    uint32_t program_prefetch_size; /* PROGRAM_PREFETCH_SIZE, as stored */
     uint32_t cb_valid_mask;   /* bit i = cb[i].valid */
     vgt_qmd_cb cb[VGT_QMD_MAX_CB];
     uint32_t release_count;   /* slots this version has: 2 (V02) or 3 (V03, V04) */
