@@ -313,6 +313,13 @@ static vgt_status synth_launch_work(vgt_synth *s, const vgt_work *w, vgt_error *
     /* the stream */
     VGT_TRY(bind(s, d->subch, d->cls, err));
     VGT_TRY(launch_state(s, d, err));
+    /* the program and constant buffers were written by the host, maybe where an earlier launch's were: the
+     * SMs' instruction, data and constant caches must not hold the old bytes (CUDA invalidates the same way
+     * after it uploads code) */
+    VGT_TRY(m1(s, d->subch, d->cls, NVCBC0_INVALIDATE_SHADER_CACHES_NO_WFI,
+               VGT_NV_DEF(NVCBC0_INVALIDATE_SHADER_CACHES_NO_WFI_INSTRUCTION, TRUE) |
+                   VGT_NV_DEF(NVCBC0_INVALIDATE_SHADER_CACHES_NO_WFI_GLOBAL_DATA, TRUE) |
+                   VGT_NV_DEF(NVCBC0_INVALIDATE_SHADER_CACHES_NO_WFI_CONSTANT, TRUE), err));
     VGT_TRY(m1(s, d->subch, d->cls, NVCBC0_SEND_PCAS_A, (uint32_t)(r.qmd_new >> 8), err));
     if ((d->cls & 0xffff) >= 0xC6C0)
         VGT_TRY(m1(s, d->subch, d->cls, NVCBC0_SEND_SIGNALING_PCAS2_B,

@@ -6,9 +6,10 @@
  *   LAUNCH     the compute class state the launch ran with (SET_* methods that differ from what this
  *              channel last set), a fresh QMD in the compute class's QMD version (vgt_qmd_encode) with its
  *              program and constant buffers copied to allocations of its own and every address field
- *              relocated (the QMD's program and constant buffer addresses; the 64-bit words of the constant
- *              buffers that point into a relocated constant buffer, the program or the QMD itself), then
- *              SEND_PCAS_A + SEND_SIGNALING_PCAS2_B (PCAS_B before Ampere). Dependent QMDs are left out: the
+ *              relocated (the QMD's program, program prefetch and constant buffer addresses; the 64-bit words
+ *              of the constant buffers that point into a relocated constant buffer, the program or the QMD
+ *              itself), then INVALIDATE_SHADER_CACHES_NO_WFI (instruction, data, constant: the host wrote
+ *              them) and SEND_PCAS_A + SEND_SIGNALING_PCAS2_B (PCAS_B before Ampere). Dependent QMDs are left out: the
  *              synthesized stream orders the launches (each waited for). Releases keep their addresses.
  *   UPLOAD     LINE_LENGTH_IN .. LAUNCH_DMA and its LOAD_INLINE_DATA (pitch layouts)
  *   COPY       OFFSET_IN/OUT, PITCH_IN/OUT, LINE_LENGTH_IN, LINE_COUNT, remap constants, SET_SEMAPHORE_*,
