@@ -110,6 +110,9 @@ static void apply(vgt_qmd *q, unsigned role, unsigned i, uint64_t v)
         if (i < VGT_QMD_MAX_RELEASE) apply_release(q, role, i, v);
         return;
     }
+    if (role == QR_PREFETCH_LO_SHIFTED8) { q->program_prefetch_va |= v << 8; return; }
+    if (role == QR_PREFETCH_HI_SHIFTED8) { q->program_prefetch_va |= v << 40; return; }
+    if (role == QR_PREFETCH_SIZE) { q->program_prefetch_size = v32; return; }
     if (role >= QR_DEP_ENABLE) {
         if (i >= VGT_QMD_MAX_DEPENDENT) return;
         vgt_qmd_dependent *d = &q->dependent[i];

@@ -40,5 +40,10 @@ const vgt_qmd_field vgt_qmd_v02_02_fields[] = {
 };
 const uint32_t vgt_qmd_v02_02_count = sizeof vgt_qmd_v02_02_fields / sizeof vgt_qmd_v02_02_fields[0];
 
-const vgt_qmd_field vgt_qmd_v02_03_fields[] = { V02_COMMON };
+const vgt_qmd_field vgt_qmd_v02_03_fields[] = {
+    V02_COMMON,
+    QF("PROGRAM_PREFETCH_ADDR_LOWER_SHIFTED", 287, 256, QR_PREFETCH_LO_SHIFTED8, "program prefetch VA >> 8, low 32 bits"),
+    QF("PROGRAM_PREFETCH_ADDR_UPPER_SHIFTED", 1000, 992, QR_PREFETCH_HI_SHIFTED8, "program prefetch VA >> 8, high bits"),
+    QF("PROGRAM_PREFETCH_SIZE", 1009, 1001, QR_PREFETCH_SIZE, "program bytes to prefetch"),
+};
 const uint32_t vgt_qmd_v02_03_count = sizeof vgt_qmd_v02_03_fields / sizeof vgt_qmd_v02_03_fields[0];

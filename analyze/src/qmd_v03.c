@@ -46,6 +46,9 @@ const vgt_qmd_field vgt_qmd_v03_00_fields[] = {
     QA("RELEASE2_STRUCTURE_SIZE", 1727, 1726, 1, 0, 2, QR_REL_STRUCT, "0 four words, 1 one word, 2 two words"),
     QA("RELEASE2_PAYLOAD_LOWER", 1759, 1728, 1, 0, 2, QR_REL_PAYLOAD_LO, "release 2 payload 31:0"),
     QA("RELEASE2_PAYLOAD_UPPER", 1791, 1760, 1, 0, 2, QR_REL_PAYLOAD_HI, "release 2 payload 63:32"),
+    QF("PROGRAM_PREFETCH_ADDR_LOWER_SHIFTED", 287, 256, QR_PREFETCH_LO_SHIFTED8, "program prefetch VA >> 8, low 32 bits"),
+    QF("PROGRAM_PREFETCH_ADDR_UPPER_SHIFTED", 1640, 1632, QR_PREFETCH_HI_SHIFTED8, "program prefetch VA >> 8, high bits"),
+    QF("PROGRAM_PREFETCH_SIZE", 1649, 1641, QR_PREFETCH_SIZE, "program bytes to prefetch"),
     /* DEPENDENT_QMD0_*: clcbc0qmd.h's V03_00 section (the only dependent with a pointer in this version) */
     QF("DEPENDENT_QMD0_POINTER", 511, 480, QR_DEP_PTR_SHIFTED8, "dependent QMD 0 VA >> 8"),
     QF("DEPENDENT_QMD0_ENABLE", 512, 512, QR_DEP_ENABLE, "act on dependent QMD 0 at completion"),

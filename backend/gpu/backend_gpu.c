@@ -88,7 +88,7 @@ _Static_assert(VGT_GPU_DEFAULT_INFRA_VA == VGT_BACKEND_RESERVED_DEFAULT, "one de
 static uint32_t gpu_caps(void)
 {
     return VGT_CAP_ASYNC | VGT_CAP_SEMAPHORES | VGT_CAP_UPLOADS | VGT_CAP_COPIES | VGT_CAP_SHADERS | VGT_CAP_RASTER | VGT_CAP_MACROS |
-           VGT_CAP_LANE_VERBATIM;
+           VGT_CAP_LANE_VERBATIM | VGT_CAP_LANE_SYNTH;
 }
 
 static vgt_status gpu_open(vgt_backend **out, const vgt_backend_config *cfg, vgt_error *err)

@@ -11,7 +11,7 @@ static vgt_status sim_probe(vgt_error *err) { return VGT_OK; }
 static uint32_t sim_caps(void)
 {
     return VGT_CAP_SEMAPHORES | VGT_CAP_UPLOADS | VGT_CAP_COPIES | VGT_CAP_MACROS | VGT_CAP_WRITE_LOG |
-           VGT_CAP_LANE_VERBATIM | VGT_CAP_DECODES;
+           VGT_CAP_LANE_VERBATIM | VGT_CAP_LANE_SYNTH | VGT_CAP_DECODES;
 }
 
 static vgt_status sim_open(vgt_backend **out, const vgt_backend_config *cfg, vgt_error *err)

@@ -1,6 +1,7 @@
 #!/bin/sh
 # build.sh - builds the vgtrace corpus workloads into OUTDIR (torch_small.py and triton_small.py are scripts:
-# they run with a Python that has PyTorch and Triton).
+# they run with a Python that has PyTorch and Triton; multi_kernel is not recorded in corpus/:
+# tests/gpu/synth_lane.sh records and replays it through the synth lane).
 #   usage: corpus/workloads/build.sh OUTDIR            build the binaries
 #          corpus/workloads/build.sh --shaders         regenerate the SPIR-V headers from the GLSL (glslangValidator)
 # Needs: nvcc (CUDA 13.0: sm_90 SASS + compute_90 PTX, cudart linked statically), gcc, the Vulkan / EGL / GLES
@@ -24,7 +25,7 @@ CC=${CC:-gcc}
 NVFLAGS="-O2 -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90 -I$here"
 CFLAGS="-O2 -std=c11 -Wall -Wextra -I$here"
 
-for w in vadd many_launches streams_threads cuda_graph; do
+for w in vadd many_launches streams_threads cuda_graph multi_kernel; do
     echo "nvcc $w"
     $NVCC $NVFLAGS -o "$out/$w" "$here/$w.cu"
 done

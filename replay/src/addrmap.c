@@ -148,3 +148,18 @@ void addr_unmapped(vgt_replay *rp, uint64_t va, uint64_t len)
     for (uint32_t i = 0; i < rp->nmoves; i++)
         if (rp->moves[i].va >= va && rp->moves[i].va - va < len) rp->moves[i--] = rp->moves[--rp->nmoves];
 }
+
+vgt_status addr_own_range(vgt_replay *rp, uint64_t size, uint64_t align, uint64_t floor, uint64_t *va, vgt_error *err)
+{
+    uint32_t n = 0;
+    vgt_reloc_range *t = taken_ranges(rp, &n);
+    if (!t) return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "replay: out of memory choosing a range of its own");
+    vgt_status st = vgt_reloc_choose_va(t, n, size, align, floor, VGT_BACKEND_PB_VA_LIMIT, va, err);
+    free(t);
+    if (st != VGT_OK) return st;
+    vgt_reloc_range *a = realloc(rp->avoid, ((size_t)rp->navoid + 1) * sizeof *a);   /* later moves avoid it */
+    if (!a) return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "replay: out of memory choosing a range of its own");
+    rp->avoid = a;
+    rp->avoid[rp->navoid++] = (vgt_reloc_range){.va = *va, .len = size};
+    return VGT_OK;
+}

@@ -164,6 +164,7 @@ void vgt_replay_close(vgt_replay *rp)
     if (rp->be) rp->ops->close(rp->be);
     if (rp->model) vgt_model_free(rp->model);
     for (uint32_t i = 0; i < rp->nchans; i++) stream_channel_free(&rp->chans[i]);
+    lane_synth_free(rp);
     plan_free(rp);
     free(rp->patch_cur.entry_va);
     free(rp->moves);
@@ -441,6 +442,7 @@ static vgt_status on_memory(vgt_replay *rp, const vgt_record *rec, vgt_error *er
     VGT_TRY(vgt_decode_memory(rec, &m, err));
     if (m.reason == VGT_MEM_OBSERVED && rp->opt.census && m.length) census_watch(rp, m.gpu_va, m.length, "observed");
     if (m.reason == VGT_MEM_OBSERVED || m.length == 0) return VGT_OK;
+    lane_synth_memory(rp, m.gpu_va, m.length);
     vgt_error e;
     if (rp->ops->mem_write(rp->be, rp->vas, addr_to_replay(rp, m.gpu_va), m.data, m.length, &e) != VGT_OK)
         engine_warn(rp, "MEMORY at seq %llu (VA 0x%llx, %u bytes) not written: %s", (unsigned long long)rec->seq,
@@ -484,7 +486,7 @@ static void wait_submission(vgt_replay *rp)
 }
 
 /* A submission the MME guard keeps off the GPU (mme_guard.c): reported, counted, not run. */
-static void refuse_submission(vgt_replay *rp, engine_channel *c)
+vgt_status engine_refuse(vgt_replay *rp, engine_channel *c)
 {
     char msg[sizeof c->mme_refuse + 96];
     snprintf(msg, sizeof msg, "not submitted: %s (it would leave the GPU unable to finish other programs' "
@@ -493,19 +495,18 @@ static void refuse_submission(vgt_replay *rp, engine_channel *c)
     vgt_replay_report r = {.kind = VGT_RPT_EVENT, .submit_index = rp->cur_index, .submit_seq = rp->cur_seq,
                            .channel = rp->cur_channel, .event_kind = VGT_BEV_MACRO, .msg = msg};
     engine_report(rp, &r);
+    return VGT_OK;
 }
 
 /* Run one submission on its lane, with the render-target tracking, the wait and the census around it. */
 static vgt_status run_submission(vgt_replay *rp, const vgt_record *rec, const vgt_rec_gpfifo_submit *sub,
                                  engine_channel *c, vgt_error *err)
 {
-    if (c->mme_refuse[0]) {   /* the MME guard's finding (mme_guard.c), in this submission's decode */
-        refuse_submission(rp, c);
-        return VGT_OK;
-    }
+    /* the MME guard's finding (mme_guard.c), in this submission's decode; the synth and auto lanes decide
+     * themselves (a synthesized submission runs no macro) */
+    if (c->mme_refuse[0] && rp->lane->lane == VGT_LANE_VERBATIM) return engine_refuse(rp, c);
     if (rp->opt.census) VGT_TRY(census_before(rp, err));
     rp->run_rec = rec, rp->run_sub = sub, rp->run_chan = c;
-    rp->sum.lanes[rp->lane->lane]++;
     vgt_status rc = rp->lane->run(rp, rec, sub, c->id, err);
     rp->unsettled = 1;
     if (rc == VGT_OK) wait_submission(rp);
@@ -670,5 +671,5 @@ uint64_t vgt_replay_translate(const vgt_replay *rp, uint64_t va) { return addr_t
 
 int vgt_replay_summary_failed(const vgt_replay_summary *s)
 {
-    return s->checks_failed || s->faults || s->blocked || s->ctr.faults || s->refused;
+    return s->checks_failed || s->faults || s->blocked || s->ctr.faults || s->refused || s->synth_refused;
 }

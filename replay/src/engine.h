@@ -97,6 +97,7 @@ typedef struct engine_channel {
     struct vgt_mme_tracker *mme; /* mme_guard.c: the channel's MME as the simulator sees it (hardware only) */
     int mme_off;                 /* ... given up on this channel */
     char mme_refuse[240];        /* ... why the current submission must not run; "" when it may */
+    struct synth_chan *synth;    /* lane_synth.c: the channel's work extractor, synthesizer and own channel */
 } engine_channel;
 
 /* Bytes the GPU writes that differ from run to run (timestamps, report counters): a backend without a
@@ -156,7 +157,7 @@ typedef struct stream_sub {
 } stream_sub;
 
 #define STREAM_MAX_SUBS 8u
-extern const stream_sub sub_reloc, sub_rt, sub_volatile, sub_mme_guard;
+extern const stream_sub sub_reloc, sub_rt, sub_volatile, sub_mme_guard, sub_synth;
 
 void stream_start(vgt_replay *rp);   /* picks the active subscribers, in order */
 /* Decode the submission once (snapshot first, for fault windows) and hand it to every subscriber. */
@@ -259,6 +260,7 @@ struct vgt_replay {
     uint64_t held_len, cap_held_bytes;
     vgt_reloc_plan *plan;
     struct lane_cuda *cuda;      /* lane 3's state (lane_cuda.c), NULL for the other lanes */
+    struct synth_lane *synth;    /* lane_synth.c (lane synth, or auto on hardware) */
 };
 
 void engine_report(vgt_replay *rp, vgt_replay_report *r);
@@ -335,6 +337,22 @@ void lane_cuda_close(vgt_replay *rp);
 
 /* lanes.c */
 const engine_lane *lane_find(vgt_lane l);
+/* Lane 1: the captured segments at their replay VAs, the captured entries (counted as verbatim). */
+vgt_status lane_run_verbatim(vgt_replay *rp, const vgt_record *rec, const vgt_rec_gpfifo_submit *sub, uint32_t ch,
+                             vgt_error *err);
+/* lane_synth.c: lane 2, and auto's choice per submission on hardware */
+vgt_status lane_run_synth(vgt_replay *rp, const vgt_record *rec, const vgt_rec_gpfifo_submit *sub, uint32_t ch,
+                          vgt_error *err);
+vgt_status lane_run_auto(vgt_replay *rp, const vgt_record *rec, const vgt_rec_gpfifo_submit *sub, uint32_t ch,
+                         vgt_error *err);
+int lane_synth_ready(const vgt_replay *rp, const engine_channel *c);
+void lane_synth_memory(vgt_replay *rp, uint64_t va, uint64_t len);   /* the CPU wrote there (MEMORY record) */
+void lane_synth_free(vgt_replay *rp);
+/* engine.c: a submission the MME guard keeps off the GPU, reported and counted (returns VGT_OK). */
+vgt_status engine_refuse(vgt_replay *rp, engine_channel *c);
+/* addrmap.c: a free range of the replay's own (size bytes, align-aligned, at or above floor, below 2^40), off
+ * every mapping, move and the backend's range; later relocations avoid it. */
+vgt_status addr_own_range(vgt_replay *rp, uint64_t size, uint64_t align, uint64_t floor, uint64_t *va, vgt_error *err);
 const engine_lane *lane_auto(uint32_t caps);
 /* A submission outside --submits: its push buffers written, its methods tracked without side effects. */
 vgt_status lane_state_only(vgt_replay *rp, const vgt_record *rec, const vgt_rec_gpfifo_submit *sub, uint32_t ch,

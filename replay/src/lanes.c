@@ -3,10 +3,14 @@
  *  - verbatim: the captured push-buffer segments are written into backend memory at their captured
  *    VAs, then the captured GPFIFO entries are submitted unchanged; where lane 1 moved a mapping
  *    (addrmap.c), at the moved VA, with the address operands and entries rewritten (reloc_patch.c).
+ *  - synth (lane 2): each submission's work rebuilt into a fresh push buffer on a channel of the lane's own
+ *    (lane_synth.c); work it cannot rebuild runs verbatim.
+ *  - auto: the first lane the backend implements; on hardware, verbatim per submission and synth where
+ *    verbatim must not run (lane_synth.c).
  *  - cuda (lane 3, lane_cuda.c): the captured CUDA driver API calls forwarded through the host's libcuda
  *    (backend cuda); it replays the API records, not the submissions, which the host driver makes anew.
- *  - synth (lane 2: re-synthesized push buffers) is a name only in this build: every backend here lacks
- *    its capability, so vgt_replay_open refuses it with "lane X is not implemented by backend Y". */
+ *  A lane a backend lacks the capability for is refused by vgt_replay_open with "lane X is not implemented
+ *  by backend Y". */
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,9 +62,10 @@ static vgt_status submit_entries(vgt_replay *rp, const vgt_record *rec, const vg
     return VGT_OK;
 }
 
-static vgt_status run_verbatim(vgt_replay *rp, const vgt_record *rec, const vgt_rec_gpfifo_submit *sub, uint32_t ch,
-                               vgt_error *err)
+vgt_status lane_run_verbatim(vgt_replay *rp, const vgt_record *rec, const vgt_rec_gpfifo_submit *sub, uint32_t ch,
+                             vgt_error *err)
 {
+    rp->sum.lanes[VGT_LANE_VERBATIM]++;   /* here, not in the engine: synth and auto fall back to it */
     VGT_TRY(write_segments(rp, sub, err));
     return submit_entries(rp, rec, sub, ch, 0, err);
 }
@@ -82,10 +87,13 @@ static vgt_status run_cuda(vgt_replay *rp, const vgt_record *rec, const vgt_rec_
 }
 
 static const engine_lane lanes[] = {
-    {"verbatim", VGT_LANE_VERBATIM, VGT_CAP_LANE_VERBATIM, run_verbatim, NULL, NULL, NULL},
-    {"synth", VGT_LANE_SYNTH, VGT_CAP_LANE_SYNTH, NULL, NULL, NULL, NULL},
+    {"verbatim", VGT_LANE_VERBATIM, VGT_CAP_LANE_VERBATIM, lane_run_verbatim, NULL, NULL, NULL},
+    {"synth", VGT_LANE_SYNTH, VGT_CAP_LANE_SYNTH, lane_run_synth, NULL, NULL, NULL},
     {"cuda", VGT_LANE_CUDA, VGT_CAP_LANE_CUDA, run_cuda, lane_cuda_record, lane_cuda_finish, lane_cuda_close},
 };
+/* auto on hardware with the synth lane: verbatim per submission, synthesized where verbatim must not run */
+static const engine_lane lane_per_submission = {"auto", VGT_LANE_AUTO, VGT_CAP_LANE_VERBATIM, lane_run_auto,
+                                                     NULL, NULL, NULL};
 #define NLANES (sizeof lanes / sizeof lanes[0])
 
 const engine_lane *lane_find(vgt_lane l)
@@ -95,9 +103,12 @@ const engine_lane *lane_find(vgt_lane l)
     return NULL;
 }
 
-/* The first lane, in table order, that the backend implements and this build can run. */
+/* The first lane, in table order, that the backend implements and this build can run; on hardware that
+ * also synthesizes, the per-submission choice (lane_synth.c). */
 const engine_lane *lane_auto(uint32_t caps)
 {
+    uint32_t both = VGT_CAP_ASYNC | VGT_CAP_LANE_VERBATIM | VGT_CAP_LANE_SYNTH;
+    if ((caps & both) == both) return &lane_per_submission;
     for (size_t i = 0; i < NLANES; i++)
         if ((caps & lanes[i].cap) && lanes[i].run) return &lanes[i];
     return NULL;

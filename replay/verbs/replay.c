@@ -163,6 +163,9 @@ static int result_why(const vgt_replay_summary *s, int check, const vgt_coverage
     if (faults) add_reason(buf, cap, "%llu fault%s", (unsigned long long)faults, faults > 1 ? "s" : "");
     if (s->blocked) add_reason(buf, cap, "channels never finished");
     if (s->refused) add_reason(buf, cap, "%llu submission%s refused", (unsigned long long)s->refused, s->refused > 1 ? "s" : "");
+    if (s->synth_refused)
+        add_reason(buf, cap, "%llu submission%s not synthesized", (unsigned long long)s->synth_refused,
+                   s->synth_refused > 1 ? "s" : "");
     int short_of = coverage_short(s, check, min);
     if (short_of) {
         char have[96], want[64];
@@ -263,6 +266,9 @@ static void print_summary_text(FILE *f, const vgt_replay_summary *s, int check, 
     if (s->refused)
         fprintf(f, "  refused: %llu submissions not run: a macro call would raise an MME exception (--force)\n",
                 (unsigned long long)s->refused);
+    if (s->synth_refused)
+        fprintf(f, "  not synthesized: %llu submissions not run: a launch that must not be built, or a synthesized "
+                   "stream that does not decode back to the captured work\n", (unsigned long long)s->synth_refused);
     if (hidden) fprintf(f, "  (%llu further messages not shown)\n", (unsigned long long)hidden);
     if (s->limits_note) fprintf(f, "  note: %s\n", s->limits_note);
     if (problem) fprintf(f, "result: FAILED (the trace could not be read to its end: %s)\n", problem);
@@ -310,7 +316,8 @@ static void print_summary_json(FILE *f, const vgt_replay_summary *s, int check, 
         vgt_json_string(f, min->text);
         fprintf(f, ",\"pct\":%.17g,\"met\":%s},", vgt_coverage_min_pct(min), coverage_short(s, check, min) ? "false" : "true");
     }
-    fprintf(f, "\"refused\":%llu,", (unsigned long long)s->refused);
+    fprintf(f, "\"refused\":%llu,\"synth_refused\":%llu,", (unsigned long long)s->refused,
+            (unsigned long long)s->synth_refused);
     fprintf(f, "\"lanes\":{\"verbatim\":%llu,\"synth\":%llu,\"cuda\":%llu},", (unsigned long long)s->lanes[VGT_LANE_VERBATIM],
             (unsigned long long)s->lanes[VGT_LANE_SYNTH], (unsigned long long)s->lanes[VGT_LANE_CUDA]);
     fprintf(f, "\"cuda\":{\"forwarded\":%llu,\"skipped\":%llu,\"params_relocated\":%llu,\"ranges_kept\":%llu,"
@@ -463,8 +470,10 @@ static const char *const subcontext_modes[] = {"captured", "group", "tsg", NULL}
 static const vgt_cli_opt replay_options[] = {
     {"backend", 0, VGT_ARG_STRING, "NAME", "sim (software front end), gpu (H200 through RM/UVM), cuda (the host's libcuda: lane cuda)",
      A(backend)},
-    {"lane", 0, VGT_ARG_STRING, "NAME", "verbatim (captured push buffers at captured VAs), synth, cuda (the captured CUDA calls "
-     "forwarded through libcuda; backend cuda by default), auto (default: the first the backend runs)",
+    {"lane", 0, VGT_ARG_STRING, "NAME", "verbatim (captured push buffers at captured VAs), synth (each submission's work "
+     "rebuilt into a fresh push buffer, checked by decoding it back), cuda (the captured CUDA calls forwarded through "
+     "libcuda; backend cuda by default), auto (default: the first the backend runs; on the GPU verbatim, synth where "
+     "verbatim must not run)",
      A(lane)},
     VGT_OPT_SUBMITS(args, submits, "replay and check submissions A..B (0-based); reading stops after B; a window "
                     "outside the trace is an error (exit 2, after the replay)"),

@@ -31,6 +31,8 @@ KNOWN = {
     "corpus": ["--verbose", "--quiet"],
     "timeline": ["--output", "--no-cpu", "--quiet"],
     "report": ["--output", "--backend", "--no-replay", "--quiet"],
+    "launches": ["--json", "--launch", "--bytes", "--submits", "--channel"],
+    "decompile": ["--launch", "--submits", "--output"],
 }
 
 

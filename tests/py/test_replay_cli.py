@@ -130,8 +130,10 @@ def test_backend_and_lane_choice(vgt, vgt_bin, synth):
     r = subprocess.run([str(vgt_bin), "replay", str(trace), "--backend", "cuda"], capture_output=True, text=True,
                        env=env, timeout=60)
     assert r.returncode == 2 and "backend cuda: no CUDA driver on this machine" in r.stderr
-    r = vgt("replay", trace, "--backend", "sim", "--lane", "synth", check=2)
-    assert "lane synth is not implemented by backend sim" in r.stderr
+    r = vgt("replay", trace, "--backend", "sim", "--lane", "cuda", check=2)
+    assert "lane cuda is not implemented by backend sim" in r.stderr
+    r = vgt("replay", trace, "--backend", "sim", "--lane", "synth", "--json", check=0)
+    assert json.loads(r.stdout)["lanes"]["synth"] == 2
     r = vgt("replay", trace, "--backend", "nope", check=2)
     assert "unknown backend" in r.stderr
 

@@ -191,7 +191,7 @@ static void test_address_methods(void)
 static int qmd_address_role(unsigned role)
 {
     return role == QR_PROG_LO || role == QR_CB_ADDR_LO || role == QR_CB_ADDR_LO_SHIFTED6 || role == QR_REL_ADDR_LO ||
-           role == QR_DEP_PTR_SHIFTED8;
+           role == QR_DEP_PTR_SHIFTED8 || role == QR_PREFETCH_LO_SHIFTED8;
 }
 
 /* The QMD address fields are fields of analyze's QMD tables; every address field of those tables is one. */

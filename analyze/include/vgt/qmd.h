@@ -77,6 +77,8 @@ typedef struct vgt_qmd {
     uint32_t barrier_count;
     uint32_t sass_version;
     uint32_t local_memory_low, local_memory_high;  /* SHADER_LOCAL_MEMORY_LOW/HIGH_SIZE, bytes */
+    uint64_t program_prefetch_va;   /* PROGRAM_PREFETCH_ADDR_LOWER/UPPER_SHIFTED (stored >> 8; shifted back); V02_03+ */
+    uint32_t program_prefetch_size; /* PROGRAM_PREFETCH_SIZE, as stored */
     uint32_t cb_valid_mask;   /* bit i = cb[i].valid */
     vgt_qmd_cb cb[VGT_QMD_MAX_CB];
     uint32_t release_count;   /* slots this version has: 2 (V02) or 3 (V03, V04) */
@@ -116,6 +118,24 @@ const vgt_qmd_field *vgt_qmd_fields(vgt_qmd_version v, uint32_t *count);
  * comma separated, hex for addresses and payloads: the full dump a register-database printer gives.
  * Returns the full length (snprintf style); the text is truncated at cap. */
 int vgt_qmd_format_fields(vgt_qmd_version v, const uint8_t *qmd, uint32_t len, char *buf, uint32_t cap);
+
+/* ---- encoding (qmd_encode.c): the inverse of decoding, from the same field tables ----
+ *
+ * A fresh QMD of version v: every field of the version's table written from q (addresses shifted as the
+ * layout stores them), major/minor from v, on top of `unnamed` (may be NULL: zeros): the bits of a QMD
+ * that no table field names (cache invalidations, SM configuration, QMD type...), which a launch
+ * description carries verbatim from the captured QMD (vgt_qmd_unnamed). out receives
+ * vgt_qmd_version_size(v) bytes. VGT_E_ARG, naming the field and element, when a value does not fit its
+ * field or loses bits to the layout's shift (a V04_00 constant buffer not 64-byte aligned, a size not a
+ * multiple of 16, a dependent QMD not 256-byte aligned, a 64-bit payload in a V02 QMD): nothing that
+ * decodes differently from q is ever produced. So decode(encode(q)) == q for every q that encodes. */
+vgt_status vgt_qmd_encode(vgt_qmd_version v, const vgt_qmd *q, const uint8_t *unnamed, uint8_t *out, uint32_t len,
+                          vgt_error *err);
+/* The bits of qmd no field of v's table names: qmd with every table field cleared (out: the version's size). */
+void vgt_qmd_unnamed(vgt_qmd_version v, const uint8_t *qmd, uint32_t len, uint8_t *out);
+/* 1 when a and b decode to the same launch (every member a table fills); *what names the first
+ * difference ("grid", "cb[3].va", ...) when they differ (may be NULL). */
+int vgt_qmd_equal(const vgt_qmd *a, const vgt_qmd *b, const char **what);
 
 /* Bits hi..lo (hi - lo < 64) of a little-endian bit array of len bytes; bits past len read as 0. */
 uint64_t vgt_qmd_bits(const uint8_t *qmd, uint32_t len, unsigned hi, unsigned lo);

@@ -27,11 +27,14 @@
  * Planning is a pre-pass inside the engine over the records it holds back before replaying (options.plan):
  * a stream and a file of one trace are planned, replayed and checked alike.
  *
- * Lanes: `verbatim` runs the captured push buffers unchanged at their captured VAs; `cuda` (lane 3, backend
- * cuda) forwards the captured CUDA driver API calls (format 1.2 records) through the host's libcuda, at the
+ * Lanes: `verbatim` runs the captured push buffers unchanged at their captured VAs; `synth` (lane 2)
+ * rebuilds each submission's work (launches, uploads, copies, semaphores) into a fresh push buffer with
+ * fresh QMDs on a channel of its own, checked by decoding it back before it is submitted; `auto` is
+ * verbatim, and on hardware synth for submissions verbatim must not run; `cuda` (lane 3, backend cuda)
+ * forwards the captured CUDA driver API calls (format 1.2 records) through the host's libcuda, at the
  * captured device addresses where the driver lets it reserve them, relocating pointer parameters where not,
- * and checks the bytes copied back to the host against the capture's; `synth` (lane 2, re-synthesized push
- * buffers) exists as a name and is refused cleanly by a backend that does not implement it.
+ * and checks the bytes copied back to the host against the capture's. A backend that does not implement a
+ * lane asked for by name refuses it cleanly.
  */
 #ifndef VGT_REPLAY_H
 #define VGT_REPLAY_H
@@ -186,13 +189,18 @@ typedef struct vgt_replay_summary {
      * rewritten, memory objects mapped at a second VA as aliases of the first (and those the backend
      * could not alias: separate copies) */
     uint64_t relocations, operands_rewritten, entries_rewritten, aliases, aliases_unreproduced;
-    /* submissions per lane (index: vgt_lane; [0] unused): run by lanes 1 and 2, or, lane 3, linked to a
-     * forwarded CUDA call (the host driver made its own). The summary's "lanes". */
+    /* submissions per lane (index: vgt_lane; [0] unused): run by lanes 1 and 2 (counted by the lane that
+     * ran them: a submission the synth lane cannot rebuild runs verbatim and counts there; auto counts each
+     * submission under the lane it chose), or, lane 3, linked to a forwarded CUDA call (the host driver made
+     * its own). The summary's "lanes". */
     uint64_t lanes[4];
     /* lane 3: CUDA calls forwarded (launches, graph launches, copies, memsets) and skipped (not
      * reproducible: no image, no parameter layout, ...); pointer parameters relocated; device ranges
      * kept at their captured addresses and moved */
     uint64_t cuda_forwarded, cuda_skipped, cuda_params_relocated, cuda_ranges_kept, cuda_ranges_moved;
+    /* submissions the synth lane did not submit: a launch it must not build (its program not in the trace,
+     * a QMD the layout cannot hold) or a synthesized stream that does not decode back to the captured work */
+    uint64_t synth_refused;
 } vgt_replay_summary;
 
 typedef struct vgt_replay vgt_replay;

@@ -1,0 +1,50 @@
+/* synth_internal.h: the synthesizer's state (private to synth.c and synth_check.c). */
+#ifndef VGT_SYNTH_INTERNAL_H
+#define VGT_SYNTH_INTERNAL_H
+
+#include <stdio.h>
+
+#include "vgt/events.h"
+#include "vgt/pbwriter.h"
+#include "vgt/pushbuf.h"
+#include "vgt/synth.h"
+
+#define SYNTH_STATE_SLOTS 4096u
+#define SYNTH_CACHE 1024u
+
+/* What the channel has been told: subchannel bindings, the compute class's state. */
+typedef struct synth_state {
+    uint32_t bound[8];
+    uint32_t state_cls;
+    uint32_t state_val[SYNTH_STATE_SLOTS];
+    uint8_t state_set[SYNTH_STATE_SLOTS];
+} synth_state;
+
+typedef struct synth_cache {
+    uint64_t hash, len, va;
+} synth_cache;
+
+/* One launch's relocation: captured ranges and where their copies went. */
+typedef struct synth_launch {
+    uint64_t cb_old[VGT_QMD_MAX_CB], cb_new[VGT_QMD_MAX_CB];
+    uint32_t cb_len[VGT_QMD_MAX_CB];   /* 0: not relocated */
+    uint64_t prog_old, prog_new, qmd_old, qmd_new;
+    uint32_t prog_len, qmd_len;
+} synth_launch;
+
+struct vgt_synth {
+    vgt_synth_config cfg;
+    vgt_synth_plan plan;
+    synth_state committed, pending;   /* after the last checked plan; as the current plan leaves it */
+    int broken;
+    uint64_t cur_work;
+    synth_cache cache[SYNTH_CACHE];
+    uint32_t ncache;
+    uint32_t *pb;
+    uint64_t cap_pb;
+    /* the check's decoder and tracker (synth_check.c), following this channel's stream */
+    vgt_pb_state check_pb;
+    vgt_sem_tracker *check_sem;
+};
+
+#endif
