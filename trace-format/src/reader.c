@@ -78,6 +78,8 @@ vgt_status vgt_reader_open_fd(vgt_reader **out, int fd, int own_fd, const vgt_re
     r->own_fd = own_fd;
     r->opt.streaming = opt ? opt->streaming : 0;
     r->opt.verify_checksums = opt ? opt->verify_checksums : 1;
+    r->opt.read_ahead = opt ? opt->read_ahead : 0;
+    r->cur_index = -1;
     r->is_file = S_ISREG(st.st_mode);
     r->seekable = r->is_file && !r->opt.streaming;
     r->info.file_size = r->seekable ? (uint64_t)st.st_size : 0;
@@ -114,10 +116,10 @@ void vgt_reader_close(vgt_reader *r)
 {
     if (!r) return;
     if (r->own_fd && r->fd >= 0) close(r->fd);
+    reader_ahead_stop(r->ahead);
     ZSTD_freeDCtx(r->dctx);
     free(r->ident);
-    free(r->payload);
-    free(r->recs);
+    chunk_bufs_free(&r->bufs);
     free(r->seen);
     free(r->chunks);
     free(r);

@@ -389,6 +389,9 @@ typedef struct vgt_reader_options {
                                 * current end, or inside a chunk not yet complete, next() returns VGT_E_EOF
                                 * without consuming anything, and a later call resumes there. */
     int verify_checksums;      /* default 1 */
+    int read_ahead;            /* worker threads that load the next chunks of a read in order (zstd and
+                                * checks beside the caller's work; seekable files with an index): 0 auto
+                                * (the other cores, at most 8), -1 none, N: N workers */
 } vgt_reader_options;
 
 typedef struct vgt_chunk_info {
