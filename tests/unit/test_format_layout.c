@@ -26,7 +26,8 @@ static void test_table_sizes(void)
         CHECK(vgt_rec_type_fixed_size(l->type) == l->fixed, "%s fixed size", l->name);
         CHECK(vgt_rec_type_from_name(l->name) == l->type, "%s by name", l->name);
     }
-    CHECK(n == 26, "24 record types in 1.0, CHANNEL_STATE and CHANNEL_METHODS in 1.1, table has %d", n);
+    CHECK(n == 27, "24 record types in 1.0, CHANNEL_STATE and CHANNEL_METHODS in 1.1, MEMORY_CAS in 1.2, table has %d", n);
+    CHECK(vgt_rec_type_from_name("memory_cas") == 0x0029 && vgt_rec_type_fixed_size(0x0029) == 40, "MEMORY_CAS (1.2)");
     CHECK(vgt_rec_type_from_name("channel_methods") == 0x0028 && vgt_rec_type_fixed_size(0x0028) == 16, "CHANNEL_METHODS (1.1)");
     CHECK(vgt_rec_type_from_name("channel_state") == 0x0027 && vgt_rec_type_fixed_size(0x0027) == 64, "CHANNEL_STATE (1.1)");
     CHECK(vgt_rec_type_from_name("gpfifo_submit") == VGT_REC_GPFIFO_SUBMIT, "any case");

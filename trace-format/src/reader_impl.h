@@ -7,6 +7,7 @@
 #include <zstd.h>
 
 #include "format.h"
+#include "memcas.h"
 
 /* A chunk's payload and decompressed records, grown as needed. */
 typedef struct chunk_bufs {
@@ -56,7 +57,18 @@ struct vgt_reader {
     uint32_t nchunks;
     int have_chunks;
     uint64_t data_end;           /* seekable with index: the index offset; else 0 (unknown) */
+    /* MEMORY_CAS (header flag): the memory stream window, and the record it has seen up to */
+    memcas_window cas;
+    uint64_t cas_seq;            /* the sequence number of the next record the window expects */
+    uint64_t cas_stop;           /* records from this sequence number on are not fed (a rebuild's end) */
+    uint8_t *cas_buf;            /* the MEMORY payload a MEMORY_CAS expanded to */
+    uint32_t cas_cap;
 };
+
+/* Header flag MEMORY_CAS: feed rec to the window (MEMORY), or expand it into the MEMORY record it stands
+ * for (MEMORY_CAS, rec rewritten to point at r->cas_buf); after a seek, first rebuilds the window from the
+ * start of the trace (reader_cas.c). */
+vgt_status reader_cas_record(vgt_reader *r, vgt_record *rec, vgt_error *err);
 
 /* Reads n bytes at off (files: pread; pipes: off must be stream_pos). *got < n only at the end. */
 vgt_status reader_read_at(vgt_reader *r, void *p, uint64_t n, uint64_t off, uint64_t *got, vgt_error *err);

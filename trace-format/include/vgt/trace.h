@@ -31,7 +31,10 @@ extern "C" {
 
 /* ---- format constants (docs/trace-format.md) ---- */
 #define VGT_FORMAT_MAJOR 1
-#define VGT_FORMAT_MINOR 1   /* 1.1 adds CHANNEL_STATE, CHANNEL_METHODS; readers take every minor of major 1 */
+#define VGT_FORMAT_MINOR 2   /* 1.1 adds CHANNEL_STATE, CHANNEL_METHODS; 1.2 MEMORY_CAS; readers take every minor of major 1 */
+#define VGT_HEADER_FLAG_MEMORY_CAS 1u      /* header flag bit 0 (1.2): the trace may hold MEMORY_CAS records */
+#define VGT_MEMCAS_WINDOW (64ull << 20)     /* MEMORY_CAS: how far back in the memory stream a COPY may reach */
+#define VGT_MEMCAS_BLOCK 4096u              /* MEMORY_CAS: the writer's unit of matching */
 #define VGT_FILE_HEADER_FIXED 32u
 #define VGT_CHUNK_HEADER_SIZE 72u
 #define VGT_RECORD_HEADER_SIZE 24u
@@ -71,6 +74,7 @@ enum vgt_rec_type {
     VGT_REC_SEMAPHORE = 0x0026,
     VGT_REC_CHANNEL_STATE = 0x0027,    /* format 1.1 */
     VGT_REC_CHANNEL_METHODS = 0x0028,  /* format 1.1 */
+    VGT_REC_MEMORY_CAS = 0x0029,       /* format 1.2: MEMORY contents as copies of earlier memory, patches, literals */
     VGT_REC_CUDA_MODULE = 0x0030,
     VGT_REC_CUDA_LAUNCH = 0x0031,
     VGT_REC_MARKER = 0x0040,
@@ -141,6 +145,12 @@ typedef struct {
     const uint8_t *params_in, *params_out;
 } vgt_rec_ioctl;
 typedef struct { uint64_t gpu_va; uint32_t length, reason, memory, flags; const uint8_t *data; } vgt_rec_memory;
+/* MEMORY_CAS (1.2), the fixed part (its ops, patches and literals follow; readers hand such records out as
+ * the MEMORY records they stand for, so only format tools meet this). */
+typedef struct {
+    uint64_t gpu_va;
+    uint32_t length, reason, memory, flags, op_count, patch_count, literal_length;
+} vgt_rec_memory_cas;
 typedef struct {
     uint32_t client, parent, handle, cls;
     uint64_t ring_va;
@@ -306,6 +316,10 @@ typedef struct vgt_writer_options {
     int crash_safe;            /* close the chunk and fsync... at every GPFIFO_SUBMIT (flush, see below) */
     int write_trailer;         /* default 1; 0 leaves a stream without trailer */
     int placement;             /* vgt_writer_open_path on a regular file: enum vgt_placement */
+    int memory_cas;            /* 1: MEMORY records whose contents repeat earlier memory contents (whole
+                                * 4 KiB blocks, or blocks that differ from the last contents at the same
+                                * address in a few words) are written as MEMORY_CAS (format 1.2; sets header
+                                * flag MEMORY_CAS); readers give them back as the MEMORY records. Default 0 */
 } vgt_writer_options;
 
 /* How vgt_writer_open_path puts a trace at a path that is absent or a regular file (the policy of
