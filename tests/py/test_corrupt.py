@@ -289,7 +289,7 @@ def one_marker_file(**kw):
     return buf.getvalue()
 
 
-@pytest.mark.parametrize("flags", [0x1, 0x4, 0x80000000])
+@pytest.mark.parametrize("flags", [0x2, 0x4, 0x80000000])   # bit 0 is MEMORY_CAS (1.2)
 def test_unknown_header_flags_rejected(vgt, tmp_path, flags):
     p = tmp_path / "flags.vgt"
     p.write_bytes(one_marker_file(header_flags=flags))

@@ -77,7 +77,7 @@ def test_slice_decodes_like_the_whole_trace(vgt, tmp_path, full_decodes, name, a
     t = vgtpy.read_trace(out)
     states = [r for r in t.records if r.name == "CHANNEL_STATE"]
     assert states, "a slice after the first submission carries the channels' decoder state"
-    assert t.minor == 1
+    assert t.minor >= 1   # CHANNEL_STATE is a 1.1 record
     first_submit = next(r.seq for r in t.records if r.name == "GPFIFO_SUBMIT")
     assert all(r.seq < first_submit for r in states)
     got, want = decode(vgt, out), full_decodes(name)[a:b + 1]
