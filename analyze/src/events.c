@@ -224,6 +224,11 @@ vgt_status vgt_sem_noninc_run(vgt_sem_tracker *t, const vgt_method *m, const uin
     return VGT_OK;
 }
 
+int vgt_sem_is_inline_data(vgt_sem_tracker *t, const vgt_method *m)
+{
+    return !m->masked && cell_of(t, m).role == R_I2M_DATA;
+}
+
 vgt_status sem_mem_read(vgt_sem_tracker *t, uint64_t va, uint8_t *dst, uint32_t len, uint32_t *known, vgt_error *err)
 {
     uint64_t k = 0;

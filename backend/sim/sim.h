@@ -227,6 +227,8 @@ static inline int sim_blocked(const sim_channel *c) { return c->acq.active || c-
  * method or in a macro it completed); a method that could not run yet is queued at c->qins. */
 int sim_family_of(uint32_t cls);
 int sim_exec_method(vgt_backend *b, sim_channel *c, const vgt_method *m, int fed);
+/* A run of inline data (non-increasing, one method) at once; 0: not such a run (run it per dword). */
+int sim_exec_inline_run(vgt_backend *b, sim_channel *c, const vgt_method *m, const uint8_t *data, uint32_t count);
 /* Retry the acquire a channel waits on: 1 satisfied (cleared), 0 still waiting. */
 int sim_retry_acquire(vgt_backend *b, sim_channel *c);
 vgt_status sim_channel_init(vgt_backend *b, sim_channel *c, vgt_error *err);

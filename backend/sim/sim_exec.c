@@ -513,3 +513,29 @@ int sim_exec_method(vgt_backend *b, sim_channel *c, const vgt_method *m, int fed
     semantic(b, c, m);
     return c->blocks != blocks;
 }
+
+/* A non-increasing run of inline data at once: what sim_exec_method does for each of its dwords, where
+ * nothing can happen between them (sim_fetch.c checks the rest). The MME tracker keeps only a method's
+ * last value for such a method (its shadow state), so it gets the last dword. Returns 0 when the run is
+ * not one it can take (the caller then runs it dword by dword). */
+int sim_exec_inline_run(vgt_backend *b, sim_channel *c, const vgt_method *m, const uint8_t *data, uint32_t count)
+{
+    if (m->is_host || !m->cls || c->mme_pending_subch >= 0) return 0;
+    sim_obj *o = obj_for(b, c, m);
+    if (o->family == SIM_FAM_NONE || m->mthd >= SIM_METHOD_LIMIT || !vgt_sem_is_inline_data(c->sem, m)) return 0;
+    if (m->mthd >= NVA140_SET_I2M_SEMAPHORE_A && m->mthd <= NVA140_SET_I2M_SEMAPHORE_C) return 0;
+    b->ctr.methods += count;
+    b->cur = c;
+    if (o->mme) {
+        vgt_method last = *m;
+        const uint8_t *p = data + 4u * (count - 1);
+        last.data = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+        last.pos.dword = m->pos.dword + count - 1;
+        last.first = count == 1 && m->first;
+        mme_feed(b, c, o, &last);
+    }
+    c->cur_mthd = m->mthd;
+    vgt_error e;
+    if (vgt_sem_noninc_run(c->sem, m, data, count, &e) != VGT_OK) sim_fault(b, m, &e);
+    return 1;
+}

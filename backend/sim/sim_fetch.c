@@ -92,6 +92,31 @@ static int method_cb(void *ctx, const vgt_method *m)
     return 0;
 }
 
+/* A non-increasing run: inline data of a running channel at once (sim_exec_inline_run), anything else
+ * dword by dword through method_cb, exactly as without the bulk path. */
+static int run_cb(void *ctx, const vgt_method *m, const uint8_t *data, uint32_t count)
+{
+    vgt_backend *b = ctx;
+    sim_channel *c = b->cur;
+    if (!sim_blocked(c) && b->methods_this_submit + count <= b->cfg.max_methods_per_submit) {
+        c->qins = c->qtail;
+        if (sim_exec_inline_run(b, c, m, data, count)) {
+            b->methods_this_submit += count;
+            b->cur = c;
+            return 0;
+        }
+    }
+    vgt_method one = *m;
+    for (uint32_t i = 0; i < count; i++) {
+        const uint8_t *p = data + 4u * i;
+        one.data = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+        one.pos.dword = m->pos.dword + i;
+        one.first = i == 0 && m->first;
+        if (method_cb(ctx, &one)) return 1;
+    }
+    return 0;
+}
+
 static void diag_cb(void *ctx, vgt_diag_kind kind, const vgt_mpos *pos, const char *msg)
 {
     vgt_backend *b = ctx;
@@ -135,7 +160,7 @@ static void fetch_entry(vgt_backend *b, sim_channel *c, uint64_t raw, uint32_t i
         return;
     }
     b->ctr.pushbuf_bytes += len;
-    vgt_pb_callbacks cb = {.method = method_cb, .diag = diag_cb, .ctx = b};
+    vgt_pb_callbacks cb = {.method = method_cb, .diag = diag_cb, .ctx = b, .noninc_run = run_cb};
     if (vgt_pb_decode(&c->pb, b->fetch_buf, (uint32_t)len, at.pos, &cb, &err) != VGT_OK)
         sim_event(b, VGT_BEV_DIAG, &at, "GPFIFO entry %u: %s", index, err.msg);
 }

@@ -11,6 +11,13 @@
 #   3. `vgt census TRACE --total`, end to end (reader, zstd, model, decode): GB/s, for reference
 #   4. `vgt db` on the first DB_SUBMITS submissions of the same trace (--submits 0..N-1): method rows/s,
 #      and the same window through `vgt census` as the baseline; goal db >= 1e6 rows/s
+#   5. the ratios the performance goals name, each on a line of its own (best of REPEAT, wall time, not
+#      pinned: the reader decompresses the next chunks on the other cores):
+#        census_vs_zstd_d=R   `zstd -d` of the trace's chunk payloads (bench_chunks: the same zstd frames,
+#                             concatenated) over `vgt census --total` end to end; goal >= 0.8
+#        db_vs_baseline=R     bench_db_baseline (the same rows inserted into the same schema with prepared
+#                             statements in one transaction, nothing else) over `vgt db` of the same
+#                             window; goal >= 0.8
 #
 # Figures are printed against wall time and against CPU time (user + sys): on a shared machine the CPU
 # figures are the ones other load disturbs less.
@@ -27,13 +34,15 @@ repeat=${REPEAT:-3}
 work=${WORK:-/tmp/vgt-bench-decode}
 vgt=$build/bin/vgt
 bench=$build/bench/bench_decode
-for b in "$vgt" "$bench"; do
+chunks=$build/bench/bench_chunks
+dbbase=$build/bench/bench_db_baseline
+for b in "$vgt" "$bench" "$chunks" "$dbbase" "$(command -v zstd || echo zstd)"; do
     if [ ! -x "$b" ]; then echo "bench/decode: missing $b (build first)" >&2; exit 2; fi
 done
 pin=()
 command -v taskset >/dev/null && pin=(taskset -c 0)
 mkdir -p "$work"
-trap '[ "${KEEP:-0}" = 1 ] || rm -f "$work"/pb.vgt "$work"/pb.sqlite' EXIT
+trap '[ "${KEEP:-0}" = 1 ] || rm -f "$work"/pb.vgt "$work"/pb.sqlite "$work"/chunks.zst "$work"/base.sqlite' EXIT
 now() { date +%s.%N; }
 secs() { awk -v a="$1" -v b="$2" 'BEGIN { print b - a }'; }
 # timed CMD...: run it, set wall and cpu (user + sys seconds); cpu is less disturbed by other load
@@ -91,3 +100,19 @@ printf '%-38s %9s rows/s %13s rows/s\n' "vgt db --no-fields" "$(rate "$rows" "$d
 printf '%-38s %9s rows/s %13s rows/s  (baseline: census of the same window)\n' "vgt census, same window" \
     "$(rate "$rows" "$cw_s")" "$(rate "$rows" "$cw_cpu")"
 printf 'db file: %s bytes\n' "$dbsize"
+
+echo
+echo "== ratios (best of $repeat, wall time, all cores: $(nproc))"
+"$chunks" "$work/pb.vgt" "$work/chunks.zst"
+best() { printf '%s\n' "$@" | sort -g | head -1; }
+zd_all=(); ce_all=(); db_all=(); base_all=()
+for _ in $(seq "$repeat"); do
+    timed zstd -q -d -c "$work/chunks.zst"; zd_all+=("$wall")
+    timed "$vgt" census "$work/pb.vgt" --total; ce_all+=("$wall")
+    timed "$vgt" db "$work/pb.vgt" -o "$work/pb.sqlite" --submits "0..$((db_submits - 1))" --quiet; db_all+=("$wall")
+    b=$("$dbbase" "$work/pb.sqlite" "$work/base.sqlite"); base_all+=("$(sed -E 's/.*seconds=([0-9.]+).*/\1/' <<<"$b")")
+done
+zd=$(best "${zd_all[@]}"); ce=$(best "${ce_all[@]}"); dbw=$(best "${db_all[@]}"); base=$(best "${base_all[@]}")
+echo "zstd -d ${zd_all[*]} | vgt census ${ce_all[*]} | vgt db ${db_all[*]} | baseline inserts ${base_all[*]} (s)"
+echo "census_vs_zstd_d=$(awk -v z="$zd" -v c="$ce" 'BEGIN { printf "%.2f", z / c }')"
+echo "db_vs_baseline=$(awk -v b="$base" -v d="$dbw" 'BEGIN { printf "%.2f", b / d }')"

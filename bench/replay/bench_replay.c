@@ -5,6 +5,7 @@
  * prints, for each mode, one line "mode seconds submissions pushbuf_bytes":
  *   read    the reader alone (records read, nothing decoded)
  *   decode  reader + vgt_pb_decode_submit with an empty method callback (the baseline)
+ *   bulk    the same with the bulk path for non-increasing runs too (what census and the sim use)
  *   replay  reader + trace model + sim backend (vgt_replay, no --check)
  *   check   the same with --check
  * Each mode runs N passes (default 3) and reports the fastest. */
@@ -27,14 +28,21 @@ static int count_method(void *ctx, const vgt_method *m)
     return 0;
 }
 
-static int pass_read_or_decode(const char *path, int decode, result *out, vgt_error *err)
+static int count_run(void *ctx, const vgt_method *m, const uint8_t *data, uint32_t count)
+{
+    (void)m, (void)data;
+    *(uint64_t *)ctx += count;
+    return 0;
+}
+
+static int pass_read_or_decode(const char *path, int decode, int bulk, result *out, vgt_error *err)
 {
     vgt_reader *r;
     if (vgt_reader_open_path(&r, path, NULL, err) != VGT_OK) return -1;
     vgt_pb_state st[64];
     uint32_t chan_of[64], nchan = 0;
     vgt_segment *segs = malloc(4096 * sizeof *segs);
-    vgt_pb_callbacks cb = {.method = count_method, .ctx = &out->methods};
+    vgt_pb_callbacks cb = {.method = count_method, .ctx = &out->methods, .noninc_run = bulk ? count_run : NULL};
     vgt_record rec;
     vgt_status rc;
     uint64_t t0 = vgt_now_ns();
@@ -90,13 +98,13 @@ int main(int argc, char **argv)
     }
     int passes = argc > 3 && !strcmp(argv[2], "--passes") ? atoi(argv[3]) : 3;
     if (passes < 1) passes = 1;
-    static const char *const modes[] = {"read", "decode", "replay", "check"};
-    for (int m = 0; m < 4; m++) {
+    static const char *const modes[] = {"read", "decode", "bulk", "replay", "check"};
+    for (int m = 0; m < 5; m++) {
         result best = {0};
         for (int p = 0; p < passes; p++) {
             result r = {0};
             vgt_error err;
-            int rc = m < 2 ? pass_read_or_decode(argv[1], m == 1, &r, &err) : pass_replay(argv[1], m == 3, &r, &err);
+            int rc = m < 3 ? pass_read_or_decode(argv[1], m >= 1, m == 2, &r, &err) : pass_replay(argv[1], m == 4, &r, &err);
             if (rc) {
                 fprintf(stderr, "bench_replay %s: %s\n", modes[m], err.msg);
                 return 1;

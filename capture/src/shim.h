@@ -97,6 +97,8 @@ vgt_status shim_open_capture(vgt_error *err);
 int shim_foreign(void);
 int shim_out_fd(void);
 uint64_t shim_trap_doorbells(void);
+/* The patcher's counters for the stats line: "patch=on sites_patched=N ...". */
+void shim_trap_patch_stats(char *buf, size_t n);
 uint64_t shim_mem_write_faults(void);
 uint64_t shim_mem_pages_read(void);      /* pages copied out of tracked memory so far */
 /* The live regions with the most write faults: "memory/KiB:faults/changed ..." (stats line). */
@@ -109,7 +111,7 @@ typedef struct shim_time {
     /* The split of memory_ns and of the trap path (VGT_CAPTURE_STATS; bench/capture reads them): device
      * reads, mprotect calls, MEMORY record writes, userfaultfd collection, the write-fault handler, the
      * whole doorbell trap (decode + emulate + submission record), USERD reads; regions by kind. */
-    _Atomic uint64_t read_ns, protect_ns, record_ns, wp_ns, fault_ns, trap_ns;
+    _Atomic uint64_t read_ns, protect_ns, record_ns, wp_ns, fault_ns, trap_ns, patched_ns;
     _Atomic uint64_t uffd_regions, hashed_regions, zero_initial_bytes;
 } shim_time;
 /* t0 = vgt_now_ns() earlier; adds the time since to a shim_time field. */

@@ -379,6 +379,9 @@ void shim_finish(int exit_status)
                 (unsigned long long)atomic_load(&g_shim_time.uffd_regions),
                 (unsigned long long)atomic_load(&g_shim_time.hashed_regions),
                 (unsigned long long)atomic_load(&g_shim_time.zero_initial_bytes));
+        char patch[400];
+        shim_trap_patch_stats(patch, sizeof patch);
+        fprintf(stderr, "vgt-capture: doorbell sites: %s patched_ms=%.1f\n", patch, atomic_load(&g_shim_time.patched_ns) / 1e6);
         char top[600];
         shim_mem_top_regions(top, sizeof top);
         fprintf(stderr, "vgt-capture: faulting regions (memory/size:faults/changed records): %s\n", top[0] ? top : "none");

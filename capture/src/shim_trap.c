@@ -15,16 +15,24 @@
  *   on_segv, not a stand-in: write tracking (shim_mem_write_fault) or the program's own handler.
  *
  * The stand-in is never unprotected, so several threads may ring doorbells at once: each one's store is
- * emulated in its own handler invocation. An instruction the engine cannot emulate gets the real
+ * emulated in its own handler invocation.
+ *
+ * Patching (capture_patch.h; on unless VGT_CAPTURE_PATCH=0): the first trap at a store site also patches
+ * the site into a jump to a trampoline that calls patched_access directly, which does what the trap
+ * does (the same on_store hook, the same access on the alias) without a signal. A site the patcher
+ * refuses stays trapped: the trap is always the fallback, and both paths write the same records. An instruction the engine cannot emulate gets the real
  * mapping moved over the stand-in (mremap): the program goes on, that page is no longer trapped, and a
  * DIAGNOSTIC says so. */
 #include <errno.h>
 #include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "shim.h"
+#include "vgt/capture_patch.h"
 
 #define MAX_TRAPS 64
 #define DOORBELL_OFFSET 0x90u
@@ -37,8 +45,11 @@ typedef struct trap_page {
 
 static trap_page traps[MAX_TRAPS];
 static struct sigaction app_segv;          /* the program's SIGSEGV disposition, for chaining */
+static struct sigaction app_trap;          /* and SIGTRAP's (the patcher's int3 window) */
 static int installed;
 static _Atomic uint64_t doorbells, timer_loads;
+static vgt_patcher *patcher;
+static char first_refusal[200];            /* why the first refused site stays trapped (stats line) */
 
 static trap_page *find_trap(uintptr_t a)
 {
@@ -155,29 +166,64 @@ static int emulate_timed(trap_page *t, ucontext_t *uc)
 {
     vgt_trap_insn in;
     vgt_error err;
+    vgt_status rc;
     uintptr_t fake = atomic_load(&t->fake);
-    if (vgt_trap_handle(g_shim.trap, uc, fake, t->alias, t->len, on_store, NULL, &in, NULL, &err) != VGT_OK) {
+    if (patcher) {
+        if (vgt_patch_decode(patcher, g_shim.trap, uc, &in, &rc, &err)) return 1;   /* a patched site: its trampoline */
+    } else {
+        rc = vgt_trap_decode_at(g_shim.trap, uc, &in, &err);
+    }
+    if (rc == VGT_OK) rc = vgt_trap_handle_insn(&in, uc, fake, t->alias, t->len, on_store, NULL, NULL, &err);
+    if (rc != VGT_OK) {
         shim_problem(2, err.code, "%s at RIP 0x%lx; the usermode page is no longer trapped", err.msg,
                      (unsigned long)uc->uc_mcontext.gregs[REG_RIP]);
         untrap(t);   /* the instruction re-executes on the real page */
         return 1;
     }
     if (in.kind == VGT_TRAP_LOAD) atomic_fetch_add(&timer_loads, 1);
+    /* Refusals are no records (the capture writes the same records either way): the stats line says why. */
+    if (patcher && vgt_patch_after_trap(patcher, uc, &in, &err) != VGT_OK && err.msg[0] && !first_refusal[0])
+        snprintf(first_refusal, sizeof first_refusal, "%.190s", err.msg);
     return 1;
+}
+
+/* The patched path (capture_patch.h): what the trap path does, called from the site's trampoline. An
+ * access that no longer lands in a trapped page (the page was untrapped) is performed as written. */
+static void patched_access(void *ctx, ucontext_t *uc, const vgt_trap_insn *in)
+{
+    (void)ctx;
+    uint64_t t0 = vgt_now_ns();
+    uint64_t ea = vgt_trap_address(in, uc);
+    trap_page *t = find_trap(ea);
+    vgt_error err;
+    if (!t || vgt_trap_handle_insn(in, uc, atomic_load(&t->fake), t->alias, t->len, on_store, NULL, NULL, &err) != VGT_OK)
+        vgt_trap_emulate(in, uc, (volatile void *)(uintptr_t)ea);
+    if (in->kind == VGT_TRAP_LOAD) atomic_fetch_add(&timer_loads, 1);
+    SHIM_TIME_ADD(patched_ns, t0);
 }
 
 static void chain(int sig, siginfo_t *si, void *uc)
 {
-    if (app_segv.sa_flags & SA_SIGINFO) {
-        if (app_segv.sa_sigaction) { app_segv.sa_sigaction(sig, si, uc); return; }
-    } else if (app_segv.sa_handler != SIG_DFL && app_segv.sa_handler != SIG_IGN) {
-        app_segv.sa_handler(sig);
+    const struct sigaction *app = sig == SIGTRAP ? &app_trap : &app_segv;
+    if (app->sa_flags & SA_SIGINFO) {
+        if (app->sa_sigaction) { app->sa_sigaction(sig, si, uc); return; }
+    } else if (app->sa_handler != SIG_DFL && app->sa_handler != SIG_IGN) {
+        app->sa_handler(sig);
         return;
     }
     /* Default action: restore it; the faulting instruction re-executes and the kernel ends the process
      * exactly as it would have without the shim. */
     struct sigaction dfl = { .sa_handler = SIG_DFL };
     g_libc.sigaction(sig, &dfl, NULL);
+    if (sig == SIGTRAP) raise(SIGTRAP);   /* an int3 does not re-execute */
+}
+
+/* An int3 of a site whose jump is being written (microseconds): the thread goes to the trampoline. */
+static void on_trap(int sig, siginfo_t *si, void *ucv)
+{
+    int saved = errno;
+    if (!vgt_patch_int3(patcher, ucv)) chain(sig, si, ucv);
+    errno = saved;
 }
 
 static void on_segv(int sig, siginfo_t *si, void *ucv)
@@ -204,17 +250,36 @@ int shim_trap_install(void)
     sigemptyset(&sa.sa_mask);
     if (g_libc.sigaction(SIGSEGV, &sa, &app_segv) != 0) return -1;
     installed = 1;
+    const char *env = getenv("VGT_CAPTURE_PATCH");
+    vgt_error err;
+    if (!(env && !strcmp(env, "0")) && vgt_patcher_new(&patcher, patched_access, NULL, &err) == VGT_OK) {
+        sa.sa_sigaction = on_trap;
+        sa.sa_flags = SA_SIGINFO | SA_RESTART;
+        if (g_libc.sigaction(SIGTRAP, &sa, &app_trap) != 0) {   /* no int3 window handler: no patching */
+            vgt_patcher_free(patcher);
+            patcher = NULL;
+        }
+    }
     return 0;
 }
 
 int shim_sigaction_hook(int sig, const struct sigaction *act, struct sigaction *old, int *handled)
 {
     *handled = 0;
-    if (sig != SIGSEGV || !installed) return 0;
+    if (!installed || (sig != SIGSEGV && !(sig == SIGTRAP && patcher))) return 0;
+    struct sigaction *app = sig == SIGSEGV ? &app_segv : &app_trap;
     *handled = 1;
-    if (old) *old = app_segv;
-    if (act) app_segv = *act;
+    if (old) *old = *app;
+    if (act) *app = *act;
     return 0;
 }
 
 uint64_t shim_trap_doorbells(void) { return atomic_load(&doorbells); }
+
+void shim_trap_patch_stats(char *buf, size_t n)
+{
+    vgt_patch_stats ps = patcher ? vgt_patcher_stats(patcher) : (vgt_patch_stats){0};
+    snprintf(buf, n, "patch=%s sites_patched=%llu sites_refused=%llu patched_calls=%llu%s%s", patcher ? "on" : "off",
+             (unsigned long long)ps.sites_patched, (unsigned long long)ps.sites_refused, (unsigned long long)ps.calls,
+             first_refusal[0] ? " first_refusal: " : "", first_refusal);
+}

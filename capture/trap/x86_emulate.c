@@ -250,26 +250,38 @@ uint64_t vgt_trap_emulate(const vgt_trap_insn *in, ucontext_t *uc, volatile void
     return v;
 }
 
-vgt_status vgt_trap_handle(vgt_trap_engine *e, ucontext_t *uc, uintptr_t fake, uintptr_t alias, uint64_t len,
-                           vgt_trap_store_hook hook, void *ctx, vgt_trap_insn *insn_out, uint64_t *off_out,
-                           vgt_error *err)
+vgt_status vgt_trap_decode_at(vgt_trap_engine *e, const ucontext_t *uc, vgt_trap_insn *out, vgt_error *err)
 {
     uintptr_t rip = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
     uintptr_t page = 4096;
     uint32_t avail = (uint32_t)(page - (rip & (page - 1)));
-    vgt_trap_insn in;
     /* Read no further than the end of RIP's page first: the next page of code may not exist. */
-    vgt_status rc = vgt_trap_decode(e, rip, (const uint8_t *)rip, avail < 15 ? avail : 15, &in, err);
-    if (rc == VGT_E_DECODE && avail < 15) rc = vgt_trap_decode(e, rip, (const uint8_t *)rip, 15, &in, err);
-    VGT_TRY(rc);
-    uint64_t ea = vgt_trap_address(&in, uc);
-    if (ea < fake || ea - fake > len || in.size > len - (ea - fake))
+    vgt_status rc = vgt_trap_decode(e, rip, (const uint8_t *)rip, avail < 15 ? avail : 15, out, err);
+    if (rc == VGT_E_DECODE && avail < 15) rc = vgt_trap_decode(e, rip, (const uint8_t *)rip, 15, out, err);
+    return rc;
+}
+
+vgt_status vgt_trap_handle_insn(const vgt_trap_insn *in, ucontext_t *uc, uintptr_t fake, uintptr_t alias, uint64_t len,
+                                vgt_trap_store_hook hook, void *ctx, uint64_t *off_out, vgt_error *err)
+{
+    uint64_t ea = vgt_trap_address(in, uc);
+    if (ea < fake || ea - fake > len || in->size > len - (ea - fake))
         return VGT_FAIL(err, VGT_E_FAULT, ea, "trap: %u-byte access at 0x%llx is outside the trapped range 0x%llx+0x%llx",
-                        in.size, (unsigned long long)ea, (unsigned long long)fake, (unsigned long long)len);
+                        in->size, (unsigned long long)ea, (unsigned long long)fake, (unsigned long long)len);
     uint64_t off = ea - fake;
-    if (in.kind != VGT_TRAP_LOAD && hook) hook(ctx, off, in.size, vgt_trap_store_value(&in, uc));
-    vgt_trap_emulate(&in, uc, (volatile void *)(alias + off));
-    if (insn_out) *insn_out = in;
+    if (in->kind != VGT_TRAP_LOAD && hook) hook(ctx, off, in->size, vgt_trap_store_value(in, uc));
+    vgt_trap_emulate(in, uc, (volatile void *)(alias + off));
     if (off_out) *off_out = off;
+    return VGT_OK;
+}
+
+vgt_status vgt_trap_handle(vgt_trap_engine *e, ucontext_t *uc, uintptr_t fake, uintptr_t alias, uint64_t len,
+                           vgt_trap_store_hook hook, void *ctx, vgt_trap_insn *insn_out, uint64_t *off_out,
+                           vgt_error *err)
+{
+    vgt_trap_insn in;
+    VGT_TRY(vgt_trap_decode_at(e, uc, &in, err));
+    VGT_TRY(vgt_trap_handle_insn(&in, uc, fake, alias, len, hook, ctx, off_out, err));
+    if (insn_out) *insn_out = in;
     return VGT_OK;
 }

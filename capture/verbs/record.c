@@ -36,7 +36,7 @@
 
 typedef struct rec_opts {
     const char *out, *memory, *track;
-    int crash_safe, memory_mode, track_mode, quiet;
+    int crash_safe, memory_mode, track_mode, quiet, no_memory_cas;
     uint64_t level;
     char **cmd;
     int ncmd;
@@ -50,6 +50,10 @@ static const vgt_cli_opt record_options[] = {
      "live use, and CMD's own stdout then goes to stderr", .off = offsetof(rec_opts, out)},
     {"crash-safe", 0, VGT_ARG_NONE, NULL, "flush the trace at every submission: a killed program leaves a trace "
      "readable up to its last complete submission", .off = offsetof(rec_opts, crash_safe)},
+    {"no-memory-cas", 0, VGT_ARG_NONE, NULL, "write memory contents as plain MEMORY records (readers of format 1.2 "
+     "and older can read the trace); by default contents seen before are written as copies of them (MEMORY_CAS, "
+     "format 1.3)",
+     .off = offsetof(rec_opts, no_memory_cas)},
     {"memory", 0, VGT_ARG_ENUM, "MODE", "changed (default): memory when mapped and the pages changed before each "
      "submission; all: every mapped page before each submission; none: no memory contents",
      .off = offsetof(rec_opts, memory_mode), .choices = memory_modes},
@@ -255,6 +259,7 @@ int cmd_record(int argc, char **argv)
     wo.zstd_level = (int)o.level;
     wo.crash_safe = o.crash_safe;   /* crash-safe: written straight into OUT, readable there after a crash */
     wo.placement = VGT_PLACE_KEEP_PREFIX;   /* else beside OUT, put in place at the end even after a failed write */
+    wo.memory_cas = !o.no_memory_cas;   /* contents seen before (staged tensors, kernel binaries, parameters) as copies */
     vgt_writer *w;
     vgt_error err;
     vgt_status rc = to_stdout ? vgt_writer_open_fd(&w, 1, 0, &wo, ident.entries, ident.count, &err)

@@ -15,7 +15,7 @@ KNOWN = {
     "verify": ["--salvage", "--quiet", "--json"],
     "repack": ["--level", "--chunk-size", "--threads", "--stored", "--quiet"],
     "synth": ["--output", "--shape", "--submits", "--bytes", "--channels", "--memory-pages", "--seed", "--level",
-              "--threads", "--chunk-size", "--stored", "--no-trailer", "--crash-safe"],
+              "--threads", "--chunk-size", "--stored", "--no-trailer", "--crash-safe", "--memory-cas"],
     "slice": ["--submits", "--level", "--chunk-size", "--quiet"],
     "decode": ["--jsonl", "--submits", "--channel", "--method", "--no-fields", "--no-events", "--expand-macros", "--quiet"],
     "census": ["--json", "--total", "--submits", "--channel", "--no-macros", "--stores", "--quiet"],
@@ -23,7 +23,7 @@ KNOWN = {
            "--stores", "--quiet"],
     "draws": ["--json", "--draw", "--submits", "--channel", "--no-launches"],
     "mme": ["--json", "--macro", "--submits", "--channel", "--calls", "--expand", "--no-disasm"],
-    "record": ["--output", "--crash-safe", "--memory", "--track", "--level", "--quiet"],
+    "record": ["--output", "--crash-safe", "--memory", "--track", "--level", "--quiet", "--no-memory-cas"],
     "ingest": ["--output", "--follow", "--level"],
     "replay": ["--backend", "--lane", "--submits", "--prefix", "--check", "--min-coverage", "--dump", "--dump-rt",
                "--expect-hash", "--list-rt", "--census", "--census-json", "--submit-timeout", "--no-wait",
@@ -228,6 +228,7 @@ def test_bash_completion_loads_and_lists_every_verbs_options(vgt, build_dir):
             assert opt in offered, f"completion of vgt {verb} -- lacks {opt}"
     assert completions(build_dir, "vgt", "replay", "t.vgt", "--subcontexts", "") == ["captured", "group", "tsg"]
     assert completions(build_dir, "vgt", "synth", "--shape", "a") == ["all-types"]
+    assert completions(build_dir, "vgt", "synth", "--shape", "t") == ["torch", "triton"]
     assert completions(build_dir, "vgt", "corpus", "b") == ["bless"]
     assert completions(build_dir, "vgt", "decode", "--sub") == ["--submits"]
 

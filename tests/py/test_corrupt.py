@@ -289,7 +289,7 @@ def one_marker_file(**kw):
     return buf.getvalue()
 
 
-@pytest.mark.parametrize("flags", [0x1, 0x4, 0x80000000])
+@pytest.mark.parametrize("flags", [0x2, 0x4, 0x80000000])   # bit 0 is MEMORY_CAS (1.3)
 def test_unknown_header_flags_rejected(vgt, tmp_path, flags):
     p = tmp_path / "flags.vgt"
     p.write_bytes(one_marker_file(header_flags=flags))
@@ -309,7 +309,7 @@ def test_newer_major_rejected(vgt, tmp_path, major):
     assert r.returncode in (1, 2) and "major" in r.stderr.lower() and str(major) in r.stderr, r.stderr
 
 
-@pytest.mark.parametrize("minor", [0, 1, 9, 0xFFFF])
+@pytest.mark.parametrize("minor", [0, 1, 2, 9, 0xFFFF])
 def test_older_and_newer_minor_accepted(vgt, check, minor):
     p = check.fine(one_marker_file(minor=minor), f"minor {minor}")
     assert "compat" in vgt("dump", p, check=0).stdout

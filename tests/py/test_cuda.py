@@ -81,7 +81,7 @@ def test_capture_is_transparent(captured, fake, build_dir):
 
 def test_every_road_is_recorded(captured):
     recs = records(captured[0])
-    assert vgtrace.read_trace(captured[0]).minor == 2
+    assert vgtrace.read_trace(captured[0]).minor >= 2   # the CUDA records are 1.2; the writer writes its own minor
     images = by_name(recs, "CUDA_IMAGE")
     assert len(images) == 1, "one image, stored once for its two loads"
     assert images[0]["image"] == PTX and images[0]["kind"] == 3

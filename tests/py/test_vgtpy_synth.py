@@ -49,7 +49,8 @@ def test_says_it_is_synthetic(synth, vgt):
 def test_all_types_shape_has_every_record_type(synth):
     t = vgtrace.read_trace(synth("all", "--shape", "all-types", "--submits", "5"))
     have = {r.name for r in t.records}
-    assert have >= {layout.name for layout in spec.LAYOUTS}, sorted({l.name for l in spec.LAYOUTS} - have)
+    want = {layout.name for layout in spec.LAYOUTS} - {"MEMORY_CAS"}   # read back as MEMORY (test_memcas.py)
+    assert have >= want, sorted(want - have)
 
 
 def test_objects_channels_and_engines(synth):

@@ -339,6 +339,16 @@ int main(int argc, char **argv)
     if (print) return 0;
     CHECK(n == nwant, "part 1 wrote %zu records, expected %zu", n, nwant);
     CHECK(next[0] == ROUNDS && next[1] == ROUNDS, "part 2: %u and %u submissions, expected %u each", next[0], next[1], ROUNDS);
+    /* The same records whether the doorbell sites were patched (the default) or trapped every time
+     * (VGT_CAPTURE_PATCH=0, a second ctest entry): part 2's site is patched after its first trap. */
+    char ps[400];
+    unsigned long long calls = 0;
+    shim_trap_patch_stats(ps, sizeof ps);
+    const char *c = strstr(ps, "patched_calls=");
+    if (c) calls = strtoull(c + 14, NULL, 10);
+    const char *env = getenv("VGT_CAPTURE_PATCH");
+    if (env && !strcmp(env, "0")) CHECK(calls == 0, "patching is off, yet: %s", ps);
+    else CHECK(calls >= 2 * ROUNDS - 2, "part 2's doorbell stores did not go through the patched site: %s", ps);
     unlink(path);
     return check_finish("test_capture_shim");
 }

@@ -276,6 +276,37 @@ static void test_i2m_upload(void)
     teardown(&t);
 }
 
+/* A long inline upload runs as one non-increasing run (taken in bulk): every dword counts as a method,
+ * every byte lands; behind an unsatisfied acquire the same upload waits and lands only once released. */
+static void test_i2m_long_run_and_blocked(void)
+{
+    enum { N = 1000 };
+    static uint32_t data[N];
+    for (uint32_t i = 0; i < N; i++) data[i] = 0x9e3779b9u * (i + 1);
+    h t;
+    setup(&t);
+    bind_all(&t);
+    flush(&t);
+    uint64_t before = ctr(&t).methods;
+    i2m(&t, SC_I2M, DATA_VA + 0x1000, 4 * N, 1, 0, data, N, DATA_VA, 1);
+    flush(&t);
+    CHECK_EQ_U64(ctr(&t).methods - before, 5 + 3 + 1 + N, "methods counted for the upload");
+    int same = 1;
+    for (uint32_t i = 0; i < N; i++) same &= rd(&t, DATA_VA + 0x1000 + 4ull * i, 4) == data[i];
+    CHECK(same, "the long upload's bytes");
+    host_sem(&t, DATA_VA + 0x20, 9, 0);          /* ACQUIRE == 9: blocks */
+    i2m(&t, SC_I2M, DATA_VA + 0x3000, 4 * N, 1, 0, data, N, DATA_VA + 0x30, 2);
+    flush(&t);
+    CHECK(rd(&t, DATA_VA + 0x3000, 4) == 0 && rd(&t, DATA_VA + 0x30, 4) == 0, "an upload ran past an unsatisfied acquire");
+    host_sem(&t, DATA_VA + 0x20, 9, 1);
+    vgt_error err;
+    CHECK(flush_on(&t, t.ch2, &err) == VGT_OK, "%s", err.msg);
+    same = 1;
+    for (uint32_t i = 0; i < N; i++) same &= rd(&t, DATA_VA + 0x3000 + 4ull * i, 4) == data[i];
+    CHECK(same && rd(&t, DATA_VA + 0x30, 4) == 2, "the queued upload after the release");
+    teardown(&t);
+}
+
 /* Copy engine C8B5: OFFSET_IN_UPPER/LOWER 0x400/0x404, OFFSET_OUT_UPPER/LOWER 0x408/0x40c, PITCH_IN/OUT
  * 0x410/0x414, LINE_LENGTH_IN 0x418, LINE_COUNT 0x41c, SET_SEMAPHORE_A/B/PAYLOAD 0x240/0x244/0x248,
  * SET_REMAP_CONST_A 0x700, SET_REMAP_COMPONENTS 0x708, LAUNCH_DMA 0x300: DATA_TRANSFER_TYPE 1:0 (2 non
@@ -714,6 +745,7 @@ int main(void)
     test_host_acquire_comparisons();
     test_host_reductions();
     test_i2m_upload();
+    test_i2m_long_run_and_blocked();
     test_copy_engine();
     test_qmd_launch_release();
     test_report_semaphores();

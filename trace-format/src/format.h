@@ -13,7 +13,7 @@ static const uint8_t VGT_CHUNK_MAGIC[4] = {'V', 'G', 'T', 'C'};
 static const uint8_t VGT_INDEX_MAGIC[4] = {'V', 'G', 'T', 'I'};
 static const uint8_t VGT_FOOTER_MAGIC[8] = {'V', 'G', 'T', 'F', 'O', 'O', 'T', 0};
 
-#define VGT_KNOWN_HEADER_FLAGS 0u
+#define VGT_KNOWN_HEADER_FLAGS VGT_HEADER_FLAG_MEMORY_CAS
 #define VGT_MIN_HEADER_LENGTH 40u
 
 /* ---- file header (header.c) ---- */
@@ -23,7 +23,8 @@ typedef struct file_header {
 } file_header;
 
 /* Builds the whole header (fixed part, identity entries, checksum) into a malloc'd buffer. */
-vgt_status header_build(const vgt_identity *ident, uint32_t nident, uint8_t **out, uint32_t *len, vgt_error *err);
+vgt_status header_build(const vgt_identity *ident, uint32_t nident, uint32_t flags, uint8_t **out, uint32_t *len,
+                        vgt_error *err);
 /* Checks the 32 fixed bytes but the flags (magic, major, lengths, limits); file_size 0 when unknown. */
 vgt_status header_parse_fixed(const uint8_t *p, uint64_t file_size, file_header *h, vgt_error *err);
 /* Checks the checksum, then the flags, then the identity entries of the whole header (h->header_length bytes). On success

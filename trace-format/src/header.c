@@ -37,7 +37,8 @@ static vgt_status check_identity(const vgt_identity *ident, uint32_t n, uint64_t
     return VGT_OK;
 }
 
-vgt_status header_build(const vgt_identity *ident, uint32_t nident, uint8_t **out, uint32_t *len, vgt_error *err)
+vgt_status header_build(const vgt_identity *ident, uint32_t nident, uint32_t flags, uint8_t **out, uint32_t *len,
+                        vgt_error *err)
 {
     uint64_t total = 0;
     VGT_TRY(check_identity(ident, nident, &total, err));
@@ -46,7 +47,7 @@ vgt_status header_build(const vgt_identity *ident, uint32_t nident, uint8_t **ou
     memcpy(p, VGT_FILE_MAGIC, 8);
     le_put16(p + 8, VGT_FORMAT_MAJOR);
     le_put16(p + 10, VGT_FORMAT_MINOR);
-    le_put32(p + 12, 0);
+    le_put32(p + 12, flags);
     le_put32(p + 16, (uint32_t)total);
     le_put32(p + 20, nident);
     uint64_t off = VGT_FILE_HEADER_FIXED;

@@ -78,6 +78,9 @@ vgt_status vgt_reader_open_fd(vgt_reader **out, int fd, int own_fd, const vgt_re
     r->own_fd = own_fd;
     r->opt.streaming = opt ? opt->streaming : 0;
     r->opt.verify_checksums = opt ? opt->verify_checksums : 1;
+    r->opt.read_ahead = opt ? opt->read_ahead : 0;
+    r->cur_index = -1;
+    r->cas_stop = UINT64_MAX;
     r->is_file = S_ISREG(st.st_mode);
     r->seekable = r->is_file && !r->opt.streaming;
     r->info.file_size = r->seekable ? (uint64_t)st.st_size : 0;
@@ -114,10 +117,12 @@ void vgt_reader_close(vgt_reader *r)
 {
     if (!r) return;
     if (r->own_fd && r->fd >= 0) close(r->fd);
+    reader_ahead_stop(r->ahead);
     ZSTD_freeDCtx(r->dctx);
     free(r->ident);
-    free(r->payload);
-    free(r->recs);
+    chunk_bufs_free(&r->bufs);
+    memcas_window_free(&r->cas);
+    free(r->cas_buf);
     free(r->seen);
     free(r->chunks);
     free(r);
@@ -160,6 +165,15 @@ vgt_status vgt_reader_next(vgt_reader *r, vgt_record *rec, vgt_error *err)
     rec->chunk_offset = r->cur_off;
     r->rec_pos += VGT_RECORD_HEADER_SIZE + pad8(rec->length);
     r->rec_index++;
+    if (r->info.header_flags & VGT_HEADER_FLAG_MEMORY_CAS) {
+        vgt_error local;
+        vgt_status rc = reader_cas_record(r, rec, &local);
+        if (rc != VGT_OK) {
+            r->sticky = local;
+            if (err) *err = local;
+            return rc;
+        }
+    }
     return VGT_OK;
 }
 

@@ -24,14 +24,21 @@ static vgt_status ensure(uint8_t **p, size_t *cap, size_t need, uint64_t off, vg
     return VGT_OK;
 }
 
+void chunk_bufs_free(chunk_bufs *b)
+{
+    free(b->payload);
+    free(b->recs);
+    memset(b, 0, sizeof *b);
+}
+
 static vgt_status read_payload(vgt_reader *r, const chunk_header *h, uint64_t off, vgt_error *err)
 {
     struct stat st;   /* a followed file: nothing is allocated for a chunk that has not fully arrived */
     if (following(r) && fstat(r->fd, &st) == 0 && off + VGT_CHUNK_HEADER_SIZE + h->compressed_length > (uint64_t)st.st_size)
         return not_yet();
-    VGT_TRY(ensure(&r->payload, &r->payload_cap, h->compressed_length ? h->compressed_length : 1, off, err));
+    VGT_TRY(ensure(&r->bufs.payload, &r->bufs.payload_cap, h->compressed_length ? h->compressed_length : 1, off, err));
     uint64_t got;
-    VGT_TRY(reader_read_at(r, r->payload, h->compressed_length, off + VGT_CHUNK_HEADER_SIZE, &got, err));
+    VGT_TRY(reader_read_at(r, r->bufs.payload, h->compressed_length, off + VGT_CHUNK_HEADER_SIZE, &got, err));
     if (got == h->compressed_length) return VGT_OK;
     if (following(r)) return not_yet();
     return VGT_FAIL(err, VGT_E_TRUNCATED, off,
@@ -39,28 +46,29 @@ static vgt_status read_payload(vgt_reader *r, const chunk_header *h, uint64_t of
                     (unsigned long long)got, h->compressed_length);
 }
 
-static vgt_status decompress(vgt_reader *r, const chunk_header *h, uint64_t off, vgt_error *err)
+static vgt_status decompress(chunk_bufs *b, ZSTD_DCtx *dctx, const chunk_header *h, uint64_t off, const uint8_t **view,
+                             vgt_error *err)
 {
     if (h->codec == VGT_CODEC_STORED) {
-        r->view = r->payload;
+        *view = b->payload;
         return VGT_OK;
     }
-    size_t frame = ZSTD_findFrameCompressedSize(r->payload, h->compressed_length);
+    size_t frame = ZSTD_findFrameCompressedSize(b->payload, h->compressed_length);
     if (ZSTD_isError(frame) || frame != h->compressed_length)
         return VGT_FAIL(err, VGT_E_FORMAT, off, "chunk at offset %llu: payload is not exactly one zstd frame of %u bytes (%s)",
                         (unsigned long long)off, h->compressed_length,
                         ZSTD_isError(frame) ? ZSTD_getErrorName(frame) : "the frame has a different length");
-    unsigned long long content = ZSTD_getFrameContentSize(r->payload, h->compressed_length);
+    unsigned long long content = ZSTD_getFrameContentSize(b->payload, h->compressed_length);
     if (content != ZSTD_CONTENTSIZE_UNKNOWN && content != h->uncompressed_length)
         return VGT_FAIL(err, VGT_E_FORMAT, off, "chunk at offset %llu: zstd frame holds %llu bytes, header says %u",
                         (unsigned long long)off, content, h->uncompressed_length);
-    VGT_TRY(ensure(&r->recs, &r->recs_cap, h->uncompressed_length, off, err));
-    size_t n = ZSTD_decompressDCtx(r->dctx, r->recs, h->uncompressed_length, r->payload, h->compressed_length);
+    VGT_TRY(ensure(&b->recs, &b->recs_cap, h->uncompressed_length, off, err));
+    size_t n = ZSTD_decompressDCtx(dctx, b->recs, h->uncompressed_length, b->payload, h->compressed_length);
     if (ZSTD_isError(n) || n != h->uncompressed_length)
         return VGT_FAIL(err, VGT_E_FORMAT, off, "chunk at offset %llu: zstd decompression %s%s (expected %u bytes, got %zu)",
                         (unsigned long long)off, ZSTD_isError(n) ? "failed: " : "gave the wrong length",
                         ZSTD_isError(n) ? ZSTD_getErrorName(n) : "", h->uncompressed_length, ZSTD_isError(n) ? 0 : n);
-    r->view = r->recs;
+    *view = b->recs;
     return VGT_OK;
 }
 
@@ -70,6 +78,36 @@ static vgt_status check_sum(const char *what, uint64_t want, const uint8_t *p, u
     if (got == want) return VGT_OK;
     return VGT_FAIL(err, VGT_E_CHECKSUM, off, "chunk at offset %llu: %s checksum 0x%016llx, computed 0x%016llx",
                     (unsigned long long)off, what, (unsigned long long)want, (unsigned long long)got);
+}
+
+/* What every chunk goes through once its payload is in b (section 3's checks after the header). */
+static vgt_status chunk_decode(chunk_bufs *b, ZSTD_DCtx *dctx, const chunk_header *h, uint64_t off, int verify,
+                               const uint8_t **view, vgt_error *err)
+{
+    if (verify) VGT_TRY(check_sum("payload", h->payload_xxh64, b->payload, h->compressed_length, off, err));
+    VGT_TRY(decompress(b, dctx, h, off, view, err));
+    if (verify) VGT_TRY(check_sum("records", h->records_xxh64, *view, h->uncompressed_length, off, err));
+    return chunk_records_check(*view, h, off, err);
+}
+
+vgt_status chunk_load_at(int fd, uint64_t file_size, uint64_t off, int verify, ZSTD_DCtx *dctx, chunk_bufs *b,
+                         chunk_header *h, int *header_ok, const uint8_t **view, vgt_error *err)
+{
+    uint8_t hb[VGT_CHUNK_HEADER_SIZE];
+    uint64_t got;
+    *header_ok = 0;
+    VGT_TRY(io_pread_full(fd, hb, sizeof hb, off, &got, err));
+    if (got < sizeof hb)
+        return VGT_FAIL(err, VGT_E_TRUNCATED, off, "chunk header at offset %llu: the input ends after %llu of its %u bytes",
+                        (unsigned long long)off, (unsigned long long)got, VGT_CHUNK_HEADER_SIZE);
+    VGT_TRY(chunk_header_parse(hb, off, file_size, h, err));
+    *header_ok = 1;
+    VGT_TRY(ensure(&b->payload, &b->payload_cap, h->compressed_length ? h->compressed_length : 1, off, err));
+    VGT_TRY(io_pread_full(fd, b->payload, h->compressed_length, off + VGT_CHUNK_HEADER_SIZE, &got, err));
+    if (got != h->compressed_length)
+        return VGT_FAIL(err, VGT_E_TRUNCATED, off, "chunk at offset %llu: the input ends %llu bytes into its %u-byte payload",
+                        (unsigned long long)off, (unsigned long long)got, h->compressed_length);
+    return chunk_decode(b, dctx, h, off, verify, view, err);
 }
 
 static vgt_status remember_seen(vgt_reader *r, const chunk_header *h, uint64_t off, vgt_error *err)
@@ -116,22 +154,61 @@ static vgt_status read_chunk_header(vgt_reader *r, uint64_t off, chunk_header *h
     return chunk_header_parse(hb, off, r->info.file_size, h, err);
 }
 
+/* The index of the chunk at file offset off in the chunk list, or -1. */
+static int64_t chunk_index_at(const vgt_reader *r, uint64_t off)
+{
+    if (!r->have_chunks) return -1;
+    uint32_t lo = 0, hi = r->nchunks;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (r->chunks[mid].offset < off) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < r->nchunks && r->chunks[lo].offset == off ? (int64_t)lo : -1;
+}
+
+static vgt_status check_seq(const vgt_reader *r, const chunk_header *h, uint64_t off, vgt_error *err)
+{
+    if (h->first_seq == r->expect_seq) return VGT_OK;
+    return VGT_FAIL(err, VGT_E_SEQUENCE, off,
+                    "chunk at offset %llu: first_seq %llu, expected %llu (the previous chunk's first_seq + record_count)",
+                    (unsigned long long)off, (unsigned long long)h->first_seq, (unsigned long long)r->expect_seq);
+}
+
+/* The chunk at off from the read-ahead workers (reader_ahead.c), in the sequential reader's check order. */
+static vgt_status load_ahead(vgt_reader *r, uint64_t off, chunk_header *h, vgt_error *err)
+{
+    int header_ok;
+    vgt_error werr;
+    vgt_status rc = reader_ahead_take(r->ahead, h, &header_ok, &r->view, &werr);
+    if (header_ok) VGT_TRY(check_seq(r, h, off, err));
+    if (rc != VGT_OK && err) *err = werr;
+    return rc;
+}
+
 vgt_status reader_load_chunk(vgt_reader *r, vgt_error *err)
 {
     uint64_t off = r->pos;
     chunk_header h;
     r->have_chunk = 0;
-    VGT_TRY(read_chunk_header(r, off, &h, err));
-    if (h.first_seq != r->expect_seq)
-        return VGT_FAIL(err, VGT_E_SEQUENCE, off,
-                        "chunk at offset %llu: first_seq %llu, expected %llu (the previous chunk's first_seq + record_count)",
-                        (unsigned long long)off, (unsigned long long)h.first_seq, (unsigned long long)r->expect_seq);
-    VGT_TRY(read_payload(r, &h, off, err));
-    if (r->opt.verify_checksums) VGT_TRY(check_sum("payload", h.payload_xxh64, r->payload, h.compressed_length, off, err));
-    VGT_TRY(decompress(r, &h, off, err));
-    if (r->opt.verify_checksums) VGT_TRY(check_sum("records", h.records_xxh64, r->view, h.uncompressed_length, off, err));
-    VGT_TRY(chunk_records_check(r->view, &h, off, err));
+    int64_t idx = r->seekable ? chunk_index_at(r, off) : -1;
+    if (r->ahead && (idx < 0 || idx != reader_ahead_next(r->ahead))) {   /* a seek elsewhere: start over there */
+        reader_ahead_stop(r->ahead);
+        r->ahead = NULL;
+        r->in_order = 0;
+    }
+    if (!r->ahead && idx >= 0 && r->in_order >= 2) r->ahead = reader_ahead_start(r, (uint32_t)idx);
+    if (r->ahead) {
+        VGT_TRY(load_ahead(r, off, &h, err));
+    } else {
+        VGT_TRY(read_chunk_header(r, off, &h, err));
+        VGT_TRY(check_seq(r, &h, off, err));
+        VGT_TRY(read_payload(r, &h, off, err));
+        VGT_TRY(chunk_decode(&r->bufs, r->dctx, &h, off, r->opt.verify_checksums, &r->view, err));
+    }
     VGT_TRY(remember_seen(r, &h, off, err));
+    r->in_order = idx >= 0 && idx == r->cur_index + 1 ? r->in_order + 1 : 1;
+    r->cur_index = idx;
     r->cur = h;
     r->cur_off = off;
     r->have_chunk = 1;

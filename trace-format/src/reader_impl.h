@@ -7,6 +7,16 @@
 #include <zstd.h>
 
 #include "format.h"
+#include "memcas.h"
+
+/* A chunk's payload and decompressed records, grown as needed. */
+typedef struct chunk_bufs {
+    uint8_t *payload, *recs;
+    size_t payload_cap, recs_cap;
+} chunk_bufs;
+void chunk_bufs_free(chunk_bufs *b);
+
+typedef struct reader_ahead reader_ahead;
 
 struct vgt_reader {
     int fd, own_fd;
@@ -19,9 +29,11 @@ struct vgt_reader {
     uint64_t pos;                /* offset of the next chunk header to read */
     uint64_t stream_pos;         /* pipes: bytes consumed so far */
     /* the loaded chunk */
-    uint8_t *payload, *recs;
-    size_t payload_cap, recs_cap;
+    chunk_bufs bufs;
     ZSTD_DCtx *dctx;
+    reader_ahead *ahead;         /* read-ahead workers, once the read went through two chunks in order */
+    int64_t cur_index;           /* the loaded chunk's index in the chunk list, -1 if unknown */
+    uint32_t in_order;           /* chunks loaded one after the other in list order so far */
     chunk_header cur;
     uint64_t cur_off;
     int have_chunk;
@@ -45,13 +57,38 @@ struct vgt_reader {
     uint32_t nchunks;
     int have_chunks;
     uint64_t data_end;           /* seekable with index: the index offset; else 0 (unknown) */
+    /* MEMORY_CAS (header flag): the memory stream window, and the record it has seen up to */
+    memcas_window cas;
+    uint64_t cas_seq;            /* the sequence number of the next record the window expects */
+    uint64_t cas_stop;           /* records from this sequence number on are not fed (a rebuild's end) */
+    uint8_t *cas_buf;            /* the MEMORY payload a MEMORY_CAS expanded to */
+    uint32_t cas_cap;
 };
+
+/* Header flag MEMORY_CAS: feed rec to the window (MEMORY), or expand it into the MEMORY record it stands
+ * for (MEMORY_CAS, rec rewritten to point at r->cas_buf); after a seek, first rebuilds the window from the
+ * start of the trace (reader_cas.c). */
+vgt_status reader_cas_record(vgt_reader *r, vgt_record *rec, vgt_error *err);
 
 /* Reads n bytes at off (files: pread; pipes: off must be stream_pos). *got < n only at the end. */
 vgt_status reader_read_at(vgt_reader *r, void *p, uint64_t n, uint64_t off, uint64_t *got, vgt_error *err);
 /* Loads the chunk at r->pos into r->cur / r->recs and checks it all (section 3 rules). VGT_E_EOF at the
  * end of the records (trailer or end of input); the trailer is then checked into r->trailer_err. */
 vgt_status reader_load_chunk(vgt_reader *r, vgt_error *err);
+/* Reads the chunk at off with pread and runs every check of section 3 but the sequence against the
+ * previous chunk (header, payload checksum, zstd, records checksum, record walk); *view: its records.
+ * *header_ok: the header parsed (h is valid) even if a later check failed. Used by the read-ahead
+ * workers (nothing of the reader is written). */
+vgt_status chunk_load_at(int fd, uint64_t file_size, uint64_t off, int verify, ZSTD_DCtx *dctx, chunk_bufs *b,
+                         chunk_header *h, int *header_ok, const uint8_t **view, vgt_error *err);
+/* Read-ahead (reader_ahead.c): workers loading chunks first, first+1, ... of r's chunk list; NULL when
+ * not worth it or not possible (the reader then reads alone). */
+reader_ahead *reader_ahead_start(const vgt_reader *r, uint32_t first);
+void reader_ahead_stop(reader_ahead *a);
+/* The index of the chunk the next take returns. */
+int64_t reader_ahead_next(const reader_ahead *a);
+/* The next chunk, waiting for its worker; its records stay valid until the take after it. */
+vgt_status reader_ahead_take(reader_ahead *a, chunk_header *h, int *header_ok, const uint8_t **view, vgt_error *err);
 /* Reads and checks the trailer at off (met by the sequential read); result in r->trailer_err. */
 void reader_check_trailer(vgt_reader *r, uint64_t off);
 /* At open (seekable files): loads the footer and index if valid into r->chunks. */

@@ -163,6 +163,13 @@ static const rec_field f_channel_methods[] = {
     U32(S, "writes_length", writes_length), BLOB(S, "writes", writes, 3),
 };
 #undef S
+#define S vgt_rec_memory_cas
+static const rec_field f_memory_cas[] = {
+    X64(S, "gpu_va", gpu_va), U32(S, "length", length), U32(S, "reason", reason), X32(S, "memory", memory),
+    X32(S, "flags", flags), U32(S, "op_count", op_count), U32(S, "patch_count", patch_count),
+    U32(S, "literal_length", literal_length), RSV,
+};
+#undef S
 #define S vgt_rec_cuda_module
 static const rec_field f_cuda_module[] = {
     X64(S, "module", module), U32(S, "image_length", image_length), X32(S, "flags", flags),
@@ -255,6 +262,7 @@ static const rec_layout layouts[] = {
     ROW(VGT_REC_SEMAPHORE, "SEMAPHORE", 24, f_semaphore, 0),
     ROW(VGT_REC_CHANNEL_STATE, "CHANNEL_STATE", 64, f_channel_state, 0),   /* format 1.1 */
     ROW(VGT_REC_CHANNEL_METHODS, "CHANNEL_METHODS", 16, f_channel_methods, 0),   /* format 1.1 */
+    ROW(VGT_REC_MEMORY_CAS, "MEMORY_CAS", 40, f_memory_cas, 0),   /* format 1.3 */
     ROW(VGT_REC_CUDA_MODULE, "CUDA_MODULE", 16, f_cuda_module, 0),
     ROW(VGT_REC_CUDA_LAUNCH, "CUDA_LAUNCH", 64, f_cuda_launch, 0),
     ROW(VGT_REC_CUDA_IMAGE, "CUDA_IMAGE", 16, f_cuda_image, 0),         /* format 1.2 */

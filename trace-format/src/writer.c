@@ -33,7 +33,7 @@
 
 vgt_writer_options vgt_writer_defaults(void)
 {
-    vgt_writer_options o = {VGT_CODEC_ZSTD, 3, 0, DEFAULT_CHUNK_TARGET, 0, 1, VGT_PLACE_REPLACE};
+    vgt_writer_options o = {VGT_CODEC_ZSTD, 3, 0, DEFAULT_CHUNK_TARGET, 0, 1, VGT_PLACE_REPLACE, 0};
     return o;
 }
 
@@ -76,6 +76,8 @@ static void writer_free(vgt_writer *w)
     ZSTD_freeCCtx(w->cctx);
     chunk_job_free(&w->cur);
     free(w->index);
+    memcas_encoder_free(w->cas);
+    free(w->flat);
     pthread_mutex_destroy(&w->lock);
     free(w);
 }
@@ -90,7 +92,8 @@ static vgt_status setup(vgt_writer *w, const vgt_identity *ident, uint32_t niden
     }
     uint8_t *hdr = NULL;
     uint32_t hlen = 0;
-    VGT_TRY(header_build(ident, nident, &hdr, &hlen, err));
+    if (w->opt.memory_cas) VGT_TRY(memcas_encoder_new(&w->cas, err));
+    VGT_TRY(header_build(ident, nident, w->opt.memory_cas ? VGT_HEADER_FLAG_MEMORY_CAS : 0, &hdr, &hlen, err));
     vgt_status rc = io_write_all(w->fd, hdr, hlen, 0, err);
     free(hdr);
     if (rc == VGT_OK) w->file_off = hlen;
@@ -258,13 +261,43 @@ static vgt_status append_locked(vgt_writer *w, uint16_t type, uint16_t flags, ui
     return VGT_OK;
 }
 
+/* A MEMORY record through the content-addressed encoder: MEMORY_CAS when that is smaller. */
+static vgt_status append_memory_locked(vgt_writer *w, uint16_t flags, uint64_t ts, const vgt_iovec *parts,
+                                       uint32_t nparts, uint64_t *seq, vgt_error *err)
+{
+    if (w->failure.code != VGT_OK) return refuse(w, err);
+    uint64_t n = 0;
+    for (uint32_t i = 0; i < nparts; i++) n += parts[i].length;
+    if (n > VGT_MAX_RECORD_PAYLOAD) return append_locked(w, VGT_REC_MEMORY, flags, ts, parts, nparts, seq, err);
+    if (n > w->flat_cap) {
+        uint8_t *q = realloc(w->flat, n);
+        if (!q) return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "no memory for a %llu-byte MEMORY record", (unsigned long long)n);
+        w->flat = q;
+        w->flat_cap = (uint32_t)n;
+    }
+    uint64_t at = 0;
+    for (uint32_t i = 0; i < nparts; i++) {
+        if (parts[i].length && !parts[i].base)
+            return VGT_FAIL(err, VGT_E_ARG, VGT_NO_OFFSET, "record part %u has a length but no bytes", i);
+        if (parts[i].length) memcpy(w->flat + at, parts[i].base, parts[i].length);
+        at += parts[i].length;
+    }
+    int use;
+    const uint8_t *cas;
+    uint32_t cas_len;
+    VGT_TRY(memcas_encode(w->cas, w->flat, (uint32_t)n, &use, &cas, &cas_len, err));
+    vgt_iovec one = {use ? cas : w->flat, use ? cas_len : (uint32_t)n};
+    return append_locked(w, use ? VGT_REC_MEMORY_CAS : VGT_REC_MEMORY, flags, ts, &one, 1, seq, err);
+}
+
 vgt_status vgt_write_recordv(vgt_writer *w, uint16_t type, uint16_t flags, uint64_t ts, const vgt_iovec *parts,
                              uint32_t nparts, uint64_t *seq, vgt_error *err)
 {
     vgt_error local;
     if (!err) err = &local;
     pthread_mutex_lock(&w->lock);
-    vgt_status rc = append_locked(w, type, flags, ts, parts, nparts, seq, err);
+    vgt_status rc = w->cas && type == VGT_REC_MEMORY ? append_memory_locked(w, flags, ts, parts, nparts, seq, err)
+                                                     : append_locked(w, type, flags, ts, parts, nparts, seq, err);
     pthread_mutex_unlock(&w->lock);
     return rc;
 }

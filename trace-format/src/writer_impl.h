@@ -8,6 +8,7 @@
 #include <zstd.h>
 
 #include "format.h"
+#include "memcas.h"
 #include "vgt/outfile.h"
 
 /* One chunk: its records buffer and counters while it fills, then its compressed form. The buffers
@@ -41,6 +42,9 @@ struct vgt_writer {
     uint32_t nindex, index_cap;
     vgt_error failure;         /* code != VGT_OK once a write failed: sticky (appender side only) */
     vgt_outfile *out;          /* vgt_writer_open_path: the output (temporary + rename), or NULL */
+    memcas_encoder *cas;       /* opt.memory_cas: MEMORY records through the content-addressed encoder */
+    uint8_t *flat;             /* a MEMORY record's parts in one piece, for the encoder */
+    uint32_t flat_cap;
 };
 
 /* writer_chunk.c */

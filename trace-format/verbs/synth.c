@@ -27,8 +27,8 @@
 #include "vgt/cli.h"
 #include "vgt/trace.h"
 
-enum synth_shape { SHAPE_PUSHBUF, SHAPE_MIXED, SHAPE_ALL_TYPES };
-static const char *const shape_names[] = {"pushbuf", "mixed", "all-types"};
+enum synth_shape { SHAPE_PUSHBUF, SHAPE_MIXED, SHAPE_ALL_TYPES, SHAPE_TORCH, SHAPE_TRITON };
+static const char *const shape_names[] = {"pushbuf", "mixed", "all-types", "torch", "triton"};
 
 /* GPU VA layout (all below 2^40: a GPFIFO entry carries VA[39:0]) */
 #define VA_RING 0x1000000000ull      /* + channel * 0x100000: ring at +0, USERD at +USERD_OFFSET */
@@ -90,6 +90,7 @@ typedef struct synth {
     synth_channel ch[MAX_CHANNELS];
     uint8_t *shadow;                /* data pages as the GPU sees them */
     uint8_t *scratch;               /* one segment's worth of bytes */
+    uint8_t *wl_buf;                /* torch, triton: one tensor or kernel binary */
     vgt_pbw pb[MAX_SEGMENTS];
     observed obs[MAX_OBSERVED];
     uint32_t nobs;
@@ -181,7 +182,9 @@ static vgt_status memory_objects(synth *s)
 
 static vgt_status initial_memory(synth *s)
 {
-    for (uint32_t p = 0; p < s->o.memory_pages; p++) {
+    /* torch, triton: the data is fresh memory (zero, not recorded), written by the program later */
+    uint32_t recorded = s->o.shape == SHAPE_TORCH || s->o.shape == SHAPE_TRITON ? 0 : s->o.memory_pages;
+    for (uint32_t p = 0; p < recorded; p++) {
         uint8_t *page = s->shadow + (uint64_t)p * PAGE;
         synth_fill_page(&s->rng, page, PAGE, p);
         VGT_TRY(memory(s, VA_DATA + (uint64_t)p * PAGE, page, PAGE, VGT_MEM_INITIAL, s->data_mem));
@@ -405,6 +408,79 @@ static vgt_status changed_page(synth *s)
     return memory(s, page_va(p), shadow_at(s, page_va(p)), PAGE, VGT_MEM_CHANGED, s->data_mem);
 }
 
+/* ---- torch and triton: the CPU's writes of a training loop or a Triton program, recorded as a capture
+ * records them: per page, the changed byte range against what was recorded last (the shadow) ---- */
+
+/* Write n bytes at data page offset `at` (below memory_pages / 2: the inputs) and record what changed. */
+static vgt_status cpu_write(synth *s, uint64_t at, const uint8_t *bytes, uint32_t n)
+{
+    for (uint64_t o = at; o < at + n;) {
+        uint64_t page_end = (o / PAGE + 1) * PAGE, end = page_end < at + n ? page_end : at + n;
+        uint8_t *sh = s->shadow + o;
+        const uint8_t *src = bytes + (o - at);
+        uint32_t len = (uint32_t)(end - o), lo = 0, hi = len;
+        while (lo < len && sh[lo] == src[lo]) lo++;
+        while (hi > lo && sh[hi - 1] == src[hi - 1]) hi--;
+        if (lo < hi) {
+            lo &= ~3u;
+            hi = (hi + 3) & ~3u;
+            if (hi > len) hi = len;
+            memcpy(sh + lo, src + lo, hi - lo);
+            VGT_TRY(memory(s, VA_DATA + o + lo, sh + lo, hi - lo, VGT_MEM_CHANGED, s->data_mem));
+        }
+        o = end;
+    }
+    return VGT_OK;
+}
+
+/* Repeats further apart than a chunk holds (zstd compresses each chunk alone): the shapes' point. */
+#define WL_TENSOR_PAGES 64u       /* 256 KiB: a weight tensor or a batch */
+#define WL_TENSORS 12u            /* cycled: a tensor comes back every 12 steps (3 MiB later) */
+#define WL_SLOTS 5u               /* pinned staging slots */
+#define WL_KERNEL_PAGES 16u       /* 64 KiB kernel binaries, 40 of them */
+#define WL_KERNELS 40u
+
+/* The same tensors (weights, evaluation batches) or kernel binaries again and again: content that
+ * depends on (seed, i) only. */
+static void wl_tensor(synth *s, uint32_t i, uint8_t *out, uint32_t pages)
+{
+    synth_rng r;
+    synth_rng_seed(&r, s->o.seed * 0x9e3779b97f4a7c15ull + i + 1);
+    synth_fill_page(&r, out, pages * PAGE, 3);   /* noise: weights do not compress */
+}
+
+/* Kernel parameters: 1 KiB of pointers, sizes and strides, where a launch changes a few words. */
+static vgt_status wl_params(synth *s, uint64_t at, uint32_t launch, uint32_t words)
+{
+    uint32_t p[256];
+    for (uint32_t i = 0; i < 256; i++) p[i] = 0x1000u * i + 0x40;
+    for (uint32_t k = 0; k < words; k++) p[(k * 97 + launch) % 256] = launch * 2654435761u + k;
+    p[0] = launch;
+    p[255] = launch ^ 0x5a5a5a5au;
+    return cpu_write(s, at, (const uint8_t *)p, sizeof p);
+}
+
+static vgt_status workload_changes(synth *s)
+{
+    uint32_t n = (uint32_t)s->submit_no, P = s->o.memory_pages;
+    uint64_t params = (uint64_t)(P / 2 - 1) * PAGE;
+    if (s->o.shape == SHAPE_TORCH) {
+        if (n % 8 == 0) {   /* a step: a tensor staged through the next slot of the pinned ring */
+            wl_tensor(s, (n / 8) % WL_TENSORS, s->wl_buf, WL_TENSOR_PAGES);
+            VGT_TRY(cpu_write(s, (uint64_t)((n / 8) % WL_SLOTS) * WL_TENSOR_PAGES * PAGE, s->wl_buf, WL_TENSOR_PAGES * PAGE));
+        }
+        return wl_params(s, params, n, 3);
+    }
+    if (n % 4 == 0) {   /* a kernel binary uploaded again (autotuning, a new stream) */
+        wl_tensor(s, 1000 + (n / 4) % WL_KERNELS, s->wl_buf, WL_KERNEL_PAGES);
+        VGT_TRY(cpu_write(s, (uint64_t)(n / 4 % 3) * WL_KERNEL_PAGES * PAGE, s->wl_buf, WL_KERNEL_PAGES * PAGE));
+    }
+    uint8_t fresh[256];   /* a small input that is new every time */
+    synth_fill_page(&s->rng, fresh, sizeof fresh, 3);
+    VGT_TRY(cpu_write(s, (uint64_t)(P / 2 - 2) * PAGE + 256u * (n % 16), fresh, sizeof fresh));
+    return wl_params(s, params, n, 4);
+}
+
 static void bind_subchannels(vgt_pbw *pb)
 {
     vgt_pbw_set_object(pb, SYNTH_SUBCH_3D, SYNTH_CLASS_3D);
@@ -422,6 +498,11 @@ static vgt_status fill_segment(synth *s, synth_channel *c, vgt_pbw *pb)
             op_i2m(s, pb, PAGE);
             synth_pb_filler(pb, &s->rng);
         }
+        return VGT_OK;
+    }
+    if (s->o.shape == SHAPE_TORCH || s->o.shape == SHAPE_TRITON) {   /* a launch or two: the work is in memory */
+        uint32_t launches = 1 + synth_rng_below(&s->rng, 2);
+        for (uint32_t i = 0; i < launches; i++) VGT_TRY(op_compute(s, pb, c));
         return VGT_OK;
     }
     uint32_t ops = 1 + synth_rng_below(&s->rng, 3);
@@ -475,7 +556,7 @@ static vgt_status after_submit(synth *s, synth_channel *c)
         VGT_TRY(vgt_write_doorbell(s->w, tick(s), &d, s->err));
         VGT_TRY(vgt_write_semaphore(s->w, tick(s), &sm, s->err));
     }
-    if (s->o.shape == SHAPE_PUSHBUF) return VGT_OK;
+    if (s->o.shape == SHAPE_PUSHBUF || s->o.shape == SHAPE_TORCH || s->o.shape == SHAPE_TRITON) return VGT_OK;
     VGT_TRY(memory(s, sem, v, 8, VGT_MEM_OBSERVED, s->sem_mem));
     for (uint32_t i = 0; i < s->nobs; i++)
         VGT_TRY(memory(s, s->obs[i].va, shadow_at(s, s->obs[i].va), s->obs[i].length, VGT_MEM_OBSERVED,
@@ -488,7 +569,8 @@ static vgt_status submission(synth *s)
     synth_channel *c = &s->ch[s->submit_no % s->o.channels];
     uint32_t nseg = 1 + synth_rng_below(&s->rng, s->o.shape == SHAPE_PUSHBUF ? 2 : 3);
     s->nobs = 0;
-    if (synth_rng_below(&s->rng, 2)) VGT_TRY(changed_page(s));
+    if (s->o.shape == SHAPE_TORCH || s->o.shape == SHAPE_TRITON) VGT_TRY(workload_changes(s));
+    else if (synth_rng_below(&s->rng, 2)) VGT_TRY(changed_page(s));
     for (uint32_t i = 0; i < nseg; i++) {
         vgt_pbw_reset(&s->pb[i]);
         if (i == 0 && !c->bound) bind_subchannels(&s->pb[i]);
@@ -565,17 +647,20 @@ static vgt_status generate(synth *s)
 
 typedef struct synth_args {
     const char *out;
-    int shape, stored, no_trailer, crash_safe;
+    int shape, stored, no_trailer, crash_safe, memory_cas;
     uint64_t submits, bytes, channels, memory_pages, seed, level, threads, chunk_size;
 } synth_args;
 
-static const char *const shape_choices[] = {"pushbuf", "mixed", "all-types", NULL};   /* shape_names */
+static const char *const shape_choices[] = {"pushbuf", "mixed", "all-types", "torch", "triton", NULL};   /* shape_names */
 
 static const vgt_cli_opt synth_options[] = {
     {"output", 'o', VGT_ARG_PATH, "OUT", "the trace to write; '-': standard output, as a stream (the summary then goes "
      "to stderr)", .off = offsetof(synth_args, out), .flags = VGT_OPT_REQUIRED},
     {"shape", 0, VGT_ARG_ENUM, "S", "pushbuf: bulk push buffers and memory pages (benchmarks); mixed (default): "
-     "semaphores, I2M, copies, compute launches, observed memory; all-types: mixed plus every record type of the format",
+     "semaphores, I2M, copies, compute launches, observed memory; all-types: mixed plus every record type of the format; "
+     "torch, triton: mixed with the changed memory of a PyTorch-style training loop (tensors staged through a ring "
+     "of pinned buffers, kernel parameters changing in a few words) or a Triton-style one (many launches whose "
+     "argument blocks change in a few words, kernel binaries uploaded again, small fresh inputs): for --memory-cas",
      .off = offsetof(synth_args, shape), .choices = shape_choices},
     {"submits", 0, VGT_ARG_U64, "N", "how many GPFIFO submissions to write (default 16; a count here, where the "
      "verbs that read a trace take a window A..B)", .off = offsetof(synth_args, submits)},
@@ -591,6 +676,8 @@ static const vgt_cli_opt synth_options[] = {
     {"chunk-size", 0, VGT_ARG_SIZE, "BYTES", "bytes of records per chunk (default 2 MiB)",
      .off = offsetof(synth_args, chunk_size), .max = VGT_MAX_CHUNK_RECORDS_BYTES, .what = "chunk size"},
     {"stored", 0, VGT_ARG_NONE, NULL, "no compression", .off = offsetof(synth_args, stored)},
+    {"memory-cas", 0, VGT_ARG_NONE, NULL, "write repeated memory contents as MEMORY_CAS (format 1.3): copies of "
+     "earlier contents and word patches", .off = offsetof(synth_args, memory_cas)},
     {"no-trailer", 0, VGT_ARG_NONE, NULL, "leave out the index and footer (as a killed capture would)",
      .off = offsetof(synth_args, no_trailer)},
     {"crash-safe", 0, VGT_ARG_NONE, NULL, "the writer's crash-safe mode: a chunk closed at every submission",
@@ -627,6 +714,7 @@ static int parse_args(int argc, char **argv, synth_opts *o)
     if (a.stored) o->wo.codec = VGT_CODEC_STORED;
     if (a.no_trailer) o->wo.write_trailer = 0;
     if (a.crash_safe) o->wo.crash_safe = 1;
+    if (a.memory_cas) o->wo.memory_cas = 1;
     if (o->bytes) o->submits = UINT64_MAX;
     return -1;
 }
@@ -666,11 +754,16 @@ int cmd_synth(int argc, char **argv)
     s->next_handle = HANDLE_BASE;
     s->ts = 1000000000ull;
     synth_rng_seed(&s->rng, s->o.seed);
+    /* torch and triton need room for their staging slots below memory_pages / 2 */
+    uint32_t need = s->o.shape == SHAPE_TORCH ? 2 * (WL_SLOTS * WL_TENSOR_PAGES + 2)
+                    : s->o.shape == SHAPE_TRITON ? 2 * (3 * WL_KERNEL_PAGES + 2) : 0;
+    if (s->o.memory_pages < need) s->o.memory_pages = need;
     s->shadow = calloc(s->o.memory_pages, PAGE);
     s->scratch = malloc(4u * SEGMENT_DWORDS);
+    s->wl_buf = malloc((size_t)WL_TENSOR_PAGES * PAGE);
     for (uint32_t i = 0; i < MAX_SEGMENTS; i++)
         s->pb[i] = (vgt_pbw){.dw = malloc(4u * SEGMENT_DWORDS), .cap = SEGMENT_DWORDS};
-    int ok = s->shadow && s->scratch;
+    int ok = s->shadow && s->scratch && s->wl_buf;
     for (uint32_t i = 0; i < MAX_SEGMENTS; i++) ok = ok && s->pb[i].dw;
 
     vgt_identity id[16];   /* identity() gives at most 12 */
@@ -695,6 +788,7 @@ int cmd_synth(int argc, char **argv)
     for (uint32_t i = 0; i < MAX_SEGMENTS; i++) free(s->pb[i].dw);
     free(s->shadow);
     free(s->scratch);
+    free(s->wl_buf);
     free(s);
     return rc;
 }

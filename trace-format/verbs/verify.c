@@ -172,7 +172,7 @@ int cmd_verify(int argc, char **argv)
                              "destroy the trace before it is read; salvage into another file", s.salvage_path);
     vgt_reader *r;
     vgt_error e;
-    vgt_reader_options o = {0, 1};
+    vgt_reader_options o = {.verify_checksums = 1};
     vgt_status st = !strcmp(s.path, "-") ? vgt_reader_open_fd(&r, STDIN_FILENO, 0, &o, &e) : vgt_reader_open_path(&r, s.path, &o, &e);
     if (st != VGT_OK) {
         if (st == VGT_E_IO || st == VGT_E_NOMEM || st == VGT_E_ARG) return vgt_cli_report("verify", &e);

@@ -306,6 +306,10 @@ vgt_status vgt_sem_method(vgt_sem_tracker *t, const vgt_method *m, vgt_error *er
  * per-dword work). The vgt_pb_callbacks.noninc_run / vgt_walk_callbacks.on_noninc_run path. */
 vgt_status vgt_sem_noninc_run(vgt_sem_tracker *t, const vgt_method *m, const uint8_t *data, uint32_t count,
                               vgt_error *err);
+/* 1 when m is inline data of an upload (LOAD_INLINE_DATA of a class whose I2M the tracker follows): a
+ * run of it only copies bytes and raises at most the upload's event at its end, so a consumer may take
+ * the whole run at once without checking anything between its dwords (the sim backend does). */
+int vgt_sem_is_inline_data(vgt_sem_tracker *t, const vgt_method *m);
 
 /* Methods an MME macro emitted: between vgt_sem_begin_macro and vgt_sem_end_macro, fed methods are the
  * call's emissions (pos: the CALL_MME_MACRO's), and the events they complete carry origin MACRO and the

@@ -64,6 +64,9 @@ void vgt_trap_engine_free(vgt_trap_engine *e);
 vgt_status vgt_trap_decode(vgt_trap_engine *e, uint64_t rip, const uint8_t *code, uint32_t code_len,
                            vgt_trap_insn *out, vgt_error *err);
 
+/* Decode the instruction at uc's RIP (the first step of vgt_trap_handle). */
+vgt_status vgt_trap_decode_at(vgt_trap_engine *e, const ucontext_t *uc, vgt_trap_insn *out, vgt_error *err);
+
 /* Effective address of the memory operand in the interrupted context. */
 uint64_t vgt_trap_address(const vgt_trap_insn *in, const ucontext_t *uc);
 /* The value a store will write (truncated to in->size bytes). */
@@ -82,6 +85,9 @@ typedef void (*vgt_trap_store_hook)(void *ctx, uint64_t offset, uint32_t size, u
 vgt_status vgt_trap_handle(vgt_trap_engine *e, ucontext_t *uc, uintptr_t fake, uintptr_t alias, uint64_t len,
                            vgt_trap_store_hook hook, void *ctx, vgt_trap_insn *insn_out, uint64_t *off_out,
                            vgt_error *err);
+/* vgt_trap_handle after its decode step, for an instruction decoded already (vgt_trap_decode_at). */
+vgt_status vgt_trap_handle_insn(const vgt_trap_insn *in, ucontext_t *uc, uintptr_t fake, uintptr_t alias, uint64_t len,
+                                vgt_trap_store_hook hook, void *ctx, uint64_t *off_out, vgt_error *err);
 
 /* Decode counters (for the bench and tests). */
 typedef struct vgt_trap_stats { uint64_t decodes, cache_hits; } vgt_trap_stats;

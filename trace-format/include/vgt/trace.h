@@ -31,8 +31,11 @@ extern "C" {
 
 /* ---- format constants (docs/trace-format.md) ---- */
 #define VGT_FORMAT_MAJOR 1
-#define VGT_FORMAT_MINOR 2   /* 1.1 adds CHANNEL_STATE, CHANNEL_METHODS; 1.2 the CUDA driver API records
-                               * (0x0032-0x0037); readers take every minor of major 1 */
+#define VGT_FORMAT_MINOR 3   /* 1.1 adds CHANNEL_STATE, CHANNEL_METHODS; 1.2 the CUDA driver API records
+                               * (0x0032-0x0037); 1.3 MEMORY_CAS; readers take every minor of major 1 */
+#define VGT_HEADER_FLAG_MEMORY_CAS 1u      /* header flag bit 0 (1.3): the trace may hold MEMORY_CAS records */
+#define VGT_MEMCAS_WINDOW (64ull << 20)     /* MEMORY_CAS: how far back in the memory stream a COPY may reach */
+#define VGT_MEMCAS_BLOCK 4096u              /* MEMORY_CAS: the writer's unit of matching */
 #define VGT_FILE_HEADER_FIXED 32u
 #define VGT_CHUNK_HEADER_SIZE 72u
 #define VGT_RECORD_HEADER_SIZE 24u
@@ -72,6 +75,7 @@ enum vgt_rec_type {
     VGT_REC_SEMAPHORE = 0x0026,
     VGT_REC_CHANNEL_STATE = 0x0027,    /* format 1.1 */
     VGT_REC_CHANNEL_METHODS = 0x0028,  /* format 1.1 */
+    VGT_REC_MEMORY_CAS = 0x0029,       /* format 1.3: MEMORY contents as copies of earlier memory, patches, literals */
     VGT_REC_CUDA_MODULE = 0x0030,
     VGT_REC_CUDA_LAUNCH = 0x0031,
     VGT_REC_CUDA_IMAGE = 0x0032,       /* format 1.2: a module image, stored once per content */
@@ -148,6 +152,12 @@ typedef struct {
     const uint8_t *params_in, *params_out;
 } vgt_rec_ioctl;
 typedef struct { uint64_t gpu_va; uint32_t length, reason, memory, flags; const uint8_t *data; } vgt_rec_memory;
+/* MEMORY_CAS (1.3), the fixed part (its ops, patches and literals follow; readers hand such records out as
+ * the MEMORY records they stand for, so only format tools meet this). */
+typedef struct {
+    uint64_t gpu_va;
+    uint32_t length, reason, memory, flags, op_count, patch_count, literal_length;
+} vgt_rec_memory_cas;
 typedef struct {
     uint32_t client, parent, handle, cls;
     uint64_t ring_va;
@@ -362,6 +372,10 @@ typedef struct vgt_writer_options {
     int crash_safe;            /* close the chunk and fsync... at every GPFIFO_SUBMIT (flush, see below) */
     int write_trailer;         /* default 1; 0 leaves a stream without trailer */
     int placement;             /* vgt_writer_open_path on a regular file: enum vgt_placement */
+    int memory_cas;            /* 1: MEMORY records whose contents repeat earlier memory contents (whole
+                                * 4 KiB blocks, or blocks that differ from the last contents at the same
+                                * address in a few words) are written as MEMORY_CAS (format 1.3; sets header
+                                * flag MEMORY_CAS); readers give them back as the MEMORY records. Default 0 */
 } vgt_writer_options;
 
 /* How vgt_writer_open_path puts a trace at a path that is absent or a regular file (the policy of
@@ -451,6 +465,9 @@ typedef struct vgt_reader_options {
                                 * current end, or inside a chunk not yet complete, next() returns VGT_E_EOF
                                 * without consuming anything, and a later call resumes there. */
     int verify_checksums;      /* default 1 */
+    int read_ahead;            /* worker threads that load the next chunks of a read in order (zstd and
+                                * checks beside the caller's work; seekable files with an index): 0 auto
+                                * (the other cores, at most 8), -1 none, N: N workers */
 } vgt_reader_options;
 
 typedef struct vgt_chunk_info {

@@ -1,6 +1,6 @@
 """vgtrace: .vgt traces of NVIDIA GPU submissions in Python.
 
-- The core (reader.py, writer.py, records.py, spec.py): an independent reader and writer of the format,
+- The core (reader.py, writer.py, records.py, spec.py, memcas.py): an independent reader and writer of the format,
   written from docs/trace-format.md alone. Two implementations of one spec check the spec: the project's
   tests feed traces written by the C library to this reader and traces written by this writer to the C
   library, and compare record by record. Needs only `zstandard` and `xxhash`.

@@ -14,7 +14,7 @@ import struct
 import xxhash
 import zstandard
 
-from . import spec
+from . import memcas, spec
 from .errors import (ChecksumError, FormatError, LimitError, SequenceError, TruncatedError, VersionError,
                      VgtError)
 from .records import decode_payload
@@ -369,7 +369,14 @@ def read_trace(src, check_payloads=True):
         raise trailer_error
     if trailer:
         check_index(t)
+    _expand(t)
     return t
+
+
+def _expand(t):
+    """1.3: MEMORY_CAS records become the MEMORY records they stand for (t.chunks keep them as stored)."""
+    if t.flags & spec.HEADER_FLAG_MEMORY_CAS:
+        t.records = list(memcas.expand(t.records, Record))
 
 
 def read_prefix(src):
@@ -391,7 +398,9 @@ def read_prefix(src):
         if trailer:
             check_index(t)
     except VgtError as e:
+        _expand(t)
         return t, e
+    _expand(t)
     return t, None
 
 
@@ -418,6 +427,10 @@ def records_from_seq(src, seq):
     t = read_trace(src, check_payloads=False) if not isinstance(src, Trace) else src
     if t.index is None:
         raise FormatError("the trace has no index")
+    if t.flags & spec.HEADER_FLAG_MEMORY_CAS:
+        # 1.3 (section 5, MEMORY_CAS): after a seek the memory stream before the target must be read first,
+        # so the records come from the whole trace, expanded
+        return [r for r in t.records if r.seq >= seq]
     starts = [e for e in t.index if e["first_seq"] <= seq]
     if not starts:
         return []
@@ -457,6 +470,13 @@ def iter_stream(f):
     buf = fixed + _read_exact(f, hlen - spec.HEADER_FIXED)
     t = parse_header(buf)
     yield t
+    if t.flags & spec.HEADER_FLAG_MEMORY_CAS:
+        yield from memcas.expand(_stream_records(f, hlen), Record)
+    else:
+        yield from _stream_records(f, hlen)
+
+
+def _stream_records(f, hlen):
     pos, seq = hlen, 0
     while True:
         magic = _read_exact(f, 4)

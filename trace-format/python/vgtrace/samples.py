@@ -107,6 +107,8 @@ def all_type_records(seed=1):
                          "records_lost": 0}, t()),
     ]
     names = {r[0] for r in recs if isinstance(r[0], str)}
-    missing = [t.name for t in spec.LAYOUTS if t.name not in names]
+    # MEMORY_CAS lives only in files with its header flag and is read back as the MEMORY record it stands
+    # for: tests/py/test_memcas.py covers it
+    missing = [t.name for t in spec.LAYOUTS if t.name not in names and t.name != "MEMORY_CAS"]
     assert not missing, f"samples miss record types {missing}"
     return recs

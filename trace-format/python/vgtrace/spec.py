@@ -1,4 +1,4 @@
-"""The constants and record layouts of the .vgt format 1.2, transcribed from docs/trace-format.md.
+"""The constants and record layouts of the .vgt format 1.3, transcribed from docs/trace-format.md.
 
 This package is the independent second implementation of the format: it is written from the spec alone,
 never from the C sources, so that a disagreement between the two shows a bug in one of them or in the
@@ -8,14 +8,20 @@ spec. Every number here cites the spec section it comes from.
 # section 2: file header
 FILE_MAGIC = b"VGTRACE\0"
 MAJOR = 1
-MINOR = 2  # section 2: a writer of 1.2 writes minor 2; readers take every minor (section 8)
+MINOR = 3  # section 2: a writer of 1.3 writes minor 3; readers take every minor (section 8)
 HEADER_FIXED = 32
 HEADER_MIN = 40
 MAX_HEADER_LENGTH = 1 << 20
 MAX_IDENTITY_ENTRIES = 4096
 MAX_IDENTITY_KEY = 255
 MAX_IDENTITY_VALUE = 64 << 10
-KNOWN_HEADER_FLAGS = 0  # 1.0, 1.1 and 1.2 define none
+HEADER_FLAG_MEMORY_CAS = 1  # section 2 (1.3): the trace may hold MEMORY_CAS records
+KNOWN_HEADER_FLAGS = HEADER_FLAG_MEMORY_CAS  # 1.0, 1.1 and 1.2 define none
+# section 5, MEMORY_CAS (1.3): the memory stream window, op and patch sizes, op kinds
+MEMCAS_WINDOW = 64 << 20
+MEMCAS_OP_SIZE = 16
+MEMCAS_PATCH_SIZE = 8
+MEMCAS_LITERAL, MEMCAS_COPY = 0, 1
 
 # section 3: chunks
 CHUNK_MAGIC = b"VGTC"
@@ -138,6 +144,10 @@ LAYOUTS = [
     # u16 method (byte address), u16 subchannel, u32 value
     RecordLayout(0x0028, "CHANNEL_METHODS", _u32("client", "channel", "flags", "writes_length"),
                  [("writes", "writes_length")]),
+    # 1.3: memory contents as copies of earlier memory contents, word patches and literal bytes (0x0029);
+    # ops, patches and literals follow the fixed part (memcas.expand_payload reads them)
+    RecordLayout(0x0029, "MEMORY_CAS", [("gpu_va", "Q")]
+                 + _u32("length", "reason", "memory", "flags", "op_count", "patch_count", "literal_length", "reserved")),
     RecordLayout(0x0030, "CUDA_MODULE", [("module", "Q")] + _u32("image_length", "flags"), [("image", "image_length")]),
     RecordLayout(0x0031, "CUDA_LAUNCH",
                  [("module", "Q"), ("function", "Q"), ("stream", "Q")]

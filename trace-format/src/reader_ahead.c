@@ -1,0 +1,145 @@
+/* reader_ahead.c: loading the next chunks of a sequential read on worker threads (read, payload
+ * checksum, zstd, records checksum, record walk), so that decompression runs beside the caller's work.
+ *
+ * Only for seekable files with a chunk list from their index, and only once the caller has read two
+ * chunks in order (a reader opened to look at one record never starts threads). Chunk i is loaded into
+ * slot i % SLOTS; a worker may take chunk i only while i < cur + SLOTS, where cur is the chunk the caller
+ * has been handed last (whose slot it still reads). The caller's view of the records is exactly the
+ * sequential reader's: the same checks run on each chunk, each error is reported when the read reaches
+ * that chunk, and the checks that depend on the read's order (sequence, chunks seen) stay in
+ * reader_load_chunk. A seek to any chunk restarts the pipeline there. */
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include "reader_impl.h"
+
+#define SLOTS 8
+#define MAX_WORKERS 8
+
+typedef struct slot {
+    int64_t chunk;           /* chunk index loaded or being loaded; -1 none */
+    int state;               /* 0 free, 1 loading, 2 ready */
+    chunk_header h;
+    int header_ok;
+    chunk_bufs bufs;
+    const uint8_t *view;
+    vgt_status rc;
+    vgt_error err;
+} slot;
+
+struct reader_ahead {
+    const vgt_reader *r;     /* fd, file size, options, chunk list: read-only while workers run */
+    pthread_mutex_t mu;
+    pthread_cond_t work, done;
+    int64_t cur;             /* the chunk the caller holds (its slot is not reused) */
+    int64_t next_claim;      /* the next chunk a worker takes */
+    int stop, busy;
+    uint32_t nworkers;
+    pthread_t th[MAX_WORKERS];
+    slot slots[SLOTS];
+};
+
+static void *worker(void *arg)
+{
+    reader_ahead *a = arg;
+    ZSTD_DCtx *dctx = ZSTD_createDCtx();
+    if (dctx) ZSTD_DCtx_setParameter(dctx, ZSTD_d_windowLogMax, 26);
+    pthread_mutex_lock(&a->mu);
+    for (;;) {
+        while (!a->stop && (a->next_claim >= (int64_t)a->r->nchunks || a->next_claim >= a->cur + SLOTS))
+            pthread_cond_wait(&a->work, &a->mu);
+        if (a->stop) break;
+        int64_t i = a->next_claim++;
+        slot *s = &a->slots[i % SLOTS];
+        s->chunk = i;
+        s->state = 1;
+        a->busy++;
+        pthread_mutex_unlock(&a->mu);
+        uint64_t off = a->r->chunks[i].offset;
+        s->header_ok = 0;
+        s->rc = dctx ? chunk_load_at(a->r->fd, a->r->info.file_size, off, a->r->opt.verify_checksums, dctx, &s->bufs,
+                                     &s->h, &s->header_ok, &s->view, &s->err)
+                     : VGT_FAIL(&s->err, VGT_E_NOMEM, off, "no memory for a zstd context");
+        pthread_mutex_lock(&a->mu);
+        s->state = 2;
+        a->busy--;
+        pthread_cond_broadcast(&a->done);
+    }
+    pthread_mutex_unlock(&a->mu);
+    ZSTD_freeDCtx(dctx);
+    return NULL;
+}
+
+/* Workers for this process: the other cores it may run on (the caller keeps one; `taskset` limits them),
+ * at most MAX_WORKERS. */
+static uint32_t auto_workers(void)
+{
+    cpu_set_t set;
+    long n = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : sysconf(_SC_NPROCESSORS_ONLN);
+    if (n < 2) return 1;
+    return n - 1 > MAX_WORKERS ? MAX_WORKERS : (uint32_t)(n - 1);
+}
+
+reader_ahead *reader_ahead_start(const vgt_reader *r, uint32_t first)
+{
+    int want = r->opt.read_ahead;
+    if (want < 0 || !r->seekable || !r->have_chunks || r->nchunks < first + 2) return NULL;
+    reader_ahead *a = calloc(1, sizeof *a);
+    if (!a) return NULL;
+    a->r = r;
+    a->cur = (int64_t)first - 1;
+    a->next_claim = first;
+    for (int i = 0; i < SLOTS; i++) a->slots[i].chunk = -1;
+    pthread_mutex_init(&a->mu, NULL);
+    pthread_cond_init(&a->work, NULL);
+    pthread_cond_init(&a->done, NULL);
+    uint32_t n = want > 0 ? (uint32_t)want : auto_workers();
+    if (n > MAX_WORKERS) n = MAX_WORKERS;
+    for (uint32_t i = 0; i < n; i++)
+        if (pthread_create(&a->th[a->nworkers], NULL, worker, a) == 0) a->nworkers++;
+    if (!a->nworkers) {
+        reader_ahead_stop(a);
+        return NULL;
+    }
+    return a;
+}
+
+void reader_ahead_stop(reader_ahead *a)
+{
+    if (!a) return;
+    pthread_mutex_lock(&a->mu);
+    a->stop = 1;
+    pthread_cond_broadcast(&a->work);
+    pthread_mutex_unlock(&a->mu);
+    for (uint32_t i = 0; i < a->nworkers; i++) pthread_join(a->th[i], NULL);
+    for (int i = 0; i < SLOTS; i++) chunk_bufs_free(&a->slots[i].bufs);
+    pthread_mutex_destroy(&a->mu);
+    pthread_cond_destroy(&a->work);
+    pthread_cond_destroy(&a->done);
+    free(a);
+}
+
+int64_t reader_ahead_next(const reader_ahead *a) { return a->cur + 1; }
+
+vgt_status reader_ahead_take(reader_ahead *a, chunk_header *h, int *header_ok, const uint8_t **view, vgt_error *err)
+{
+    pthread_mutex_lock(&a->mu);
+    int64_t i = a->cur + 1;
+    slot *s = &a->slots[i % SLOTS];
+    while (!(s->chunk == i && s->state == 2)) pthread_cond_wait(&a->done, &a->mu);
+    a->cur = i;                      /* the previous chunk's slot is free again */
+    pthread_cond_broadcast(&a->work);
+    pthread_mutex_unlock(&a->mu);
+    *header_ok = s->header_ok;
+    *h = s->h;
+    if (s->rc != VGT_OK) {
+        if (err) *err = s->err;
+        return s->rc;
+    }
+    *view = s->view;
+    return VGT_OK;
+}
