@@ -193,6 +193,10 @@ typedef struct vgt_replay_summary {
      * reproducible: no image, no parameter layout, ...); pointer parameters relocated; device ranges
      * kept at their captured addresses and moved */
     uint64_t cuda_forwarded, cuda_skipped, cuda_params_relocated, cuda_ranges_kept, cuda_ranges_moved;
+    /* lane 3: graph launches not run at all (of cuda_skipped) because a kernel node of the graph cannot be
+     * resolved (its function never looked up in the trace, its image missing, ...) or the graph has no
+     * nodes: what the graph computes is missing from the replay, which therefore fails */
+    uint64_t cuda_graphs_not_run;
 } vgt_replay_summary;
 
 typedef struct vgt_replay vgt_replay;
