@@ -13,6 +13,7 @@
  *   cuda_proc.c   cuGetProcAddress and cuGetProcAddress_v2
  *   cuda_image.c  the size and kind of a module image given only its address (fatbin, ELF cubin, PTX)
  *   cuda_launch.c the module, function, launch and graph wrappers
+ *   cuda_nodefn.c a graph kernel node's function the program never looked up: its owner, at instantiation
  *   cuda_mem.c    the memory, stream, event and synchronization wrappers
  *
  * Every wrapper calls the real entry point and returns its result unchanged: the capture is transparent.
@@ -62,9 +63,14 @@ void cu_state_unlock(void);
 /* Images: remember one by hash, written when a launch first needs it (cu_image_for_function). Returns the
  * hash (0 when unknown). copy: the caller's bytes may not outlive the call (keep a copy). */
 uint64_t cu_image_note(const void *image, uint64_t size, uint32_t kind, int copy);
-/* Owners: handle -> (owner handle, image hash, name). */
-void cu_owner_set(uint64_t handle, uint64_t owner, uint64_t image_hash, const char *name);
+/* Owners: handle -> (owner handle, image hash, name), of a kind: a module or library load, a CUfunction,
+ * a CUkernel (cuLibraryGetKernel). */
+enum { CU_OWNER_LOAD = 0, CU_OWNER_FUNCTION = 1, CU_OWNER_KERNEL = 2 };
+void cu_owner_set(uint64_t handle, uint64_t owner, uint64_t image_hash, const char *name, int kind);
 const char *cu_owner_name(uint64_t handle);     /* valid until the handle is forgotten */
+int cu_owner_kind(uint64_t handle);             /* CU_OWNER_*; -1: a handle never seen */
+/* The handles of kind named name (any name: NULL), newest first: at most max into out; returns how many. */
+uint32_t cu_owner_list(int kind, const char *name, uint64_t *out, uint32_t max);
 /* Before a launch of function: write its module's image if not written yet. */
 void cu_image_for_function(uint64_t function);
 /* The parameter layout of a function: n parameters, offsets and sizes (8 bytes per parameter: u32
@@ -92,6 +98,12 @@ void cu_graph_before_launch(uint64_t exec, uint64_t stream, const cu_call *c);
 void cu_graph_forget(uint64_t exec);
 /* At the end of the capture: a note of what was never synchronized. */
 void cu_state_finish(void);
+
+/* ---- cuda_nodefn.c ---- */
+/* A graph kernel node's function (func, and the node's CUkernel kern where the driver gave one) that the
+ * program never looked up: find what owns it and write its CUDA_FUNCTION record (api cuGraphInstantiate,
+ * c's call head) before the node's record, so that a replay can load it. */
+void cu_node_function(const cu_call *c, uint64_t func, uint64_t kern);
 
 /* ---- cuda_launch.c ---- */
 /* Pack kernelParams / extra into the parameter buffer (malloc'd, *len) by the function's layout. */

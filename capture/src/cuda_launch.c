@@ -67,7 +67,7 @@ SHIM_EXPORT CUresult cuModuleLoad(CUmodule *m, const char *fname)
     cu_end(&c, r);
     if (c.rec) {
         uint64_t h = note_file(&c, fname), mod = r == CUDA_SUCCESS && m ? U64(*m) : 0;
-        cu_owner_set(mod, 0, h, NULL);
+        cu_owner_set(mod, 0, h, NULL, CU_OWNER_LOAD);
         write_load(&c, mod, h, fname);
     }
     return r;
@@ -80,7 +80,7 @@ SHIM_EXPORT CUresult cuModuleLoad(CUmodule *m, const char *fname)
     cu_end(&c, r);                                                                    \
     if (c.rec) {                                                                      \
         uint64_t h = note_image(&c, image, copy), mod = r == CUDA_SUCCESS && m ? U64(*m) : 0; \
-        cu_owner_set(mod, 0, h, NULL);                                                \
+        cu_owner_set(mod, 0, h, NULL, CU_OWNER_LOAD);                                 \
         write_load(&c, mod, h, NULL);                                                 \
     }                                                                                 \
     return r
@@ -117,7 +117,7 @@ SHIM_EXPORT CUresult cuLibraryLoadFromFile(CUlibrary *m, const char *path, CUjit
     cu_end(&c, r);
     if (c.rec) {
         uint64_t h = note_file(&c, path), lib = r == CUDA_SUCCESS && m ? U64(*m) : 0;
-        cu_owner_set(lib, 0, h, NULL);
+        cu_owner_set(lib, 0, h, NULL, CU_OWNER_LOAD);
         write_load(&c, lib, h, path);
     }
     return r;
@@ -167,7 +167,7 @@ SHIM_EXPORT CUresult cuModuleGetFunction(CUfunction *f, CUmodule m, const char *
     CUresult r = CU_REAL(cuModuleGetFunction) ? CU_REAL(cuModuleGetFunction)(f, m, name) : CUDA_ERROR_NOT_FOUND;
     cu_end(&c, r);
     uint64_t fn = r == CUDA_SUCCESS && f ? U64(*f) : 0;
-    if (c.rec) cu_owner_set(fn, U64(m), 0, name);
+    if (c.rec) cu_owner_set(fn, U64(m), 0, name, CU_OWNER_FUNCTION);
     write_function(&c, fn, U64(m), name);
     return r;
 }
@@ -179,7 +179,7 @@ SHIM_EXPORT CUresult cuLibraryGetKernel(CUkernel *k, CUlibrary lib, const char *
     CUresult r = CU_REAL(cuLibraryGetKernel) ? CU_REAL(cuLibraryGetKernel)(k, lib, name) : CUDA_ERROR_NOT_FOUND;
     cu_end(&c, r);
     uint64_t kh = r == CUDA_SUCCESS && k ? U64(*k) : 0;
-    if (c.rec) cu_owner_set(kh, U64(lib), 0, name);
+    if (c.rec) cu_owner_set(kh, U64(lib), 0, name, CU_OWNER_KERNEL);
     write_function(&c, kh, U64(lib), name);
     return r;
 }
@@ -195,7 +195,7 @@ SHIM_EXPORT CUresult cuKernelGetFunction(CUfunction *f, CUkernel k)
         const char *name = cu_owner_name(U64(k));
         char copy[512] = "";
         if (name) snprintf(copy, sizeof copy, "%s", name);
-        cu_owner_set(fn, U64(k), 0, copy[0] ? copy : NULL);
+        cu_owner_set(fn, U64(k), 0, copy[0] ? copy : NULL, CU_OWNER_FUNCTION);
         write_function(&c, fn, U64(k), copy);
     }
     return r;
@@ -451,6 +451,8 @@ static void write_graph_nodes(const cu_call *c, CUgraphExec exec, CUgraphNode *n
             CUDA_KERNEL_NODE_PARAMS_v2 p;
             memset(&p, 0, sizeof p);
             if (kparams(nodes[i], &p) != CUDA_SUCCESS) continue;
+            /* a launch of a CUkernel captured from a stream: the driver's own CUfunction for it */
+            cu_node_function(c, U64(p.func), U64(p.kern));
             launch_desc d = {p.func ? p.func : (CUfunction)(void *)p.kern, {p.gridDimX, p.gridDimY, p.gridDimZ},
                              {p.blockDimX, p.blockDimY, p.blockDimZ}, p.sharedMemBytes, NULL, p.kernelParams, p.extra,
                              VGT_CUDA_KERNEL_GRAPH_NODE};

@@ -387,6 +387,25 @@ SHIM_EXPORT CUresult cuCtxSynchronize(void)
     return r;
 }
 
+/* cuCtxSynchronize_v2 (CUDA 13.0): the context given (NULL: the current one); what the runtime's
+ * cudaDeviceSynchronize calls when it was built against CUDA 13. */
+SHIM_EXPORT CUresult cuCtxSynchronize_v2(CUcontext ctx)
+{
+    cu_call c;
+    cu_begin(&c, VGT_CUDA_CTX_SYNCHRONIZE, 0);
+    CUresult r = CU_REAL(cuCtxSynchronize_v2) ? CU_REAL(cuCtxSynchronize_v2)(ctx) : CUDA_ERROR_NOT_FOUND;
+    cu_end(&c, r);
+    write_call(&c, U64(ctx), 0, 0);
+    if (c.rec && r == CUDA_SUCCESS) cu_flush_dtoh(&c, 0, 1);
+    return r;
+}
+
+static void began_capture(cu_call *c, CUresult r, CUstream s, int mode)
+{
+    if (c->rec && r == CUDA_SUCCESS) cu_capture_begin(U64(s));
+    write_call(c, U64(s), (uint64_t)mode, 0);
+}
+
 #define BEGIN_CAPTURE(sym, vf)                                                                       \
     SHIM_EXPORT CUresult sym(CUstream s, int mode)                                                   \
     {                                                                                                \
@@ -394,12 +413,25 @@ SHIM_EXPORT CUresult cuCtxSynchronize(void)
         cu_begin(&c, VGT_CUDA_STREAM_BEGIN_CAPTURE, vf);                                             \
         CUresult r = CU_REAL(sym) ? CU_REAL(sym)(s, mode) : CUDA_ERROR_NOT_FOUND;                    \
         cu_end(&c, r);                                                                               \
-        if (c.rec && r == CUDA_SUCCESS) cu_capture_begin(U64(s));                                    \
-        write_call(&c, U64(s), (uint64_t)mode, 0);                                                   \
+        began_capture(&c, r, s, mode);                                                               \
         return r;                                                                                    \
     }
 BEGIN_CAPTURE(cuStreamBeginCapture_v2, 0)
 BEGIN_CAPTURE(cuStreamBeginCapture_v2_ptsz, PT)
+
+/* The first version (CUDA 10.0) has no mode: it captures in global mode (CU_STREAM_CAPTURE_MODE_GLOBAL, 0). */
+#define BEGIN_CAPTURE_V1(sym, vf)                                                                    \
+    SHIM_EXPORT CUresult sym(CUstream s)                                                             \
+    {                                                                                                \
+        cu_call c;                                                                                   \
+        cu_begin(&c, VGT_CUDA_STREAM_BEGIN_CAPTURE, vf);                                             \
+        CUresult r = CU_REAL(sym) ? CU_REAL(sym)(s) : CUDA_ERROR_NOT_FOUND;                          \
+        cu_end(&c, r);                                                                               \
+        began_capture(&c, r, s, 0);                                                                  \
+        return r;                                                                                    \
+    }
+BEGIN_CAPTURE_V1(cuStreamBeginCapture, 0)
+BEGIN_CAPTURE_V1(cuStreamBeginCapture_ptsz, PT)
 
 #define END_CAPTURE(sym, vf)                                                                         \
     SHIM_EXPORT CUresult sym(CUstream s, CUgraph *g)                                                 \

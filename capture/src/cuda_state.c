@@ -73,6 +73,7 @@ uint64_t cu_image_note(const void *bytes, uint64_t size, uint32_t kind, int copy
 typedef struct owner {
     uint64_t handle, parent, image_hash;
     char *name;
+    int kind;                     /* CU_OWNER_* */
 } owner;
 static owner *owners;
 static uint64_t nowners, capowners;
@@ -84,14 +85,14 @@ static owner *owner_find(uint64_t h)
     return NULL;
 }
 
-void cu_owner_set(uint64_t handle, uint64_t parent, uint64_t image_hash, const char *name)
+void cu_owner_set(uint64_t handle, uint64_t parent, uint64_t image_hash, const char *name, int kind)
 {
     if (!handle) return;
     cu_state_lock();
     owner *o = owner_find(handle);
     if (!o && GROW(owners, nowners, capowners)) o = &owners[nowners++], memset(o, 0, sizeof *o);
     if (o) {
-        o->handle = handle, o->parent = parent, o->image_hash = image_hash;
+        o->handle = handle, o->parent = parent, o->image_hash = image_hash, o->kind = kind;
         free(o->name);
         o->name = name ? strdup(name) : NULL;
     }
@@ -103,6 +104,26 @@ const char *cu_owner_name(uint64_t handle)
     cu_state_lock();
     owner *o = owner_find(handle);
     const char *n = o ? o->name : NULL;
+    cu_state_unlock();
+    return n;
+}
+
+int cu_owner_kind(uint64_t handle)
+{
+    cu_state_lock();
+    owner *o = owner_find(handle);
+    int k = o ? o->kind : -1;
+    cu_state_unlock();
+    return k;
+}
+
+uint32_t cu_owner_list(int kind, const char *name, uint64_t *out, uint32_t max)
+{
+    uint32_t n = 0;
+    cu_state_lock();
+    for (uint64_t i = nowners; i-- > 0 && n < max;)
+        if (owners[i].kind == kind && (!name || (owners[i].name && !strcmp(owners[i].name, name))))
+            out[n++] = owners[i].handle;
     cu_state_unlock();
     return n;
 }

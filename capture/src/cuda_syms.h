@@ -1,6 +1,8 @@
 /* cuda_syms.h: the libcuda entry points the capture wraps, by exported name (cuda.h maps the API names
  * to these: cuMemAlloc is cuMemAlloc_v2, cuLaunchKernel with per-thread default streams is
- * cuLaunchKernel_ptsz). One list: cuda_hook.c builds the symbol table from it, the wrappers define them. */
+ * cuLaunchKernel_ptsz, cuCtxSynchronize at CUDA 13.0 is cuCtxSynchronize_v2, which takes the context;
+ * cuStreamBeginCapture at CUDA 10.0 is the first version, without a mode, which the runtime asks for too).
+ * One list: cuda_hook.c builds the symbol table from it, the wrappers define them. */
 #ifndef VGT_CAPTURE_CUDA_SYMS_H
 #define VGT_CAPTURE_CUDA_SYMS_H
 
@@ -25,8 +27,9 @@
     X(cuStreamCreate) X(cuStreamCreateWithPriority) X(cuStreamDestroy_v2) \
     X(cuStreamSynchronize) X(cuStreamSynchronize_ptsz) X(cuStreamWaitEvent) X(cuStreamWaitEvent_ptsz) \
     X(cuEventCreate) X(cuEventRecord) X(cuEventRecord_ptsz) X(cuEventRecordWithFlags) \
-    X(cuEventRecordWithFlags_ptsz) X(cuEventSynchronize) X(cuEventDestroy_v2) X(cuCtxSynchronize) \
-    X(cuStreamBeginCapture_v2) X(cuStreamBeginCapture_v2_ptsz) X(cuStreamEndCapture) X(cuStreamEndCapture_ptsz)
+    X(cuEventRecordWithFlags_ptsz) X(cuEventSynchronize) X(cuEventDestroy_v2) X(cuCtxSynchronize) X(cuCtxSynchronize_v2) \
+    X(cuStreamBeginCapture) X(cuStreamBeginCapture_ptsz) X(cuStreamBeginCapture_v2) X(cuStreamBeginCapture_v2_ptsz) \
+    X(cuStreamEndCapture) X(cuStreamEndCapture_ptsz)
 
 #define CU_DECLARE_REAL(s) extern void *cu_real_##s;
 CU_SYMS(CU_DECLARE_REAL)

@@ -671,5 +671,6 @@ uint64_t vgt_replay_translate(const vgt_replay *rp, uint64_t va) { return addr_t
 
 int vgt_replay_summary_failed(const vgt_replay_summary *s)
 {
-    return s->checks_failed || s->faults || s->blocked || s->ctr.faults || s->refused || s->synth_refused;
+    return s->checks_failed || s->faults || s->blocked || s->ctr.faults || s->refused || s->synth_refused ||
+           s->cuda_graphs_not_run;
 }

@@ -170,35 +170,46 @@ static int resolve_function(vgt_replay *rp, lane_cuda *lc, uint64_t fn, uint64_t
 
 /* ---- launches ---- */
 
-static vgt_status launch(vgt_replay *rp, lane_cuda *lc, const vgt_record *rec, const vgt_rec_cuda_kernel *k)
+/* Whether the kernel of k can be run: its backend function in *fn; else why not, in why. */
+static int kernel_ready(vgt_replay *rp, lane_cuda *lc, const vgt_rec_cuda_kernel *k, uint64_t *fn, char *why, size_t n)
 {
-    char why[VGT_ERROR_MSG_MAX];
-    uint64_t fn;
     if (k->call.flags & VGT_CUDA_KERNEL_PARAMS_UNKNOWN) {
-        rp->sum.cuda_skipped++;
-        engine_warn(rp, "CUDA_KERNEL seq %llu not replayed: its parameters were not captured (no layout)",
-                    (unsigned long long)rec->seq);
-        return VGT_OK;
+        snprintf(why, n, "its parameters were not captured (no layout)");
+        return 0;
     }
-    if (!resolve_function(rp, lc, k->function, &fn, why, sizeof why)) {
-        rp->sum.cuda_skipped++;
-        engine_warn(rp, "CUDA_KERNEL seq %llu not replayed: %s", (unsigned long long)rec->seq, why);
-        return VGT_OK;
-    }
-    uint8_t *params = NULL;
-    if (k->params_length && !(params = malloc(k->params_length))) return nomem(NULL);
+    return resolve_function(rp, lc, k->function, fn, why, n);
+}
+
+/* Run k's kernel (backend function fn) with its parameters relocated. Not counted here: a launch counts
+ * as one forwarded call, a graph's kernel node as part of its graph launch. */
+static void run_kernel(vgt_replay *rp, lane_cuda *lc, const vgt_record *rec, const vgt_rec_cuda_kernel *k, uint64_t fn,
+                       uint8_t *params)
+{
     if (k->params_length) memcpy(params, k->params, k->params_length);
     rp->sum.cuda_params_relocated += lc_relocate_params(lc, params, k->params_length, k->layout, k->layout_length);
     vgt_error e;
-    vgt_status rc = rp->ops->cuda->launch(rp->be, fn, k->grid, k->block, k->shared_bytes, params, k->params_length,
-                                          (k->call.flags & VGT_CUDA_KERNEL_COOPERATIVE) != 0, &e);
-    free(params);
-    rp->sum.cuda_forwarded++;
-    if (rc != VGT_OK) {
+    if (rp->ops->cuda->launch(rp->be, fn, k->grid, k->block, k->shared_bytes, params, k->params_length,
+                              (k->call.flags & VGT_CUDA_KERNEL_COOPERATIVE) != 0, &e) != VGT_OK) {
         rp->sum.faults++;
         engine_warn(rp, "CUDA_KERNEL seq %llu (%ux%ux%u x %ux%ux%u): %s", (unsigned long long)rec->seq, k->grid[0],
                     k->grid[1], k->grid[2], k->block[0], k->block[1], k->block[2], e.msg);
     }
+}
+
+static vgt_status launch(vgt_replay *rp, lane_cuda *lc, const vgt_record *rec, const vgt_rec_cuda_kernel *k, vgt_error *err)
+{
+    char why[VGT_ERROR_MSG_MAX];
+    uint64_t fn;
+    if (!kernel_ready(rp, lc, k, &fn, why, sizeof why)) {
+        rp->sum.cuda_skipped++;
+        engine_warn(rp, "CUDA_KERNEL seq %llu not replayed: %s", (unsigned long long)rec->seq, why);
+        return VGT_OK;
+    }
+    uint8_t *params = malloc(k->params_length ? k->params_length : 1);
+    if (!params) return nomem(err);
+    run_kernel(rp, lc, rec, k, fn, params);
+    free(params);
+    rp->sum.cuda_forwarded++;
     return VGT_OK;
 }
 
@@ -254,24 +265,61 @@ static int node_cmp(const void *a, const void *b)
     return x->index < y->index ? -1 : x->index > y->index;
 }
 
+/* Whether every kernel node of g can run: a graph runs whole or not at all (its nodes feed each other). */
+static int graph_ready(vgt_replay *rp, lane_cuda *lc, lc_graph *g, char *why, size_t n, vgt_error *err, vgt_status *st)
+{
+    *st = VGT_OK;
+    for (uint32_t i = 0; i < g->nnodes; i++) {
+        lc_node *node = &g->nodes[i];
+        if (node->rec.type != VGT_REC_CUDA_KERNEL) continue;
+        vgt_rec_cuda_kernel k;
+        if ((*st = vgt_decode_cuda_kernel(&node->rec, &k, err)) != VGT_OK) return 0;
+        uint64_t fn;
+        char r[VGT_ERROR_MSG_MAX];
+        if (!kernel_ready(rp, lc, &k, &fn, r, sizeof r)) {
+            snprintf(why, n, "its kernel node %u (CUDA_KERNEL seq %llu) cannot run: %s", node->index,
+                     (unsigned long long)node->rec.seq, r);
+            return 0;
+        }
+    }
+    return 1;
+}
+
 static vgt_status graph_launch(vgt_replay *rp, lane_cuda *lc, const vgt_record *rec, uint64_t exec, vgt_error *err)
 {
     lc_graph *g = graph_find(lc, exec, 0);
     if (!g) {
         rp->sum.cuda_skipped++;
-        engine_warn(rp, "cuGraphLaunch seq %llu: graph exec 0x%llx has no nodes in the trace", (unsigned long long)rec->seq,
-                    (unsigned long long)exec);
+        rp->sum.cuda_graphs_not_run++;
+        engine_warn(rp, "cuGraphLaunch seq %llu not replayed: graph exec 0x%llx has no nodes in the trace",
+                    (unsigned long long)rec->seq, (unsigned long long)exec);
         return VGT_OK;
     }
     qsort(g->nodes, g->nnodes, sizeof *g->nodes, node_cmp);
-    rp->sum.cuda_forwarded++;
+    char why[2 * VGT_ERROR_MSG_MAX];
+    vgt_status st;
+    if (!graph_ready(rp, lc, g, why, sizeof why, err, &st)) {
+        if (st != VGT_OK) return st;
+        rp->sum.cuda_skipped++;
+        rp->sum.cuda_graphs_not_run++;
+        if (!g->not_run++)   /* once per graph: each of its launches counts */
+            engine_warn(rp, "cuGraphLaunch seq %llu not replayed, nor any later launch of graph exec 0x%llx: %s",
+                        (unsigned long long)rec->seq, (unsigned long long)exec, why);
+        return VGT_OK;
+    }
+    rp->sum.cuda_forwarded++;   /* one forwarded call: the graph launch, whatever its nodes */
     for (uint32_t i = 0; i < g->nnodes; i++) {
         lc_node *n = &g->nodes[i];
         if (n->rec.type == VGT_REC_CUDA_KERNEL) {
             vgt_rec_cuda_kernel k;
+            uint64_t fn;
+            char r[VGT_ERROR_MSG_MAX];
             VGT_TRY(vgt_decode_cuda_kernel(&n->rec, &k, err));
-            VGT_TRY(launch(rp, lc, &n->rec, &k));
-            rp->sum.cuda_forwarded--;   /* counted once, as the graph launch */
+            if (!kernel_ready(rp, lc, &k, &fn, r, sizeof r)) continue;   /* checked above */
+            uint8_t *params = malloc(k.params_length ? k.params_length : 1);
+            if (!params) return nomem(err);
+            run_kernel(rp, lc, &n->rec, &k, fn, params);
+            free(params);
         } else {
             vgt_rec_cuda_memory m;
             VGT_TRY(vgt_decode_cuda_memory(&n->rec, &m, err));
@@ -330,7 +378,7 @@ vgt_status lane_cuda_record(vgt_replay *rp, const vgt_record *rec, vgt_error *er
         VGT_TRY(vgt_decode_cuda_kernel(rec, &k, err));
         if (k.call.flags & VGT_CUDA_KERNEL_STREAM_CAPTURE) return VGT_OK;
         if (k.call.flags & VGT_CUDA_KERNEL_GRAPH_NODE) return keep_node(lc, rec, k.graph_exec, k.node_index, err);
-        return launch(rp, lc, rec, &k);
+        return launch(rp, lc, rec, &k, err);
     }
     case VGT_REC_CUDA_MEMORY: {
         vgt_rec_cuda_memory m;

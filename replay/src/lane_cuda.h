@@ -30,6 +30,7 @@ typedef struct lc_node {
 
 typedef struct lc_graph {
     uint64_t exec;
+    uint64_t not_run;            /* launches not run: a kernel node cannot be resolved */
     lc_node *nodes;
     uint32_t nnodes, capnodes;
 } lc_graph;

@@ -166,6 +166,9 @@ static int result_why(const vgt_replay_summary *s, int check, const vgt_coverage
     if (s->synth_refused)
         add_reason(buf, cap, "%llu submission%s not synthesized", (unsigned long long)s->synth_refused,
                    s->synth_refused > 1 ? "s" : "");
+    if (s->cuda_graphs_not_run)
+        add_reason(buf, cap, "%llu CUDA graph launch%s not run", (unsigned long long)s->cuda_graphs_not_run,
+                   s->cuda_graphs_not_run > 1 ? "es" : "");
     int short_of = coverage_short(s, check, min);
     if (short_of) {
         char have[96], want[64];
@@ -228,6 +231,9 @@ static void print_summary_text(FILE *f, const vgt_replay_summary *s, int check, 
                 (unsigned long long)s->cuda_forwarded, (unsigned long long)s->cuda_skipped,
                 (unsigned long long)s->cuda_ranges_kept, (unsigned long long)s->cuda_ranges_moved,
                 (unsigned long long)s->cuda_params_relocated);
+    if (s->cuda_graphs_not_run)
+        fprintf(f, "  cuda: %llu graph launches not run (a kernel node cannot be resolved; see the warnings)\n",
+                (unsigned long long)s->cuda_graphs_not_run);
     if (s->work_counted) print_work_text(f, k);
     else fprintf(f, "  work: not counted by backend %s, which runs the push buffers without decoding them ('vgt "
                     "census TRACE' counts the launches, draws, copies, semaphores and macro calls)\n", s->backend);
@@ -320,11 +326,11 @@ static void print_summary_json(FILE *f, const vgt_replay_summary *s, int check, 
             (unsigned long long)s->synth_refused);
     fprintf(f, "\"lanes\":{\"verbatim\":%llu,\"synth\":%llu,\"cuda\":%llu},", (unsigned long long)s->lanes[VGT_LANE_VERBATIM],
             (unsigned long long)s->lanes[VGT_LANE_SYNTH], (unsigned long long)s->lanes[VGT_LANE_CUDA]);
-    fprintf(f, "\"cuda\":{\"forwarded\":%llu,\"skipped\":%llu,\"params_relocated\":%llu,\"ranges_kept\":%llu,"
-               "\"ranges_moved\":%llu},",
+    fprintf(f, "\"cuda\":{\"forwarded\":%llu,\"skipped\":%llu,\"graphs_not_run\":%llu,\"params_relocated\":%llu,"
+               "\"ranges_kept\":%llu,\"ranges_moved\":%llu},",
             (unsigned long long)s->cuda_forwarded, (unsigned long long)s->cuda_skipped,
-            (unsigned long long)s->cuda_params_relocated, (unsigned long long)s->cuda_ranges_kept,
-            (unsigned long long)s->cuda_ranges_moved);
+            (unsigned long long)s->cuda_graphs_not_run, (unsigned long long)s->cuda_params_relocated,
+            (unsigned long long)s->cuda_ranges_kept, (unsigned long long)s->cuda_ranges_moved);
     fprintf(f, "\"replay_span_ns\":%llu,\"capture_span_ns\":%llu,", (unsigned long long)s->replay_span_ns,
             (unsigned long long)s->capture_span_ns);
     fprintf(f, "\"addresses\":{\"relocations\":%llu,\"operands_rewritten\":%llu,\"entries_rewritten\":%llu,"

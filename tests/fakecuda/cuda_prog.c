@@ -1,7 +1,10 @@
 /* cuda_prog.c: a CUDA driver API program for the capture's CPU tests, run against fake_libcuda.c. It uses
  * the driver both ways a real program does: linked calls (part 1), and entry points found through
  * dlopen + dlsym(cuGetProcAddress_v2) + cuGetProcAddress, as the CUDA runtime finds them (part 2), then a
- * graph launched twice with different inputs (part 3). Prints one RESULT line (the same with and without
+ * graph launched twice with different inputs (part 3), then a graph captured from a stream as the CUDA runtime
+ * makes one, of CUkernels, through the entry points cuGetProcAddress answers at the runtime's versions
+ * (cuStreamBeginCapture at 10000 and 12000, cuCtxSynchronize at 13000: cuCtxSynchronize_v2), launched
+ * twice (part 4). Prints one RESULT line (the same with and without
  * capture) and "rtld_next same|different": whether dlsym(RTLD_NEXT) from the program still answers as
  * for the program (the capture's dlsym must keep the caller's identity).
  * Exit 0 when every result checks, 1 otherwise. */
@@ -142,11 +145,60 @@ int main(void)
             if (c[i] != a[i] + b[i]) { fprintf(stderr, "FAIL graph round %d c[%d]\n", round, i); return 1; }
         h3 ^= fnv(c, sizeof c) + (uint64_t)round;
     }
+
+    /* part 4: a graph captured from a stream, of CUkernels, as cudaStreamBeginCapture ... cudaGraphLaunch make
+     * it: host x -> dx, scale(dx, 2), vadd(dx, db, dy), dy -> host y; launched twice with different x */
+    CUresult (*begin_v1)(CUstream), (*begin_v1_pt)(CUstream);
+    CUresult (*begin)(CUstream, int);
+    CUresult (*end)(CUstream, CUgraph *);
+    CUresult (*instantiate)(CUgraphExec *, CUgraph, unsigned long long);
+    CUresult (*glaunch)(CUgraphExec, CUstream);
+    CUresult (*ctx_sync)(CUcontext);
+    CUresult (*htod_async)(CUdeviceptr, const void *, size_t, CUstream);
+    /* the runtime asks for every version it knows: cuStreamBeginCapture without a mode too */
+    CK(gpa("cuStreamBeginCapture", (void **)&begin_v1, 10000, 0, NULL));
+    CK(gpa("cuStreamBeginCapture", (void **)&begin_v1_pt, 10000, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, NULL));
+    CK(gpa("cuStreamBeginCapture", (void **)&begin, 12000, 0, NULL));
+    CK(gpa("cuStreamEndCapture", (void **)&end, 12000, 0, NULL));
+    CK(gpa("cuGraphInstantiate", (void **)&instantiate, 12000, 0, NULL));
+    CK(gpa("cuGraphLaunch", (void **)&glaunch, 12000, 0, NULL));
+    CK(gpa("cuCtxSynchronize", (void **)&ctx_sync, 13000, 0, NULL));
+    CK(gpa("cuMemcpyHtoDAsync", (void **)&htod_async, 12000, 0, NULL));
+    if ((void *)begin_v1 == (void *)begin) { fprintf(stderr, "FAIL cuStreamBeginCapture versions\n"); return 1; }
+    static float x[N], y[N];
+    CUkernel kvadd;
+    CUstream cs;
+    CUdeviceptr dx, dy;
+    CUgraph cg;
+    CUgraphExec cge;
+    CK(get_kernel(&kvadd, l, "vadd"));
+    CK(alloc(&dx, sizeof x));
+    CK(alloc(&dy, sizeof y));
+    CK(stream_create(&cs, 0));
+    float two = 2.0f;
+    void *s2args[] = {&dx, &two, &n};
+    void *vargs[] = {&dx, &db, &dy, &n};
+    CK(begin(cs, 0));
+    CK(htod_async(dx, x, sizeof x, cs));
+    CK(launch((CUfunction)(void *)scale, N / 256, 1, 1, 256, 1, 1, 0, cs, s2args, NULL));
+    CK(launch((CUfunction)(void *)kvadd, N / 256, 1, 1, 256, 1, 1, 0, cs, vargs, NULL));
+    CK(dtoh_async(y, dy, sizeof y, cs));
+    CK(end(cs, &cg));
+    CK(instantiate(&cge, cg, 0));
+    uint64_t h4 = 0;
+    for (int round = 0; round < 2; round++) {
+        for (int i = 0; i < N; i++) x[i] = (float)(3 * i + round);
+        CK(glaunch(cge, cs));
+        CK(ctx_sync(NULL));
+        for (int i = 0; i < N; i++)
+            if (y[i] != x[i] * 2.0f + b[i]) { fprintf(stderr, "FAIL captured graph round %d y[%d]\n", round, i); return 1; }
+        h4 ^= fnv(y, sizeof y) + (uint64_t)round;
+    }
     CK(cuMemFree_v2(da));
 
     void *next = dlsym(RTLD_NEXT, "cuInit"), *dflt = dlsym(RTLD_DEFAULT, "cuInit");
-    printf("RESULT cuda_prog ok h1=%016llx h2=%016llx h3=%016llx\n", (unsigned long long)h1, (unsigned long long)h2,
-           (unsigned long long)h3);
+    printf("RESULT cuda_prog ok h1=%016llx h2=%016llx h3=%016llx h4=%016llx\n", (unsigned long long)h1,
+           (unsigned long long)h2, (unsigned long long)h3, (unsigned long long)h4);
     printf("rtld_next %s\n", next == dflt ? "same" : "different");
     return 0;
 }

@@ -13,7 +13,15 @@
  * pages readable and writable. cuInit opens FAKECUDA_CTL when set (the capture starts at the program's
  * first open of a GPU node; the tests name a plain file as that node). FAKECUDA_VERBOSE=1 prints each call.
  * cuGetProcAddress answers from the table at the end, as the real driver answers with its exported
- * functions. */
+ * functions, by version: cuStreamBeginCapture is its first version below 10010, cuCtxSynchronize is
+ * cuCtxSynchronize_v2 from 13000.
+ *
+ * As the real driver, a CUkernel (cuLibraryGetKernel) is a handle of its own, and the context's CUfunction
+ * for it (cuKernelGetFunction) a third one, different from what cuModuleGetFunction answers. Streams can be
+ * captured into graphs (cuStreamBeginCapture*, cuStreamEndCapture): launches and asynchronous copies into
+ * such a stream become nodes instead of running, and a launch of a CUkernel becomes a node of the
+ * context's CUfunction for it, which is what cuGraphKernelNodeGetParams answers (kern NULL): a function
+ * the program never looked up, as with the CUDA runtime's stream-captured graphs. */
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -41,6 +49,7 @@ static const struct { const char *name; int kind; uint32_t n, off[4], size[4]; }
     {"iota", 3, 3, {0, 8, 12}, {8, 4, 4}},
 };
 static ffunc funcs[3] = {{1, "vadd"}, {2, "scale"}, {3, "iota"}};
+static ffunc ctx_funcs[3] = {{1, "vadd"}, {2, "scale"}, {3, "iota"}};   /* cuKernelGetFunction's */
 
 static ffunc *find_kernel(const char *name)
 {
@@ -49,10 +58,19 @@ static ffunc *find_kernel(const char *name)
     return NULL;
 }
 
+/* The kernel of a CUfunction (a module's, or the context's for a CUkernel); -1 for anything else. */
 static int kernel_index(const void *f)
 {
     for (int i = 0; i < 3; i++)
-        if (f == &funcs[i]) return i;
+        if (f == &funcs[i] || f == &ctx_funcs[i]) return i;
+    return -1;
+}
+
+/* The kernel of a CUkernel (its entry + 1); -1 for anything else. */
+static int kern_index(const void *k)
+{
+    for (int i = 0; i < 3; i++)
+        if ((const char *)k == (const char *)&funcs[i] + 1) return i;
     return -1;
 }
 
@@ -81,6 +99,7 @@ API CUresult cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice d) { (void)d; *c = 
 API CUresult cuDevicePrimaryCtxRelease_v2(CUdevice d) { (void)d; return CUDA_SUCCESS; }
 API CUresult cuCtxSetCurrent(CUcontext c) { (void)c; return CUDA_SUCCESS; }
 API CUresult cuCtxSynchronize(void) { trace("cuCtxSynchronize"); return CUDA_SUCCESS; }
+API CUresult cuCtxSynchronize_v2(CUcontext c) { (void)c; trace("cuCtxSynchronize_v2"); return CUDA_SUCCESS; }
 
 /* ---- modules, libraries, functions ---- */
 API CUresult cuModuleLoadData(CUmodule *m, const void *image)
@@ -127,14 +146,24 @@ API CUresult cuLibraryGetKernel(CUkernel *k, CUlibrary l, const char *name)
 }
 API CUresult cuKernelGetFunction(CUfunction *f, CUkernel k)
 {
-    *f = (CUfunction)(void *)((char *)k - 1);
-    return kernel_index(*f) >= 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+    trace("cuKernelGetFunction");
+    int i = kern_index(k);
+    if (i < 0) return CUDA_ERROR_INVALID_VALUE;
+    *f = (CUfunction)(void *)&ctx_funcs[i];
+    return CUDA_SUCCESS;
+}
+API CUresult cuFuncGetName(const char **name, CUfunction f)
+{
+    int i = kernel_index(f);
+    if (i < 0) return 400;
+    *name = kernels[i].name;
+    return CUDA_SUCCESS;
 }
 
 static int resolve(const void *f)
 {
     int i = kernel_index(f);
-    return i >= 0 ? i : kernel_index((const char *)f - 1);   /* a CUkernel used as a CUfunction */
+    return i >= 0 ? i : kern_index(f);   /* a CUkernel used as a CUfunction */
 }
 
 API CUresult cuFuncGetParamInfo(CUfunction f, size_t i, size_t *off, size_t *size)
@@ -147,11 +176,54 @@ API CUresult cuFuncGetParamInfo(CUfunction f, size_t i, size_t *off, size_t *siz
 }
 API CUresult cuKernelGetParamInfo(CUkernel kn, size_t i, size_t *off, size_t *size)
 {
-    int k = kernel_index((const char *)kn - 1);
+    int k = kern_index(kn);
     if (k < 0) return 400;
     if (i >= kernels[k].n) return CUDA_ERROR_INVALID_VALUE;
     *off = kernels[k].off[i], *size = kernels[k].size[i];
     return CUDA_SUCCESS;
+}
+
+/* ---- graphs and streams being captured into them (the entry points are further down) ---- */
+typedef struct fnode { int type; CUDA_KERNEL_NODE_PARAMS_v2 k; uint8_t params[64]; void *pp[4]; CUDA_MEMCPY3D m; } fnode;
+typedef struct fgraph { fnode nodes[16]; int n; } fgraph;
+API CUresult cuGraphAddKernelNode_v2(CUgraphNode *out, CUgraph g, const CUgraphNode *deps, size_t nd,
+                                     const CUDA_KERNEL_NODE_PARAMS_v2 *p);
+API CUresult cuGraphAddMemcpyNode(CUgraphNode *out, CUgraph g, const CUgraphNode *deps, size_t nd,
+                                  const CUDA_MEMCPY3D *p, CUcontext c);
+static int streams[64], events[64], nstreams, nevents;
+static fgraph *capturing[64];   /* per stream: the graph it is being captured into */
+
+static fgraph *capture_of(CUstream s)
+{
+    int *p = (int *)(void *)s;
+    return p >= streams && p < streams + 64 ? capturing[p - streams] : NULL;
+}
+
+/* A launch into a stream being captured: a kernel node. A CUkernel's node holds the context's CUfunction
+ * for it, as the driver makes it (the program never sees that handle). */
+static CUresult capture_launch(fgraph *g, CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                               unsigned bz, unsigned sh, void **params)
+{
+    int kn = kern_index(f);
+    CUDA_KERNEL_NODE_PARAMS_v2 p = {0};
+    p.func = kn >= 0 ? (CUfunction)(void *)&ctx_funcs[kn] : f;
+    p.gridDimX = gx, p.gridDimY = gy, p.gridDimZ = gz, p.blockDimX = bx, p.blockDimY = by, p.blockDimZ = bz;
+    p.sharedMemBytes = sh, p.kernelParams = params;
+    if (!params) return CUDA_ERROR_INVALID_VALUE;
+    CUgraphNode node;
+    return cuGraphAddKernelNode_v2(&node, (CUgraph)(void *)g, NULL, 0, &p);
+}
+
+/* An asynchronous copy into a stream being captured: a memcpy node. */
+static CUresult capture_copy(fgraph *g, int dst_type, uintptr_t dst, int src_type, uintptr_t src, size_t n)
+{
+    CUDA_MEMCPY3D m = {0};
+    m.dstMemoryType = dst_type, m.srcMemoryType = src_type;
+    if (dst_type == CU_MEMORYTYPE_HOST) m.dstHost = (void *)dst; else m.dstDevice = dst;
+    if (src_type == CU_MEMORYTYPE_HOST) m.srcHost = (const void *)src; else m.srcDevice = src;
+    m.WidthInBytes = n, m.Height = 1, m.Depth = 1;
+    CUgraphNode node;
+    return cuGraphAddMemcpyNode(&node, (CUgraph)(void *)g, NULL, 0, &m, NULL);
 }
 
 /* Run kernel k over grid x block threads with the parameter buffer p (the kernel's layout). */
@@ -175,10 +247,12 @@ static void run(int k, unsigned threads, const uint8_t *p)
 }
 
 static CUresult launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
-                       void **params, void **extra)
+                       unsigned sh, CUstream s, void **params, void **extra)
 {
     int k = resolve(f);
     if (k < 0) return 400;
+    fgraph *g = capture_of(s);
+    if (g) return capture_launch(g, f, gx, gy, gz, bx, by, bz, sh, params);
     uint8_t buf[64] = {0};
     if (params) {
         for (uint32_t i = 0; i < kernels[k].n; i++) memcpy(buf + kernels[k].off[i], params[i], kernels[k].size[i]);
@@ -195,9 +269,8 @@ static CUresult launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsi
 API CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
                             unsigned sh, CUstream s, void **params, void **extra)
 {
-    (void)sh, (void)s;
     trace("cuLaunchKernel");
-    return launch(f, gx, gy, gz, bx, by, bz, params, extra);
+    return launch(f, gx, gy, gz, bx, by, bz, sh, s, params, extra);
 }
 API CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                                  unsigned bz, unsigned sh, CUstream s, void **params, void **extra)
@@ -207,13 +280,13 @@ API CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned gx, unsigned gy, unsigne
 API CUresult cuLaunchKernelEx(const CUlaunchConfig *c, CUfunction f, void **params, void **extra)
 {
     trace("cuLaunchKernelEx");
-    return launch(f, c->gridDimX, c->gridDimY, c->gridDimZ, c->blockDimX, c->blockDimY, c->blockDimZ, params, extra);
+    return launch(f, c->gridDimX, c->gridDimY, c->gridDimZ, c->blockDimX, c->blockDimY, c->blockDimZ, c->sharedMemBytes,
+                  c->hStream, params, extra);
 }
 API CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                                        unsigned bz, unsigned sh, CUstream s, void **params)
 {
-    (void)sh, (void)s;
-    return launch(f, gx, gy, gz, bx, by, bz, params, NULL);
+    return launch(f, gx, gy, gz, bx, by, bz, sh, s, params, NULL);
 }
 
 /* ---- memory: host memory ---- */
@@ -237,8 +310,18 @@ API CUresult cuMemcpyDtoD_v2(CUdeviceptr d, CUdeviceptr s, size_t n)
     return CUDA_SUCCESS;
 }
 API CUresult cuMemcpy(CUdeviceptr d, CUdeviceptr s, size_t n) { return cuMemcpyDtoD_v2(d, s, n); }
-API CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void *s, size_t n, CUstream st) { (void)st; return cuMemcpyHtoD_v2(d, s, n); }
-API CUresult cuMemcpyDtoHAsync_v2(void *d, CUdeviceptr s, size_t n, CUstream st) { (void)st; return cuMemcpyDtoH_v2(d, s, n); }
+API CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void *s, size_t n, CUstream st)
+{
+    fgraph *g = capture_of(st);
+    if (g) return capture_copy(g, CU_MEMORYTYPE_DEVICE, (uintptr_t)d, CU_MEMORYTYPE_HOST, U(s), n);
+    return cuMemcpyHtoD_v2(d, s, n);
+}
+API CUresult cuMemcpyDtoHAsync_v2(void *d, CUdeviceptr s, size_t n, CUstream st)
+{
+    fgraph *g = capture_of(st);
+    if (g) return capture_copy(g, CU_MEMORYTYPE_HOST, U(d), CU_MEMORYTYPE_DEVICE, (uintptr_t)s, n);
+    return cuMemcpyDtoH_v2(d, s, n);
+}
 API CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr d, CUdeviceptr s, size_t n, CUstream st) { (void)st; return cuMemcpyDtoD_v2(d, s, n); }
 API CUresult cuMemcpyAsync(CUdeviceptr d, CUdeviceptr s, size_t n, CUstream st) { (void)st; return cuMemcpyDtoD_v2(d, s, n); }
 API CUresult cuMemsetD8_v2(CUdeviceptr d, unsigned char v, size_t n) { memset((void *)(uintptr_t)d, v, n); return CUDA_SUCCESS; }
@@ -305,7 +388,6 @@ API CUresult cuMemSetAccess(CUdeviceptr p, size_t size, const CUmemAccessDesc *d
 }
 
 /* ---- streams, events ---- */
-static int streams[64], events[64], nstreams, nevents;
 API CUresult cuStreamCreate(CUstream *s, unsigned f) { (void)f; *s = (CUstream)(void *)&streams[nstreams++ % 64]; return CUDA_SUCCESS; }
 API CUresult cuStreamDestroy_v2(CUstream s) { (void)s; return CUDA_SUCCESS; }
 API CUresult cuStreamSynchronize(CUstream s) { (void)s; trace("cuStreamSynchronize"); return CUDA_SUCCESS; }
@@ -315,9 +397,33 @@ API CUresult cuEventRecord(CUevent e, CUstream s) { (void)e, (void)s; return CUD
 API CUresult cuEventSynchronize(CUevent e) { (void)e; return CUDA_SUCCESS; }
 API CUresult cuEventDestroy_v2(CUevent e) { (void)e; return CUDA_SUCCESS; }
 
+/* ---- stream capture ---- */
+API CUresult cuGraphCreate(CUgraph *g, unsigned f);
+API CUresult cuStreamBeginCapture_v2(CUstream s, int mode)
+{
+    (void)mode;
+    trace("cuStreamBeginCapture_v2");
+    int *p = (int *)(void *)s;
+    if (p < streams || p >= streams + 64 || capturing[p - streams]) return CUDA_ERROR_INVALID_VALUE;
+    CUgraph g;
+    cuGraphCreate(&g, 0);
+    capturing[p - streams] = (fgraph *)(void *)g;
+    return CUDA_SUCCESS;
+}
+API CUresult cuStreamBeginCapture_v2_ptsz(CUstream s, int mode) { return cuStreamBeginCapture_v2(s, mode); }
+API CUresult cuStreamBeginCapture(CUstream s) { return cuStreamBeginCapture_v2(s, 0); }
+API CUresult cuStreamBeginCapture_ptsz(CUstream s) { return cuStreamBeginCapture_v2(s, 0); }
+API CUresult cuStreamEndCapture(CUstream s, CUgraph *g)
+{
+    trace("cuStreamEndCapture");
+    int *p = (int *)(void *)s;
+    if (p < streams || p >= streams + 64 || !capturing[p - streams]) return CUDA_ERROR_INVALID_VALUE;
+    *g = (CUgraph)(void *)capturing[p - streams];
+    capturing[p - streams] = NULL;
+    return CUDA_SUCCESS;
+}
+
 /* ---- graphs: nodes kept in creation order, no edges ---- */
-typedef struct fnode { int type; CUDA_KERNEL_NODE_PARAMS_v2 k; uint8_t params[64]; void *pp[4]; CUDA_MEMCPY3D m; } fnode;
-typedef struct fgraph { fnode nodes[16]; int n; } fgraph;
 API CUresult cuGraphCreate(CUgraph *g, unsigned f) { (void)f; *g = (CUgraph)calloc(1, sizeof(fgraph)); return CUDA_SUCCESS; }
 API CUresult cuGraphDestroy(CUgraph g) { free(g); return CUDA_SUCCESS; }
 API CUresult cuGraphAddKernelNode_v2(CUgraphNode *out, CUgraph g, const CUgraphNode *deps, size_t nd,
@@ -405,27 +511,45 @@ API CUresult cuGraphExecDestroy(CUgraphExec e) { free(e); return CUDA_SUCCESS; }
 #define E(n) {#n, (void *)n}
 static const struct { const char *name; void *fn; } table[] = {
     E(cuInit), E(cuDriverGetVersion), E(cuDeviceGet), E(cuModuleLoadData), E(cuModuleLoadDataEx),
-    E(cuModuleGetFunction), E(cuLibraryLoadData), E(cuLibraryGetKernel), E(cuKernelGetFunction),
+    E(cuModuleGetFunction), E(cuLibraryLoadData), E(cuLibraryGetKernel), E(cuKernelGetFunction), E(cuFuncGetName),
     E(cuLaunchKernel), E(cuLaunchKernel_ptsz), E(cuLaunchKernelEx), E(cuMemAlloc_v2), E(cuMemFree_v2),
     E(cuMemcpyHtoD_v2), E(cuMemcpyDtoH_v2), E(cuMemcpyDtoHAsync_v2), E(cuMemcpyHtoDAsync_v2), E(cuMemsetD32_v2),
-    E(cuStreamCreate), E(cuStreamSynchronize), E(cuCtxSynchronize), E(cuGraphCreate), E(cuGraphAddKernelNode_v2),
-    E(cuGraphAddMemcpyNode), E(cuGraphInstantiateWithFlags), E(cuGraphLaunch), E(cuGraphExecDestroy),
-    E(cuFuncGetParamInfo),
+    E(cuStreamCreate), E(cuStreamSynchronize), E(cuCtxSynchronize), E(cuCtxSynchronize_v2), E(cuGraphCreate),
+    E(cuGraphAddKernelNode_v2), E(cuGraphAddMemcpyNode), E(cuGraphInstantiateWithFlags), E(cuGraphLaunch),
+    E(cuGraphExecDestroy), E(cuFuncGetParamInfo), E(cuStreamBeginCapture), E(cuStreamBeginCapture_ptsz),
+    E(cuStreamBeginCapture_v2), E(cuStreamBeginCapture_v2_ptsz), E(cuStreamEndCapture),
 };
-/* CUDA's versioned names: the base name at version >= 3020 is its _v2 where one exists; per-thread
- * default stream variants are _ptsz. */
+/* Names whose versions are not the general rule below: the name from version since on (older: the base). */
+static const struct { const char *base; int since; const char *name; } versioned[] = {
+    {"cuGraphInstantiate", 12000, "cuGraphInstantiateWithFlags"},
+    {"cuStreamBeginCapture", 10010, "cuStreamBeginCapture_v2"},
+    {"cuCtxSynchronize", 13000, "cuCtxSynchronize_v2"},
+};
+
+static void *find(const char *name)
+{
+    for (size_t k = 0; k < sizeof table / sizeof table[0]; k++)
+        if (!strcmp(table[k].name, name)) return table[k].fn;
+    return NULL;
+}
+
+/* CUDA's versioned names: the base name at version >= 3020 is its _v2 where one exists (but for the names
+ * of versioned[]); with the per-thread default stream flag, its _ptsz where one exists. */
 static void *lookup(const char *base, int version, cuuint64_t flags)
 {
-    char name[128];
-    const char *suffixes[] = {(flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) ? "_ptsz" : "", "_v2", ""};
-    for (int i = 0; i < 3; i++) {
-        if (i == 1 && version < 3020) continue;
-        snprintf(name, sizeof name, "%s%s", base, suffixes[i]);
-        if (!strcmp(base, "cuGraphInstantiate") && version >= 12000) snprintf(name, sizeof name, "cuGraphInstantiateWithFlags");
-        for (size_t k = 0; k < sizeof table / sizeof table[0]; k++)
-            if (!strcmp(table[k].name, name)) return table[k].fn;
-    }
-    return NULL;
+    char name[128], v[128];
+    snprintf(name, sizeof name, "%.100s", base);
+    int special = 0;
+    for (size_t i = 0; i < sizeof versioned / sizeof versioned[0]; i++)
+        if (!strcmp(base, versioned[i].base)) {
+            special = 1;
+            if (version >= versioned[i].since) snprintf(name, sizeof name, "%.100s", versioned[i].name);
+        }
+    snprintf(v, sizeof v, "%.100s_v2", base);
+    if (!special && version >= 3020 && find(v)) memcpy(name, v, sizeof name);
+    snprintf(v, sizeof v, "%.100s_ptsz", name);
+    if ((flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) && find(v)) return find(v);
+    return find(name);
 }
 API CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int version, cuuint64_t flags, void *status)
 {

@@ -1,6 +1,7 @@
 """The CUDA driver API lane without a GPU: tests/fakecuda's libcuda.so.1 (host memory) and its program
 cuda_prog, which calls the driver directly, through dlopen + dlsym(cuGetProcAddress_v2) + cuGetProcAddress
-(the CUDA runtime's way), and through a graph launched twice.
+(the CUDA runtime's way), through a graph launched twice, and through a graph captured from a stream as the
+CUDA runtime makes one (its kernel nodes hold functions the driver made from CUkernels: never looked up).
 
 - capture: `vgt record` writes the format 1.2 CUDA records beside the RM-level ones, and the program's output
   is unchanged (also with the shim loaded but not capturing); every road to an entry point is recorded;
@@ -23,7 +24,8 @@ N = 1024
 PTX = b"// fake PTX: .entry vadd .entry scale .entry iota\n\0"
 API = {"cuModuleLoadData": 3, "cuLibraryLoadData": 6, "cuModuleGetFunction": 10, "cuLibraryGetKernel": 11,
        "cuLaunchKernel": 13, "cuLaunchKernelEx": 14, "cuGraphLaunch": 16, "cuGraphInstantiate": 17, "cuMemAlloc": 19,
-       "cuMemcpyHtoD": 29, "cuMemcpyDtoH": 31, "cuMemcpyDtoHAsync": 32, "cuStreamSynchronize": 44}
+       "cuMemcpyHtoD": 29, "cuMemcpyHtoDAsync": 30, "cuMemcpyDtoH": 31, "cuMemcpyDtoHAsync": 32,
+       "cuStreamSynchronize": 44, "cuCtxSynchronize": 50, "cuStreamBeginCapture": 51, "cuStreamEndCapture": 52}
 PER_THREAD = 1 << 16
 
 
@@ -45,7 +47,7 @@ def run_prog(fake, env_extra=None):
 
 @pytest.fixture(scope="session")
 def captured(fake, vgt_bin, tmp_path_factory):
-    """(trace path, plain stdout, captured stdout)"""
+    """(trace path, plain stdout, captured stdout, capture's stderr)"""
     d = tmp_path_factory.mktemp("cudacap")
     ctl = d / "nvidiactl"
     ctl.write_bytes(b"")
@@ -55,7 +57,7 @@ def captured(fake, vgt_bin, tmp_path_factory):
     r = subprocess.run([str(vgt_bin), "record", "-o", str(out), "--", str(fake["prog"])], capture_output=True,
                        text=True, env=env, timeout=120)
     assert r.returncode == 0, r.stderr
-    return out, plain, r.stdout
+    return out, plain, r.stdout, r.stderr
 
 
 def records(path):
@@ -71,7 +73,7 @@ def floats(vals):
 
 
 def test_capture_is_transparent(captured, fake, build_dir):
-    _, plain, cap = captured
+    _, plain, cap, _ = captured
     assert plain.startswith("RESULT cuda_prog ok") and "rtld_next same" in plain
     assert cap == plain
     # loaded but not capturing: the dlsym and cuGetProcAddress hooks still pass everything through
@@ -88,11 +90,13 @@ def test_every_road_is_recorded(captured):
     loads = by_name(recs, "CUDA_LOAD")
     assert [l["api"] for l in loads] == [API["cuModuleLoadData"], API["cuLibraryLoadData"]]
     assert all(l["image_hash"] == images[0]["hash"] and l["result"] == 0 for l in loads)
-    funcs = {f["name"]: f for f in by_name(recs, "CUDA_FUNCTION")}
+    funcs = {}
+    for f in by_name(recs, "CUDA_FUNCTION"):
+        funcs.setdefault(f["name"], f)   # the first lookup of each name
     assert set(funcs) == {b"vadd", b"iota", b"scale"}
     assert funcs[b"vadd"]["api"] == API["cuModuleGetFunction"] and funcs[b"vadd"]["owner"] == loads[0]["handle"]
     assert funcs[b"iota"]["api"] == API["cuLibraryGetKernel"] and funcs[b"iota"]["owner"] == loads[1]["handle"]
-    kernels = by_name(recs, "CUDA_KERNEL")
+    kernels = by_name(recs, "CUDA_KERNEL")[:4]   # parts 1 to 3 (part 4: test_stream_captured_graph)
     assert [(k["api"], k["function"]) for k in kernels] == [
         (API["cuLaunchKernel"], funcs[b"vadd"]["function"]),      # linked call
         (API["cuLaunchKernel"], funcs[b"iota"]["function"]),      # cuGetProcAddress, per-thread stream
@@ -118,7 +122,7 @@ def test_bytes_crossing_host_and_device(captured):
     assert [m["data"] for m in htod] == [floats(a), floats(b)]
     dtoh = [m for m in mem if m["op"] == 4 and m["api"] == API["cuMemcpyDtoH"]]
     assert dtoh[0]["data"] == floats([x + y for x, y in zip(a, b)])
-    later = [m for m in mem if m["op"] == 4 and m["api"] == API["cuMemcpyDtoHAsync"]]
+    later = [m for m in mem if m["op"] == 4 and m["api"] == API["cuMemcpyDtoHAsync"] and not m["flags"] & 4]
     assert len(later) == 2 and all(m["flags"] & 16 and not m["data"] for m in later)
     results = [m for m in mem if m["op"] == 9]
     iota = [m for m in results if m["src"] == later[0]["src"]]
@@ -126,19 +130,27 @@ def test_bytes_crossing_host_and_device(captured):
     assert iota[0]["api"] == API["cuStreamSynchronize"]
     # the graph: the host bytes of its host-to-device node as of each of its two launches
     launch_data = [m for m in mem if m["api"] == API["cuGraphLaunch"] and m["op"] == 3]
-    assert [m["data"] for m in launch_data] == [floats([float(i + r * 3) for i in range(N)]) for r in (0, 1)]
+    first = launch_data[0]["graph_exec"]
+    assert [m["data"] for m in launch_data if m["graph_exec"] == first] == [
+        floats([float(i + r * 3) for i in range(N)]) for r in (0, 1)]
     assert all(m["flags"] & 2 and m["node_index"] == 0 for m in launch_data)
+    # the captured graph's: its host-to-device node copied part 4's x of each round
+    assert [m["data"] for m in launch_data if m["graph_exec"] != first] == [
+        floats([float(3 * i + r) for i in range(N)]) for r in (0, 1)]
 
 
 def test_info_and_census_count_and_check(captured, vgt):
     r = vgt("info", "--json", captured[0])
     assert r.returncode == 1, "no submission at all: every call that put work on the GPU is unlinked"
     c = json.loads(r.stdout)["cuda"]
-    assert (c["images"], c["loads"], c["functions"], c["launches"], c["graph_nodes"], c["graph_launches"]) == (1, 2, 3, 3, 1, 2)
-    assert c["work_calls"] == 11 and c["work_linked"] == 0 and c["problem_count"] == 11
+    # functions: vadd, iota, scale, the CUkernel vadd, the two node functions of the captured graph;
+    # launches: 3 run, 2 into the stream being captured; graph launches: 2 of each graph
+    assert (c["images"], c["loads"], c["functions"], c["launches"], c["graph_nodes"], c["graph_launches"]) == (1, 2, 6, 5, 3, 4)
+    assert c["work_calls"] == 13 and c["work_linked"] == 0 and c["problem_count"] == 13
     assert "cuLaunchKernel is linked to no submission" in " ".join(c["problems"])
+    assert "looked up before" not in " ".join(c["problems"]), "every launched function was looked up"
     t = json.loads(vgt("census", "--json", "--total", captured[0], check=0).stdout)["total"]["cuda"]
-    assert t["launches"] == 3 and t["graph_launches"] == 2 and t["work_linked"] == 0
+    assert t["launches"] == 5 and t["graph_launches"] == 4 and t["work_linked"] == 0
 
 
 def head(api, before, after, result=0, flags=0):
@@ -223,8 +235,8 @@ def test_replay_through_the_fake_driver(captured, fake, vgt_bin):
     assert r.returncode == 0, r.stdout + r.stderr
     s = json.loads(r.stdout)
     assert s["backend"] == "cuda" and s["lane"] == "cuda"
-    assert s["checks"]["passed"] == 5 and s["checks"]["failed"] == 0 and s["checks"]["observed_bytes"] == 5 * 4 * N
-    assert s["cuda"]["forwarded"] == 11 and s["cuda"]["skipped"] == 0
+    assert s["checks"]["passed"] == 7 and s["checks"]["failed"] == 0 and s["checks"]["observed_bytes"] == 7 * 4 * N
+    assert s["cuda"]["forwarded"] == 13 and s["cuda"]["skipped"] == 0 and s["cuda"]["graphs_not_run"] == 0
     assert set(s["lanes"]) == {"verbatim", "synth", "cuda"}
 
 
@@ -235,8 +247,10 @@ def test_replay_relocated(captured, fake, vgt_bin):
     assert r.returncode == 0, r.stdout + r.stderr
     s = json.loads(r.stdout)
     assert s["cuda"]["ranges_moved"] >= 1 and s["cuda"]["ranges_kept"] == 0
-    assert s["cuda"]["params_relocated"] == 11   # vadd 3, iota 1, scale 1, the graph's vadd 3 at each of 2 launches
-    assert s["checks"]["passed"] == 5 and s["checks"]["failed"] == 0
+    # vadd 3, iota 1, scale 1, the graph's vadd 3 at each of 2 launches, the captured graph's scale 1 and vadd 3
+    # at each of 2 launches
+    assert s["cuda"]["params_relocated"] == 19
+    assert s["checks"]["passed"] == 7 and s["checks"]["failed"] == 0
 
 
 def test_replay_detects_a_different_result(captured, fake, vgt_bin, tmp_path):
@@ -253,7 +267,68 @@ def test_replay_detects_a_different_result(captured, fake, vgt_bin, tmp_path):
     r = replay(vgt_bin, fake, bad)
     assert r.returncode == 1, r.stdout
     s = json.loads(r.stdout)
-    assert s["checks"]["failed"] == 1 and s["checks"]["passed"] == 4
+    assert s["checks"]["failed"] == 1 and s["checks"]["passed"] == 6
+
+
+
+def test_stream_captured_graph(captured):
+    """Part 4, the CUDA runtime's way: the CUkernels launched into a stream being captured become kernel nodes
+    of the driver's own CUfunctions, which the program never looked up. At instantiation the capture writes
+    their CUDA_FUNCTION records (api cuGraphInstantiate, owner the CUkernel, name), before the node records;
+    the entry points the runtime asks cuGetProcAddress for at its versions are all wrapped."""
+    path, _, _, err = captured
+    assert "which is no exported entry point of libcuda" not in err, err
+    recs = records(path)
+    kernel_of = {f["function"]: f for f in by_name(recs, "CUDA_FUNCTION") if f["api"] == API["cuLibraryGetKernel"]}
+    launches = [r for r in recs if r.name == "CUDA_KERNEL" and r.fields["flags"] & 4]   # into the capturing stream
+    assert [kernel_of[r.fields["function"]]["name"] for r in launches] == [b"scale", b"vadd"]
+    nodes = [r for r in recs if r.name == "CUDA_KERNEL" and r.fields["flags"] & 2][1:]  # the second graph's
+    assert [n.fields["node_index"] for n in nodes] == [1, 2]
+    looked_up = {}
+    for r in recs:
+        if r.name == "CUDA_FUNCTION":
+            looked_up.setdefault(r.fields["function"], r)
+    for node, launch in zip(nodes, launches):
+        fn = node.fields["function"]
+        assert fn != launch.fields["function"], "the node's function is the driver's, not the CUkernel launched"
+        rec = looked_up[fn]
+        assert rec.seq < node.seq and rec.fields["api"] == API["cuGraphInstantiate"]
+        assert rec.fields["owner"] == launch.fields["function"]   # the CUkernel, itself owned by the library
+        assert rec.fields["name"] == kernel_of[launch.fields["function"]]["name"]
+        assert node.fields["params"] == launch.fields["params"] and node.fields["layout"] == launch.fields["layout"]
+    calls = [r.fields for r in recs if r.name == "CUDA_CALL"]
+    assert [c["api"] for c in calls if c["api"] in (API["cuStreamBeginCapture"], API["cuStreamEndCapture"])] == [
+        API["cuStreamBeginCapture"], API["cuStreamEndCapture"]]
+    # cuCtxSynchronize as the runtime of CUDA 13 has it (cuCtxSynchronize_v2): recorded, and the bytes the
+    # graph's device-to-host node brought back carried at each
+    syncs = [c for c in calls if c["api"] == API["cuCtxSynchronize"]]
+    assert len(syncs) == 3   # part 1's, then one after each launch of the captured graph
+    y = [m for m in by_name(recs, "CUDA_MEMORY") if m["op"] == 9 and m["api"] == API["cuCtxSynchronize"]]
+    b = [float(N - i) for i in range(N)]
+    assert [m["data"] for m in y] == [floats([(3 * i + r) * 2.0 + b[i] for i in range(N)]) for r in (0, 1)]
+
+
+def test_graph_with_an_unknown_kernel_fails(captured, fake, vgt_bin, tmp_path):
+    """A trace whose captured graph's node functions were never looked up (as the capture wrote them before
+    it resolved them at instantiation): the graph's launches are not run, each counted once, and the replay
+    fails and says why, rather than running part of the graph."""
+    recs = records(captured[0])
+    out = [(r.type, r.fields, r.ts) for r in recs
+           if not (r.name == "CUDA_FUNCTION" and r.fields["api"] == API["cuGraphInstantiate"])]
+    old = tmp_path / "unresolved.vgt"
+    vgtrace.write_trace(old, out)
+    r = replay(vgt_bin, fake, old)
+    assert r.returncode == 1, r.stdout
+    s = json.loads(r.stdout)
+    assert s["cuda"]["graphs_not_run"] == 2 and s["cuda"]["skipped"] == 2
+    assert s["cuda"]["forwarded"] == 11, "the other calls, each counted once"
+    assert "2 CUDA graph launches not run" in s["why"]
+    text = subprocess.run([str(vgt_bin), "replay", "--lane", "cuda", "--backend", "cuda", str(old)], capture_output=True,
+                          text=True, env=dict(os.environ, VGT_CUDA_LIB=str(fake["lib"])), timeout=120)
+    assert text.returncode == 1
+    assert "result: FAILED (2 CUDA graph launches not run)" in text.stdout
+    lines = [l for l in (text.stdout + text.stderr).splitlines() if "not replayed, nor any later launch" in l]
+    assert len(lines) == 1 and "kernel node 1" in lines[0] and "was never looked up in the trace" in lines[0], lines
 
 
 def test_refusal_without_a_driver(captured, vgt_bin, vgt):

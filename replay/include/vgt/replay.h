@@ -201,6 +201,10 @@ typedef struct vgt_replay_summary {
     /* submissions the synth lane did not submit: a launch it must not build (its program not in the trace,
      * a QMD the layout cannot hold) or a synthesized stream that does not decode back to the captured work */
     uint64_t synth_refused;
+    /* lane 3: graph launches not run at all (of cuda_skipped) because a kernel node of the graph cannot be
+     * resolved (its function never looked up in the trace, its image missing, ...) or the graph has no
+     * nodes: what the graph computes is missing from the replay, which therefore fails */
+    uint64_t cuda_graphs_not_run;
 } vgt_replay_summary;
 
 typedef struct vgt_replay vgt_replay;

@@ -37,7 +37,8 @@ enum vgt_cuda_api {
     VGT_CUDA_LAUNCH_KERNEL_EX = 14,
     VGT_CUDA_LAUNCH_COOPERATIVE_KERNEL = 15,
     VGT_CUDA_GRAPH_LAUNCH = 16,
-    VGT_CUDA_GRAPH_INSTANTIATE = 17,       /* also the api of the node records written at instantiation */
+    VGT_CUDA_GRAPH_INSTANTIATE = 17,       /* also the api of the node records written at instantiation, and of
+                                            * the CUDA_FUNCTION records of node functions never looked up */
     VGT_CUDA_GRAPH_EXEC_DESTROY = 18,
     VGT_CUDA_MEM_ALLOC = 19,
     VGT_CUDA_MEM_ALLOC_ASYNC = 20,
