@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# all.sh: every hardware check in one command, on a machine with the GPU, from the repository root, with the
+# binaries staged as tests/gpu/README.md says (.carry/capture, .carry/workloads, .carry/lane1, .carry/synth,
+# .carry/hostile; `tests/gpu/all.sh build` stages them on the build machine).
+#
+#   tests/gpu/all.sh build      stage everything (static builds, workloads, decompiled launch, hostile traces)
+#   tests/gpu/all.sh [run]      run the checks in the order below, each under its own time limit
+#
+# The order puts what cannot raise an engine exception first: the capture's cost, lane 3 (CUDA), live replay,
+# the hostile suite (whose exception-raising cases must be refused), lane 1 with the backend self-test,
+# lane 2 (synthesized launches), and last the health check (a stock Vulkan draw, a GL draw and a CUDA kernel
+# by other processes). One line per step with its exit status and time, then the health verdict.
+# Outputs go to $OUT (default /tmp/vgt-all), one folder per step.
+# Environment: STEPS (default "capture cuda live hostile lane1 synth"), RUNS (capture bench runs, 5).
+# Exit status: 0 when every step and the final health check passed, 1 otherwise.
+set -u
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root" || exit 2
+mode=${1:-run}
+out=${OUT:-/tmp/vgt-all}
+
+stage() {
+    bash tests/gpu/run.sh build || return 2
+    bash tests/gpu/synth_lane.sh build || return 2
+    cmake -S . -B build-capture -G Ninja -DCMAKE_BUILD_TYPE=Release -DVGT_STATIC_DEPS=ON \
+          -DCMAKE_C_STANDARD_LIBRARIES="-lm -lpthread -ldl" >/dev/null || return 2
+    cmake --build build-capture --target vgt vgt-capture || return 2
+    mkdir -p .carry/capture/bin .carry/capture/lib
+    cp build-capture/bin/vgt .carry/capture/bin/ && cp build-capture/lib/libvgt-capture.so .carry/capture/lib/
+    corpus/workloads/build.sh .carry/workloads || return 2
+    if [ -f tests/gpu/hostile/make.py ]; then
+        python3 tests/gpu/hostile/make.py .carry/hostile || return 2
+    fi
+}
+
+# step NAME LIMIT CMD...: runs CMD with its own $OUT, prints one line
+step() {
+    local name=$1 limit=$2 t0 rc
+    shift 2
+    mkdir -p "$out/$name"
+    t0=$(date +%s)
+    OUT=$out/$name timeout -k 10 "$limit" "$@" >"$out/$name/log.txt" 2>&1
+    rc=$?
+    printf '%-8s exit %-3s %4ss  %s\n' "$name" "$rc" "$(($(date +%s) - t0))" "$(tail -1 "$out/$name/log.txt" | cut -c1-150)"
+    [ $rc -eq 0 ] || failed=$((failed + 1))
+}
+
+run() {
+    mkdir -p "$out"
+    for f in .gl/*.deb; do [ -f "$f" ] && dpkg -x "$f" /; done
+    ldconfig 2>/dev/null
+    export VK_DRIVER_FILES=${VK_DRIVER_FILES:-/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json}
+    export __EGL_VENDOR_LIBRARY_FILENAMES=${__EGL_VENDOR_LIBRARY_FILENAMES:-/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json}
+    failed=0
+    local s
+    for s in ${STEPS:-capture cuda live hostile lane1 synth}; do
+        case $s in
+        capture) step capture 150 env VARIANTS="none none_trap default trap" bash bench/capture/variants.sh \
+                     .carry/capture/bin/vgt .carry/workloads/many_launches "${RUNS:-5}" "$out/capture/v" ;;
+        cuda) step cuda 200 bash tests/gpu/cuda_lane.sh ;;
+        live) [ -f bench/live/run.sh ] && step live 150 bash bench/live/run.sh gpu ;;
+        hostile) [ -f tests/gpu/hostile.sh ] && step hostile 150 bash tests/gpu/hostile.sh ;;
+        lane1) step lane1 120 bash tests/gpu/run.sh run ;;
+        synth) step synth 150 bash tests/gpu/synth_lane.sh run ;;
+        esac
+    done
+    bash tests/gpu/health_check.sh final || failed=$((failed + 1))
+    echo "all: $failed problem(s); logs in $out"
+    [ $failed -eq 0 ]
+}
+
+case "$mode" in
+build) stage ;;
+run) run ;;
+*) echo "usage: $0 [build | run]"; exit 2 ;;
+esac
