@@ -97,6 +97,7 @@ typedef struct engine_channel {
     struct vgt_mme_tracker *mme; /* mme_guard.c: the channel's MME as the simulator sees it (hardware only) */
     int mme_off;                 /* ... given up on this channel */
     char mme_refuse[240];        /* ... why the current submission must not run; "" when it may */
+    vgt_replay_channel_count cnt;   /* live_count.c (launches, draws, macro calls), engine.c (submissions, faults) */
 } engine_channel;
 
 /* Bytes the GPU writes that differ from run to run (timestamps, report counters): a backend without a
@@ -156,7 +157,7 @@ typedef struct stream_sub {
 } stream_sub;
 
 #define STREAM_MAX_SUBS 8u
-extern const stream_sub sub_reloc, sub_rt, sub_volatile, sub_mme_guard;
+extern const stream_sub sub_reloc, sub_rt, sub_volatile, sub_mme_guard, sub_count;
 
 void stream_start(vgt_replay *rp);   /* picks the active subscribers, in order */
 /* Decode the submission once (snapshot first, for fault windows) and hand it to every subscriber. */
@@ -252,6 +253,11 @@ struct vgt_replay {
     uint8_t *held_bytes;
     uint64_t held_len, cap_held_bytes;
     vgt_reloc_plan *plan;
+    /* options.channel_counters: what vgt_replay_channels hands out */
+    vgt_replay_channel_count *cnt_out;
+    uint32_t cap_cnt_out;
+    /* options.on_submitted: when the last GPFIFO_SUBMIT reached vgt_replay_record */
+    uint64_t received_ns, received_seq;
 };
 
 void engine_report(vgt_replay *rp, vgt_replay_report *r);

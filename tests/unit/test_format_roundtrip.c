@@ -324,7 +324,7 @@ static void test_pipe(void)
     pthread_create(&t, NULL, pipe_writer, &j);
     vgt_reader *r;
     vgt_error e;
-    vgt_reader_options ro = {1, 1};
+    vgt_reader_options ro = {.streaming = 1, .verify_checksums = 1};
     if (vgt_reader_open_fd(&r, fds[0], 1, &ro, &e) == VGT_OK) {
         CHECK(vgt_reader_info(r)->file_size == 0, "stream has no size");
         check_all_types(r, 0, 1000);
@@ -355,7 +355,7 @@ static void test_crash_safe(void)
     vgt_error e;
     CHECK(vgt_writer_open_path(&w, path, &o, IDENT, 1, &e) == VGT_OK, "open: %s", e.msg);
     vgt_reader *follow = NULL;
-    vgt_reader_options ro = {1, 1};
+    vgt_reader_options ro = {.streaming = 1, .verify_checksums = 1};
     CHECK(vgt_reader_open_path(&follow, path, &ro, &e) == VGT_OK, "follower open: %s", e.msg);
     vgt_record rec;
     uint64_t seen = 0;

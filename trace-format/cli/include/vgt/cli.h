@@ -91,6 +91,15 @@ struct vgt_cli_opt {
      .flags = (opt_flags)}
 #define VGT_OPT_SUBMITS(type, field, help_text) VGT_OPT_SUBMITS_FLAGS(type, field, help_text, 0)
 
+/* The one definition of --follow, for every verb that reads a TRACE: a regular file still being written
+ * is read as it grows (each chunk as soon as the writer flushes it) until its trailer; the result is the
+ * result on the finished file. ('-' and a FIFO are streams already and need no option.) */
+#define VGT_FOLLOW_HELP                                                                                             \
+    "TRACE is a file still being written (vgt record --crash-safe or --live, a capture with VGT_CAPTURE_OUT): "      \
+    "read it as it grows, each chunk as soon as the writer flushes it, until the trailer (the writer closed) or an " \
+    "interrupt; the result is the one the finished file gives"
+#define VGT_OPT_FOLLOW(type, field) {"follow", 0, VGT_ARG_NONE, NULL, VGT_FOLLOW_HELP, .off = offsetof(type, field)}
+
 typedef struct vgt_cli_spec {
     const char *verb;          /* "decode" */
     const char *args;          /* the positional arguments in the synopsis: "TRACE", "IN OUT", "-- CMD [ARGS...]" */
@@ -166,7 +175,8 @@ int vgt_cli_flush(FILE *f);   /* fflush that keeps the error for vgt_cli_check_o
 int vgt_cli_check_output(const char *verb, FILE *f, const char *name, int rc);
 
 /* ---- inputs ----
- * A verb that reads its trace more than once (or seeks in it) and is given "-": standard input is
+ * A verb that reads its trace more than once (or seeks in it) and is given "-" (or a FIFO or device,
+ * which read once too: kept the same way): standard input is
  * copied to an unlinked temporary file (removed by the system whatever happens), and *path becomes a name
  * that opens it ("/proc/self/fd/N"); a regular file on standard input is used as it is. Other paths are
  * left alone. 0, or prints "vgt VERB: ..." and returns VGT_EXIT_USAGE. buf holds the new name. */
