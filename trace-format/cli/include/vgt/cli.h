@@ -63,6 +63,8 @@ typedef enum vgt_arg_kind {
 enum {
     VGT_OPT_REQUIRED = 1u << 0,   /* the verb cannot run without it */
     VGT_OPT_REPEAT = 1u << 1,     /* may be given more than once (apply collects them) */
+    VGT_OPT_VALUE_OPTIONAL = 1u << 2,   /* a value kind whose value may be left out: only `--opt=VALUE` gives one,
+                                         * `--opt` alone calls apply (required with this flag) with NULL */
 };
 
 typedef struct vgt_cli_opt vgt_cli_opt;
