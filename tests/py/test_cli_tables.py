@@ -237,7 +237,7 @@ def test_zsh_completion_names_every_verb_and_option(vgt, build_dir):
         assert f"\n    {verb})\n" in text
         block = text.split(f"\n    {verb})\n", 1)[1].split(";;", 1)[0]
         for opt in table(vgt, verb):
-            assert f"'{opt}[" in block or f"'{opt}=[" in block or f"'*{opt}=[" in block, (verb, opt)
+            assert any(f"'{rep}{opt}{eq}[" in block for rep in ("", "*") for eq in ("", "=", "=-")), (verb, opt)
 
 
 def test_an_optional_value_is_only_taken_with_equals(vgt):
