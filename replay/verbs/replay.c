@@ -659,6 +659,12 @@ int cmd_replay(int argc, char **argv)
         return vgt_cli_report("replay", &err);
     }
     c.live.rp = rp;
+    /* a stream that must be planned is held back to its end (the census and the plan need it): said, since
+     * nothing runs until then; --live plans at the first submission instead */
+    int stream = !strcmp(a.trace, "-") || a.follow || !vgt_reader_info(r)->file_size;
+    if (stream && !a.live && ((o.backend->caps() & VGT_CAP_ASYNC) || o.census || a.plan || a.nrelocate))
+        fprintf(stderr, "vgt replay: note: the replay is planned over the whole trace, so it starts at the end of the "
+                "stream (--live starts at once)\n");
     if (vgt_replay_run(rp, r, &err) != VGT_OK) {
         /* the trace itself is broken: what ran so far is still summarized */
         rc = vgt_cli_report("replay", &err);

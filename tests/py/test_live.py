@@ -144,6 +144,10 @@ def test_live_replay_checks_equal_and_census_says_what_it_misses(vgt, vgt_bin, f
                           shell=True, capture_output=True, text=True, timeout=120)
     f = vgt("replay", trace, "--backend", "sim", "--check", "--census", "--quiet", check=0)
     assert checks_line(live.stdout) == checks_line(f.stdout)
+    assert "starts at the end of the stream" not in live.stderr
+    held = subprocess.run([str(vgt_bin), "replay", "-", "--backend", "sim", "--census", "--quiet"],
+                          input=trace.read_bytes(), capture_output=True, timeout=120)
+    assert b"starts at the end of the stream (--live starts at once)" in held.stderr   # it says why it waits
     assert "live census: the ranges the trace observes are watched from when they are read" in live.stdout
     assert re.search(r"live: planned over the \d+ records before the first submission", live.stdout)
     # the finished file's census has the rows the live one cannot have had
