@@ -362,6 +362,9 @@ typedef struct vgt_writer_options {
     int crash_safe;            /* close the chunk and fsync... at every GPFIFO_SUBMIT (flush, see below) */
     int write_trailer;         /* default 1; 0 leaves a stream without trailer */
     int placement;             /* vgt_writer_open_path on a regular file: enum vgt_placement */
+    int live;                  /* hand each submission to the reader as it happens: the chunk is closed and
+                                * written at every GPFIFO_SUBMIT (no fdatasync), so a consumer of a pipe or
+                                * FIFO gets it at once instead of after chunk_target bytes */
 } vgt_writer_options;
 
 /* How vgt_writer_open_path puts a trace at a path that is absent or a regular file (the policy of
@@ -451,6 +454,10 @@ typedef struct vgt_reader_options {
                                 * current end, or inside a chunk not yet complete, next() returns VGT_E_EOF
                                 * without consuming anything, and a later call resumes there. */
     int verify_checksums;      /* default 1 */
+    int follow;                /* with streaming, on a regular file: next() waits at the file's end (polling
+                                * every follow_poll_us, default 2000) until more arrives or the trailer
+                                * ends the records, instead of returning VGT_E_EOF for "nothing more yet" */
+    uint32_t follow_poll_us;
 } vgt_reader_options;
 
 typedef struct vgt_chunk_info {
@@ -493,6 +500,10 @@ int vgt_reader_at_end(const vgt_reader *r);
 /* File offset (stream offset) just past the last complete chunk read so far: the length of the longest
  * valid prefix of whole chunks, for salvage tools. */
 uint64_t vgt_reader_valid_end(const vgt_reader *r);
+/* Bytes of the input read so far: a stream's bytes consumed (all of it, trailer included, once
+ * vgt_reader_next returned VGT_E_EOF at its end); a file's size. A stream that ended with a trailer that
+ * agrees with its chunks is the file it would have been: these are its size. */
+uint64_t vgt_reader_input_bytes(const vgt_reader *r);
 
 /* Chunk list: from the index when present, else by a scan of chunk headers (files only). Entries from
  * the index carry no codec or lengths (0); entries from a scan carry all fields. */
