@@ -278,7 +278,8 @@ vgt_status vgt_walk_path(const char *path, const vgt_walk_options *opt, const vg
 {
     vgt_walk_options defaults = vgt_walk_defaults();
     if (!opt) opt = &defaults;
-    vgt_reader_options ro = {.streaming = opt->streaming, .verify_checksums = opt->verify_checksums};
+    vgt_reader_options ro = {.streaming = opt->streaming || opt->follow, .verify_checksums = opt->verify_checksums,
+                             .follow = opt->follow};
     vgt_reader *r;
     int std_in = !strcmp(path, "-");   /* a stream on stdin (a pipe from a capture), read without seeking */
     if (std_in) ro.streaming = 1;

@@ -30,7 +30,7 @@
 
 typedef struct timeline_args {
     const char *out;
-    int quiet, no_cpu;
+    int quiet, no_cpu, follow;
 } timeline_args;
 
 static const vgt_cli_opt timeline_options[] = {
@@ -39,6 +39,7 @@ static const vgt_cli_opt timeline_options[] = {
     {"no-cpu", 0, VGT_ARG_NONE, NULL, "leave out the capture's CPU-side records (smaller files for long traces)",
      .off = offsetof(timeline_args, no_cpu)},
     VGT_OPT_QUIET(timeline_args, quiet),
+    VGT_OPT_FOLLOW(timeline_args, follow),
     {0}};
 
 const vgt_cli_spec cmd_timeline_spec = {
@@ -284,6 +285,7 @@ int cmd_timeline(int argc, char **argv)
     const char *path = a.pos[0];
     char spool[64];
     if (vgt_cli_seekable_input("timeline", &path, spool, sizeof spool)) return VGT_EXIT_USAGE;   /* read twice */
+    if (ta.follow && path == a.pos[0] && (rc = vgt_cli_follow_to_end("timeline", path))) return rc;
     vgt_error err;
     vgt_rows_all all;
     vgt_progress p;

@@ -8,6 +8,7 @@ void walk_filter_apply(const vgt_cli_spec *spec, const vgt_cli_args *given, walk
     opt->submit_last = f->submits.last;
     opt->has_channel = f->has_channel;
     opt->channel = (uint32_t)f->channel;
+    opt->follow = f->follow;
 }
 
 int walk_filter_check(const char *verb, const walk_filter *f, const vgt_walk_stats *st)

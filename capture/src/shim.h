@@ -75,7 +75,7 @@ enum shim_track_mode { SHIM_TRACK_WRITE = 0, SHIM_TRACK_HASH = 1 };
 
 typedef struct shim_state {
     int active;                  /* 1 once the writer is open in the captured process */
-    int memory_mode, track_mode, crash_safe;
+    int memory_mode, track_mode, crash_safe, live;
     vgt_writer *w;
     vgt_capture *cap;
     vgt_trap_engine *trap;

@@ -12,6 +12,7 @@
  *                         pass through uncaptured, with one line on stderr
  *   VGT_CAPTURE_CTL_PATH=PATH  one more path treated as /dev/nvidiactl (an emulator's node; CPU tests)
  *   VGT_CAPTURE_MEMORY=changed|all|none, VGT_CAPTURE_TRACK=write|hash, VGT_CAPTURE_CRASH_SAFE=1,
+ *   VGT_CAPTURE_LIVE=1 (the stream to vgt record closes a chunk at every submission: a live consumer),
  *   VGT_CAPTURE_LEVEL=N (zstd level of VGT_CAPTURE_OUT)
  *   VGT_CAPTURE_HOT_PAGES=N, VGT_CAPTURE_HOT_QUIET=N, VGT_CAPTURE_READAHEAD=N: write-tracking tunables
  *                         (shim_memtrack.c; defaults 32, 4, 0), measured by bench/capture/run.sh
@@ -117,6 +118,7 @@ static void read_options(void)
     const char *t = getenv("VGT_CAPTURE_TRACK");
     g_shim.track_mode = t && strcmp(t, "hash") == 0 ? SHIM_TRACK_HASH : SHIM_TRACK_WRITE;
     g_shim.crash_safe = env_int("VGT_CAPTURE_CRASH_SAFE", 0);
+    g_shim.live = env_int("VGT_CAPTURE_LIVE", 0);
     shim_mem_configure((uint32_t)env_int("VGT_CAPTURE_HOT_PAGES", 32), (uint32_t)env_int("VGT_CAPTURE_HOT_QUIET", 4),
                        (uint32_t)env_int("VGT_CAPTURE_READAHEAD", 0));
 }
@@ -149,6 +151,7 @@ static vgt_status open_writer(const char *path, int fd, int child, vgt_error *er
         o.codec = VGT_CODEC_STORED;   /* vgt record compresses, in its own process */
         o.write_trailer = 0;
         o.chunk_target = 1u << 20;
+        o.live = g_shim.live;         /* a chunk per submission: vgt record hands it on at once */
         vgt_identity id[] = { { "producer", "libvgt-capture" }, { "capture_mode", "preload" },
                               { "memory_mode", memory_mode_name() } };
         return vgt_writer_open_fd(&g_shim.w, out_fd, 0, &o, id, 3, err);

@@ -30,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "record_live.h"
 #include "vgt/capture.h"
 #include "vgt/cli.h"
 #include "vgt/trace.h"
@@ -40,10 +41,27 @@ typedef struct rec_opts {
     uint64_t level;
     char **cmd;
     int ncmd;
+    /* live */
+    int live, live_policy;       /* live_policy: 0 block, 1 spill */
+    int replay;                  /* --replay given */
+    const char *replay_backend;  /* --replay=BACKEND, or NULL: the replay chooses */
+    int check;
+    const char *latency;
 } rec_opts;
 
 static const char *const memory_modes[] = {"changed", "all", "none", NULL};
 static const char *const track_modes[] = {"write", "hash", NULL};
+static const char *const live_policies[] = {"block", "spill", NULL};
+
+static int opt_replay(void *opts, const char *v)
+{
+    rec_opts *o = opts;
+    if (v && strcmp(v, "sim") && strcmp(v, "gpu") && strcmp(v, "cuda"))
+        return vgt_cli_error("record", VGT_EXIT_USAGE, "--replay=%s: not a backend (sim, gpu, cuda)", v);
+    o->replay = 1;
+    o->replay_backend = v;
+    return 0;
+}
 
 static const vgt_cli_opt record_options[] = {
     {"output", 'o', VGT_ARG_PATH, "OUT.vgt", "output (default: CMD's name + .vgt); '-' writes the trace to stdout for "
@@ -63,7 +81,24 @@ static const vgt_cli_opt record_options[] = {
     {"level", 0, VGT_ARG_U64, "N", "zstd level of the output (default 3)", .off = offsetof(rec_opts, level), .min = 1,
      .max = 22},
     {"quiet", 'q', VGT_ARG_NONE, NULL, "no progress line on a terminal once CMD has exited (while the rest of its "
-     "records are written)", .off = offsetof(rec_opts, quiet)},
+     "records are written). Live (--live, --replay, -o -) there is none: the consumer's counters have the terminal",
+     .off = offsetof(rec_opts, quiet)},
+    {"live", 0, VGT_ARG_NONE, NULL, "hand each submission to the output as it happens: the capture and vgt record "
+     "close a chunk at every submission, so a consumer (vgt replay --live -, vgt dump --follow) gets it at once. On by "
+     "default when the output is '-', a FIFO or a device, and with --replay", .off = offsetof(rec_opts, live)},
+    {"live-policy", 0, VGT_ARG_ENUM, "P", "live, when the consumer is slower than the program: block (default: the "
+     "program waits; at most the pipes' buffers and one chunk are held in memory) or spill (the program never waits "
+     "for the consumer: what it has not taken yet waits in a file on disk, and a DIAGNOSTIC record in the trace says "
+     "how far it fell behind). Nothing is ever dropped", .off = offsetof(rec_opts, live_policy), .choices = live_policies},
+    {"replay", 0, VGT_ARG_STRING, "BACKEND", "replay the program's submissions live while it runs, on BACKEND (gpu, "
+     "the same GPU the program uses; sim; default: gpu when usable, else sim): the trace goes into a `vgt replay --live "
+     "-` started here (its report on stderr; with -o the trace is not also written: use -o - and tee for both). The "
+     "program's own results are unchanged. Counters per channel on stderr when it is a terminal",
+     .apply = opt_replay, .flags = VGT_OPT_VALUE_OPTIONAL},
+    {"check", 0, VGT_ARG_NONE, NULL, "with --replay: the replay checks what it produced against what the capture "
+     "observed (vgt replay --check)", .off = offsetof(rec_opts, check)},
+    {"latency", 0, VGT_ARG_PATH, "FILE", "with --replay: the latency of each submission from the doorbell the capture "
+     "trapped to the replayed doorbell (vgt replay --latency FILE)", .off = offsetof(rec_opts, latency)},
     {0}};
 
 const vgt_cli_spec cmd_record_spec = {
@@ -79,7 +114,8 @@ const vgt_cli_spec cmd_record_spec = {
              "an NVIDIA node leave nothing.",
     .notes = "Exit status: CMD's own (128+N when a signal N ended it), also when writing the trace failed midway "
              "(full disk: reported on stderr, the records written before are kept); 2 when vgt cannot start (usage, "
-             "missing capture library, output that cannot be created: CMD is not run).",
+             "missing capture library, output that cannot be created: CMD is not run). With --replay: CMD's status "
+             "when it is not 0, else the replay's (1 when a check failed, a fault, a channel never finished).",
 };
 
 static volatile sig_atomic_t child_pid;
@@ -104,6 +140,11 @@ static int parse(int argc, char **argv, rec_opts *o)
     if (rc >= 0) return rc;
     o->memory = memory_modes[o->memory_mode];
     o->track = track_modes[o->track_mode];
+    if ((o->check || o->latency) && !o->replay)
+        return vgt_cli_error("record", VGT_EXIT_USAGE, "--%s is for --replay", o->check ? "check" : "latency");
+    if (o->replay && o->out)
+        return vgt_cli_error("record", VGT_EXIT_USAGE, "--replay takes the trace: -o is not written with it (record "
+                             "with -o - and tee it into vgt replay --live - to keep both)");
     o->cmd = a.rest;
     o->ncmd = a.nrest;
     return -1;
@@ -136,7 +177,7 @@ static void setenv_int(const char *k, long v)
 
 static void exec_child(const rec_opts *o, const char *shim, int wfd, int claim_fd, const char *child_base)
 {
-    int to_stdout = child_base == NULL;
+    int to_stdout = child_base == NULL && !o->replay;   /* --replay: the trace goes to a pipe, stdout stays CMD's */
     setenv_int("VGT_CAPTURE_FD", wfd);
     struct stat st;
     if (fstat(wfd, &st) == 0) setenv_int("VGT_CAPTURE_FD_INO", (long)st.st_ino);   /* the shim checks it is this pipe */
@@ -148,6 +189,7 @@ static void exec_child(const rec_opts *o, const char *shim, int wfd, int claim_f
     setenv("VGT_CAPTURE_MEMORY", o->memory, 1);
     setenv("VGT_CAPTURE_TRACK", o->track, 1);
     setenv("VGT_CAPTURE_CRASH_SAFE", o->crash_safe ? "1" : "0", 1);
+    setenv("VGT_CAPTURE_LIVE", o->live ? "1" : "0", 1);
     unsetenv("VGT_CAPTURE_OUT");
     const char *pre = getenv("LD_PRELOAD");
     char buf[PATH_MAX * 2];
@@ -191,8 +233,9 @@ static void diag(vgt_writer *w, uint32_t severity, vgt_status code, const char *
 }
 
 /* Copy every record of the shim's stream into w. Returns records relayed; problems become DIAGNOSTICs.
- * Once CMD has exited (its terminal is free), what is still to be written is shown as progress. */
-static uint64_t relay(int rfd, vgt_writer *w, int crash_safe, uint32_t *lost, vgt_progress *progress)
+ * Once CMD has exited (its terminal is free), what is still to be written is shown as progress.
+ * Live, each submission is flushed on at once (and the spill forwarder told). */
+static uint64_t relay(int rfd, vgt_writer *w, int crash_safe, live_spill *spill, uint32_t *lost, vgt_progress *progress)
 {
     vgt_reader *r;
     vgt_error err;
@@ -218,6 +261,7 @@ static uint64_t relay(int rfd, vgt_writer *w, int crash_safe, uint32_t *lost, vg
             break;
         }
         if (crash_safe && rec.type == VGT_REC_GPFIFO_SUBMIT) vgt_writer_flush(w, 0, NULL);
+        if (spill && rec.type == VGT_REC_GPFIFO_SUBMIT) live_spill_flushed(spill);
         n++;
         if (child_exited) vgt_progress_set(progress, n);
     }
@@ -243,11 +287,14 @@ int cmd_record(int argc, char **argv)
     if (find_shim(shim, sizeof shim) != 0)
         return vgt_cli_error("record", VGT_EXIT_USAGE, "cannot find libvgt-capture.so ('%s'); set VGT_CAPTURE_LIB", shim);
     int to_stdout = o.out && !strcmp(o.out, "-");
+    struct stat ost;
+    int stream_out = to_stdout || (o.out && stat(o.out, &ost) == 0 && (S_ISFIFO(ost.st_mode) || S_ISCHR(ost.st_mode)));
+    o.live = o.live || stream_out || o.replay;   /* a consumer is reading as we write */
     time_t started = time(NULL);
     struct sigaction ign = { .sa_handler = SIG_IGN }, xfsz;
     sigaction(SIGXFSZ, &ign, &xfsz);   /* a file size limit is a write error (EFBIG) here, not a kill */
     char defout[PATH_MAX];
-    if (!o.out) {
+    if (!o.out && !o.replay) {
         char tmp[PATH_MAX];
         snprintf(tmp, sizeof tmp, "%s", o.cmd[0]);
         snprintf(defout, sizeof defout, "%s.vgt", basename(tmp));
@@ -260,11 +307,32 @@ int cmd_record(int argc, char **argv)
     wo.crash_safe = o.crash_safe;   /* crash-safe: written straight into OUT, readable there after a crash */
     wo.placement = VGT_PLACE_KEEP_PREFIX;   /* else beside OUT, put in place at the end even after a failed write */
     wo.memory_cas = !o.no_memory_cas;   /* contents seen before (staged tensors, kernel binaries, parameters) as copies */
-    vgt_writer *w;
+    wo.live = o.live;               /* a chunk per submission: the consumer gets each one at once */
+    vgt_writer *w, *out;
     vgt_error err;
-    vgt_status rc = to_stdout ? vgt_writer_open_fd(&w, 1, 0, &wo, ident.entries, ident.count, &err)
-                              : vgt_writer_open_path(&w, o.out, &wo, ident.entries, ident.count, &err);
+    pid_t replay_pid = -1;
+    vgt_status rc;
+    if (o.replay) {   /* the trace goes to a live replay: stored chunks (a local pipe; no time on zstd) */
+        int rfd = live_replay_spawn(o.replay_backend, o.check, o.latency, &replay_pid);
+        if (rfd < 0) return vgt_cli_error("record", VGT_EXIT_USAGE, "cannot start the replay: %s", strerror(errno));
+        wo.codec = VGT_CODEC_STORED;
+        rc = vgt_writer_open_fd(&out, rfd, 1, &wo, ident.entries, ident.count, &err);
+        to_stdout = 1;   /* like -o -: one stream, other processes of CMD are not captured */
+    } else {
+        rc = to_stdout ? vgt_writer_open_fd(&out, 1, 0, &wo, ident.entries, ident.count, &err)
+                       : vgt_writer_open_path(&out, o.out, &wo, ident.entries, ident.count, &err);
+    }
     if (rc != VGT_OK) return vgt_cli_report("record", &err);
+    live_spill spill, *sp = NULL;
+    w = out;
+    if (o.live && o.live_policy == 1) {   /* spill: the relay writes to disk, a thread forwards to the consumer */
+        if (live_spill_open(&spill, out, &wo, ident.entries, ident.count, &w, &err) != VGT_OK ||
+            live_spill_start(&spill, &err) != VGT_OK) {
+            vgt_writer_discard(out);
+            return vgt_cli_report("record", &err);
+        }
+        sp = &spill;
+    }
     char child_base[PATH_MAX];
     if (!to_stdout && base_of(o.out, child_base, sizeof child_base) != 0)
         return vgt_cli_error("record", VGT_EXIT_USAGE, "output path '%s' is too long", o.out);
@@ -303,10 +371,13 @@ int cmd_record(int argc, char **argv)
     uint32_t lost = 0;
     if (vgt_write_session_start(w, vgt_now_ns(), &ss, &err) != VGT_OK) lost++;
     free(cl);
+    /* one line owner on the terminal: live, the consumer (the --replay child's per-channel counters, or a
+     * `vgt replay --live` reading our stdout) draws there, and what is left to relay after CMD exits is at
+     * most the pipes' contents, so the live counters replace the progress line */
     vgt_progress progress;
-    vgt_progress_begin(&progress, "record", "records", 0, o.quiet);
+    vgt_progress_begin(&progress, "record", "records", 0, o.quiet || o.live);
     /* the stream ended: CMD is gone (or closed it); what is left is closing the trace */
-    vgt_progress_set(&progress, relay(pfd[0], w, o.crash_safe, &lost, &progress));
+    vgt_progress_set(&progress, relay(pfd[0], w, o.crash_safe, sp, &lost, &progress));
     close(pfd[0]);
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) { }
@@ -318,6 +389,18 @@ int cmd_record(int argc, char **argv)
     vgt_progress_end(&progress);
     if (close_rc != VGT_OK && !lost)
         fprintf(stderr, "vgt record: closing the trace: %s\n", err.msg);
+    if (sp) {
+        if (live_spill_finish(sp, &err) != VGT_OK && !lost) fprintf(stderr, "vgt record: the live stream: %s\n", err.msg);
+        fprintf(stderr, "vgt record: live policy spill: the consumer fell behind by up to %llu bytes (kept on disk, "
+                "nothing lost)\n", (unsigned long long)sp->peak_bytes);
+    }
     if (!to_stdout) list_child_traces(child_base, started);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    if (replay_pid > 0) {   /* the replay finishes once it has read the trace's end */
+        int rs = 0;
+        while (waitpid(replay_pid, &rs, 0) < 0 && errno == EINTR) { }
+        int rcode = WIFEXITED(rs) ? WEXITSTATUS(rs) : 128 + WTERMSIG(rs);
+        if (code == 0) code = rcode;
+    }
+    return code;
 }

@@ -120,6 +120,12 @@ static void on_backend_event(void *ctx, const vgt_backend_event *ev)
     vgt_replay_report r = {.kind = VGT_RPT_EVENT, .submit_index = rp->cur_index, .submit_seq = rp->cur_seq,
                            .channel = rp->cur_channel, .event_kind = ev->kind, .msg = ev->msg};
     engine_report(rp, &r);
+    if (ev->kind == VGT_BEV_FAULT) {
+        int64_t ci = rp->run_chan ? rp->run_chan - rp->chans : -1;
+        for (uint32_t i = 0; ci < 0 && i < rp->nchans; i++)
+            if (rp->chans[i].handle == rp->cur_channel) ci = i;
+        if (ci >= 0) rp->chans[ci].cnt.faults++;
+    }
     if (ev->kind == VGT_BEV_FAULT && ev->pb_va && rp->run_sub) engine_fault_window(rp, ev->pb_va);
 }
 
@@ -131,6 +137,8 @@ vgt_status vgt_replay_open(vgt_replay **out, const vgt_replay_options *o, vgt_er
     rp->opt = o ? *o : vgt_replay_defaults();
     rp->ops = rp->opt.backend ? rp->opt.backend : vgt_backend_auto(NULL, 0);
     rp->cur_index = -1;
+    rp->received_seq = UINT64_MAX;
+    rp->sum.live = rp->opt.live;
     vgt_status rc = rp->ops->probe(err);
     if (rc != VGT_OK) goto fail;
     uint32_t caps = rp->ops->caps();
@@ -171,6 +179,7 @@ void vgt_replay_close(vgt_replay *rp)
     free(rp->mapped_mem);
     free(rp->relocate);
     free(rp->avoid);
+    free(rp->cnt_out);
     free(rp->pbcopy);
     free(rp->seg_off);
     census_free(rp);
@@ -235,7 +244,8 @@ static vgt_status on_channel(vgt_replay *rp, const vgt_record *rec, vgt_error *e
         rp->chans = n;
         rp->cap_chans = nc;
     }
-    rp->chans[rp->nchans++] = (engine_channel){.client = c.client, .handle = c.handle, .id = id, .cls = mc->rec.cls};
+    rp->chans[rp->nchans++] = (engine_channel){.client = c.client, .handle = c.handle, .id = id, .cls = mc->rec.cls,
+                                               .cnt = {.client = c.client, .handle = c.handle}};
     return VGT_OK;
 }
 
@@ -507,7 +517,15 @@ static vgt_status run_submission(vgt_replay *rp, const vgt_record *rec, const vg
     if (c->mme_refuse[0] && rp->lane->lane == VGT_LANE_VERBATIM) return engine_refuse(rp, c);
     if (rp->opt.census) VGT_TRY(census_before(rp, err));
     rp->run_rec = rec, rp->run_sub = sub, rp->run_chan = c;
+    c->cnt.submissions++;
+    uint64_t t_lane = rp->opt.on_submitted ? mono_ns() : 0;
     vgt_status rc = rp->lane->run(rp, rec, sub, c->id, err);
+    if (rp->opt.on_submitted && rc == VGT_OK) {   /* the doorbell is rung: before the wait */
+        vgt_replay_submitted t = {.submit_index = rp->cur_index, .seq = rec->seq, .channel = sub->channel,
+                                  .capture_ts = rec->ts, .received_ns = rp->received_ns, .submit_ns = t_lane,
+                                  .doorbell_ns = mono_ns()};
+        rp->opt.on_submitted(rp->opt.report_ctx, &t);
+    }
     rp->unsettled = 1;
     if (rc == VGT_OK) wait_submission(rp);
     rp->run_rec = NULL, rp->run_sub = NULL, rp->run_chan = NULL;
@@ -518,6 +536,8 @@ static vgt_status run_submission(vgt_replay *rp, const vgt_record *rec, const vg
 
 static vgt_status on_submit(vgt_replay *rp, const vgt_record *rec, vgt_error *err)
 {
+    /* a record held back for the plan reached the engine long ago: it counts from when it is replayed */
+    if (rp->opt.on_submitted && rp->received_seq != rec->seq) rp->received_ns = mono_ns();
     vgt_rec_gpfifo_submit sub;
     VGT_TRY(decode_submit(rp, rec, &sub, err));
     check_close_submission(rp);
@@ -562,6 +582,8 @@ static vgt_status on_submit(vgt_replay *rp, const vgt_record *rec, vgt_error *er
 vgt_status vgt_replay_record(vgt_replay *rp, const vgt_record *rec, vgt_error *err)
 {
     if (rp->done) return VGT_OK;
+    /* latency: when the record reached the engine (a record held back for the plan keeps this time) */
+    if (rp->opt.on_submitted && rec->type == VGT_REC_GPFIFO_SUBMIT) rp->received_ns = mono_ns(), rp->received_seq = rec->seq;
     if (rp->planning) {
         int held;
         VGT_TRY(plan_hold(rp, rec, &held, err));
@@ -668,6 +690,20 @@ vgt_status vgt_replay_read(vgt_replay *rp, uint64_t va, void *dst, uint64_t len,
 }
 
 uint64_t vgt_replay_translate(const vgt_replay *rp, uint64_t va) { return addr_to_replay(rp, va); }
+
+const vgt_replay_channel_count *vgt_replay_channels(vgt_replay *rp, uint32_t *count)
+{
+    *count = 0;
+    if (rp->nchans > rp->cap_cnt_out) {
+        vgt_replay_channel_count *n = realloc(rp->cnt_out, rp->nchans * sizeof *n);
+        if (!n) return NULL;
+        rp->cnt_out = n;
+        rp->cap_cnt_out = rp->nchans;
+    }
+    for (uint32_t i = 0; i < rp->nchans; i++) rp->cnt_out[i] = rp->chans[i].cnt;
+    *count = rp->nchans;
+    return rp->cnt_out;
+}
 
 int vgt_replay_summary_failed(const vgt_replay_summary *s)
 {

@@ -98,6 +98,7 @@ typedef struct engine_channel {
     int mme_off;                 /* ... given up on this channel */
     char mme_refuse[240];        /* ... why the current submission must not run; "" when it may */
     struct synth_chan *synth;    /* lane_synth.c: the channel's work extractor, synthesizer and own channel */
+    vgt_replay_channel_count cnt;   /* live_count.c (launches, draws, macro calls), engine.c (submissions, faults) */
 } engine_channel;
 
 /* Bytes the GPU writes that differ from run to run (timestamps, report counters): a backend without a
@@ -157,7 +158,7 @@ typedef struct stream_sub {
 } stream_sub;
 
 #define STREAM_MAX_SUBS 8u
-extern const stream_sub sub_reloc, sub_rt, sub_volatile, sub_mme_guard, sub_synth;
+extern const stream_sub sub_reloc, sub_rt, sub_volatile, sub_mme_guard, sub_synth, sub_count;
 
 void stream_start(vgt_replay *rp);   /* picks the active subscribers, in order */
 /* Decode the submission once (snapshot first, for fault windows) and hand it to every subscriber. */
@@ -261,6 +262,11 @@ struct vgt_replay {
     vgt_reloc_plan *plan;
     struct lane_cuda *cuda;      /* lane 3's state (lane_cuda.c), NULL for the other lanes */
     struct synth_lane *synth;    /* lane_synth.c (lane synth, or auto on hardware) */
+    /* options.channel_counters: what vgt_replay_channels hands out */
+    vgt_replay_channel_count *cnt_out;
+    uint32_t cap_cnt_out;
+    /* options.on_submitted: when the last GPFIFO_SUBMIT reached vgt_replay_record */
+    uint64_t received_ns, received_seq;
 };
 
 void engine_report(vgt_replay *rp, vgt_replay_report *r);

@@ -14,7 +14,16 @@
  * Past the limit the plan covers what was held (a warning says so) and the engine decides the rest as it
  * reads: a later mapping over the backend's range moves at that GPU_MAP (addrmap.c), a later mapping
  * that cannot keep its VA moves with the operands from then on rewritten, and a range the trace observes
- * later is watched from when it is read. */
+ * later is watched from when it is read.
+ *
+ * Live (options.live: the trace is being recorded while it is replayed), nothing can wait for the end:
+ * the engine holds back only the records before the first GPFIFO_SUBMIT (the program's setup, where it
+ * maps most of its memory; holding them costs no latency, since nothing runs before a doorbell) and
+ * plans over them as above: the backend's range away from every mapping seen so far, the moves known so
+ * far with their operands. From the first submission on it decides as past the limit. What can differ
+ * from the file: census rows of the submissions before a range's first observation (the capture
+ * observes at the end: a live census watches almost nothing; warned), and operands of earlier
+ * submissions into a mapping that has to move later (each warned where the rewrite cannot be made). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -66,6 +75,10 @@ vgt_status plan_hold(vgt_replay *rp, const vgt_record *rec, int *held, vgt_error
 {
     *held = 0;
     VGT_TRY(plan_new(rp, err));
+    if (rp->opt.live && rec->type == VGT_REC_GPFIFO_SUBMIT) {   /* the first doorbell: plan what was set up */
+        rp->sum.live_planned_records = rp->nheld;
+        return plan_close(rp, err);
+    }
     if (rp->held_len + rec->length > buffer_limit(rp)) {
         rp->plan->partial = 1;
         return plan_close(rp, err);
@@ -113,7 +126,9 @@ static void apply(vgt_replay *rp)
 {
     vgt_reloc_plan *p = rp->plan;
     rp->opt.backend_cfg.reserved_va = p->reserved_va;
-    rp->track_addresses = p->nmoving > 0;   /* operands followed from the first submission */
+    /* operands followed from the first submission: something moves, or may (live: --relocate names VAs
+     * whose mappings may come later) */
+    rp->track_addresses = p->nmoving > 0 || (rp->opt.live && rp->opt.nrelocate);
     uint32_t nwarn = warnings_first(p);
     if (rp->opt.on_plan) rp->opt.on_plan(rp->opt.report_ctx, p);
     if (p->partial)
@@ -121,6 +136,10 @@ static void apply(vgt_replay *rp)
                     "read later move when they must as they come, and ranges the trace observes later are watched "
                     "from when they are read", (unsigned long long)p->records, (unsigned long long)rp->held_len);
     for (uint32_t i = 0; i < nwarn; i++) engine_warn(rp, "%s", p->notes[i].msg);
+    if (rp->opt.live && rp->opt.census)
+        engine_warn(rp, "live census: the ranges the trace observes are watched from when they are read (the capture "
+                    "observes them at its end): submissions before that have no rows for them, unlike a replay of "
+                    "the finished trace");
     if (rp->opt.census)   /* the capture observes ranges after the submissions that wrote them */
         for (uint32_t i = 0; i < p->nobserved; i++) census_watch(rp, p->observed[i].va, p->observed[i].len, "observed");
     free(rp->avoid);   /* a new VA the replay chooses avoids every mapping planned */

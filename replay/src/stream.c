@@ -11,6 +11,7 @@
  *   mme_guard  (mme_guard.c)   macro calls the MME simulator says would raise an exception (hardware)
  *   rt         (rt_track.c)    the render targets bound (--list-rt, --dump-rt; the census watches them)
  *   synth      (lane_synth.c)  the work of each submission rebuilt into a fresh stream (lane synth; auto on hardware)
+ *   count      (live_count.c)  launches, draws and macro calls per channel (live counters)
  *
  * Which subscribers take part is decided once, when the replay starts (each one's active()); each says at
  * begin() whether it wants this submission's methods: when none does, the decoder runs for state only
@@ -24,7 +25,8 @@
 
 #include "engine.h"
 
-static const stream_sub *const all_subs[] = {&sub_reloc, &sub_volatile, &sub_mme_guard, &sub_rt, &sub_synth};
+static const stream_sub *const all_subs[] = {&sub_reloc, &sub_volatile, &sub_mme_guard, &sub_rt, &sub_synth,
+                                              &sub_count};
 
 void stream_start(vgt_replay *rp)
 {

@@ -622,6 +622,7 @@ typedef struct decompile_args {
     uint64_t launch;
     vgt_range submits;
     const char *output;
+    int follow;
 } decompile_args;
 
 static const vgt_cli_opt decompile_options[] = {
@@ -632,6 +633,7 @@ static const vgt_cli_opt decompile_options[] = {
                     "named); the memory is what every mapping held when the window starts"),
     {"output", 'o', VGT_ARG_PATH, "FILE.c", "the C program to write (its memory goes to FILE.c.mem)",
      .off = offsetof(decompile_args, output), .flags = VGT_OPT_REQUIRED},
+    VGT_OPT_FOLLOW(decompile_args, follow),
     {0}};
 
 const vgt_cli_spec cmd_decompile_spec = {
@@ -679,6 +681,17 @@ int cmd_decompile(int argc, char **argv)
         fwrite("VGTMEM1\n", 1, 8, c->mem);
     }
     vgt_walk_options opt = vgt_walk_defaults();
+    opt.follow = da.follow;
+    /* the window is written after the walk, from the model's mappings: the model is ours, so it outlives
+     * the walk (the walker frees its own) */
+    vgt_model *model = NULL;
+    if (c->window_mode && vgt_model_new(&model, &err) != VGT_OK) {
+        if (c->mem) fclose(c->mem);
+        vgt_ldx_free(c->x);
+        free(c);
+        return vgt_cli_report("decompile", &err);
+    }
+    opt.model = model;
     vgt_walk_callbacks cb = {.on_record = on_record, .on_channel = on_channel, .on_channel_end = on_channel_end,
                              .on_submit_begin = on_submit_begin, .on_method = on_method,
                              .on_state_method = on_state_method, .on_submit_end = on_submit_end, .ctx = c};
@@ -703,6 +716,7 @@ int cmd_decompile(int argc, char **argv)
     }
     vgt_synth_free(c->syn);
     vgt_ldx_free(c->x);
+    vgt_model_free(model);
     free(c->methods);
     free(c);
     return rc;

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "replay_live.h"
 #include "replay_out.h"
 #include "vgt/cli.h"
 #include "vgt/outfile.h"
@@ -35,7 +36,8 @@ typedef struct cli {
     char **lines;
     uint64_t nlines, caplines, dropped;
     const struct plan_out *plan;   /* what on_plan prints with */
-    vgt_progress progress;   /* bytes of the trace replayed, on a terminal */
+    vgt_progress progress;         /* bytes of the trace replayed, on a terminal */
+    live_out live;                 /* --latency, --live counters */
 } cli;
 
 static const char *event_name(int kind)
@@ -344,6 +346,7 @@ static void print_summary_json(FILE *f, const vgt_replay_summary *s, int check, 
         fputs(trace_error ? ",\"error\":" : ",\"finish\":", f);
         vgt_json_string(f, finish_msg);
     }
+    live_print_json(&c->live, s, f);
     fprintf(f, ",\"reports_dropped\":%llu,\"reports\":[", (unsigned long long)c->dropped);
     for (uint64_t i = 0; i < c->nlines; i++) fprintf(f, "%s%s", i ? "," : "", c->lines[i]);
     char why[512];
@@ -412,6 +415,8 @@ typedef struct args {
     uint32_t nrelocate;
     vgt_coverage_min min_coverage;
     int has_min_coverage;
+    int follow, live;
+    const char *latency;
 } args;
 
 /* ---- options whose values need more than their kind's check (apply callbacks of the table) ---- */
@@ -525,6 +530,17 @@ static const vgt_cli_opt replay_options[] = {
     {"force", 0, VGT_ARG_NONE, NULL, "hardware: run what is refused otherwise, because it raises engine exceptions "
      "that can leave the GPU unable to finish other programs' draws: a trace marked synthetic (placeholder shader "
      "code), and submissions whose macro calls the MME simulator predicts to raise ILLEGAL_OPCODE", A(force)},
+    VGT_OPT_FOLLOW(args, follow),
+    {"live", 0, VGT_ARG_NONE, NULL, "the trace is being recorded while it is replayed (a pipe from `vgt record -o -`; "
+     "what `vgt record --replay` runs): nothing waits for its end. The plan is made over the records before the first "
+     "submission and the rest decided as it comes; checks are the same as on the finished trace, but --census watches "
+     "the ranges the capture observes (at its end) only from when they are read (a warning says so). Shows the "
+     "counters per channel on stderr when it is a terminal (submissions, launches, draws, macro calls, faults) and "
+     "in the summary", A(live)},
+    {"latency", 0, VGT_ARG_PATH, "FILE", "write one line per submission run: its capture timestamp (the doorbell the "
+     "capture trapped), when the engine received it, when the lane started and when the replayed doorbell was rung "
+     "(CLOCK_MONOTONIC, ns), and the latency; the summary gives p50, p99 and max. Meaningful when the trace is "
+     "replayed while it is recorded on this machine", A(latency)},
     {"json", 0, VGT_ARG_NONE, NULL, "one JSON object at the end instead of text", A(json)},
     {"quiet", 0, VGT_ARG_NONE, NULL, "text: only mismatches, problems and the summary", A(quiet)},
     {"verbose", 0, VGT_ARG_NONE, NULL, "text: every message (otherwise at most 200 of each kind)", A(verbose)},
@@ -533,9 +549,12 @@ static const vgt_cli_opt replay_options[] = {
 
 const vgt_cli_spec cmd_replay_spec = {
     .verb = "replay", .args = "TRACE", .min_args = 1, .max_args = 1, .opts = replay_options,
-    .about = "Replay a trace (TRACE, or - for a stream on stdin) on a backend: objects, channels, mappings and memory "
-             "are rebuilt, then each submission runs on a lane. Without --backend the GPU is used when one is usable, "
-             "sim otherwise (the choice is said on stderr).",
+    .about = "Replay a trace (TRACE, or - for a stream on stdin, or a FIFO) on a backend: objects, channels, mappings "
+             "and memory are rebuilt, then each submission runs on a lane. Without --backend the GPU is used when one is "
+             "usable, sim otherwise (the choice is said on stderr).\n\n"
+             "A stream gives the results of the finished file: when the replay plans (hardware, --census, --relocate, "
+             "--plan) the engine holds the records back until the end of the trace, which needs its end (the capture "
+             "observes ranges at its end). --live plans at the first submission instead and says what can differ.",
     .notes = "exit: 0 ok, 1 a check failed / a fault / a channel never finished / coverage below --min-coverage, 2 "
              "usage or I/O error (also a --submits window outside the trace)",
 };
@@ -553,14 +572,17 @@ static int parse_args(int argc, char **argv, args *a)
     return -1;
 }
 
-static int open_reader(const char *path, vgt_reader **r, vgt_error *err)
+static int open_reader(const char *path, int follow, vgt_reader **r, vgt_error *err)
 {
+    vgt_reader_options ro = {.streaming = follow, .verify_checksums = 1, .follow = follow};
     if (!strcmp(path, "-")) {
-        vgt_reader_options ro = {.streaming = 1, .verify_checksums = 1};
+        ro.streaming = 1;
         return vgt_reader_open_fd(r, 0, 0, &ro, err) == VGT_OK ? 0 : -1;
     }
-    return vgt_reader_open_path(r, path, NULL, err) == VGT_OK ? 0 : -1;
+    return vgt_reader_open_path(r, path, &ro, err) == VGT_OK ? 0 : -1;
 }
+
+static void on_submitted(void *ctx, const vgt_replay_submitted *s) { live_submitted(&((cli *)ctx)->live, s); }
 
 static int choose(const args *a, vgt_replay_options *o)
 {
@@ -606,8 +628,11 @@ static int finish(vgt_replay *rp, const args *a, cli *c)
     }
     const vgt_replay_summary *s = vgt_replay_summary_get(rp);
     const vgt_coverage_min *min = a->has_min_coverage ? &a->min_coverage : NULL;
+    int lrc = live_close(&c->live);
+    if (lrc > code) code = lrc;
     if (a->json) print_summary_json(c->out, s, a->check, min, c, rc != VGT_OK ? err.msg : NULL, 0);
     else print_summary_text(c->out, s, a->check, min, c->hidden, NULL);
+    if (!a->json) live_print_text(&c->live, s, c->out);
     if (a->census && !a->json)
         fprintf(c->out, "  census: %u ranges (%llu bytes) watched, %llu bytes over the bound; %llu rows; %llu "
                         "submissions changed no watched byte\n",
@@ -665,18 +690,33 @@ int cmd_replay(int argc, char **argv)
     o.backend_cfg.subcontexts = a.subcontexts;
     o.relocate = a.relocate;
     o.nrelocate = a.nrelocate;
+    o.live = a.live;
     plan_out po = {&c, &a};
     c.plan = &po;
     o.progress = on_progress;
     o.progress_ctx = &c.progress;
+    int tty = a.live && isatty(STDERR_FILENO);
+    if ((rc = live_open(&c.live, a.latency, tty))) return rc;
+    if (a.latency || tty) o.on_submitted = on_submitted;
+    o.channel_counters = a.live;
     vgt_error err;
     vgt_reader *r = NULL;
     vgt_replay *rp = NULL;
-    if (open_reader(a.trace, &r, &err) || vgt_replay_open(&rp, &o, &err) != VGT_OK) {
+    if (open_reader(a.trace, a.follow, &r, &err) || vgt_replay_open(&rp, &o, &err) != VGT_OK) {
         vgt_reader_close(r);
+        live_free(&c.live);
         return vgt_cli_report("replay", &err);
     }
-    vgt_progress_begin_file(&c.progress, "replay", a.trace, a.quiet);
+    c.live.rp = rp;
+    /* a stream that must be planned is held back to its end (the census and the plan need it): said, since
+     * nothing runs until then; --live plans at the first submission instead */
+    int stream = !strcmp(a.trace, "-") || a.follow || !vgt_reader_info(r)->file_size;
+    if (stream && !a.live && ((o.backend->caps() & VGT_CAP_ASYNC) || o.census || a.plan || a.nrelocate))
+        fprintf(stderr, "vgt replay: note: the replay is planned over the whole trace, so it starts at the end of the "
+                "stream (--live starts at once)\n");
+    /* one thing at a time on the terminal: the live counters (a growing stream has no end to measure
+     * against) replace the progress line */
+    vgt_progress_begin_file(&c.progress, "replay", a.trace, a.quiet || tty);
     vgt_status run_rc = vgt_replay_run(rp, r, &err);
     vgt_progress_end(&c.progress);
     if (run_rc != VGT_OK) {
@@ -692,6 +732,7 @@ int cmd_replay(int argc, char **argv)
                                      "submissions");
         if (w) rc = w;   /* the window named submissions the trace lacks: said after the summary */
     }
+    live_free(&c.live);
     vgt_replay_close(rp);
     vgt_reader_close(r);
     for (uint64_t i = 0; i < c.nlines; i++) free(c.lines[i]);

@@ -28,7 +28,7 @@
 
 typedef struct report_args {
     const char *out, *backend;
-    int quiet, no_replay;
+    int quiet, no_replay, follow;
 } report_args;
 
 static const vgt_cli_opt report_options[] = {
@@ -39,6 +39,7 @@ static const vgt_cli_opt report_options[] = {
     {"no-replay", 0, VGT_ARG_NONE, NULL, "no replay: the page has no store census and no render targets",
      .off = offsetof(report_args, no_replay)},
     VGT_OPT_QUIET(report_args, quiet),
+    VGT_OPT_FOLLOW(report_args, follow),
     {0}};
 
 const vgt_cli_spec cmd_report_spec = {
@@ -511,7 +512,8 @@ int cmd_report(int argc, char **argv)
     if (rc >= 0) return rc;
     const char *path = a.pos[0], *name = a.pos[0];
     char spool[64];
-    if (vgt_cli_seekable_input("report", &path, spool, sizeof spool)) return VGT_EXIT_USAGE;
+    if (vgt_cli_seekable_input("report", &path, spool, sizeof spool)) return VGT_EXIT_USAGE;   /* read more than once */
+    if (ra.follow && path == a.pos[0] && (rc = vgt_cli_follow_to_end("report", path))) return rc;
     const vgt_backend_ops *be = vgt_backend_find(ra.backend ? ra.backend : "sim");
     if (!be) return vgt_cli_error("report", VGT_EXIT_USAGE, "--backend %s: no such backend (sim, gpu)", ra.backend);
     vgt_error err;

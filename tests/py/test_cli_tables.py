@@ -10,29 +10,32 @@ import pytest
 
 # The options each verb had before the tables, under the names users know (the table may add more).
 KNOWN = {
-    "info": ["--json", "--quick"],
+    "info": ["--json", "--quick", "--follow"],
     "dump": ["--jsonl", "--seq", "--type", "--follow"],
-    "verify": ["--salvage", "--quiet", "--json"],
+    "verify": ["--salvage", "--quiet", "--json", "--follow"],
     "repack": ["--level", "--chunk-size", "--threads", "--stored", "--quiet"],
     "synth": ["--output", "--shape", "--submits", "--bytes", "--channels", "--memory-pages", "--seed", "--level",
               "--threads", "--chunk-size", "--stored", "--no-trailer", "--crash-safe", "--memory-cas"],
     "slice": ["--submits", "--level", "--chunk-size", "--quiet"],
-    "decode": ["--jsonl", "--submits", "--channel", "--method", "--no-fields", "--no-events", "--expand-macros", "--quiet"],
-    "census": ["--json", "--total", "--submits", "--channel", "--no-macros", "--stores", "--quiet"],
+    "decode": ["--jsonl", "--submits", "--channel", "--method", "--no-fields", "--no-events", "--expand-macros", "--quiet",
+               "--follow"],
+    "census": ["--json", "--total", "--submits", "--channel", "--no-macros", "--stores", "--quiet", "--follow"],
     "db": ["--output", "--with-bytes", "--no-fields", "--index-methods", "--submits", "--channel", "--no-macros",
-           "--stores", "--quiet"],
-    "draws": ["--json", "--draw", "--submits", "--channel", "--no-launches"],
-    "mme": ["--json", "--macro", "--submits", "--channel", "--calls", "--expand", "--no-disasm"],
-    "record": ["--output", "--crash-safe", "--memory", "--track", "--level", "--quiet", "--no-memory-cas"],
+           "--stores", "--quiet", "--follow"],
+    "draws": ["--json", "--draw", "--submits", "--channel", "--no-launches", "--follow"],
+    "mme": ["--json", "--macro", "--submits", "--channel", "--calls", "--expand", "--no-disasm", "--follow"],
+    "record": ["--output", "--crash-safe", "--memory", "--track", "--level", "--quiet", "--live", "--live-policy",
+               "--replay", "--check", "--latency", "--no-memory-cas"],
     "ingest": ["--output", "--follow", "--level"],
     "replay": ["--backend", "--lane", "--submits", "--prefix", "--check", "--min-coverage", "--dump", "--dump-rt",
                "--expect-hash", "--list-rt", "--census", "--census-json", "--submit-timeout", "--no-wait",
-               "--reserved-va", "--subcontexts", "--relocate", "--plan", "--force", "--json", "--quiet", "--verbose"],
+               "--reserved-va", "--subcontexts", "--relocate", "--plan", "--force", "--json", "--quiet", "--verbose",
+               "--follow", "--live", "--latency"],
     "corpus": ["--verbose", "--quiet"],
-    "timeline": ["--output", "--no-cpu", "--quiet"],
-    "report": ["--output", "--backend", "--no-replay", "--quiet"],
-    "launches": ["--json", "--launch", "--bytes", "--submits", "--channel"],
-    "decompile": ["--launch", "--submits", "--output"],
+    "timeline": ["--output", "--no-cpu", "--quiet", "--follow"],
+    "report": ["--output", "--backend", "--no-replay", "--quiet", "--follow"],
+    "launches": ["--json", "--launch", "--bytes", "--submits", "--channel", "--follow"],
+    "decompile": ["--launch", "--submits", "--output", "--follow"],
 }
 
 
@@ -240,4 +243,13 @@ def test_zsh_completion_names_every_verb_and_option(vgt, build_dir):
         assert f"\n    {verb})\n" in text
         block = text.split(f"\n    {verb})\n", 1)[1].split(";;", 1)[0]
         for opt in table(vgt, verb):
-            assert f"'{opt}[" in block or f"'{opt}=[" in block or f"'*{opt}=[" in block, (verb, opt)
+            assert any(f"'{rep}{opt}{eq}[" in block for rep in ("", "*") for eq in ("", "=", "=-")), (verb, opt)
+
+
+def test_an_optional_value_is_only_taken_with_equals(vgt):
+    """record --replay[=BACKEND]: `--replay=sim` gives the backend; `--replay sim` would run a program called
+    sim, so `--replay` alone never takes the next word."""
+    assert "--replay[=BACKEND]" in vgt("record", "--help", check=0).stdout
+    assert "not a backend" in vgt("record", "--replay=nope", "--", "true", check=2).stderr
+    r = vgt("record", "--replay", "--check", "--", "no-such-program-xyz", check=None)
+    assert "cannot run 'no-such-program-xyz'" in r.stderr   # the word after --replay was not its value

@@ -345,6 +345,85 @@ static void test_pipe(void)
     CHECK(j.ok, "pipe writer failed");
 }
 
+/* Live: every submission reaches a reader of the pipe while the writer is still open (no fdatasync on a
+ * pipe, and the chunk target is far away); the records after the last submission wait for the next. */
+static void test_live_pipe(void)
+{
+    int fds[2];
+    CHECK(pipe(fds) == 0, "pipe");
+    vgt_writer_options o = vgt_writer_defaults();
+    o.live = 1;
+    vgt_writer *w;
+    vgt_reader *r = NULL;
+    vgt_error e;
+    CHECK(vgt_writer_open_fd(&w, fds[1], 1, &o, IDENT, 3, &e) == VGT_OK, "live writer: %s", e.msg);
+    vgt_reader_options ro = {.streaming = 1, .verify_checksums = 1};
+    CHECK(vgt_reader_open_fd(&r, fds[0], 1, &ro, &e) == VGT_OK, "live reader: %s", e.msg);
+    vgt_record rec;
+    for (int round = 0; round < 4 && r; round++) {
+        write_many(w, 3);   /* marker, marker, submit: the submit closes the chunk */
+        for (int k = 0; k < 3; k++)
+            CHECK(vgt_reader_next(r, &rec, &e) == VGT_OK && rec.seq == (uint64_t)(3 * round + k),
+                  "round %d record %d read before the writer closes: %s", round, k, e.msg);
+    }
+    CHECK(vgt_writer_close(w, &e) == VGT_OK, "close: %s", e.msg);
+    CHECK(r && vgt_reader_next(r, &rec, &e) == VGT_E_EOF && vgt_reader_at_end(r), "the end after the trailer");
+    vgt_reader_close(r);
+}
+
+/* --follow: a reader of a file still being written waits at its end for more, until the trailer. */
+struct follow_job {
+    const char *path;
+    int ok;
+    volatile int opened;   /* the header is written: a reader may open */
+};
+
+static void *slow_writer(void *arg)
+{
+    struct follow_job *j = arg;
+    vgt_writer_options o = vgt_writer_defaults();
+    o.placement = VGT_PLACE_IN_PLACE;
+    o.live = 1;
+    vgt_writer *w;
+    vgt_error e;
+    if (vgt_writer_open_path(&w, j->path, &o, IDENT, 3, &e) != VGT_OK) {
+        j->opened = -1;
+        return NULL;
+    }
+    __atomic_store_n(&j->opened, 1, __ATOMIC_RELEASE);
+    for (int round = 0; round < 5; round++) {
+        write_many(w, 30);
+        nanosleep(&(struct timespec){0, 20000000L}, NULL);
+    }
+    j->ok = vgt_writer_close(w, &e) == VGT_OK;
+    return NULL;
+}
+
+static void test_follow(void)
+{
+    char path[512];
+    path_of(path, sizeof path, "follow.vgt");
+    struct follow_job j = {path, 0, 0};
+    vgt_error e;
+    pthread_t t;
+    pthread_create(&t, NULL, slow_writer, &j);
+    while (!__atomic_load_n(&j.opened, __ATOMIC_ACQUIRE)) nanosleep(&(struct timespec){0, 100000L}, NULL);
+    vgt_reader *r;
+    vgt_reader_options ro = {.streaming = 1, .verify_checksums = 1, .follow = 1, .follow_poll_us = 500};
+    uint64_t n = 0;
+    if (vgt_reader_open_path(&r, path, &ro, &e) == VGT_OK) {
+        vgt_record rec;
+        vgt_status rc;
+        while ((rc = vgt_reader_next(r, &rec, &e)) == VGT_OK) CHECK(rec.seq == n++, "order");
+        CHECK(rc == VGT_E_EOF && vgt_reader_at_end(r), "the end is the trailer: %s", e.msg);
+        vgt_reader_close(r);
+    } else {
+        CHECK(0, "follow open: %s", e.msg);
+    }
+    pthread_join(t, NULL);
+    CHECK(j.ok && n == 150, "followed %llu of 150 records", (unsigned long long)n);
+}
+
 static void test_crash_safe(void)
 {
     char path[512];
@@ -556,6 +635,8 @@ int main(void)
     test_seeks(0, 0);
     test_seeks(1, 3);                           /* chunks compressed in parallel, written in order */
     test_pipe();
+    test_live_pipe();
+    test_follow();
     test_crash_safe();
     test_write_failure(0, VGT_PLACE_KEEP_PREFIX);
     test_write_failure(2, VGT_PLACE_KEEP_PREFIX);

@@ -1,5 +1,6 @@
-/* cli_input.c: the inputs of verbs (vgt/cli.h): the same file as input and output, and standard input
- * kept in a nameless temporary for verbs that read their trace more than once. */
+/* cli_input.c: the inputs of verbs (vgt/cli.h): the same file as input and output, standard input (or a
+ * FIFO) kept in a nameless temporary for verbs that read their trace more than once, and a file still
+ * being written followed to its end for those verbs. */
 #include "vgt/cli.h"
 
 #include <errno.h>
@@ -9,6 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "vgt/trace.h"
+
 int vgt_cli_same_file(const char *in, const char *out)
 {
     struct stat a, b;
@@ -16,15 +19,8 @@ int vgt_cli_same_file(const char *in, const char *out)
     return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
-int vgt_cli_seekable_input(const char *verb, const char **path, char *buf, size_t cap)
+static int spool(const char *verb, int in, const char *name, const char **path, char *buf, size_t cap)
 {
-    if (strcmp(*path, "-")) return 0;
-    struct stat st;
-    if (fstat(STDIN_FILENO, &st) == 0 && S_ISREG(st.st_mode) && lseek(STDIN_FILENO, 0, SEEK_CUR) == 0) {
-        snprintf(buf, cap, "/proc/self/fd/%d", STDIN_FILENO);   /* reopened from its start by each pass */
-        *path = buf;
-        return 0;
-    }
     const char *dir = getenv("TMPDIR");
     if (!dir || !*dir) dir = "/tmp";
     int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);   /* nameless: nothing to remove, ever */
@@ -35,16 +31,16 @@ int vgt_cli_seekable_input(const char *verb, const char **path, char *buf, size_
         if (fd >= 0) unlink(tmpl);
     }
     if (fd < 0)
-        return vgt_cli_error(verb, VGT_EXIT_USAGE, "standard input: this command reads its trace more than once and "
-                             "cannot keep a copy in %s: %s", dir, strerror(errno));
+        return vgt_cli_error(verb, VGT_EXIT_USAGE, "%s: this command reads its trace more than once and cannot keep a "
+                             "copy in %s: %s", name, dir, strerror(errno));
     static char chunk[1 << 16];
     for (;;) {
-        ssize_t n = read(STDIN_FILENO, chunk, sizeof chunk);
+        ssize_t n = read(in, chunk, sizeof chunk);
         if (n < 0 && errno == EINTR) continue;
         if (n < 0) {
             int e = errno;
             close(fd);
-            return vgt_cli_error(verb, VGT_EXIT_USAGE, "standard input: %s", strerror(e));
+            return vgt_cli_error(verb, VGT_EXIT_USAGE, "%s: %s", name, strerror(e));
         }
         if (n == 0) break;
         for (ssize_t done = 0; done < n;) {
@@ -53,8 +49,7 @@ int vgt_cli_seekable_input(const char *verb, const char **path, char *buf, size_
             if (k <= 0) {
                 int e = k < 0 ? errno : EIO;
                 close(fd);
-                return vgt_cli_error(verb, VGT_EXIT_USAGE, "standard input: cannot keep a copy in %s: %s", dir,
-                                     strerror(e));
+                return vgt_cli_error(verb, VGT_EXIT_USAGE, "%s: cannot keep a copy in %s: %s", name, dir, strerror(e));
             }
             done += k;
         }
@@ -64,3 +59,35 @@ int vgt_cli_seekable_input(const char *verb, const char **path, char *buf, size_
     return 0;
 }
 
+
+int vgt_cli_seekable_input(const char *verb, const char **path, char *buf, size_t cap)
+{
+    struct stat st;
+    int in = STDIN_FILENO;
+    const char *name = "standard input";
+    if (strcmp(*path, "-")) {   /* a FIFO or a device reads once too: kept like standard input */
+        if (stat(*path, &st) != 0 || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)) return 0;
+        name = *path;
+        if ((in = open(*path, O_RDONLY | O_CLOEXEC)) < 0)
+            return vgt_cli_error(verb, VGT_EXIT_USAGE, "cannot open '%s': %s", *path, strerror(errno));
+    } else if (fstat(STDIN_FILENO, &st) == 0 && S_ISREG(st.st_mode) && lseek(STDIN_FILENO, 0, SEEK_CUR) == 0) {
+        snprintf(buf, cap, "/proc/self/fd/%d", STDIN_FILENO);   /* reopened from its start by each pass */
+        *path = buf;
+        return 0;
+    }
+    int rc = spool(verb, in, name, path, buf, cap);
+    if (in != STDIN_FILENO) close(in);
+    return rc;
+}
+
+int vgt_cli_follow_to_end(const char *verb, const char *path)
+{
+    vgt_reader_options ro = {.streaming = 1, .verify_checksums = 0, .follow = 1};   /* the passes verify */
+    vgt_reader *r;
+    vgt_error err;
+    if (vgt_reader_open_path(&r, path, &ro, &err) != VGT_OK) return vgt_cli_report(verb, &err);
+    vgt_record rec;
+    while (vgt_reader_next(r, &rec, &err) == VGT_OK) { }
+    vgt_reader_close(r);   /* a trace broken midway: the passes meet the same problem and report it */
+    return VGT_EXIT_OK;
+}

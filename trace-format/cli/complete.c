@@ -95,7 +95,7 @@ static void zsh_desc(FILE *f, const char *help)
 static void zsh_action(FILE *f, const vgt_cli_opt *o)
 {
     if (o->kind == VGT_ARG_NONE) return;
-    fprintf(f, ":%s:", o->arg ? o->arg : "value");
+    fprintf(f, (o->flags & VGT_OPT_VALUE_OPTIONAL) ? "::%s:" : ":%s:", o->arg ? o->arg : "value");
     if (o->kind == VGT_ARG_PATH) fputs("_files", f);
     else if (o->kind == VGT_ARG_ENUM) {
         fputs("(", f);
@@ -138,7 +138,9 @@ void vgt_cli_zsh_completion(FILE *f, const vgt_cli_verb *verbs, size_t n)
                 zsh_action(f, o);
                 fputs("' \\\n", f);
             }
-            fprintf(f, "            '%s--%s%s[", rep, o->name, o->kind == VGT_ARG_NONE ? "" : "=");
+            /* zsh: "--opt=-" takes its value only after '=' (an optional value, VGT_OPT_VALUE_OPTIONAL) */
+            fprintf(f, "            '%s--%s%s[", rep, o->name, o->kind == VGT_ARG_NONE ? "" :
+                    (o->flags & VGT_OPT_VALUE_OPTIONAL) ? "=-" : "=");
             zsh_desc(f, o->help);
             fputs("]", f);
             zsh_action(f, o);

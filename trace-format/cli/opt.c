@@ -164,6 +164,11 @@ int vgt_cli_parse(const vgt_cli_spec *s, int argc, char **argv, void *opts, vgt_
             }
         }
         if (!o) return vgt_cli_error(s->verb, VGT_EXIT_USAGE, "unknown option '%s' (see vgt %s --help)", a, s->verb);
+        if (o->kind != VGT_ARG_NONE && !v && (o->flags & VGT_OPT_VALUE_OPTIONAL) && o->apply) {
+            if ((rc = o->apply(opts, NULL))) return rc;   /* `--opt` alone: the option's default */
+            if (o - s->opts < 64) args->given |= 1ull << (o - s->opts);
+            continue;
+        }
         if (o->kind != VGT_ARG_NONE && !v) {
             if (i + 1 >= argc)
                 return vgt_cli_error(s->verb, VGT_EXIT_USAGE, "%s needs a value (%s)", shown, o->arg ? o->arg : "see --help");

@@ -51,7 +51,8 @@ void vgt_cli_flow(FILE *f, const char *s, int indent, int col)
 int vgt_cli_opt_left(const vgt_cli_opt *o, char *buf, size_t cap)
 {
     int n = o->short_name ? snprintf(buf, cap, "-%c, --%s", o->short_name, o->name) : snprintf(buf, cap, "    --%s", o->name);
-    if (o->kind != VGT_ARG_NONE && n < (int)cap) n += snprintf(buf + n, cap - (size_t)n, " %s", o->arg ? o->arg : "VALUE");
+    if (o->kind != VGT_ARG_NONE && n < (int)cap)
+        n += snprintf(buf + n, cap - (size_t)n, (o->flags & VGT_OPT_VALUE_OPTIONAL) ? "[=%s]" : " %s", o->arg ? o->arg : "VALUE");
     return n;
 }
 

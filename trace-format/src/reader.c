@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "le.h"
@@ -81,6 +82,8 @@ vgt_status vgt_reader_open_fd(vgt_reader **out, int fd, int own_fd, const vgt_re
     r->opt.read_ahead = opt ? opt->read_ahead : 0;
     r->cur_index = -1;
     r->cas_stop = UINT64_MAX;
+    r->opt.follow = opt ? opt->follow : 0;
+    r->opt.follow_poll_us = opt && opt->follow_poll_us ? opt->follow_poll_us : 2000;
     r->is_file = S_ISREG(st.st_mode);
     r->seekable = r->is_file && !r->opt.streaming;
     r->info.file_size = r->seekable ? (uint64_t)st.st_size : 0;
@@ -148,6 +151,11 @@ vgt_status vgt_reader_next(vgt_reader *r, vgt_record *rec, vgt_error *err)
         vgt_error local;
         vgt_error_clear(&local);
         vgt_status rc = reader_load_chunk(r, &local);
+        if (rc == VGT_E_EOF && !r->at_end && r->opt.follow) {   /* a followed file: wait for the writer */
+            struct timespec t = {0, (long)r->opt.follow_poll_us * 1000L};
+            nanosleep(&t, NULL);
+            continue;
+        }
         if (rc == VGT_E_EOF) return VGT_FAIL(err, VGT_E_EOF, VGT_NO_OFFSET, "end of the trace");
         if (rc != VGT_OK) {
             r->sticky = local;
@@ -192,3 +200,13 @@ vgt_status vgt_reader_current_chunk(const vgt_reader *r, vgt_chunk_info *out, vg
 }
 
 int vgt_reader_at_end(const vgt_reader *r) { return r->at_end; }
+
+uint64_t vgt_reader_input_bytes(const vgt_reader *r)
+{
+    if (r->seekable) return r->info.file_size;
+    if (r->is_file) {   /* a followed file: what is there now */
+        struct stat st;
+        return fstat(r->fd, &st) == 0 ? (uint64_t)st.st_size : r->pos;
+    }
+    return r->stream_pos;
+}

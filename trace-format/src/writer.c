@@ -11,7 +11,7 @@
  *    written before it, and the writer refuses further records with the first error.
  *
  *   open ──▶ [filling w->cur] ──append──▶ chunk full? ──hand_off──▶ [filling w->cur]
- *                  │  flush / crash-safe GPFIFO_SUBMIT ──hand_off, drain (+fdatasync)──┘
+ *                  │  flush / crash-safe or live GPFIFO_SUBMIT ──hand_off, drain (+fdatasync)──┘
  *                  └──close──▶ hand_off, drain, write_trailer, free
  */
 #include <errno.h>
@@ -33,7 +33,8 @@
 
 vgt_writer_options vgt_writer_defaults(void)
 {
-    vgt_writer_options o = {VGT_CODEC_ZSTD, 3, 0, DEFAULT_CHUNK_TARGET, 0, 1, VGT_PLACE_REPLACE, 0};
+    vgt_writer_options o = {.codec = VGT_CODEC_ZSTD, .zstd_level = 3, .chunk_target = DEFAULT_CHUNK_TARGET,
+                            .write_trailer = 1, .placement = VGT_PLACE_REPLACE};
     return o;
 }
 
@@ -253,10 +254,8 @@ static vgt_status append_locked(vgt_writer *w, uint16_t type, uint16_t flags, ui
     w->next_seq++;
     if (type == VGT_REC_GPFIFO_SUBMIT) {
         c->submits++;
-        if (w->opt.crash_safe) {
-            VGT_TRY(drain(w, err));
-            VGT_TRY(sync_file(w, err));
-        }
+        if (w->opt.crash_safe || w->opt.live) VGT_TRY(drain(w, err));
+        if (w->opt.crash_safe) VGT_TRY(sync_file(w, err));
     }
     return VGT_OK;
 }

@@ -12,7 +12,7 @@
 #include "vgt/cuda.h"
 
 typedef struct info_opts {
-    int json, quick;
+    int json, quick, follow;
 } info_opts;
 
 static const vgt_cli_opt info_options[] = {
@@ -20,13 +20,16 @@ static const vgt_cli_opt info_options[] = {
     {"quick", 0, VGT_ARG_NONE, NULL, "from the index and the chunk headers only (no decompression): records, "
      "submissions, chunks, bytes, time span; no counts by type, no channels, payloads not checked",
      .off = offsetof(info_opts, quick)},
+    VGT_OPT_FOLLOW(info_opts, follow),
     {0}};
 
 const vgt_cli_spec cmd_info_spec = {
     .verb = "info", .args = "TRACE", .min_args = 1, .max_args = 1, .opts = info_options,
     .about = "Summarize a trace: format version, identity (producer, host, GPU, driver, command line...), record "
              "counts by type, channels (class, ring, token, submissions), submissions, chunks, bytes of records "
-             "and of compressed chunks with their ratio, and the time span. TRACE may be '-' (a stream on stdin).",
+             "and of compressed chunks with their ratio, and the time span. TRACE may be '-' (a stream on stdin), a "
+             "FIFO, or a file still being written (--follow): a stream that ends with its index reads as the file "
+             "would.",
     .notes = "exit: 0 ok, 1 the trace has a problem (the summary covers the records before it), or its CUDA records "
              "are inconsistent (a call that put work on the GPU linked to no submission, a launch of a function never "
              "looked up, an image stored twice), 2 usage or I/O error",
@@ -115,9 +118,24 @@ static void count_record(struct stats *s, vgt_reader *r, const vgt_record *rec)
 
 static void print_cuda_text(const vgt_cuda_scan *c);
 
+/* What the reader knows of the container. A stream read to its end that closed with a trailer agreeing
+ * with its chunks is the file it would have been: same index, same size (so `vgt info -` says what
+ * `vgt info FILE` says). */
+static vgt_trace_info container(vgt_reader *r, int read_all)
+{
+    vgt_trace_info in = *vgt_reader_info(r);
+    int trailer = 0;
+    if (!in.file_size && read_all && vgt_reader_at_end(r) && vgt_reader_trailer_check(r, &trailer, NULL) == VGT_OK &&
+        trailer) {
+        in.has_index = 1;
+        in.file_size = vgt_reader_input_bytes(r);
+    }
+    return in;
+}
+
 static void print_text(const char *path, vgt_reader *r, const struct stats *s, int quick)
 {
-    const vgt_trace_info *in = vgt_reader_info(r);
+    const vgt_trace_info info = container(r, 1), *in = &info;
     printf("trace:        %s\n", path);
     printf("format:       %u.%u (header flags 0x%x)\n", in->major, in->minor, in->header_flags);
     if (in->file_size) printf("file size:    %" PRIu64 " bytes\n", in->file_size);
@@ -226,7 +244,7 @@ static void print_json_types_channels(const struct stats *s)
 
 static void print_json(const char *path, vgt_reader *r, const struct stats *s, const vgt_error *problem, int quick)
 {
-    const vgt_trace_info *in = vgt_reader_info(r);
+    const vgt_trace_info info = container(r, !problem), *in = &info;
     printf("{\"trace\":");
     vgt_json_string(stdout, path);
     printf(",\"format\":\"%u.%u\",\"header_flags\":%u,\"has_index\":%s", in->major, in->minor, in->header_flags,
@@ -270,22 +288,40 @@ static void print_json(const char *path, vgt_reader *r, const struct stats *s, c
     printf("}\n");
 }
 
-/* --quick: the chunk list (index, or a scan of headers) and each chunk's header; no payload is read. */
+static void quick_chunk(struct stats *s, const vgt_chunk_info *h)
+{
+    if (s->records == 0 || h->first_ts < s->min_ts) s->min_ts = h->first_ts;
+    if (s->records == 0 || h->last_ts > s->max_ts) s->max_ts = h->last_ts;
+    s->records += h->record_count;
+    s->submits += h->submit_count;
+    s->chunks++;
+    s->bytes_raw += h->uncompressed_length;
+    s->bytes_comp += h->compressed_length + VGT_CHUNK_HEADER_SIZE;
+}
+
+/* --quick: the chunk list (index, or a scan of headers) and each chunk's header; no payload is read.
+ * A stream has no chunk list before its end: its chunks are read as they come (the same figures). */
 static vgt_status quick_stats(vgt_reader *r, struct stats *s, vgt_error *e)
 {
+    if (!vgt_reader_info(r)->file_size) {
+        vgt_record rec;
+        vgt_status st;
+        uint64_t last = UINT64_MAX;
+        while ((st = vgt_reader_next(r, &rec, e)) == VGT_OK) {
+            vgt_chunk_info h;
+            if (rec.chunk_offset == last || vgt_reader_current_chunk(r, &h, e) != VGT_OK) continue;
+            last = rec.chunk_offset;
+            quick_chunk(s, &h);
+        }
+        return st == VGT_E_EOF ? VGT_OK : st;
+    }
     const vgt_chunk_info *c;
     uint32_t n;
     VGT_TRY(vgt_reader_chunks(r, &c, &n, e));
     for (uint32_t i = 0; i < n; i++) {
         vgt_chunk_info h;
         VGT_TRY(vgt_reader_chunk_header(r, c[i].offset, &h, e));
-        if (s->records == 0 || h.first_ts < s->min_ts) s->min_ts = h.first_ts;
-        if (s->records == 0 || h.last_ts > s->max_ts) s->max_ts = h.last_ts;
-        s->records += h.record_count;
-        s->submits += h.submit_count;
-        s->chunks++;
-        s->bytes_raw += h.uncompressed_length;
-        s->bytes_comp += h.compressed_length + VGT_CHUNK_HEADER_SIZE;
+        quick_chunk(s, &h);
     }
     return VGT_OK;
 }
@@ -299,7 +335,7 @@ int cmd_info(int argc, char **argv)
     const char *path = a.pos[0];
     int json = o.json, quick = o.quick;
     vgt_reader *r;
-    rc = vgt_verb_open("info", path, 0, &r);
+    rc = vgt_verb_open("info", path, o.follow ? VGT_VERB_OPEN_FOLLOW : VGT_VERB_OPEN_FILE, &r);
     if (rc) return rc;
     struct stats *s = calloc(1, sizeof *s);
     uint64_t *by_type = calloc(65536, sizeof *by_type);

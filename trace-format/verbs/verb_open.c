@@ -10,7 +10,8 @@
 int vgt_verb_open(const char *verb, const char *path, int streaming, vgt_reader **r)
 {
     vgt_error e;
-    vgt_reader_options o = {.streaming = streaming, .verify_checksums = 1};
+    vgt_reader_options o = {.streaming = streaming != VGT_VERB_OPEN_FILE, .verify_checksums = 1,
+                            .follow = streaming == VGT_VERB_OPEN_FOLLOW};
     vgt_status rc = !strcmp(path, "-") ? vgt_reader_open_fd(r, STDIN_FILENO, 0, &o, &e)
                                        : vgt_reader_open_path(r, path, &o, &e);
     if (rc == VGT_OK) return VGT_EXIT_OK;

@@ -12,7 +12,7 @@
 
 typedef struct verify_opts {
     const char *salvage;
-    int quiet, json;
+    int quiet, json, follow;
 } verify_opts;
 
 static const vgt_cli_opt verify_options[] = {
@@ -22,13 +22,15 @@ static const vgt_cli_opt verify_options[] = {
     {"quiet", 'q', VGT_ARG_NONE, NULL, "print nothing when the trace is valid", .off = offsetof(verify_opts, quiet)},
     {"json", 0, VGT_ARG_NONE, NULL, "one JSON object on stdout: ok, records, chunks, submissions, has_trailer, "
      "valid_end, problem {code, offset, message} or null, salvaged (records) or null", .off = offsetof(verify_opts, json)},
+    VGT_OPT_FOLLOW(verify_opts, follow),
     {0}};
 
 const vgt_cli_spec cmd_verify_spec = {
     .verb = "verify", .args = "TRACE", .min_args = 1, .max_args = 1, .opts = verify_options,
     .about = "Check a trace completely: file header and identity, every chunk header, payload and records checksum, "
              "decompression, sequence continuity, the structure of every record payload (and zero padding), and "
-             "that the trailer's index agrees with the chunks. Stops at the first problem and names its byte offset.",
+             "that the trailer's index agrees with the chunks. Stops at the first problem and names its byte offset. "
+             "TRACE may be '-' (a stream on stdin), a FIFO, or a file still being written (--follow).",
     .notes = "exit: 0 valid, 1 a problem was found, 2 usage or I/O error",
 };
 
@@ -172,7 +174,7 @@ int cmd_verify(int argc, char **argv)
                              "destroy the trace before it is read; salvage into another file", s.salvage_path);
     vgt_reader *r;
     vgt_error e;
-    vgt_reader_options o = {.verify_checksums = 1};
+    vgt_reader_options o = {.streaming = vo.follow, .verify_checksums = 1, .follow = vo.follow};
     vgt_status st = !strcmp(s.path, "-") ? vgt_reader_open_fd(&r, STDIN_FILENO, 0, &o, &e) : vgt_reader_open_path(&r, s.path, &o, &e);
     if (st != VGT_OK) {
         if (st == VGT_E_IO || st == VGT_E_NOMEM || st == VGT_E_ARG) return vgt_cli_report("verify", &e);

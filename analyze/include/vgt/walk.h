@@ -104,6 +104,8 @@ typedef struct vgt_walk_options {
     int deliver_unselected;       /* 1: callbacks for unselected submissions too, with selected = 0 */
     int verify_checksums;         /* default 1 */
     int streaming;                /* reader option: 1 never seek (pipes) */
+    int follow;                   /* reader option: a file still being written is read as it grows, until its
+                                   * trailer (vgt_reader_options.follow) */
     uint64_t model_memory_limit;  /* 0: the model's default */
     vgt_model *model;             /* NULL: the walker's own. Else the caller's, fresh or holding exactly the
                                    * records before the reader's first; the walker applies records to it and

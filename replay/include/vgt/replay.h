@@ -93,6 +93,7 @@ typedef struct vgt_replay_report {
 typedef void (*vgt_replay_report_fn)(void *ctx, const vgt_replay_report *r);
 
 struct vgt_reloc_plan;
+struct vgt_replay_submitted;
 
 typedef struct vgt_replay_options {
     const vgt_backend_ops *backend;   /* NULL: vgt_backend_auto() */
@@ -137,7 +138,39 @@ typedef struct vgt_replay_options {
      * rec->chunk_offset is how far into the file the replay is); may be NULL */
     void (*progress)(void *ctx, const vgt_record *rec);
     void *progress_ctx;
+    /* live: the trace is being recorded while it is replayed (`vgt record --replay`, `vgt replay --live`):
+     * nothing may wait for its end. The plan is made over the records before the first submission (the
+     * setup: most mappings), the backend's range placed away from the mappings seen so far, and the rest
+     * decided as it comes (plan.c): a later mapping over the backend's range, or one that cannot keep its
+     * VA, moves at its GPU_MAP with its operands rewritten from then on; a range the trace observes later
+     * (the capture observes at the end) is watched by the census only from when it is read, so census rows
+     * of the submissions before it are missing (a warning says so). Checks are the same as on the file. */
+    int live;
+    /* each submission run (inside or before --submits), when it was handed to the backend: latency
+     * measurements (`--latency`). Called with report_ctx; may be NULL. */
+    void (*on_submitted)(void *ctx, const struct vgt_replay_submitted *s);
+    /* per-channel counters of the decoded stream (vgt_replay_channels): launches, draws, macro calls; the
+     * channels' semantic trackers run for it */
+    int channel_counters;
 } vgt_replay_options;
+
+/* One submission as the engine ran it. Times are CLOCK_MONOTONIC (vgt_now_ns), the clock the capture
+ * stamps its records with: on one machine, capture_ts and doorbell_ns compare. */
+typedef struct vgt_replay_submitted {
+    int64_t submit_index;
+    uint64_t seq;
+    uint32_t channel;
+    uint64_t capture_ts;              /* the GPFIFO_SUBMIT record's timestamp: the capture's doorbell */
+    uint64_t received_ns;             /* the engine got the record (after the reader's checks) */
+    uint64_t submit_ns;               /* the lane started (segments written, entries rewritten) */
+    uint64_t doorbell_ns;             /* the backend's submit returned: the replayed doorbell rung */
+} vgt_replay_submitted;
+
+/* Per channel, what the replay ran (options.channel_counters; faults always). */
+typedef struct vgt_replay_channel_count {
+    uint32_t client, handle;
+    uint64_t submissions, launches, draws, macro_calls, faults;
+} vgt_replay_channel_count;
 
 #define VGT_REPLAY_DEFAULT_SUBMIT_TIMEOUT_MS 5000u
 #define VGT_REPLAY_PLAN_BUFFER_DEFAULT (1ull << 30)   /* record bytes held back for the plan */
@@ -205,6 +238,10 @@ typedef struct vgt_replay_summary {
      * resolved (its function never looked up in the trace, its image missing, ...) or the graph has no
      * nodes: what the graph computes is missing from the replay, which therefore fails */
     uint64_t cuda_graphs_not_run;
+    /* options.live: the plan was made over this many records, those before the first submission (0 when
+     * not live or when nothing needed a plan) */
+    uint64_t live_planned_records;
+    int live;
 } vgt_replay_summary;
 
 typedef struct vgt_replay vgt_replay;
@@ -225,6 +262,8 @@ const vgt_replay_summary *vgt_replay_summary_get(vgt_replay *rp);
 vgt_status vgt_replay_read(vgt_replay *rp, uint64_t va, void *dst, uint64_t len, vgt_error *err);
 /* Where the replay put a captured VA (itself unless its mapping was relocated). */
 uint64_t vgt_replay_translate(const vgt_replay *rp, uint64_t va);
+/* The channels created so far, in creation order; valid until the next record or close. */
+const vgt_replay_channel_count *vgt_replay_channels(vgt_replay *rp, uint32_t *count);
 void vgt_replay_close(vgt_replay *rp);
 
 /* True when the summary shows a problem (a failed check, a fault, a blocked channel). */

@@ -376,6 +376,9 @@ typedef struct vgt_writer_options {
                                 * 4 KiB blocks, or blocks that differ from the last contents at the same
                                 * address in a few words) are written as MEMORY_CAS (format 1.3; sets header
                                 * flag MEMORY_CAS); readers give them back as the MEMORY records. Default 0 */
+    int live;                  /* hand each submission to the reader as it happens: the chunk is closed and
+                                * written at every GPFIFO_SUBMIT (no fdatasync), so a consumer of a pipe or
+                                * FIFO gets it at once instead of after chunk_target bytes */
 } vgt_writer_options;
 
 /* How vgt_writer_open_path puts a trace at a path that is absent or a regular file (the policy of
@@ -468,6 +471,10 @@ typedef struct vgt_reader_options {
     int read_ahead;            /* worker threads that load the next chunks of a read in order (zstd and
                                 * checks beside the caller's work; seekable files with an index): 0 auto
                                 * (the other cores, at most 8), -1 none, N: N workers */
+    int follow;                /* with streaming, on a regular file: next() waits at the file's end (polling
+                                * every follow_poll_us, default 2000) until more arrives or the trailer
+                                * ends the records, instead of returning VGT_E_EOF for "nothing more yet" */
+    uint32_t follow_poll_us;
 } vgt_reader_options;
 
 typedef struct vgt_chunk_info {
@@ -510,6 +517,10 @@ int vgt_reader_at_end(const vgt_reader *r);
 /* File offset (stream offset) just past the last complete chunk read so far: the length of the longest
  * valid prefix of whole chunks, for salvage tools. */
 uint64_t vgt_reader_valid_end(const vgt_reader *r);
+/* Bytes of the input read so far: a stream's bytes consumed (all of it, trailer included, once
+ * vgt_reader_next returned VGT_E_EOF at its end); a file's size. A stream that ended with a trailer that
+ * agrees with its chunks is the file it would have been: these are its size. */
+uint64_t vgt_reader_input_bytes(const vgt_reader *r);
 
 /* Chunk list: from the index when present, else by a scan of chunk headers (files only). Entries from
  * the index carry no codec or lengths (0); entries from a scan carry all fields. */

@@ -63,6 +63,8 @@ typedef enum vgt_arg_kind {
 enum {
     VGT_OPT_REQUIRED = 1u << 0,   /* the verb cannot run without it */
     VGT_OPT_REPEAT = 1u << 1,     /* may be given more than once (apply collects them) */
+    VGT_OPT_VALUE_OPTIONAL = 1u << 2,   /* a value kind whose value may be left out: only `--opt=VALUE` gives one,
+                                         * `--opt` alone calls apply (required with this flag) with NULL */
 };
 
 typedef struct vgt_cli_opt vgt_cli_opt;
@@ -90,6 +92,15 @@ struct vgt_cli_opt {
     {"submits", 0, VGT_ARG_RANGE, "A..B", help_text, .off = offsetof(type, field), .alias = "submit",             \
      .flags = (opt_flags)}
 #define VGT_OPT_SUBMITS(type, field, help_text) VGT_OPT_SUBMITS_FLAGS(type, field, help_text, 0)
+
+/* The one definition of --follow, for every verb that reads a TRACE: a regular file still being written
+ * is read as it grows (each chunk as soon as the writer flushes it) until its trailer; the result is the
+ * result on the finished file. ('-' and a FIFO are streams already and need no option.) */
+#define VGT_FOLLOW_HELP                                                                                             \
+    "TRACE is a file still being written (vgt record --crash-safe or --live, a capture with VGT_CAPTURE_OUT): "      \
+    "read it as it grows, each chunk as soon as the writer flushes it, until the trailer (the writer closed) or an " \
+    "interrupt; the result is the one the finished file gives"
+#define VGT_OPT_FOLLOW(type, field) {"follow", 0, VGT_ARG_NONE, NULL, VGT_FOLLOW_HELP, .off = offsetof(type, field)}
 
 typedef struct vgt_cli_spec {
     const char *verb;          /* "decode" */
@@ -166,11 +177,17 @@ int vgt_cli_flush(FILE *f);   /* fflush that keeps the error for vgt_cli_check_o
 int vgt_cli_check_output(const char *verb, FILE *f, const char *name, int rc);
 
 /* ---- inputs ----
- * A verb that reads its trace more than once (or seeks in it) and is given "-": standard input is
+ * A verb that reads its trace more than once (or seeks in it) and is given "-" (or a FIFO or device,
+ * which read once too: kept the same way): standard input is
  * copied to an unlinked temporary file (removed by the system whatever happens), and *path becomes a name
  * that opens it ("/proc/self/fd/N"); a regular file on standard input is used as it is. Other paths are
  * left alone. 0, or prints "vgt VERB: ..." and returns VGT_EXIT_USAGE. buf holds the new name. */
 int vgt_cli_seekable_input(const char *verb, const char **path, char *buf, size_t cap);
+/* --follow on a verb that reads its trace more than once (timeline, report): the file is followed as it
+ * grows until its trailer, then every pass reads the finished file (the result is the file's). Call it
+ * after vgt_cli_seekable_input (a stream has been kept whole by then: nothing to wait for). 0, or prints
+ * "vgt VERB: ..." and returns the exit code when the file cannot be opened. */
+int vgt_cli_follow_to_end(const char *verb, const char *path);
 
 /* ---- progress: one line on stderr while long work runs (progress.c) ----
  * "vgt db: 1.2 MiB / 3.0 MiB (40%), 0.8 MiB/s, 0:02 left": bytes of the input done (a record's

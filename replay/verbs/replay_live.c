@@ -1,0 +1,187 @@
+/* replay_live.c: see replay_live.h. Latencies are differences of CLOCK_MONOTONIC times taken in two
+ * processes of one machine (the capture's GPFIFO_SUBMIT timestamp, the engine's clock), so they mean
+ * something only for a trace replayed while it is recorded on the same machine (`vgt record --replay`,
+ * or a stream paced live into `vgt replay --live`); for an old file they are just large. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "replay_live.h"
+#include "vgt/cli.h"
+#include "vgt/trace.h"
+
+#define LIVE_MAX_SAMPLES (16u << 20)   /* per series; later submissions are written to FILE, not summarized */
+#define LIVE_REDRAW_NS 100000000ull    /* the counters on a terminal: at most ten times a second */
+
+int live_open(live_out *l, const char *latency_path, int tty)
+{
+    memset(l, 0, sizeof *l);
+    l->tty = tty;
+    if (!latency_path) return VGT_EXIT_OK;
+    vgt_error err;
+    if (vgt_outfile_open(&l->lat, latency_path, VGT_OUT_NO_STDOUT, &err) != VGT_OK ||
+        !(l->lat_f = vgt_outfile_stdio(&l->lat, &err))) {
+        if (l->lat.kind) vgt_outfile_discard(&l->lat);
+        return vgt_cli_error("replay", VGT_EXIT_USAGE, "--latency: %s", err.msg);
+    }
+    fprintf(l->lat_f, "# submission\tseq\tchannel\tcapture_ts\treceived_ns\tsubmit_ns\tdoorbell_ns\tlatency_ns\n");
+    return VGT_EXIT_OK;
+}
+
+static int keep(live_out *l, int64_t total, int64_t transport, int64_t engine)
+{
+    if (l->n == l->cap) {
+        if (l->cap >= LIVE_MAX_SAMPLES) return -1;
+        uint64_t nc = l->cap ? l->cap * 2 : 4096;
+        int64_t *a = realloc(l->total, nc * sizeof *a), *b = a ? realloc(l->transport, nc * sizeof *b) : NULL;
+        if (a) l->total = a;
+        if (b) l->transport = b;
+        int64_t *c = b ? realloc(l->engine, nc * sizeof *c) : NULL;
+        if (!c) return -1;
+        l->engine = c;
+        l->cap = nc;
+    }
+    l->total[l->n] = total, l->transport[l->n] = transport, l->engine[l->n] = engine;
+    l->n++;
+    return 0;
+}
+
+/* The counters, one line per channel and a total, drawn over the previous ones. */
+static void draw(live_out *l)
+{
+    uint32_t n;
+    const vgt_replay_channel_count *c = vgt_replay_channels(l->rp, &n);
+    if (!c) return;
+    if (l->drawn_lines) fprintf(stderr, "\033[%uA", l->drawn_lines);
+    vgt_replay_channel_count t = {0};
+    for (uint32_t i = 0; i < n; i++) {
+        fprintf(stderr, "\r\033[K  channel 0x%08x: %" PRIu64 " submissions, %" PRIu64 " launches, %" PRIu64 " draws, %" PRIu64
+                " macro calls, %" PRIu64 " faults\n", c[i].handle, c[i].submissions, c[i].launches, c[i].draws,
+                c[i].macro_calls, c[i].faults);
+        t.submissions += c[i].submissions, t.launches += c[i].launches, t.draws += c[i].draws;
+        t.macro_calls += c[i].macro_calls, t.faults += c[i].faults;
+    }
+    fprintf(stderr, "\r\033[Klive: %" PRIu64 " submissions, %" PRIu64 " launches, %" PRIu64 " draws, %" PRIu64
+            " macro calls, %" PRIu64 " faults\n", t.submissions, t.launches, t.draws, t.macro_calls, t.faults);
+    l->drawn_lines = n + 1;
+    fflush(stderr);
+}
+
+void live_submitted(live_out *l, const vgt_replay_submitted *s)
+{
+    int64_t total = (int64_t)(s->doorbell_ns - s->capture_ts), transport = (int64_t)(s->received_ns - s->capture_ts),
+            engine = (int64_t)(s->doorbell_ns - s->received_ns);
+    if (l->lat_f) {
+        fprintf(l->lat_f, "%" PRId64 "\t%" PRIu64 "\t0x%x\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRId64 "\n",
+                s->submit_index, s->seq, s->channel, s->capture_ts, s->received_ns, s->submit_ns, s->doorbell_ns, total);
+        if (keep(l, total, transport, engine)) l->dropped++;
+    }
+    if (l->tty && l->rp && s->doorbell_ns - l->last_draw_ns >= LIVE_REDRAW_NS) {
+        l->last_draw_ns = s->doorbell_ns;
+        draw(l);
+    }
+}
+
+int live_close(live_out *l)
+{
+    if (l->tty && l->rp) draw(l);
+    if (!l->lat_f) return VGT_EXIT_OK;
+    vgt_error err;
+    l->lat_f = NULL;
+    if (vgt_outfile_commit(&l->lat, &err) != VGT_OK) return vgt_cli_error("replay", VGT_EXIT_USAGE, "--latency: %s", err.msg);
+    return VGT_EXIT_OK;
+}
+
+static int cmp64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+typedef struct pct3 {
+    int64_t p50, p99, max;
+} pct3;
+
+/* Nearest-rank percentiles (sorts v). */
+static pct3 percentiles(int64_t *v, uint64_t n)
+{
+    pct3 p = {0, 0, 0};
+    if (!n) return p;
+    qsort(v, n, sizeof *v, cmp64);
+    p.p50 = v[(n * 50 + 99) / 100 - 1];   /* the ceil(n q / 100)-th smallest */
+    p.p99 = v[(n * 99 + 99) / 100 - 1];
+    p.max = v[n - 1];
+    return p;
+}
+
+typedef struct lat_stats {
+    pct3 total, transport, engine;
+} lat_stats;
+
+static lat_stats stats(const live_out *l)
+{
+    lat_stats s;
+    s.total = percentiles(l->total, l->n);
+    s.transport = percentiles(l->transport, l->n);
+    s.engine = percentiles(l->engine, l->n);
+    return s;
+}
+
+void live_print_text(const live_out *l, const vgt_replay_summary *s, FILE *f)
+{
+    if (s->live && s->live_planned_records)
+        fprintf(f, "  live: planned over the %" PRIu64 " records before the first submission; the rest decided as it "
+                "came\n", s->live_planned_records);
+    else if (s->live)
+        fprintf(f, "  live: every record replayed as it came (nothing to plan)\n");
+    if (l->cap || l->lat_f || l->n) {
+        lat_stats st = stats(l);
+        fprintf(f, "  latency: %" PRIu64 " submissions%s; capture doorbell -> replayed doorbell p50 %.1f us, p99 %.1f us, "
+                "max %.1f us (to the engine p50 %.1f, p99 %.1f; in the engine p50 %.1f, p99 %.1f)\n",
+                l->n, l->dropped ? " (more in the file)" : "", st.total.p50 / 1e3, st.total.p99 / 1e3, st.total.max / 1e3,
+                st.transport.p50 / 1e3, st.transport.p99 / 1e3, st.engine.p50 / 1e3, st.engine.p99 / 1e3);
+    }
+    if (!s->live) return;
+    uint32_t n;
+    const vgt_replay_channel_count *c = vgt_replay_channels(l->rp, &n);
+    for (uint32_t i = 0; c && i < n; i++)
+        fprintf(f, "  channel 0x%08x: %" PRIu64 " submissions, %" PRIu64 " launches, %" PRIu64 " draws, %" PRIu64
+                " macro calls, %" PRIu64 " faults\n", c[i].handle, c[i].submissions, c[i].launches, c[i].draws,
+                c[i].macro_calls, c[i].faults);
+}
+
+static void json_pct(FILE *f, const char *name, pct3 p)
+{
+    fprintf(f, "\"%s\":{\"p50_ns\":%" PRId64 ",\"p99_ns\":%" PRId64 ",\"max_ns\":%" PRId64 "}", name, p.p50, p.p99, p.max);
+}
+
+void live_print_json(const live_out *l, const vgt_replay_summary *s, FILE *f)
+{
+    if (l->cap || l->n) {
+        lat_stats st = stats(l);
+        fprintf(f, ",\"latency\":{\"submissions\":%" PRIu64 ",", l->n);
+        json_pct(f, "total", st.total);
+        fputc(',', f);
+        json_pct(f, "to_engine", st.transport);
+        fputc(',', f);
+        json_pct(f, "in_engine", st.engine);
+        fputc('}', f);
+    }
+    if (!s->live) return;
+    fprintf(f, ",\"live_planned_records\":%" PRIu64 ",\"channels\":[", s->live_planned_records);
+    uint32_t n;
+    const vgt_replay_channel_count *c = vgt_replay_channels(l->rp, &n);
+    for (uint32_t i = 0; c && i < n; i++)
+        fprintf(f, "%s{\"handle\":%u,\"submissions\":%" PRIu64 ",\"launches\":%" PRIu64 ",\"draws\":%" PRIu64
+                ",\"macro_calls\":%" PRIu64 ",\"faults\":%" PRIu64 "}", i ? "," : "", c[i].handle, c[i].submissions,
+                c[i].launches, c[i].draws, c[i].macro_calls, c[i].faults);
+    fputc(']', f);
+}
+
+void live_free(live_out *l)
+{
+    if (l->lat_f) vgt_outfile_discard(&l->lat);
+    free(l->total);
+    free(l->transport);
+    free(l->engine);
+}
