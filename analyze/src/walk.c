@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "vgt/u64map.h"
 #include "vgt/walk.h"
 
 typedef struct walker {
@@ -20,6 +21,7 @@ typedef struct walker {
     vgt_model *model;
     vgt_walk_channel **chans;     /* individually allocated: pointers stay valid for the walk */
     uint32_t nchans, capchans, last_chan;
+    vgt_u64map chan_ix;           /* client:handle -> index in chans: a lookup per submission stays O(1) */
     vgt_segment *segs;
     uint32_t capsegs;
     vgt_walk_submit cur;
@@ -97,11 +99,11 @@ static vgt_status channel_for(walker *w, uint32_t client, uint32_t handle, vgt_w
     vgt_walk_channel *c = NULL;
     if (w->last_chan < w->nchans && w->chans[w->last_chan]->client == client && w->chans[w->last_chan]->handle == handle)
         c = w->chans[w->last_chan];
-    for (uint32_t i = 0; !c && i < w->nchans; i++)
-        if (w->chans[i]->client == client && w->chans[i]->handle == handle) {
-            c = w->chans[i];
-            w->last_chan = i;
-        }
+    uint32_t ix;
+    if (!c && vgt_u64map_get(&w->chan_ix, vgt_u64map_handle_key(client, handle), &ix)) {
+        c = w->chans[ix];
+        w->last_chan = ix;
+    }
     if (c) {
         if (c->alloc_seq != alloc_seq) channel_reset(w, c, mc);   /* the handle was re-allocated */
         else channel_adopt_state(c, mc);                           /* a CHANNEL_STATE since the last submission */
@@ -118,7 +120,10 @@ static vgt_status channel_for(walker *w, uint32_t client, uint32_t handle, vgt_w
         w->capchans = cap;
     }
     c = calloc(1, sizeof *c);
-    if (!c) return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "no memory for a channel");
+    if (!c || vgt_u64map_put(&w->chan_ix, vgt_u64map_handle_key(client, handle), w->nchans)) {
+        free(c);
+        return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "no memory for a channel");
+    }
     c->client = client;
     c->handle = handle;
     w->last_chan = w->nchans;
@@ -232,6 +237,7 @@ static void walker_free(walker *w)
         free(w->chans[i]);
     }
     free(w->chans);
+    vgt_u64map_free(&w->chan_ix);
     free(w->segs);
     if (w->model != w->opt->model) vgt_model_free(w->model);
 }

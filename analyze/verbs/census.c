@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "db_stores.h"
+#include "budget_report.h"
 #include "walk_filter.h"
 #include "vgt/classes.h"
 #include "vgt/cli.h"
@@ -459,6 +460,7 @@ static int run(census *c, const char *path, vgt_walk_options *opt, const walk_fi
     if (rc == VGT_OK && !c->failed && c->mme && vgt_mme_trace_finish(c->mme, &c->err) != VGT_OK &&
         c->err.code != VGT_E_EOF)
         c->failed = 1;
+    int budget = rc == VGT_OK && mme_budget_report("census", c->mme);
     vgt_mme_trace_free(c->mme);
     if (rc == VGT_OK && c->failed) rc = c->err.code, err = c->err;
     if (rc != VGT_OK) {
@@ -472,7 +474,8 @@ static int run(census *c, const char *path, vgt_walk_options *opt, const walk_fi
         return vgt_cli_report("census", &err);
     }
     print_total(c, &st);
-    return walk_filter_check("census", filter, &st);
+    int wrc = walk_filter_check("census", filter, &st);
+    return wrc ? wrc : budget ? VGT_EXIT_PROBLEM : VGT_EXIT_OK;
 }
 
 typedef struct census_args {

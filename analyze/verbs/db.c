@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "db_internal.h"
+#include "budget_report.h"
 #include "walk_filter.h"
 #include "vgt/classes.h"
 #include "vgt/cli.h"
@@ -301,6 +302,7 @@ static int export(db_ctx *c, const char *path, const char *name, const char *out
     vgt_error err;
     vgt_status rc = VGT_OK;
     int window = 0;   /* --submits outside the trace: reported, nothing written */
+    int budget = 0;   /* an MME budget ran out: the database is written, the exit says a problem */
     if (ok) {
         opt->deliver_unselected = 1;   /* trackers see every submission; rows only for the selected ones */
         vgt_walk_callbacks cb = { .on_record = on_record, .on_channel = on_channel, .on_submit_begin = on_submit_begin,
@@ -311,6 +313,7 @@ static int export(db_ctx *c, const char *path, const char *name, const char *out
         if (rc == VGT_OK) rc = vgt_walk_path(path, opt, &cb, &st, &err);
         if (rc == VGT_OK && (window = walk_filter_check("db", filter, &st))) ok = 0;
         if (rc == VGT_OK && !c->failed && c->mme && vgt_mme_trace_finish(c->mme, &c->err) != VGT_OK) c->failed = 1;
+        budget = rc == VGT_OK && mme_budget_report("db", c->mme);
         vgt_mme_trace_free(c->mme);
         c->mme = NULL;
         ok = ok && rc == VGT_OK && !c->failed && !db_write_counts(c);
@@ -319,8 +322,14 @@ static int export(db_ctx *c, const char *path, const char *name, const char *out
             db_stores_check_unmatched(c->stores, st.submits, &c->err) != VGT_OK)
             ok = 0;
         /* MME macros, calls, parameters and emissions (docs/sqlite-schema.md): a second walk */
-        if (ok && (vgt_mme_db_schema(c->db, &c->err) != VGT_OK || vgt_mme_db_fill(c->db, path, opt, NULL, &c->err) != VGT_OK))
+        char note[256] = "";
+        if (ok && (vgt_mme_db_schema(c->db, &c->err) != VGT_OK ||
+                   vgt_mme_db_fill(c->db, path, opt, NULL, note, sizeof note, &c->err) != VGT_OK))
             ok = 0;
+        if (ok && note[0] && !budget) {   /* the fill also runs the state preambles the first walk skips */
+            fprintf(stderr, "vgt db: %s\n", note);
+            budget = 1;
+        }
         ok = ok && !db_create_indexes(c);
     }
     free(c->counts.slot);   /* when the walk failed before the counts were written */
@@ -336,7 +345,7 @@ static int export(db_ctx *c, const char *path, const char *name, const char *out
         printf("wrote %s: %" PRIu64 " records, %" PRIu64 " submissions, %" PRIu64 " methods, %" PRIu64 " events%s", out,
                st.records, c->submission_rows, c->method_rows, c->event_rows, c->stores ? ", " : "\n");
     if (!quiet && c->stores) printf("%" PRIu64 " store rows\n", c->store_rows);
-    return VGT_EXIT_OK;
+    return budget ? VGT_EXIT_PROBLEM : VGT_EXIT_OK;
 }
 
 int cmd_db(int argc, char **argv)

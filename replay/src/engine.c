@@ -161,6 +161,7 @@ void vgt_replay_close(vgt_replay *rp)
     free(rp->pb_pages);
     free(rp->co_ranges);
     free(rp->chans);
+    vgt_u64map_free(&rp->chan_ix);
     free(rp->segs.segs);
     free(rp->wlog);
     free(rp->mask);
@@ -171,11 +172,11 @@ void vgt_replay_close(vgt_replay *rp)
 
 /* ---- records that rebuild state ---- */
 
+/* Hashed (rp->chan_ix): a trace with 100,000 channels looks one up per submission. */
 static int64_t channel_index(const vgt_replay *rp, uint32_t client, uint32_t handle)
 {
-    for (uint32_t i = 0; i < rp->nchans; i++)
-        if (rp->chans[i].client == client && rp->chans[i].handle == handle) return i;
-    return -1;
+    uint32_t i;
+    return vgt_u64map_get(&rp->chan_ix, vgt_u64map_handle_key(client, handle), &i) ? (int64_t)i : -1;
 }
 
 static vgt_status on_channel(vgt_replay *rp, const vgt_record *rec, vgt_error *err)
@@ -218,6 +219,8 @@ static vgt_status on_channel(vgt_replay *rp, const vgt_record *rec, vgt_error *e
         rp->chans = n;
         rp->cap_chans = nc;
     }
+    if (vgt_u64map_put(&rp->chan_ix, vgt_u64map_handle_key(c.client, c.handle), rp->nchans))
+        return VGT_FAIL(err, VGT_E_NOMEM, rec->seq, "replay: out of memory at seq %llu", (unsigned long long)rec->seq);
     rp->chans[rp->nchans++] = (engine_channel){.client = c.client, .handle = c.handle, .id = id, .cls = mc->rec.cls};
     return VGT_OK;
 }

@@ -7,6 +7,7 @@
 #include "vgt/model.h"
 #include "vgt/pushbuf.h"
 #include "vgt/replay.h"
+#include "vgt/u64map.h"
 #include "submit_segs.h"
 
 /* SET_COLOR_TARGET_A/B/WIDTH/HEIGHT/FORMAT/MEMORY of the 8 targets as the stream last set them. */
@@ -129,6 +130,7 @@ struct vgt_replay {
     uint32_t vas;
     engine_channel *chans;
     uint32_t nchans, cap_chans;
+    vgt_u64map chan_ix;          /* client:handle -> index in chans */
     replay_segs segs;          /* the current submission's segments (submit_segs.c) */
     /* the submission whose checks are open (the last one run) */
     int64_t cur_index;

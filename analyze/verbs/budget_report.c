@@ -1,0 +1,12 @@
+/* budget_report.c: see budget_report.h. */
+#include "budget_report.h"
+
+#include <stdio.h>
+
+int mme_budget_report(const char *verb, const vgt_mme_trace *t)
+{
+    char note[256];
+    if (!t || !vgt_mme_trace_budget_note(t, note, sizeof note)) return 0;
+    fprintf(stderr, "vgt %s: %s\n", verb, note);
+    return 1;
+}
