@@ -291,8 +291,11 @@ static int export(db_ctx *c, const char *path, const char *name, const char *out
     /* before SQLite initialises: no memory statistics (a global mutex per allocation); may fail harmlessly
      * when something already initialised SQLite */
     sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+    db_route_io();
     if (sqlite3_open_v2(tmp, &c->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-        int rc = vgt_cli_error("db", VGT_EXIT_USAGE, "cannot create '%s': %s", out, sqlite3_errmsg(c->db));
+        int se = sqlite3_system_errno(c->db);
+        int rc = vgt_cli_error("db", VGT_EXIT_USAGE, "cannot create '%s': %s%s%s", out, sqlite3_errmsg(c->db),
+                               se ? ": " : "", se ? strerror(se) : "");
         sqlite3_close(c->db);
         vgt_outfile_discard(&of);
         return rc;
