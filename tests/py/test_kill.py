@@ -12,6 +12,7 @@ import random
 import re
 import signal
 import sqlite3
+import struct
 import subprocess
 import time
 
@@ -72,12 +73,13 @@ def db_complete(path, want):
         return False
 
 
-def salvaged_prefix(vgt_bin, path, tmp, complete):
-    """The records `vgt verify --salvage` keeps of path, checked to be a prefix of the complete output's."""
+def salvaged_prefix(vgt_bin, path, tmp, complete, skip=0):
+    """The records `vgt verify --salvage` keeps of path (less the first skip), checked to be a prefix of the
+    complete output's."""
     r = subprocess.run([str(vgt_bin), "verify", str(path), "--salvage", str(tmp)], capture_output=True, timeout=60)
     if r.returncode not in (0, 1):
         return None
-    got = reader.read_trace(tmp).records
+    got = reader.read_trace(tmp).records[skip:]
     keys = [(x.type, x.ts, bytes(x.payload)) for x in got]
     if keys != complete[:len(keys)]:
         return None
@@ -101,8 +103,11 @@ def test_sigkill_at_random_points(vgt_bin, inputs, tmp_path, verb):
     else:
         want = trace_summary(vgt_bin, out)
         complete = [(x.type, x.ts, bytes(x.payload)) for x in reader.read_trace(out).records]
-        if verb == "record":   # its SESSION_START/END carry the wall clock: compare what was relayed
-            complete = complete[1:-1]
+    skip, header_size = 0, 0
+    if verb != "db":
+        header_size = struct.unpack_from("<I", out.read_bytes(), 16)[0]   # header_length (docs/trace-format.md)
+    if verb == "record":   # its SESSION_START/END carry the wall clock: compare what was relayed
+        complete, skip = complete[1:-1], 1
     rng = random.Random(f"kill-{verb}")
     outcomes = {"absent": 0, "complete": 0, "prefix": 0}
     for k in range(KILLS):
@@ -120,8 +125,10 @@ def test_sigkill_at_random_points(vgt_bin, inputs, tmp_path, verb):
         left = sorted(x.name for x in tmp_path.iterdir() if x.name.startswith("out") and x != out)
         assert all(n.endswith(".partial") for n in left), what + f": left {left}"
         if not out.exists() or (policy == "replace" and out.read_bytes() == SENTINEL):
-            if policy == "prefix" and left and verb != "db":   # a recording's prefix, beside OUT until its end
-                n = salvaged_prefix(vgt_bin, tmp_path / left[0], tmp_path / "salvaged.vgt", complete)
+            tmp = tmp_path / left[0] if left else None
+            # a temporary killed before its header was whole holds no record: as good as absent
+            if policy == "prefix" and tmp and tmp.stat().st_size >= header_size:   # a recording's prefix
+                n = salvaged_prefix(vgt_bin, tmp, tmp_path / "salvaged.vgt", complete, skip)
                 assert n is not None, what + f": {left[0]} is not salvageable to a prefix of the complete output"
                 outcomes["prefix"] += 1
                 continue
@@ -135,7 +142,7 @@ def test_sigkill_at_random_points(vgt_bin, inputs, tmp_path, verb):
             outcomes["complete"] += 1
             continue
         assert policy == "prefix", what + ": OUT is neither the previous file nor complete"
-        n = salvaged_prefix(vgt_bin, out, tmp_path / "salvaged.vgt", complete)
+        n = salvaged_prefix(vgt_bin, out, tmp_path / "salvaged.vgt", complete, skip)
         assert n is not None, what + ": OUT is not salvageable to a prefix of the complete output"
         outcomes["prefix"] += 1
     # the kill points reach both ends: runs killed before OUT was in place (a verb that writes in place
