@@ -221,6 +221,9 @@ static vgt_status walk_loop(walker *w, vgt_reader *r, vgt_error *err)
     while (!w->stop && (rc = vgt_reader_next(r, &rec, err)) == VGT_OK) {
         if (w->cb->on_record_before && w->cb->on_record_before(w->cb->ctx, &rec, w->model)) break;
         w->st.records++;
+        /* every record of a known type is checked, also one nothing here uses: a malformed record never
+         * passes a verb silently */
+        if (vgt_rec_type_name(rec.type)) VGT_TRY(vgt_record_fields(&rec, NULL, NULL, err));
         VGT_TRY(vgt_model_apply(w->model, &rec, err));
         if (w->cb->on_record && w->cb->on_record(w->cb->ctx, &rec, w->model)) break;
         if (rec.type == VGT_REC_GPFIFO_SUBMIT) VGT_TRY(walk_submit(w, &rec, err));

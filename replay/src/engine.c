@@ -550,6 +550,7 @@ static vgt_status on_submit(vgt_replay *rp, const vgt_record *rec, vgt_error *er
 vgt_status vgt_replay_record(vgt_replay *rp, const vgt_record *rec, vgt_error *err)
 {
     if (rp->done) return VGT_OK;
+    if (vgt_rec_type_name(rec->type)) VGT_TRY(vgt_record_fields(rec, NULL, NULL, err));   /* none passes unread */
     if (rec->type == VGT_REC_MEMORY && rp->opt.check) {
         /* before the model takes the record: the check wants the contents it replaces */
         vgt_rec_memory m;

@@ -37,10 +37,13 @@ static vgt_status read_header(vgt_reader *r, vgt_error *err)
     uint8_t fixed[VGT_FILE_HEADER_FIXED];
     uint64_t got;
     VGT_TRY(reader_read_at(r, fixed, sizeof fixed, 0, &got, err));
-    if (got < sizeof fixed)
-        return VGT_FAIL(err, got >= 8 && !memcmp(fixed, VGT_FILE_MAGIC, 8) ? VGT_E_TRUNCATED : VGT_E_FORMAT, got,
-                        "not a .vgt trace: the input ends after %llu bytes, inside the %u-byte file header",
+    /* what there is of it is the start of a header (an empty file too: a writer may not have written yet) */
+    if (got < sizeof fixed && !memcmp(fixed, VGT_FILE_MAGIC, got < 8 ? got : 8))
+        return VGT_FAIL(err, VGT_E_TRUNCATED, got, "the input ends after %llu bytes, inside the %u-byte file header",
                         (unsigned long long)got, VGT_FILE_HEADER_FIXED);
+    if (got < sizeof fixed)
+        return VGT_FAIL(err, VGT_E_FORMAT, got, "not a .vgt trace: the input ends after %llu bytes, inside the %u-byte "
+                        "file header, and they are not one", (unsigned long long)got, VGT_FILE_HEADER_FIXED);
     file_header h;
     VGT_TRY(header_parse_fixed(fixed, r->info.file_size, &h, err));
     uint8_t *all = malloc(h.header_length);
