@@ -382,7 +382,7 @@ static int on_submit_end(void *ctx, const vgt_walk_submit *s)
     if (c->stores && !c->failed && db_stores_match(c->stores, s->index, s->seq, s->chan->handle, &sfirst, &sn, &c->err))
         c->failed = 1;
     if (!c->selected || c->failed) return c->failed;
-    const db_store_row *srows = c->stores ? c->stores->rows + sfirst : NULL;
+    const db_store_row *srows = c->stores && c->stores->rows ? c->stores->rows + sfirst : NULL;   /* an empty file has none */
     if (c->stores) count_stores(&c->sub, srows, sn);
     c->submissions++;
     add_counts(&c->total, &c->sub);
