@@ -66,6 +66,10 @@ def tu104_inst(op0, imm0=0, op1=0, end_next=0):
 TU104_JAL = 24
 # JAL to ip + 0: a one-instruction infinite loop (mme_tu104_sim.c: JAL next_ip = ip + imm[14:0]).
 LOOP_FOREVER = tu104_inst(TU104_JAL, 0)
+TU104_STATE = 22
+# Both ALUs STATE: ILLEGAL_OPCODE in the simulator (Mesa mme_tu104_sim.c: "both ALUs may not be STATE"),
+# an MME exception on the hardware: what the replay's MME guard must refuse.
+ILLEGAL_BOTH_STATE = tu104_inst(TU104_STATE, 0, TU104_STATE, end_next=1) + tu104_inst(0)
 # end_next on an ADD no-op, then one more no-op: a macro that exits at once.
 EXIT_AT_ONCE = tu104_inst(0, 0, 0, end_next=1) + tu104_inst(0)
 
