@@ -7,9 +7,11 @@
 #include "vgt/addr_operands.h"
 #include "vgt/backend.h"
 #include "vgt/events.h"
+#include "vgt/mme.h"
 #include "vgt/model.h"
 #include "vgt/pushbuf.h"
 #include "vgt/replay.h"
+#include "vgt/u64map.h"
 #include "submit_segs.h"
 
 /* SET_COLOR_TARGET_A/B/WIDTH/HEIGHT/FORMAT/MEMORY of the 8 targets as the stream last set them. */
@@ -196,6 +198,7 @@ struct vgt_replay {
     uint32_t vas;
     engine_channel *chans;
     uint32_t nchans, cap_chans;
+    vgt_u64map chan_ix;          /* client:handle -> index in chans */
     replay_segs segs;          /* the current submission's segments (submit_segs.c) */
     /* the submission whose checks are open (the last one run) */
     int64_t cur_index;
@@ -249,6 +252,8 @@ struct vgt_replay {
     /* the subscribers of every channel's decoded stream (stream.c) */
     const stream_sub *subs[STREAM_MAX_SUBS];
     uint32_t nsubs;
+    vgt_mme_budget mme_guard_budget;   /* mme_guard.c: the MME work its simulator may do (vgt/mme.h) */
+    uint64_t mme_guard_refused;        /* ... calls refused before the current submission */
     int stream_events;           /* a subscriber takes events: the channels' semantic trackers run */
     void *stream_cur;            /* the decode under way (stream.c), for the trackers' events */
     /* planning (plan.c): records held back until the plan is made */

@@ -9,6 +9,9 @@
  * agreement row mme_mul_out confirms ILLEGAL_OPCODE) is not submitted: it is reported and counted as
  * refused. options.force lets it through. Other error classes stay allowed: the simulator flags some
  * calls the hardware runs cleanly (extra parameters left by NVIDIA's guard macros).
+ * The simulator's work is bounded by the MME budgets (vgt/mme.h), shared by every channel: a hostile trace
+ * cannot keep it busy for minutes. A call over budget is not simulated, so nothing vouches for it: its
+ * submission is refused like one that raises an exception.
  * It subscribes to the channel's decoded stream (stream.c: sub_mme_guard). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,7 +46,7 @@ static void on_method(stream_submit *s, const vgt_method *m)
     vgt_error e;
     if (m->masked || c->mme_off || vgt_mme_format_for_class(m->cls) == VGT_MME_NONE) return;
     if (!c->mme) {
-        vgt_mme_tracker_config cfg = {.cls = m->cls, .on_call = on_call, .user = c};
+        vgt_mme_tracker_config cfg = {.cls = m->cls, .on_call = on_call, .user = c, .budget = &s->rp->mme_guard_budget};
         if (vgt_mme_tracker_create(&cfg, &c->mme, &e) != VGT_OK) {
             c->mme = NULL;
             c->mme_off = 1;
@@ -59,7 +62,11 @@ static void on_method(stream_submit *s, const vgt_method *m)
 
 static unsigned begin(stream_submit *s)
 {
+    vgt_replay *rp = s->rp;
     s->c->mme_refuse[0] = 0;
+    vgt_mme_budget_next_submission(&rp->mme_guard_budget);
+    rp->mme_guard_budget.submissions = (uint64_t)rp->cur_index;   /* the note names the trace's submission */
+    rp->mme_guard_refused = rp->mme_guard_budget.refused;
     return STREAM_METHODS;
 }
 
@@ -68,7 +75,16 @@ static unsigned begin(stream_submit *s)
 static void end(stream_submit *s)
 {
     vgt_error e;
-    if (s->c->mme) vgt_mme_tracker_flush(s->c->mme, &e);
+    engine_channel *c = s->c;
+    vgt_replay *rp = s->rp;
+    if (c->mme) vgt_mme_tracker_flush(c->mme, &e);
+    uint64_t unchecked = rp->mme_guard_budget.refused - rp->mme_guard_refused;
+    if (unchecked && !c->mme_refuse[0]) {
+        char note[160];
+        vgt_mme_budget_note(&rp->mme_guard_budget, note, sizeof note);
+        snprintf(c->mme_refuse, sizeof c->mme_refuse, "%llu macro calls not checked by the MME simulator (%s)",
+                 (unsigned long long)unchecked, note);
+    }
 }
 
 static void channel_free(engine_channel *c)

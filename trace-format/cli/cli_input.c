@@ -1,6 +1,7 @@
 /* cli_input.c: the inputs of verbs (vgt/cli.h): the same file as input and output, and standard input
  * kept in a nameless temporary for verbs that read their trace more than once. */
 #include "vgt/cli.h"
+#include "vgt/io.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -27,7 +28,7 @@ int vgt_cli_seekable_input(const char *verb, const char **path, char *buf, size_
     }
     const char *dir = getenv("TMPDIR");
     if (!dir || !*dir) dir = "/tmp";
-    int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);   /* nameless: nothing to remove, ever */
+    int fd = vgt_io()->open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);   /* nameless: nothing to remove, ever */
     if (fd < 0) {
         char tmpl[4096];
         snprintf(tmpl, sizeof tmpl, "%s/vgt-stdin-XXXXXX", dir);
@@ -39,20 +40,20 @@ int vgt_cli_seekable_input(const char *verb, const char **path, char *buf, size_
                              "cannot keep a copy in %s: %s", dir, strerror(errno));
     static char chunk[1 << 16];
     for (;;) {
-        ssize_t n = read(STDIN_FILENO, chunk, sizeof chunk);
+        ssize_t n = vgt_io()->read(STDIN_FILENO, chunk, sizeof chunk);
         if (n < 0 && errno == EINTR) continue;
         if (n < 0) {
             int e = errno;
-            close(fd);
+            vgt_io()->close(fd);
             return vgt_cli_error(verb, VGT_EXIT_USAGE, "standard input: %s", strerror(e));
         }
         if (n == 0) break;
         for (ssize_t done = 0; done < n;) {
-            ssize_t k = write(fd, chunk + done, (size_t)(n - done));
+            ssize_t k = vgt_io()->write(fd, chunk + done, (size_t)(n - done));
             if (k < 0 && errno == EINTR) continue;
             if (k <= 0) {
                 int e = k < 0 ? errno : EIO;
-                close(fd);
+                vgt_io()->close(fd);
                 return vgt_cli_error(verb, VGT_EXIT_USAGE, "standard input: cannot keep a copy in %s: %s", dir,
                                      strerror(e));
             }
