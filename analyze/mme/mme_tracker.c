@@ -194,6 +194,17 @@ static vgt_status call_run(vgt_mme_tracker *t, vgt_error *err)
 {
     t->collecting = false;
     mme_class *c = t->call_class;
+    vgt_mme_sim_config sim = t->cfg.sim;
+    if (t->cfg.budget) {   /* a spent budget: the call is not run (vgt_mme_budget_note() tells) */
+        uint64_t allow = vgt_mme_budget_allow(t->cfg.budget), per_call = sim.max_instructions
+                                                                              ? sim.max_instructions
+                                                                              : VGT_MME_DEFAULT_MAX_INSTRUCTIONS;
+        if (!allow) {
+            t->stats.refused++;
+            return VGT_OK;
+        }
+        sim.max_instructions = allow < per_call ? allow : per_call;
+    }
     uint32_t j = t->call_macro, start = c->start_ram[j], start_dword = vgt_mme_pointer_dword(t->fmt, start);
     vgt_mme_call call = {.seq = t->stats.calls, .cls = c->cls, .macro = j, .start = start, .start_dword = start_dword,
                          .params = t->params, .nparams = t->nparams, .params_truncated = t->truncated};
@@ -203,13 +214,14 @@ static vgt_status call_run(vgt_mme_tracker *t, vgt_error *err)
     vgt_mme_result res;
     vgt_error serr;
     vgt_error_clear(&serr);
-    call.status = vgt_mme_sim_run(&t->cfg.sim, t->fmt, t->iram, t->iram_cap, start_dword, t->params, t->nparams, &io,
+    call.status = vgt_mme_sim_run(&sim, t->fmt, t->iram, t->iram_cap, start_dword, t->params, t->nparams, &io,
                                   &c->machine, &res, &serr);
     if (call.status == VGT_E_NOMEM || call.status == VGT_E_ARG) {
         if (err) *err = serr;
         return call.status;
     }
     if (call.status != VGT_OK) t->stats.call_errors++;
+    if (t->cfg.budget) vgt_mme_budget_charge(t->cfg.budget, res.instructions, call.status != VGT_OK);
     call.err = &serr;
     call.result = &res;
     call.emits = t->emits.v;

@@ -471,6 +471,7 @@ vgt_status vgt_draws_run(const char *path, const vgt_walk_options *opt, const vg
         r->err.code != VGT_E_EOF)
         r->failed = 1;
     if (rc == VGT_OK && r->failed) rc = r->err.code, *err = r->err;
+    if (cfg->budget_note && cfg->budget_note_size) vgt_mme_trace_budget_note(r->mme, cfg->budget_note, cfg->budget_note_size);
     vgt_mme_trace_free(r->mme);
     free(r->recs);
     free(r->calls);

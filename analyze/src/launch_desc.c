@@ -31,6 +31,8 @@ struct vgt_ldx {
     uint32_t nfilters;
     ld_store store;           /* what copies and fills wrote, where the trace determines it */
     uint8_t *chunk;           /* COPY_CHUNK bytes: copies go through it */
+    vgt_mme_budget budget;    /* every channel's macro calls (vgt/mme.h): a hostile trace's cannot run for minutes */
+    uint64_t budget_submission;   /* the submission the budget's per-submission part is for */
 };
 
 #define COPY_CHUNK (1u << 20)
@@ -79,6 +81,8 @@ vgt_status vgt_ldx_new(const vgt_ldx_config *cfg, vgt_ldx **out, vgt_error *err)
         return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "launch extractor: out of memory");
     }
     x->cfg = *cfg;
+    vgt_mme_budget_init(&x->budget, 0, 0, 0);
+    x->budget_submission = UINT64_MAX;
     *out = x;
     return VGT_OK;
 }
@@ -95,6 +99,10 @@ void vgt_ldx_free(vgt_ldx *x)
 }
 
 void vgt_ldx_forget(vgt_ldx *x, uint64_t va, uint64_t len) { ld_store_forget(&x->store, va, len); }
+
+uint64_t vgt_ldx_calls_refused(const vgt_ldx *x) { return x->budget.refused; }
+
+int vgt_ldx_budget_note(const vgt_ldx *x, char *buf, size_t size) { return vgt_mme_budget_note(&x->budget, buf, size); }
 
 /* ---- memory: the copies' store over a reader ---- */
 
@@ -515,6 +523,12 @@ void vgt_ldx_channel_free(vgt_ldx_channel *c)
 void vgt_ldx_submit_begin(vgt_ldx_channel *c, uint64_t submission, uint64_t seq)
 {
     c->submission = submission, c->seq = seq;
+    vgt_ldx *x = c->x;
+    if (submission != x->budget_submission) {   /* a new submission's budget is whole again */
+        vgt_mme_budget_next_submission(&x->budget);
+        x->budget.submissions = submission;     /* the note names the trace's submission index */
+        x->budget_submission = submission;
+    }
 }
 
 static vgt_status feed_mme(vgt_ldx_channel *c, const vgt_method *m, vgt_error *err)
@@ -526,7 +540,8 @@ static vgt_status feed_mme(vgt_ldx_channel *c, const vgt_method *m, vgt_error *e
         if (c->mme[i] && i != (unsigned)fmt) VGT_TRY(vgt_mme_tracker_flush(c->mme[i], err));
     if (fmt == VGT_MME_NONE || (unsigned)fmt >= MME_FORMATS || c->mme_off[fmt]) return VGT_OK;
     if (!c->mme[fmt]) {
-        vgt_mme_tracker_config cfg = {.cls = m->cls, .read_mem = mme_read, .on_call = on_call, .user = c};
+        vgt_mme_tracker_config cfg = {.cls = m->cls, .read_mem = mme_read, .on_call = on_call, .user = c,
+                                      .budget = &c->x->budget};
         if (vgt_mme_tracker_create(&cfg, &c->mme[fmt], err) != VGT_OK) {
             c->mme[fmt] = NULL, c->mme_off[fmt] = 1;   /* no macros of this format: launches they build are not seen */
             return VGT_OK;

@@ -207,7 +207,7 @@ static void finalize(db_fill *f)
 }
 
 vgt_status vgt_mme_db_fill(sqlite3 *db, const char *path, const vgt_walk_options *opt, uint64_t *calls_out,
-                           vgt_error *err)
+                           char *budget_note, size_t note_size, vgt_error *err)
 {
     db_fill f = {.db = db};
     for (int i = 0; i < Q_COUNT_; i++)
@@ -230,6 +230,10 @@ vgt_status vgt_mme_db_fill(sqlite3 *db, const char *path, const vgt_walk_options
             if (err) *err = f.err;
         }
     if (calls_out) *calls_out = f.calls;
+    if (budget_note && note_size) {
+        budget_note[0] = 0;
+        if (t) vgt_mme_trace_budget_note(t, budget_note, note_size);
+    }
     vgt_mme_trace_free(t);
     finalize(&f);
     return rc;

@@ -20,6 +20,7 @@ vgt_status vgt_mme_trace_new(const vgt_mme_trace_config *cfg, vgt_mme_trace **ou
     vgt_mme_trace *t = calloc(1, sizeof *t);
     if (!t) return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "no memory for the MME trace state");
     if (cfg) t->cfg = *cfg;
+    vgt_mme_budget_init(&t->budget, t->cfg.budget_submission, t->cfg.budget_trace, t->cfg.budget_failed);
     t->last_object = MT_NONE;
     *out = t;
     return VGT_OK;
@@ -169,8 +170,11 @@ static vgt_status object_for(vgt_mme_trace *t, const vgt_walk_channel *ch, uint3
 {
     mt_object *o = NULL;
     if (t->last_object != MT_NONE && object_is(t->objects[t->last_object], ch, cls)) o = t->objects[t->last_object];
-    for (uint32_t i = 0; !o && i < t->nobjects; i++)
-        if (object_is(t->objects[i], ch, cls)) o = t->objects[i];
+    if (!o) {   /* through the channel's latest incarnation (hashed), never a scan of every object */
+        mt_channel *c = mt_channel_latest(t, ch->client, ch->handle, vgt_mme_format_for_class(cls));
+        mt_object *co = c ? mt_channel_object(c, cls) : NULL;
+        if (co && object_is(co, ch, cls)) o = co;
+    }
     if (o && o->alloc_seq != ch->alloc_seq) {   /* re-allocated: the old incarnation's state goes */
         VGT_TRY(mt_channel_retire(t, o->chan, err));
         o = NULL;
@@ -225,6 +229,8 @@ vgt_status vgt_mme_trace_submit_end(vgt_mme_trace *t, const vgt_walk_submit *s, 
         if (rc == VGT_OK) rc = mt_channel_settle(t, o->chan, s->index, s->seq, err);
     }
     t->ntouched = 0;
+    vgt_mme_budget_next_submission(&t->budget);   /* after the settle: a pending call ran in this one */
+    t->stats.calls_refused = t->budget.refused;
     return rc;
 }
 
@@ -240,6 +246,7 @@ vgt_status vgt_mme_trace_finish(vgt_mme_trace *t, vgt_error *err)
         if (!t->stopped && rc == VGT_OK) rc = mt_channel_settle(t, ch, MT_AT_LAST_CALL, 0, err);
         mt_channel_absorb_stats(t, ch);
     }
+    t->stats.calls_refused = t->budget.refused;
     return rc;
 }
 
@@ -298,3 +305,7 @@ const vgt_mme_trace_macro *vgt_mme_trace_macro_at(const vgt_mme_trace *t, uint32
     return i < t->nversions ? &t->versions[i] : NULL;
 }
 const vgt_mme_trace_stats *vgt_mme_trace_stats_get(const vgt_mme_trace *t) { return &t->stats; }
+int vgt_mme_trace_budget_note(const vgt_mme_trace *t, char *buf, size_t size)
+{
+    return vgt_mme_budget_note(&t->budget, buf, size);
+}

@@ -5,15 +5,20 @@
 
 #include "mme_trace_internal.h"
 
+static vgt_u64map *index_of(vgt_mme_trace *t, vgt_mme_format fmt) { return &t->chan_ix[fmt == VGT_MME_FERMI]; }
+
+mt_channel *mt_channel_latest(const vgt_mme_trace *t, uint32_t client, uint32_t channel, vgt_mme_format fmt)
+{
+    uint32_t i;
+    if (!vgt_u64map_get(&t->chan_ix[fmt == VGT_MME_FERMI], vgt_u64map_handle_key(client, channel), &i)) return NULL;
+    return t->chans[i];
+}
+
+/* Hashed: one lookup per method of an MME class, whatever the number of channels. */
 static mt_channel *channel_find(vgt_mme_trace *t, const mt_object *o)
 {
-    for (uint32_t i = 0; i < t->nchans; i++) {
-        mt_channel *ch = t->chans[i];
-        if (ch->tr && ch->client == o->client && ch->channel == o->channel && ch->alloc_seq == o->alloc_seq &&
-            ch->fmt == o->fmt)
-            return ch;
-    }
-    return NULL;
+    mt_channel *ch = mt_channel_latest(t, o->client, o->channel, o->fmt);
+    return ch && ch->tr && ch->alloc_seq == o->alloc_seq ? ch : NULL;
 }
 
 static vgt_status channel_new(vgt_mme_trace *t, const mt_object *o, mt_channel **out, vgt_error *err)
@@ -26,7 +31,10 @@ static vgt_status channel_new(vgt_mme_trace *t, const mt_object *o, mt_channel *
         t->chans_cap = cap;
     }
     mt_channel *ch = calloc(1, sizeof *ch);
-    if (!ch) return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "no memory for an MME channel");
+    if (!ch || vgt_u64map_put(index_of(t, o->fmt), vgt_u64map_handle_key(o->client, o->channel), t->nchans)) {
+        free(ch);
+        return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "no memory for an MME channel");
+    }
     ch->trace = t;
     ch->client = o->client;
     ch->channel = o->channel;
@@ -34,7 +42,7 @@ static vgt_status channel_new(vgt_mme_trace *t, const mt_object *o, mt_channel *
     ch->fmt = o->fmt;
     vgt_mme_tracker_config tc = {.cls = o->cls, .sim = t->cfg.sim, .max_call_params = t->cfg.max_call_params,
                                  .max_emits = t->cfg.max_emits, .read_mem = mt_tracker_read_mem,
-                                 .on_call = mt_tracker_call, .user = ch};
+                                 .on_call = mt_tracker_call, .user = ch, .budget = &t->budget};
     vgt_status rc = vgt_mme_tracker_create(&tc, &ch->tr, err);
     if (rc != VGT_OK) {
         free(ch);
@@ -112,4 +120,6 @@ void mt_channels_free(vgt_mme_trace *t)
         free(t->chans[i]);
     }
     free(t->chans);
+    vgt_u64map_free(&t->chan_ix[0]);
+    vgt_u64map_free(&t->chan_ix[1]);
 }

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 
 #include "vgt/mme_trace.h"
+#include "vgt/u64map.h"
 
 #define MT_NONE UINT32_MAX
 #define MT_METHOD_WORDS 0x1000u          /* method byte addresses < 0x4000 */
@@ -50,6 +51,7 @@ struct vgt_mme_trace {
     uint32_t nobjects, objects_cap;
     mt_channel **chans;
     uint32_t nchans, chans_cap;
+    vgt_u64map chan_ix[2];        /* per format (TU104, Fermi): client:channel -> its latest mt_channel */
     uint32_t last_object;         /* lookup cache */
     uint32_t *touched;            /* objects fed during the current submission */
     uint32_t ntouched;
@@ -62,6 +64,7 @@ struct vgt_mme_trace {
     uint32_t *slots;              /* open addressing over versions: id + 1, 0 empty */
     uint32_t nslots;              /* power of two */
     vgt_mme_trace_stats stats;
+    vgt_mme_budget budget;        /* shared by every channel's tracker */
     int stopped;                  /* on_call asked to stop */
     int finished;                 /* vgt_mme_trace_finish() ran */
     uint64_t next_call;
@@ -82,6 +85,8 @@ vgt_status mt_tracker_call(void *user, const vgt_mme_call *mc, vgt_error *err);
 
 /* mme_trace_channel.c: the live channel o belongs to (created with its tracker when new), o added to it. */
 vgt_status mt_channel_join(vgt_mme_trace *t, mt_object *o, vgt_error *err);
+/* The latest channel of (client, channel) in the MME format fmt, NULL if none. */
+mt_channel *mt_channel_latest(const vgt_mme_trace *t, uint32_t client, uint32_t channel, vgt_mme_format fmt);
 /* The channel's object of class cls (NULL if none). */
 mt_object *mt_channel_object(const mt_channel *ch, uint32_t cls);
 /* Run a pending call and, after uploads, register what every object's indices hold (at submission/seq,

@@ -268,6 +268,10 @@ vgt_status vgt_rows_walk(const char *path, const vgt_rows_sink *sink, vgt_rows_s
             if (err) *err = c.err;
         }
     }
+    if (c.mme) {
+        c.st.macro_calls_refused = vgt_mme_trace_stats_get(c.mme)->calls_refused;
+        vgt_mme_trace_budget_note(c.mme, c.st.mme_budget_note, sizeof c.st.mme_budget_note);
+    }
     vgt_mme_trace_free(c.mme);
     for (int t = 0; t < VGT_ROWS_TABLE_COUNT_; t++) {
         if (rc == VGT_OK && c.buf[t].p) flush_table(&c, t);

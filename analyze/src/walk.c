@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "vgt/u64map.h"
 #include "vgt/walk.h"
 
 typedef struct walker {
@@ -24,6 +25,7 @@ typedef struct walker {
     vgt_model *model;
     vgt_walk_channel **chans;     /* individually allocated: pointers stay valid for the walk */
     uint32_t nchans, capchans, last_chan;
+    vgt_u64map chan_ix;           /* client:handle -> index in chans: a lookup per submission stays O(1) */
     vgt_segment *segs;
     uint32_t capsegs;
     vgt_walk_submit cur;
@@ -101,11 +103,11 @@ static vgt_status channel_for(walker *w, uint32_t client, uint32_t handle, vgt_w
     vgt_walk_channel *c = NULL;
     if (w->last_chan < w->nchans && w->chans[w->last_chan]->client == client && w->chans[w->last_chan]->handle == handle)
         c = w->chans[w->last_chan];
-    for (uint32_t i = 0; !c && i < w->nchans; i++)
-        if (w->chans[i]->client == client && w->chans[i]->handle == handle) {
-            c = w->chans[i];
-            w->last_chan = i;
-        }
+    uint32_t ix;
+    if (!c && vgt_u64map_get(&w->chan_ix, vgt_u64map_handle_key(client, handle), &ix)) {
+        c = w->chans[ix];
+        w->last_chan = ix;
+    }
     if (c) {
         if (c->alloc_seq != alloc_seq) channel_reset(w, c, mc);   /* the handle was re-allocated */
         else channel_adopt_state(c, mc);                           /* a CHANNEL_STATE since the last submission */
@@ -122,7 +124,10 @@ static vgt_status channel_for(walker *w, uint32_t client, uint32_t handle, vgt_w
         w->capchans = cap;
     }
     c = calloc(1, sizeof *c);
-    if (!c) return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "no memory for a channel");
+    if (!c || vgt_u64map_put(&w->chan_ix, vgt_u64map_handle_key(client, handle), w->nchans)) {
+        free(c);
+        return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "no memory for a channel");
+    }
     c->client = client;
     c->handle = handle;
     w->last_chan = w->nchans;
@@ -220,6 +225,9 @@ static vgt_status walk_record(walker *w, const vgt_record *rec, vgt_error *err)
     if (w->stop) return VGT_E_EOF;
     if (w->cb->on_record_before && w->cb->on_record_before(w->cb->ctx, rec, w->model)) return w->stop = 1, VGT_E_EOF;
     w->st.records++;
+    /* every record of a known type is checked, also one nothing here uses: a malformed record never
+     * passes a verb silently */
+    if (vgt_rec_type_name(rec->type)) VGT_TRY(vgt_record_fields(rec, NULL, NULL, err));
     VGT_TRY(vgt_model_apply(w->model, rec, err));
     if (w->cb->on_record && w->cb->on_record(w->cb->ctx, rec, w->model)) return w->stop = 1, VGT_E_EOF;
     if (rec->type == VGT_REC_GPFIFO_SUBMIT) VGT_TRY(walk_submit(w, rec, err));
@@ -244,6 +252,7 @@ static void walker_free(walker *w)
         free(w->chans[i]);
     }
     free(w->chans);
+    vgt_u64map_free(&w->chan_ix);
     free(w->segs);
     if (w->model != w->opt->model) vgt_model_free(w->model);
 }

@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "db_stores.h"
+#include "budget_report.h"
 #include "walk_filter.h"
 #include "vgt/classes.h"
 #include "vgt/cli.h"
@@ -82,6 +83,9 @@ static void add_class(counts *dst, uint32_t cls, uint64_t n)
     dst->per_class[dst->nclass++] = n;
 }
 
+/* launch_threads saturates at UINT64_MAX (a hostile QMD's product of six 32-bit factors) */
+static uint64_t sat_add(uint64_t a, uint64_t b) { return a + b < a ? UINT64_MAX : a + b; }
+
 static void add_counts(counts *dst, const counts *src)
 {
     dst->methods += src->methods;
@@ -93,11 +97,25 @@ static void add_counts(counts *dst, const counts *src)
     dst->macro_calls += src->macro_calls;
     dst->upload_bytes += src->upload_bytes;
     dst->copy_bytes += src->copy_bytes;
-    dst->launch_threads += src->launch_threads;
+    dst->launch_threads = sat_add(dst->launch_threads, src->launch_threads);
     dst->store_rows += src->store_rows, dst->store_pages += src->store_pages;
     dst->store_bytes += src->store_bytes, dst->rt_bytes += src->rt_bytes;
     dst->wrote += src->wrote, dst->quiet += src->quiet;
     dst->work_quiet += src->work_quiet, dst->draw_no_rt += src->draw_no_rt;
+}
+
+/* A hostile QMD's grid and block (six 32-bit factors) must not wrap the count into a small, plausible one. */
+static uint64_t launch_threads(const vgt_qmd *q)
+{
+    const uint32_t f[6] = {q->grid[0], q->grid[1], q->grid[2], q->block[0], q->block[1], q->block[2]};
+    uint64_t n = 1;
+    for (int i = 0; i < 6; i++)
+        if (__builtin_mul_overflow(n, (uint64_t)f[i], &n)) {
+            for (int k = i + 1; k < 6; k++)   /* a zero factor later still makes it 0 */
+                if (!f[k]) return 0;
+            return UINT64_MAX;
+        }
+    return n;
 }
 
 static void on_event(void *ctx, const vgt_event *ev)
@@ -109,8 +127,7 @@ static void on_event(void *ctx, const vgt_event *ev)
     if (ev->kind == VGT_EV_UPLOAD) c->sub.upload_bytes += ev->u.upload.length;
     else if (ev->kind == VGT_EV_COPY) c->sub.copy_bytes += ev->u.copy.bytes;
     else if (ev->kind == VGT_EV_LAUNCH && ev->u.launch.decoded) {
-        const vgt_qmd *q = &ev->u.launch.qmd;
-        c->sub.launch_threads += (uint64_t)q->grid[0] * q->grid[1] * q->grid[2] * q->block[0] * q->block[1] * q->block[2];
+        c->sub.launch_threads = sat_add(c->sub.launch_threads, launch_threads(&ev->u.launch.qmd));
     }
 }
 
@@ -382,7 +399,7 @@ static int on_submit_end(void *ctx, const vgt_walk_submit *s)
     if (c->stores && !c->failed && db_stores_match(c->stores, s->index, s->seq, s->chan->handle, &sfirst, &sn, &c->err))
         c->failed = 1;
     if (!c->selected || c->failed) return c->failed;
-    const db_store_row *srows = c->stores ? c->stores->rows + sfirst : NULL;
+    const db_store_row *srows = c->stores && c->stores->rows ? c->stores->rows + sfirst : NULL;   /* an empty file has none */
     if (c->stores) count_stores(&c->sub, srows, sn);
     c->submissions++;
     add_counts(&c->total, &c->sub);
@@ -481,6 +498,7 @@ static int run(census *c, const char *path, vgt_walk_options *opt, const walk_fi
     if (rc == VGT_OK && !c->failed && c->mme && vgt_mme_trace_finish(c->mme, &c->err) != VGT_OK &&
         c->err.code != VGT_E_EOF)
         c->failed = 1;
+    int budget = rc == VGT_OK && mme_budget_report("census", c->mme);
     vgt_mme_trace_free(c->mme);
     if (rc == VGT_OK && c->failed) rc = c->err.code, err = c->err;
     if (rc != VGT_OK) {
@@ -496,7 +514,8 @@ static int run(census *c, const char *path, vgt_walk_options *opt, const walk_fi
     vgt_cuda_scan_finish(&c->cuda);
     print_total(c, &st);
     vgt_cuda_scan_free(&c->cuda);
-    return walk_filter_check("census", filter, &st);
+    int wrc = walk_filter_check("census", filter, &st);
+    return wrc ? wrc : budget ? VGT_EXIT_PROBLEM : VGT_EXIT_OK;
 }
 
 typedef struct census_args {

@@ -18,6 +18,7 @@
 
 #include "db_draws.h"
 #include "db_internal.h"
+#include "budget_report.h"
 #include "walk_filter.h"
 #include "vgt/classes.h"
 #include "vgt/cli.h"
@@ -293,8 +294,11 @@ static int export(db_ctx *c, const char *path, const char *name, const char *out
     /* before SQLite initialises: no memory statistics (a global mutex per allocation); may fail harmlessly
      * when something already initialised SQLite */
     sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+    db_route_io();
     if (sqlite3_open_v2(tmp, &c->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-        int rc = vgt_cli_error("db", VGT_EXIT_USAGE, "cannot create '%s': %s", out, sqlite3_errmsg(c->db));
+        int se = sqlite3_system_errno(c->db);
+        int rc = vgt_cli_error("db", VGT_EXIT_USAGE, "cannot create '%s': %s%s%s", out, sqlite3_errmsg(c->db),
+                               se ? ": " : "", se ? strerror(se) : "");
         sqlite3_close(c->db);
         vgt_outfile_discard(&of);
         return rc;
@@ -304,6 +308,7 @@ static int export(db_ctx *c, const char *path, const char *name, const char *out
     vgt_error err;
     vgt_status rc = VGT_OK;
     int window = 0;   /* --submits outside the trace: reported, nothing written */
+    int budget = 0;   /* an MME budget ran out: the database is written, the exit says a problem */
     if (ok) {
         opt->deliver_unselected = 1;   /* trackers see every submission; rows only for the selected ones */
         vgt_walk_callbacks cb = { .on_record = on_record, .on_channel = on_channel, .on_submit_begin = on_submit_begin,
@@ -316,6 +321,7 @@ static int export(db_ctx *c, const char *path, const char *name, const char *out
         vgt_progress_end(&c->progress);
         if (rc == VGT_OK && (window = walk_filter_check("db", filter, &st))) ok = 0;
         if (rc == VGT_OK && !c->failed && c->mme && vgt_mme_trace_finish(c->mme, &c->err) != VGT_OK) c->failed = 1;
+        budget = rc == VGT_OK && mme_budget_report("db", c->mme);
         vgt_mme_trace_free(c->mme);
         c->mme = NULL;
         ok = ok && rc == VGT_OK && !c->failed && !db_write_counts(c) && !db_cuda_finish(c);
@@ -324,8 +330,12 @@ static int export(db_ctx *c, const char *path, const char *name, const char *out
             db_stores_check_unmatched(c->stores, st.submits, &c->err) != VGT_OK)
             ok = 0;
         /* MME macros, calls, parameters and emissions (docs/sqlite-schema.md): a second walk */
-        if (ok && (vgt_mme_db_schema(c->db, &c->err) != VGT_OK || vgt_mme_db_fill(c->db, path, opt, NULL, &c->err) != VGT_OK))
+        char note[256] = "";
+        if (ok && (vgt_mme_db_schema(c->db, &c->err) != VGT_OK ||
+                   vgt_mme_db_fill(c->db, path, opt, NULL, note, sizeof note, &c->err) != VGT_OK))
             ok = 0;
+        /* the fill also runs the state preambles the first walk skips */
+        if (ok && !budget) budget = mme_budget_print("db", note);
         /* the pipeline state of every draw, shader program headers, lints (db_draws.c): a third walk */
         if (ok && (db_draws_schema(c->db, &c->err) != VGT_OK || db_draws_fill(c->db, path, opt, NULL, &c->err) != VGT_OK))
             ok = 0;
@@ -344,7 +354,7 @@ static int export(db_ctx *c, const char *path, const char *name, const char *out
         printf("wrote %s: %" PRIu64 " records, %" PRIu64 " submissions, %" PRIu64 " methods, %" PRIu64 " events%s", out,
                st.records, c->submission_rows, c->method_rows, c->event_rows, c->stores ? ", " : "\n");
     if (!quiet && c->stores) printf("%" PRIu64 " store rows\n", c->store_rows);
-    return VGT_EXIT_OK;
+    return budget ? VGT_EXIT_PROBLEM : VGT_EXIT_OK;
 }
 
 int cmd_db(int argc, char **argv)

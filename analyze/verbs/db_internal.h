@@ -63,6 +63,9 @@ typedef struct db_ctx {
 
 extern const char *const db_insert_sql[ST_COUNT_];
 /* Create tables (drop nothing: the output file is created fresh). */
+/* db_io.c: SQLite's file I/O through the I/O table (vgt/io.h); once, before the database is opened. */
+void db_route_io(void);
+
 int db_create_schema(db_ctx *c);
 /* Indexes and views, after the data (faster than maintaining indexes during the load). */
 int db_create_indexes(db_ctx *c);

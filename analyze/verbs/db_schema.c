@@ -2,6 +2,7 @@
  * bump DB_SCHEMA_VERSION on any change), its indexes and views, and the INSERT statements.
  * 64-bit values (VAs, payloads) are stored as SQLite INTEGER, i.e. two's complement for values >= 2^63. */
 #include <stdio.h>
+#include <string.h>
 
 #include "db_internal.h"
 
@@ -181,8 +182,10 @@ const char *const db_insert_sql[ST_COUNT_] = {
 
 int db_fail(db_ctx *c, const char *what)
 {
+    int se = sqlite3_system_errno(c->db);   /* the operating system's cause, when there is one */
     if (!c->failed)
-        vgt_fail(&c->err, VGT_E_IO, VGT_NO_OFFSET, "sqlite: %s: %s", what, sqlite3_errmsg(c->db));
+        vgt_fail(&c->err, VGT_E_IO, VGT_NO_OFFSET, "sqlite: %s: %s%s%s", what, sqlite3_errmsg(c->db), se ? ": " : "",
+                 se ? strerror(se) : "");
     c->failed = 1;
     return 1;
 }

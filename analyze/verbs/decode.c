@@ -23,6 +23,7 @@
 #include "vgt/events.h"
 #include "vgt/mme_trace.h"
 #include "vgt/walk.h"
+#include "budget_report.h"
 #include "walk_filter.h"
 
 static const char decode_about[] =
@@ -458,11 +459,12 @@ int cmd_decode(int argc, char **argv)
     vgt_status s = vgt_walk_path(path, &wo, &cb, &st, &err);   /* "-": stdin */
     vgt_progress_end(&d.progress);
     if (d.mme && s == VGT_OK && vgt_mme_trace_finish(d.mme, &d.sem_err) != VGT_OK) d.sem_failed = 1;
+    int budget = s == VGT_OK && mme_budget_report("decode", d.mme);
     vgt_mme_trace_free(d.mme);
     /* a failed output stopped the walk: that is the error to report */
     if (vgt_cli_flush(stdout) != 0) return vgt_cli_check_output("decode", stdout, "standard output", VGT_EXIT_USAGE);
     if (s != VGT_OK) return vgt_cli_report("decode", &err);
     print_summary(&d, &st);
     if ((rc = walk_filter_check("decode", &d.o.filter, &st))) return rc;
-    return d.problems || d.sem_failed ? VGT_EXIT_PROBLEM : VGT_EXIT_OK;
+    return d.problems || d.sem_failed || budget ? VGT_EXIT_PROBLEM : VGT_EXIT_OK;
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "budget_report.h"
 #include "walk_filter.h"
 #include "vgt/cli.h"
 #include "vgt/draws.h"
@@ -82,8 +83,8 @@ const vgt_cli_spec cmd_draws_spec = {
              "write_mask_zero, viewport_zero, scissor_zero, clear_target_mismatch, program_unmapped, "
              "program_never_written, zero_count; and for a window that released macro calls but drew nothing: "
              "draw_macro_not_called.",
-    .notes = "exit: 0 no lint fired, 1 a lint fired or the trace could not be decoded to the end, 2 usage or I/O "
-             "error (also a --submits window outside the trace)",
+    .notes = "exit: 0 no lint fired, 1 a lint fired, an MME budget ran out (macro calls not run) or the trace could "
+             "not be decoded to the end, 2 usage or I/O error (also a --submits window outside the trace)",
 };
 
 int cmd_draws(int argc, char **argv)
@@ -95,8 +96,9 @@ int cmd_draws(int argc, char **argv)
     draws_out o = {.first_draw = 1, .json = da.json, .draw = da.draw,
                    .has_draw = vgt_cli_given(&cmd_draws_spec, &a, "draw")};
     vgt_walk_stats st = {0};
+    char note[256] = "";
     vgt_draws_config cfg = {.on_draw = on_draw, .on_window = on_window, .ctx = &o, .no_launches = da.no_launches,
-                            .stats = &st};
+                            .stats = &st, .budget_note = note, .budget_note_size = sizeof note};
     vgt_walk_options opt = vgt_walk_defaults();
     walk_filter_apply(&cmd_draws_spec, &a, &da.filter, &opt);
     const char *path = a.pos[0];
@@ -116,6 +118,7 @@ int cmd_draws(int argc, char **argv)
     free(o.win);
     if (o.nomem) return vgt_cli_error("draws", VGT_EXIT_USAGE, "out of memory keeping windows");
     if (rc != VGT_OK) return vgt_cli_report("draws", &err);
+    int budget = mme_budget_print("draws", note);   /* draws those macro calls would have made are not seen */
     int found = o.draws || o.launches;
     /* a walk --draw stopped early has not seen the whole window: the check is for walks to the end */
     if (!(o.has_draw && found)) {
@@ -123,5 +126,5 @@ int cmd_draws(int argc, char **argv)
         if (wrc) return wrc;
     }
     if (o.has_draw && !found) return vgt_cli_error("draws", VGT_EXIT_PROBLEM, "no record %" PRIu64 " in the trace", o.draw);
-    return o.linted || o.windows ? VGT_EXIT_PROBLEM : VGT_EXIT_OK;
+    return o.linted || o.windows || budget ? VGT_EXIT_PROBLEM : VGT_EXIT_OK;
 }

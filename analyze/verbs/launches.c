@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "budget_report.h"
 #include "walk_filter.h"
 #include "vgt/cli.h"
 #include "vgt/json.h"
@@ -202,6 +203,8 @@ int cmd_launches(int argc, char **argv)
                                c.counts[VGT_WORK_LAUNCH] ? c.counts[VGT_WORK_LAUNCH] - 1 : 0);
         if (!rc && c.not_rebuildable && !c.has_launch) rc = VGT_EXIT_PROBLEM;
         if (!rc && c.has_launch && c.found) rc = c.found_problem ? VGT_EXIT_PROBLEM : VGT_EXIT_OK;
+        char note[256];
+        if (vgt_ldx_budget_note(c.x, note, sizeof note) && mme_budget_print("launches", note) && !rc) rc = VGT_EXIT_PROBLEM;
     }
     vgt_ldx_free(c.x);
     return rc;

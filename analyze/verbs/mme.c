@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "budget_report.h"
 #include "walk_filter.h"
 #include "vgt/classes.h"
 #include "vgt/cli.h"
@@ -375,8 +376,9 @@ int cmd_mme(int argc, char **argv)
         rc = vgt_cli_report("mme", &err);
     } else {
         print_summary(c, t);
+        int budget = mme_budget_report("mme", t);
         rc = walk_filter_check("mme", &ma.filter, &wst);
-        if (!rc) rc = c->errors_total ? VGT_EXIT_PROBLEM : VGT_EXIT_OK;
+        if (!rc) rc = c->errors_total || budget ? VGT_EXIT_PROBLEM : VGT_EXIT_OK;
     }
     vgt_mme_trace_free(t);
     free(c->rows);

@@ -64,6 +64,7 @@ typedef struct chan_state {
 } chan_state;
 
 typedef struct slice_plan {
+    char budget_note[256];     /* an MME budget ran out deriving the engine state (exit 1) */
     const char *in, *out;
     const char *in_name;       /* IN as given ("-": stdin, read from a copy at in) */
     vgt_range submits;
@@ -641,6 +642,8 @@ static vgt_status slice(slice_plan *p, vgt_error *err)
             *err = cerr;
         }
     }
+    if (st == VGT_OK && p->methods && slice_methods_budget_note(p->methods, p->budget_note, sizeof p->budget_note))
+        fprintf(stderr, "vgt slice: %s; the engine state written may lack what they would have set\n", p->budget_note);
     vgt_model_free(p->model);
     slice_derive_free(p->derive);
     slice_methods_free(p->methods);
@@ -714,5 +717,5 @@ int cmd_slice(int argc, char **argv)
         if (err.code == VGT_E_NOT_FOUND) return vgt_cli_error("slice", VGT_EXIT_USAGE, "%s", err.msg);
         return vgt_cli_report("slice", &err);
     }
-    return VGT_EXIT_OK;
+    return p.budget_note[0] ? VGT_EXIT_PROBLEM : VGT_EXIT_OK;
 }

@@ -16,6 +16,7 @@
 
 #include "vgt/classes.h"
 #include "vgt/mme.h"
+#include "vgt/u64map.h"
 
 /* ---- the rule: which class methods are pure state -------------------------------------------------
  * Carried: host methods never (mthd < 0x100: SET_OBJECT, semaphores, ...; CHANNEL_STATE carries the
@@ -78,6 +79,10 @@ struct slice_methods {
     const vgt_model *model;
     chan_methods **v;
     uint32_t n, cap;
+    vgt_u64map ix;             /* client:handle -> index in v */
+    uint32_t last;             /* the channel of the previous method */
+    vgt_mme_budget budget;     /* the trackers' MME budgets (vgt/mme.h) */
+    uint64_t submission;       /* of the previous method: a new one renews the submission's budget */
     vgt_status st;
     vgt_error err;
 };
@@ -128,9 +133,11 @@ static vgt_status on_call(void *user, const vgt_mme_call *call, vgt_error *err)
 
 static chan_methods *chan_for(slice_methods *sm, const vgt_walk_channel *wc)
 {
-    for (uint32_t i = 0; i < sm->n; i++) {
+    uint32_t i = sm->last;
+    if ((i < sm->n && sm->v[i]->client == wc->client && sm->v[i]->handle == wc->handle) ||
+        vgt_u64map_get(&sm->ix, vgt_u64map_handle_key(wc->client, wc->handle), &i)) {
         chan_methods *c = sm->v[i];
-        if (c->client != wc->client || c->handle != wc->handle) continue;
+        sm->last = i;
         if (c->alloc_seq != wc->alloc_seq) chan_clear(c), c->alloc_seq = wc->alloc_seq;   /* re-allocated */
         return c;
     }
@@ -146,7 +153,10 @@ static chan_methods *chan_for(slice_methods *sm, const vgt_walk_channel *wc)
         sm->cap = cap;
     }
     chan_methods *c = calloc(1, sizeof *c);
-    if (!c) return fail(sm, VGT_E_NOMEM, "no memory for a channel"), NULL;
+    if (!c || vgt_u64map_put(&sm->ix, vgt_u64map_handle_key(wc->client, wc->handle), sm->n)) {
+        free(c);
+        return fail(sm, VGT_E_NOMEM, "no memory for a channel"), NULL;
+    }
     *c = (chan_methods){.owner = sm, .client = wc->client, .handle = wc->handle, .alloc_seq = wc->alloc_seq};
     sm->v[sm->n++] = c;
     return c;
@@ -156,7 +166,8 @@ static int feed_mme(chan_methods *c, const vgt_method *m)
 {
     vgt_error e;
     if (!c->mme) {
-        vgt_mme_tracker_config cfg = {.cls = m->cls, .read_mem = read_mem, .on_call = on_call, .user = c};
+        vgt_mme_tracker_config cfg = {.cls = m->cls, .read_mem = read_mem, .on_call = on_call, .user = c,
+                                      .budget = &c->owner->budget};
         if (vgt_mme_tracker_create(&cfg, &c->mme, &e) != VGT_OK) return fail(c->owner, e.code, e.msg);
     }
     vgt_status st = vgt_mme_tracker_feed_class(c->mme, m->cls, m->mthd, m->data, &e);
@@ -174,6 +185,7 @@ vgt_status slice_methods_new(slice_methods **out, const vgt_model *model, vgt_er
     *out = calloc(1, sizeof **out);
     if (!*out) return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "slice: no memory for method state");
     (*out)->model = model;
+    vgt_mme_budget_init(&(*out)->budget, 0, 0, 0);
     return VGT_OK;
 }
 
@@ -182,6 +194,7 @@ void slice_methods_free(slice_methods *sm)
     if (!sm) return;
     for (uint32_t i = 0; i < sm->n; i++) chan_clear(sm->v[i]), free(sm->v[i]);
     free(sm->v);
+    vgt_u64map_free(&sm->ix);
     free(sm);
 }
 
@@ -189,10 +202,19 @@ int slice_methods_on_method(slice_methods *sm, const vgt_walk_submit *s, const v
 {
     if (sm->st != VGT_OK) return 1;
     if (m->is_host || m->masked || !m->cls) return 0;
+    if (s->index != sm->submission) {
+        sm->submission = s->index;
+        vgt_mme_budget_next_submission(&sm->budget);
+    }
     chan_methods *c = chan_for(sm, s->chan);
     if (!c) return 1;
     if (vgt_mme_format_for_class(m->cls) != VGT_MME_NONE && feed_mme(c, m)) return 1;
     return put(c, m->subch, m->cls, m->mthd, m->data);
+}
+
+int slice_methods_budget_note(const slice_methods *sm, char *buf, size_t size)
+{
+    return vgt_mme_budget_note(&sm->budget, buf, size);
 }
 
 vgt_status slice_methods_status(const slice_methods *sm, vgt_error *err)

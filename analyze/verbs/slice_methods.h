@@ -13,6 +13,7 @@
 #ifndef VGT_SLICE_METHODS_H
 #define VGT_SLICE_METHODS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "vgt/error.h"
@@ -28,6 +29,9 @@ void slice_methods_free(slice_methods *sm);
  * reported by slice_methods_status (stop the walk). */
 int slice_methods_on_method(slice_methods *sm, const vgt_walk_submit *s, const vgt_method *m);
 vgt_status slice_methods_status(const slice_methods *sm, vgt_error *err);
+/* When an MME budget ran out (vgt/mme.h): what it says, into buf, and 1 (the slice's engine state then
+ * lacks what the calls not run would have set); 0 otherwise. */
+int slice_methods_budget_note(const slice_methods *sm, char *buf, size_t size);
 /* Whether a method of class cls at byte address mthd is pure state (the rule table). */
 int slice_methods_is_state(uint32_t cls, uint32_t mthd);
 /* The CHANNEL_METHODS record of one channel incarnation, for the classes bound at A (subch_class[8]);

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "budget_report.h"
 #include "vgt/classes.h"
 #include "vgt/cli.h"
 #include "vgt/events.h"
@@ -311,11 +312,14 @@ int cmd_timeline(int argc, char **argv)
     if (st == VGT_OK && !ta.no_cpu) st = cpu_records(&t, path, &err);
     else if (st != VGT_OK) vgt_fail(&err, st, VGT_NO_OFFSET, "timeline: no memory");
     fputs("\n]}\n", t.f);
+    char note[sizeof all.stats.mme_budget_note];
+    memcpy(note, all.stats.mme_budget_note, sizeof note);
     vgt_rows_free(&all);
     if (st != VGT_OK) {
         vgt_outfile_discard(&of);
         return vgt_cli_report("timeline", &err);
     }
     if (vgt_outfile_commit(&of, &err) != VGT_OK) return vgt_cli_report("timeline", &err);
-    return VGT_EXIT_OK;
+    /* the events those macro calls would have made are not on the timeline */
+    return mme_budget_print("timeline", note) ? VGT_EXIT_PROBLEM : VGT_EXIT_OK;
 }

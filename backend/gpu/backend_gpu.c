@@ -26,6 +26,7 @@
 
 #include "gpu.h"
 #include "vgt/backend.h"
+#include "vgt/nv_facts.h"
 
 /* Channels the trace announces; only those that submit become live (at most VGT_GPU_MAX_CHANNELS). */
 #define GPU_BACKEND_MAX_CHANNELS 256u
@@ -79,6 +80,13 @@ static vgt_status gpu_probe(vgt_error *err)
 {
     if (access("/dev/nvidiactl", F_OK) != 0)
         return VGT_FAIL(err, VGT_E_UNSUPPORTED, VGT_NO_OFFSET, "no NVIDIA GPU: /dev/nvidiactl not found");
+    /* The backend's ioctls use the ABI table's layouts (rm_abi.h): only on a driver of the table's series.
+     * An unchecked version of that series is allowed (the kernel checks every escape's size). */
+    char ver[64], why[512];
+    vgt_nv_running_driver(ver, sizeof ver);
+    vgt_nv_driver_fit fit = vgt_nv_abi_driver_check(ver, why, sizeof why);
+    if (fit == VGT_NV_DRIVER_OTHER_SERIES || fit == VGT_NV_DRIVER_UNKNOWN)
+        return VGT_FAIL(err, VGT_E_UNSUPPORTED, VGT_NO_OFFSET, "gpu backend refused: %s", why);
     return VGT_OK;
 }
 

@@ -24,6 +24,7 @@ static vgt_status sim_open(vgt_backend **out, const vgt_backend_config *cfg, vgt
     if (!b->cfg.max_queued_methods) b->cfg.max_queued_methods = VGT_BACKEND_DEFAULT_MAX_QUEUED;
     if (!b->cfg.max_channels) b->cfg.max_channels = VGT_BACKEND_DEFAULT_MAX_CHANNELS;
     if (!b->cfg.max_copy_bytes) b->cfg.max_copy_bytes = VGT_BACKEND_DEFAULT_MAX_COPY;
+    vgt_mme_budget_init(&b->mme_budget, 0, 0, 0);
     b->copy_buf = malloc(64u << 10);
     b->copy_mask = malloc(64u << 10);
     if (!b->copy_buf || !b->copy_mask) {

@@ -99,6 +99,11 @@ vgt_status sim_mem_write_masked(sim_mem *m, uint64_t va, const void *src, uint64
 /* mask[i] = 1 when byte va+i is produced / known. */
 vgt_status sim_mem_produced(sim_mem *m, uint64_t va, uint64_t len, uint8_t *mask, vgt_error *err);
 vgt_status sim_mem_known(sim_mem *m, uint64_t va, uint64_t len, uint8_t *mask, vgt_error *err);
+/* 1 when some page of [va, va+len) is stored (was ever written). */
+int sim_mem_stored(sim_mem *m, uint64_t va, uint64_t len);
+/* A GPU write of never-written bytes onto never-written bytes: checked against the map and logged like
+ * sim_mem_write, but nothing is stored (the result reads as it did: zero, not known, not produced). */
+vgt_status sim_mem_note_write(sim_mem *m, uint64_t va, uint64_t len, const char *what, vgt_error *err);
 /* A shader ran: every byte may have changed (nothing is known or produced any more). O(1). */
 void sim_mem_invalidate(sim_mem *m);
 
@@ -207,6 +212,8 @@ struct vgt_backend {
     uint32_t fetch_cap;
     uint8_t *copy_buf;
     uint8_t *copy_mask;
+    vgt_mme_budget mme_budget;  /* shared by every channel's tracker; a new submission's budget per submit */
+    int mme_budget_said;        /* the event saying it ran out was sent */
 };
 
 /* sim_fetch.c */

@@ -189,10 +189,21 @@ static int copy_lines(vgt_backend *b, sim_mem *mem, const vgt_method *m, const v
         for (uint64_t off = 0; off < k->line_length; off += COPY_CHUNK) {
             uint64_t n = k->line_length - off < COPY_CHUNK ? k->line_length - off : COPY_CHUNK;
             uint64_t src = k->src_va + (uint64_t)l * k->pitch_in + off;
+            uint64_t dst = k->dst_va + (uint64_t)l * k->pitch_out + off;
+            /* never-written bytes onto never-written bytes: nothing to store (a 1 GiB copy inside a huge,
+             * empty mapping must not allocate a GiB) */
+            if (!sim_mem_stored(mem, src, n) && !sim_mem_stored(mem, dst, n)) {
+                if (sim_mem_check(mem, src, n, "copy source", &e) != VGT_OK ||
+                    sim_mem_note_write(mem, dst, n, "copy destination", &e) != VGT_OK) {
+                    sim_fault(b, m, &e);
+                    return -1;
+                }
+                continue;
+            }
             /* the destination is as known as the source was */
             if (sim_mem_read(mem, src, b->copy_buf, n, "copy source", &e) != VGT_OK ||
                 sim_mem_known(mem, src, n, b->copy_mask, &e) != VGT_OK ||
-                sim_mem_write_masked(mem, k->dst_va + (uint64_t)l * k->pitch_out + off, b->copy_buf, n, b->copy_mask,
+                sim_mem_write_masked(mem, dst, b->copy_buf, n, b->copy_mask,
                                      "copy destination", &e) != VGT_OK) {
                 sim_fault(b, m, &e);
                 return -1;
@@ -427,7 +438,7 @@ static vgt_status mme_on_call(void *user, const vgt_mme_call *call, vgt_error *e
 /* The channel's tracker, created with its first MME object (the class picks the format). */
 static void mme_channel_init(vgt_backend *b, sim_channel *c, const sim_obj *o)
 {
-    vgt_mme_tracker_config tc = {.cls = o->cls, .read_mem = mme_read, .on_call = mme_on_call, .user = c,
+    vgt_mme_tracker_config tc = {.cls = o->cls, .read_mem = mme_read, .on_call = mme_on_call, .user = c, .budget = &b->mme_budget,
                                  .sim = {.max_instructions = b->cfg.max_macro_instructions}};
     if (vgt_mme_tracker_create(&tc, &c->mme, NULL) != VGT_OK) c->mme = NULL;
 }

@@ -217,6 +217,7 @@ vgt_status sim_submit(vgt_backend *b, uint32_t ch, const uint64_t *entries, uint
     b->limit_hit = 0;
     b->first_fault = VGT_OK;
     b->ctr.submits++;
+    vgt_mme_budget_next_submission(&b->mme_budget);
     for (uint32_t i = 0; i < count && !b->limit_hit; i++) {
         b->cur = c;
         fetch_entry(b, c, entries[i], i);
@@ -225,6 +226,13 @@ vgt_status sim_submit(vgt_backend *b, uint32_t ch, const uint64_t *entries, uint
     if (!sim_blocked(c)) sim_end_of_submission(b, c);
     b->state_only = 0;
     sim_run_blocked(b);
+    b->ctr.macro_refused = b->mme_budget.refused;
+    if (b->mme_budget.refused && !b->mme_budget_said) {   /* once: the summary counts the rest */
+        char note[256];
+        vgt_mme_budget_note(&b->mme_budget, note, sizeof note);
+        b->mme_budget_said = 1;
+        sim_event(b, VGT_BEV_UNSUPPORTED, NULL, "%s", note);
+    }
     if (b->limit_hit)
         return VGT_FAIL(err, VGT_E_LIMIT, VGT_NO_OFFSET,
                         "sim: submission seq %llu on channel 0x%x cut short at %llu methods (limit %llu)",

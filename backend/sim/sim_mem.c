@@ -355,6 +355,24 @@ vgt_status sim_mem_write(sim_mem *m, uint64_t va, const void *src, uint64_t len,
     return VGT_OK;
 }
 
+int sim_mem_stored(sim_mem *m, uint64_t va, uint64_t len)
+{
+    if (!m->npages || !len) return 0;
+    uint64_t end = va + len < va ? UINT64_MAX : va + len;
+    for (uint64_t p = va & ~(uint64_t)(SIM_PAGE_SIZE - 1); p < end; p += SIM_PAGE_SIZE) {
+        if (page_find(m, sim_page_key(m, p))) return 1;
+        if (p + SIM_PAGE_SIZE < p) break;
+    }
+    return 0;
+}
+
+vgt_status sim_mem_note_write(sim_mem *m, uint64_t va, uint64_t len, const char *what, vgt_error *err)
+{
+    VGT_TRY(sim_mem_check(m, va, len, what, err));
+    if (len) log_write(m, va, len);
+    return VGT_OK;
+}
+
 vgt_status sim_mem_write_masked(sim_mem *m, uint64_t va, const void *src, uint64_t len, const uint8_t *known_mask,
                                 const char *what, vgt_error *err)
 {

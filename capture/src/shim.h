@@ -119,6 +119,12 @@ typedef struct shim_time {
 extern shim_time g_shim_time;
 /* Count a failed write (records_lost) and report it once. */
 void shim_write_failed(const vgt_error *err);
+
+/* shim_abi.c: what the ABI table does not know (recorded raw, listed at the end), and the driver check. */
+enum { SHIM_UNKNOWN_ESCAPE = 0, SHIM_UNKNOWN_CONTROL = 1, SHIM_UNKNOWN_CLASS = 2, SHIM_UNKNOWN_UVM = 3 };
+void shim_abi_unknown(int kind, uint32_t value);
+void shim_abi_summary(void);                       /* one DIAGNOSTIC "unknown: ..." when anything was */
+void shim_abi_check_driver(const char *version);   /* a warning DIAGNOSTIC unless the table was checked on it */
 /* Write one record through the capture (vgt_capture_record: rec is the vgt_rec_* of type). */
 void shim_record(uint16_t type, const void *rec);
 

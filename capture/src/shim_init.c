@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "shim.h"
+#include "vgt/nv_facts.h"
 
 shim_state g_shim = { .exit_status = -1 };
 
@@ -282,6 +283,9 @@ void shim_activate(void)
             if (shim_trap_install() != 0) shim_problem(2, VGT_E_IO, "cannot install the SIGSEGV handler: %s", strerror(errno));
             g_shim.active = 1;
             write_process_start();
+            char ver[64] = "";
+            vgt_nv_running_driver(ver, sizeof ver);
+            shim_abi_check_driver(ver);
         }
     }
     pthread_mutex_unlock(&start_mu);
@@ -351,6 +355,7 @@ void shim_finish(int exit_status)
 {
     if (!g_shim.active || shim_foreign() || atomic_exchange(&finished, 1)) return;
     if (cu_state_finish) cu_state_finish();   /* the CUDA layer's last word, while records can be written */
+    shim_abi_summary();   /* while the capture still records */
     vgt_capture_finish(g_shim.cap);
     vgt_error err;
     vgt_rec_process_end pe = { .pid = (uint32_t)getpid(), .exit_status = exit_status };

@@ -15,6 +15,7 @@
 #include "shim.h"
 #include "shim_copy.h"
 #include "vgt/nv_abi.h"
+#include "vgt/nv_facts.h"
 
 /* A field of an ABI struct read from the bytes of one. */
 #define RD32(p, T, f) shim_rd32(p, (uint32_t)offsetof(T, f))
@@ -164,6 +165,7 @@ static void on_alloc(rm_call *c)
     vgt_rec_rm_alloc a = { .client = client, .parent = parent, .handle = handle, .cls = cls, .status = status,
                            .params_length = c->pin ? c->plen : 0, .params_in = c->pin, .params_out = c->pout };
     shim_record(VGT_REC_RM_ALLOC, &a);
+    if (!vgt_nv_abi_knows_class(cls)) shim_abi_unknown(SHIM_UNKNOWN_CLASS, cls);
     uint32_t parent_flags = vgt_capture_object_flags(g_shim.cap, client, parent);
     vgt_error err;
     int rm_memory = cls == 0x3e || cls == 0x40;   /* RM allocates it now: zero as handed out */
@@ -218,6 +220,7 @@ static void on_control(rm_call *c)
     r.params_in = c->pin;
     r.params_out = c->pout;
     shim_record(VGT_REC_RM_CONTROL, &r);
+    if (!vgt_nv_abi_knows_control(r.cmd)) shim_abi_unknown(SHIM_UNKNOWN_CONTROL, r.cmd);
     if (r.cmd == CTRL_GET_WORK_SUBMIT_TOKEN && r.status == 0 && c->pout && c->plen >= sizeof(rm_work_token)) {
         vgt_error err;
         if (refused(vgt_capture_token(g_shim.cap, r.client, r.object, RD32(c->pout, rm_work_token, token), &err), &err))
@@ -321,6 +324,7 @@ int shim_rm_ioctl(int fd, int node, unsigned long request, void *arg)
         case ESC_RM_UNMAP_MEMORY_DMA: on_unmap_dma(&c); break;
         default: record_ioctl(&c); break;
         }
+        if (g_shim.active && !vgt_nv_abi_knows_escape(c.nr)) shim_abi_unknown(SHIM_UNKNOWN_ESCAPE, c.nr);
         atomic_fetch_add(&g_shim_time.ioctl_ns, vgt_now_ns() - t0);
     }
     free(c.in);

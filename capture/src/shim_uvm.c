@@ -9,6 +9,7 @@
 #include "shim.h"
 #include "shim_copy.h"
 #include "vgt/nv_abi.h"
+#include "vgt/nv_facts.h"
 
 #define RD32(p, T, f) shim_rd32(p, (uint32_t)offsetof(T, f))
 #define RD64(p, T, f) shim_rd64(p, (uint32_t)offsetof(T, f))
@@ -60,6 +61,7 @@ int shim_uvm_ioctl(int fd, unsigned long request, void *arg)
     else if (readable && request == UVM_MAP_EXTERNAL_ALLOCATION) on_map_external(rc, out);
     else if (readable && request == UVM_FREE) { record(request, rc, in, out, n); on_uvm_free(rc, out); }
     else record(request, rc, readable ? in : NULL, readable ? out : NULL, readable ? n : 0);
+    if (g_shim.active && !vgt_nv_abi_knows_uvm((uint32_t)request)) shim_abi_unknown(SHIM_UNKNOWN_UVM, (uint32_t)request);
     free(in);
     errno = saved;
     return rc;

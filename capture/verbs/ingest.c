@@ -23,6 +23,7 @@
 
 #include "../freestanding/vgt_fenc.h"
 #include "vgt/cli.h"
+#include "vgt/io.h"
 #include "vgt/trace.h"
 
 typedef struct ingest_opts {
@@ -95,7 +96,7 @@ static int read_exact(struct source *s, void *buf, size_t n)
             }
             if (pr < 0 && errno == EINTR) continue;
         }
-        ssize_t r = read(s->fd, (char *)buf + got, n - got);
+        ssize_t r = vgt_io()->read(s->fd, (char *)buf + got, n - got);
         if (r < 0) {
             if (errno == EINTR) continue;
             if (errno == EAGAIN) {
@@ -314,7 +315,7 @@ int cmd_ingest(int argc, char **argv)
         return vgt_cli_error(VERB, VGT_EXIT_USAGE, "SOURCE and OUT are the same file");
 
     struct source s = {0};
-    s.fd = strcmp(src, "-") ? open(src, O_RDONLY | O_CLOEXEC) : 0;
+    s.fd = strcmp(src, "-") ? vgt_io()->open(src, O_RDONLY | O_CLOEXEC, 0) : 0;
     if (s.fd < 0) return vgt_cli_error(VERB, VGT_EXIT_USAGE, "%s: %s", src, strerror(errno));
     struct stat st;
     if (fstat(s.fd, &st) == 0 && S_ISDIR(st.st_mode))
@@ -332,6 +333,6 @@ int cmd_ingest(int argc, char **argv)
     sigaction(SIGTERM, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
     int rc = ingest(&s, out, (int)level);
-    if (s.fd > 0) close(s.fd);
+    if (s.fd > 0) vgt_io()->close(s.fd);
     return rc;
 }

@@ -33,6 +33,7 @@
 #include "record_live.h"
 #include "vgt/capture.h"
 #include "vgt/cli.h"
+#include "vgt/io.h"
 #include "vgt/trace.h"
 
 typedef struct rec_opts {
@@ -244,8 +245,11 @@ static uint64_t relay(int rfd, vgt_writer *w, int crash_safe, live_spill *spill,
         /* The shim starts at the program's first open of an NVIDIA device node: no stream means no such
          * open (or a program that cannot preload: static, setuid). Not an error of the capture. */
         char msg[700];
-        snprintf(msg, sizeof msg, "the program opened no NVIDIA device node, or could not load the capture "
-                 "library (a static or setuid program?): no GPU activity recorded (%s)", err.msg);
+        if (err.code == VGT_E_IO)   /* the stream was there, reading it failed */
+            snprintf(msg, sizeof msg, "reading the capture stream failed: %s; no GPU activity recorded", err.msg);
+        else
+            snprintf(msg, sizeof msg, "the program opened no NVIDIA device node, or could not load the capture "
+                     "library (a static or setuid program?): no GPU activity recorded (%s)", err.msg);
         diag(w, 0, err.code, msg);
         fprintf(stderr, "vgt record: %s\n", msg);
         return 0;
@@ -270,10 +274,11 @@ static uint64_t relay(int rfd, vgt_writer *w, int crash_safe, live_spill *spill,
         snprintf(msg, sizeof msg, "the capture stream ended early after %llu records (%s); records after the "
                  "last complete chunk are lost", (unsigned long long)n, err.msg);
         diag(w, 1, err.code, msg);
+        fprintf(stderr, "vgt record: %s\n", msg);   /* in the trace and here: the user sees it at once */
     }
     /* Drain what is left (a stream that ended inside a chunk) so the writer side never blocks. */
     char sink[65536];
-    while (read(rfd, sink, sizeof sink) > 0) { }
+    while (vgt_io()->read(rfd, sink, sizeof sink) > 0) { }
     vgt_reader_close(r);
     return n;
 }

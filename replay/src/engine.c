@@ -152,6 +152,7 @@ vgt_status vgt_replay_open(vgt_replay **out, const vgt_replay_options *o, vgt_er
     if ((rc = vgt_model_new(&rp->model, err)) != VGT_OK) goto fail;
     if (rp->opt.model_memory_limit) vgt_model_set_memory_limit(rp->model, rp->opt.model_memory_limit);
     stream_start(rp);
+    vgt_mme_budget_init(&rp->mme_guard_budget, 0, 0, 0);
     if (plan_wanted(rp)) rp->planning = 1;   /* the backend opens once the plan is made */
     else if ((rc = engine_start(rp, err)) != VGT_OK) goto fail;
     rp->sum.backend = rp->ops->name;
@@ -187,6 +188,7 @@ void vgt_replay_close(vgt_replay *rp)
     free(rp->pb_pages);
     free(rp->co_ranges);
     free(rp->chans);
+    vgt_u64map_free(&rp->chan_ix);
     free(rp->segs.segs);
     free(rp->wlog);
     free(rp->mask);
@@ -197,11 +199,11 @@ void vgt_replay_close(vgt_replay *rp)
 
 /* ---- records that rebuild state ---- */
 
+/* Hashed (rp->chan_ix): a trace with 100,000 channels looks one up per submission. */
 static int64_t channel_index(const vgt_replay *rp, uint32_t client, uint32_t handle)
 {
-    for (uint32_t i = 0; i < rp->nchans; i++)
-        if (rp->chans[i].client == client && rp->chans[i].handle == handle) return i;
-    return -1;
+    uint32_t i;
+    return vgt_u64map_get(&rp->chan_ix, vgt_u64map_handle_key(client, handle), &i) ? (int64_t)i : -1;
 }
 
 static vgt_status on_channel(vgt_replay *rp, const vgt_record *rec, vgt_error *err)
@@ -244,6 +246,8 @@ static vgt_status on_channel(vgt_replay *rp, const vgt_record *rec, vgt_error *e
         rp->chans = n;
         rp->cap_chans = nc;
     }
+    if (vgt_u64map_put(&rp->chan_ix, vgt_u64map_handle_key(c.client, c.handle), rp->nchans))
+        return VGT_FAIL(err, VGT_E_NOMEM, rec->seq, "replay: out of memory at seq %llu", (unsigned long long)rec->seq);
     rp->chans[rp->nchans++] = (engine_channel){.client = c.client, .handle = c.handle, .id = id, .cls = mc->rec.cls,
                                                .cnt = {.client = c.client, .handle = c.handle}};
     return VGT_OK;
@@ -283,6 +287,10 @@ static vgt_status on_channel_methods(vgt_replay *rp, const vgt_record *rec, vgt_
     if (!m) return VGT_FAIL(err, VGT_E_NOMEM, rec->seq, "replay: no memory for %u state writes at seq %llu", n,
                             (unsigned long long)rec->seq);
     for (uint32_t k = 0; k < n; k++) m[k] = vgt_channel_method_at(&cm, k);
+    if (mme_guard_state(rp, &rp->chans[i], m, n)) {   /* the restore calls a macro that raises an exception */
+        free(m);
+        return engine_refuse(rp, &rp->chans[i]);
+    }
     if (rp->ops->set_context) rp->ops->set_context(rp->be, rec->seq);
     vgt_status st = rp->ops->channel_methods(rp->be, rp->chans[i].id, m, n, err);
     free(m);
@@ -498,8 +506,8 @@ static void wait_submission(vgt_replay *rp)
 /* A submission the MME guard keeps off the GPU (mme_guard.c): reported, counted, not run. */
 vgt_status engine_refuse(vgt_replay *rp, engine_channel *c)
 {
-    char msg[sizeof c->mme_refuse + 96];
-    snprintf(msg, sizeof msg, "not submitted: %s (it would leave the GPU unable to finish other programs' "
+    char msg[sizeof c->mme_refuse + 112];
+    snprintf(msg, sizeof msg, "not submitted: %s (an MME exception leaves the GPU unable to finish other programs' "
              "draws; force to run it)", c->mme_refuse);
     rp->sum.refused++;
     vgt_replay_report r = {.kind = VGT_RPT_EVENT, .submit_index = rp->cur_index, .submit_seq = rp->cur_seq,
@@ -584,6 +592,7 @@ vgt_status vgt_replay_record(vgt_replay *rp, const vgt_record *rec, vgt_error *e
     if (rp->done) return VGT_OK;
     /* latency: when the record reached the engine (a record held back for the plan keeps this time) */
     if (rp->opt.on_submitted && rec->type == VGT_REC_GPFIFO_SUBMIT) rp->received_ns = mono_ns(), rp->received_seq = rec->seq;
+    if (vgt_rec_type_name(rec->type)) VGT_TRY(vgt_record_fields(rec, NULL, NULL, err));   /* none passes unread */
     if (rp->planning) {
         int held;
         VGT_TRY(plan_hold(rp, rec, &held, err));

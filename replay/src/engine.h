@@ -7,9 +7,11 @@
 #include "vgt/addr_operands.h"
 #include "vgt/backend.h"
 #include "vgt/events.h"
+#include "vgt/mme.h"
 #include "vgt/model.h"
 #include "vgt/pushbuf.h"
 #include "vgt/replay.h"
+#include "vgt/u64map.h"
 #include "submit_segs.h"
 
 /* SET_COLOR_TARGET_A/B/WIDTH/HEIGHT/FORMAT/MEMORY of the 8 targets as the stream last set them. */
@@ -197,6 +199,7 @@ struct vgt_replay {
     uint32_t vas;
     engine_channel *chans;
     uint32_t nchans, cap_chans;
+    vgt_u64map chan_ix;          /* client:handle -> index in chans */
     replay_segs segs;          /* the current submission's segments (submit_segs.c) */
     /* the submission whose checks are open (the last one run) */
     int64_t cur_index;
@@ -250,6 +253,8 @@ struct vgt_replay {
     /* the subscribers of every channel's decoded stream (stream.c) */
     const stream_sub *subs[STREAM_MAX_SUBS];
     uint32_t nsubs;
+    vgt_mme_budget mme_guard_budget;   /* mme_guard.c: the MME work its simulator may do (vgt/mme.h) */
+    uint64_t mme_guard_refused;        /* ... calls refused before the current submission */
     int stream_events;           /* a subscriber takes events: the channels' semantic trackers run */
     void *stream_cur;            /* the decode under way (stream.c), for the trackers' events */
     /* planning (plan.c): records held back until the plan is made */
@@ -306,6 +311,7 @@ uint64_t capture_only_unmask(const vgt_replay *rp, uint64_t va, uint64_t len, ui
  * an MME exception are refused (they leave the GPU unable to finish other programs' Vulkan draws):
  * c->mme_refuse says why, "" when the submission may run */
 int mme_guard_active(const vgt_replay *rp);
+int mme_guard_state(vgt_replay *rp, engine_channel *c, const vgt_state_method *w, uint32_t n);
 
 /* volatile.c (subscriber sub_volatile): bytes that differ from run to run, for checks without a write log.
  * Clears mask over those bytes of [va, va+len). */

@@ -42,6 +42,7 @@ typedef struct synth_chan {
     char why[560];
     int have_channel;
     uint32_t be_ch;               /* the lane's backend channel */
+    uint64_t refused;             /* the extractor's macro calls refused (MME budget) before this submission */
 } synth_chan;
 
 struct synth_lane {
@@ -171,6 +172,7 @@ static unsigned sub_begin(stream_submit *s)
     if (!sc->lc || !sc->syn) return 0;
     arena_recycle(rp);
     vgt_ldx_submit_begin(sc->lc, (uint64_t)rp->cur_index, s->rec->seq);
+    sc->refused = vgt_ldx_calls_refused(rp->synth->x);
     vgt_synth_begin(sc->syn);
     sc->status = PLAN_OK;
     sc->why[0] = 0;
@@ -199,6 +201,16 @@ static void sub_end(stream_submit *s)
         snprintf(sc->why, sizeof sc->why, "the work extractor stopped: %.480s", e.msg);
     }
     s->rp->synth->cur = NULL;
+    /* a macro call over the MME budget did not run: the work it builds is not in the plan, which must not
+     * stand for the submission (it runs verbatim, where the MME guard has its say) */
+    uint64_t refused = vgt_ldx_calls_refused(s->rp->synth->x) - sc->refused;
+    if (refused && sc->status == PLAN_OK) {
+        char note[256];
+        vgt_ldx_budget_note(s->rp->synth->x, note, sizeof note);
+        sc->status = PLAN_UNSUPPORTED;
+        snprintf(sc->why, sizeof sc->why, "%llu macro calls not run by the work extractor: %s",
+                 (unsigned long long)refused, note);
+    }
     /* decoded back before it can reach a GPU */
     if (sc->status == PLAN_OK && vgt_synth_plan_get(sc->syn)->nruns && vgt_synth_check(sc->syn, &e) != VGT_OK) {
         sc->status = PLAN_REFUSED;

@@ -9,6 +9,9 @@
  * agreement row mme_mul_out confirms ILLEGAL_OPCODE) is not submitted: it is reported and counted as
  * refused. options.force lets it through. Other error classes stay allowed: the simulator flags some
  * calls the hardware runs cleanly (extra parameters left by NVIDIA's guard macros).
+ * The simulator's work is bounded by the MME budgets (vgt/mme.h), shared by every channel: a hostile trace
+ * cannot keep it busy for minutes. A call over budget is not simulated, so nothing vouches for it: its
+ * submission is refused like one that raises an exception.
  * It subscribes to the channel's decoded stream (stream.c: sub_mme_guard). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,30 +39,57 @@ static vgt_status on_call(void *user, const vgt_mme_call *call, vgt_error *err)
     return VGT_OK;
 }
 
-/* One decoded method of the channel (every class: the tracker refuses those without an MME). */
-static void on_method(stream_submit *s, const vgt_method *m)
+/* One method write of class cls to the channel's tracker (made at the first write of a class with an MME). */
+static void feed(vgt_replay *rp, engine_channel *c, uint32_t cls, uint32_t mthd, uint32_t data)
 {
-    engine_channel *c = s->c;
     vgt_error e;
-    if (m->masked || c->mme_off || vgt_mme_format_for_class(m->cls) == VGT_MME_NONE) return;
+    if (c->mme_off || vgt_mme_format_for_class(cls) == VGT_MME_NONE) return;
     if (!c->mme) {
-        vgt_mme_tracker_config cfg = {.cls = m->cls, .on_call = on_call, .user = c};
+        vgt_mme_tracker_config cfg = {.cls = cls, .on_call = on_call, .user = c, .budget = &rp->mme_guard_budget};
         if (vgt_mme_tracker_create(&cfg, &c->mme, &e) != VGT_OK) {
             c->mme = NULL;
             c->mme_off = 1;
             return;
         }
     }
-    if (vgt_mme_tracker_feed_class(c->mme, m->cls, m->mthd, m->data, &e) == VGT_E_LIMIT) {
+    if (vgt_mme_tracker_feed_class(c->mme, cls, mthd, data, &e) == VGT_E_LIMIT) {
         vgt_mme_tracker_destroy(c->mme);   /* more MME classes than a channel has: stop guarding it */
         c->mme = NULL;
         c->mme_off = 1;
     }
 }
 
+/* A CHANNEL_METHODS record restores a channel's engine state (a trace cut out of a longer one): its writes
+ * (macro uploads and bindings among them) reach the guard's tracker too, so the calls after the cut run on
+ * the macros the GPU will hold, and calls the restore itself makes are checked. Returns 1 when the restore
+ * must not reach the GPU (c->mme_refuse says why). */
+int mme_guard_state(vgt_replay *rp, engine_channel *c, const vgt_state_method *w, uint32_t n)
+{
+    if (!mme_guard_active(rp)) return 0;
+    c->mme_refuse[0] = 0;
+    const vgt_model_channel *mc = vgt_model_channel_find(rp->model, c->client, c->handle);
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t cls = mc && mc->has_state && w[k].subch < VGT_SUBCHANNELS ? mc->state.subch_class[w[k].subch] : 0;
+        if (cls) feed(rp, c, cls, w[k].method, w[k].value);
+    }
+    vgt_error e;
+    if (c->mme) vgt_mme_tracker_flush(c->mme, &e);
+    return c->mme_refuse[0] != 0;
+}
+
+/* One decoded method of the channel (every class: the tracker refuses those without an MME). */
+static void on_method(stream_submit *s, const vgt_method *m)
+{
+    if (!m->masked) feed(s->rp, s->c, m->cls, m->mthd, m->data);
+}
+
 static unsigned begin(stream_submit *s)
 {
+    vgt_replay *rp = s->rp;
     s->c->mme_refuse[0] = 0;
+    vgt_mme_budget_next_submission(&rp->mme_guard_budget);
+    rp->mme_guard_budget.submissions = (uint64_t)rp->cur_index;   /* the note names the trace's submission */
+    rp->mme_guard_refused = rp->mme_guard_budget.refused;
     return STREAM_METHODS;
 }
 
@@ -68,7 +98,16 @@ static unsigned begin(stream_submit *s)
 static void end(stream_submit *s)
 {
     vgt_error e;
-    if (s->c->mme) vgt_mme_tracker_flush(s->c->mme, &e);
+    engine_channel *c = s->c;
+    vgt_replay *rp = s->rp;
+    if (c->mme) vgt_mme_tracker_flush(c->mme, &e);
+    uint64_t unchecked = rp->mme_guard_budget.refused - rp->mme_guard_refused;
+    if (unchecked && !c->mme_refuse[0]) {
+        char note[160];
+        vgt_mme_budget_note(&rp->mme_guard_budget, note, sizeof note);
+        snprintf(c->mme_refuse, sizeof c->mme_refuse, "%llu macro calls not checked by the MME simulator (%s)",
+                 (unsigned long long)unchecked, note);
+    }
 }
 
 static void channel_free(engine_channel *c)

@@ -713,6 +713,11 @@ int cmd_decompile(int argc, char **argv)
         rc = vgt_cli_error("decompile", VGT_EXIT_USAGE, "--launch %" PRIu64 ": the trace has fewer launches", c->launch);
     } else {
         fprintf(stderr, "vgt decompile: wrote %s (%s, %" PRIu64 " bytes of memory)\n", c->out, mempath, c->mem_bytes);
+        char note[256];
+        if (vgt_ldx_budget_note(c->x, note, sizeof note)) {   /* work those macro calls built is missing */
+            fprintf(stderr, "vgt decompile: %s\n", note);
+            rc = VGT_EXIT_PROBLEM;
+        }
     }
     vgt_synth_free(c->syn);
     vgt_ldx_free(c->x);

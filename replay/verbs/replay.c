@@ -213,6 +213,8 @@ static void print_work_text(FILE *f, const vgt_backend_counters *k)
             (unsigned long long)k->report_semaphores);
     fprintf(f, "  macro calls %llu (%llu errors, %llu methods emitted)\n", (unsigned long long)k->macro_calls,
             (unsigned long long)k->macro_errors, (unsigned long long)k->macro_methods);
+    if (k->macro_refused)
+        fprintf(f, "  macro calls not run: %llu (an MME budget was spent)\n", (unsigned long long)k->macro_refused);
 }
 
 /* problem: why the replay stopped early (the trace is broken), or NULL. */
@@ -304,9 +306,10 @@ static void print_summary_json(FILE *f, const vgt_replay_summary *s, int check, 
     fprintf(f, "\"semaphores\":{\"releases\":%llu,\"acquires\":%llu,\"reductions\":%llu,\"report\":%llu},",
             (unsigned long long)k->sem_releases, (unsigned long long)k->sem_acquires,
             (unsigned long long)k->sem_reductions, (unsigned long long)k->report_semaphores);
-    fprintf(f, "\"macro_calls\":%llu,\"macro_errors\":%llu,\"faults\":%llu,\"unsupported\":%llu,\"diagnostics\":%llu,"
+    fprintf(f, "\"macro_calls\":%llu,\"macro_errors\":%llu,\"macro_refused\":%llu,\"faults\":%llu,\"unsupported\":%llu,\"diagnostics\":%llu,"
                "\"warnings\":%llu,\"blocked\":%s,",
-            (unsigned long long)k->macro_calls, (unsigned long long)k->macro_errors, (unsigned long long)k->faults,
+            (unsigned long long)k->macro_calls, (unsigned long long)k->macro_errors,
+            (unsigned long long)k->macro_refused, (unsigned long long)k->faults,
             (unsigned long long)k->unsupported, (unsigned long long)k->diagnostics, (unsigned long long)s->warnings,
             s->blocked ? "true" : "false");
     if (check) {

@@ -570,6 +570,11 @@ int cmd_report(int argc, char **argv)
             launches, draws);
     plot_work(f, &g);
     section_macros(f, &g);
+    if (stats.mme_budget_note[0]) {   /* the rows those calls would have made are missing from the plots */
+        fputs("<p>Not all macro calls ran: ", f);
+        esc(f, stats.mme_budget_note);
+        fputs(".</p>\n", f);
+    }
     if (ra.no_replay) {
         fputs("<h2 id=\"stores\">Store census</h2><p>Not replayed (--no-replay).</p>\n<h2 id=\"render-targets\">Render "
               "targets</h2><p>Not replayed (--no-replay).</p>\n", f);
@@ -598,5 +603,6 @@ int cmd_report(int argc, char **argv)
     vgt_reader_close(r);
     free(g.subs), free(g.macros);
     if (vgt_outfile_commit(&of, &err) != VGT_OK) return vgt_cli_report("report", &err);
-    return rst != VGT_OK && !ra.no_replay ? VGT_EXIT_PROBLEM : VGT_EXIT_OK;
+    if (stats.mme_budget_note[0]) fprintf(stderr, "vgt report: %s\n", stats.mme_budget_note);
+    return (rst != VGT_OK && !ra.no_replay) || stats.mme_budget_note[0] ? VGT_EXIT_PROBLEM : VGT_EXIT_OK;
 }

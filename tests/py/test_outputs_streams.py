@@ -140,8 +140,13 @@ def test_failed_write_leaves_target_intact(vgt_bin, tmp_path, name):
     r = run(vgt_bin, *args, preexec_fn=small_disk(8_000, signal.SIG_IGN))
     assert r.returncode == 2, r.stderr.decode()
     assert "File too large" in r.stderr.decode()
-    assert out.read_bytes() == b"the old target"
     assert entries(tmp_path) == ["out.vgt"], "a temporary was left behind"
+    if name == "verify --salvage":   # a salvage keeps what it salvaged, as its message says
+        assert "before it are intact" in r.stderr.decode()
+        assert run(vgt_bin, "verify", out).returncode == 0, "the salvaged prefix is not a valid trace"
+        return
+    assert out.read_bytes() == b"the old target"
+    assert "is left as it was" in r.stderr.decode() and "intact" not in r.stderr.decode(), r.stderr.decode()
 
 
 def test_killed_by_the_size_limit_leaves_no_temporary(vgt_bin, tmp_path):

@@ -17,6 +17,7 @@
 #include "../../capture/src/shim_rm.c"
 #include "../../capture/src/shim_uvm.c"
 #include "../../capture/src/shim_hooks.c"
+#include "../../capture/src/shim_abi.c"
 #include "check.h"
 
 #define VA 0x7800000000ull

@@ -26,6 +26,7 @@
 #include "../../capture/src/shim_rm.c"
 #include "../../capture/src/shim_uvm.c"
 #include "../../capture/src/shim_hooks.c"
+#include "../../capture/src/shim_abi.c"
 #include "check.h"
 
 #define RM_REQ(nr, size) ((3ul << 30) | ((unsigned long)(size) << 16) | (0x46ul << 8) | (nr))

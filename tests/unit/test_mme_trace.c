@@ -400,7 +400,7 @@ static void check_db(const char *path)
     CHECK_STATUS(vgt_mme_db_schema(db, &err), VGT_OK, &err, "schema");
     uint64_t calls = 0;
     vgt_walk_options opt = vgt_walk_defaults();
-    CHECK_STATUS(vgt_mme_db_fill(db, path, &opt, &calls, &err), VGT_OK, &err, "fill");
+    CHECK_STATUS(vgt_mme_db_fill(db, path, &opt, &calls, NULL, 0, &err), VGT_OK, &err, "fill");
     CHECK(calls == 7 && q_int(db, "SELECT count(*) FROM macro_calls") == 7, "%llu calls", (unsigned long long)calls);
     CHECK_EQ_U64(q_int(db, "SELECT count(*) FROM macro_call_params"), 10, "params rows");
     CHECK_EQ_U64(q_int(db, "SELECT count(*) FROM macro_emits"), 12, "emit rows");
@@ -426,7 +426,7 @@ static void check_db(const char *path)
     CHECK(sqlite3_open(":memory:", &db) == SQLITE_OK, "sqlite open");
     CHECK_STATUS(vgt_mme_db_schema(db, &err), VGT_OK, &err, "schema");
     opt.submit_first = opt.submit_last = 1;
-    CHECK_STATUS(vgt_mme_db_fill(db, path, &opt, &calls, &err), VGT_OK, &err, "fill");
+    CHECK_STATUS(vgt_mme_db_fill(db, path, &opt, &calls, NULL, 0, &err), VGT_OK, &err, "fill");
     CHECK(q_int(db, "SELECT count(*) FROM macro_calls") == 3 && calls == 3, "window calls");
     CHECK_EQ_U64(q_int(db, "SELECT count(*) FROM macro_calls WHERE macro = 36 AND status = 'VGT_E_DECODE'"), 1,
                  "window error");

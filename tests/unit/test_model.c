@@ -359,8 +359,11 @@ static void test_memory_direct(void)
           (unsigned long long)with_mask, (unsigned long long)vgt_model_mem_bytes(m));
     CHECK(vgt_model_mem_read(m, 0x1000, buf, 4096, &known, &e) == VGT_OK && known == 4096, "full");
     CHECK(vgt_model_mem_read(m, 0xfff, buf, 2, &known, &e) == VGT_OK && known == 1, "straddling read");
-    CHECK(vgt_model_mem_write(m, UINT64_MAX - 2, buf, 8, &e) == VGT_E_ARG, "wrap refused");
-    vgt_model_set_memory_limit(m, 3 * 4096);
+    CHECK(vgt_model_mem_write(m, UINT64_MAX - 2, buf, 8, &e) == VGT_E_FORMAT, "wrap refused: the trace's fault");
+    /* a range ending exactly at 2^64 is a range */
+    CHECK(vgt_model_mem_write(m, UINT64_MAX - 2, buf, 3, &e) == VGT_OK, "ends at 2^64: %s", e.msg);
+    CHECK(vgt_model_mem_read(m, UINT64_MAX - 2, buf, 3, &known, &e) == VGT_OK && known == 3, "read back at 2^64");
+    vgt_model_set_memory_limit(m, vgt_model_mem_bytes(m) + 2 * 4096);   /* room for two more pages */
     CHECK(vgt_model_mem_write(m, 0x10000, buf, 2 * 4096, &e) == VGT_OK, "two more pages fit");
     CHECK(vgt_model_mem_write(m, 0x20000, buf, 1, &e) == VGT_E_LIMIT && strstr(e.msg, "limit"), "limit: %s", e.msg);
     vgt_model_free(m);

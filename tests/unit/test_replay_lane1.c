@@ -1006,8 +1006,9 @@ static vgt_status counting_submit(vgt_backend *b, uint32_t ch, const uint64_t *e
     return vgt_backend_sim.submit(b, ch, e, n, flags, err);
 }
 
-/* A trace whose one submission uploads the macro prog to HOPPER_A, binds macro 0 to it and calls it. */
-static void write_macro_trace(const char *path, const enc_prog *prog)
+/* A trace whose one submission uploads the macro prog to HOPPER_A, binds macro 0 to it and calls it
+ * `calls` times. */
+static void write_macro_trace_calls(const char *path, const enc_prog *prog, uint32_t calls)
 {
     vgt_error e;
     uint64_t ts = 0;
@@ -1021,7 +1022,7 @@ static void write_macro_trace(const char *path, const enc_prog *prog)
     vgt_pbw_non_inc(&pb, 0, VGT_MME_M_LOAD_INSTRUCTION_RAM, prog->code, prog->n);
     const uint32_t bind[2] = {0, 0}, param = 7;
     vgt_pbw_one_inc(&pb, 0, VGT_MME_M_LOAD_START_ADDRESS_RAM_POINTER, bind, 2);
-    vgt_pbw_one_inc(&pb, 0, VGT_MME_M_CALL_MACRO0, &param, 1);
+    for (uint32_t i = 0; i < calls; i++) vgt_pbw_one_inc(&pb, 0, VGT_MME_M_CALL_MACRO0, &param, 1);
     ok(vgt_pbw_check(&pb, &e), &e);
     uint64_t ent = (uint64_t)(pb.n << 10) << 32 | (uint32_t)PB_VA;
     uint8_t entry[8];
@@ -1032,6 +1033,8 @@ static void write_macro_trace(const char *path, const enc_prog *prog)
     ok(vgt_write_gpfifo_submit(w, ++ts, &sub, &e), &e);
     ok(vgt_writer_close(w, &e), &e);
 }
+
+static void write_macro_trace(const char *path, const enc_prog *prog) { write_macro_trace_calls(path, prog, 1); }
 
 /* Replays path on the fake GPU (force as given): how many submissions were refused and submitted. */
 static void run_guarded(const char *path, int force, uint64_t *refused, int *submitted)
@@ -1088,6 +1091,21 @@ static void test_mme_guard(void)
     run_guarded(path, 0, &refused, &submitted);
     CHECK(refused == 0 && submitted == 1, "clean macro: refused %llu, submitted %d", (unsigned long long)refused,
           submitted);
+    /* a one-instruction infinite loop (JAL to itself) called 12 times: each call stops at the per-call limit
+     * (no exception predicted), but after 8 the budget for failing calls is spent and the simulator runs no
+     * more: calls it did not check may raise an exception, so the submission is refused */
+    enc_prog loop = {.n = 0};
+    in = tu_nop();
+    tu_alu(&in, 0, VGT_MME_TU104_JAL, VGT_MME_TU104_ZERO, VGT_MME_TU104_ZERO, VGT_MME_TU104_ZERO, 0);
+    tu_add(&loop, &in);
+    write_macro_trace_calls(path, &loop, 12);
+    run_guarded(path, 0, &refused, &submitted);
+    CHECK(refused == 1 && submitted == 0, "runaway macro over the MME budget: refused %llu, submitted %d",
+          (unsigned long long)refused, submitted);
+    write_macro_trace_calls(path, &loop, 4);
+    run_guarded(path, 0, &refused, &submitted);
+    CHECK(refused == 0 && submitted == 1, "4 runaway calls, within the budget: refused %llu, submitted %d",
+          (unsigned long long)refused, submitted);
     unlink(path);
 }
 

@@ -2,6 +2,7 @@
  * FIFO) kept in a nameless temporary for verbs that read their trace more than once, and a file still
  * being written followed to its end for those verbs. */
 #include "vgt/cli.h"
+#include "vgt/io.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -23,7 +24,7 @@ static int spool(const char *verb, int in, const char *name, const char **path, 
 {
     const char *dir = getenv("TMPDIR");
     if (!dir || !*dir) dir = "/tmp";
-    int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);   /* nameless: nothing to remove, ever */
+    int fd = vgt_io()->open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);   /* nameless: nothing to remove, ever */
     if (fd < 0) {
         char tmpl[4096];
         snprintf(tmpl, sizeof tmpl, "%s/vgt-stdin-XXXXXX", dir);
@@ -35,20 +36,20 @@ static int spool(const char *verb, int in, const char *name, const char **path, 
                              "copy in %s: %s", name, dir, strerror(errno));
     static char chunk[1 << 16];
     for (;;) {
-        ssize_t n = read(in, chunk, sizeof chunk);
+        ssize_t n = vgt_io()->read(in, chunk, sizeof chunk);
         if (n < 0 && errno == EINTR) continue;
         if (n < 0) {
             int e = errno;
-            close(fd);
+            vgt_io()->close(fd);
             return vgt_cli_error(verb, VGT_EXIT_USAGE, "%s: %s", name, strerror(e));
         }
         if (n == 0) break;
         for (ssize_t done = 0; done < n;) {
-            ssize_t k = write(fd, chunk + done, (size_t)(n - done));
+            ssize_t k = vgt_io()->write(fd, chunk + done, (size_t)(n - done));
             if (k < 0 && errno == EINTR) continue;
             if (k <= 0) {
                 int e = k < 0 ? errno : EIO;
-                close(fd);
+                vgt_io()->close(fd);
                 return vgt_cli_error(verb, VGT_EXIT_USAGE, "%s: cannot keep a copy in %s: %s", name, dir, strerror(e));
             }
             done += k;

@@ -123,6 +123,7 @@ int main(int argc, char **argv)
         return VGT_EXIT_USAGE;
     }
     vgt_outfile_cleanup_on_signals();   /* an interrupted verb leaves no temporary output behind */
+    if (vgt_cli_fault_setup() != 0) return VGT_EXIT_USAGE;   /* tests only: cli/fault.c */
     int rc = v->fn(argc - 1, argv + 1);
     /* every verb at once: output that could not be written (full disk, closed pipe) is an error */
     return vgt_cli_check_output(v->name, stdout, "standard output", rc);

@@ -104,6 +104,13 @@ def parse(path):
                     raise AbiError('%s: status %s 0x%x repeats %s 0x%x' % (where, tok[0], value, n, v))
             status.append((tok[0], value))
             items.append(('status', tok[0], value, note))
+        elif word == 'driver':
+            tok = rest.split()
+            if len(tok) < 2 or not tok[0].isdigit() or any(not v.startswith(tok[0] + '.') for v in tok[1:]):
+                raise AbiError('%s: expected "driver <series> <checked version of that series>..."' % where)
+            if any(it[0] == 'driver' for it in items):
+                raise AbiError('%s: a second driver line' % where)
+            items.append(('driver', int(tok[0]), tok[1:], note))
         elif word == 'uvm':
             tok = rest.split()
             if len(tok) != 3 or tok[2] not in structs:
@@ -111,6 +118,8 @@ def parse(path):
             uvm.append((tok[0], num(tok[1], where), tok[2]))
         else:
             raise AbiError('%s: unknown directive "%s"' % (where, word))
+    if not any(it[0] == 'driver' for it in items):
+        raise AbiError('%s: no "driver <series> <versions>" line: the table must say which driver it is for' % path)
     for s in structs.values():
         end = s['fields'][-1]['off'] + s['fields'][-1]['size'] if s['fields'] else 0
         if end > s['size'] or s['size'] % s['align']:
@@ -137,6 +146,11 @@ def emit(items, uvm, status, src):
             o.append('#define %-40s %s%s\n' % (it[1], it[2], ('   /* %s */' % it[3]) if it[3] else ''))
         elif it[0] == 'status':
             o.append('#define RM_%-37s 0x%xu%s\n' % (it[1], it[2], ('   /* %s */' % it[3]) if it[3] else ''))
+        elif it[0] == 'driver':
+            o.append('/* The driver series these layouts are for, and the exact versions they were checked against\n'
+                     ' * (vgt_nv_abi_driver_check() in trace-format/src/nv_abi.c). */\n')
+            o.append('#define VGT_NV_ABI_SERIES %du\n' % it[1])
+            o.append('#define VGT_NV_ABI_CHECKED "%s"\n' % ' '.join(it[2]))
         else:
             s = it[1]
             o.append('typedef struct %s {%s\n' % (s['name'], ('   /* %s */' % s['note']) if s['note'] else ''))
@@ -163,7 +177,20 @@ def emit(items, uvm, status, src):
     o.append('static inline uint32_t vgt_nv_uvm_params_size(unsigned long request)\n{\n    switch (request) {\n')
     for name, req, st in uvm:
         o.append('    case UVM_REQ_%s: return (uint32_t)sizeof(%s);\n' % (name, st))
-    o.append('    default: return 0;\n    }\n}\n\n#endif\n')
+    o.append('    default: return 0;\n    }\n}\n')
+    # what the capture knows by name; anything else is recorded raw and listed as unknown at the end
+    known = {'ESC': [], 'CTRL': [], 'CLASS': []}
+    for it in items:
+        if it[0] != 'const':
+            continue
+        for k in known:
+            if it[1].startswith('RM_%s_' % k) and not it[1].endswith(('_MAX', 'MAX_ENTRIES')):
+                known[k].append(it[1])
+    o.append('\n/* ---- what the table knows by name (the capture lists anything else as unknown) ---- */\n')
+    for k, what in (('ESC', 'escapes'), ('CTRL', 'controls'), ('CLASS', 'classes')):
+        o.append('static const uint32_t vgt_nv_abi_known_%s[] = {%s};\n' % (what, ', '.join(known[k])))
+    o.append('static const uint32_t vgt_nv_abi_known_uvm[] = {%s};\n' % ', '.join('UVM_REQ_%s' % n for n, _, _ in uvm))
+    o.append('\n#endif\n')
     return ''.join(o)
 
 

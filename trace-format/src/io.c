@@ -5,13 +5,14 @@
 #include <unistd.h>
 
 #include "format.h"
+#include "vgt/io.h"
 
 vgt_status io_write_all(int fd, const void *p, uint64_t n, uint64_t off, vgt_error *err)
 {
     const uint8_t *b = p;
     uint64_t done = 0;
     while (done < n) {
-        ssize_t k = write(fd, b + done, n - done);
+        ssize_t k = vgt_io()->write(fd, b + done, n - done);
         if (k < 0 && errno == EINTR) continue;
         if (k <= 0)
             return VGT_FAIL(err, VGT_E_IO, off + done, "write of %llu bytes at offset %llu failed after %llu: %s",
@@ -29,7 +30,8 @@ static vgt_status read_loop(int fd, void *p, uint64_t n, uint64_t off, int posit
     uint8_t *b = p;
     uint64_t done = 0;
     while (done < n) {
-        ssize_t k = positioned ? pread(fd, b + done, n - done, (off_t)(off + done)) : read(fd, b + done, n - done);
+        ssize_t k = positioned ? vgt_io()->pread(fd, b + done, n - done, (off_t)(off + done))
+                               : vgt_io()->read(fd, b + done, n - done);
         if (k < 0 && errno == EINTR) continue;
         if (k < 0)
             return VGT_FAIL(err, VGT_E_IO, off + done, "read at offset %llu failed: %s", (unsigned long long)(off + done),

@@ -1,4 +1,4 @@
-/* model_hash.c: see model_hash.h. The load factor stays under 1/2. */
+/* model_hash.c: the map of vgt/u64map.h (model_hash.h names it for the model). The load factor stays under 1/2. */
 #include "model_hash.h"
 
 #include <stdlib.h>

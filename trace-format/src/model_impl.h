@@ -22,6 +22,9 @@ struct vgt_model {
     u64map objmap;            /* client:handle -> index in objs */
     vgt_model_channel *chans;
     uint32_t nch, chcap;
+    u64map chmap;             /* client:handle -> index in chans (a hostile trace has 100,000 channels) */
+    uint8_t *chdead;          /* parallel to chans: freed, awaiting compaction (order is kept) */
+    uint32_t ndead;
     struct map_node *nodes;   /* model_map.c: a treap of live mappings by gpu_va; node 0 is "none" */
     uint32_t nnodes, nodecap, free_nodes, root, nmap;
     uint64_t rng;             /* treap priorities */

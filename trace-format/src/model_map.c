@@ -121,12 +121,13 @@ static vgt_status new_node(vgt_model *m, uint32_t *out, vgt_error *err)
 
 vgt_status model_map_add(vgt_model *m, const vgt_model_mapping *mp, vgt_error *err)
 {
-    if (!mp->length || mp->gpu_va + mp->length < mp->gpu_va)
+    /* by the last byte: a mapping may end exactly at 2^64 */
+    if (!mp->length || mp->gpu_va + (mp->length - 1) < mp->gpu_va)
         return VGT_FAIL(err, VGT_E_FORMAT, VGT_NO_OFFSET, "GPU_MAP of %llu bytes at 0x%llx is empty or wraps around",
                         (unsigned long long)mp->length, (unsigned long long)mp->gpu_va);
     /* Mappings do not overlap, so the ones the new range overlaps are the last few starting before its end. */
     for (uint32_t t; (t = floor_node(m, mp->gpu_va + mp->length - 1)) &&
-                     m->nodes[t].m.gpu_va + m->nodes[t].m.length > mp->gpu_va;)
+                     m->nodes[t].m.gpu_va + (m->nodes[t].m.length - 1) >= mp->gpu_va;)
         erase(m, m->nodes[t].m.gpu_va, 0);
     uint32_t n = NONE;
     VGT_TRY(new_node(m, &n, err));

@@ -77,8 +77,9 @@ static vgt_status mark_known(vgt_model *m, model_page *p, uint32_t off, uint32_t
 
 static vgt_status check_range(uint64_t va, uint64_t len, vgt_error *err)
 {
-    if (va + len < va)
-        return VGT_FAIL(err, VGT_E_ARG, VGT_NO_OFFSET, "memory range of %llu bytes at 0x%llx wraps around",
+    /* by the last byte: a range may end exactly at 2^64; a wrapping one is the trace's fault, as a GPU_MAP's */
+    if (len && va + (len - 1) < va)
+        return VGT_FAIL(err, VGT_E_FORMAT, VGT_NO_OFFSET, "memory range of %llu bytes at 0x%llx wraps around",
                         (unsigned long long)len, (unsigned long long)va);
     return VGT_OK;
 }

@@ -35,30 +35,45 @@ static void remove_object_at(vgt_model *m, uint32_t i)
     child_count(m, o.client, o.parent, o.handle, -1);
 }
 
-/* An engine object freed on its own leaves its channel's list too. */
-static void remove_engine(vgt_model *m, uint32_t client, uint32_t handle)
+/* An engine object freed on its own leaves its channel's list too (its parent: the channel). */
+static void remove_engine(vgt_model *m, uint32_t client, uint32_t parent, uint32_t handle)
 {
-    for (uint32_t i = 0; i < m->nch; i++) {
-        vgt_model_channel *ch = &m->chans[i];
-        if (ch->rec.client != client) continue;
-        for (uint32_t k = 0; k < ch->engine_count; k++) {
-            if (ch->engines[k].handle != handle) continue;
-            memmove(&ch->engines[k], &ch->engines[k + 1], sizeof ch->engines[0] * (ch->engine_count - k - 1));
-            ch->engine_count--;
-            break;
-        }
+    vgt_model_channel *ch = model_channel_get(m, client, parent);
+    if (!ch) return;
+    for (uint32_t k = 0; k < ch->engine_count; k++) {
+        if (ch->engines[k].handle != handle) continue;
+        memmove(&ch->engines[k], &ch->engines[k + 1], sizeof ch->engines[0] * (ch->engine_count - k - 1));
+        ch->engine_count--;
+        break;
     }
 }
 
+/* Drop the freed channels, keeping the order of the others (slice writes them in it). */
+static void compact_channels(vgt_model *m)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < m->nch; i++) {
+        if (m->chdead[i]) continue;
+        if (n != i) {
+            m->chans[n] = m->chans[i];
+            u64map_put(&m->chmap, model_key(m->chans[n].rec.client, m->chans[n].rec.handle), n);   /* slot exists */
+        }
+        m->chdead[n++] = 0;
+    }
+    m->nch = n;
+    m->ndead = 0;
+}
+
+/* Marked, and compacted once half the list is freed: freeing 100,000 channels one by one stays linear. */
 static void remove_channel(vgt_model *m, uint32_t client, uint32_t handle)
 {
-    for (uint32_t i = 0; i < m->nch; i++) {
-        if (m->chans[i].rec.client != client || m->chans[i].rec.handle != handle) continue;
-        free(m->chans[i].methods);
-        memmove(&m->chans[i], &m->chans[i + 1], sizeof *m->chans * (m->nch - i - 1));
-        m->nch--;
-        return;
-    }
+    uint32_t i;
+    if (!u64map_get(&m->chmap, model_key(client, handle), &i)) return;
+    u64map_del(&m->chmap, model_key(client, handle));
+    free(m->chans[i].methods);
+    m->chans[i].methods = NULL;
+    m->chdead[i] = 1;
+    if (++m->ndead * 2 > m->nch) compact_channels(m);
 }
 
 vgt_status model_object_add(vgt_model *m, const vgt_model_object *o, vgt_error *err)
@@ -87,11 +102,10 @@ vgt_status model_object_add(vgt_model *m, const vgt_model_object *o, vgt_error *
     return VGT_OK;
 }
 
-static int in_set(const uint32_t *set, uint32_t n, uint32_t h)
+static int in_set(const u64map *set, uint32_t h)
 {
-    for (uint32_t i = 0; i < n; i++)
-        if (set[i] == h) return 1;
-    return 0;
+    uint32_t v;
+    return u64map_get(set, h, &v);
 }
 
 vgt_status model_object_free(vgt_model *m, uint32_t client, uint32_t handle, vgt_error *err)
@@ -100,35 +114,50 @@ vgt_status model_object_free(vgt_model *m, uint32_t client, uint32_t handle, vgt
      * known leaf is the whole subtree. */
     uint32_t cap = 16, n = 0, at;
     uint32_t *set = malloc(sizeof *set * cap);
-    if (!set) return nomem(err, "a free");
+    u64map members = {0};   /* the same handles, hashed: the collection stays linear per level */
+    if (!set || u64map_put(&members, handle, 0)) {
+        free(set);
+        return nomem(err, "a free");
+    }
     set[n++] = handle;
     int leaf = handle != client && u64map_get(&m->objmap, model_key(client, handle), &at) && m->nchild[at] == 0;
     for (int grew = !leaf; grew;) {
         grew = 0;
         for (uint32_t i = 0; i < m->nobj; i++) {
             const vgt_model_object *o = &m->objs[i];
-            if (o->client != client || in_set(set, n, o->handle)) continue;
-            if (handle != client && !in_set(set, n, o->parent)) continue;
+            if (o->client != client || in_set(&members, o->handle)) continue;
+            if (handle != client && !in_set(&members, o->parent)) continue;
             if (n == cap) {
                 uint32_t *q = realloc(set, sizeof *set * (cap *= 2));
                 if (!q) {
                     free(set);
+                    u64map_free(&members);
                     return nomem(err, "a free");
                 }
                 set = q;
+            }
+            if (u64map_put(&members, o->handle, n)) {
+                free(set);
+                u64map_free(&members);
+                return nomem(err, "a free");
             }
             set[n++] = o->handle;
             grew = 1;
         }
     }
     for (uint32_t k = 0; k < n; k++) {
-        uint32_t i;
-        if (u64map_get(&m->objmap, model_key(client, set[k]), &i)) remove_object_at(m, i);
+        uint32_t i, parent = 0;
+        int known = u64map_get(&m->objmap, model_key(client, set[k]), &i);
+        if (known) {
+            parent = m->objs[i].parent;
+            remove_object_at(m, i);
+        }
         remove_channel(m, client, set[k]);
-        remove_engine(m, client, set[k]);
+        if (known) remove_engine(m, client, parent, set[k]);
         model_map_remove_object(m, client, set[k]);
     }
     free(set);
+    u64map_free(&members);
     return VGT_OK;
 }
 
@@ -140,8 +169,13 @@ vgt_status model_channel_add(vgt_model *m, const vgt_rec_channel *c, uint64_t se
         vgt_model_channel *q = realloc(m->chans, sizeof *q * ncap);
         if (!q) return nomem(err, "channels");
         m->chans = q;
+        uint8_t *d = realloc(m->chdead, ncap);
+        if (!d) return nomem(err, "channels");
+        m->chdead = d;
         m->chcap = ncap;
     }
+    m->chdead[m->nch] = 0;
+    if (u64map_put(&m->chmap, model_key(c->client, c->handle), m->nch)) return nomem(err, "channels");
     vgt_model_channel *ch = &m->chans[m->nch++];
     memset(ch, 0, sizeof *ch);
     ch->rec = *c;
@@ -151,9 +185,8 @@ vgt_status model_channel_add(vgt_model *m, const vgt_rec_channel *c, uint64_t se
 
 vgt_model_channel *model_channel_get(vgt_model *m, uint32_t client, uint32_t handle)
 {
-    for (uint32_t i = 0; i < m->nch; i++)
-        if (m->chans[i].rec.client == client && m->chans[i].rec.handle == handle) return &m->chans[i];
-    return NULL;
+    uint32_t i;
+    return u64map_get(&m->chmap, model_key(client, handle), &i) ? &m->chans[i] : NULL;
 }
 
 void model_objects_free(vgt_model *m)
@@ -162,6 +195,8 @@ void model_objects_free(vgt_model *m)
     free(m->nchild);
     for (uint32_t i = 0; i < m->nch; i++) free(m->chans[i].methods);
     free(m->chans);
+    free(m->chdead);
+    u64map_free(&m->chmap);
     u64map_free(&m->objmap);
 }
 
@@ -173,8 +208,17 @@ const vgt_model_object *vgt_model_object_find(const vgt_model *m, uint32_t clien
 
 uint32_t vgt_model_object_count(const vgt_model *m) { return m->nobj; }
 const vgt_model_object *vgt_model_object_at(const vgt_model *m, uint32_t i) { return i < m->nobj ? &m->objs[i] : NULL; }
-uint32_t vgt_model_channel_count(const vgt_model *m) { return m->nch; }
-const vgt_model_channel *vgt_model_channel_at(const vgt_model *m, uint32_t i) { return i < m->nch ? &m->chans[i] : NULL; }
+/* The list is compacted before it is counted or indexed (the model is logically unchanged by it). */
+uint32_t vgt_model_channel_count(const vgt_model *m)
+{
+    if (m->ndead) compact_channels((vgt_model *)m);
+    return m->nch;
+}
+const vgt_model_channel *vgt_model_channel_at(const vgt_model *m, uint32_t i)
+{
+    if (m->ndead) compact_channels((vgt_model *)m);
+    return i < m->nch ? &m->chans[i] : NULL;
+}
 
 const vgt_model_channel *vgt_model_channel_find(const vgt_model *m, uint32_t client, uint32_t handle)
 {
@@ -184,7 +228,7 @@ const vgt_model_channel *vgt_model_channel_find(const vgt_model *m, uint32_t cli
 const vgt_model_channel *vgt_model_channel_by_token(const vgt_model *m, uint32_t token)
 {
     for (uint32_t i = 0; i < m->nch; i++)
-        if (m->chans[i].has_token && m->chans[i].token == token) return &m->chans[i];
+        if (!m->chdead[i] && m->chans[i].has_token && m->chans[i].token == token) return &m->chans[i];
     return NULL;
 }
 

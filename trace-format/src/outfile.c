@@ -1,4 +1,5 @@
 /* outfile.c: see include/vgt/outfile.h. */
+#include "vgt/io.h"
 #include "vgt/outfile.h"
 
 #include <errno.h>
@@ -132,7 +133,7 @@ static vgt_status open_temporary(vgt_outfile *o, unsigned flags, vgt_error *err)
     mode_t mode = new_mode(o->target);
     sigset_t old;
     block_cleanup_signals(&old);
-    int fd = mkostemps(o->tmp, (int)strlen(TMP_SUFFIX), O_CLOEXEC);
+    int fd = vgt_io()->mkstemp(o->tmp, (int)strlen(TMP_SUFFIX), O_CLOEXEC);
     int e = errno;
     if (fd >= 0) o->slot = pending_add(o->tmp);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -143,7 +144,7 @@ static vgt_status open_temporary(vgt_outfile *o, unsigned flags, vgt_error *err)
                         strerror(e));
     }
     if (fchmod(fd, mode) != 0) { /* best effort: the temporary keeps 0600 */ }
-    if (flags & VGT_OUT_NO_FD) close(fd), fd = -1;
+    if (flags & VGT_OUT_NO_FD) vgt_io()->close(fd), fd = -1;
     o->fd = fd;
     return VGT_OK;
 }
@@ -171,7 +172,7 @@ vgt_status vgt_outfile_open(vgt_outfile *o, const char *path, unsigned flags, vg
     }
     if (kind == VGT_OUT_STREAM || (flags & VGT_OUT_IN_PLACE)) {
         int of = kind == VGT_OUT_STREAM ? O_WRONLY : O_WRONLY | O_CREAT | O_TRUNC;
-        o->fd = open(path, of | O_CLOEXEC, 0666);
+        o->fd = vgt_io()->open(path, of | O_CLOEXEC, 0666);
         if (o->fd < 0) return VGT_FAIL(err, VGT_E_IO, VGT_NO_OFFSET, "cannot create '%s': %s", path, strerror(errno));
         return VGT_OK;
     }
@@ -208,7 +209,7 @@ static void close_all(vgt_outfile *o, int *e)
         }
         o->f = NULL;
     }
-    if (o->fd >= 0 && o->fd != STDOUT_FILENO && close(o->fd) != 0 && !*e) *e = errno;
+    if (o->fd >= 0 && o->fd != STDOUT_FILENO && vgt_io()->close(o->fd) != 0 && !*e) *e = errno;
     o->fd = -1;
 }
 
@@ -226,18 +227,18 @@ vgt_status vgt_outfile_commit(vgt_outfile *o, vgt_error *err)
     int e = 0;
     close_all(o, &e);
     if (e) {
-        if (o->tmp) unlink(o->tmp);
+        if (o->tmp) vgt_io()->unlink(o->tmp);
         release(o);
         return VGT_FAIL(err, VGT_E_IO, VGT_NO_OFFSET, "writing '%s' failed: %s", vgt_outfile_name(o), strerror(e));
     }
     sigset_t old;
     block_cleanup_signals(&old);   /* renamed and unregistered together */
-    int moved = !o->tmp || rename(o->tmp, o->target) == 0;
+    int moved = !o->tmp || vgt_io()->rename(o->tmp, o->target) == 0;
     if (!moved) e = errno;
     else pending_drop(o->slot), o->slot = -1;
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (!moved) {
-        unlink(o->tmp);
+        vgt_io()->unlink(o->tmp);
         release(o);
         return VGT_FAIL(err, VGT_E_IO, VGT_NO_OFFSET, "cannot put '%s' in place: %s", o->path, strerror(e));
     }
@@ -249,6 +250,6 @@ void vgt_outfile_discard(vgt_outfile *o)
 {
     int e = 0;
     close_all(o, &e);
-    if (o->tmp) unlink(o->tmp);
+    if (o->tmp) vgt_io()->unlink(o->tmp);
     release(o);
 }

@@ -20,6 +20,7 @@
 
 #include "le.h"
 #include "reader_impl.h"
+#include "vgt/io.h"
 
 vgt_status reader_read_at(vgt_reader *r, void *p, uint64_t n, uint64_t off, uint64_t *got, vgt_error *err)
 {
@@ -37,10 +38,13 @@ static vgt_status read_header(vgt_reader *r, vgt_error *err)
     uint8_t fixed[VGT_FILE_HEADER_FIXED];
     uint64_t got;
     VGT_TRY(reader_read_at(r, fixed, sizeof fixed, 0, &got, err));
-    if (got < sizeof fixed)
-        return VGT_FAIL(err, got >= 8 && !memcmp(fixed, VGT_FILE_MAGIC, 8) ? VGT_E_TRUNCATED : VGT_E_FORMAT, got,
-                        "not a .vgt trace: the input ends after %llu bytes, inside the %u-byte file header",
+    /* what there is of it is the start of a header (an empty file too: a writer may not have written yet) */
+    if (got < sizeof fixed && !memcmp(fixed, VGT_FILE_MAGIC, got < 8 ? got : 8))
+        return VGT_FAIL(err, VGT_E_TRUNCATED, got, "the input ends after %llu bytes, inside the %u-byte file header",
                         (unsigned long long)got, VGT_FILE_HEADER_FIXED);
+    if (got < sizeof fixed)
+        return VGT_FAIL(err, VGT_E_FORMAT, got, "not a .vgt trace: the input ends after %llu bytes, inside the %u-byte "
+                        "file header, and they are not one", (unsigned long long)got, VGT_FILE_HEADER_FIXED);
     file_header h;
     VGT_TRY(header_parse_fixed(fixed, r->info.file_size, &h, err));
     uint8_t *all = malloc(h.header_length);
@@ -67,12 +71,12 @@ vgt_status vgt_reader_open_fd(vgt_reader **out, int fd, int own_fd, const vgt_re
     *out = NULL;
     struct stat st;
     if (fd < 0 || fstat(fd, &st) != 0) {
-        if (own_fd && fd >= 0) close(fd);
+        if (own_fd && fd >= 0) vgt_io()->close(fd);
         return VGT_FAIL(err, VGT_E_ARG, VGT_NO_OFFSET, "reader: fd %d is not open", fd);
     }
     vgt_reader *r = calloc(1, sizeof *r);
     if (!r) {
-        if (own_fd) close(fd);
+        if (own_fd) vgt_io()->close(fd);
         return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "no memory for a reader");
     }
     r->fd = fd;
@@ -109,7 +113,7 @@ vgt_status vgt_reader_open_fd(vgt_reader **out, int fd, int own_fd, const vgt_re
 vgt_status vgt_reader_open_path(vgt_reader **out, const char *path, const vgt_reader_options *opt, vgt_error *err)
 {
     *out = NULL;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = vgt_io()->open(path, O_RDONLY | O_CLOEXEC, 0);
     if (fd < 0) return VGT_FAIL(err, VGT_E_IO, VGT_NO_OFFSET, "cannot open '%s': %s", path, strerror(errno));
     vgt_status rc = vgt_reader_open_fd(out, fd, 1, opt, err);
     if (rc != VGT_OK) vgt_error_prefix(err, "%s", path);
@@ -119,8 +123,8 @@ vgt_status vgt_reader_open_path(vgt_reader **out, const char *path, const vgt_re
 void vgt_reader_close(vgt_reader *r)
 {
     if (!r) return;
-    if (r->own_fd && r->fd >= 0) close(r->fd);
-    reader_ahead_stop(r->ahead);
+    reader_ahead_stop(r->ahead);   /* before the close: no worker reads the descriptor any more */
+    if (r->own_fd && r->fd >= 0) vgt_io()->close(r->fd);
     ZSTD_freeDCtx(r->dctx);
     free(r->ident);
     chunk_bufs_free(&r->bufs);

@@ -26,6 +26,7 @@
 
 #include "le.h"
 #include "writer_impl.h"
+#include "vgt/io.h"
 
 #define DEFAULT_CHUNK_TARGET (2u << 20)
 #define MIN_CHUNK_TARGET (4u << 10)
@@ -73,7 +74,7 @@ static void writer_free(vgt_writer *w)
     pool_stop(w);
     if (w->out) vgt_outfile_discard(w->out);   /* not committed by close: the target stays as it was */
     free(w->out);
-    if (w->own_fd && w->fd >= 0) close(w->fd);
+    if (w->own_fd && w->fd >= 0) vgt_io()->close(w->fd);
     ZSTD_freeCCtx(w->cctx);
     chunk_job_free(&w->cur);
     free(w->index);
@@ -107,18 +108,23 @@ vgt_status vgt_writer_open_fd(vgt_writer **out, int fd, int own_fd, const vgt_wr
     *out = NULL;
     struct stat st;
     if (fd < 0 || fstat(fd, &st) != 0) {
-        if (own_fd && fd >= 0) close(fd);
+        if (own_fd && fd >= 0) vgt_io()->close(fd);
         return VGT_FAIL(err, VGT_E_ARG, VGT_NO_OFFSET, "writer: fd %d is not open", fd);
     }
-    off_t at = S_ISREG(st.st_mode) ? lseek(fd, 0, SEEK_CUR) : 0;
+    off_t at = S_ISREG(st.st_mode) ? vgt_io()->lseek(fd, 0, SEEK_CUR) : 0;
+    if (at < 0) {
+        int e = errno;
+        if (own_fd) vgt_io()->close(fd);
+        return VGT_FAIL(err, VGT_E_IO, VGT_NO_OFFSET, "writer: cannot find the position of fd %d: %s", fd, strerror(e));
+    }
     if (at != 0) {   /* index offsets are file offsets: a trace file starts at offset 0 */
-        if (own_fd) close(fd);
+        if (own_fd) vgt_io()->close(fd);
         return VGT_FAIL(err, VGT_E_ARG, VGT_NO_OFFSET, "writer: fd %d is at offset %lld, a trace file starts at offset 0", fd,
                         (long long)at);
     }
     vgt_writer *w = calloc(1, sizeof *w);
     if (!w) {
-        if (own_fd) close(fd);
+        if (own_fd) vgt_io()->close(fd);
         return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "no memory for a writer");
     }
     pthread_mutex_init(&w->lock, NULL);
@@ -185,7 +191,7 @@ static vgt_status drain(vgt_writer *w, vgt_error *err)
 
 static vgt_status sync_file(vgt_writer *w, vgt_error *err)
 {
-    if (!w->is_file || fdatasync(w->fd) == 0) return VGT_OK;
+    if (!w->is_file || vgt_io()->fsync(w->fd) == 0) return VGT_OK;
     VGT_FAIL(err, VGT_E_IO, w->file_off, "fdatasync of the trace failed: %s", strerror(errno));
     return sticky(w, err->code, err);
 }
@@ -319,6 +325,16 @@ vgt_status vgt_writer_flush(vgt_writer *w, int sync, vgt_error *err)
     return rc;
 }
 
+void writer_say_what_stays(const vgt_writer *w, uint64_t records, vgt_error *err)
+{
+    size_t n = strlen(err->msg);
+    if (w->out && w->out->tmp && w->opt.placement == VGT_PLACE_REPLACE)   /* the temporary goes with the failure */
+        snprintf(err->msg + n, sizeof err->msg - n, "; '%s' is left as it was", w->out->path);
+    else
+        snprintf(err->msg + n, sizeof err->msg - n, "; the %u chunks (%llu records) before it are intact", w->nindex,
+                 (unsigned long long)records);
+}
+
 static vgt_status write_trailer(vgt_writer *w, vgt_error *err)
 {
     uint64_t ilen = 8 + (uint64_t)VGT_INDEX_ENTRY_SIZE * w->nindex, n = ilen + 8 + VGT_FOOTER_SIZE;
@@ -333,8 +349,9 @@ static vgt_status write_trailer(vgt_writer *w, vgt_error *err)
     vgt_status rc = io_write_all(w->fd, b, n, w->file_off, err);
     free(b);
     if (rc != VGT_OK) {
-        if (w->is_file && ftruncate(w->fd, (off_t)w->file_off) == 0) lseek(w->fd, (off_t)w->file_off, SEEK_SET);
-        vgt_error_prefix(err, "writing the trailer (the %u chunks before it are intact)", w->nindex);
+        if (w->is_file && vgt_io()->ftruncate(w->fd, (off_t)w->file_off) == 0) vgt_io()->lseek(w->fd, (off_t)w->file_off, SEEK_SET);
+        vgt_error_prefix(err, "writing the trailer");
+        writer_say_what_stays(w, w->next_seq, err);
         return rc;
     }
     w->file_off += n;
@@ -350,7 +367,7 @@ vgt_status vgt_writer_close(vgt_writer *w, vgt_error *err)
     vgt_status rc = w->failure.code != VGT_OK ? refuse(w, err) : drain(w, err);
     if (rc == VGT_OK && w->opt.write_trailer) rc = write_trailer(w, err);
     if (rc == VGT_OK && w->opt.crash_safe) rc = sync_file(w, err);
-    if (rc == VGT_OK && w->own_fd && close(w->fd) != 0)
+    if (rc == VGT_OK && w->own_fd && vgt_io()->close(w->fd) != 0)
         rc = VGT_FAIL(err, VGT_E_IO, w->file_off, "closing the trace failed: %s", strerror(errno));
     if (w->own_fd) w->fd = -1;
     /* a path: the temporary replaces the target only when complete, or holding the valid prefix of a

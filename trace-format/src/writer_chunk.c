@@ -7,6 +7,7 @@
 #include <xxhash.h>
 
 #include "writer_impl.h"
+#include "vgt/io.h"
 
 ZSTD_CCtx *chunk_cctx_new(const vgt_writer_options *o)
 {
@@ -57,12 +58,10 @@ void chunk_compress(const vgt_writer_options *o, ZSTD_CCtx *cctx, chunk_job *j)
 static vgt_status fail_write(vgt_writer *w, const chunk_job *j, uint64_t start, vgt_error *err)
 {
     /* Cut the partial chunk off so that what is on disk stays a valid (trailer-less) trace. */
-    if (w->is_file && ftruncate(w->fd, (off_t)start) == 0) lseek(w->fd, (off_t)start, SEEK_SET);
+    if (w->is_file && vgt_io()->ftruncate(w->fd, (off_t)start) == 0) vgt_io()->lseek(w->fd, (off_t)start, SEEK_SET);
     vgt_error_prefix(err, "writing chunk %u (records %llu..%llu)", w->nindex, (unsigned long long)j->first_seq,
                      (unsigned long long)(j->first_seq + j->count - 1));
-    size_t n = strlen(err->msg);
-    snprintf(err->msg + n, sizeof err->msg - n, "; the %u chunks (%llu records) before it are intact", w->nindex,
-             (unsigned long long)j->first_seq);
+    writer_say_what_stays(w, j->first_seq, err);
     return err->code;
 }
 

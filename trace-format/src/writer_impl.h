@@ -65,4 +65,9 @@ vgt_status pool_submit(vgt_writer *w, vgt_error *err);
 vgt_status pool_drain(vgt_writer *w, vgt_error *err);
 void pool_stop(vgt_writer *w);
 
+/* After a failed write: what the error means for the output, appended to its message: the chunks before
+ * it (records of them) are intact, or, for an output that replaces its target only when complete, the
+ * target is left as it was. */
+void writer_say_what_stays(const vgt_writer *w, uint64_t records, vgt_error *err);
+
 #endif

@@ -83,6 +83,23 @@ static void flush_at_chunk_end(const vgt_reader *r, const vgt_record *rec)
         vgt_cli_flush(stdout);
 }
 
+/* --follow on a file whose writer has not written its whole header yet (it may be empty): wait for it, as
+ * for the chunks after it, until it is whole or turns out not to be a header (then the open says why). */
+static void wait_for_header(const char *path)
+{
+    for (;;) {
+        vgt_reader *r;
+        vgt_error e;
+        vgt_reader_options ro = {.streaming = 1, .verify_checksums = 1};
+        if (vgt_reader_open_path(&r, path, &ro, &e) == VGT_OK) {
+            vgt_reader_close(r);
+            return;
+        }
+        if (e.code != VGT_E_TRUNCATED) return;
+        nanosleep(&(struct timespec){0, FOLLOW_POLL_NS}, NULL);
+    }
+}
+
 int cmd_dump(int argc, char **argv)
 {
     struct dump_opts o = {.seq = VGT_RANGE_ALL};
@@ -91,6 +108,7 @@ int cmd_dump(int argc, char **argv)
     if (rc >= 0) return rc;
     o.path = a.pos[0];
     vgt_reader *r;
+    if (o.follow && strcmp(o.path, "-")) wait_for_header(o.path);
     if ((rc = vgt_verb_open("dump", o.path, o.follow, &r))) return rc;
     vgt_error e;
     /* A file can start at A through the index (or a scan); a stream reads up to it. */

@@ -68,6 +68,7 @@ static int open_salvage(struct verify_state *s, vgt_reader *r)
 {
     const vgt_trace_info *in = vgt_reader_info(r);
     vgt_writer_options o = vgt_writer_defaults();
+    o.placement = VGT_PLACE_KEEP_PREFIX;   /* a failed write still puts the records salvaged so far in place */
     vgt_error e;
     if (vgt_writer_open_path(&s->salvage, s->salvage_path, &o, in->identity, in->identity_count, &e) != VGT_OK)
         return vgt_cli_report("verify", &e);
@@ -93,7 +94,8 @@ static int write_salvage(struct verify_state *s, const vgt_record *rec)
     vgt_error e;
     if (!s->salvage) return 0;
     if (vgt_write_record(s->salvage, rec->type, rec->flags, rec->ts, rec->payload, rec->length, NULL, &e) == VGT_OK) return 0;
-    vgt_writer_discard(s->salvage);   /* OUT stays as it was */
+    vgt_error ce;
+    vgt_writer_close(s->salvage, &ce);   /* KEEP_PREFIX: the chunks written before the failure go in place */
     s->salvage = NULL;
     return vgt_cli_report("verify", &e);
 }

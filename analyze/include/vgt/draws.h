@@ -170,6 +170,10 @@ typedef struct vgt_draws_config {
     void *ctx;
     int no_launches;                  /* 1: draws only */
     vgt_walk_stats *stats;            /* optional: the walk's counts (submissions seen, ...) */
+    /* optional: what the MME budget says (vgt_mme_trace_budget_note: macro calls over it are not run, and
+     * the draws they would have made are not seen); "" when no call was refused */
+    char *budget_note;
+    size_t budget_note_size;
 } vgt_draws_config;
 
 /* Walk the trace ("-": stdin) and deliver every draw (and launch) of the submissions opt selects. Every

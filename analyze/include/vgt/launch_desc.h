@@ -164,6 +164,11 @@ void vgt_ldx_free(vgt_ldx *x);
 void vgt_ldx_set_model(vgt_ldx *x, const struct vgt_model *model);
 /* The CPU wrote [va, va+len) (a MEMORY record): what copies wrote there is no longer what memory holds. */
 void vgt_ldx_forget(vgt_ldx *x, uint64_t va, uint64_t len);
+/* Every channel's macro calls share one MME budget (vgt/mme.h vgt_mme_budget, the default limits): a call
+ * over it is not run, so the work it would have built is not seen. Calls not run so far, and what the
+ * budget says (vgt_mme_budget_note: which budget ran out, where; 0 and "" when none was refused). */
+uint64_t vgt_ldx_calls_refused(const vgt_ldx *x);
+int vgt_ldx_budget_note(const vgt_ldx *x, char *buf, size_t size);
 /* Bytes of [va, va+len) as the trace determines them: its records, and what uploads and copies of known
  * bytes wrote (*known: how many). */
 vgt_status vgt_ldx_read_trace(vgt_ldx *x, uint64_t va, void *dst, uint64_t len, uint64_t *known, vgt_error *err);

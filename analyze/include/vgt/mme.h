@@ -278,6 +278,48 @@ vgt_status vgt_mme_sim_run(const vgt_mme_sim_config *cfg, vgt_mme_format fmt, co
 vgt_mme_error vgt_mme_machine_write(vgt_mme_machine *m, uint32_t method, uint32_t value,
                                     const vgt_mme_sim_io *io, vgt_error *why);
 
+/* ---- budgets: how much MME work a submission and a trace may cost ------------------------------------
+ * A trace is untrusted input: a one-instruction infinite loop called thousands of times, or millions of
+ * calls in one CHANNEL_METHODS record, must not keep a verb busy for minutes. Every call charges the
+ * instructions it ran, at least VGT_MME_CALL_COST (a call of an empty macro still costs its bookkeeping),
+ * to the submission's and the trace's budget; a call that ended in an error class also charges the
+ * trace's budget for failing calls (runaway loops end there: 8 calls at the per-call limit). A call that
+ * would start with a budget spent is not run and not reported: it is counted in `refused`, and
+ * vgt_mme_budget_note() says which budget ran out and where. The per-call limit stays
+ * vgt_mme_sim_config.max_instructions; a call also stops where its budgets end.
+ * Real traces are far inside these: the corpus runs about 5 instructions a call, 7,000 calls and 38,000
+ * instructions per trace, at most 21,000 per submission. */
+#define VGT_MME_CALL_COST 16u
+#define VGT_MME_DEFAULT_BUDGET_SUBMISSION (1ull << 24)   /* 16 M: 16 calls at the per-call limit */
+#define VGT_MME_DEFAULT_BUDGET_TRACE (1ull << 28)        /* 256 M: about 13 s of simulation */
+#define VGT_MME_DEFAULT_BUDGET_FAILED (1ull << 23)       /* 8 M: 8 runaway calls */
+
+typedef enum vgt_mme_budget_kind {
+    VGT_MME_BUDGET_OK = 0, VGT_MME_BUDGET_SUBMISSION, VGT_MME_BUDGET_TRACE, VGT_MME_BUDGET_FAILED,
+} vgt_mme_budget_kind;
+
+typedef struct vgt_mme_budget {
+    uint64_t per_submission, per_trace, per_failed;   /* limits; set by vgt_mme_budget_init */
+    uint64_t submission_used, trace_used, failed_used;
+    uint64_t submissions;          /* vgt_mme_budget_next_submission() calls: the current submission's index (a
+                                    * caller that knows the trace's own index may set it after the call) */
+    uint64_t refused;              /* calls not run */
+    vgt_mme_budget_kind first;     /* the budget that refused the first call (OK: none yet) */
+    uint64_t first_submission;     /* ... in which submission (index as counted here) */
+} vgt_mme_budget;
+
+/* Limits of 0 take the defaults above; UINT64_MAX is unlimited. */
+void vgt_mme_budget_init(vgt_mme_budget *b, uint64_t per_submission, uint64_t per_trace, uint64_t per_failed);
+/* A new submission starts: its budget is whole again (the trace's is not). */
+void vgt_mme_budget_next_submission(vgt_mme_budget *b);
+/* Instructions the next call may run (0: refuse it; the refusal is counted). */
+uint64_t vgt_mme_budget_allow(vgt_mme_budget *b);
+/* Charge a call that ran `instructions` (failed: it ended in an error class). */
+void vgt_mme_budget_charge(vgt_mme_budget *b, uint64_t instructions, int failed);
+/* "MME budget of N instructions per submission spent in submission S: K macro calls not run" into buf;
+ * returns 0 (buf empty) when no call was refused. */
+int vgt_mme_budget_note(const vgt_mme_budget *b, char *buf, size_t size);
+
 /* ---- emission list: collect the emitted methods, then dispatch them as the caller likes ---------- */
 typedef struct vgt_mme_emit {
     uint32_t method;   /* byte address in the calling class */
@@ -374,11 +416,13 @@ typedef struct vgt_mme_tracker_config {
     vgt_mme_read_mem_fn read_mem;   /* for DMA; may be NULL */
     vgt_mme_call_fn on_call;        /* may be NULL */
     void *user;                     /* passed to read_mem and on_call */
+    vgt_mme_budget *budget;         /* may be NULL (only the per-call limit); shared by a trace's trackers */
 } vgt_mme_tracker_config;
 
 typedef struct vgt_mme_tracker_stats {
     uint64_t methods;               /* writes fed */
     uint64_t calls;                 /* calls completed */
+    uint64_t refused;               /* calls not run: a budget was spent (vgt_mme_budget) */
     uint64_t call_errors;           /* calls that did not end cleanly (an error class, or VGT_E_LIMIT) */
     uint64_t iram_words;            /* LOAD_MME_INSTRUCTION_RAM words stored */
     uint64_t iram_out_of_bounds;    /* ... dropped: pointer at or beyond the RAM */

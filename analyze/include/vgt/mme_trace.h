@@ -129,6 +129,8 @@ typedef struct vgt_mme_trace_config {
     uint32_t max_call_params;         /* 0: VGT_MME_DEFAULT_MAX_CALL_PARAMS */
     uint32_t max_emits;               /* per call; 0: VGT_MME_DEFAULT_MAX_EMITS */
     void (*free_user)(void *user);    /* may be NULL: called with user by vgt_mme_trace_free() */
+    /* MME budgets (vgt/mme.h vgt_mme_budget): 0 the defaults, UINT64_MAX none */
+    uint64_t budget_submission, budget_trace, budget_failed;
 } vgt_mme_trace_config;
 
 typedef struct vgt_mme_trace_stats {
@@ -141,6 +143,7 @@ typedef struct vgt_mme_trace_stats {
     uint64_t dropped_versions;    /* over VGT_MME_TRACE_MAX_VERSIONS or the code budget: not kept */
     uint64_t dma_errors;          /* push-buffer MME DMA methods that raised an error class (after finish) */
     uint64_t orphan_data;         /* CALL_MME_DATA with no call of that macro collecting (after finish) */
+    uint64_t calls_refused;       /* calls not run: an MME budget was spent (vgt_mme_trace_budget_note) */
 } vgt_mme_trace_stats;
 
 typedef struct vgt_mme_trace vgt_mme_trace;
@@ -170,6 +173,8 @@ vgt_status vgt_mme_trace_run(vgt_mme_trace *t, const char *path, const vgt_walk_
 uint32_t vgt_mme_trace_macro_count(const vgt_mme_trace *t);
 const vgt_mme_trace_macro *vgt_mme_trace_macro_at(const vgt_mme_trace *t, uint32_t i);
 const vgt_mme_trace_stats *vgt_mme_trace_stats_get(const vgt_mme_trace *t);
+/* Which MME budget ran out, where, and how many calls were not run (vgt_mme_budget_note); 0 when none. */
+int vgt_mme_trace_budget_note(const vgt_mme_trace *t, char *buf, size_t size);
 
 /* ---- printing (used by `vgt mme` and `vgt decode --expand-macros`) --------------------------------- */
 #define VGT_MME_PRINT_EMITS 1u    /* each emitted method on its own line, decoded with the class tables */
@@ -197,9 +202,9 @@ struct sqlite3;
 vgt_status vgt_mme_db_schema(struct sqlite3 *db, vgt_error *err);
 /* Walk the trace at path (opt's filters: rows for calls of selected submissions only; every macro version
  * is written) and fill the tables. The caller owns the transaction. calls_out (may be NULL) receives the
- * number of mme_calls rows. */
+ * number of mme_calls rows; budget_note (may be NULL) what vgt_mme_trace_budget_note says ("" if nothing). */
 vgt_status vgt_mme_db_fill(struct sqlite3 *db, const char *path, const vgt_walk_options *opt, uint64_t *calls_out,
-                           vgt_error *err);
+                           char *budget_note, size_t note_size, vgt_error *err);
 
 #ifdef __cplusplus
 }

@@ -121,6 +121,10 @@ typedef struct vgt_rows_sink {
 
 typedef struct vgt_rows_stats {
     uint64_t records, submissions, entries, methods, events, macro_calls;
+    /* macro calls not run because an MME budget was spent (vgt/mme.h vgt_mme_budget: the rows those calls
+     * would have made are missing), and what the budget says ("" when none was refused) */
+    uint64_t macro_calls_refused;
+    char mme_budget_note[256];
 } vgt_rows_stats;
 
 /* Walk the trace at path ("-": standard input) and deliver its rows. stats may be NULL. */

@@ -129,6 +129,7 @@ typedef struct vgt_backend_counters {
     uint64_t empty_dispatches, empty_dmas;
     uint64_t sem_releases, sem_acquires, sem_reductions, report_semaphores;
     uint64_t macro_calls, macro_errors, macro_methods;
+    uint64_t macro_refused;        /* calls not run: an MME budget was spent (vgt/mme.h vgt_mme_budget) */
     uint64_t faults, unsupported, blocked_waits, diagnostics;
 } vgt_backend_counters;
 

@@ -35,6 +35,7 @@
 #ifndef VGT_CAPTURE_H
 #define VGT_CAPTURE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "vgt/error.h"

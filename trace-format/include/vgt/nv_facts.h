@@ -20,6 +20,7 @@
 #ifndef VGT_NV_FACTS_H
 #define VGT_NV_FACTS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "vgt/nv_facts_gen.h"
@@ -107,6 +108,24 @@ int vgt_nv_addr_method_of(uint32_t cls, uint32_t mthd, const vgt_nv_addr_method 
 /* The address two halves carry; the halves that carry va instead (old_hi keeps the bits above the mask). */
 uint64_t vgt_nv_addr_method_value(const vgt_nv_addr_method *op, uint32_t hi, uint32_t lo);
 void vgt_nv_addr_method_encode(const vgt_nv_addr_method *op, uint64_t va, uint32_t old_hi, uint32_t *hi, uint32_t *lo);
+
+/* ---- the RM/UVM ABI table's driver (facts/rm_abi.txt "driver": series and checked versions) ---- */
+typedef enum vgt_nv_driver_fit {
+    VGT_NV_DRIVER_CHECKED = 0,        /* a version the table was checked against */
+    VGT_NV_DRIVER_UNCHECKED = 1,      /* the table's series, another version: its layouts are used, with a warning */
+    VGT_NV_DRIVER_OTHER_SERIES = 2,   /* another series: layouts may differ (a warning; hardware replay refuses) */
+    VGT_NV_DRIVER_UNKNOWN = 3,        /* no version known */
+} vgt_nv_driver_fit;
+/* The running driver's version ("580.159.04", from /proc/driver/nvidia/version) into out; -1 when none. */
+int vgt_nv_running_driver(char *out, size_t size);
+/* How a driver version ("580.159.04") fits the table; why (may be NULL) gets a sentence for a warning. */
+vgt_nv_driver_fit vgt_nv_abi_driver_check(const char *version, char *why, size_t size);
+/* 1 when the table knows an RM escape number, an RM control command, an object class (the table's or the
+ * class data's) or a UVM request by name; anything else is recorded raw and listed as unknown. */
+int vgt_nv_abi_knows_escape(uint32_t nr);
+int vgt_nv_abi_knows_control(uint32_t cmd);
+int vgt_nv_abi_knows_class(uint32_t cls);
+int vgt_nv_abi_knows_uvm(uint32_t request);
 
 #ifdef __cplusplus
 }

@@ -160,6 +160,9 @@ void vgt_cli_list_options(FILE *f, const vgt_cli_spec *spec);                  /
  * or a hard link). A verb that reads in and writes out checks this first: opening out for writing
  * truncates it, which would destroy the input before it is read. */
 int vgt_cli_same_file(const char *in, const char *out);
+/* Tests only (cli/fault.c): install the fault-injecting I/O table VGT_TEST_FAULT describes. 0, or -1
+ * after printing why the variable is malformed. */
+int vgt_cli_fault_setup(void);
 
 /* Print "vgt <verb>: <message>" on stderr and return the exit code given. */
 int vgt_cli_error(const char *verb, int exit_code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
