@@ -21,15 +21,15 @@ CREATE TABLE clears(event INTEGER PRIMARY KEY, seq INTEGER, submission INTEGER, 
 CREATE TABLE copies(event INTEGER PRIMARY KEY, seq INTEGER, submission INTEGER, channel INTEGER, src_va INTEGER, dst_va INTEGER, bytes INTEGER, line_length INTEGER, line_count INTEGER, pitch_in INTEGER, pitch_out INTEGER, src_pitch INTEGER, dst_pitch INTEGER, multi_line INTEGER, remap INTEGER, memset INTEGER, remap_const_a INTEGER, semaphore_type INTEGER, sem_va INTEGER, sem_payload INTEGER);
 -- rows in copies: 103
 CREATE TABLE cuda_api(seq INTEGER PRIMARY KEY, type TEXT, api TEXT, api_number INTEGER, result INTEGER, thread INTEGER, flags INTEGER, submits_before INTEGER, submits_after INTEGER, first_submission INTEGER, submission_count INTEGER, deferred INTEGER, object INTEGER, op TEXT, dst INTEGER, src INTEGER, size INTEGER, stream INTEGER);
--- rows in cuda_api: 0
+-- rows in cuda_api: 16
 CREATE TABLE cuda_functions(seq INTEGER PRIMARY KEY, api TEXT, function INTEGER, owner INTEGER, name TEXT, result INTEGER);
--- rows in cuda_functions: 0
+-- rows in cuda_functions: 1
 CREATE TABLE cuda_images(seq INTEGER PRIMARY KEY, hash INTEGER, kind TEXT, length INTEGER, data BLOB);
--- rows in cuda_images: 0
+-- rows in cuda_images: 1
 CREATE TABLE cuda_launches(seq INTEGER PRIMARY KEY, api TEXT, function INTEGER, name TEXT, stream INTEGER, grid_x INTEGER, grid_y INTEGER, grid_z INTEGER, block_x INTEGER, block_y INTEGER, block_z INTEGER, shared_bytes INTEGER, params_length INTEGER, flags INTEGER, graph_exec INTEGER, node_index INTEGER, first_submission INTEGER, submission_count INTEGER, deferred INTEGER, qmd_va INTEGER, params BLOB);
--- rows in cuda_launches: 0
+-- rows in cuda_launches: 1
 CREATE TABLE cuda_modules(seq INTEGER PRIMARY KEY, api TEXT, handle INTEGER, image_hash INTEGER, path TEXT, result INTEGER);
--- rows in cuda_modules: 0
+-- rows in cuda_modules: 1
 CREATE TABLE diagnostics(id INTEGER PRIMARY KEY, seq INTEGER, submission INTEGER, entry INTEGER, dword INTEGER, kind TEXT, message TEXT);
 -- rows in diagnostics: 0
 CREATE TABLE draw_lints(draw INTEGER, idx INTEGER, code TEXT, message TEXT, PRIMARY KEY(draw, idx)) WITHOUT ROWID;
@@ -81,7 +81,7 @@ CREATE TABLE objects(seq INTEGER PRIMARY KEY, kind TEXT, client INTEGER, parent 
 CREATE TABLE program_binds(event INTEGER PRIMARY KEY, seq INTEGER, submission INTEGER, channel INTEGER, stage INTEGER, type INTEGER, enabled INTEGER, program_va INTEGER, registers INTEGER);
 -- rows in program_binds: 0
 CREATE TABLE records(seq INTEGER PRIMARY KEY, type INTEGER, type_name TEXT, ts INTEGER, flags INTEGER, length INTEGER);
--- rows in records: 3289
+-- rows in records: 3306
 CREATE TABLE semaphores(event INTEGER PRIMARY KEY, seq INTEGER, submission INTEGER, channel INTEGER, kind TEXT, source TEXT, op TEXT, va INTEGER, payload INTEGER, size INTEGER, reduction TEXT, flags INTEGER, report INTEGER);
 -- rows in semaphores: 199
 CREATE TABLE sph(draw INTEGER, stage INTEGER, program_va INTEGER, version INTEGER, sph_type TEXT, shader_type TEXT, does_global_store INTEGER, does_load_or_store INTEGER, kills_pixels INTEGER, mrt_enable INTEGER, stream_out_mask INTEGER, omap_target INTEGER, omap_depth INTEGER, omap_sample_mask INTEGER, output_components INTEGER, no_outputs INTEGER, word5 INTEGER, word10 INTEGER, word18 INTEGER, words TEXT, fields TEXT, PRIMARY KEY(draw, stage)) WITHOUT ROWID;

@@ -76,8 +76,11 @@ def main():
             e["png_sha256_plain"] = sha256(traces / f"{w}.plain.png")
             e["png_unchanged"] = e["png_sha256_captured"] == e["png_sha256_plain"]
         entries.append(e)
-    doc = {"about": "Real H200 traces of the eight corpus workloads, recorded by `vgt record` "
-                    "(tests/gpu/capture_corpus.sh); see corpus/README.md.",
+    # entries of the traces recorded by the other hardware scripts (cuda_lane.sh, synth_lane.sh) are kept
+    if out.exists():
+        entries += [e for e in json.loads(out.read_text())["traces"] if e["workload"] not in WORKLOADS]
+    doc = {"about": "Real H200 traces of the corpus workloads, recorded by `vgt record` "
+                    "(tests/gpu/capture_corpus.sh, cuda_lane.sh, synth_lane.sh); see corpus/README.md.",
            "total_bytes": sum(e["trace_bytes"] for e in entries), "traces": entries}
     out.write_text(json.dumps(doc, indent=2) + "\n")
     print(f"wrote {out}: {len(entries)} traces, {doc['total_bytes']} bytes")

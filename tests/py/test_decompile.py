@@ -2,6 +2,7 @@
 library (backend.h, pbwriter.h, the generated method names), runs on sim and reproduces what sim can: the
 release semaphores (sim executes no shaders). Editing one method changes what the program does."""
 import shutil
+import re
 import subprocess
 from pathlib import Path
 
@@ -38,7 +39,14 @@ def test_decompiled_launch_runs_on_sim(vgt, build_dir, tmp_path):
     assert r.returncode == 0, r.stdout + r.stderr
     assert "release qmd release 0 0x204637f34 = 0x6 (capture 0x6)" in r.stdout
     assert "result: ok" in r.stdout
-    assert (tmp_path / "buffer-0x7fee1f000000.bin").stat().st_size == 4 << 20   # the output buffer, dumped
+    # the output buffer, dumped: the one the program copies back to the host (its cuMemcpyDtoH, op 4, in the
+    # trace's CUDA records), at the address the recording gave it
+    d2h = [l for l in vgt("dump", CORPUS / "vadd.vgt", "--type", "CUDA_MEMORY", check=0).stdout.splitlines()
+           if " op=4 " in l]
+    assert len(d2h) == 1, d2h
+    out = re.search(r" src=(0x[0-9a-f]+) size=(\d+) ", d2h[0])
+    assert int(out.group(2)) == 4 << 20
+    assert (tmp_path / f"buffer-{out.group(1)}.bin").stat().st_size == 4 << 20
 
     # a user edits one method: without the scheduling signal the launch never runs, its release never comes
     edited = "\n".join(l for l in text.splitlines() if "NVCBC0_SEND_SIGNALING_PCAS2_B" not in l)

@@ -11,8 +11,14 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 CORPUS = REPO / "corpus"
-TRACES = ["vadd", "many_launches", "streams_threads", "vk_compute", "vk_triangle", "gl_egl", "vk_nostore", "gl_nostore"]
-COMPUTE_ONLY = {"vadd", "many_launches", "streams_threads"}   # vk_compute: its 3D-class NOTIFY runs verbatim
+# cuda_graph: lane 2 drops the 8 dispatches of its graph launches (verbatim counts them as empty dispatches)
+# and the semaphore they release ends one short (0x21 for the captured 0x22 at submission 205): a known
+# lane 2 gap, kept here so that the test says when it is closed
+TRACES = ["vadd", "many_launches", "streams_threads", "triton_small", "multi_kernel",
+          pytest.param("cuda_graph", marks=pytest.mark.xfail(strict=True, reason="lane 2 drops graph-launch dispatches")),
+          "vk_compute", "vk_triangle", "gl_egl", "vk_nostore", "gl_nostore"]
+# vk_compute: its 3D-class NOTIFY runs verbatim
+COMPUTE_ONLY = {"vadd", "many_launches", "streams_threads", "triton_small", "multi_kernel", "cuda_graph"}
 
 
 def replay_json(vgt, name, *args):
