@@ -13,7 +13,8 @@
 # its dictionary tests/fuzz/<target>.dict; what the fuzzer finds goes to build-fuzz/fuzz-work/<target>/corpus.
 # The targets that run verbs or the replay (fuzz_replay, fuzz_verbs) run with the CLI's default limits, under
 # which one input may take a few seconds (the MME budgets): their timeout is 60 s, the others' 10 s.
-# With 9 targets the default run is about 6 minutes on 2 cores after the build.
+# With 10 targets the default run is about 6 minutes on 2 cores after the build (the whole tests/run-all.sh,
+# from a fresh checkout: 12 minutes on 2 shared cores).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-60}

@@ -24,6 +24,7 @@
 #include "vgt/outfile.h"
 #include "vgt/rows.h"
 #include "vgt/trace.h"
+#include "vgt/u64map.h"
 
 #define PID_GPU 1
 #define PID_CPU 2
@@ -79,23 +80,42 @@ static void meta(tl *t, const char *what, int pid, uint64_t tid, const char *nam
     fputs("}}", t->f);
 }
 
-/* Channels in order of first submission: tid = index + 1. */
+/* Channels in order of first submission: tid = index + 1. Hashed (a trace may hold 65,536 channels), with
+ * the class of each channel's first submission that names one. */
 typedef struct chan_list {
     uint64_t *handle;
+    uint32_t *cls;
     uint32_t n, cap;
+    vgt_u64map ix;            /* handle -> index */
 } chan_list;
 
-static uint32_t chan_tid(chan_list *c, uint64_t handle)
+static uint32_t chan_tid(chan_list *c, uint64_t handle, uint32_t cls)
 {
-    for (uint32_t i = 0; i < c->n; i++)
-        if (c->handle[i] == handle) return i + 1;
-    if (c->n == c->cap) {
-        c->cap = c->cap ? 2 * c->cap : 16;
-        c->handle = realloc(c->handle, c->cap * sizeof *c->handle);
-        if (!c->handle) return 0;
+    uint32_t i;
+    if (vgt_u64map_get(&c->ix, handle, &i)) {
+        if (!c->cls[i]) c->cls[i] = cls;
+        return i + 1;
     }
-    c->handle[c->n++] = handle;
-    return c->n;
+    if (c->n == c->cap) {
+        uint32_t cap = c->cap ? 2 * c->cap : 16;
+        uint64_t *h = realloc(c->handle, cap * sizeof *h);
+        if (h) c->handle = h;
+        uint32_t *k = h ? realloc(c->cls, cap * sizeof *k) : NULL;
+        if (!k) return 0;
+        c->cls = k;
+        c->cap = cap;
+    }
+    if (vgt_u64map_put(&c->ix, handle, c->n)) return 0;
+    c->handle[c->n] = handle;
+    c->cls[c->n] = cls;
+    return ++c->n;
+}
+
+static void chan_list_free(chan_list *c)
+{
+    free(c->handle);
+    free(c->cls);
+    vgt_u64map_free(&c->ix);
 }
 
 typedef struct sub_span {
@@ -105,12 +125,12 @@ typedef struct sub_span {
     uint32_t nentries, tid;
 } sub_span;
 
-/* ns of (entry, dword) inside submission s: by push-buffer position */
-static double position(const sub_span *s, const vgt_row_entry *entries, uint32_t entry, uint32_t dword)
+/* ns of (entry, dword) inside submission s: by push-buffer position. before[e]: the dwords of the entries
+ * of e's submission before entry row e (one pass; a submission may hold thousands of entries). */
+static double position(const sub_span *s, const uint64_t *before, uint32_t entry, uint32_t dword)
 {
     if (!s->dwords) return s->start;
-    uint64_t off = 0;
-    for (uint32_t k = 0; k < s->nentries && k < entry; k++) off += entries[s->first_entry + k].length;
+    uint64_t off = entry < s->nentries ? before[s->first_entry + entry] : s->dwords;
     off += dword;
     if (off > s->dwords) off = s->dwords;
     return s->start + s->dur * (double)off / (double)s->dwords;
@@ -184,36 +204,48 @@ static vgt_status gpu_side(tl *t, const vgt_rows_all *a)
     const vgt_row_entry *ents = a->rows[VGT_ROWS_ENTRIES];
     const vgt_row_event *evs = a->rows[VGT_ROWS_EVENTS];
     const vgt_row_macro_call *calls = a->rows[VGT_ROWS_MACRO_CALLS];
-    uint64_t ns = a->count[VGT_ROWS_SUBMITS];
+    uint64_t ns = a->count[VGT_ROWS_SUBMITS], ne = a->count[VGT_ROWS_ENTRIES];
     sub_span *span = calloc(ns ? ns : 1, sizeof *span);
+    uint64_t *before = calloc(ne ? ne : 1, sizeof *before);
+    vgt_u64map next = {0};    /* channel -> the index of its next submission (a backward pass) */
     chan_list ch = {0};
-    if (!span) return VGT_E_NOMEM;
+    if (!span || !before || ns >= UINT32_MAX) {
+        free(span), free(before);
+        return VGT_E_NOMEM;
+    }
     meta(t, "process_name", PID_GPU, 0, "GPU channels");
     meta(t, "process_name", PID_CPU, 0, "capture (CPU)");
     uint64_t e = 0;
-    for (uint64_t i = 0; i < ns; i++) {
+    int nomem = 0;
+    for (uint64_t i = 0; i < ns && !nomem; i++) {
         const vgt_row_submit *s = &subs[i];
         span[i].start = (double)s->ts;
-        span[i].tid = chan_tid(&ch, s->channel);
-        while (e < a->count[VGT_ROWS_ENTRIES] && ents[e].submission < s->submission) e++;
+        nomem = !(span[i].tid = chan_tid(&ch, s->channel, (uint32_t)s->channel_class));
+        while (e < ne && ents[e].submission < s->submission) e++;
         span[i].first_entry = e;
-        while (e < a->count[VGT_ROWS_ENTRIES] && ents[e].submission == s->submission) {
+        while (e < ne && ents[e].submission == s->submission) {
+            before[e] = span[i].dwords;
             span[i].dwords += ents[e].length;
             span[i].nentries++;
             e++;
         }
+    }
+    for (uint64_t i = ns; i-- > 0 && !nomem;) {
+        const vgt_row_submit *s = &subs[i];
+        uint32_t j;
         span[i].dur = LAST_SUBMIT_NS;
-        for (uint64_t j = i + 1; j < ns; j++)   /* the channel's next submission */
-            if (subs[j].channel == s->channel) {
-                span[i].dur = subs[j].ts > s->ts ? (double)(subs[j].ts - s->ts) : 0;
-                break;
-            }
+        if (vgt_u64map_get(&next, s->channel, &j))   /* the channel's next submission */
+            span[i].dur = subs[j].ts > s->ts ? (double)(subs[j].ts - s->ts) : 0;
         if (span[i].dur < 1) span[i].dur = 1;   /* a slice of at least 1 ns, so that nothing inside is lost */
+        nomem = vgt_u64map_put(&next, s->channel, (uint32_t)i) != 0;
+    }
+    vgt_u64map_free(&next);
+    if (nomem) {
+        free(span), free(before), chan_list_free(&ch);
+        return VGT_E_NOMEM;
     }
     for (uint32_t c = 0; c < ch.n; c++) {
-        uint32_t cls = 0;
-        for (uint64_t i = 0; i < ns && !cls; i++)
-            if (subs[i].channel == ch.handle[c]) cls = (uint32_t)subs[i].channel_class;
+        uint32_t cls = ch.cls[c];
         char cname[64], name[128];
         snprintf(name, sizeof name, "channel 0x%08" PRIx64 " %s", ch.handle[c], cls ? vgt_class_name(cls, cname, sizeof cname) : "");
         meta(t, "thread_name", PID_GPU, c + 1, name);
@@ -230,7 +262,7 @@ static vgt_status gpu_side(tl *t, const vgt_rows_all *a)
                 s->macro_calls, s->sem_releases);
         for (uint32_t k = 0; k < span[i].nentries; k++) {
             const vgt_row_entry *en = &ents[span[i].first_entry + k];
-            double a0 = position(&span[i], ents, k, 0), a1 = position(&span[i], ents, k, (uint32_t)en->length);
+            double a0 = position(&span[i], before, k, 0), a1 = position(&span[i], before, k, (uint32_t)en->length);
             snprintf(name, sizeof name, en->is_control ? "control entry %u" : "entry %u", k);
             ev_begin(t, "X", name, PID_GPU, span[i].tid, us(t, a0));
             fprintf(t->f, ",\"dur\":%.3f,\"cat\":\"gpfifo\",\"args\":{\"va\":\"0x%" PRIx64 "\",\"dwords\":%" PRIu64
@@ -246,7 +278,7 @@ static vgt_status gpu_side(tl *t, const vgt_rows_all *a)
         while (si < ns && subs[si].submission < v->submission) si++;
         if (si == ns || subs[si].submission != v->submission) continue;
         const char *name = v->kind == VGT_EV_LAUNCH ? "launch" : v->kind == VGT_EV_DRAW ? "draw" : "semaphore release";
-        ev_begin(t, "i", name, PID_GPU, span[si].tid, us(t, position(&span[si], ents, v->entry, v->dword)));
+        ev_begin(t, "i", name, PID_GPU, span[si].tid, us(t, position(&span[si], before, v->entry, v->dword)));
         fprintf(t->f, ",\"s\":\"t\",\"cat\":\"%s\",\"args\":{\"seq\":%" PRIu64 ",\"entry\":%u,\"dword\":%u,\"origin\":\"%s\"",
                 v->kind == VGT_EV_LAUNCH ? "launch" : v->kind == VGT_EV_DRAW ? "draw" : "semaphore", v->seq, v->entry,
                 v->dword, v->origin ? "macro" : "stream");
@@ -267,13 +299,14 @@ static vgt_status gpu_side(tl *t, const vgt_rows_all *a)
         if (si == ns || subs[si].submission != c->submission) continue;
         char name[48];
         snprintf(name, sizeof name, "macro 0x%x", c->index);
-        ev_begin(t, "i", name, PID_GPU, span[si].tid, us(t, position(&span[si], ents, c->entry, c->dword)));
+        ev_begin(t, "i", name, PID_GPU, span[si].tid, us(t, position(&span[si], before, c->entry, c->dword)));
         fprintf(t->f, ",\"s\":\"t\",\"cat\":\"macro\",\"args\":{\"call\":%" PRIu64 ",\"seq\":%" PRIu64 ",\"version\":%d"
                 ",\"params\":%u,\"emits\":%u,\"instructions\":%" PRIu64 ",\"hash\":\"%016" PRIx64 "\"}}", c->id, c->seq,
                 c->version == UINT32_MAX ? -1 : (int)c->version, c->nparams, c->nemits, c->instructions, c->hash);
     }
     free(span);
-    free(ch.handle);
+    free(before);
+    chan_list_free(&ch);
     return VGT_OK;
 }
 

@@ -97,7 +97,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     vgt_writer_close(w, &err);
     lseek(fd, 0, SEEK_SET);
     vgt_reader *r;
-    vgt_reader_options ro = {0, 1};
+    vgt_reader_options ro = {.verify_checksums = 1};
     vgt_model *m;
     if (vgt_reader_open_fd(&r, fd, 0, &ro, &err) == VGT_OK && vgt_model_new(&m, &err) == VGT_OK) {
         vgt_model_set_memory_limit(m, 1ull << 32);   /* the CLI's default model limit (4 GiB) */
