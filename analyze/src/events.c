@@ -213,12 +213,8 @@ vgt_status vgt_sem_noninc_run(vgt_sem_tracker *t, const vgt_method *m, const uin
         sem_i2m_bulk(t, &t->i2m[m->subch & 7], m, data, count);
         return VGT_OK;
     }
-    vgt_method one = *m;
     for (uint32_t i = 0; i < count; i++) {
-        const uint8_t *p = data + 4u * i;
-        one.data = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-        one.pos.dword = m->pos.dword + i;
-        one.first = i == 0 && m->first;
+        vgt_method one = vgt_pb_run_method(m, data, i);
         VGT_TRY(vgt_sem_method(t, &one, err));
     }
     return VGT_OK;

@@ -6,6 +6,7 @@
 
 #include "vgt/classes.h"
 #include "vgt/launch_desc.h"
+#include "vgt/walk.h"
 #include "vgt/mme.h"
 #include "vgt/model.h"
 #include "vgt/nv_facts.h"
@@ -99,6 +100,29 @@ void vgt_ldx_free(vgt_ldx *x)
 }
 
 void vgt_ldx_forget(vgt_ldx *x, uint64_t va, uint64_t len) { ld_store_forget(&x->store, va, len); }
+
+void vgt_ldx_walk_record(vgt_ldx *x, const vgt_record *rec, const vgt_model *model)
+{
+    vgt_ldx_set_model(x, model);
+    vgt_rec_memory mr;
+    vgt_error e;
+    if (rec->type == VGT_REC_MEMORY && vgt_decode_memory(rec, &mr, &e) == VGT_OK) vgt_ldx_forget(x, mr.gpu_va, mr.length);
+}
+
+vgt_status vgt_ldx_walk_channel(vgt_ldx *x, vgt_walk_channel *chan, vgt_error *err)
+{
+    vgt_ldx_walk_channel_end(chan);   /* a new incarnation of the handle: the old state goes */
+    vgt_ldx_channel *lc = NULL;
+    vgt_status st = vgt_ldx_channel_new(x, chan->client, chan->handle, chan->cls, &lc, err);
+    chan->user = lc;
+    return st;
+}
+
+void vgt_ldx_walk_channel_end(vgt_walk_channel *chan)
+{
+    vgt_ldx_channel_free(chan->user);
+    chan->user = NULL;
+}
 
 uint64_t vgt_ldx_calls_refused(const vgt_ldx *x) { return x->budget.refused; }
 

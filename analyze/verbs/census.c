@@ -238,13 +238,9 @@ static int on_noninc_run(void *ctx, const vgt_walk_submit *s, const vgt_method *
     census *c = ctx;
     if (c->selected) count_methods(c, m->cls, count);
     if (c->mme && !m->is_host && vgt_mme_format_for_class(m->cls) != VGT_MME_NONE) {
-        vgt_method one = *m;
         uint32_t from = vgt_mme_trace_needs_every_dword(m->mthd) ? 0 : count - 1;
         for (uint32_t i = from; i < count; i++) {
-            const uint8_t *p = data + 4u * i;
-            one.data = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-            one.pos.dword = m->pos.dword + i;
-            one.first = i == 0 && m->first;
+            vgt_method one = vgt_pb_run_method(m, data, i);
             if (mme_feed(c, s, &one)) return 1;
         }
     }

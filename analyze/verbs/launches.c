@@ -68,28 +68,20 @@ static int on_record(void *ctx, const vgt_record *rec, const vgt_model *model)
 {
     launches_cli *c = ctx;
     c->model = model;
-    vgt_ldx_set_model(c->x, model);
-    vgt_rec_memory mr;
-    vgt_error e;
-    if (rec->type == VGT_REC_MEMORY && vgt_decode_memory(rec, &mr, &e) == VGT_OK) vgt_ldx_forget(c->x, mr.gpu_va, mr.length);
+    vgt_ldx_walk_record(c->x, rec, model);
     return 0;
 }
 
 static void on_channel(void *ctx, vgt_walk_channel *chan)
 {
     launches_cli *c = ctx;
-    vgt_ldx_channel_free(chan->user);
-    chan->user = NULL;
-    vgt_ldx_channel *lc = NULL;
-    if (vgt_ldx_channel_new(c->x, chan->client, chan->handle, chan->cls, &lc, &c->err) != VGT_OK) c->rc = c->err.code;
-    chan->user = lc;
+    if (vgt_ldx_walk_channel(c->x, chan, &c->err) != VGT_OK) c->rc = c->err.code;
 }
 
 static void on_channel_end(void *ctx, vgt_walk_channel *chan)
 {
     (void)ctx;
-    vgt_ldx_channel_free(chan->user);
-    chan->user = NULL;
+    vgt_ldx_walk_channel_end(chan);
 }
 
 static int on_submit_begin(void *ctx, const vgt_walk_submit *s)

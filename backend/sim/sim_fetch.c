@@ -106,12 +106,8 @@ static int run_cb(void *ctx, const vgt_method *m, const uint8_t *data, uint32_t 
             return 0;
         }
     }
-    vgt_method one = *m;
     for (uint32_t i = 0; i < count; i++) {
-        const uint8_t *p = data + 4u * i;
-        one.data = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-        one.pos.dword = m->pos.dword + i;
-        one.first = i == 0 && m->first;
+        vgt_method one = vgt_pb_run_method(m, data, i);
         if (method_cb(ctx, &one)) return 1;
     }
     return 0;

@@ -177,6 +177,15 @@ vgt_status vgt_ldx_channel_new(vgt_ldx *x, uint32_t client, uint32_t channel, ui
                                vgt_error *err);
 void vgt_ldx_channel_free(vgt_ldx_channel *c);
 void vgt_ldx_submit_begin(vgt_ldx_channel *c, uint64_t submission, uint64_t seq);
+/* The glue between a trace walk (vgt/walk.h) and the extractor, the same for every verb that walks: each
+ * record sets the model and a MEMORY record makes what copies wrote there stale (on_record); each channel
+ * incarnation gets an extractor channel in chan->user (on_channel; its failure is returned), freed at its
+ * end (on_channel_end). */
+struct vgt_record;
+struct vgt_walk_channel;
+void vgt_ldx_walk_record(vgt_ldx *x, const struct vgt_record *rec, const struct vgt_model *model);
+vgt_status vgt_ldx_walk_channel(vgt_ldx *x, struct vgt_walk_channel *chan, vgt_error *err);
+void vgt_ldx_walk_channel_end(struct vgt_walk_channel *chan);
 /* One decoded method, in stream order (masked methods are ignored, as the GPU ignores them). */
 vgt_status vgt_ldx_method(vgt_ldx_channel *c, const vgt_method *m, vgt_error *err);
 /* The submission ended: a pending macro call runs, pending events are delivered. */

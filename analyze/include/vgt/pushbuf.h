@@ -102,6 +102,18 @@ typedef struct vgt_pb_callbacks {
     int (*noninc_run)(void *ctx, const vgt_method *m, const uint8_t *data, uint32_t count);
 } vgt_pb_callbacks;
 
+/* Write i of a non-incrementing run handed to noninc_run (m: its first write, data: count little-endian
+ * dwords), as the single method the run stands for. */
+static inline vgt_method vgt_pb_run_method(const vgt_method *m, const uint8_t *data, uint32_t i)
+{
+    vgt_method one = *m;
+    const uint8_t *p = data + 4u * i;
+    one.data = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+    one.pos.dword = m->pos.dword + i;
+    one.first = i == 0 && m->first;
+    return one;
+}
+
 /* Per-channel decoder state. Zero-initialise with vgt_pb_state_init. */
 typedef struct vgt_pb_state {
     uint32_t channel_class;   /* host class, e.g. 0xC86F */
