@@ -93,6 +93,9 @@ void *cap_cpu_pointer(vgt_capture *c, uint32_t client, uint32_t memory, uint64_t
 void cap_memory_freed(vgt_capture *c, uint32_t client, uint32_t memory);
 void cap_gpu_unmap_range(vgt_capture *c, uint64_t gpu_va, uint64_t length);
 
+/* capture_submit.c: CHANNEL_PROGRESS of every channel whose USERD is mapped (vgt_capture_finish) */
+void cap_progress_at_end_locked(vgt_capture *c);
+
 /* capture_channels.c */
 cap_channel *cap_channel_find(vgt_capture *c, uint32_t client, uint32_t handle);
 cap_channel *cap_channel_by_token(vgt_capture *c, uint32_t token);

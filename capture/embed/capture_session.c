@@ -176,6 +176,7 @@ void vgt_capture_finish(vgt_capture *c)
 {
     if (!cap_lock_live(c)) return;
     if (c->tracker.finish) c->tracker.finish(c->tracker.ctx);
+    cap_progress_at_end_locked(c);
     atomic_store(&c->finished, 1);
     pthread_mutex_unlock(&c->mu);
 }

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "capture_internal.h"
-#include "vgt/nv_abi.h"   /* USERMODE_DOORBELL, USERD_GP_PUT, USERD_SIZE */
+#include "vgt/nv_abi.h"   /* USERMODE_DOORBELL, USERD_GP_GET, USERD_GP_PUT, USERD_SIZE */
 #include "vgt/nv_pushbuf.h"
 
 static vgt_status ensure_scratch(vgt_capture *c, uint64_t need, vgt_error *err)
@@ -174,8 +174,9 @@ vgt_status vgt_capture_doorbell_token(vgt_capture *c, uint32_t token, uint32_t g
     return rc;
 }
 
-/* GP_PUT only: USERD is uncached device memory (about 1 us a read on the H200) and GP_GET, how far the GPU
- * had fetched, is not needed to replay; the record says it was not read. */
+/* GP_PUT and GP_GET, read from USERD before the doorbell store reaches the GPU: GP_GET says how far the GPU
+ * had fetched the entries of earlier submissions (completion forensics: a ring wrap, a GET past the last
+ * recorded PUT). USERD is uncached device memory (about 1 us a read on the H200): two reads a doorbell. */
 static vgt_status store_locked(vgt_capture *c, uint32_t token, vgt_capture_doorbell_info *info, vgt_error *err)
 {
     cap_channel *ch = cap_channel_by_token(c, token);
@@ -202,8 +203,9 @@ static vgt_status store_locked(vgt_capture *c, uint32_t token, vgt_capture_doorb
     }
     uint64_t t0 = vgt_now_ns();
     uint32_t gp_put = *(const volatile uint32_t *)(userd + USERD_GP_PUT);
+    uint32_t gp_get = *(const volatile uint32_t *)(userd + USERD_GP_GET);
     c->stats.userd_ns += vgt_now_ns() - t0;
-    return submit_locked(c, ch, VGT_GP_NOT_READ, gp_put, NULL, err);
+    return submit_locked(c, ch, gp_get, gp_put, NULL, err);
 }
 
 vgt_status vgt_capture_doorbell_store(vgt_capture *c, uint32_t token, vgt_capture_doorbell_info *info, vgt_error *err)
@@ -212,6 +214,45 @@ vgt_status vgt_capture_doorbell_store(vgt_capture *c, uint32_t token, vgt_captur
     if (!cap_lock_live(c)) return VGT_OK;
     c->stats.doorbells++;
     vgt_status rc = store_locked(c, token, info, err);
+    pthread_mutex_unlock(&c->mu);
+    return rc;
+}
+
+/* The end of the capture: each channel that submitted and whose USERD is still CPU-mapped gets a
+ * CHANNEL_PROGRESS record with its GP_GET and GP_PUT, so a reader knows whether the GPU had fetched every
+ * entry the trace holds. Called under c->mu, before the capture stops recording. */
+void cap_progress_at_end_locked(vgt_capture *c)
+{
+    for (uint32_t i = 0; i < c->nchannels; i++) {
+        cap_channel *ch = &c->channels[i];
+        if (!ch->infra_told) continue;   /* never rang a doorbell through USERD */
+        const volatile uint8_t *userd = cap_cpu_pointer(c, ch->client, ch->userd_memory, ch->userd_offset, USERD_SIZE);
+        if (!userd) continue;
+        vgt_rec_channel_progress p = {
+            .client = ch->client, .channel = ch->handle, .flags = VGT_PROGRESS_FLAG_END,
+            .gp_get = *(const volatile uint32_t *)(userd + USERD_GP_GET),
+            .gp_put = *(const volatile uint32_t *)(userd + USERD_GP_PUT),
+        };
+        vgt_error err;
+        if (vgt_write_channel_progress(c->w, vgt_now_ns(), &p, &err) != VGT_OK) return;
+        c->stats.progress_records++;
+    }
+}
+
+vgt_status vgt_capture_progress(vgt_capture *c, uint32_t client, uint32_t channel, uint32_t gp_get, uint32_t gp_put,
+                                vgt_error *err)
+{
+    if (!cap_lock_live(c)) return VGT_OK;
+    cap_channel *ch = cap_channel_find(c, client, channel);
+    vgt_status rc;
+    if (!ch) {
+        rc = VGT_FAIL(err, VGT_E_NOT_FOUND, VGT_NO_OFFSET, "capture: progress of unknown channel 0x%x/0x%x", client, channel);
+    } else {
+        vgt_rec_channel_progress p = { .client = client, .channel = channel, .gp_get = gp_get, .gp_put = gp_put,
+                                       .flags = VGT_PROGRESS_FLAG_END };
+        rc = vgt_write_channel_progress(c->w, vgt_now_ns(), &p, err);
+        if (rc == VGT_OK) c->stats.progress_records++;
+    }
     pthread_mutex_unlock(&c->mu);
     return rc;
 }

@@ -49,7 +49,7 @@ def test_info_json_agrees_with_dump(vgt, mixed):
     assert info["first_ts"] == min(r["ts"] for r in recs) and info["last_ts"] == max(r["ts"] for r in recs)
     assert info["identity"]["capture_mode"] == "synthetic"
     assert info["problem"] is None
-    assert info["format"] == "1.3"
+    assert info["format"] == "1.4"
 
 
 def test_info_text_names_what_matters(vgt, mixed):

@@ -26,12 +26,14 @@ static void test_table_sizes(void)
         CHECK(vgt_rec_type_fixed_size(l->type) == l->fixed, "%s fixed size", l->name);
         CHECK(vgt_rec_type_from_name(l->name) == l->type, "%s by name", l->name);
     }
-    CHECK(n == 33, "24 record types in 1.0, CHANNEL_STATE and CHANNEL_METHODS in 1.1, six CUDA API types in 1.2, "
-          "MEMORY_CAS in 1.3, table has %d", n);
+    CHECK(n == 34, "24 record types in 1.0, CHANNEL_STATE and CHANNEL_METHODS in 1.1, six CUDA API types in 1.2, "
+          "MEMORY_CAS in 1.3, CHANNEL_PROGRESS in 1.4, table has %d", n);
     CHECK(vgt_rec_type_fixed_size(VGT_REC_CUDA_IMAGE) == 16 && vgt_rec_type_fixed_size(VGT_REC_CUDA_LOAD) == 56 &&
           vgt_rec_type_fixed_size(VGT_REC_CUDA_FUNCTION) == 56 && vgt_rec_type_fixed_size(VGT_REC_CUDA_KERNEL) == 96 &&
           vgt_rec_type_fixed_size(VGT_REC_CUDA_MEMORY) == 88 && vgt_rec_type_fixed_size(VGT_REC_CUDA_CALL) == 56,
           "1.2 fixed sizes as the spec's tables give them");
+    CHECK(vgt_rec_type_from_name("channel_progress") == 0x002A && vgt_rec_type_fixed_size(0x002A) == 24,
+          "CHANNEL_PROGRESS (1.4)");
     CHECK(vgt_rec_type_from_name("memory_cas") == 0x0029 && vgt_rec_type_fixed_size(0x0029) == 40, "MEMORY_CAS (1.3)");
     CHECK(vgt_rec_type_from_name("channel_methods") == 0x0028 && vgt_rec_type_fixed_size(0x0028) == 16, "CHANNEL_METHODS (1.1)");
     CHECK(vgt_rec_type_from_name("channel_state") == 0x0027 && vgt_rec_type_fixed_size(0x0027) == 64, "CHANNEL_STATE (1.1)");

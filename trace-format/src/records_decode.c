@@ -193,6 +193,7 @@ DECODER(vgt_decode_channel, vgt_rec_channel, VGT_REC_CHANNEL)
 DECODER(vgt_decode_engine_object, vgt_rec_engine_object, VGT_REC_ENGINE_OBJECT)
 DECODER(vgt_decode_work_submit_token, vgt_rec_work_submit_token, VGT_REC_WORK_SUBMIT_TOKEN)
 DECODER(vgt_decode_doorbell, vgt_rec_doorbell, VGT_REC_DOORBELL)
+DECODER(vgt_decode_channel_progress, vgt_rec_channel_progress, VGT_REC_CHANNEL_PROGRESS)
 DECODER(vgt_decode_semaphore, vgt_rec_semaphore, VGT_REC_SEMAPHORE)
 DECODER(vgt_decode_channel_state, vgt_rec_channel_state, VGT_REC_CHANNEL_STATE)
 

@@ -141,6 +141,12 @@ static const rec_field f_doorbell[] = {
     X32(S, "token", token), X32(S, "channel", channel), X32(S, "offset", offset), X32(S, "flags", flags),
 };
 #undef S
+#define S vgt_rec_channel_progress
+static const rec_field f_channel_progress[] = {
+    X32(S, "client", client), X32(S, "channel", channel), U32(S, "gp_get", gp_get), U32(S, "gp_put", gp_put),
+    X32(S, "flags", flags), RSV,
+};
+#undef S
 #define S vgt_rec_semaphore
 static const rec_field f_semaphore[] = {
     X64(S, "gpu_va", gpu_va), X64(S, "value", value), U32(S, "size", size), X32(S, "flags", flags),
@@ -263,6 +269,7 @@ static const rec_layout layouts[] = {
     ROW(VGT_REC_CHANNEL_STATE, "CHANNEL_STATE", 64, f_channel_state, 0),   /* format 1.1 */
     ROW(VGT_REC_CHANNEL_METHODS, "CHANNEL_METHODS", 16, f_channel_methods, 0),   /* format 1.1 */
     ROW(VGT_REC_MEMORY_CAS, "MEMORY_CAS", 40, f_memory_cas, 0),   /* format 1.3 */
+    ROW(VGT_REC_CHANNEL_PROGRESS, "CHANNEL_PROGRESS", 24, f_channel_progress, 0),   /* format 1.4 */
     ROW(VGT_REC_CUDA_MODULE, "CUDA_MODULE", 16, f_cuda_module, 0),
     ROW(VGT_REC_CUDA_LAUNCH, "CUDA_LAUNCH", 64, f_cuda_launch, 0),
     ROW(VGT_REC_CUDA_IMAGE, "CUDA_IMAGE", 16, f_cuda_image, 0),         /* format 1.2 */

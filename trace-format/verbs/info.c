@@ -1,5 +1,5 @@
-/* info.c: `vgt info TRACE [--json]`: identity, record counts by type, channels, submissions, chunks,
- * bytes raw and compressed, ratio, time span. Reads the whole trace once (every chunk is checked). */
+/* info.c: `vgt info TRACE [--json]`: identity, record counts by type, channels, submissions, GP_GET reads
+ * and ring events (vgt/gp_check.h), chunks, bytes raw and compressed, ratio, time span. Reads the whole trace once (every chunk is checked). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +10,7 @@
 #include "vgt/cli.h"
 #include "vgt/nv_abi.h"
 #include "vgt/cuda.h"
+#include "vgt/gp_check.h"
 
 typedef struct info_opts {
     int json, quick, follow;
@@ -36,6 +37,7 @@ const vgt_cli_spec cmd_info_spec = {
 };
 
 #define MAX_CHANNELS 4096u
+#define INFO_GP_EVENTS 8u   /* events listed; the rest are counted */
 
 struct channel_info {
     uint32_t client, handle, cls, entries, token, has_token;
@@ -51,6 +53,10 @@ struct stats {
     vgt_cuda_scan cuda;         /* the CUDA API records (format 1.2): counts and consistency */
     int cuda_bad;               /* a malformed CUDA record (its message in cuda_err) */
     vgt_error cuda_err;
+    vgt_gp_check *gp;           /* GP_GET / GP_PUT forensics (vgt/gp_check.h) */
+    vgt_gp_event gp_ev[INFO_GP_EVENTS];   /* the first events */
+    uint64_t gp_events;
+    int gp_bad;
 };
 
 static struct channel_info *find_channel(struct stats *s, uint32_t client, uint32_t handle)
@@ -70,6 +76,11 @@ static void count_record(struct stats *s, vgt_reader *r, const vgt_record *rec)
 {
     vgt_error e;
     s->by_type[rec->type]++;
+    vgt_gp_event ev[VGT_GP_MAX_EVENTS];
+    int nev = 0;
+    if (s->gp && !s->gp_bad && vgt_gp_check_feed(s->gp, rec, ev, &nev, &e) != VGT_OK) s->gp_bad = 1;
+    for (int i = 0; i < nev; i++, s->gp_events++)
+        if (s->gp_events < INFO_GP_EVENTS) s->gp_ev[s->gp_events] = ev[i];
     if (!s->cuda_bad && vgt_cuda_scan_record(&s->cuda, rec, &s->cuda_err) != VGT_OK) s->cuda_bad = 1;
     if (s->records++ == 0) s->first_ts = s->min_ts = s->max_ts = rec->ts;
     s->last_ts = rec->ts;
@@ -118,6 +129,38 @@ static void count_record(struct stats *s, vgt_reader *r, const vgt_record *rec)
 
 static void print_cuda_text(const vgt_cuda_scan *c);
 
+/* GP_GET: how many doorbells read it, what the end of the capture read, and the ring events. */
+static void print_gp_text(const struct stats *s)
+{
+    const vgt_gp_stats *g = vgt_gp_check_stats(s->gp);
+    printf("gp_get:       read at %" PRIu64 " of %" PRIu64 " doorbells (%" PRIu64 " checked against a ring)", g->get_read,
+           g->submits, g->get_checked);
+    if (g->progress) printf("; at the end %" PRIu64 " channels, %" PRIu64 " fetched every entry", g->progress, g->fetched_all);
+    printf("\n  ring wraps: PUT %" PRIu64 ", GET %" PRIu64 "; GET past PUT: %" PRIu64 "\n", g->put_wraps, g->get_wraps,
+           g->get_past_put);
+    for (uint64_t i = 0; i < s->gp_events && i < INFO_GP_EVENTS; i++) {
+        char line[320];
+        vgt_gp_event_text(&s->gp_ev[i], line, sizeof line);
+        printf("  %s\n", line);
+    }
+    if (s->gp_events > INFO_GP_EVENTS) printf("  ... %" PRIu64 " more\n", s->gp_events - INFO_GP_EVENTS);
+}
+
+static void print_gp_json(const struct stats *s)
+{
+    const vgt_gp_stats *g = vgt_gp_check_stats(s->gp);
+    printf(",\"gp\":{\"submissions\":%" PRIu64 ",\"get_read\":%" PRIu64 ",\"get_checked\":%" PRIu64
+           ",\"progress\":%" PRIu64 ",\"fetched_all\":%" PRIu64 ",\"put_wraps\":%" PRIu64 ",\"get_wraps\":%" PRIu64
+           ",\"get_past_put\":%" PRIu64 ",\"events\":[", g->submits, g->get_read, g->get_checked, g->progress,
+           g->fetched_all, g->put_wraps, g->get_wraps, g->get_past_put);
+    for (uint64_t i = 0; i < s->gp_events && i < INFO_GP_EVENTS; i++) {
+        char obj[320];
+        vgt_gp_event_json(&s->gp_ev[i], obj, sizeof obj);
+        printf("%s%s", i ? "," : "", obj);
+    }
+    printf("]}");
+}
+
 /* What the reader knows of the container. A stream read to its end that closed with a trailer agreeing
  * with its chunks is the file it would have been: same index, same size (so `vgt info -` says what
  * `vgt info FILE` says). */
@@ -159,6 +202,7 @@ static void print_text(const char *path, vgt_reader *r, const struct stats *s, i
         printf(" submissions %" PRIu64 "\n", c->submits);
     }
     printf("submissions:  %" PRIu64 "\n", s->submits);
+    if (!quick && s->gp) print_gp_text(s);
     if (!quick) print_cuda_text(&s->cuda);
     printf("chunks:       %" PRIu64 "\n", s->chunks);
     printf("bytes:        records %" PRIu64 ", compressed chunks %" PRIu64 " (ratio %.2fx)\n", s->bytes_raw, s->bytes_comp,
@@ -267,6 +311,7 @@ static void print_json(const char *path, vgt_reader *r, const struct stats *s, c
     }
     json_kv_u64("submissions", s->submits, 1);
     if (!quick) print_cuda_json(&s->cuda);
+    if (!quick && s->gp) print_gp_json(s);
     json_kv_u64("chunks", s->chunks, 1);
     json_kv_u64("bytes_raw", s->bytes_raw, 1);
     json_kv_u64("bytes_compressed", s->bytes_comp, 1);
@@ -352,6 +397,7 @@ int cmd_info(int argc, char **argv)
         bad = quick_stats(r, s, &e) != VGT_OK;
     } else {
         vgt_cuda_scan_init(&s->cuda);
+        if (vgt_gp_check_open(&s->gp, &e) != VGT_OK) s->gp = NULL;   /* out of memory: the summary goes without it */
         while ((st = vgt_reader_next(r, &rec, &e)) == VGT_OK) count_record(s, r, &rec);
         bad = st != VGT_E_EOF;
         vgt_cuda_scan_finish(&s->cuda);
@@ -363,6 +409,7 @@ int cmd_info(int argc, char **argv)
     rc = bad ? vgt_cli_report("info", &e) : VGT_EXIT_OK;
     if (rc == VGT_EXIT_OK && s->cuda.problems) rc = VGT_EXIT_PROBLEM;   /* the CUDA records are inconsistent */
     vgt_cuda_scan_free(&s->cuda);
+    vgt_gp_check_close(s->gp);
     vgt_reader_close(r);
     free(by_type);
     free(s);

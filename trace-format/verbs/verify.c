@@ -9,6 +9,9 @@
 
 #include "verb_open.h"
 #include "vgt/cli.h"
+#include "vgt/gp_check.h"
+
+#define VERIFY_GP_EVENTS 16u   /* ring events listed; the rest are counted */
 
 typedef struct verify_opts {
     const char *salvage;
@@ -21,7 +24,8 @@ static const vgt_cli_opt verify_options[] = {
      .off = offsetof(verify_opts, salvage)},
     {"quiet", 'q', VGT_ARG_NONE, NULL, "print nothing when the trace is valid", .off = offsetof(verify_opts, quiet)},
     {"json", 0, VGT_ARG_NONE, NULL, "one JSON object on stdout: ok, records, chunks, submissions, has_trailer, "
-     "valid_end, problem {code, offset, message} or null, salvaged (records) or null", .off = offsetof(verify_opts, json)},
+     "valid_end, problem {code, offset, message} or null, salvaged (records) or null, gp_event_count and gp_events "
+     "(ring wraps and GETs past PUT, the first 16)", .off = offsetof(verify_opts, json)},
     VGT_OPT_FOLLOW(verify_opts, follow),
     {0}};
 
@@ -31,7 +35,9 @@ const vgt_cli_spec cmd_verify_spec = {
              "decompression, sequence continuity, the structure of every record payload (and zero padding), and "
              "that the trailer's index agrees with the chunks. Stops at the first problem and names its byte offset. "
              "TRACE may be '-' (a stream on stdin), a FIFO, or a file still being written (--follow).",
-    .notes = "exit: 0 valid, 1 a problem was found, 2 usage or I/O error",
+    .notes = "GP_GET reads the trace holds (at doorbells, at the end of the capture) are checked per channel: a ring wrap or "
+             "a GP_GET beyond the last recorded GP_PUT prints a 'note:' line (they leave the exit status alone). "
+             "exit: 0 valid, 1 a problem was found, 2 usage or I/O error",
 };
 
 struct verify_state {
@@ -41,6 +47,9 @@ struct verify_state {
     vgt_writer *salvage;
     const char *salvage_path;
     FILE *report;   /* stdout, or stderr when the salvaged trace goes to stdout */
+    vgt_gp_check *gp;   /* ring events: reported as notes, not problems (the trace is well formed) */
+    vgt_gp_event gp_ev[VERIFY_GP_EVENTS];
+    uint64_t gp_events;
 };
 
 static int report_problem(const struct verify_state *s, const vgt_error *e)
@@ -117,8 +126,28 @@ static void print_json(const struct verify_state *s, const vgt_error *problem, i
     } else {
         printf("null");
     }
-    if (s->salvage_path) printf(",\"salvaged\":%" PRIu64 "}\n", s->records);
-    else printf(",\"salvaged\":null}\n");
+    if (s->salvage_path) printf(",\"salvaged\":%" PRIu64, s->records);
+    else printf(",\"salvaged\":null");
+    printf(",\"gp_event_count\":%" PRIu64 ",\"gp_events\":[", s->gp_events);
+    for (uint64_t i = 0; i < s->gp_events && i < VERIFY_GP_EVENTS; i++) {
+        char obj[320];
+        vgt_gp_event_json(&s->gp_ev[i], obj, sizeof obj);
+        printf("%s%s", i ? "," : "", obj);
+    }
+    printf("]}\n");
+}
+
+/* GP_GET ring events (a ring wrap, a GET past the last recorded PUT): facts about the GPU's progress that
+ * the trace records, not defects of the file, so they are notes and leave the exit status alone. */
+static void print_gp_notes(const struct verify_state *s)
+{
+    for (uint64_t i = 0; i < s->gp_events && i < VERIFY_GP_EVENTS; i++) {
+        char line[320];
+        vgt_gp_event_text(&s->gp_ev[i], line, sizeof line);
+        fprintf(s->report, "note: %s\n", line);
+    }
+    if (s->gp_events > VERIFY_GP_EVENTS)
+        fprintf(s->report, "note: ... %" PRIu64 " more ring events\n", s->gp_events - VERIFY_GP_EVENTS);
 }
 
 static int walk(struct verify_state *s, vgt_reader *r, int quiet)
@@ -132,6 +161,11 @@ static int walk(struct verify_state *s, vgt_reader *r, int quiet)
         if ((rc = write_salvage(s, &rec))) return rc;
         if (s->records++ == 0 || rec.chunk_offset != s->last_chunk) s->chunks++, s->last_chunk = rec.chunk_offset;
         s->submits += rec.type == VGT_REC_GPFIFO_SUBMIT;
+        vgt_gp_event ev[VGT_GP_MAX_EVENTS];
+        int nev = 0;
+        if (s->gp) vgt_gp_check_feed(s->gp, &rec, ev, &nev, &e);   /* check_record accepted its structure */
+        for (int i = 0; i < nev; i++, s->gp_events++)
+            if (s->gp_events < VERIFY_GP_EVENTS) s->gp_ev[s->gp_events] = ev[i];
     }
     int has_trailer = 0;
     if (st == VGT_E_EOF) st = vgt_reader_trailer_check(r, &has_trailer, &e);
@@ -149,6 +183,7 @@ static int walk(struct verify_state *s, vgt_reader *r, int quiet)
         fprintf(s->report, "valid prefix: %" PRIu64 " records (whole chunks end at byte %" PRIu64 ")\n", s->records, valid_end);
         return e.code == VGT_E_IO || e.code == VGT_E_NOMEM ? VGT_EXIT_USAGE : VGT_EXIT_PROBLEM;
     }
+    if (!quiet) print_gp_notes(s);
     if (!quiet)
         fprintf(s->report, "ok: %s: %" PRIu64 " records, %" PRIu64 " chunks, %" PRIu64 " submissions, %s\n", s->path, s->records, s->chunks,
                s->submits, has_trailer ? "index agrees with every chunk" : "no trailer (a stream or an interrupted capture)");
@@ -187,7 +222,9 @@ int cmd_verify(int argc, char **argv)
         return VGT_EXIT_PROBLEM;
     }
     int rc = s.salvage_path ? open_salvage(&s, r) : 0;
+    if (!rc && vgt_gp_check_open(&s.gp, &e) != VGT_OK) s.gp = NULL;   /* out of memory: no ring notes */
     if (!rc) rc = walk(&s, r, quiet);
+    vgt_gp_check_close(s.gp);
     vgt_reader_close(r);
     return rc;
 }

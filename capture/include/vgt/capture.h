@@ -101,7 +101,8 @@ typedef struct vgt_capture vgt_capture;
 typedef struct vgt_capture_stats {
     uint64_t submits, entries, segment_bytes, memory_records, memory_bytes, unknown_tokens, read_failures;
     uint64_t doorbells;          /* doorbell calls, known tokens or not */
-    uint64_t userd_ns;           /* reading GP_PUT from USERD (vgt_capture_doorbell_store) */
+    uint64_t userd_ns;           /* reading GP_PUT and GP_GET from USERD (vgt_capture_doorbell_store) */
+    uint64_t progress_records;   /* CHANNEL_PROGRESS records (vgt_capture_finish, vgt_capture_progress) */
 } vgt_capture_stats;
 
 /* The writer is borrowed: it must outlive the capture; vgt_capture_close does not close it. */
@@ -190,7 +191,8 @@ vgt_status vgt_capture_doorbell(vgt_capture *c, uint32_t client, uint32_t channe
 vgt_status vgt_capture_doorbell_token(vgt_capture *c, uint32_t token, uint32_t gp_get, uint32_t gp_put,
                                       uint64_t *seq, vgt_error *err);
 /* A doorbell store of token seen by the host (the usermode page's NOTIFY_CHANNEL_PENDING): the channel
- * from the token, GP_PUT read from its USERD through a CPU mapping, GP_GET not read (VGT_GP_NOT_READ).
+ * from the token, GP_PUT and GP_GET read from its USERD through a CPU mapping (gp_get_before: how far the
+ * GPU had fetched before this doorbell).
  * VGT_E_NOT_FOUND, after a DOORBELL record, for an unknown token (*info: unknown_token) or a channel
  * whose USERD no CPU mapping covers (*info: no_userd); other errors name the channel in *info. Nothing
  * happens after vgt_capture_finish. */
@@ -205,8 +207,15 @@ vgt_status vgt_capture_doorbell_store(vgt_capture *c, uint32_t token, vgt_captur
 vgt_status vgt_capture_last_put(vgt_capture *c, uint32_t client, uint32_t channel, uint32_t *gp_put,
                                 vgt_error *err);
 
-/* The end of the capture: the tracker's finish hook, then every later call records nothing, so the host
- * may write its last records (PROCESS_END, SESSION_END) and close the writer. */
+/* A channel's GP_GET and GP_PUT observed by the host without a doorbell (a device model at its end, or
+ * after it saw the channel go idle): a CHANNEL_PROGRESS record (flags END). VGT_E_NOT_FOUND for an
+ * unknown channel. */
+vgt_status vgt_capture_progress(vgt_capture *c, uint32_t client, uint32_t channel, uint32_t gp_get, uint32_t gp_put,
+                                vgt_error *err);
+/* The end of the capture: the tracker's finish hook, a CHANNEL_PROGRESS record (GP_GET, GP_PUT) for every
+ * channel that rang a doorbell through vgt_capture_doorbell_store and whose USERD is still CPU-mapped,
+ * then every later call records nothing, so the host may write its last records (PROCESS_END,
+ * SESSION_END) and close the writer. */
 void vgt_capture_finish(vgt_capture *c);
 
 /* MEMORY records for [gpu_va, gpu_va+length) read through the views (split at view boundaries and at

@@ -31,8 +31,9 @@ extern "C" {
 
 /* ---- format constants (docs/trace-format.md) ---- */
 #define VGT_FORMAT_MAJOR 1
-#define VGT_FORMAT_MINOR 3   /* 1.1 adds CHANNEL_STATE, CHANNEL_METHODS; 1.2 the CUDA driver API records
-                               * (0x0032-0x0037); 1.3 MEMORY_CAS; readers take every minor of major 1 */
+#define VGT_FORMAT_MINOR 4   /* 1.1 adds CHANNEL_STATE, CHANNEL_METHODS; 1.2 the CUDA driver API records
+                               * (0x0032-0x0037); 1.3 MEMORY_CAS; 1.4 CHANNEL_PROGRESS; readers take every
+                               * minor of major 1 */
 #define VGT_HEADER_FLAG_MEMORY_CAS 1u      /* header flag bit 0 (1.3): the trace may hold MEMORY_CAS records */
 #define VGT_MEMCAS_WINDOW (64ull << 20)     /* MEMORY_CAS: how far back in the memory stream a COPY may reach */
 #define VGT_MEMCAS_BLOCK 4096u              /* MEMORY_CAS: the writer's unit of matching */
@@ -76,6 +77,7 @@ enum vgt_rec_type {
     VGT_REC_CHANNEL_STATE = 0x0027,    /* format 1.1 */
     VGT_REC_CHANNEL_METHODS = 0x0028,  /* format 1.1 */
     VGT_REC_MEMORY_CAS = 0x0029,       /* format 1.3: MEMORY contents as copies of earlier memory, patches, literals */
+    VGT_REC_CHANNEL_PROGRESS = 0x002A, /* format 1.4: a channel's GP_GET and GP_PUT read from its USERD, no doorbell */
     VGT_REC_CUDA_MODULE = 0x0030,
     VGT_REC_CUDA_LAUNCH = 0x0031,
     VGT_REC_CUDA_IMAGE = 0x0032,       /* format 1.2: a module image, stored once per content */
@@ -182,6 +184,10 @@ typedef struct {
 typedef struct { uint32_t client, channel, token; } vgt_rec_work_submit_token;
 typedef struct { uint32_t token, channel, offset, flags; } vgt_rec_doorbell;
 typedef struct { uint64_t gpu_va, value; uint32_t size, flags; } vgt_rec_semaphore;
+/* CHANNEL_PROGRESS (1.4): how far the GPU had fetched a channel's ring when no doorbell rang (the end of
+ * the capture): GP_GET and GP_PUT as read from the channel's USERD. */
+#define VGT_PROGRESS_FLAG_END 1u   /* read at the end of the capture */
+typedef struct { uint32_t client, channel, gp_get, gp_put, flags; } vgt_rec_channel_progress;
 /* CHANNEL_STATE (1.1): a channel's push-buffer decoder state, for traces cut out of longer ones. */
 typedef struct {
     uint32_t client, channel, subdevice_mask, flags;
@@ -297,6 +303,7 @@ vgt_status vgt_decode_channel(const vgt_record *r, vgt_rec_channel *o, vgt_error
 vgt_status vgt_decode_engine_object(const vgt_record *r, vgt_rec_engine_object *o, vgt_error *err);
 vgt_status vgt_decode_work_submit_token(const vgt_record *r, vgt_rec_work_submit_token *o, vgt_error *err);
 vgt_status vgt_decode_doorbell(const vgt_record *r, vgt_rec_doorbell *o, vgt_error *err);
+vgt_status vgt_decode_channel_progress(const vgt_record *r, vgt_rec_channel_progress *o, vgt_error *err);
 vgt_status vgt_decode_semaphore(const vgt_record *r, vgt_rec_semaphore *o, vgt_error *err);
 vgt_status vgt_decode_channel_state(const vgt_record *r, vgt_rec_channel_state *o, vgt_error *err);
 /* Also checks writes_length is a multiple of 8 and every write names subchannel 0..7 and a method
@@ -434,6 +441,7 @@ vgt_status vgt_write_engine_object(vgt_writer *w, uint64_t ts, const vgt_rec_eng
 vgt_status vgt_write_gpfifo_submit(vgt_writer *w, uint64_t ts, const vgt_rec_gpfifo_submit *p, vgt_error *err);
 vgt_status vgt_write_work_submit_token(vgt_writer *w, uint64_t ts, const vgt_rec_work_submit_token *p, vgt_error *err);
 vgt_status vgt_write_doorbell(vgt_writer *w, uint64_t ts, const vgt_rec_doorbell *p, vgt_error *err);
+vgt_status vgt_write_channel_progress(vgt_writer *w, uint64_t ts, const vgt_rec_channel_progress *p, vgt_error *err);
 vgt_status vgt_write_semaphore(vgt_writer *w, uint64_t ts, const vgt_rec_semaphore *p, vgt_error *err);
 vgt_status vgt_write_channel_state(vgt_writer *w, uint64_t ts, const vgt_rec_channel_state *p, vgt_error *err);
 vgt_status vgt_write_channel_methods(vgt_writer *w, uint64_t ts, const vgt_rec_channel_methods *p, vgt_error *err);

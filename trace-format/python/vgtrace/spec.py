@@ -1,4 +1,4 @@
-"""The constants and record layouts of the .vgt format 1.3, transcribed from docs/trace-format.md.
+"""The constants and record layouts of the .vgt format 1.4, transcribed from docs/trace-format.md.
 
 This package is the independent second implementation of the format: it is written from the spec alone,
 never from the C sources, so that a disagreement between the two shows a bug in one of them or in the
@@ -8,7 +8,7 @@ spec. Every number here cites the spec section it comes from.
 # section 2: file header
 FILE_MAGIC = b"VGTRACE\0"
 MAJOR = 1
-MINOR = 3  # section 2: a writer of 1.3 writes minor 3; readers take every minor (section 8)
+MINOR = 4  # section 2: a writer of 1.4 writes minor 4; readers take every minor (section 8)
 HEADER_FIXED = 32
 HEADER_MIN = 40
 MAX_HEADER_LENGTH = 1 << 20
@@ -148,6 +148,8 @@ LAYOUTS = [
     # ops, patches and literals follow the fixed part (memcas.expand_payload reads them)
     RecordLayout(0x0029, "MEMORY_CAS", [("gpu_va", "Q")]
                  + _u32("length", "reason", "memory", "flags", "op_count", "patch_count", "literal_length", "reserved")),
+    # 1.4: a channel's GP_GET and GP_PUT read from its USERD without a doorbell (the end of the capture)
+    RecordLayout(0x002A, "CHANNEL_PROGRESS", _u32("client", "channel", "gp_get", "gp_put", "flags", "reserved")),
     RecordLayout(0x0030, "CUDA_MODULE", [("module", "Q")] + _u32("image_length", "flags"), [("image", "image_length")]),
     RecordLayout(0x0031, "CUDA_LAUNCH",
                  [("module", "Q"), ("function", "Q"), ("stream", "Q")]
