@@ -38,7 +38,8 @@ enum ev_kind {
     EV_ENGINE = 6,      /* u32 client, channel, handle, class */
     EV_MAP = 7,         /* u32 client, device, va_space, memory, u64 gpu_va, u64 length */
     EV_UNMAP = 8,       /* same payload as EV_MAP */
-    EV_DOORBELL = 9,    /* u32 client, channel, gp_put, 0 */
+    EV_DOORBELL = 9,    /* u32 client, channel, gp_put, gp_get + 1 (GP_GET the model read from the channel's
+                         * USERD before the doorbell; 0: not read) */
     EV_COMPLETION = 10, /* u64 gpu_va, u64 value, u32 size, u32 0: a semaphore the guest's work released */
     EV_MARKER = 11,     /* text */
 };
@@ -210,7 +211,7 @@ static void record_dirty(uint64_t ts)
 #define MAX_ENTRIES 65536
 #define MAX_SEGS 4096
 
-static void doorbell(uint64_t ts, uint32_t client, uint32_t handle, uint32_t gp_put)
+static void doorbell(uint64_t ts, uint32_t client, uint32_t handle, uint32_t gp_put, uint32_t gp_get)
 {
     struct channel *c = channel_find(client, handle);
     struct vas *v = c ? vas_find(c->va_space) : NULL;
@@ -249,7 +250,7 @@ static void doorbell(uint64_t ts, uint32_t client, uint32_t handle, uint32_t gp_
         if (got < len) flags |= 1, lost_reads++;
         nseg++;
     }
-    vgt_frec_submit s = {client, handle, 0, flags, VGT_GP_NOT_READ, c->gp_put, VGT_GP_NOT_READ, gp_put, n, nseg};
+    vgt_frec_submit s = {client, handle, 0, flags, gp_get, c->gp_put, VGT_GP_NOT_READ, gp_put, n, nseg};
     vgt_fenc_submit(&enc, ts, &s, entries, segs);
     c->gp_put = gp_put;
 }
@@ -331,7 +332,7 @@ static int run_events(const char *path)
             break;
         }
         case EV_DOORBELL:
-            doorbell(ts, g32(p), g32(p + 4), g32(p + 8));
+            doorbell(ts, g32(p), g32(p + 4), g32(p + 8), g32(p + 12) ? g32(p + 12) - 1 : VGT_GP_NOT_READ);
             break;
         case EV_COMPLETION:
             vgt_fenc_semaphore(&enc, ts, g64(p), g64(p + 8), g32(p + 16), 0);

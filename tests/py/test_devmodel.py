@@ -222,7 +222,9 @@ def build_events(vgt, path, version, turing):
             for i, e in enumerate(f["entries"]):
                 slot = (f["gp_put_before"] + i) % ch["entries"]
                 g.write_va(t, ch["ring_va"] + 8 * slot, struct.pack("<Q", e))
-            g.event("DOORBELL", t, struct.pack("<4I", f["client"], f["channel"], f["gp_put_after"], 0))
+            # the GP_GET the model read from USERD (+1; 0 = not read): the GPU had fetched every earlier entry
+            g.event("DOORBELL", t, struct.pack("<4I", f["client"], f["channel"], f["gp_put_after"],
+                                               f["gp_put_before"] + 1))
     return g, patches
 
 
@@ -279,7 +281,15 @@ def test_devmodel_end_to_end(vgt, devmodel_bin, tmp_path, name, version, turing)
     assert len(got) == len(want) and got == want, "per-submission method digests differ"
     assert sum(m for _, _, m in got) > 100, "the submissions carry methods"
 
+    # completion forensics: every doorbell's GP_GET carried into the trace, and checked against the ring
+    gp = json.loads(vgt("info", "--json", out).stdout)["gp"]
+    subs = [r for r in reader.read_trace(src).records if r.name == "GPFIFO_SUBMIT"]
+    assert gp["get_read"] == gp["submissions"] == len(subs) and gp["get_checked"] == len(subs), gp
+    assert gp["get_past_put"] == 0 and not [e for e in gp["events"] if e["kind"] != "PUT_WRAP"], gp
+
     ingested = reader.read_trace(out)
+    assert [r.fields["gp_get_before"] for r in ingested.records if r.name == "GPFIFO_SUBMIT"] == \
+        [r.fields["gp_put_before"] for r in subs], "GP_GET the model read, in gp_get_before"
     assert ingested.identity["chip"] == chip and ingested.identity["crash_safe"] == "1"
     names = {r.name for r in ingested.records}
     assert {"CHANNEL", "ENGINE_OBJECT", "GPU_MAP", "GPFIFO_SUBMIT", "MEMORY"} <= names

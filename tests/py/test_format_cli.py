@@ -54,7 +54,7 @@ def test_info_json_agrees_with_dump(vgt, mixed):
 
 def test_info_text_names_what_matters(vgt, mixed):
     out = vgt("info", mixed, check=0).stdout
-    assert re.search(r"format: +1\.3 ", out), out[:300]   # writers write format 1.3
+    assert re.search(r"format: +1\.4 ", out), out[:300]   # writers write format 1.4
     for word in ("format:", "identity:", "producer", "GPFIFO_SUBMIT", "channels:", "submissions:  24",
                  "chunks:", "ratio", "time span:"):
         assert word in out, word

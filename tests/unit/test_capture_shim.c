@@ -12,7 +12,7 @@
  *         --> GPFIFO_SUBMIT (entries, segments)
  *
  * Part 1, one thread: the record sequence (type, and the payload's hash; CPU addresses left out) must be
- * exactly the expected one, so a change to how the shim is built never changes what it records for the
+ * exactly the expected one (GPFIFO_SUBMIT carries the GP_GET read from the fake USERD), so a change to how the shim is built never changes what it records for the
  * same ioctl and doorbell sequence. Part 2: two threads, each with its own channel, ring doorbells at
  * once: every submission is recorded once, in order per channel, with its own push buffer (none lost,
  * none duplicated), within a bounded time (no deadlock between the trap handler and the other paths). */

@@ -126,7 +126,7 @@ int main(void)
     uint64_t h1 = read_from(plain, 0, &n1, &f1, &m1), h2 = read_from(cas, 0, &n2, &f2, &m2);
     CHECK(n1 == n2 && h1 == h2, "records read back: %llu vs %llu, hashes %s", (unsigned long long)n1,
           (unsigned long long)n2, h1 == h2 ? "equal" : "differ");
-    CHECK(f1 == 0 && f2 == VGT_HEADER_FLAG_MEMORY_CAS && m2 == 3, "header flags %u / %u, minor %u", f1, f2, m2);
+    CHECK(f1 == 0 && f2 == VGT_HEADER_FLAG_MEMORY_CAS && m2 == VGT_FORMAT_MINOR, "header flags %u / %u, minor %u", f1, f2, m2);
     uint64_t s1 = file_size(plain), s2 = file_size(cas);
     CHECK(s2 * 2 < s1, "with MEMORY_CAS %llu bytes, without %llu: not halved", (unsigned long long)s2, (unsigned long long)s1);
     /* A seek into the middle: the window is rebuilt, the records from there on are the same. */
