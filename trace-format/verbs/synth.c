@@ -551,9 +551,14 @@ static vgt_status after_submit(synth *s, synth_channel *c)
     if (s->o.shape == SHAPE_ALL_TYPES) {
         vgt_rec_doorbell d = {.token = c->token, .channel = c->handle, .offset = 0x90};
         vgt_rec_semaphore sm = {.gpu_va = sem, .value = c->sem_value, .size = 8};
+        /* the GPU fetched every entry: GP_GET at the last GP_PUT */
+        vgt_rec_channel_progress pr = {.client = CLIENT, .channel = c->handle, .gp_get = c->gp_put,
+                                       .gp_put = c->gp_put, .flags = VGT_PROGRESS_FLAG_END};
         account(s, VGT_REC_DOORBELL, 0);
         account(s, VGT_REC_SEMAPHORE, 0);
+        account(s, VGT_REC_CHANNEL_PROGRESS, 0);
         VGT_TRY(vgt_write_doorbell(s->w, tick(s), &d, s->err));
+        VGT_TRY(vgt_write_channel_progress(s->w, tick(s), &pr, s->err));
         VGT_TRY(vgt_write_semaphore(s->w, tick(s), &sm, s->err));
     }
     if (s->o.shape == SHAPE_PUSHBUF || s->o.shape == SHAPE_TORCH || s->o.shape == SHAPE_TRITON) return VGT_OK;

@@ -76,6 +76,8 @@ def all_type_records(seed=1):
                            "segments": [{"gpu_va": 0x7FFF_0030_0000, "flags": 0, "data": seg_a},
                                         {"gpu_va": 0x7FFF_0030_0100, "flags": 1, "data": seg_b}]}, t()),
         ("DOORBELL", {"token": 0x10005, "channel": 0x5C000030, "offset": 0x90, "flags": 0}, t()),
+        ("CHANNEL_PROGRESS", {"client": 0xC1D00001, "channel": 0x5C000030, "gp_get": 2, "gp_put": 2, "flags": 1},
+         t()),
         ("SEMAPHORE", {"gpu_va": 0x7FFF_0000_2000, "value": 0x1_0000_0001, "size": 8, "flags": 0}, t()),
         ("CUDA_MODULE", {"module": 0x55550000, "flags": 0, "image": _bytes(rng, 77)}, t()),
         ("CUDA_LAUNCH", {"module": 0x55550000, "function": 0x55551000, "stream": 0, "grid_x": 128, "grid_y": 2,
