@@ -74,10 +74,12 @@ static const char *const schema_sql =
     "CREATE TABLE method_counts(class INTEGER, address INTEGER, method TEXT, n INTEGER);\n"
     "CREATE TABLE diagnostics(id INTEGER PRIMARY KEY, seq INTEGER, submission INTEGER, entry INTEGER, dword INTEGER,"
     " kind TEXT, message TEXT);\n"
-    /* the store census of a replay (`vgt replay --census-json`), loaded with --stores; else empty */
+    /* the store census of a replay (`vgt replay --census-json`), loaded with --stores; else empty. draw,
+     * draw_count: a census per draw (`--census-per-draw`), the draws and launches of the row's piece (draw
+     * NULL: the work around them; both NULL: a census per submission) */
     "CREATE TABLE stores(id INTEGER PRIMARY KEY, submission INTEGER, seq INTEGER, channel INTEGER, what TEXT,"
     " va INTEGER, length INTEGER, pages_written INTEGER, bytes_changed INTEGER, first_changed INTEGER,"
-    " first_nonzero_pixel INTEGER, px0 INTEGER);\n"
+    " first_nonzero_pixel INTEGER, px0 INTEGER, draw INTEGER, draw_count INTEGER);\n"
     /* the CUDA driver API (format 1.2): every call, and by kind; first_submission / submission_count: the
      * submissions the call caused (docs/trace-format.md "Linking") */
     "CREATE TABLE cuda_api(seq INTEGER PRIMARY KEY, type TEXT, api TEXT, api_number INTEGER, result INTEGER,"
@@ -172,7 +174,7 @@ const char *const db_insert_sql[ST_COUNT_] = {
     [ST_NOTIFY] = "INSERT INTO notifies VALUES(?,?,?,?,?,?)",
     [ST_DIAG] = "INSERT INTO diagnostics VALUES(NULL,?,?,?,?,?,?)",
     [ST_COUNT] = "INSERT INTO method_counts VALUES(?,?,?,?)",
-    [ST_STORE] = "INSERT INTO stores VALUES(NULL,?,?,?,?,?,?,?,?,?,?,?)",
+    [ST_STORE] = "INSERT INTO stores VALUES(NULL,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [ST_CUDA_API] = "INSERT INTO cuda_api VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [ST_CUDA_MODULE] = "INSERT INTO cuda_modules VALUES(?,?,?,?,?,?)",
     [ST_CUDA_FUNCTION] = "INSERT INTO cuda_functions VALUES(?,?,?,?,?,?)",

@@ -31,6 +31,9 @@ int db_store_rows(db_ctx *c, const vgt_walk_submit *s)
         bind_or_null(st, 9, r->first_changed);
         bind_or_null(st, 10, r->first_nonzero_pixel);
         bind_or_null(st, 11, r->px0);
+        bind_or_null(st, 12, r->has_draw ? r->draw : -1);
+        if (r->has_draw) sqlite3_bind_int64(st, 13, r->draw_count);
+        else sqlite3_bind_null(st, 13);
         if (db_step(c, st, "stores")) return 1;
         c->store_rows++;
     }

@@ -5,6 +5,10 @@
  *   {"submission":0,"seq":424,"channel":3203334400,"what":"observed","va":68943872,"length":4096,
  *    "pages_written":1,"bytes_changed":1,"first_changed":2992,"first_nonzero_pixel":748,"px0":null}
  *
+ * A census per draw (`vgt replay --census-per-draw`) adds "draw":N,"draw_count":K to every row: the draws
+ * and launches N .. N+K-1 (as `vgt draws` numbers them) of the piece of the submission the row was read
+ * after; "draw":null,"draw_count":0 for the work before, between or after them. Both keys or neither.
+ *
  * px0 is the value of a render target's first pixel after the submission (an integer, the little-endian
  * 32-bit word at the target's VA), null on rows of other ranges; first_nonzero_pixel is an index.
  *
@@ -40,6 +44,9 @@ typedef struct db_store_row {
     int64_t first_changed;        /* offset of the first changed byte in the range, -1 none */
     int64_t first_nonzero_pixel;  /* index of the first non-zero 4-byte word after the submission, -1 none */
     int64_t px0;                  /* render targets: value of the first pixel after the submission, -1 none (null) */
+    uint8_t has_draw;             /* a census per draw: draw and draw_count were given */
+    int64_t draw;                 /* the first draw of the row's piece, -1 none (null) */
+    uint32_t draw_count;
     uint64_t line;                /* 1-based line of the file */
 } db_store_row;
 

@@ -10,7 +10,7 @@
 
 #include "db_stores.h"
 
-enum field_type { F_U64, F_U32, F_I64_OR_NONE, F_U32_OR_NULL, F_NAME };
+enum field_type { F_U64, F_U32, F_I64_OR_NONE, F_U32_OR_NULL, F_U63_OR_NULL, F_NAME };
 
 /* The keys `vgt replay --census-json` writes (replay/verbs/replay_out.c, census_write_jsonl). */
 static const struct field {
@@ -29,9 +29,14 @@ static const struct field {
     {"first_changed", F_I64_OR_NONE, offsetof(db_store_row, first_changed)},
     {"first_nonzero_pixel", F_I64_OR_NONE, offsetof(db_store_row, first_nonzero_pixel)},
     {"px0", F_U32_OR_NULL, offsetof(db_store_row, px0)},
+    /* a census per draw: both or neither */
+    {"draw", F_U63_OR_NULL, offsetof(db_store_row, draw)},
+    {"draw_count", F_U32, offsetof(db_store_row, draw_count)},
 };
 #define NFIELDS (sizeof fields / sizeof fields[0])
-#define ALL_FIELDS ((1u << NFIELDS) - 1u)
+#define NREQUIRED 11u
+#define ALL_FIELDS ((1u << NREQUIRED) - 1u)
+#define DRAW_FIELDS (((1u << NFIELDS) - 1u) & ~ALL_FIELDS)
 #define PAGE 4096u
 
 typedef struct cursor {
@@ -147,7 +152,7 @@ static vgt_status value(cursor *c, const struct field *f, db_store_row *row, vgt
         return VGT_OK;
     }
     const char *at = c->p;
-    if (f->type == F_U32_OR_NULL && c->end - c->p >= 4 && !memcmp(c->p, "null", 4)) {
+    if ((f->type == F_U32_OR_NULL || f->type == F_U63_OR_NULL) && c->end - c->p >= 4 && !memcmp(c->p, "null", 4)) {
         int64_t none = -1;
         c->p += 4;
         memcpy(dst, &none, sizeof none);
@@ -165,6 +170,12 @@ static vgt_status value(cursor *c, const struct field *f, db_store_row *row, vgt
         return VGT_OK;
     }
     if (neg) return out_of_range(c, at, f, neg, v, "is negative", err);
+    if (f->type == F_U63_OR_NULL) {
+        if (v > INT64_MAX) return out_of_range(c, at, f, neg, v, "is over the maximum 9223372036854775807", err);
+        int64_t s = (int64_t)v;
+        memcpy(dst, &s, sizeof s);
+        return VGT_OK;
+    }
     if (v > UINT32_MAX && f->type != F_U64) return out_of_range(c, at, f, neg, v, "is over the maximum 4294967295", err);
     if (f->type == F_U32) {
         uint32_t u = (uint32_t)v;
@@ -253,11 +264,20 @@ vgt_status db_stores_parse_line(const char *path, const char *text, uint32_t len
     if (c.p != c.end)
         return CFAIL(&c, err, VGT_E_FORMAT, "expected the end of the line after the row, found %s",
                      found(&c, b, sizeof b));
-    if (seen != ALL_FIELDS) {
+    if ((seen & ALL_FIELDS) != ALL_FIELDS) {
         uint32_t i = 0;
         while (seen & (1u << i)) i++;
-        return RFAIL(&c, err, "missing key \"%s\" (a row has all of %u keys)", fields[i].key, (unsigned)NFIELDS);
+        return RFAIL(&c, err, "missing key \"%s\" (a row has all of %u keys)", fields[i].key, (unsigned)NREQUIRED);
     }
+    if ((seen & DRAW_FIELDS) && (seen & DRAW_FIELDS) != DRAW_FIELDS)
+        return RFAIL(&c, err, "key \"%s\" without \"%s\" (a census per draw gives both)",
+                     fields[seen & (1u << NREQUIRED) ? NREQUIRED : NREQUIRED + 1].key,
+                     fields[seen & (1u << NREQUIRED) ? NREQUIRED + 1 : NREQUIRED].key);
+    row->has_draw = (seen & DRAW_FIELDS) != 0;
+    if (!row->has_draw) row->draw = -1;
+    if (row->has_draw && (row->draw < 0) != (row->draw_count == 0))
+        return RFAIL(&c, err, "draw %lld with draw_count %u (null goes with 0, a draw with 1 or more)",
+                     (long long)row->draw, row->draw_count);
     return check_row(&c, row, err);
 }
 

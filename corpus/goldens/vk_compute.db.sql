@@ -86,7 +86,7 @@ CREATE TABLE semaphores(event INTEGER PRIMARY KEY, seq INTEGER, submission INTEG
 -- rows in semaphores: 153
 CREATE TABLE sph(draw INTEGER, stage INTEGER, program_va INTEGER, version INTEGER, sph_type TEXT, shader_type TEXT, does_global_store INTEGER, does_load_or_store INTEGER, kills_pixels INTEGER, mrt_enable INTEGER, stream_out_mask INTEGER, omap_target INTEGER, omap_depth INTEGER, omap_sample_mask INTEGER, output_components INTEGER, no_outputs INTEGER, word5 INTEGER, word10 INTEGER, word18 INTEGER, words TEXT, fields TEXT, PRIMARY KEY(draw, stage)) WITHOUT ROWID;
 -- rows in sph: 0
-CREATE TABLE stores(id INTEGER PRIMARY KEY, submission INTEGER, seq INTEGER, channel INTEGER, what TEXT, va INTEGER, length INTEGER, pages_written INTEGER, bytes_changed INTEGER, first_changed INTEGER, first_nonzero_pixel INTEGER, px0 INTEGER);
+CREATE TABLE stores(id INTEGER PRIMARY KEY, submission INTEGER, seq INTEGER, channel INTEGER, what TEXT, va INTEGER, length INTEGER, pages_written INTEGER, bytes_changed INTEGER, first_changed INTEGER, first_nonzero_pixel INTEGER, px0 INTEGER, draw INTEGER, draw_count INTEGER);
 -- rows in stores: 0
 CREATE TABLE submissions(submission INTEGER PRIMARY KEY, seq INTEGER UNIQUE, ts INTEGER, client INTEGER, channel INTEGER, token INTEGER, flags INTEGER, entry_count INTEGER, segment_count INTEGER, gp_put_before INTEGER, gp_put_after INTEGER, methods INTEGER);
 -- rows in submissions: 24

@@ -5,6 +5,8 @@
  * non-zero pixel, and for a render target px0, the value of its first pixel after the submission. A team
  * hunting a draw that never stores reads these as "wrote=0 / px0=0" (nothing written, the first pixel
  * still black); here they are measured on whatever backend runs the replay.
+ * With the census per draw (draw_cuts.c) a submission is read back after each of its pieces too, and each
+ * row names the draws of its piece.
  * Bounded: at most CENSUS_MAX_RANGES ranges and CENSUS_MAX_BYTES watched bytes (ranges beyond are
  * counted as skipped), at most CENSUS_MAX_ROWS rows (then counted as dropped). */
 #include <stdlib.h>
@@ -88,6 +90,10 @@ static void read_range(vgt_replay *rp, const census_range *r, uint8_t *dst)
 vgt_status census_before(vgt_replay *rp, vgt_error *err)
 {
     census_state *c = &rp->census;
+    c->changed = 0;
+    c->per_draw = rp->opt.draw_cuts && rp->opt.ndraw_cuts;
+    c->draw_first = -1;
+    c->draw_count = 0;
     for (uint32_t i = 0; i < c->n; i++) read_range(rp, &c->ranges[i], c->ranges[i].before);
     return VGT_OK;
 }
@@ -109,10 +115,10 @@ static vgt_status add_row(census_state *c, const vgt_store_row *row, vgt_error *
     return VGT_OK;
 }
 
-vgt_status census_after(vgt_replay *rp, vgt_error *err)
+vgt_status census_after(vgt_replay *rp, int piece, vgt_error *err)
 {
     census_state *c = &rp->census;
-    int changed = 0;
+    int stored = 0;   /* this read found a changed byte */
     for (uint32_t i = 0; i < c->n; i++) {
         census_range *r = &c->ranges[i];
         if (r->len > c->cap_after) {
@@ -124,14 +130,27 @@ vgt_status census_after(vgt_replay *rp, vgt_error *err)
         }
         read_range(rp, r, c->after);
         vgt_store_row row = {.submit_index = rp->cur_index, .submit_seq = rp->cur_seq, .channel = rp->cur_channel,
-                             .va = r->va, .len = r->len, .what = r->what};
+                             .va = r->va, .len = r->len, .what = r->what, .draw_first = c->draw_first,
+                             .draw_count = c->draw_count, .per_draw = (uint8_t)c->per_draw};
         vgt_store_diff(r->before, c->after, r->len, &row);
+        /* a piece of a submission cut at its draws: what it read is the next piece's "before" */
+        if (piece) memcpy(r->before, c->after, r->len);
         if (!row.bytes_changed) continue;
         if (r->first_px >= 0 && (uint64_t)r->first_px + 4 <= r->len) row.px0 = le32(c->after + r->first_px);
-        changed = 1;
+        c->changed = stored = 1;
         VGT_TRY(add_row(c, &row, err));
     }
-    if (!changed) c->quiet_submissions++;
+    if (piece) c->pieces++;
+    if (c->draw_first >= 0) {
+        c->draws += c->draw_count;
+        if (!stored) c->draws_quiet += c->draw_count;
+    }
+    if (!piece) {
+        if (!c->changed) c->quiet_submissions++;
+        c->changed = 0;
+    }
+    c->draw_first = -1;
+    c->draw_count = 0;
     return VGT_OK;
 }
 

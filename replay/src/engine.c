@@ -184,6 +184,7 @@ void vgt_replay_close(vgt_replay *rp)
     free(rp->pbcopy);
     free(rp->seg_off);
     census_free(rp);
+    draw_cuts_free(rp);
     free(rp->volat);
     free(rp->pb_pages);
     free(rp->co_ranges);
@@ -487,7 +488,7 @@ static vgt_status decode_submit(vgt_replay *rp, const vgt_record *rec, vgt_rec_g
  * timeout, before the checks and the census read memory. A submission still running then (an acquire
  * that a later submission releases, or long work) is reported and waited for again later; a fault has
  * already been reported by the backend's event. */
-static void wait_submission(vgt_replay *rp)
+void engine_wait_submission(vgt_replay *rp)
 {
     if (!(rp->ops->caps() & VGT_CAP_ASYNC) || rp->opt.no_wait || !rp->ops->idle) return;
     uint64_t ms = submit_timeout_ms(rp);
@@ -535,10 +536,10 @@ static vgt_status run_submission(vgt_replay *rp, const vgt_record *rec, const vg
         rp->opt.on_submitted(rp->opt.report_ctx, &t);
     }
     rp->unsettled = 1;
-    if (rc == VGT_OK) wait_submission(rp);
+    if (rc == VGT_OK) engine_wait_submission(rp);
     rp->run_rec = NULL, rp->run_sub = NULL, rp->run_chan = NULL;
     VGT_TRY(rc);
-    if (rp->opt.census) VGT_TRY(census_after(rp, err));
+    if (rp->opt.census) VGT_TRY(census_after(rp, 0, err));
     return VGT_OK;
 }
 
@@ -689,6 +690,9 @@ const vgt_replay_summary *vgt_replay_summary_get(vgt_replay *rp)
     rp->sum.census_rows = c->nrows;
     rp->sum.census_rows_dropped = c->dropped_rows;
     rp->sum.census_quiet = c->quiet_submissions;
+    rp->sum.census_pieces = c->pieces;
+    rp->sum.census_draws = c->draws;
+    rp->sum.census_draws_quiet = c->draws_quiet;
     return &rp->sum;
 }
 

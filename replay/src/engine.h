@@ -128,7 +128,32 @@ typedef struct census_state {
     vgt_store_row *rows;
     uint64_t nrows, cap_rows, dropped_rows;
     uint64_t quiet_submissions;  /* submissions that changed no watched byte */
+    int changed;                 /* the current submission changed a watched byte (in any of its pieces) */
+    int per_draw;                /* rows name draws (the census per draw is on) */
+    int64_t draw_first;          /* the draws of the piece being read back (draw_cuts.c), -1 none */
+    uint32_t draw_count;
+    uint64_t pieces;             /* reads after a piece of a submission (not its end) */
+    uint64_t draws, draws_quiet; /* draws and launches read back after their piece; ... that changed nothing */
 } census_state;
+
+/* The census per draw (draw_cuts.c): where the current submission is cut. A piece ends before dword
+ * `dword` of entry `entry` (a method header; 0: at the end of the entry before) and ran its draws. */
+typedef struct draw_piece {
+    uint32_t entry, dword;
+    int64_t draw_first;
+    uint32_t draw_count;
+} draw_piece;
+
+typedef struct draw_cut_state {
+    uint64_t seq;                /* the submission the pieces are of */
+    draw_piece *pieces;
+    uint32_t npieces, cap;
+    uint32_t next;               /* the next options.draw_cuts entry to meet */
+    int pending, pending_macro;  /* a draw was issued: cut at the next header (after its macro call's data) */
+    uint32_t hdr_entry, hdr_dword;   /* the header of the method run being decoded */
+    int64_t tail_first;          /* the draws after the last cut (the submission's last piece) */
+    uint32_t tail_count;
+} draw_cut_state;
 
 /* ---- the decoded stream (stream.c): one decoder and one semantic tracker per channel; subscribers ---- */
 
@@ -160,7 +185,7 @@ typedef struct stream_sub {
 } stream_sub;
 
 #define STREAM_MAX_SUBS 8u
-extern const stream_sub sub_reloc, sub_rt, sub_volatile, sub_mme_guard, sub_synth, sub_count;
+extern const stream_sub sub_reloc, sub_rt, sub_volatile, sub_mme_guard, sub_synth, sub_count, sub_cuts;
 
 void stream_start(vgt_replay *rp);   /* picks the active subscribers, in order */
 /* Decode the submission once (snapshot first, for fault windows) and hand it to every subscriber. */
@@ -218,6 +243,7 @@ struct vgt_replay {
     vgt_rt_desc rts[VGT_RT_MAX];
     uint32_t nrts;
     census_state census;
+    draw_cut_state cuts;         /* draw_cuts.c: the census per draw */
     volatile_range *volat;
     uint32_t nvolat;
     uint64_t volat_dropped;
@@ -339,7 +365,18 @@ vgt_status engine_record(vgt_replay *rp, const vgt_record *rec, vgt_error *err);
 /* census.c */
 void census_watch(vgt_replay *rp, uint64_t va, uint64_t len, const char *what);
 vgt_status census_before(vgt_replay *rp, vgt_error *err);
-vgt_status census_after(vgt_replay *rp, vgt_error *err);
+/* Read the watched ranges back and add a row per changed one. piece 1: after a piece of a submission
+ * cut at its draws (what was read becomes the next piece's "before"); 0: after the whole submission. */
+vgt_status census_after(vgt_replay *rp, int piece, vgt_error *err);
+
+/* draw_cuts.c (subscriber sub_cuts): the census per draw. Submit the entries of the submission being run
+ * in pieces cut after its draws, each waited for and read back (*done 1); *done 0 when this submission is
+ * not cut (the caller submits it whole). */
+vgt_status draw_cuts_submit(vgt_replay *rp, uint32_t ch, const uint64_t *ents, uint32_t count, int *done,
+                            vgt_error *err);
+void draw_cuts_free(vgt_replay *rp);
+/* engine.c: wait for the work submitted (an asynchronous backend), bounded by the submission timeout */
+void engine_wait_submission(vgt_replay *rp);
 void census_free(vgt_replay *rp);
 
 /* lane_cuda.c: lane 3 */

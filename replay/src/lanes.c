@@ -52,6 +52,14 @@ static vgt_status submit_entries(vgt_replay *rp, const vgt_record *rec, const vg
     if (!ents) return VGT_FAIL(err, VGT_E_NOMEM, rec->seq, "replay: out of memory for %u GPFIFO entries", sub->entry_count);
     for (uint32_t i = 0; i < sub->entry_count; i++) ents[i] = patch_entry(rp, i, vgt_submit_entry(sub, i));
     vgt_error e;
+    int done = 0;
+    if (!(flags & VGT_SUBMIT_STATE_ONLY)) {   /* the census per draw: in pieces cut after its draws */
+        vgt_status cut = draw_cuts_submit(rp, ch, ents, sub->entry_count, &done, err);
+        if (done || cut != VGT_OK) {
+            free(ents);
+            return cut;
+        }
+    }
     vgt_status rc = rp->ops->submit(rp->be, ch, ents, sub->entry_count, flags, &e);
     free(ents);
     if (rc == VGT_E_FAULT || rc == VGT_E_LIMIT) {

@@ -410,7 +410,7 @@ typedef struct args {
     dump_req dumps[MAX_DUMPS];
     int ndumps;
     rt_dump_req rt_dumps[MAX_RT_DUMPS];
-    int nrt_dumps, list_rt, census, plan, no_wait;
+    int nrt_dumps, list_rt, census, census_per_draw, plan, no_wait;
     const char *census_json;
     uint64_t reserved_va, submit_timeout_ms;
     int subcontexts;   /* enum vgt_backend_subcontexts */
@@ -516,6 +516,9 @@ static const vgt_cli_opt replay_options[] = {
      "and the render targets; print which changed (pages, bytes, px0: a target's first pixel)", A(census)},
     {"census-json", 0, VGT_ARG_PATH, "FILE", "the census rows as JSON lines (the stores table of `vgt db`)",
      A(census_json)},
+    {"census-per-draw", 0, VGT_ARG_NONE, NULL, "the census after each draw and launch (implies --census): each "
+     "submission is cut after the method that issued each draw (numbered as `vgt draws` does), each piece waited for "
+     "and read back, so that every row names its draws. A trace file only (not a stream)", A(census_per_draw)},
     {"submit-timeout", 0, VGT_ARG_U64, "MS", "hardware: wait at most MS for each submission (default 5000)",
      A(submit_timeout_ms), .min = 1, .max = 3600000},
     {"no-wait", 0, VGT_ARG_NONE, NULL, "hardware: do not wait after each submission (speed runs; checks then race)",
@@ -624,7 +627,7 @@ static int finish(vgt_replay *rp, const args *a, cli *c)
         int r = rt_dump_write(rp, &a->rt_dumps[i], side);
         if (r > code) code = r;
     }
-    if (a->census) census_print(rp, side, a->verbose ? UINT64_MAX : MAX_CENSUS_TEXT_ROWS);
+    if (a->census || a->census_per_draw) census_print(rp, side, a->verbose ? UINT64_MAX : MAX_CENSUS_TEXT_ROWS);
     if (a->census_json) {
         int r = census_write_jsonl(rp, a->census_json);
         if (r > code) code = r;
@@ -636,11 +639,16 @@ static int finish(vgt_replay *rp, const args *a, cli *c)
     if (a->json) print_summary_json(c->out, s, a->check, min, c, rc != VGT_OK ? err.msg : NULL, 0);
     else print_summary_text(c->out, s, a->check, min, c->hidden, NULL);
     if (!a->json) live_print_text(&c->live, s, c->out);
-    if (a->census && !a->json)
+    if ((a->census || a->census_per_draw) && !a->json)
         fprintf(c->out, "  census: %u ranges (%llu bytes) watched, %llu bytes over the bound; %llu rows; %llu "
                         "submissions changed no watched byte\n",
                 s->census_ranges, (unsigned long long)s->census_bytes, (unsigned long long)s->census_skipped_bytes,
                 (unsigned long long)s->census_rows, (unsigned long long)s->census_quiet);
+    if (a->census_per_draw && !a->json)
+        fprintf(c->out, "  census per draw: %llu draws and launches read back after their piece, %llu of them "
+                        "changed no watched byte; %llu reads inside submissions\n",
+                (unsigned long long)s->census_draws, (unsigned long long)s->census_draws_quiet,
+                (unsigned long long)s->census_pieces);
     if ((vgt_replay_summary_failed(s) || coverage_short(s, a->check, min)) && code == VGT_EXIT_OK) code = VGT_EXIT_PROBLEM;
     return code;
 }
@@ -681,7 +689,16 @@ int cmd_replay(int argc, char **argv)
     o.prefix_state_only = a.prefix_state;
     o.report = on_report;
     o.report_ctx = &c;
-    o.census = a.census || a.census_json;
+    o.census = a.census || a.census_json || a.census_per_draw;
+    vgt_replay_draw_cut *cuts = NULL;
+    if (a.census_per_draw) {
+        /* the cuts come from a walk of the whole file before the replay: a stream cannot be read twice */
+        if (!strcmp(a.trace, "-") || a.follow || a.live)
+            return vgt_cli_error("replay", VGT_EXIT_USAGE, "--census-per-draw needs a trace file (not a stream, "
+                                 "--follow or --live)");
+        if ((rc = replay_draw_cuts(a.trace, &cuts, &o.ndraw_cuts)) >= 0) return rc;
+        o.draw_cuts = cuts;
+    }
     o.track_render_targets = a.list_rt || a.nrt_dumps || o.census;
     o.no_wait = a.no_wait;
     o.force = a.force;
@@ -699,7 +716,10 @@ int cmd_replay(int argc, char **argv)
     o.progress = on_progress;
     o.progress_ctx = &c.progress;
     int tty = a.live && isatty(STDERR_FILENO);
-    if ((rc = live_open(&c.live, a.latency, tty))) return rc;
+    if ((rc = live_open(&c.live, a.latency, tty))) {
+        free(cuts);
+        return rc;
+    }
     if (a.latency || tty) o.on_submitted = on_submitted;
     o.channel_counters = a.live;
     vgt_error err;
@@ -708,6 +728,7 @@ int cmd_replay(int argc, char **argv)
     if (open_reader(a.trace, a.follow, &r, &err) || vgt_replay_open(&rp, &o, &err) != VGT_OK) {
         vgt_reader_close(r);
         live_free(&c.live);
+        free(cuts);
         return vgt_cli_report("replay", &err);
     }
     c.live.rp = rp;
@@ -738,6 +759,7 @@ int cmd_replay(int argc, char **argv)
     live_free(&c.live);
     vgt_replay_close(rp);
     vgt_reader_close(r);
+    free(cuts);
     for (uint64_t i = 0; i < c.nlines; i++) free(c.lines[i]);
     free(c.lines);
     return rc;

@@ -104,16 +104,23 @@ void census_print(const vgt_replay *rp, FILE *out, uint64_t max_rows)
     const vgt_store_row *rows = vgt_replay_stores(rp, &n);
     fprintf(out, "stores (ranges read back around each submission; changed ranges only): %llu rows\n",
             (unsigned long long)n);
-    fprintf(out, "  %-10s %-10s %-12s %-14s %10s %7s %10s %12s %16s %10s\n", "submission", "channel", "what", "va",
-            "length", "pages", "bytes", "first_byte", "first_nonzero_px", "px0");
+    int per_draw = n && rows[0].per_draw;
+    fprintf(out, "  %-10s %-10s %-12s %-14s %10s %7s %10s %12s %16s %10s%s\n", "submission", "channel", "what", "va",
+            "length", "pages", "bytes", "first_byte", "first_nonzero_px", "px0", per_draw ? "  draws" : "");
     for (uint64_t i = 0; i < n && i < max_rows; i++) {
         const vgt_store_row *r = &rows[i];
         char px0[24] = "-";   /* the first pixel's value: render targets only */
         if (r->px0 >= 0) snprintf(px0, sizeof px0, "0x%08llx", (unsigned long long)r->px0);
-        fprintf(out, "  %-10lld 0x%08x %-12s 0x%-12llx %10llu %7llu %10llu %12lld %16lld %10s\n",
+        char draws[48] = "";   /* the census per draw: the draws of the piece the row was read after */
+        if (per_draw && r->draw_first < 0) snprintf(draws, sizeof draws, "  -");
+        else if (per_draw && r->draw_count == 1) snprintf(draws, sizeof draws, "  %lld", (long long)r->draw_first);
+        else if (per_draw)
+            snprintf(draws, sizeof draws, "  %lld-%lld", (long long)r->draw_first,
+                     (long long)r->draw_first + r->draw_count - 1);
+        fprintf(out, "  %-10lld 0x%08x %-12s 0x%-12llx %10llu %7llu %10llu %12lld %16lld %10s%s\n",
                 (long long)r->submit_index, r->channel, r->what, (unsigned long long)r->va, (unsigned long long)r->len,
                 (unsigned long long)r->pages_written, (unsigned long long)r->bytes_changed, (long long)r->first_changed,
-                (long long)r->first_nonzero_pixel, px0);
+                (long long)r->first_nonzero_pixel, px0, draws);
     }
     if (n > max_rows) fprintf(out, "  (%llu more rows: --census-json FILE has them all)\n", (unsigned long long)(n - max_rows));
 }
@@ -133,12 +140,16 @@ int census_write_jsonl(const vgt_replay *rp, const char *path)
         const vgt_store_row *r = &rows[i];
         char px0[24] = "null";   /* the first pixel's value: render targets only */
         if (r->px0 >= 0) snprintf(px0, sizeof px0, "%lld", (long long)r->px0);
+        char draw[64] = "";   /* the census per draw: the draws of the row's piece (null: none) */
+        if (r->per_draw && r->draw_first >= 0)
+            snprintf(draw, sizeof draw, ",\"draw\":%lld,\"draw_count\":%u", (long long)r->draw_first, r->draw_count);
+        else if (r->per_draw) snprintf(draw, sizeof draw, ",\"draw\":null,\"draw_count\":0");
         fprintf(f, "{\"submission\":%lld,\"seq\":%llu,\"channel\":%u,\"what\":\"%s\",\"va\":%llu,\"length\":%llu,"
                    "\"pages_written\":%llu,\"bytes_changed\":%llu,\"first_changed\":%lld,\"first_nonzero_pixel\":%lld,"
-                   "\"px0\":%s}\n",
+                   "\"px0\":%s%s}\n",
                 (long long)r->submit_index, (unsigned long long)r->submit_seq, r->channel, r->what,
                 (unsigned long long)r->va, (unsigned long long)r->len, (unsigned long long)r->pages_written,
-                (unsigned long long)r->bytes_changed, (long long)r->first_changed, (long long)r->first_nonzero_pixel, px0);
+                (unsigned long long)r->bytes_changed, (long long)r->first_changed, (long long)r->first_nonzero_pixel, px0, draw);
     }
     if (vgt_outfile_commit(&of, &err) != VGT_OK) return vgt_cli_error("replay", VGT_EXIT_USAGE, "--census-json: %s", err.msg);
     return VGT_EXIT_OK;

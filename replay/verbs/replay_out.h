@@ -23,5 +23,8 @@ void census_print(const vgt_replay *rp, FILE *out, uint64_t max_rows);
 /* JSON lines, one per row: the stores table for `vgt db` (see replay/README.md). Returns exit code. */
 int census_write_jsonl(const vgt_replay *rp, const char *path);
 void plan_print(const vgt_reloc_plan *p, FILE *out);
+/* replay_cuts.c: every draw and launch of the trace at path, as `vgt draws` numbers them, sorted by the
+ * position of the method that issued it (*cuts: the caller frees). -1 ok, else the exit code (said). */
+int replay_draw_cuts(const char *path, vgt_replay_draw_cut **cuts, uint32_t *n);
 
 #endif

@@ -79,3 +79,58 @@ def test_db_keeps_the_same_lints(vgt, name, tmp_path):
     draws_ = [r[0] for r in db.execute("SELECT draw FROM draw_state WHERE kind = 'draw' ORDER BY draw")]
     got = [{code for d, code in rows if d == n} for n in draws_]
     assert got == EXPECTED[name]
+
+
+# The derived traces (corpus/derive/draw_lints.py): the lints no driver produces on purpose, each from a few
+# method dwords of a real trace changed; the draws beside them keep their own reasons, and the normal draw
+# none.
+DERIVED = {
+    "gl_lints": [set(), {"program_unmapped", "write_mask_zero"}, {"program_never_written", "sph_no_outputs"},
+                 {"stage_disabled"}, {"clear_target_mismatch", "scissor_zero"}, {"zero_count"}],
+    "vk_lints": [set(), {"write_mask_zero", "sph_no_outputs"}, {"sph_no_outputs"}, {"stage_disabled"},
+                 {"scissor_zero"}],
+}
+
+
+@pytest.mark.parametrize("name", sorted(DERIVED))
+def test_derived_traces_name_each_remaining_lint(vgt, name):
+    doc = draws(vgt, name)
+    got = [{l["code"] for l in d["lints"]} for d in doc["draws"]]
+    assert got == DERIVED[name]
+    msgs = {l["code"]: l["message"] for d in doc["draws"] for l in d["lints"]}
+    if name == "gl_lints":
+        assert "stage 1 program 0xffffff0000 is in no mapping" in msgs["program_unmapped"]
+        assert "is mapped but the trace never holds its header bytes" in msgs["program_never_written"]
+        assert "a clear hit color target 0x120004000 (slot 0) but the draw writes 0x120000000" \
+            in msgs["clear_target_mismatch"]
+        assert "count 0" in msgs["zero_count"]
+        # the unchanged normal draw binds a program the trace holds, with the target it cleared
+        d0 = doc["draws"][0]
+        assert d0["clears"][0]["target_va"] == d0["render_targets"][0]["va"]
+    else:
+        # draw 5 is gone: its window released macros, bound the pipeline and drew nothing
+        [w] = doc["windows"]
+        assert [l["code"] for l in w["lints"]] == ["draw_macro_not_called"]
+        assert "0x22" in w["lints"][0]["message"] and w["window"]["seq"] == 1496
+
+
+def test_derived_traces_are_named_and_reproducible(tmp_path, vgt_bin):
+    """The generator, run again, writes the committed traces' records (compression aside); the manifest names
+    them as derived."""
+    import os
+    import subprocess
+    import sys
+    gen = CORPUS / "derive" / "draw_lints.py"
+    subprocess.run([sys.executable, str(gen), str(CORPUS), str(tmp_path)], check=True,
+                   env={**os.environ, "VGT": str(vgt_bin)}, capture_output=True)
+    manifest = json.loads((CORPUS / "manifest.json").read_text())
+    sys.path.insert(0, str(CORPUS.parent / "trace-format" / "python"))
+    from vgtrace.iterate import iter_records
+
+    def recs(p):
+        return [(r.seq, r.ts, r.type, r.flags, bytes(r.payload)) for r in iter_records(p)]
+
+    for name in DERIVED:
+        assert recs(tmp_path / f"{name}.vgt") == recs(CORPUS / f"{name}.vgt"), name
+        [entry] = [t for t in manifest["traces"] if t["workload"] == name]
+        assert entry["derived"] is True and entry["derived_from"] in EXPECTED

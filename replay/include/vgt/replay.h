@@ -152,7 +152,21 @@ typedef struct vgt_replay_options {
     /* per-channel counters of the decoded stream (vgt_replay_channels): launches, draws, macro calls; the
      * channels' semantic trackers run for it */
     int channel_counters;
+    /* census per draw (`vgt replay --census-per-draw`, draw_cuts.c): with census on, a verbatim submission
+     * is split after each of these draws and launches (sorted by seq, entry, dword: the method that issued
+     * each, as vgt_draws_run numbers them), each piece waited for (an asynchronous backend: its idle, a
+     * fence semaphore released behind the work) and the watched ranges read back, so that every census row
+     * names the draws of its piece. The array must outlive the replay. */
+    const struct vgt_replay_draw_cut *draw_cuts;
+    uint32_t ndraw_cuts;
 } vgt_replay_options;
+
+/* A draw or launch the census closes the work after (options.draw_cuts). */
+typedef struct vgt_replay_draw_cut {
+    uint64_t seq;                     /* its submission record */
+    uint32_t entry, dword;            /* the method that issued it (a macro's draw: its CALL_MME_MACRO) */
+    uint64_t number;                  /* its number in `vgt draws` */
+} vgt_replay_draw_cut;
 
 /* One submission as the engine ran it. Times are CLOCK_MONOTONIC (vgt_now_ns), the clock the capture
  * stamps its records with: on one machine, capture_ts and doorbell_ns compare. */
@@ -215,6 +229,9 @@ typedef struct vgt_replay_summary {
     uint64_t census_skipped_bytes;    /* bytes not watched (over the bound) */
     uint64_t census_rows, census_rows_dropped;
     uint64_t census_quiet;            /* submissions that changed no watched byte */
+    /* the census per draw: submissions read back after a piece too (pieces), draws and launches read
+     * back after their piece, and those of them whose piece changed no watched byte */
+    uint64_t census_pieces, census_draws, census_draws_quiet;
     /* --check without a write log: bytes of compared records left out because only the captured driver
      * wrote them (captured channels' USERD and GPFIFO rings, pages of submitted push-buffer segments) */
     uint64_t bytes_capture_only;
@@ -396,6 +413,13 @@ typedef struct vgt_store_row {
     int64_t px0;                      /* render-target rows: the VALUE of the target's first pixel after the
                                          submission (the little-endian 32-bit word at the target's VA; 0 is
                                          black); -1 for other ranges */
+    /* census per draw: the draws and launches of the piece of the submission the row was read after,
+     * numbered as `vgt draws` numbers them (draw_first .. draw_first + draw_count - 1); draw_first -1 and
+     * draw_count 0 on rows of the submission's work before its first draw or after its last one, and
+     * on every row of a census per submission (per_draw 0) */
+    int64_t draw_first;
+    uint32_t draw_count;
+    uint8_t per_draw;
 } vgt_store_row;
 
 /* Compare before/after of one watched range: pages written, bytes changed, first changed byte, first

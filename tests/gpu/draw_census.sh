@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# tests/gpu/draw_census.sh: the store census per draw on the GPU (`vgt replay --census-per-draw`).
+#
+#   bash tests/gpu/draw_census.sh build    # here, from the repository root: stages .carry/draws/
+#   bash tests/gpu/draw_census.sh run      # on the GPU machine, from the repository root (about 1 minute)
+#
+# run: vk_triangle, gl_egl, vk_nostore, gl_nostore, vk_compute replayed with
+# `vgt replay --backend gpu --check --census-per-draw`: every submission is cut before and after each draw
+# and launch, each piece fenced (idle: a semaphore released behind it, waited for with a bound) and the
+# render targets and observed pages read back. One table row per draw or launch: its lints (`vgt draws`),
+# the render-target bytes and pixels its piece changed, the observed bytes. Asserted: the draws with a lint
+# that says they store nothing stored no render-target byte, and the draws without a lint stored some.
+# Outputs under $OUT: <trace>.stores.jsonl, <trace>.draws.json, <trace>.log, draw_census.txt.
+#
+# The derived lint traces (gl_lints, vk_lints) are not replayed here: one points a program at an unmapped
+# VA, which would fault on the GPU.
+#
+# BACKEND=sim runs the same steps on sim (a dry run: sim rasterizes nothing, so the normal draws fail).
+# Safety: replays keep the MME guard on (a submission whose macro calls would raise an MME exception is
+# refused); nothing here provokes an engine exception.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+stage=$root/.carry/draws
+mode=${1:-run}
+TRACES=${TRACES:-"vk_triangle gl_egl vk_nostore gl_nostore vk_compute"}
+
+build() {
+    local bdir=$root/build-static-draws
+    cmake -S "$root" -B "$bdir" -G Ninja -DVGT_STATIC_DEPS=ON -DCMAKE_BUILD_TYPE=Release \
+          -DCMAKE_C_STANDARD_LIBRARIES="-lm -lpthread -ldl" >/dev/null || return 2
+    cmake --build "$bdir" -j2 --target vgt || return 2
+    mkdir -p "$stage/corpus"
+    cp "$bdir/bin/vgt" "$stage/vgt"
+    cp "$root"/corpus/*.vgt "$stage/corpus/"
+    echo "built into $stage: $(ls "$stage" | tr '\n' ' ')"
+}
+
+gl_env() {
+    for f in "$root"/.gl/*.deb; do [ -e "$f" ] && dpkg -x "$f" /; done
+    ldconfig
+    local nv=/usr/local/nvidia/share
+    [ -z "${VK_DRIVER_FILES:-}" ] && [ -e "$nv/vulkan/icd.d/nvidia_icd.json" ] && \
+        export VK_DRIVER_FILES=$nv/vulkan/icd.d/nvidia_icd.json
+    [ -z "${__EGL_VENDOR_LIBRARY_FILENAMES:-}" ] && [ -e "$nv/glvnd/egl_vendor.d/10_nvidia.json" ] && \
+        export __EGL_VENDOR_LIBRARY_FILENAMES=$nv/glvnd/egl_vendor.d/10_nvidia.json
+    return 0
+}
+
+pick_python() {
+    for p in "${PY:-}" python3 /opt/torch/.venv/bin/python; do
+        [ -n "$p" ] && command -v "$p" >/dev/null && { echo "$p"; return; }
+    done
+}
+
+run() {
+    local V=$stage/vgt out=${OUT:-/tmp/draw_census} fails=0 py
+    mkdir -p "$out"
+    [ -x "$V" ] || { echo "no $V: run 'bash tests/gpu/draw_census.sh build' first"; return 2; }
+    py=$(pick_python)
+    [ -n "$py" ] || { echo "no python"; return 2; }
+    echo "== $(uname -n) $(head -1 /proc/driver/nvidia/version 2>/dev/null)"
+    for t in $TRACES; do
+        local tr=$stage/corpus/$t.vgt t0 rc
+        [ -f "$tr" ] || { echo "$t: not staged"; continue; }
+        "$V" draws "$tr" --json >"$out/$t.draws.json" 2>/dev/null
+        t0=$(date +%s)
+        # 40 s at most a trace (each is a few seconds): five traces stay under the 3 minutes of the run
+        timeout -k 5 40 "$V" replay "$tr" --backend "${BACKEND:-gpu}" --check --census-per-draw --census-json "$out/$t.stores.jsonl" \
+            --submit-timeout 5000 >"$out/$t.log" 2>&1
+        rc=$?
+        echo "$t: replay exit $rc in $(($(date +%s) - t0)) s; $(grep -E '^result:' "$out/$t.log" | head -1)"
+        grep -E 'census per draw:' "$out/$t.log" | sed 's/^ */  /'
+        [ $rc -eq 0 ] || { fails=$((fails + 1)); tail -5 "$out/$t.log" | sed 's/^/  | /'; }
+    done
+    "$py" - "$out" $TRACES <<'EOF' | tee "$out/draw_census.txt"
+import json, sys
+from collections import defaultdict
+out, traces = sys.argv[1], sys.argv[2:]
+# lints that say a draw stores nothing (zero_count, program_* and the rest say so too)
+QUIET = {"stage_disabled", "sph_no_outputs", "no_render_target", "write_mask_zero", "viewport_zero",
+         "scissor_zero", "zero_count", "program_unmapped", "program_never_written"}
+bad = 0
+print(f"{'trace':12} {'draw':>4} {'kind':6} {'sub':>4} {'rt_bytes':>9} {'rt_px':>7} {'obs_bytes':>9}  lints / verdict")
+for t in traces:
+    try:
+        draws = json.load(open(f"{out}/{t}.draws.json"))["draws"]
+        rows = [json.loads(l) for l in open(f"{out}/{t}.stores.jsonl") if l.strip()]
+    except (OSError, ValueError) as e:
+        print(f"{t:12} missing output: {e}"); bad += 1; continue
+    rt, obs = defaultdict(int), defaultdict(int)
+    for r in rows:
+        if r.get("draw") is None: continue
+        for n in range(r["draw"], r["draw"] + r["draw_count"]):
+            (rt if r["what"] == "render-target" else obs)[n] += r["bytes_changed"]
+    for d in draws:
+        n, lints = d["draw"], {l["code"] for l in d["lints"]}
+        verdict = ""
+        if d["kind"] == "draw" and lints & QUIET:
+            verdict = "ok: stored nothing" if rt[n] == 0 else "FAIL: flagged but stored"
+        elif d["kind"] == "draw" and not lints:
+            verdict = "ok: stored" if rt[n] > 0 else "FAIL: stored nothing"
+        bad += verdict.startswith("FAIL")
+        print(f"{t:12} {n:>4} {d['kind']:6} {d['submission']:>4} {rt[n]:>9} {rt[n] // 4:>7} {obs[n]:>9}  "
+              f"{','.join(sorted(lints)) or '-'} {verdict}")
+print("RESULT draw_census", "ok" if not bad else f"FAILED {bad}")
+sys.exit(1 if bad else 0)
+EOF
+    local prc=${PIPESTATUS[0]}
+    [ "$prc" -eq 0 ] || fails=$((fails + 1))
+    echo "draw_census: $fails failures (outputs in $out)"
+    [ $fails -eq 0 ]
+}
+
+case $mode in
+    build) build ;;
+    run) gl_env; run ;;
+    *) echo "usage: $0 build|run"; exit 2 ;;
+esac
