@@ -88,6 +88,7 @@ static void read_range(vgt_replay *rp, const census_range *r, uint8_t *dst)
 vgt_status census_before(vgt_replay *rp, vgt_error *err)
 {
     census_state *c = &rp->census;
+    if (c->n) engine_settle(rp, SETTLE_CENSUS);
     for (uint32_t i = 0; i < c->n; i++) read_range(rp, &c->ranges[i], c->ranges[i].before);
     return VGT_OK;
 }
@@ -113,6 +114,7 @@ vgt_status census_after(vgt_replay *rp, vgt_error *err)
 {
     census_state *c = &rp->census;
     int changed = 0;
+    if (c->n) engine_settle(rp, SETTLE_CENSUS);   /* what this submission wrote: once it ran */
     for (uint32_t i = 0; i < c->n; i++) {
         census_range *r = &c->ranges[i];
         if (r->len > c->cap_after) {
