@@ -8,6 +8,9 @@
 #                              stage them; then many_launches again with the replay waiting for the GPU after
 #                              each submission (--wait each; COMPARE_WAIT_EACH=0 skips it). Ends with
 #                              tests/gpu/health_check.sh. About 1.5-2.5 minutes.
+#   bench/live/run.sh build    on the build machine: stages .carry/live/{bin,lib} (static vgt and the capture
+#                              shim of this tree) and .carry/live/workloads (unless .carry/workloads exists);
+#                              `run.sh gpu` prefers them to .carry/capture and .carry/workloads.
 #   bench/live/run.sh cpu      anywhere, with the build tree (VGT_BUILD, default ./build): every corpus trace
 #                              played back live by bench/live/live_feed (paced as captured, and many_launches
 #                              also at a fixed rate) into `vgt replay --live - --backend sim --latency`; then
@@ -121,7 +124,19 @@ if [ "$mode" = cpu ]; then
     exit $((fails > 0))
 fi
 
-[ "$mode" = gpu ] || { echo "usage: bench/live/run.sh gpu|cpu"; exit 2; }
+if [ "$mode" = build ]; then   # on the build machine: .carry/live/{bin,lib,workloads} for `run.sh gpu`
+    cd "$root"
+    cmake -S . -B build-capture -G Ninja -DCMAKE_BUILD_TYPE=Release -DVGT_STATIC_DEPS=ON \
+          -DCMAKE_C_STANDARD_LIBRARIES="-lm -lpthread -ldl" >/dev/null || exit 2
+    cmake --build build-capture -j2 --target vgt vgt-capture || exit 2
+    mkdir -p .carry/live/bin .carry/live/lib
+    cp build-capture/bin/vgt .carry/live/bin/ && cp build-capture/lib/libvgt-capture.so .carry/live/lib/ || exit 2
+    if [ -d .carry/workloads ]; then echo "workloads: .carry/workloads (already staged)"
+    else corpus/workloads/build.sh .carry/live/workloads || exit 2; fi
+    echo "staged .carry/live: $(du -sh .carry/live | cut -f1)"
+    exit 0
+fi
+[ "$mode" = gpu ] || { echo "usage: bench/live/run.sh build|gpu|cpu"; exit 2; }
 cd "$root"
 for f in .gl/*.deb; do [ -e "$f" ] && dpkg -x "$f" /; done
 ldconfig 2>/dev/null
@@ -131,6 +146,8 @@ nv=/usr/local/nvidia/share
     export __EGL_VENDOR_LIBRARY_FILENAMES=$nv/glvnd/egl_vendor.d/10_nvidia.json
 V=.carry/capture/bin/vgt
 W=.carry/workloads
+[ -x .carry/live/bin/vgt ] && V=.carry/live/bin/vgt   # what `run.sh build` staged (this tree's vgt and shim)
+[ -d .carry/live/workloads ] && W=.carry/live/workloads
 [ -x "$V" ] && [ -d "$W" ] || { echo "stage .carry/capture and .carry/workloads first (tests/gpu/README.md)"; exit 2; }
 WORKLOADS=${WORKLOADS:-"vadd many_launches streams_threads vk_compute vk_triangle gl_egl"}
 wl_args() { case $1 in vk_triangle|gl_egl) echo "$OUT/$1.$2.png" ;; *) echo "" ;; esac; }
