@@ -5,16 +5,27 @@
 #                              stream is many_launches) run under `vgt record --replay=gpu --check --latency`,
 #                              with .carry/capture/{bin,lib} (vgt and the capture shim) and .carry/workloads
 #                              (corpus/workloads/build.sh .carry/workloads); tests/gpu/README.md says how to
-#                              stage them. Ends with tests/gpu/health_check.sh.
+#                              stage them; then many_launches again with the replay waiting for the GPU after
+#                              each submission (--wait each; COMPARE_WAIT_EACH=0 skips it). Ends with
+#                              tests/gpu/health_check.sh. About 1.5-2.5 minutes.
+#   bench/live/run.sh build    on the build machine: stages .carry/live/{bin,lib} (static vgt and the capture
+#                              shim of this tree) and .carry/live/workloads (unless .carry/workloads exists);
+#                              `run.sh gpu` prefers them to .carry/capture and .carry/workloads.
 #   bench/live/run.sh cpu      anywhere, with the build tree (VGT_BUILD, default ./build): every corpus trace
 #                              played back live by bench/live/live_feed (paced as captured, and many_launches
-#                              also at a fixed rate) into `vgt replay --live - --backend sim --latency`.
+#                              also at a fixed rate) into `vgt replay --live - --backend sim --latency`; then
+#                              many_launches through `vgt record --replay=sim` (live_feed as the program).
 #
 # Latency of a submission: from the GPFIFO_SUBMIT record's timestamp (taken by the capture in the recorded
 # process when it trapped the doorbell, just before the real doorbell rings) to the moment the replay's
 # backend submit returned (the replayed doorbell rung), both CLOCK_MONOTONIC on this machine. Split in two:
 # "to engine" (capture -> vgt record's relay -> pipe -> the replay's reader: the record reached the engine)
-# and "in engine" (model, decode, lane, submit). Printed per workload: p50, p99, max of each, the
+# and "in engine" (model, decode, lane, submit); then per stage (p50, p99, max): capture_to_relay (the
+# capture's write, the pipe, vgt record's wake-up; only through vgt record, from FILE.relay), relay (its
+# copy into the replay's pipe), relay_to_read or capture_to_read (the pipe and the queue before the replay's
+# reader: a replay slower than the program shows here), reader_checks, model_decode, lane_submit, and
+# gpu_waits_before (the replay's waits for the GPU since the previous doorbell), and the dominant stage.
+# Printed per workload: p50, p99, max of each, the
 # application's submission rate and the replay's, and whether it keeps up (the replay's span of doorbells
 # is no longer than the application's plus its p99 latency: no backlog built up).
 # Goals: p99 <= 50 us; the live replay's throughput >= the application's submission rate.
@@ -28,15 +39,26 @@ OUT=${OUT:-/tmp/live_out}
 mkdir -p "$OUT"
 exec > >(tee -a "$OUT/live_log.txt") 2>&1
 
-# stats NAME LATENCY_FILE: one summary line from the replay's per-submission lines
-# (submission seq channel capture_ts received_ns submit_ns doorbell_ns latency_ns)
+# stats NAME LATENCY_FILE: summary lines from the replay's per-submission lines (submission seq channel
+# capture_ts received_ns submit_ns doorbell_ns latency_ns read_ns waited_ns) and, when vgt record relayed
+# the stream, LATENCY_FILE.relay (capture_ts relay_read_ns relay_written_ns), joined on capture_ts
 stats() {
     local name=$1 f=$2 col
     [ -s "$f" ] || { echo "$name: no latency lines"; return 1; }
     local d
     d=$(mktemp -d)
-    grep -v '^#' "$f" | awk -v d="$d" '{ print $8 > (d "/tot"); print $5 - $4 > (d "/to"); print $7 - $5 > (d "/en") }'
-    for col in tot to en; do sort -n -o "$d/$col" "$d/$col"; done
+    [ -s "$f.relay" ] && grep -v '^#' "$f.relay" >"$d/relay"
+    touch "$d/relay"
+    # one file per series, in ns; the stages in the order a submission goes through them
+    grep -v '^#' "$f" | awk -v d="$d" -v rf="$d/relay" 'FILENAME == rf { r1[$1] = $2; r2[$1] = $3; next }
+        { rd = (NF >= 9 && $9 > 0) ? $9 : $5; w = (NF >= 10) ? $10 : 0
+          print $8 > (d "/tot"); print $5 - $4 > (d "/to"); print $7 - $5 > (d "/en")
+          if ($4 in r1) { print r1[$4] - $4 > (d "/s1_capture_to_relay"); print r2[$4] - r1[$4] > (d "/s2_relay");
+                          print rd - r2[$4] > (d "/s3_relay_to_read") }
+          else print rd - $4 > (d "/s3_capture_to_read")
+          print $5 - rd > (d "/s4_reader_checks"); print $6 - $5 > (d "/s5_model_decode");
+          print $7 - $6 > (d "/s6_lane_submit"); print w > (d "/s7_gpu_waits_before") }' "$d/relay" -
+    for col in "$d"/tot "$d"/to "$d"/en "$d"/s*; do sort -n -o "$col" "$col"; done
     # nearest rank: the ceil(n q / 100)-th smallest, in us
     p() { awk -v q="$2" '{ a[NR] = $1 } END { k = int((NR * q + 99) / 100); if (k < 1) k = 1; printf "%.1f", a[k] / 1e3 }' "$d/$1"; }
     local n tp50 tp99 tmax op50 op99 ep50 ep99
@@ -48,11 +70,23 @@ stats() {
         END { if (n < 2 || c1 == c0 || d1 == d0) { print "n/a"; exit }
               keeps = "yes"; if (d1 - d0 > c1 - c0 + p99 * 1e3) keeps = "NO"
               printf "application %.0f submissions/s, replay %.0f/s, keeps up: %s", (n - 1) * 1e9 / (c1 - c0), (n - 1) * 1e9 / (d1 - d0), keeps }')
-    local dom="the engine" goal="met"
-    awk -v a="$op99" -v b="$ep99" 'BEGIN { exit !(a > b) }' && dom="transport to the engine"
+    # the engine's own cost per submission (received -> doorbell, plus the GPU waits it made): its throughput
+    local busy
+    busy=$(grep -v '^#' "$f" | awk '{ s += $7 - $5 + ((NF >= 10) ? $10 : 0); n++ } END { if (n) printf "%.1f", s / n / 1e3 }')
+    local goal="met"
     awk -v a="$tp99" 'BEGIN { exit !(a > 50) }' && goal="NOT met"
     echo "$name: $n submissions; latency p50 $tp50 us, p99 $tp99 us, max $tmax us; to engine p50 $op50, p99 $op99 us;" \
-         "in engine p50 $ep50, p99 $ep99 us; $rates; dominant (p99): $dom; p99 goal 50 us: $goal"
+         "in engine p50 $ep50, p99 $ep99 us; $rates; engine busy $busy us per submission on average (GPU waits included);" \
+         "p99 goal 50 us: $goal"
+    local s dom="" domv=-1 v
+    for s in "$d"/s*; do
+        [ -s "$s" ] || continue
+        s=$(basename "$s")
+        v=$(p "$s" 99)
+        printf '    %-22s p50 %10s us  p99 %10s us  max %10s us\n' "${s#s?_}" "$(p "$s" 50)" "$v" "$(p "$s" 100)"
+        awk -v a="$v" -v b="$domv" 'BEGIN { exit !(a > b) }' && dom=${s#s?_} domv=$v
+    done
+    echo "    dominant stage at p99: $dom"
     rm -rf "$d"
 }
 
@@ -80,10 +114,29 @@ if [ "$mode" = cpu ]; then
     for t in "$root"/corpus/*.vgt; do run_one "$(basename "$t" .vgt)" --speed 1 "$t"; done
     run_one "many_launches_rate${RATE:-5000}" --rate "${RATE:-5000}" "$root/corpus/many_launches.vgt"
     run_one "many_launches_flood" "$root/corpus/many_launches.vgt"
+    # the whole live path as on the GPU machine: live_feed as the recorded program (it writes to the capture's
+    # stream like the shim), vgt record's relay, the replay it starts (the .relay file splits the transport)
+    name=many_launches_record_replay
+    "${rt[@]}" "$V" record --replay="${BACKEND:-sim}" --check --latency "$OUT/$name.lat" -- \
+        "$F" --speed 1 "$root/corpus/many_launches.vgt" >"$OUT/$name.txt" 2>&1
+    grep -q '^result: ok' "$OUT/$name.txt" || { echo "$name: replay failed"; tail -5 "$OUT/$name.txt"; fails=$((fails + 1)); }
+    stats "$name" "$OUT/$name.lat"
     exit $((fails > 0))
 fi
 
-[ "$mode" = gpu ] || { echo "usage: bench/live/run.sh gpu|cpu"; exit 2; }
+if [ "$mode" = build ]; then   # on the build machine: .carry/live/{bin,lib,workloads} for `run.sh gpu`
+    cd "$root"
+    cmake -S . -B build-capture -G Ninja -DCMAKE_BUILD_TYPE=Release -DVGT_STATIC_DEPS=ON \
+          -DCMAKE_C_STANDARD_LIBRARIES="-lm -lpthread -ldl" >/dev/null || exit 2
+    cmake --build build-capture -j2 --target vgt vgt-capture || exit 2
+    mkdir -p .carry/live/bin .carry/live/lib
+    cp build-capture/bin/vgt .carry/live/bin/ && cp build-capture/lib/libvgt-capture.so .carry/live/lib/ || exit 2
+    if [ -d .carry/workloads ]; then echo "workloads: .carry/workloads (already staged)"
+    else corpus/workloads/build.sh .carry/live/workloads || exit 2; fi
+    echo "staged .carry/live: $(du -sh .carry/live | cut -f1)"
+    exit 0
+fi
+[ "$mode" = gpu ] || { echo "usage: bench/live/run.sh build|gpu|cpu"; exit 2; }
 cd "$root"
 for f in .gl/*.deb; do [ -e "$f" ] && dpkg -x "$f" /; done
 ldconfig 2>/dev/null
@@ -93,19 +146,24 @@ nv=/usr/local/nvidia/share
     export __EGL_VENDOR_LIBRARY_FILENAMES=$nv/glvnd/egl_vendor.d/10_nvidia.json
 V=.carry/capture/bin/vgt
 W=.carry/workloads
+[ -x .carry/live/bin/vgt ] && V=.carry/live/bin/vgt   # what `run.sh build` staged (this tree's vgt and shim)
+[ -d .carry/live/workloads ] && W=.carry/live/workloads
 [ -x "$V" ] && [ -d "$W" ] || { echo "stage .carry/capture and .carry/workloads first (tests/gpu/README.md)"; exit 2; }
 WORKLOADS=${WORKLOADS:-"vadd many_launches streams_threads vk_compute vk_triangle gl_egl"}
 wl_args() { case $1 in vk_triangle|gl_egl) echo "$OUT/$1.$2.png" ;; *) echo "" ;; esac; }
 echo "== gpu: $(uname -r); $(head -1 /proc/driver/nvidia/version 2>/dev/null); $(date -u)"
 fails=0
+t_start=$(date +%s)
 for w in $WORKLOADS; do
     echo "== $w"
-    timeout 120 "$W/$w" $(wl_args "$w" plain) >"$OUT/$w.plain.out" 2>"$OUT/$w.plain.err"
+    timeout 40 "$W/$w" $(wl_args "$w" plain) >"$OUT/$w.plain.out" 2>"$OUT/$w.plain.err"
     prc=$?
-    timeout 300 "$V" record --replay=gpu --check --latency "$OUT/$w.lat" -- "$W/$w" $(wl_args "$w" live) \
-        >"$OUT/$w.live.out" 2>"$OUT/$w.live.err"
+    # VGT_GPU_PROFILE: where the replay's backend time went (maps, clears, host writes, channels, submits, waits)
+    VGT_GPU_PROFILE=$OUT/$w.gpu_profile timeout 60 "$V" record --replay=gpu --check --latency "$OUT/$w.lat" -- \
+        "$W/$w" $(wl_args "$w" live) >"$OUT/$w.live.out" 2>"$OUT/$w.live.err"
     lrc=$?
-    grep -E '^(result|  checks|  coverage|  live|  latency|  faults)' "$OUT/$w.live.err" | sed 's/^/  /'
+    grep -E '^(result|  checks|  coverage|  live|  latency|    stage|    dominant|  waits|    on demand|  faults)' \
+        "$OUT/$w.live.err" | sed 's/^/  /'
     if [ "$prc" = "$lrc" ] && grep -q '^RESULT' "$OUT/$w.live.out" &&
        diff <(grep '^RESULT' "$OUT/$w.plain.out") <(grep '^RESULT' "$OUT/$w.live.out") >/dev/null; then
         echo "  application: SAME result as without capture (rc $lrc)"
@@ -117,7 +175,19 @@ for w in $WORKLOADS; do
     [ -f "$OUT/$w.plain.png" ] && { cmp -s "$OUT/$w.plain.png" "$OUT/$w.live.png" && echo "  PNG SAME" || echo "  PNG DIFFERENT"; }
     grep -q '^result: ok' "$OUT/$w.live.err" || { echo "  replay: FAILED"; tail -20 "$OUT/$w.live.err" | sed 's/^/    /'; fails=$((fails + 1)); }
     stats "$w" "$OUT/$w.lat"
+    [ -s "$OUT/$w.gpu_profile" ] && sed 's/^/  gpu profile: /' "$OUT/$w.gpu_profile" | head -3
 done
+# the 10,000-launch stream again with a wait for the GPU after each submission (what the live replay did
+# before it waited on demand): the same pipeline, vgt record -o - into vgt replay --live --wait each
+if [[ " $WORKLOADS " == *" many_launches "* ]] && [ "${COMPARE_WAIT_EACH:-1}" = 1 ]; then
+    echo "== many_launches, replay waiting after each submission (--wait each), for comparison"
+    timeout 60 "$V" record -o - -- "$W/many_launches" 2>"$OUT/ml_each.rec.err" |
+        timeout 60 "$V" replay --live - --backend gpu --check --quiet --wait each --latency "$OUT/ml_each.lat" \
+        >"$OUT/ml_each.txt" 2>&1
+    grep -E '^(result|  latency|    dominant|  waits)' "$OUT/ml_each.txt" | sed 's/^/  /'
+    stats many_launches_wait_each "$OUT/ml_each.lat"
+fi
+echo "live bench took $(( $(date +%s) - t_start )) s before the health check"
 tests/gpu/health_check.sh live || fails=$((fails + 1))
 echo "live bench: $fails problem(s); logs in $OUT"
 exit $((fails > 0))

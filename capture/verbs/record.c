@@ -99,7 +99,8 @@ static const vgt_cli_opt record_options[] = {
     {"check", 0, VGT_ARG_NONE, NULL, "with --replay: the replay checks what it produced against what the capture "
      "observed (vgt replay --check)", .off = offsetof(rec_opts, check)},
     {"latency", 0, VGT_ARG_PATH, "FILE", "with --replay: the latency of each submission from the doorbell the capture "
-     "trapped to the replayed doorbell (vgt replay --latency FILE)", .off = offsetof(rec_opts, latency)},
+     "trapped to the replayed doorbell (vgt replay --latency FILE); FILE.relay says when this process read each "
+     "submission from the capture and when it had handed it on to the replay", .off = offsetof(rec_opts, latency)},
     {0}};
 
 const vgt_cli_spec cmd_record_spec = {
@@ -233,10 +234,51 @@ static void diag(vgt_writer *w, uint32_t severity, vgt_status code, const char *
     vgt_write_diagnostic(w, vgt_now_ns(), &d, &err);
 }
 
+/* --replay --latency FILE: when the relay read each submission from the capture (its chunk's arrival)
+ * and when it had handed it on to the replay, for the latency breakdown: FILE.relay, one line per
+ * submission "capture_ts relay_read_ns relay_written_ns" (CLOCK_MONOTONIC ns), written at the end so that
+ * nothing is written on the way of a submission. */
+#define RELAY_TIMES_MAX (16u << 20)
+typedef struct relay_times {
+    uint64_t (*t)[3];
+    uint64_t n, cap;
+} relay_times;
+
+static void relay_time(relay_times *rt, uint64_t capture_ts, uint64_t read_ns)
+{
+    if (rt->n == rt->cap) {
+        uint64_t nc = rt->cap ? rt->cap * 2 : 4096;
+        void *q = nc <= RELAY_TIMES_MAX ? realloc(rt->t, nc * sizeof *rt->t) : NULL;
+        if (!q) return;
+        rt->t = q;
+        rt->cap = nc;
+    }
+    rt->t[rt->n][0] = capture_ts, rt->t[rt->n][1] = read_ns, rt->t[rt->n][2] = vgt_now_ns();
+    rt->n++;
+}
+
+static void relay_times_write(relay_times *rt, const char *latency)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s.relay", latency);
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "vgt record: cannot write %s: %s\n", path, strerror(errno));
+    } else {
+        fprintf(f, "# capture_ts\trelay_read_ns\trelay_written_ns\n");
+        for (uint64_t i = 0; i < rt->n; i++)
+            fprintf(f, "%llu\t%llu\t%llu\n", (unsigned long long)rt->t[i][0], (unsigned long long)rt->t[i][1],
+                    (unsigned long long)rt->t[i][2]);
+        if (fclose(f) != 0) fprintf(stderr, "vgt record: writing %s: %s\n", path, strerror(errno));
+    }
+    free(rt->t);
+}
+
 /* Copy every record of the shim's stream into w. Returns records relayed; problems become DIAGNOSTICs.
  * Once CMD has exited (its terminal is free), what is still to be written is shown as progress.
  * Live, each submission is flushed on at once (and the spill forwarder told). */
-static uint64_t relay(int rfd, vgt_writer *w, int crash_safe, live_spill *spill, uint32_t *lost, vgt_progress *progress)
+static uint64_t relay(int rfd, vgt_writer *w, int crash_safe, live_spill *spill, uint32_t *lost, vgt_progress *progress,
+                      relay_times *times)
 {
     vgt_reader *r;
     vgt_error err;
@@ -266,6 +308,7 @@ static uint64_t relay(int rfd, vgt_writer *w, int crash_safe, live_spill *spill,
         }
         if (crash_safe && rec.type == VGT_REC_GPFIFO_SUBMIT) vgt_writer_flush(w, 0, NULL);
         if (spill && rec.type == VGT_REC_GPFIFO_SUBMIT) live_spill_flushed(spill);
+        if (times && rec.type == VGT_REC_GPFIFO_SUBMIT) relay_time(times, rec.ts, vgt_reader_chunk_read_ns(r));
         n++;
         if (child_exited) vgt_progress_set(progress, n);
     }
@@ -382,7 +425,8 @@ int cmd_record(int argc, char **argv)
     vgt_progress progress;
     vgt_progress_begin(&progress, "record", "records", 0, o.quiet || o.live);
     /* the stream ended: CMD is gone (or closed it); what is left is closing the trace */
-    vgt_progress_set(&progress, relay(pfd[0], w, o.crash_safe, sp, &lost, &progress));
+    relay_times times = {0};
+    vgt_progress_set(&progress, relay(pfd[0], w, o.crash_safe, sp, &lost, &progress, o.latency ? &times : NULL));
     close(pfd[0]);
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) { }
@@ -400,6 +444,7 @@ int cmd_record(int argc, char **argv)
                 "nothing lost)\n", (unsigned long long)sp->peak_bytes);
     }
     if (!to_stdout) list_child_traces(child_base, started);
+    if (o.latency) relay_times_write(&times, o.latency);
     int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     if (replay_pid > 0) {   /* the replay finishes once it has read the trace's end */
         int rs = 0;

@@ -94,6 +94,7 @@ vgt_status census_before(vgt_replay *rp, vgt_error *err)
     c->per_draw = rp->opt.draw_cuts && rp->opt.ndraw_cuts;
     c->draw_first = -1;
     c->draw_count = 0;
+    if (c->n) engine_settle(rp, SETTLE_CENSUS);
     for (uint32_t i = 0; i < c->n; i++) read_range(rp, &c->ranges[i], c->ranges[i].before);
     return VGT_OK;
 }
@@ -119,6 +120,7 @@ vgt_status census_after(vgt_replay *rp, int piece, vgt_error *err)
 {
     census_state *c = &rp->census;
     int stored = 0;   /* this read found a changed byte */
+    if (c->n) engine_settle(rp, SETTLE_CENSUS);   /* what this submission wrote: once it ran */
     for (uint32_t i = 0; i < c->n; i++) {
         census_range *r = &c->ranges[i];
         if (r->len > c->cap_after) {

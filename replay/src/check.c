@@ -157,6 +157,7 @@ static void report_mismatch(vgt_replay *rp, const cmp_job *j)
  * compare is not a check at all; every other record that finds nothing is "not comparable". */
 static void compare(vgt_replay *rp, cmp_job *j)
 {
+    engine_settle(rp, SETTLE_CHECK);   /* the backend's bytes once the work before is done */
     if (gather(rp, j)) {
         if (!j->log_only) rp->cur_skipped++, rp->sum.checks_skipped++;
         return;

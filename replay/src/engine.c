@@ -139,6 +139,7 @@ vgt_status vgt_replay_open(vgt_replay **out, const vgt_replay_options *o, vgt_er
     rp->cur_index = -1;
     rp->received_seq = UINT64_MAX;
     rp->sum.live = rp->opt.live;
+    rp->wait_demand = rp->sum.wait_demand = rp->opt.wait_demand && (rp->ops->caps() & VGT_CAP_ASYNC) && !rp->opt.no_wait;
     vgt_status rc = rp->ops->probe(err);
     if (rc != VGT_OK) goto fail;
     uint32_t caps = rp->ops->caps();
@@ -415,7 +416,7 @@ static int settle_before_unmap(vgt_replay *rp)
     vgt_error e;
     vgt_status rc = VGT_E_FAULT;
     for (int i = 0; i < 2 && rc == VGT_E_FAULT; i++) rc = rp->ops->idle(rp->be, submit_timeout_ms(rp) * 1000000ull, &e);
-    if (rc == VGT_OK) rp->unsettled = 0;
+    if (rc == VGT_OK) rp->unsettled = 0, rp->ninflight = 0;
     return rc == VGT_OK;
 }
 
@@ -461,6 +462,7 @@ static vgt_status on_memory(vgt_replay *rp, const vgt_record *rec, vgt_error *er
     VGT_TRY(vgt_decode_memory(rec, &m, err));
     if (m.reason == VGT_MEM_OBSERVED && rp->opt.census && m.length) census_watch(rp, m.gpu_va, m.length, "observed");
     if (m.reason == VGT_MEM_OBSERVED || m.length == 0) return VGT_OK;
+    engine_settle(rp, SETTLE_WRITE);   /* the CPU wrote once the work before had finished with the bytes */
     lane_synth_memory(rp, m.gpu_va, m.length);
     vgt_error e;
     if (rp->ops->mem_write(rp->be, rp->vas, addr_to_replay(rp, m.gpu_va), m.data, m.length, &e) != VGT_OK)
@@ -494,7 +496,13 @@ void engine_wait_submission(vgt_replay *rp)
     uint64_t ms = submit_timeout_ms(rp);
     vgt_error e;
     vgt_error_clear(&e);
+    uint64_t t0 = mono_ns();
     vgt_status rc = rp->ops->idle(rp->be, ms * 1000000ull, &e);
+    uint64_t dt = mono_ns() - t0;
+    rp->waited_acc += dt;
+    rp->sum.waits++;
+    rp->sum.wait_ns += dt;
+    rp->ninflight = 0;   /* every push buffer written before was fetched (or its channel is stuck) */
     if (rc == VGT_OK) rp->unsettled = 0;
     if (rc == VGT_OK || rc == VGT_E_FAULT) return;
     char msg[VGT_ERROR_MSG_MAX + 64];
@@ -502,6 +510,36 @@ void engine_wait_submission(vgt_replay *rp)
     vgt_replay_report r = {.kind = VGT_RPT_EVENT, .submit_index = rp->cur_index, .submit_seq = rp->cur_seq,
                            .channel = rp->cur_channel, .event_kind = VGT_BEV_BLOCKED, .msg = msg};
     engine_report(rp, &r);
+}
+
+void engine_settle(vgt_replay *rp, settle_why why)
+{
+    if (!rp->wait_demand || !rp->unsettled) return;
+    uint64_t *count[] = {&rp->sum.waits_for_check, &rp->sum.waits_for_write, &rp->sum.waits_for_census,
+                         &rp->sum.waits_for_pb_reuse};
+    (*count[why])++;
+    engine_wait_submission(rp);
+}
+
+void engine_pb_write(vgt_replay *rp, uint64_t va, uint64_t len)
+{
+    if (!rp->wait_demand || !len) return;
+    uint64_t lo = va, hi = va + len;
+    for (uint32_t i = 0; rp->unsettled && i < rp->ninflight; i++)
+        if (lo < rp->inflight[i].hi && rp->inflight[i].lo < hi) {
+            engine_settle(rp, SETTLE_PB_REUSE);   /* the ring of push buffers came round */
+            break;
+        }
+    /* push buffers are mostly written one after the other: extend the last range when this one touches it */
+    if (rp->ninflight && lo <= rp->inflight[rp->ninflight - 1].hi && hi >= rp->inflight[rp->ninflight - 1].lo) {
+        if (lo < rp->inflight[rp->ninflight - 1].lo) rp->inflight[rp->ninflight - 1].lo = lo;
+        if (hi > rp->inflight[rp->ninflight - 1].hi) rp->inflight[rp->ninflight - 1].hi = hi;
+        return;
+    }
+    if (rp->ninflight == ENGINE_INFLIGHT_MAX) engine_settle(rp, SETTLE_PB_REUSE);   /* too scattered to follow */
+    if (rp->ninflight == ENGINE_INFLIGHT_MAX) rp->ninflight = 0;   /* nothing was submitted since: nothing in flight */
+    rp->inflight[rp->ninflight].lo = lo, rp->inflight[rp->ninflight].hi = hi;
+    rp->ninflight++;
 }
 
 /* A submission the MME guard keeps off the GPU (mme_guard.c): reported, counted, not run. */
@@ -530,13 +568,15 @@ static vgt_status run_submission(vgt_replay *rp, const vgt_record *rec, const vg
     uint64_t t_lane = rp->opt.on_submitted ? mono_ns() : 0;
     vgt_status rc = rp->lane->run(rp, rec, sub, c->id, err);
     if (rp->opt.on_submitted && rc == VGT_OK) {   /* the doorbell is rung: before the wait */
+        uint64_t got = rp->read_ns && rp->read_ns <= rp->received_ns ? rp->read_ns : rp->received_ns;
         vgt_replay_submitted t = {.submit_index = rp->cur_index, .seq = rec->seq, .channel = sub->channel,
-                                  .capture_ts = rec->ts, .received_ns = rp->received_ns, .submit_ns = t_lane,
-                                  .doorbell_ns = mono_ns()};
+                                  .capture_ts = rec->ts, .read_ns = got, .received_ns = rp->received_ns,
+                                  .submit_ns = t_lane, .doorbell_ns = mono_ns(), .waited_ns = rp->waited_acc};
+        rp->waited_acc = 0;
         rp->opt.on_submitted(rp->opt.report_ctx, &t);
     }
     rp->unsettled = 1;
-    if (rc == VGT_OK) engine_wait_submission(rp);
+    if (rc == VGT_OK && !rp->wait_demand) engine_wait_submission(rp);
     rp->run_rec = NULL, rp->run_sub = NULL, rp->run_chan = NULL;
     VGT_TRY(rc);
     if (rp->opt.census) VGT_TRY(census_after(rp, 0, err));
@@ -546,7 +586,7 @@ static vgt_status run_submission(vgt_replay *rp, const vgt_record *rec, const vg
 static vgt_status on_submit(vgt_replay *rp, const vgt_record *rec, vgt_error *err)
 {
     /* a record held back for the plan reached the engine long ago: it counts from when it is replayed */
-    if (rp->opt.on_submitted && rp->received_seq != rec->seq) rp->received_ns = mono_ns();
+    if (rp->opt.on_submitted && rp->received_seq != rec->seq) rp->received_ns = mono_ns(), rp->read_ns = 0;
     vgt_rec_gpfifo_submit sub;
     VGT_TRY(decode_submit(rp, rec, &sub, err));
     check_close_submission(rp);
@@ -592,7 +632,9 @@ vgt_status vgt_replay_record(vgt_replay *rp, const vgt_record *rec, vgt_error *e
 {
     if (rp->done) return VGT_OK;
     /* latency: when the record reached the engine (a record held back for the plan keeps this time) */
-    if (rp->opt.on_submitted && rec->type == VGT_REC_GPFIFO_SUBMIT) rp->received_ns = mono_ns(), rp->received_seq = rec->seq;
+    if (rp->opt.on_submitted && rec->type == VGT_REC_GPFIFO_SUBMIT)
+        rp->received_ns = mono_ns(), rp->received_seq = rec->seq, rp->read_ns = rp->next_read_ns;
+    rp->next_read_ns = 0;
     if (vgt_rec_type_name(rec->type)) VGT_TRY(vgt_record_fields(rec, NULL, NULL, err));   /* none passes unread */
     if (rp->planning) {
         int held;
@@ -653,6 +695,7 @@ vgt_status vgt_replay_run(vgt_replay *rp, vgt_reader *r, vgt_error *err)
     VGT_TRY(admit_trace(rp, r, err));
     while (!rp->done && (rc = vgt_reader_next(r, &rec, err)) == VGT_OK) {
         if (rp->opt.progress) rp->opt.progress(rp->opt.progress_ctx, &rec);
+        if (rp->opt.on_submitted) rp->next_read_ns = vgt_reader_chunk_read_ns(r);
         VGT_TRY(vgt_replay_record(rp, &rec, err));
     }
     if (rp->done) return VGT_OK;
@@ -699,6 +742,7 @@ const vgt_replay_summary *vgt_replay_summary_get(vgt_replay *rp)
 vgt_status vgt_replay_read(vgt_replay *rp, uint64_t va, void *dst, uint64_t len, vgt_error *err)
 {
     if (!rp->be) return VGT_FAIL(err, VGT_E_ARG, VGT_NO_OFFSET, "replay: nothing replayed yet (the backend is not open)");
+    engine_settle(rp, SETTLE_CHECK);
     return rp->ops->mem_read(rp->be, rp->vas, addr_to_replay(rp, va), dst, len, err);
 }
 

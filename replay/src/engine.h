@@ -185,6 +185,7 @@ typedef struct stream_sub {
 } stream_sub;
 
 #define STREAM_MAX_SUBS 8u
+#define ENGINE_INFLIGHT_MAX 64u   /* disjoint push-buffer ranges in flight before the engine waits anyway */
 extern const stream_sub sub_reloc, sub_rt, sub_volatile, sub_mme_guard, sub_synth, sub_count, sub_cuts;
 
 void stream_start(vgt_replay *rp);   /* picks the active subscribers, in order */
@@ -257,6 +258,12 @@ struct vgt_replay {
     const vgt_rec_gpfifo_submit *run_sub;
     engine_channel *run_chan;
     int unsettled;               /* asynchronous backend: work submitted since the last idle that finished */
+    int wait_demand;             /* options.wait_demand on an asynchronous backend (engine_settle) */
+    uint64_t waited_acc;         /* ns waited for the backend since the last on_submitted */
+    /* wait_demand: push-buffer ranges (replay VAs) written since the last wait: a segment over one of
+     * them may still be fetched by the GPU, so writing it waits first */
+    struct { uint64_t lo, hi; } inflight[ENGINE_INFLIGHT_MAX];
+    uint32_t ninflight;
     uint64_t first_ts, last_ts;  /* capture timestamps of the first and last submission */
     uint64_t t0_ns, t1_ns;       /* monotonic: first submission started, finish ended */
     /* lane 1 addresses (addrmap.c) */
@@ -298,9 +305,19 @@ struct vgt_replay {
     uint32_t cap_cnt_out;
     /* options.on_submitted: when the last GPFIFO_SUBMIT reached vgt_replay_record */
     uint64_t received_ns, received_seq;
+    uint64_t read_ns, next_read_ns;   /* its chunk's arrival (vgt_reader_chunk_read_ns), set by vgt_replay_run */
 };
 
 void engine_report(vgt_replay *rp, vgt_replay_report *r);
+/* Why the engine waits for submitted work (options.wait_demand; counted in the summary). */
+typedef enum { SETTLE_CHECK, SETTLE_WRITE, SETTLE_CENSUS, SETTLE_PB_REUSE } settle_why;
+/* options.wait_demand: wait for the work submitted so far to finish before what needs it finished
+ * (reading memory for a check or the census, a host write). Nothing without wait_demand (the engine
+ * waited after the submission already) or when nothing was submitted since the last wait. */
+void engine_settle(vgt_replay *rp, settle_why why);
+/* options.wait_demand: a push-buffer segment is about to be written at [va, va+len): waits first when it
+ * overlaps one written since the last wait (the GPU may not have fetched it yet), then notes it. */
+void engine_pb_write(vgt_replay *rp, uint64_t va, uint64_t len);
 /* A VGT_RPT_RELOCATION report. */
 void engine_note(vgt_replay *rp, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -30,6 +30,7 @@ static vgt_status write_segments(vgt_replay *rp, const vgt_rec_gpfifo_submit *su
         /* at the segment's replay VA, with its address operands rewritten when a mapping moved */
         uint64_t va = addr_to_replay(rp, s->gpu_va);
         const uint8_t *data = rp->patched ? rp->pbcopy + rp->seg_off[i] : s->data;
+        engine_pb_write(rp, va, s->length);
         if (rp->ops->mem_write(rp->be, rp->vas, va, data, s->length, &e) == VGT_OK) continue;
         uint64_t lo = va & ~0xFFFull, hi = (va + s->length + 0xFFF) & ~0xFFFull;
         if (hi <= lo || rp->ops->map(rp->be, rp->vas, lo, hi - lo, VGT_APERTURE_UNKNOWN, &e) != VGT_OK ||

@@ -247,6 +247,7 @@ static void qmd_in_memory(patch_ctx *x, uint64_t qmd_va)
     uint32_t nfix = vgt_qmd_relocate(to_replay, x->rp, q, sizeof q, fix, VGT_QMD_MAX_FIXES);
     if (!nfix) return;
     uint32_t size = vgt_qmd_version_size(vgt_qmd_detect(q, sizeof q));
+    engine_settle(x->rp, SETTLE_WRITE);
     int whole = known >= size && size &&
                 x->rp->ops->mem_write(x->rp->be, x->rp->vas, addr_to_replay(x->rp, qmd_va), q, size, &e) == VGT_OK;
     for (uint32_t k = 0; k < nfix; k++) {

@@ -419,6 +419,7 @@ typedef struct args {
     vgt_coverage_min min_coverage;
     int has_min_coverage;
     int follow, live;
+    int wait;          /* wait_modes: 0 auto, 1 each, 2 demand */
     const char *latency;
 } args;
 
@@ -478,6 +479,7 @@ static int opt_relocate(void *opts, const char *v)
 }
 
 static const char *const prefix_modes[] = {"run", "state", NULL};
+static const char *const wait_modes[] = {"auto", "each", "demand", NULL};
 static const char *const subcontext_modes[] = {"captured", "group", "tsg", NULL};   /* enum vgt_backend_subcontexts */
 
 #define A(field) .off = offsetof(args, field)
@@ -523,6 +525,11 @@ static const vgt_cli_opt replay_options[] = {
      A(submit_timeout_ms), .min = 1, .max = 3600000},
     {"no-wait", 0, VGT_ARG_NONE, NULL, "hardware: do not wait after each submission (speed runs; checks then race)",
      A(no_wait)},
+    {"wait", 0, VGT_ARG_ENUM, "WHEN", "hardware: when the replay waits for the GPU to finish what it submitted: each "
+     "(after each submission), demand (only when something needs it finished: a check or the census reading memory, "
+     "a host write, a push buffer written over one still in flight, an unmap; the next doorbell rings without waiting "
+     "for the GPU; a fault may then be reported against a later submission), auto (default: demand with --live, "
+     "else each)", A(wait), .choices = wait_modes},
     {"reserved-va", 0, VGT_ARG_U64, "VA", "hardware: where the backend's own buffers go (default planned off the "
      "trace's VAs)", A(reserved_va), .what = "VA"},
     {"subcontexts", 0, VGT_ARG_ENUM, "M", "hardware: channels of one captured channel group go in one TSG, each "
@@ -545,7 +552,8 @@ static const vgt_cli_opt replay_options[] = {
      "in the summary", A(live)},
     {"latency", 0, VGT_ARG_PATH, "FILE", "write one line per submission run: its capture timestamp (the doorbell the "
      "capture trapped), when the engine received it, when the lane started and when the replayed doorbell was rung "
-     "(CLOCK_MONOTONIC, ns), and the latency; the summary gives p50, p99 and max. Meaningful when the trace is "
+     "(CLOCK_MONOTONIC, ns), the latency, when its chunk was read from the input and how long the engine waited for "
+     "the GPU before it; the summary gives p50, p99 and max, and per stage. Meaningful when the trace is "
      "replayed while it is recorded on this machine", A(latency)},
     {"json", 0, VGT_ARG_NONE, NULL, "one JSON object at the end instead of text", A(json)},
     {"quiet", 0, VGT_ARG_NONE, NULL, "text: only mismatches, problems and the summary", A(quiet)},
@@ -711,6 +719,7 @@ int cmd_replay(int argc, char **argv)
     o.relocate = a.relocate;
     o.nrelocate = a.nrelocate;
     o.live = a.live;
+    o.wait_demand = a.wait == 2 || (a.wait == 0 && a.live);
     plan_out po = {&c, &a};
     c.plan = &po;
     o.progress = on_progress;

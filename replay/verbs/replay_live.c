@@ -24,24 +24,27 @@ int live_open(live_out *l, const char *latency_path, int tty)
         if (l->lat.kind) vgt_outfile_discard(&l->lat);
         return vgt_cli_error("replay", VGT_EXIT_USAGE, "--latency: %s", err.msg);
     }
-    fprintf(l->lat_f, "# submission\tseq\tchannel\tcapture_ts\treceived_ns\tsubmit_ns\tdoorbell_ns\tlatency_ns\n");
+    fprintf(l->lat_f, "# submission\tseq\tchannel\tcapture_ts\treceived_ns\tsubmit_ns\tdoorbell_ns\tlatency_ns\tread_ns"
+            "\twaited_ns\n");
     return VGT_EXIT_OK;
 }
 
-static int keep(live_out *l, int64_t total, int64_t transport, int64_t engine)
+enum { S_TOTAL, S_TRANSPORT, S_ENGINE, S_PIPE, S_CHECKS, S_MODEL, S_LANE, S_WAITED, S_N };
+_Static_assert(S_N <= sizeof ((live_out *)0)->series / sizeof ((live_out *)0)->series[0], "series");
+
+static int keep(live_out *l, const int64_t *v)
 {
     if (l->n == l->cap) {
         if (l->cap >= LIVE_MAX_SAMPLES) return -1;
         uint64_t nc = l->cap ? l->cap * 2 : 4096;
-        int64_t *a = realloc(l->total, nc * sizeof *a), *b = a ? realloc(l->transport, nc * sizeof *b) : NULL;
-        if (a) l->total = a;
-        if (b) l->transport = b;
-        int64_t *c = b ? realloc(l->engine, nc * sizeof *c) : NULL;
-        if (!c) return -1;
-        l->engine = c;
+        for (int i = 0; i < S_N; i++) {
+            int64_t *a = realloc(l->series[i], nc * sizeof *a);
+            if (!a) return -1;   /* the series grown so far keep their samples; cap stays */
+            l->series[i] = a;
+        }
         l->cap = nc;
     }
-    l->total[l->n] = total, l->transport[l->n] = transport, l->engine[l->n] = engine;
+    for (int i = 0; i < S_N; i++) l->series[i][l->n] = v[i];
     l->n++;
     return 0;
 }
@@ -69,12 +72,20 @@ static void draw(live_out *l)
 
 void live_submitted(live_out *l, const vgt_replay_submitted *s)
 {
-    int64_t total = (int64_t)(s->doorbell_ns - s->capture_ts), transport = (int64_t)(s->received_ns - s->capture_ts),
-            engine = (int64_t)(s->doorbell_ns - s->received_ns);
+    int64_t v[S_N];
+    v[S_TOTAL] = (int64_t)(s->doorbell_ns - s->capture_ts);
+    v[S_TRANSPORT] = (int64_t)(s->received_ns - s->capture_ts);
+    v[S_ENGINE] = (int64_t)(s->doorbell_ns - s->received_ns);
+    v[S_PIPE] = (int64_t)(s->read_ns - s->capture_ts);
+    v[S_CHECKS] = (int64_t)(s->received_ns - s->read_ns);
+    v[S_MODEL] = (int64_t)(s->submit_ns - s->received_ns);
+    v[S_LANE] = (int64_t)(s->doorbell_ns - s->submit_ns);
+    v[S_WAITED] = (int64_t)s->waited_ns;
     if (l->lat_f) {
-        fprintf(l->lat_f, "%" PRId64 "\t%" PRIu64 "\t0x%x\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRId64 "\n",
-                s->submit_index, s->seq, s->channel, s->capture_ts, s->received_ns, s->submit_ns, s->doorbell_ns, total);
-        if (keep(l, total, transport, engine)) l->dropped++;
+        fprintf(l->lat_f, "%" PRId64 "\t%" PRIu64 "\t0x%x\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRId64
+                "\t%" PRIu64 "\t%" PRIu64 "\n", s->submit_index, s->seq, s->channel, s->capture_ts, s->received_ns,
+                s->submit_ns, s->doorbell_ns, v[S_TOTAL], s->read_ns, s->waited_ns);
+        if (keep(l, v)) l->dropped++;
     }
     if (l->tty && l->rp && s->doorbell_ns - l->last_draw_ns >= LIVE_REDRAW_NS) {
         l->last_draw_ns = s->doorbell_ns;
@@ -115,17 +126,25 @@ static pct3 percentiles(int64_t *v, uint64_t n)
 }
 
 typedef struct lat_stats {
-    pct3 total, transport, engine;
+    pct3 s[S_N];
 } lat_stats;
 
 static lat_stats stats(const live_out *l)
 {
-    lat_stats s;
-    s.total = percentiles(l->total, l->n);
-    s.transport = percentiles(l->transport, l->n);
-    s.engine = percentiles(l->engine, l->n);
-    return s;
+    lat_stats st;
+    for (int i = 0; i < S_N; i++) st.s[i] = percentiles(l->series[i], l->n);
+    return st;
 }
+
+/* The stages a submission goes through, in order, for the breakdown (text and JSON). */
+static const struct { int series; const char *key, *what; } stages[] = {
+    {S_PIPE, "to_read", "capture -> read"},          /* the capture's write, pipes, relay, the queue before the reader */
+    {S_CHECKS, "read_to_engine", "read -> engine"},  /* the reader's chunk checks */
+    {S_MODEL, "engine_to_lane", "engine -> lane"},   /* model, decode, subscribers */
+    {S_LANE, "lane_to_doorbell", "lane -> doorbell"},   /* segments written, backend submit */
+    {S_WAITED, "waited", "GPU waits before"},        /* the engine waited for earlier work since the previous doorbell */
+};
+#define NSTAGES (sizeof stages / sizeof stages[0])
 
 void live_print_text(const live_out *l, const vgt_replay_summary *s, FILE *f)
 {
@@ -138,9 +157,25 @@ void live_print_text(const live_out *l, const vgt_replay_summary *s, FILE *f)
         lat_stats st = stats(l);
         fprintf(f, "  latency: %" PRIu64 " submissions%s; capture doorbell -> replayed doorbell p50 %.1f us, p99 %.1f us, "
                 "max %.1f us (to the engine p50 %.1f, p99 %.1f; in the engine p50 %.1f, p99 %.1f)\n",
-                l->n, l->dropped ? " (more in the file)" : "", st.total.p50 / 1e3, st.total.p99 / 1e3, st.total.max / 1e3,
-                st.transport.p50 / 1e3, st.transport.p99 / 1e3, st.engine.p50 / 1e3, st.engine.p99 / 1e3);
+                l->n, l->dropped ? " (more in the file)" : "", st.s[S_TOTAL].p50 / 1e3, st.s[S_TOTAL].p99 / 1e3,
+                st.s[S_TOTAL].max / 1e3, st.s[S_TRANSPORT].p50 / 1e3, st.s[S_TRANSPORT].p99 / 1e3,
+                st.s[S_ENGINE].p50 / 1e3, st.s[S_ENGINE].p99 / 1e3);
+        uint32_t dom = 0;
+        for (uint32_t i = 0; i < NSTAGES; i++) {
+            pct3 p = st.s[stages[i].series];
+            fprintf(f, "    stage %-17s p50 %9.1f us, p99 %9.1f us, max %9.1f us\n", stages[i].what, p.p50 / 1e3,
+                    p.p99 / 1e3, p.max / 1e3);
+            if (p.p99 > st.s[stages[dom].series].p99) dom = i;
+        }
+        if (l->n) fprintf(f, "    dominant stage at p99: %s\n", stages[dom].what);
     }
+    if (s->waits)
+        fprintf(f, "  waits for the GPU: %" PRIu64 " (%.1f ms in all), %s\n", s->waits, s->wait_ns / 1e6,
+                s->wait_demand ? "on demand" : "after each submission");
+    if (s->wait_demand && s->waits)
+        fprintf(f, "    on demand: %" PRIu64 " before checks, %" PRIu64 " before host writes, %" PRIu64 " for the census, "
+                "%" PRIu64 " before push buffers in flight were written over\n", s->waits_for_check, s->waits_for_write,
+                s->waits_for_census, s->waits_for_pb_reuse);
     if (!s->live) return;
     uint32_t n;
     const vgt_replay_channel_count *c = vgt_replay_channels(l->rp, &n);
@@ -160,13 +195,21 @@ void live_print_json(const live_out *l, const vgt_replay_summary *s, FILE *f)
     if (l->cap || l->n) {
         lat_stats st = stats(l);
         fprintf(f, ",\"latency\":{\"submissions\":%" PRIu64 ",", l->n);
-        json_pct(f, "total", st.total);
+        json_pct(f, "total", st.s[S_TOTAL]);
         fputc(',', f);
-        json_pct(f, "to_engine", st.transport);
+        json_pct(f, "to_engine", st.s[S_TRANSPORT]);
         fputc(',', f);
-        json_pct(f, "in_engine", st.engine);
+        json_pct(f, "in_engine", st.s[S_ENGINE]);
+        for (uint32_t i = 0; i < NSTAGES; i++) {
+            fputc(',', f);
+            json_pct(f, stages[i].key, st.s[stages[i].series]);
+        }
         fputc('}', f);
     }
+    fprintf(f, ",\"waits\":{\"count\":%" PRIu64 ",\"ns\":%" PRIu64 ",\"on_demand\":%s,\"for_check\":%" PRIu64
+            ",\"for_write\":%" PRIu64 ",\"for_census\":%" PRIu64 ",\"for_pb_reuse\":%" PRIu64 "}", s->waits, s->wait_ns,
+            s->wait_demand ? "true" : "false", s->waits_for_check, s->waits_for_write, s->waits_for_census,
+            s->waits_for_pb_reuse);
     if (!s->live) return;
     fprintf(f, ",\"live_planned_records\":%" PRIu64 ",\"channels\":[", s->live_planned_records);
     uint32_t n;
@@ -181,7 +224,5 @@ void live_print_json(const live_out *l, const vgt_replay_summary *s, FILE *f)
 void live_free(live_out *l)
 {
     if (l->lat_f) vgt_outfile_discard(&l->lat);
-    free(l->total);
-    free(l->transport);
-    free(l->engine);
+    for (int i = 0; i < S_N; i++) free(l->series[i]);
 }

@@ -15,7 +15,10 @@ typedef struct live_out {
     /* --latency */
     vgt_outfile lat;
     FILE *lat_f;                 /* NULL: no --latency */
-    int64_t *total, *transport, *engine;   /* ns per submission: capture ts -> doorbell, -> received, received -> doorbell */
+    /* ns per submission, one series each (live_series): capture ts -> doorbell, -> received, received ->
+     * doorbell, and the stages: capture ts -> chunk read, read -> received, received -> lane, lane -> doorbell,
+     * the engine's waits for the backend before it */
+    int64_t *series[8];
     uint64_t n, cap, dropped;
     /* counters on a terminal */
     int tty;

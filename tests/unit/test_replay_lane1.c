@@ -934,6 +934,76 @@ static void test_unmap_drains(void)
     unlink(path);
 }
 
+/* options.wait_demand on an asynchronous backend: no wait after each submission; a wait before a host
+ * write (MEMORY changed), before a check reads memory, and before a push buffer still in flight is written
+ * over; the checks find what they find with a wait after each submission. */
+static void run_waits(const char *path, int demand, vgt_replay_summary *out, int *idles)
+{
+    use_fake_gpu();
+    vgt_replay_options o = vgt_replay_defaults();
+    o.backend = &fake;
+    o.check = 1;
+    o.live = 1;
+    o.wait_demand = demand;
+    vgt_replay *rp;
+    vgt_reader *r;
+    vgt_error e;
+    idle_calls = 0;
+    CHECK_STATUS(vgt_replay_open(&rp, &o, &e), VGT_OK, &e, "vgt_replay_open");
+    CHECK_STATUS(vgt_reader_open_path(&r, path, NULL, &e), VGT_OK, &e, "vgt_reader_open_path");
+    CHECK_STATUS(vgt_replay_run(rp, r, &e), VGT_OK, &e, "vgt_replay_run");
+    *idles = idle_calls;   /* before finish, which always waits */
+    vgt_replay_finish(rp, &e);
+    *out = *vgt_replay_summary_get(rp);
+    vgt_reader_close(r);
+    vgt_replay_close(rp);
+}
+
+static void test_wait_on_demand(void)
+{
+    char path[] = "/tmp/test_replay_lane1_waits_XXXXXX";
+    vgt_error e;
+    uint64_t ts = 0;
+    vgt_writer *w = open_temp_trace(path, &e);
+    vgt_rec_mem_alloc m = {.client = CLIENT, .parent = 1, .handle = 0x10, .cls = 0x40, .size = 0x200000, .aperture = 1};
+    ok(vgt_write_mem_alloc(w, ++ts, &m, &e), &e);
+    vgt_rec_gpu_map g = {.client = CLIENT, .device = 1, .va_space = 2, .memory = 0x10, .gpu_va = PB_VA, .length = 0x100000, .source = 1};
+    ok(vgt_write_gpu_map(w, ++ts, &g, &e), &e);
+    g.gpu_va = DATA_VA, g.offset = 0x100000;
+    ok(vgt_write_gpu_map(w, ++ts, &g, &e), &e);
+    write_channel_a0(w, &ts, &e);
+    for (uint32_t k = 0; k < 4; k++) write_release(w, &ts, k, DATA_VA + 0x10 + 8 * k, 0x40 + k, &e);   /* 4 pages of pb */
+    uint8_t page[64] = {0};
+    vgt_rec_memory mc = {.gpu_va = DATA_VA + 0x800, .length = sizeof page, .reason = VGT_MEM_CHANGED, .memory = 0x10,
+                         .data = page};
+    ok(vgt_write_memory(w, ++ts, &mc, &e), &e);   /* compared, then a host write: waits first */
+    write_release(w, &ts, 0, DATA_VA + 0x30, 0x50, &e);   /* push buffer page 0 again, after the wait: no reuse wait */
+    write_release(w, &ts, 4, DATA_VA + 0x38, 0x51, &e);
+    write_release(w, &ts, 4, DATA_VA + 0x38, 0x51, &e);   /* page 4 again while in flight: waits */
+    vgt_rec_semaphore sem = {.gpu_va = DATA_VA + 0x38, .size = 4, .value = 0x51};
+    ok(vgt_write_semaphore(w, ++ts, &sem, &e), &e);   /* a check reads memory: waits */
+    ok(vgt_writer_close(w, &e), &e);
+    vgt_replay_summary each, demand;
+    int idles_each, idles_demand;
+    run_waits(path, 0, &each, &idles_each);
+    run_waits(path, 1, &demand, &idles_demand);
+    CHECK(idles_each == 7 && !each.wait_demand && each.waits == 7, "each: %d idle calls, %llu waits", idles_each,
+          (unsigned long long)each.waits);
+    CHECK(demand.wait_demand && idles_demand == 3 && demand.waits == 3, "demand: %d idle calls, %llu waits (expected 3)",
+          idles_demand, (unsigned long long)demand.waits);
+    /* the MEMORY record is compared (--check) before it is written: that wait is the check's */
+    CHECK(demand.waits_for_check == 2 && demand.waits_for_pb_reuse == 1 && demand.waits_for_write == 0,
+          "demand waits: write %llu, push-buffer reuse %llu, check %llu", (unsigned long long)demand.waits_for_write,
+          (unsigned long long)demand.waits_for_pb_reuse, (unsigned long long)demand.waits_for_check);
+    CHECK(each.checks_passed == demand.checks_passed && each.checks_failed == demand.checks_failed &&
+              each.checks_skipped == demand.checks_skipped && demand.checks_passed >= 1 && !demand.checks_failed,
+          "the same checks: each %llu/%llu/%llu, demand %llu/%llu/%llu", (unsigned long long)each.checks_passed,
+          (unsigned long long)each.checks_failed, (unsigned long long)each.checks_skipped,
+          (unsigned long long)demand.checks_passed, (unsigned long long)demand.checks_failed,
+          (unsigned long long)demand.checks_skipped);
+    unlink(path);
+}
+
 /* Replays path on backend b (force as given); returns vgt_replay_run's status, the message in e. */
 static vgt_status replay_status(const char *path, const vgt_backend_ops *b, int force, vgt_error *e)
 {
@@ -1130,6 +1200,7 @@ int main(void)
     test_channel_groups();
     test_vk_triangle_subcontexts();
     test_unmap_drains();
+    test_wait_on_demand();
     test_capture_only();
     test_notify_timestamp();
     return check_finish("test_replay_lane1");

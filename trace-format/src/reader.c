@@ -24,11 +24,16 @@
 
 vgt_status reader_read_at(vgt_reader *r, void *p, uint64_t n, uint64_t off, uint64_t *got, vgt_error *err)
 {
-    if (r->is_file) return io_pread_full(r->fd, p, n, off, got, err);
+    if (r->is_file) {
+        VGT_TRY(io_pread_full(r->fd, p, n, off, got, err));
+        r->last_read_ns = vgt_now_ns();
+        return VGT_OK;
+    }
     if (off != r->stream_pos)
         return VGT_FAIL(err, VGT_E_UNSUPPORTED, off, "a stream cannot go back to offset %llu (it is at %llu)",
                         (unsigned long long)off, (unsigned long long)r->stream_pos);
     VGT_TRY(io_read_full(r->fd, p, n, got, off, err));
+    r->last_read_ns = vgt_now_ns();   /* a blocking read of a pipe returns when the writer's bytes arrived */
     r->stream_pos += *got;
     return VGT_OK;
 }
@@ -166,6 +171,7 @@ vgt_status vgt_reader_next(vgt_reader *r, vgt_record *rec, vgt_error *err)
             if (err) *err = local;
             return rc;
         }
+        r->chunk_read_ns = r->last_read_ns;
     }
     const uint8_t *p = r->view + r->rec_pos;
     rec->type = le_get16(p);
@@ -204,6 +210,8 @@ vgt_status vgt_reader_current_chunk(const vgt_reader *r, vgt_chunk_info *out, vg
 }
 
 int vgt_reader_at_end(const vgt_reader *r) { return r->at_end; }
+
+uint64_t vgt_reader_chunk_read_ns(const vgt_reader *r) { return r->chunk_read_ns; }
 
 uint64_t vgt_reader_input_bytes(const vgt_reader *r)
 {

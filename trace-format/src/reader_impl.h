@@ -37,6 +37,8 @@ struct vgt_reader {
     chunk_header cur;
     uint64_t cur_off;
     int have_chunk;
+    uint64_t last_read_ns;       /* when the last read of the input returned (vgt_reader_chunk_read_ns) */
+    uint64_t chunk_read_ns;      /* ... as it was when the loaded chunk was complete */
     uint32_t rec_index;
     uint64_t rec_pos;
     const uint8_t *view;         /* the records of the loaded chunk (recs, or payload when stored) */

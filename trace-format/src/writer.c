@@ -80,6 +80,7 @@ static void writer_free(vgt_writer *w)
     free(w->index);
     memcas_encoder_free(w->cas);
     free(w->flat);
+    free(w->emit);
     pthread_mutex_destroy(&w->lock);
     free(w);
 }

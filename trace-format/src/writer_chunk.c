@@ -7,6 +7,8 @@
 #include <xxhash.h>
 
 #include "writer_impl.h"
+
+#define EMIT_JOIN_MAX (64u << 10)   /* payloads up to this size are written with their header in one call */
 #include "vgt/io.h"
 
 ZSTD_CCtx *chunk_cctx_new(const vgt_writer_options *o)
@@ -87,8 +89,19 @@ vgt_status chunk_emit(vgt_writer *w, chunk_job *j, vgt_error *err)
     uint8_t hb[VGT_CHUNK_HEADER_SIZE];
     chunk_header_encode(&j->h, hb);
     uint64_t start = w->file_off;
-    if (io_write_all(w->fd, hb, sizeof hb, start, err) != VGT_OK ||
-        io_write_all(w->fd, j->payload, j->h.compressed_length, start + sizeof hb, err) != VGT_OK)
+    uint32_t n = VGT_CHUNK_HEADER_SIZE + j->h.compressed_length;
+    if (j->h.compressed_length <= EMIT_JOIN_MAX && n > w->emit_cap) {
+        uint8_t *q = realloc(w->emit, n);
+        if (q) w->emit = q, w->emit_cap = n;
+    }
+    if (j->h.compressed_length <= EMIT_JOIN_MAX && n <= w->emit_cap) {
+        /* a live stream's chunk per submission: one write, so the reader at the other end of the pipe
+         * wakes once for the whole chunk rather than for its header and again for its payload */
+        memcpy(w->emit, hb, sizeof hb);
+        memcpy(w->emit + sizeof hb, j->payload, j->h.compressed_length);
+        if (io_write_all(w->fd, w->emit, n, start, err) != VGT_OK) return fail_write(w, j, start, err);
+    } else if (io_write_all(w->fd, hb, sizeof hb, start, err) != VGT_OK ||
+               io_write_all(w->fd, j->payload, j->h.compressed_length, start + sizeof hb, err) != VGT_OK)
         return fail_write(w, j, start, err);
     VGT_TRY(add_index(w, &j->h, start, err));
     w->file_off = start + sizeof hb + j->h.compressed_length;

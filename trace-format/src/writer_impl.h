@@ -40,6 +40,8 @@ struct vgt_writer {
     uint64_t total_submits;
     vgt_chunk_info *index;
     uint32_t nindex, index_cap;
+    uint8_t *emit;             /* a small chunk's header and payload in one piece: one write, one wake-up */
+    uint32_t emit_cap;
     vgt_error failure;         /* code != VGT_OK once a write failed: sticky (appender side only) */
     vgt_outfile *out;          /* vgt_writer_open_path: the output (temporary + rename), or NULL */
     memcas_encoder *cas;       /* opt.memory_cas: MEMORY records through the content-addressed encoder */

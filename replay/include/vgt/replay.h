@@ -112,6 +112,15 @@ typedef struct vgt_replay_options {
      * running then is reported (blocked) and waited for again at the next one. */
     uint32_t submit_timeout_ms;
     int no_wait;                      /* 1: do not wait after each submission (speed runs; no checks) */
+    /* 1: on an asynchronous backend, wait for submitted work only when something needs it finished, not
+     * after each submission: before a check or the census reads memory, before a host write (a MEMORY
+     * record, the synth lane's or a relocated QMD's bytes, a push-buffer segment over one still in flight),
+     * before an unmap, and at the end. The doorbell of the next submission then rings without waiting for
+     * the GPU to run the previous one (live replays: `vgt replay --live`, `vgt record --replay`). Checks
+     * compare the same bytes as with a wait after each submission; a fault is found at the next wait or
+     * submission on its channel, so it can be reported against a later submission. The synth lane's work
+     * extractor reads the replay's memory as it is (bytes in-flight work has yet to write read as before). */
+    int wait_demand;
     int census;                       /* 1: store census (census.c): watched ranges diffed per submission */
     int track_render_targets;         /* 1: decode SET_COLOR_TARGET_* state (rt.c) for --dump-rt */
     /* lane 1 relocation (addrmap.c): the mapping containing each of these captured VAs moves to a new VA
@@ -175,9 +184,14 @@ typedef struct vgt_replay_submitted {
     uint64_t seq;
     uint32_t channel;
     uint64_t capture_ts;              /* the GPFIFO_SUBMIT record's timestamp: the capture's doorbell */
+    uint64_t read_ns;                 /* its chunk's last bytes were read from the input (before the reader's
+                                         checks); received_ns when unknown (a record fed by vgt_replay_record,
+                                         or held back for the plan) */
     uint64_t received_ns;             /* the engine got the record (after the reader's checks) */
     uint64_t submit_ns;               /* the lane started (segments written, entries rewritten) */
     uint64_t doorbell_ns;             /* the backend's submit returned: the replayed doorbell rung */
+    uint64_t waited_ns;               /* time the engine spent waiting for the backend to finish earlier work
+                                         since the previous submission's doorbell (asynchronous backends) */
 } vgt_replay_submitted;
 
 /* Per channel, what the replay ran (options.channel_counters; faults always). */
@@ -259,6 +273,11 @@ typedef struct vgt_replay_summary {
      * not live or when nothing needed a plan) */
     uint64_t live_planned_records;
     int live;
+    /* asynchronous backends: the engine's waits for submitted work to finish (after each submission, or
+     * only when needed with options.wait_demand) and the time they took; of those, waits on demand by why */
+    uint64_t waits, wait_ns;
+    uint64_t waits_for_check, waits_for_write, waits_for_census, waits_for_pb_reuse;
+    int wait_demand;                  /* the waits were on demand (options.wait_demand on an asynchronous backend) */
 } vgt_replay_summary;
 
 typedef struct vgt_replay vgt_replay;

@@ -522,6 +522,10 @@ vgt_status vgt_reader_current_chunk(const vgt_reader *r, vgt_chunk_info *out, vg
  * followed); 0 while a streaming reader of a regular file may still see more (VGT_E_EOF from next() then
  * means "nothing more yet"). */
 int vgt_reader_at_end(const vgt_reader *r);
+/* When the current chunk's last bytes arrived (CLOCK_MONOTONIC ns, the clock of vgt_now_ns): the moment the
+ * read that completed it returned, before the chunk's checks. For a live consumer that splits a record's
+ * way into transport and checks. 0 before the first chunk. */
+uint64_t vgt_reader_chunk_read_ns(const vgt_reader *r);
 /* File offset (stream offset) just past the last complete chunk read so far: the length of the longest
  * valid prefix of whole chunks, for salvage tools. */
 uint64_t vgt_reader_valid_end(const vgt_reader *r);
