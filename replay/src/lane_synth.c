@@ -35,13 +35,27 @@
 
 enum { PLAN_OK = 0, PLAN_UNSUPPORTED = 1, PLAN_REFUSED = 2 };
 
-typedef struct synth_chan {
-    vgt_ldx_channel *lc;
+/* A channel of the lane's own, shared by every captured channel with the same host class and engine
+ * classes: the engine waits for each submission, so one channel per kind of channel orders the work as
+ * well as one per captured channel, and a CUDA context's 20 channels need 2 (the H200 backend holds 32
+ * live channels and realizes the captured ones first: 13 lane channels for vadd ran out there, and the
+ * compute channel's launches never ran). Its synthesizer follows what that channel has been told
+ * (subchannel bindings, compute state), whichever captured channel's work it ran. */
+#define LANE_MAX_ENGINES 8u
+typedef struct lane_chan {
+    uint32_t host_cls, nengines, engines[LANE_MAX_ENGINES];
     vgt_synth *syn;
-    int status;                   /* PLAN_* of the current submission */
-    char why[560];
     int have_channel;
     uint32_t be_ch;               /* the lane's backend channel */
+    uint32_t n;                   /* its number, for handles */
+} lane_chan;
+
+typedef struct synth_chan {
+    vgt_ldx_channel *lc;
+    lane_chan *ln;                /* the lane channel its work runs on */
+    vgt_synth *syn;               /* ln's synthesizer */
+    int status;                   /* PLAN_* of the current submission */
+    char why[560];
     uint64_t refused;             /* the extractor's macro calls refused (MME budget) before this submission */
 } synth_chan;
 
@@ -50,7 +64,8 @@ struct synth_lane {
     synth_chan *cur;              /* the channel being decoded */
     uint64_t arena_va, arena_used;
     int arena_mapped, arena_failed;
-    uint32_t channels;
+    lane_chan **lanes;
+    uint32_t nlanes;
     uint8_t warned_fallback;
 };
 
@@ -113,10 +128,48 @@ static void arena_recycle(vgt_replay *rp)
     vgt_error e;
     if (rp->ops->idle) rp->ops->idle(rp->be, 0, &e);
     L->arena_used = 0;
-    for (uint32_t i = 0; i < rp->nchans; i++) {
-        synth_chan *sc = rp->chans[i].synth;
-        if (sc && sc->syn) vgt_synth_forget_memory(sc->syn);
+    for (uint32_t i = 0; i < L->nlanes; i++) vgt_synth_forget_memory(L->lanes[i]->syn);
+}
+
+/* The lane channel for captured channel c: one with the same host class and engine classes, else a new one. */
+static lane_chan *lane_for(vgt_replay *rp, const engine_channel *c, vgt_error *err)
+{
+    struct synth_lane *L = rp->synth;
+    uint32_t eng[LANE_MAX_ENGINES], ne = 0;
+    const vgt_model_channel *mc = vgt_model_channel_find(rp->model, c->client, c->handle);
+    for (uint32_t i = 0; mc && i < mc->engine_count; i++) {
+        uint32_t cls = mc->engines[i].cls, k = 0;
+        while (k < ne && eng[k] != cls) k++;
+        if (k < ne) continue;
+        if (ne == LANE_MAX_ENGINES) {
+            VGT_FAIL(err, VGT_E_LIMIT, VGT_NO_OFFSET, "channel 0x%08x: more than %u engine classes", c->handle,
+                     LANE_MAX_ENGINES);
+            return NULL;
+        }
+        for (k = ne++; k > 0 && eng[k - 1] > cls; k--) eng[k] = eng[k - 1];   /* sorted: the set is the key */
+        eng[k] = cls;
     }
+    for (uint32_t i = 0; i < L->nlanes; i++) {
+        lane_chan *ln = L->lanes[i];
+        if (ln->host_cls == c->cls && ln->nengines == ne && !memcmp(ln->engines, eng, ne * sizeof eng[0])) return ln;
+    }
+    lane_chan **v = realloc(L->lanes, (L->nlanes + 1u) * sizeof *v);
+    lane_chan *ln = calloc(1, sizeof *ln);
+    if (v) L->lanes = v;
+    if (!v || !ln) {
+        free(ln);
+        VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "synth lane: out of memory");
+        return NULL;
+    }
+    ln->host_cls = c->cls, ln->nengines = ne, ln->n = L->nlanes;
+    memcpy(ln->engines, eng, ne * sizeof eng[0]);
+    vgt_synth_config scfg = {.alloc = arena_alloc, .ctx = rp, .host_cls = c->cls};
+    if (vgt_synth_new(&scfg, &ln->syn, err) != VGT_OK) {
+        free(ln);
+        return NULL;
+    }
+    L->lanes[L->nlanes++] = ln;
+    return ln;
 }
 
 /* ---- the subscriber ---- */
@@ -161,13 +214,13 @@ static unsigned sub_begin(stream_submit *s)
     if (!sc) {
         if (!(sc = calloc(1, sizeof *sc))) return 0;
         c->synth = sc;
-        vgt_synth_config scfg = {.alloc = arena_alloc, .ctx = rp, .host_cls = c->cls};
         if (vgt_ldx_channel_new(rp->synth->x, c->client, c->handle, c->cls, &sc->lc, &e) != VGT_OK ||
-            vgt_synth_new(&scfg, &sc->syn, &e) != VGT_OK) {
+            !(sc->ln = lane_for(rp, c, &e))) {
             sc->status = PLAN_UNSUPPORTED;
             snprintf(sc->why, sizeof sc->why, "%s", e.msg);
             return 0;
         }
+        sc->syn = sc->ln->syn;
     }
     if (!sc->lc || !sc->syn) return 0;
     arena_recycle(rp);
@@ -223,8 +276,7 @@ static void sub_channel_free(engine_channel *c)
     synth_chan *sc = c->synth;
     if (!sc) return;
     vgt_ldx_channel_free(sc->lc);
-    vgt_synth_free(sc->syn);
-    free(sc);
+    free(sc);   /* its lane channel is the lane's (lane_synth_free) */
     c->synth = NULL;
 }
 
@@ -240,6 +292,11 @@ void lane_synth_free(vgt_replay *rp)
 {
     if (!rp->synth) return;
     vgt_ldx_free(rp->synth->x);
+    for (uint32_t i = 0; i < rp->synth->nlanes; i++) {
+        vgt_synth_free(rp->synth->lanes[i]->syn);
+        free(rp->synth->lanes[i]);
+    }
+    free(rp->synth->lanes);
     free(rp->synth);
     rp->synth = NULL;
 }
@@ -252,17 +309,14 @@ int lane_synth_ready(const vgt_replay *rp, const engine_channel *c)
 
 /* ---- running a plan ---- */
 
-static vgt_status lane_channel(vgt_replay *rp, engine_channel *c, synth_chan *sc, vgt_error *err)
+static vgt_status lane_channel(vgt_replay *rp, lane_chan *ln, vgt_error *err)
 {
-    if (sc->have_channel) return VGT_OK;
-    struct synth_lane *L = rp->synth;
-    uint32_t n = L->channels++;
-    vgt_backend_channel_desc d = {.vas = rp->vas, .cls = c->cls, .entries = 1024, .handle = SYNTH_HANDLE | n << 8};
-    VGT_TRY(rp->ops->channel_create(rp->be, &d, &sc->be_ch, err));
-    const vgt_model_channel *mc = vgt_model_channel_find(rp->model, c->client, c->handle);
-    for (uint32_t i = 0; mc && i < mc->engine_count; i++)
-        VGT_TRY(rp->ops->object_create(rp->be, sc->be_ch, mc->engines[i].cls, SYNTH_HANDLE | n << 8 | (i + 1), err));
-    sc->have_channel = 1;
+    if (ln->have_channel) return VGT_OK;
+    vgt_backend_channel_desc d = {.vas = rp->vas, .cls = ln->host_cls, .entries = 1024, .handle = SYNTH_HANDLE | ln->n << 8};
+    VGT_TRY(rp->ops->channel_create(rp->be, &d, &ln->be_ch, err));
+    ln->have_channel = 1;
+    for (uint32_t i = 0; i < ln->nengines; i++)
+        VGT_TRY(rp->ops->object_create(rp->be, ln->be_ch, ln->engines[i], SYNTH_HANDLE | ln->n << 8 | (i + 1), err));
     return VGT_OK;
 }
 
@@ -282,7 +336,7 @@ static vgt_status run_plan(vgt_replay *rp, const vgt_record *rec, const vgt_rec_
     count_lane(rp, VGT_LANE_SYNTH);
     if (!p->nruns) return VGT_OK;
     vgt_error e;
-    if (lane_channel(rp, c, sc, &e) != VGT_OK) {
+    if (lane_channel(rp, sc->ln, &e) != VGT_OK) {
         engine_warn(rp, "submission %lld: the synth lane's channel was not created: %s", (long long)rp->cur_index, e.msg);
         return VGT_OK;
     }
@@ -308,8 +362,12 @@ static vgt_status run_plan(vgt_replay *rp, const vgt_record *rec, const vgt_rec_
         entries[nent] = vgt_nv_gp_encode(pb + (uint64_t)done * 4, k, 0);
         done += k;
     }
-    vgt_status rc = rp->ops->submit(rp->be, sc->be_ch, entries, nent, 0, &e);
+    vgt_status rc = rp->ops->submit(rp->be, sc->ln->be_ch, entries, nent, 0, &e);
     if (rc == VGT_E_FAULT || rc == VGT_E_LIMIT) {
+        /* a fault is the backend's event; a channel the backend could not open (its limit) is said here:
+         * the submission's work did not run */
+        if (rc == VGT_E_LIMIT)
+            engine_warn(rp, "submission %lld: the synthesized submission did not run: %s", (long long)rp->cur_index, e.msg);
         rp->sum.faults++;
         return VGT_OK;
     }
