@@ -45,6 +45,12 @@ const vgt_synth_plan *vgt_synth_plan_get(const vgt_synth *s) { return &s->plan; 
 
 void vgt_synth_forget_memory(vgt_synth *s) { s->ncache = 0; }
 
+void vgt_synth_forget_state(vgt_synth *s)
+{
+    memset(&s->committed, 0, sizeof s->committed);
+    vgt_pb_state_init(&s->check_pb, s->cfg.host_cls);
+}
+
 /* ---- growing arrays ---- */
 
 static int grow(void **p, uint64_t *cap, uint64_t need, size_t elem)

@@ -1,7 +1,7 @@
 /* lane_synth.c: lane 2, synthesized launches. The captured push buffers are not run: each submission's
  * work (analyze's launch_desc.h: launches described in full, uploads, copies, semaphores) is rebuilt by a
- * synthesizer (analyze's synth.h) into a fresh push buffer for a channel of the replay's own (one per
- * captured channel, with the captured channel's engine classes), with fresh QMDs in the compute class's
+ * synthesizer (analyze's synth.h) into a fresh push buffer that runs on the captured channel's backend
+ * channel (its engine objects, group and subcontext as captured), with fresh QMDs in the compute class's
  * QMD version whose program, constant buffers and QMD live in memory of the lane's own (the arena) with
  * every address field relocated. Input memory is the replay's (restored from the trace, produced by the
  * submissions before); outputs land at their captured VAs, where --check compares them.
@@ -9,9 +9,14 @@
  *   stream.c decode --> subscriber `synth`: the channel's work extractor (its own tracker and MME, over
  *        the replay's memory) --> each work item into the channel's synthesizer --> at the end of the
  *        submission the plan is decoded back and compared (vgt_synth_check)
- *   lane run --> plan ok: arena written (program, constant buffers, QMDs, push buffer), one GPFIFO entry
- *                on the synthesized channel; the captured submission goes to its own channel state-only
- *                (subchannel bindings and macros stay right for submissions that run verbatim)
+ *   lane run --> plan ok: the captured submission goes to its channel state-only (subchannel bindings and
+ *                macros stay right for submissions that run verbatim; on the GPU it runs nothing), then
+ *                the arena written (program, constant buffers, QMDs, push buffer) and one GPFIFO entry on
+ *                the same channel. Not a channel of the lane's own per captured channel: the H200 backend
+ *                holds 32 live channels and realizes a CUDA context's 20 before the first submission, so
+ *                the 12th lane channel of vadd (and its compute channel, the 13th) could not be opened and
+ *                its launches never ran. Acquires keep waiting on the channels they waited on when captured.
+ *                A submission that runs verbatim leaves the synthesizer to set bindings and state again
  *             --> work it cannot synthesize (draws, block-linear copies): the submission runs verbatim
  *             --> a launch it must not build (program bytes not in the trace, a QMD the layout cannot
  *                 hold, a stream that does not decode back): not submitted, reported, counted as refused
@@ -31,29 +36,12 @@
 #define ARENA_SIZE (256ull << 20)
 #define ARENA_ALIGN (4ull << 30)
 #define ARENA_FLOOR (64ull << 30)
-#define SYNTH_HANDLE 0x5e000000u          /* handles of the lane's channels and objects, for messages */
 
 enum { PLAN_OK = 0, PLAN_UNSUPPORTED = 1, PLAN_REFUSED = 2 };
 
-/* A channel of the lane's own, shared by every captured channel with the same host class and engine
- * classes: the engine waits for each submission, so one channel per kind of channel orders the work as
- * well as one per captured channel, and a CUDA context's 20 channels need 2 (the H200 backend holds 32
- * live channels and realizes the captured ones first: 13 lane channels for vadd ran out there, and the
- * compute channel's launches never ran). Its synthesizer follows what that channel has been told
- * (subchannel bindings, compute state), whichever captured channel's work it ran. */
-#define LANE_MAX_ENGINES 8u
-typedef struct lane_chan {
-    uint32_t host_cls, nengines, engines[LANE_MAX_ENGINES];
-    vgt_synth *syn;
-    int have_channel;
-    uint32_t be_ch;               /* the lane's backend channel */
-    uint32_t n;                   /* its number, for handles */
-} lane_chan;
-
 typedef struct synth_chan {
     vgt_ldx_channel *lc;
-    lane_chan *ln;                /* the lane channel its work runs on */
-    vgt_synth *syn;               /* ln's synthesizer */
+    vgt_synth *syn;
     int status;                   /* PLAN_* of the current submission */
     char why[560];
     uint64_t refused;             /* the extractor's macro calls refused (MME budget) before this submission */
@@ -64,8 +52,6 @@ struct synth_lane {
     synth_chan *cur;              /* the channel being decoded */
     uint64_t arena_va, arena_used;
     int arena_mapped, arena_failed;
-    lane_chan **lanes;
-    uint32_t nlanes;
     uint8_t warned_fallback;
 };
 
@@ -128,48 +114,10 @@ static void arena_recycle(vgt_replay *rp)
     vgt_error e;
     if (rp->ops->idle) rp->ops->idle(rp->be, 0, &e);
     L->arena_used = 0;
-    for (uint32_t i = 0; i < L->nlanes; i++) vgt_synth_forget_memory(L->lanes[i]->syn);
-}
-
-/* The lane channel for captured channel c: one with the same host class and engine classes, else a new one. */
-static lane_chan *lane_for(vgt_replay *rp, const engine_channel *c, vgt_error *err)
-{
-    struct synth_lane *L = rp->synth;
-    uint32_t eng[LANE_MAX_ENGINES], ne = 0;
-    const vgt_model_channel *mc = vgt_model_channel_find(rp->model, c->client, c->handle);
-    for (uint32_t i = 0; mc && i < mc->engine_count; i++) {
-        uint32_t cls = mc->engines[i].cls, k = 0;
-        while (k < ne && eng[k] != cls) k++;
-        if (k < ne) continue;
-        if (ne == LANE_MAX_ENGINES) {
-            VGT_FAIL(err, VGT_E_LIMIT, VGT_NO_OFFSET, "channel 0x%08x: more than %u engine classes", c->handle,
-                     LANE_MAX_ENGINES);
-            return NULL;
-        }
-        for (k = ne++; k > 0 && eng[k - 1] > cls; k--) eng[k] = eng[k - 1];   /* sorted: the set is the key */
-        eng[k] = cls;
+    for (uint32_t i = 0; i < rp->nchans; i++) {
+        synth_chan *sc = rp->chans[i].synth;
+        if (sc && sc->syn) vgt_synth_forget_memory(sc->syn);
     }
-    for (uint32_t i = 0; i < L->nlanes; i++) {
-        lane_chan *ln = L->lanes[i];
-        if (ln->host_cls == c->cls && ln->nengines == ne && !memcmp(ln->engines, eng, ne * sizeof eng[0])) return ln;
-    }
-    lane_chan **v = realloc(L->lanes, (L->nlanes + 1u) * sizeof *v);
-    lane_chan *ln = calloc(1, sizeof *ln);
-    if (v) L->lanes = v;
-    if (!v || !ln) {
-        free(ln);
-        VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "synth lane: out of memory");
-        return NULL;
-    }
-    ln->host_cls = c->cls, ln->nengines = ne, ln->n = L->nlanes;
-    memcpy(ln->engines, eng, ne * sizeof eng[0]);
-    vgt_synth_config scfg = {.alloc = arena_alloc, .ctx = rp, .host_cls = c->cls};
-    if (vgt_synth_new(&scfg, &ln->syn, err) != VGT_OK) {
-        free(ln);
-        return NULL;
-    }
-    L->lanes[L->nlanes++] = ln;
-    return ln;
 }
 
 /* ---- the subscriber ---- */
@@ -214,13 +162,13 @@ static unsigned sub_begin(stream_submit *s)
     if (!sc) {
         if (!(sc = calloc(1, sizeof *sc))) return 0;
         c->synth = sc;
+        vgt_synth_config scfg = {.alloc = arena_alloc, .ctx = rp, .host_cls = c->cls};
         if (vgt_ldx_channel_new(rp->synth->x, c->client, c->handle, c->cls, &sc->lc, &e) != VGT_OK ||
-            !(sc->ln = lane_for(rp, c, &e))) {
+            vgt_synth_new(&scfg, &sc->syn, &e) != VGT_OK) {
             sc->status = PLAN_UNSUPPORTED;
             snprintf(sc->why, sizeof sc->why, "%s", e.msg);
             return 0;
         }
-        sc->syn = sc->ln->syn;
     }
     if (!sc->lc || !sc->syn) return 0;
     arena_recycle(rp);
@@ -276,7 +224,8 @@ static void sub_channel_free(engine_channel *c)
     synth_chan *sc = c->synth;
     if (!sc) return;
     vgt_ldx_channel_free(sc->lc);
-    free(sc);   /* its lane channel is the lane's (lane_synth_free) */
+    vgt_synth_free(sc->syn);
+    free(sc);
     c->synth = NULL;
 }
 
@@ -292,11 +241,6 @@ void lane_synth_free(vgt_replay *rp)
 {
     if (!rp->synth) return;
     vgt_ldx_free(rp->synth->x);
-    for (uint32_t i = 0; i < rp->synth->nlanes; i++) {
-        vgt_synth_free(rp->synth->lanes[i]->syn);
-        free(rp->synth->lanes[i]);
-    }
-    free(rp->synth->lanes);
     free(rp->synth);
     rp->synth = NULL;
 }
@@ -308,17 +252,6 @@ int lane_synth_ready(const vgt_replay *rp, const engine_channel *c)
 }
 
 /* ---- running a plan ---- */
-
-static vgt_status lane_channel(vgt_replay *rp, lane_chan *ln, vgt_error *err)
-{
-    if (ln->have_channel) return VGT_OK;
-    vgt_backend_channel_desc d = {.vas = rp->vas, .cls = ln->host_cls, .entries = 1024, .handle = SYNTH_HANDLE | ln->n << 8};
-    VGT_TRY(rp->ops->channel_create(rp->be, &d, &ln->be_ch, err));
-    ln->have_channel = 1;
-    for (uint32_t i = 0; i < ln->nengines; i++)
-        VGT_TRY(rp->ops->object_create(rp->be, ln->be_ch, ln->engines[i], SYNTH_HANDLE | ln->n << 8 | (i + 1), err));
-    return VGT_OK;
-}
 
 static void count_lane(vgt_replay *rp, vgt_lane l)
 {
@@ -336,10 +269,6 @@ static vgt_status run_plan(vgt_replay *rp, const vgt_record *rec, const vgt_rec_
     count_lane(rp, VGT_LANE_SYNTH);
     if (!p->nruns) return VGT_OK;
     vgt_error e;
-    if (lane_channel(rp, sc->ln, &e) != VGT_OK) {
-        engine_warn(rp, "submission %lld: the synth lane's channel was not created: %s", (long long)rp->cur_index, e.msg);
-        return VGT_OK;
-    }
     for (uint32_t i = 0; i < p->nblobs; i++) {
         const vgt_synth_blob *b = &p->blobs[i];
         if (rp->ops->mem_write(rp->be, rp->vas, b->va, p->bytes + b->off, b->len, &e) != VGT_OK) {
@@ -362,7 +291,7 @@ static vgt_status run_plan(vgt_replay *rp, const vgt_record *rec, const vgt_rec_
         entries[nent] = vgt_nv_gp_encode(pb + (uint64_t)done * 4, k, 0);
         done += k;
     }
-    vgt_status rc = rp->ops->submit(rp->be, sc->ln->be_ch, entries, nent, 0, &e);
+    vgt_status rc = rp->ops->submit(rp->be, ch, entries, nent, 0, &e);
     if (rc == VGT_E_FAULT || rc == VGT_E_LIMIT) {
         /* a fault is the backend's event; a channel the backend could not open (its limit) is said here:
          * the submission's work did not run */
@@ -402,6 +331,7 @@ vgt_status lane_run_synth(vgt_replay *rp, const vgt_record *rec, const vgt_rec_g
                     (long long)rp->cur_index, sc && sc->why[0] ? sc->why : "nothing to synthesize it from");
         if (rp->synth) rp->synth->warned_fallback = 1;
     }
+    if (sc && sc->syn) vgt_synth_forget_state(sc->syn);   /* the captured methods set the channel's state now */
     return lane_run_verbatim(rp, rec, sub, ch, err);
 }
 
@@ -416,5 +346,6 @@ vgt_status lane_run_auto(vgt_replay *rp, const vgt_record *rec, const vgt_rec_gp
      * the one whose emissions the synthesized stream would be built from */
     if (c && truncated && !c->mme_refuse[0] && lane_synth_ready(rp, c)) return run_plan(rp, rec, sub, ch, c, err);
     if (c && c->mme_refuse[0]) return engine_refuse(rp, c);
+    if (c && c->synth && c->synth->syn) vgt_synth_forget_state(c->synth->syn);
     return lane_run_verbatim(rp, rec, sub, ch, err);
 }

@@ -312,17 +312,17 @@ static void test_lanes(void)
 }
 
 /* The synth lane's channels: a CUDA context opens 20 channels (12 copy-only, 8 compute and copy). The H200
- * backend holds 32 live channels and realizes the captured ones before the first submission; one lane
- * channel per captured channel (13 for vadd) ran out there, and the compute channel's launches never ran.
- * Lane channels are shared by captured channels with the same classes: 2 for a CUDA trace. The sim gets the
- * captured channels plus two. */
+ * backend holds 32 live channels and realizes the captured ones before the first submission; a channel of
+ * the lane's own per captured channel (13 for vadd) ran out there, and the compute channel's launches never
+ * ran. Synthesized work runs on its captured channel's backend channel: the sim gets exactly the captured
+ * channels. */
 static void test_synth_channels(void)
 {
     vgt_replay_options o = vgt_replay_defaults();
     o.backend = &vgt_backend_sim;
     o.lane = VGT_LANE_SYNTH;
     o.check = 1;
-    o.backend_cfg.max_channels = 20 + 2;
+    o.backend_cfg.max_channels = 20;
     seen s = {0};
     o.report = on_report;
     o.report_ctx = &s;

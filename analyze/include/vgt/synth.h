@@ -102,6 +102,9 @@ const vgt_synth_plan *vgt_synth_plan_get(const vgt_synth *s);
 vgt_status vgt_synth_check(vgt_synth *s, vgt_error *err);
 /* The allocator was reset: programs and constant buffers are copied again. */
 void vgt_synth_forget_memory(vgt_synth *s);
+/* Other methods ran on the channel (captured ones, verbatim): its bindings and compute state are set again
+ * by the next plan. */
+void vgt_synth_forget_state(vgt_synth *s);
 /* The plan's stream as push-buffer dwords (vgt_pbwriter). *n receives the count; the array lives in s. */
 const uint32_t *vgt_synth_pushbuf(vgt_synth *s, uint32_t *n, vgt_error *err);
 
