@@ -11,6 +11,9 @@
  *              itself), then INVALIDATE_SHADER_CACHES_NO_WFI (instruction, data, constant: the host wrote
  *              them) and SEND_PCAS_A + SEND_SIGNALING_PCAS2_B (PCAS_B before Ampere). Dependent QMDs are left out: the
  *              synthesized stream orders the launches (each waited for). Releases keep their addresses.
+ *   EMPTY_DISPATCH that SCHEDULEs a QMD: rebuilt like a launch with its dependents (a CUDA graph launch starts
+ *              the graph's node chain at its captured VAs), unless a launch of the same plan decrements its
+ *              dependence (CUDA's stream-ordering QMD): then it leaves the plan again. Others: nothing.
  *   UPLOAD     LINE_LENGTH_IN .. LAUNCH_DMA and its LOAD_INLINE_DATA (pitch layouts)
  *   COPY       OFFSET_IN/OUT, PITCH_IN/OUT, LINE_LENGTH_IN, LINE_COUNT, remap constants, SET_SEMAPHORE_*,
  *              LAUNCH_DMA as captured (pitch layouts; semaphore-only ones of any layout)
