@@ -233,6 +233,12 @@ static void drop_held(vgt_synth *s, uint64_t qmd_va)
     }
 }
 
+/* Two QMD layouts of one major version (V02_02 and V02_03): a class that runs one runs the other. */
+static int same_major(vgt_qmd_version a, vgt_qmd_version b)
+{
+    return (a == VGT_QMD_V02_02 || a == VGT_QMD_V02_03) && (b == VGT_QMD_V02_02 || b == VGT_QMD_V02_03);
+}
+
 static vgt_status synth_launch_work(vgt_synth *s, const vgt_work *w, vgt_error *err)
 {
     const vgt_launch_desc *d = w->launch;
@@ -242,7 +248,10 @@ static vgt_status synth_launch_work(vgt_synth *s, const vgt_work *w, vgt_error *
         return VGT_FAIL(err, VGT_E_ARG, VGT_NO_OFFSET, "launch %llu: %s", (unsigned long long)d->index, d->problem);
     }
     vgt_qmd_version v = (vgt_qmd_version)vgt_nv_class_qmd(d->cls);
-    if (v == VGT_QMD_UNKNOWN) v = d->version;   /* a class the facts know by family only: the QMD's own */
+    /* the QMD's own layout where the class takes it: a class the facts know by family only, or a layout of
+     * the class's major version (TURING_COMPUTE_A's is V02_03 and it runs V02_02 QMDs too: a Turing guest's
+     * launches keep the guest's layout) */
+    if (v == VGT_QMD_UNKNOWN || (d->version != VGT_QMD_UNKNOWN && same_major(d->version, v))) v = d->version;
     uint32_t qsize = vgt_qmd_version_size(v);
     synth_launch r = {.prog_old = d->program_va, .prog_len = d->program_len, .qmd_old = d->qmd_va, .qmd_len = d->qmd_size};
     /* the QMD's place first: the driver's constant bank holds its address */

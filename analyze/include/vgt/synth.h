@@ -4,7 +4,8 @@
  * for a channel of its own and the memory that stream needs:
  *
  *   LAUNCH     the compute class state the launch ran with (SET_* methods that differ from what this
- *              channel last set), a fresh QMD in the compute class's QMD version (vgt_qmd_encode) with its
+ *              channel last set), a fresh QMD in the compute class's QMD version (the captured QMD's own when
+ *              it is a layout of the same major version: V02_02 on TURING_COMPUTE_A) (vgt_qmd_encode) with its
  *              program and constant buffers copied to allocations of its own and every address field
  *              relocated (the QMD's program, program prefetch and constant buffer addresses; the 64-bit words
  *              of the constant buffers that point into a relocated constant buffer, the program or the QMD
