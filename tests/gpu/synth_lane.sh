@@ -25,8 +25,9 @@
 #   tests/gpu/synth_lane.sh diag
 #       on the GPU machine, from the repository root, about 2 to 3 minutes: the health check, then for each of
 #       vadd, many_launches, streams_threads, multi_kernel, cuda_graph, triton_small (the CUDA corpus traces)
-#       and vk_compute: the synth lane on sim (nothing reaches the GPU unless it passes), then `--lane synth
-#       --backend gpu --check --json` (at most 60 s each) and one table per trace (tests/gpu/synth_diag.py):
+#       and vk_compute: the synth lane on sim (nothing reaches the GPU unless it passes; at most 40 s), then
+#       `--lane synth --backend gpu --check --json` (at most 45 s each; no trace starts after 170 s) and one
+#       table per trace (tests/gpu/synth_diag.py):
 #       the summary (lanes, checks, faults, warnings, synth_refused), stderr lines saying synthesized work
 #       did not run, and per failed check its VA, size, differing bytes, first differing VA and offset, the
 #       trace's and the replay's value there and the captured work that writes it; the health check again.
@@ -80,11 +81,14 @@ diag() {
     echo "== machine: $(uname -a)"; head -1 /proc/driver/nvidia/version 2>/dev/null; date -u; echo "vgt: $V"
     local be=gpu health=1
     [ "${SYNTH_DIAG_DRY:-0}" = 1 ] && be=sim health=0
+    export HEALTH_TIMEOUT=${HEALTH_TIMEOUT:-20}
     [ $health = 0 ] || bash "$root/tests/gpu/health_check.sh" before || { fail "health check before the run"; return; }
     for name in vadd many_launches streams_threads multi_kernel cuda_graph triton_small vk_compute; do
         t=$root/corpus/$name.vgt
         [ -f "$t" ] || { echo "$name: no $t"; continue; }
-        timeout 120 "$V" replay "$t" --backend sim --lane synth --check --json >"$tmp/$name.sim.json" 2>"$tmp/$name.sim.err"
+        # the whole mode stays under 4 minutes: no trace starts after 170 s (each takes at most 90 s)
+        [ $(($(date +%s) - t0)) -lt 170 ] || { fail "$name: skipped, out of time"; continue; }
+        timeout 40 "$V" replay "$t" --backend sim --lane synth --check --json >"$tmp/$name.sim.json" 2>"$tmp/$name.sim.err"
         rc=$?
         if [ $rc -ne 0 ] || [ "$(jget "$tmp/$name.sim.json" synth_refused)" != 0 ]; then
             fail "$name: the synth lane does not pass on sim (rc $rc); not submitted to the GPU"
@@ -92,7 +96,7 @@ diag() {
             continue
         fi
         local mark; mark=$(klog_mark)
-        timeout -k 5 60 "$V" replay "$t" --backend $be --lane synth --check --json --submit-timeout 3000 \
+        timeout -k 5 45 "$V" replay "$t" --backend $be --lane synth --check --json --submit-timeout 3000 \
             >"$tmp/$name.gpu.json" 2>"$tmp/$name.gpu.err"
         rc=$?
         klog_since "$mark" | sed 's/^/  kernel: /' | head -5
