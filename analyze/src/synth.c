@@ -39,11 +39,18 @@ void vgt_synth_begin(vgt_synth *s)
     p->works = p->launches = p->ordering_only = 0;
     s->pending = s->committed;
     s->broken = 0;
+    s->nheld = 0;
 }
 
 const vgt_synth_plan *vgt_synth_plan_get(const vgt_synth *s) { return &s->plan; }
 
 void vgt_synth_forget_memory(vgt_synth *s) { s->ncache = 0; }
+
+void vgt_synth_forget_state(vgt_synth *s)
+{
+    memset(&s->committed, 0, sizeof s->committed);
+    vgt_pb_state_init(&s->check_pb, s->cfg.host_cls);
+}
 
 /* ---- growing arrays ---- */
 
@@ -205,6 +212,33 @@ static uint64_t relocate(const synth_launch *r, uint64_t v)
     return v;
 }
 
+/* The held empty dispatch at captured QMD VA qmd_va ordered the stream: its methods and expected events leave
+ * the plan (a SET_OBJECT stays: the bindings the plan tracks assume it). */
+static void drop_held(vgt_synth *s, uint64_t qmd_va)
+{
+    vgt_synth_plan *p = &s->plan;
+    for (uint32_t h = 0; h < s->nheld; h++) {
+        if (s->held[h].qmd_va != qmd_va) continue;
+        uint64_t wk = s->held[h].work;
+        uint32_t n = 0;
+        for (uint32_t i = 0; i < p->nruns; i++)
+            if (p->runs[i].work != wk || p->runs[i].set_object) p->runs[n++] = p->runs[i];
+        p->nruns = n, n = 0;
+        for (uint32_t i = 0; i < p->nexpect; i++)
+            if (p->expect[i].work != wk) p->expect[n++] = p->expect[i];
+        p->nexpect = n;
+        p->ordering_only++;
+        s->held[h] = s->held[--s->nheld];
+        h--;
+    }
+}
+
+/* Two QMD layouts of one major version (V02_02 and V02_03): a class that runs one runs the other. */
+static int same_major(vgt_qmd_version a, vgt_qmd_version b)
+{
+    return (a == VGT_QMD_V02_02 || a == VGT_QMD_V02_03) && (b == VGT_QMD_V02_02 || b == VGT_QMD_V02_03);
+}
+
 static vgt_status synth_launch_work(vgt_synth *s, const vgt_work *w, vgt_error *err)
 {
     const vgt_launch_desc *d = w->launch;
@@ -214,7 +248,10 @@ static vgt_status synth_launch_work(vgt_synth *s, const vgt_work *w, vgt_error *
         return VGT_FAIL(err, VGT_E_ARG, VGT_NO_OFFSET, "launch %llu: %s", (unsigned long long)d->index, d->problem);
     }
     vgt_qmd_version v = (vgt_qmd_version)vgt_nv_class_qmd(d->cls);
-    if (v == VGT_QMD_UNKNOWN) v = d->version;   /* a class the facts know by family only: the QMD's own */
+    /* the QMD's own layout where the class takes it: a class the facts know by family only, or a layout of
+     * the class's major version (TURING_COMPUTE_A's is V02_03 and it runs V02_02 QMDs too: a Turing guest's
+     * launches keep the guest's layout) */
+    if (v == VGT_QMD_UNKNOWN || (d->version != VGT_QMD_UNKNOWN && same_major(d->version, v))) v = d->version;
     uint32_t qsize = vgt_qmd_version_size(v);
     synth_launch r = {.prog_old = d->program_va, .prog_len = d->program_len, .qmd_old = d->qmd_va, .qmd_len = d->qmd_size};
     /* the QMD's place first: the driver's constant bank holds its address */
@@ -226,7 +263,7 @@ static vgt_status synth_launch_work(vgt_synth *s, const vgt_work *w, vgt_error *
                         (unsigned long long)d->index);
     }
     snprintf(what, sizeof what, "program of launch %llu", (unsigned long long)d->index);
-    VGT_TRY(cached_blob(s, d->program, d->program_len, what, &r.prog_new, err));
+    if (!d->empty) VGT_TRY(cached_blob(s, d->program, d->program_len, what, &r.prog_new, err));
     /* constant buffers: one copy per distinct (VA, size) of the launch (CUDA binds its driver bank twice);
      * unmapped ones (a valid slot at VA 0) stay as they are. A bank with no pointer into what moves (the
      * program, the QMD, the launch's banks) keeps its bytes, so a copy made for an earlier launch serves
@@ -288,11 +325,12 @@ static vgt_status synth_launch_work(vgt_synth *s, const vgt_work *w, vgt_error *
     /* the fresh QMD: relocated addresses, no dependents (the stream orders the launches) */
     vgt_qmd q = d->qmd;
     q.version = v, q.major = q.minor = 0;
-    q.program_va = r.prog_new - q.program_offset;
+    if (!d->empty) q.program_va = r.prog_new - q.program_offset;
     if (q.program_prefetch_va) q.program_prefetch_va = relocate(&r, q.program_prefetch_va);   /* prefetch the copy */
     for (unsigned i = 0; i < VGT_QMD_MAX_CB; i++)
         if (r.cb_len[i]) q.cb[i].va = r.cb_new[i];
-    memset(q.dependent, 0, sizeof q.dependent);
+    /* an empty dispatch is rebuilt for what it schedules: its dependents stay, at their captured VAs */
+    if (!d->empty) memset(q.dependent, 0, sizeof q.dependent);
     uint8_t qmd[VGT_QMD_MAX_BYTES];
     vgt_error e;
     if (vgt_qmd_encode(v, &q, v == d->version ? d->unnamed : NULL, qmd, sizeof qmd, &e) != VGT_OK) {
@@ -328,7 +366,7 @@ static vgt_status synth_launch_work(vgt_synth *s, const vgt_work *w, vgt_error *
         VGT_TRY(m1(s, d->subch, d->cls, NVCBC0_SEND_SIGNALING_PCAS_B, 3u, err));
     /* what decoding it back must give: the launch, then its releases */
     vgt_event ev = *w->ev;
-    ev.kind = VGT_EV_LAUNCH;
+    ev.kind = d->empty ? VGT_EV_EMPTY_DISPATCH : VGT_EV_LAUNCH;
     ev.u.launch.qmd = back;
     ev.u.launch.qmd_va = r.qmd_new;
     ev.u.launch.inline_qmd = 0;
@@ -340,7 +378,12 @@ static vgt_status synth_launch_work(vgt_synth *s, const vgt_work *w, vgt_error *
         rel.u.sem.payload = back.release[i].payload64 ? back.release[i].payload : (uint32_t)back.release[i].payload;
         if (expect(s, &rel) != VGT_OK) return nomem(s, err);
     }
+    if (d->empty) return VGT_OK;
     s->plan.launches++;
+    /* an empty dispatch of this plan whose dependence this launch decrements ordered the stream: out again */
+    for (unsigned i = 0; i < VGT_QMD_MAX_DEPENDENT; i++)
+        if (d->qmd.dependent[i].enabled && d->qmd.dependent[i].action == 4)
+            drop_held(s, d->qmd.dependent[i].va);
     return VGT_OK;
 }
 
@@ -471,9 +514,21 @@ vgt_status vgt_synth_work(vgt_synth *s, const vgt_work *w, vgt_error *err)
     case VGT_WORK_LAUNCH: return synth_launch_work(s, w, err);
     case VGT_WORK_EMPTY_DISPATCH: {
         const vgt_qmd *q = &w->launch->qmd;
+        int schedules = 0;
         for (unsigned i = 0; i < q->release_count && i < VGT_QMD_MAX_RELEASE; i++)
             if (q->release[i].enabled) return unsupported(s, err, "an empty dispatch that releases a semaphore");
-        s->plan.ordering_only++;   /* it only scheduled the next QMD: the stream's order does that */
+        for (unsigned i = 0; i < VGT_QMD_MAX_DEPENDENT; i++)
+            schedules |= q->dependent[i].enabled && q->dependent[i].action == 1;
+        if (!schedules) {
+            s->plan.ordering_only++;   /* nothing it starts: the stream's order does the rest */
+            return VGT_OK;
+        }
+        /* it schedules a QMD: rebuilt with that dependent, unless a launch of this plan turns out to
+         * decrement its dependence (drop_held); a graph launch's node chain starts this way */
+        if (s->nheld == SYNTH_HELD) return unsupported(s, err, "too many empty dispatches in one submission");
+        VGT_TRY(synth_launch_work(s, w, err));
+        s->held[s->nheld].work = w->index, s->held[s->nheld].qmd_va = w->launch->qmd_va;
+        s->nheld++;
         return VGT_OK;
     }
     case VGT_WORK_UPLOAD: return synth_upload(s, w, err);

@@ -80,7 +80,7 @@ static const char *differs(const vgt_synth_expect *x, const vgt_event *g, uint64
         return why;
     }
     switch (e->kind) {
-    case VGT_EV_LAUNCH:
+    case VGT_EV_LAUNCH: case VGT_EV_EMPTY_DISPATCH:
         if (!g->u.launch.decoded || !g->u.launch.qmd_known) return "the QMD does not decode from the plan's memory";
         if (g->u.launch.qmd_va != e->u.launch.qmd_va) return "the launch names another QMD";
         if (!vgt_qmd_equal(&g->u.launch.qmd, &e->u.launch.qmd, &d)) {

@@ -11,6 +11,7 @@
 
 #define SYNTH_STATE_SLOTS 4096u
 #define SYNTH_CACHE 1024u
+#define SYNTH_HELD 64u
 
 /* What the channel has been told: subchannel bindings, the compute class's state. */
 typedef struct synth_state {
@@ -36,6 +37,11 @@ struct vgt_synth {
     vgt_synth_config cfg;
     vgt_synth_plan plan;
     synth_state committed, pending;   /* after the last checked plan; as the current plan leaves it */
+    /* empty dispatches of the current plan rebuilt with their SCHEDULE dependents: a launch of the same plan
+     * that decrements one's dependence shows it ordered the stream (CUDA's CTA-less QMDs), and it is taken
+     * out again; the others start work the stream does not launch itself (a CUDA graph's node chain) */
+    struct { uint64_t work, qmd_va; } held[SYNTH_HELD];
+    uint32_t nheld;
     int broken;
     uint64_t cur_work;
     synth_cache cache[SYNTH_CACHE];

@@ -1,7 +1,7 @@
 /* lane_synth.c: lane 2, synthesized launches. The captured push buffers are not run: each submission's
  * work (analyze's launch_desc.h: launches described in full, uploads, copies, semaphores) is rebuilt by a
- * synthesizer (analyze's synth.h) into a fresh push buffer for a channel of the replay's own (one per
- * captured channel, with the captured channel's engine classes), with fresh QMDs in the compute class's
+ * synthesizer (analyze's synth.h) into a fresh push buffer that runs on the captured channel's backend
+ * channel (its engine objects, group and subcontext as captured), with fresh QMDs in the compute class's
  * QMD version whose program, constant buffers and QMD live in memory of the lane's own (the arena) with
  * every address field relocated. Input memory is the replay's (restored from the trace, produced by the
  * submissions before); outputs land at their captured VAs, where --check compares them.
@@ -9,9 +9,14 @@
  *   stream.c decode --> subscriber `synth`: the channel's work extractor (its own tracker and MME, over
  *        the replay's memory) --> each work item into the channel's synthesizer --> at the end of the
  *        submission the plan is decoded back and compared (vgt_synth_check)
- *   lane run --> plan ok: arena written (program, constant buffers, QMDs, push buffer), one GPFIFO entry
- *                on the synthesized channel; the captured submission goes to its own channel state-only
- *                (subchannel bindings and macros stay right for submissions that run verbatim)
+ *   lane run --> plan ok: the captured submission goes to its channel state-only (subchannel bindings and
+ *                macros stay right for submissions that run verbatim; on the GPU it runs nothing), then
+ *                the arena written (program, constant buffers, QMDs, push buffer) and one GPFIFO entry on
+ *                the same channel. Not a channel of the lane's own per captured channel: the H200 backend
+ *                holds 32 live channels and realizes a CUDA context's 20 before the first submission, so
+ *                the 12th lane channel of vadd (and its compute channel, the 13th) could not be opened and
+ *                its launches never ran. Acquires keep waiting on the channels they waited on when captured.
+ *                A submission that runs verbatim leaves the synthesizer to set bindings and state again
  *             --> work it cannot synthesize (draws, block-linear copies): the submission runs verbatim
  *             --> a launch it must not build (program bytes not in the trace, a QMD the layout cannot
  *                 hold, a stream that does not decode back): not submitted, reported, counted as refused
@@ -31,7 +36,6 @@
 #define ARENA_SIZE (256ull << 20)
 #define ARENA_ALIGN (4ull << 30)
 #define ARENA_FLOOR (64ull << 30)
-#define SYNTH_HANDLE 0x5e000000u          /* handles of the lane's channels and objects, for messages */
 
 enum { PLAN_OK = 0, PLAN_UNSUPPORTED = 1, PLAN_REFUSED = 2 };
 
@@ -40,8 +44,6 @@ typedef struct synth_chan {
     vgt_synth *syn;
     int status;                   /* PLAN_* of the current submission */
     char why[560];
-    int have_channel;
-    uint32_t be_ch;               /* the lane's backend channel */
     uint64_t refused;             /* the extractor's macro calls refused (MME budget) before this submission */
 } synth_chan;
 
@@ -50,7 +52,6 @@ struct synth_lane {
     synth_chan *cur;              /* the channel being decoded */
     uint64_t arena_va, arena_used;
     int arena_mapped, arena_failed;
-    uint32_t channels;
     uint8_t warned_fallback;
 };
 
@@ -252,20 +253,6 @@ int lane_synth_ready(const vgt_replay *rp, const engine_channel *c)
 
 /* ---- running a plan ---- */
 
-static vgt_status lane_channel(vgt_replay *rp, engine_channel *c, synth_chan *sc, vgt_error *err)
-{
-    if (sc->have_channel) return VGT_OK;
-    struct synth_lane *L = rp->synth;
-    uint32_t n = L->channels++;
-    vgt_backend_channel_desc d = {.vas = rp->vas, .cls = c->cls, .entries = 1024, .handle = SYNTH_HANDLE | n << 8};
-    VGT_TRY(rp->ops->channel_create(rp->be, &d, &sc->be_ch, err));
-    const vgt_model_channel *mc = vgt_model_channel_find(rp->model, c->client, c->handle);
-    for (uint32_t i = 0; mc && i < mc->engine_count; i++)
-        VGT_TRY(rp->ops->object_create(rp->be, sc->be_ch, mc->engines[i].cls, SYNTH_HANDLE | n << 8 | (i + 1), err));
-    sc->have_channel = 1;
-    return VGT_OK;
-}
-
 static void count_lane(vgt_replay *rp, vgt_lane l)
 {
     if (l >= VGT_LANE_VERBATIM && l <= VGT_LANE_CUDA) rp->sum.lanes[l]++;
@@ -282,10 +269,6 @@ static vgt_status run_plan(vgt_replay *rp, const vgt_record *rec, const vgt_rec_
     count_lane(rp, VGT_LANE_SYNTH);
     if (!p->nruns) return VGT_OK;
     vgt_error e;
-    if (lane_channel(rp, c, sc, &e) != VGT_OK) {
-        engine_warn(rp, "submission %lld: the synth lane's channel was not created: %s", (long long)rp->cur_index, e.msg);
-        return VGT_OK;
-    }
     for (uint32_t i = 0; i < p->nblobs; i++) {
         const vgt_synth_blob *b = &p->blobs[i];
         if (rp->ops->mem_write(rp->be, rp->vas, b->va, p->bytes + b->off, b->len, &e) != VGT_OK) {
@@ -308,8 +291,12 @@ static vgt_status run_plan(vgt_replay *rp, const vgt_record *rec, const vgt_rec_
         entries[nent] = vgt_nv_gp_encode(pb + (uint64_t)done * 4, k, 0);
         done += k;
     }
-    vgt_status rc = rp->ops->submit(rp->be, sc->be_ch, entries, nent, 0, &e);
+    vgt_status rc = rp->ops->submit(rp->be, ch, entries, nent, 0, &e);
     if (rc == VGT_E_FAULT || rc == VGT_E_LIMIT) {
+        /* a fault is the backend's event; a channel the backend could not open (its limit) is said here:
+         * the submission's work did not run */
+        if (rc == VGT_E_LIMIT)
+            engine_warn(rp, "submission %lld: the synthesized submission did not run: %s", (long long)rp->cur_index, e.msg);
         rp->sum.faults++;
         return VGT_OK;
     }
@@ -344,6 +331,7 @@ vgt_status lane_run_synth(vgt_replay *rp, const vgt_record *rec, const vgt_rec_g
                     (long long)rp->cur_index, sc && sc->why[0] ? sc->why : "nothing to synthesize it from");
         if (rp->synth) rp->synth->warned_fallback = 1;
     }
+    if (sc && sc->syn) vgt_synth_forget_state(sc->syn);   /* the captured methods set the channel's state now */
     return lane_run_verbatim(rp, rec, sub, ch, err);
 }
 
@@ -358,5 +346,6 @@ vgt_status lane_run_auto(vgt_replay *rp, const vgt_record *rec, const vgt_rec_gp
      * the one whose emissions the synthesized stream would be built from */
     if (c && truncated && !c->mme_refuse[0] && lane_synth_ready(rp, c)) return run_plan(rp, rec, sub, ch, c, err);
     if (c && c->mme_refuse[0]) return engine_refuse(rp, c);
+    if (c && c->synth && c->synth->syn) vgt_synth_forget_state(c->synth->syn);
     return lane_run_verbatim(rp, rec, sub, ch, err);
 }

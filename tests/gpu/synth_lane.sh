@@ -22,12 +22,23 @@
 #           submission), verbatim and synth;
 #        5. the health check (after): the run fails when it fails.
 #       Outputs (logs, JSON summaries, dumps, the multi_kernel trace) go to $OUT (default /tmp/vgt-synth-lane).
+#   tests/gpu/synth_lane.sh diag
+#       on the GPU machine, from the repository root, about 2 to 3 minutes: the health check, then for each of
+#       vadd, many_launches, streams_threads, multi_kernel, cuda_graph, triton_small (the CUDA corpus traces)
+#       and vk_compute: the synth lane on sim (nothing reaches the GPU unless it passes; at most 40 s), then
+#       `--lane synth --backend gpu --check --json` (at most 45 s each; no trace starts after 170 s) and one
+#       table per trace (tests/gpu/synth_diag.py):
+#       the summary (lanes, checks, faults, warnings, synth_refused), stderr lines saying synthesized work
+#       did not run, and per failed check its VA, size, differing bytes, first differing VA and offset, the
+#       trace's and the replay's value there and the captured work that writes it; the health check again.
+#       Writes $OUT/synth_diag.txt (the tables) and $OUT/<trace>.diag.json.gz (the replay summaries).
+#       SYNTH_DIAG_DRY=1: a dry run anywhere (sim in place of the GPU, no health check).
 # Exit status: 0 when everything passed, 1 when something failed, 2 when nothing could run.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 stage=$root/.carry/synth
 mode=run
-[ $# -gt 0 ] && case "$1" in build|run) mode=$1; shift ;; esac
+[ $# -gt 0 ] && case "$1" in build|run|diag) mode=$1; shift ;; esac
 
 build() {
     bash "$root/tests/gpu/run.sh" build || return 2
@@ -35,6 +46,7 @@ build() {
     local bdir=$root/build-static
     cmake --build "$bdir" -j2 --target vgt_backend vgt_analyze vgt_format || return 2
     mkdir -p "$stage"
+    cp "$bdir/bin/vgt" "$stage/vgt" || return 2   # this branch's vgt, whatever else stages .carry/lane1
     "$bdir/bin/vgt" decompile "$root/corpus/vadd.vgt" --launch 1 -o "$stage/launch.c" || return 2
     "$bdir/bin/vgt" launches "$root/corpus/vadd.vgt" --launch 1 --json >"$stage/launch.json" || return 2
     ${CC:-cc} -std=c11 -O1 -Wall "$stage/launch.c" -I"$root/trace-format/include" -I"$bdir/trace-format/include" \
@@ -46,12 +58,12 @@ build() {
 
 [ "$mode" = build ] && { build; exit $?; }
 
-V=$root/.carry/lane1/vgt
+V=$stage/vgt
+[ -x "$V" ] || V=$root/.carry/lane1/vgt
 CAP=$root/.carry/capture/bin/vgt
 W=$root/.carry/workloads
 out=${OUT:-/tmp/vgt-synth-lane}
 mkdir -p "$out" "$out/dc"
-exec > >(tee -a "$out/synth_lane_log.txt") 2>&1
 [ -x "$V" ] || { echo "no $V: run tests/gpu/synth_lane.sh build first"; exit 2; }
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
@@ -60,6 +72,52 @@ klog_since() { dmesg 2>/dev/null | tail -n +"$(($1 + 1))" | grep -iE 'nvrm|xid';
 # jget FILE KEY: the first number after "KEY": in a one-line JSON summary
 jget() { grep -o "\"$2\":[0-9]*" "$1" | head -1 | cut -d: -f2; }
 
+# diag: which checks the synth lane fails on the GPU, where, and what writes there (small output).
+diag() {
+    local t0 name t rc tmp
+    t0=$(date +%s)
+    tmp=$(mktemp -d)
+    exec > >(tee -a "$out/synth_diag.txt") 2>&1
+    echo "== machine: $(uname -a)"; head -1 /proc/driver/nvidia/version 2>/dev/null; date -u; echo "vgt: $V"
+    local be=gpu health=1
+    [ "${SYNTH_DIAG_DRY:-0}" = 1 ] && be=sim health=0
+    export HEALTH_TIMEOUT=${HEALTH_TIMEOUT:-20}
+    [ $health = 0 ] || bash "$root/tests/gpu/health_check.sh" before || { fail "health check before the run"; return; }
+    for name in vadd many_launches streams_threads multi_kernel cuda_graph triton_small vk_compute; do
+        t=$root/corpus/$name.vgt
+        [ -f "$t" ] || { echo "$name: no $t"; continue; }
+        # the whole mode stays under 4 minutes: no trace starts after 170 s (each takes at most 90 s)
+        [ $(($(date +%s) - t0)) -lt 170 ] || { fail "$name: skipped, out of time"; continue; }
+        timeout 40 "$V" replay "$t" --backend sim --lane synth --check --json >"$tmp/$name.sim.json" 2>"$tmp/$name.sim.err"
+        rc=$?
+        if [ $rc -ne 0 ] || [ "$(jget "$tmp/$name.sim.json" synth_refused)" != 0 ]; then
+            fail "$name: the synth lane does not pass on sim (rc $rc); not submitted to the GPU"
+            tail -3 "$tmp/$name.sim.err"
+            continue
+        fi
+        local mark; mark=$(klog_mark)
+        timeout -k 5 45 "$V" replay "$t" --backend $be --lane synth --check --json --submit-timeout 3000 \
+            >"$tmp/$name.gpu.json" 2>"$tmp/$name.gpu.err"
+        rc=$?
+        klog_since "$mark" | sed 's/^/  kernel: /' | head -5
+        klog_since "$mark" | grep -qi xid && fail "$name: Xid in the kernel log"
+        "$V" launches "$t" --json >"$tmp/$name.launches.json" 2>/dev/null
+        python3 "$root/tests/gpu/synth_diag.py" "$name" "$tmp/$name.gpu.json" "$tmp/$name.launches.json" "$tmp/$name.gpu.err"
+        gzip -c "$tmp/$name.gpu.json" >"$out/$name.diag.json.gz"
+        echo "  exit $rc, $(($(date +%s) - t0)) s so far"
+        [ $rc -eq 0 ] || fail "$name: synth lane on the GPU exited $rc"
+    done
+    rm -rf "$tmp"
+    [ $health = 0 ] || bash "$root/tests/gpu/health_check.sh" after || fail "health check after the run"
+    echo "synth diag: $([ $fails -eq 0 ] && echo ok || echo "FAILED ($fails)") in $(($(date +%s) - t0)) s"
+}
+
+if [ "$mode" = diag ]; then
+    diag
+    [ $fails -eq 0 ]; exit $?
+fi
+
+exec > >(tee -a "$out/synth_lane_log.txt") 2>&1
 echo "== machine: $(uname -a)"; head -1 /proc/driver/nvidia/version 2>/dev/null; date -u
 bash "$root/tests/gpu/health_check.sh" before || fail "health check before the run"
 
@@ -81,18 +139,19 @@ replay_synth() {
         2>"$out/$name.gpu.err"
     rc=$?
     klog_since "$mark" | sed 's/^/kernel: /'
-    echo "gpu synth: rc=$rc $(grep -o '"lanes":{[^}]*}' "$out/$name.gpu.json") $(grep -o '"checks":{[^}]*}' "$out/$name.gpu.json")"
+    echo "gpu synth: rc=$rc $(grep -o '"lanes":{[^}]*}' "$out/$name.gpu.json") $(grep -o '"checks":{[^}]*}' "$out/$name.gpu.json") faults=$(jget "$out/$name.gpu.json" faults) warnings=$(jget "$out/$name.gpu.json" warnings)"
     tail -5 "$out/$name.gpu.err"
     [ $rc -eq 0 ] || fail "$name: synth lane on the GPU exited $rc"
     [ "$(grep -o '"lanes":{"verbatim":[0-9]*' "$out/$name.gpu.json" | cut -d: -f3)" = 0 ] || fail "$name: submissions ran verbatim"
     [ "$(jget "$out/$name.gpu.json" synth_refused)" = 0 ] || fail "$name: synthesized submissions refused"
+    [ "$(jget "$out/$name.gpu.json" faults)" = 0 ] || fail "$name: faults (a synthesized submission that did not run counts as one)"
     klog_since "$mark" | grep -qi xid && fail "$name: Xid in the kernel log"
     "$V" replay "$t" --backend gpu --lane verbatim --check --json --submit-timeout 3000 >"$out/$name.verbatim.json" \
         2>"$out/$name.verbatim.err"
     echo "gpu verbatim: rc=$? $(grep -o '"checks":{[^}]*}' "$out/$name.verbatim.json")"
 }
 
-for name in vadd many_launches streams_threads vk_compute; do
+for name in vadd many_launches streams_threads cuda_graph triton_small vk_compute; do
     replay_synth "$name" "$root/corpus/$name.vgt"
 done
 

@@ -12,10 +12,13 @@ doorbell. The device model sees only guest memory and those host-visible events.
 The Turing variant rewrites the trace as a Turing guest would have made it: channel class C46F
 (TURING_CHANNEL_GPFIFO_A), 3D class C597 (TURING_A), compute C5C0 and copy C5B5, in the objects and in the
 SET_OBJECT methods of the push buffers; the ingested trace must decode to the same methods and replay on
-the sim backend.
+the sim backend. A Turing compute guest (vadd, its QMDs re-encoded as V02_02) replays through lane 2 with its
+synthesized QMDs in V02_02 (test_devmodel_turing_compute_guest).
 """
+import ctypes
 import hashlib
 import json
+import re
 import struct
 import subprocess
 
@@ -180,7 +183,7 @@ def set_object_patches(vgt, path):
     return patches
 
 
-def build_events(vgt, path, version, turing):
+def build_events(vgt, path, version, turing, extra=None):
     trace = reader.read_trace(path)
     g = Guest(trace, 2 if version == V2_TURING else 3)
     cls = (lambda c: TURING.get(c, c)) if turing else (lambda c: c)
@@ -218,6 +221,16 @@ def build_events(vgt, path, version, turing):
                         old = struct.unpack_from("<I", data, off)[0]
                         assert old == c, f"SET_OBJECT data at {va:#x} reads {old:#x}, decode said {c:#x}"
                         struct.pack_into("<I", data, off, (c & ~0xFFFF) | cls(c & 0xFFFF))
+                for (seq, va), (what, old, new) in (extra or {}).items():
+                    if seq == r.seq and s["gpu_va"] <= va < s["gpu_va"] + len(data):
+                        off = va - s["gpu_va"]
+                        cur = struct.unpack_from("<I", data, off)[0]
+                        if what == "header":   # the method address of an incrementing header (dwords, bits 12:0)
+                            assert cur & 0x1FFF == old >> 2, f"header at {va:#x} reads {cur:#x}"
+                            struct.pack_into("<I", data, off, (cur & ~0x1FFF) | new >> 2)
+                        else:
+                            assert cur == old, f"dword at {va:#x} reads {cur:#x}, decode said {old:#x}"
+                            struct.pack_into("<I", data, off, new)
                 g.write_va(t, s["gpu_va"], data)
             for i, e in enumerate(f["entries"]):
                 slot = (f["gp_put_before"] + i) % ch["entries"]
@@ -302,3 +315,106 @@ def test_devmodel_end_to_end(vgt, devmodel_bin, tmp_path, name, version, turing)
         rep = vgt("replay", out, "--backend", "sim", "--json")
         orig = vgt("replay", src, "--backend", "sim", "--json")
         assert rep.returncode == orig.returncode == 0, rep.stderr[-2000:]
+
+
+# ---- a Turing compute guest (issue: the lane-2 encoder on the users' Turing guests) ----
+#
+# vadd rewritten as a Turing guest would have made it: TURING_COMPUTE_A (C5C0) and TURING_DMA_COPY_A on
+# TURING_CHANNEL_GPFIFO_A (C46F); each QMD the stream uploads (V04_00, 384 bytes) re-encoded as QMD V02_02
+# (the layout Mesa writes on Turing; 256 bytes, the upload's other 128 bytes zero) by the library's own QMD
+# decoder and encoder; SEND_SIGNALING_PCAS2_B, which Turing lacks, turned into SEND_SIGNALING_PCAS_B with
+# INVALIDATE and SCHEDULE (bits 0 and 1). V02_02 has no dependent QMDs: CUDA's ordering QMDs become plain
+# empty dispatches.
+PCAS2_B, PCAS_B = 0x2C0, 0x2BC
+LOAD_INLINE_DATA = 0x1B4
+V02_02 = 1   # vgt_qmd_version
+
+
+def qmd_codec(build_dir):
+    lib = ctypes.CDLL(str(build_dir / "lib" / "libvgt.so.0"))
+    err = ctypes.create_string_buffer(4096)   # vgt_error, with room
+
+    def to_v02_02(v04):
+        q = ctypes.create_string_buffer(8192)  # vgt_qmd, with room: version (an enum), then major, minor (bytes)
+        assert lib.vgt_qmd_decode(v04, len(v04), q, err) == 0
+        assert struct.unpack_from("<i", q.raw, 0)[0] == 4, "a V04_00 QMD"
+        struct.pack_into("<iBB", q, 0, V02_02, 0, 0)   # as stored: the encoder writes the layout's own
+        out = ctypes.create_string_buffer(256)
+        assert lib.vgt_qmd_encode(V02_02, q, None, out, 256, err) == 0, err.raw[:200]
+        return out.raw
+
+    def version(raw):
+        return lib.vgt_qmd_detect(raw, len(raw))
+    return to_v02_02, version
+
+
+def turing_compute_patches(vgt, path, to_v02_02):
+    """{(seq, dword VA): new dword} for the QMD uploads (re-encoded) and SEND_SIGNALING_PCAS2_B (method header
+    and data) of a trace's compute work, from `vgt decode --jsonl`."""
+    out = vgt("decode", "--jsonl", "--no-fields", path).stdout.splitlines()
+    entry_va, inline, patches, qmds = {}, [], {}, 0
+    for line in out:
+        j = json.loads(line)
+        if j.get("type") == "entry":
+            entry_va[(j["seq"], j["entry"])] = j["va"]
+        elif j.get("type") == "method":
+            va = entry_va[(j["seq"], j["entry"])] + 4 * j["dword"]
+            if j["mthd"] == LOAD_INLINE_DATA:
+                inline.append((j["seq"], va))
+            elif j["mthd"] == PCAS2_B:
+                assert j["data"] == 0xA, "INVALIDATE_PREFETCH_COPY_SCHEDULE"
+                patches[(j["seq"], va - 4)] = ("header", PCAS2_B, PCAS_B)
+                patches[(j["seq"], va)] = ("data", 0xA, 3)
+        elif j.get("event") == "UPLOAD":
+            data = bytes.fromhex(j.get("data", ""))
+            if len(data) == 384 and (data[72] >> 4) == 4:   # QMD_MAJOR_VERSION 583:580: a V04_00 QMD
+                words = inline[-96:]
+                assert len(words) == 96 and all(s == j["seq"] for s, _ in words)
+                new = to_v02_02(data) + bytes(128)
+                for i, (s, va) in enumerate(words):
+                    patches[(s, va)] = ("data", struct.unpack_from("<I", data, 4 * i)[0], struct.unpack_from("<I", new, 4 * i)[0])
+                qmds += 1
+            inline = []
+    return patches, qmds
+
+
+def test_devmodel_turing_compute_guest(vgt, devmodel_bin, build_dir, tmp_path):
+    src = REPO / "corpus" / "vadd.vgt"
+    to_v02_02, version = qmd_codec(build_dir)
+    patches, qmds = turing_compute_patches(vgt, src, to_v02_02)
+    assert qmds >= 4, "vadd uploads its launches' and ordering QMDs"
+    g, _ = build_events(vgt, src, V2_TURING, True, extra=patches)
+    (tmp_path / "sys.img").write_bytes(g.sys)
+    (tmp_path / "vid.img").write_bytes(g.vid)
+    (tmp_path / "events.bin").write_bytes(g.events)
+    stream, out = tmp_path / "guest.stream", tmp_path / "guest.vgt"
+    r = subprocess.run([str(devmodel_bin), "--sysmem", str(tmp_path / "sys.img"), "--vidmem", str(tmp_path / "vid.img"),
+                        "--events", str(tmp_path / "events.bin"), "-o", str(stream), "--chip", "TU104"],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    vgt("ingest", stream, "-o", out, check=0)
+    vgt("verify", out, check=0)
+
+    # the analyzer sees a Turing compute guest: its launches on TURING_COMPUTE_A with V02_02 QMDs
+    d = json.loads(vgt("launches", out, "--json", check=0).stdout)
+    launches = [w for w in d["work"] if "launch" in w]
+    assert len(launches) == 2 and d["total"]["not_rebuildable"] == 0, d["total"]
+    assert {w["class"] for w in launches} == {"TURING_COMPUTE_A"}
+    assert {w["qmd"]["version"] for w in launches} == {"V02_02"}
+
+    # lane 2 on the guest: every submission synthesized, decoded back, its checks pass
+    rep = vgt("replay", out, "--backend", "sim", "--lane", "synth", "--check", "--json")
+    s = json.loads(rep.stdout)
+    assert rep.returncode == 0 and s["result"] == "ok", rep.stderr[-2000:]
+    assert s["lanes"]["verbatim"] == 0 and s["lanes"]["synth"] == s["submissions_replayed"] > 100
+    assert s["synth_refused"] == 0 and s["checks"]["failed"] == 0 and s["launches"] == 2
+
+    # the synthesized QMD (vgt decompile rebuilds a launch as lane 2 does) decodes back as V02_02
+    c = tmp_path / "launch.c"
+    vgt("decompile", out, "--launch", "1", "-o", c, check=0)
+    text = c.read_text()
+    m = re.search(r"/\* QMD of launch 1 at 0x[0-9a-f]+ \*/.*?static const uint8_t blob\d+\[(\d+)\] = \{([^}]*)\}", text, re.S)
+    assert m, "the decompiled launch carries its QMD"
+    raw = bytes(int(x, 16) for x in re.findall(r"0x([0-9a-fA-F]{2})", m.group(2)))
+    assert int(m.group(1)) == len(raw) == 256 and version(raw) == V02_02
+    assert "NVC5C0_SEND_SIGNALING_PCAS_B" in text and "PCAS2" not in text.split("static void launch(")[1]

@@ -311,11 +311,48 @@ static void test_lanes(void)
     CHECK(vgt_lane_from_name("verbatim") == VGT_LANE_VERBATIM && vgt_lane_from_name("x") == -1, "lane names");
 }
 
+/* The synth lane's channels: a CUDA context opens 20 channels (12 copy-only, 8 compute and copy). The H200
+ * backend holds 32 live channels and realizes the captured ones before the first submission; a channel of
+ * the lane's own per captured channel (13 for vadd) ran out there, and the compute channel's launches never
+ * ran. Synthesized work runs on its captured channel's backend channel: the sim gets exactly the captured
+ * channels. */
+static void test_synth_channels(void)
+{
+    vgt_replay_options o = vgt_replay_defaults();
+    o.backend = &vgt_backend_sim;
+    o.lane = VGT_LANE_SYNTH;
+    o.check = 1;
+    o.backend_cfg.max_channels = 20;
+    seen s = {0};
+    o.report = on_report;
+    o.report_ctx = &s;
+    vgt_reader *r = NULL;
+    vgt_replay *rp = NULL;
+    vgt_error err;
+    vgt_status rc = vgt_reader_open_path(&r, "corpus/vadd.vgt", NULL, &err);
+    if (rc == VGT_OK) rc = vgt_replay_open(&rp, &o, &err);
+    if (rc == VGT_OK) rc = vgt_replay_run(rp, r, &err);
+    if (rc == VGT_OK) rc = vgt_replay_finish(rp, &err);
+    CHECK(rc == VGT_OK, "%s", err.msg);
+    if (rp) {
+        const vgt_replay_summary *sum = vgt_replay_summary_get(rp);
+        CHECK(sum->warnings == 0 && sum->faults == 0, "warnings %llu faults %llu (%s)", (unsigned long long)sum->warnings,
+              (unsigned long long)sum->faults, s.last);
+        CHECK(sum->lanes[VGT_LANE_SYNTH] == 190 && sum->synth_refused == 0, "synth %llu refused %llu",
+              (unsigned long long)sum->lanes[VGT_LANE_SYNTH], (unsigned long long)sum->synth_refused);
+        CHECK(sum->ctr.launches == 2 && sum->ctr.copies == 103, "launches %llu copies %llu run",
+              (unsigned long long)sum->ctr.launches, (unsigned long long)sum->ctr.copies);
+    }
+    vgt_replay_close(rp);
+    vgt_reader_close(r);
+}
+
 int main(void)
 {
     char dir[] = "/tmp/test_replay_XXXXXX";
     if (!mkdtemp(dir)) return 1;
     test_lanes();
+    test_synth_channels();
     test_coverage();
     test_scenario(dir);
     test_never_released(dir);

@@ -4,13 +4,17 @@
  * for a channel of its own and the memory that stream needs:
  *
  *   LAUNCH     the compute class state the launch ran with (SET_* methods that differ from what this
- *              channel last set), a fresh QMD in the compute class's QMD version (vgt_qmd_encode) with its
+ *              channel last set), a fresh QMD in the compute class's QMD version (the captured QMD's own when
+ *              it is a layout of the same major version: V02_02 on TURING_COMPUTE_A) (vgt_qmd_encode) with its
  *              program and constant buffers copied to allocations of its own and every address field
  *              relocated (the QMD's program, program prefetch and constant buffer addresses; the 64-bit words
  *              of the constant buffers that point into a relocated constant buffer, the program or the QMD
  *              itself), then INVALIDATE_SHADER_CACHES_NO_WFI (instruction, data, constant: the host wrote
  *              them) and SEND_PCAS_A + SEND_SIGNALING_PCAS2_B (PCAS_B before Ampere). Dependent QMDs are left out: the
  *              synthesized stream orders the launches (each waited for). Releases keep their addresses.
+ *   EMPTY_DISPATCH that SCHEDULEs a QMD: rebuilt like a launch with its dependents (a CUDA graph launch starts
+ *              the graph's node chain at its captured VAs), unless a launch of the same plan decrements its
+ *              dependence (CUDA's stream-ordering QMD): then it leaves the plan again. Others: nothing.
  *   UPLOAD     LINE_LENGTH_IN .. LAUNCH_DMA and its LOAD_INLINE_DATA (pitch layouts)
  *   COPY       OFFSET_IN/OUT, PITCH_IN/OUT, LINE_LENGTH_IN, LINE_COUNT, remap constants, SET_SEMAPHORE_*,
  *              LAUNCH_DMA as captured (pitch layouts; semaphore-only ones of any layout)
@@ -102,6 +106,9 @@ const vgt_synth_plan *vgt_synth_plan_get(const vgt_synth *s);
 vgt_status vgt_synth_check(vgt_synth *s, vgt_error *err);
 /* The allocator was reset: programs and constant buffers are copied again. */
 void vgt_synth_forget_memory(vgt_synth *s);
+/* Other methods ran on the channel (captured ones, verbatim): its bindings and compute state are set again
+ * by the next plan. */
+void vgt_synth_forget_state(vgt_synth *s);
 /* The plan's stream as push-buffer dwords (vgt_pbwriter). *n receives the count; the array lives in s. */
 const uint32_t *vgt_synth_pushbuf(vgt_synth *s, uint32_t *n, vgt_error *err);
 
