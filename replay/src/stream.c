@@ -12,6 +12,7 @@
  *   rt         (rt_track.c)    the render targets bound (--list-rt, --dump-rt; the census watches them)
  *   synth      (lane_synth.c)  the work of each submission rebuilt into a fresh stream (lane synth; auto on hardware)
  *   count      (live_count.c)  launches, draws and macro calls per channel (live counters)
+ *   state      (state_dump.c)  the semaphores released, for --dump-state
  *
  * Which subscribers take part is decided once, when the replay starts (each one's active()); each says at
  * begin() whether it wants this submission's methods: when none does, the decoder runs for state only
@@ -25,7 +26,7 @@
 
 #include "engine.h"
 
-static const stream_sub *const all_subs[] = {&sub_reloc, &sub_volatile, &sub_mme_guard, &sub_rt, &sub_synth,
+static const stream_sub *const all_subs[] = {&sub_reloc, &sub_volatile, &sub_mme_guard, &sub_rt, &sub_synth, &sub_state,
                                               &sub_count};
 
 void stream_start(vgt_replay *rp)
