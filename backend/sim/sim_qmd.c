@@ -9,6 +9,8 @@
  *    CTA-less QMD, whose completion schedules the next node, and so on (corpus/cuda_graph.vgt: the graph's
  *    last node releases ADD 1 on the stream's progress semaphore at every launch, after the driver wrote
  *    the counter's base with an inline-to-memory upload that follows the PCAS in the stream).
+ *  - A QMD without REQUIRE_SCHEDULING_PCAS that a completing QMD schedules also has a PCAS of its own in
+ *    the stream (CUDA streams: each kernel's QMD is sent, and a CTA-less QMD schedules it): it runs there.
  *  - DECREMENT_DEPENDENCE lowers a QMD's hardware dependence counter; the sim completes a QMD the moment
  *    it runs, so a dependence on it is always met: nothing to do.
  *  - INCREMENT_PUT feeds a queue QMD (IS_QUEUE): not modelled, reported.
@@ -67,12 +69,14 @@ static void schedule_dependent(vgt_backend *b, sim_channel *c, const vgt_method 
                          (unsigned long long)va);
         return;
     }
-    if (vgt_qmd_requires_scheduling_pcas(v, bytes, sizeof bytes)) {
-        sim_qmd_slot *s = slot_get(b, c->vas, va);
-        if (!s->armed) {   /* runs when its PCAS comes */
-            s->pending = 1;
-            return;
-        }
+    /* A QMD without REQUIRE_SCHEDULING_PCAS runs on its own PCAS, which the stream sends (CUDA streams on
+     * Hopper: a CTA-less QMD schedules the next kernel's QMD, which has its PCAS too): running it here as
+     * well would write its releases twice. */
+    if (!vgt_qmd_requires_scheduling_pcas(v, bytes, sizeof bytes)) return;
+    sim_qmd_slot *s = slot_get(b, c->vas, va);
+    if (!s->armed) {   /* runs when its PCAS comes */
+        s->pending = 1;
+        return;
     }
     b->ctr.qmd_dependent_runs++;
     run_qmd(b, c, m, &q, depth + 1);

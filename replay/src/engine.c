@@ -177,6 +177,7 @@ void vgt_replay_close(vgt_replay *rp)
     plan_free(rp);
     free(rp->patch_cur.entry_va);
     free(rp->moves);
+    for (uint32_t i = 0; i < rp->nstate; i++) free(rp->state[i].text);
     free(rp->state);
     free(rp->mapped_mem);
     free(rp->relocate);
@@ -460,7 +461,7 @@ static vgt_status on_memory(vgt_replay *rp, const vgt_record *rec, vgt_error *er
     vgt_rec_memory m;
     VGT_TRY(vgt_decode_memory(rec, &m, err));
     if (m.reason == VGT_MEM_OBSERVED && rp->opt.census && m.length) census_watch(rp, m.gpu_va, m.length, "observed");
-    if (m.reason == VGT_MEM_OBSERVED) state_note(rp, 0, m.gpu_va, m.length);
+    if (m.reason == VGT_MEM_OBSERVED) state_note(rp, 0, m.gpu_va, m.length, rec->seq);
     if (m.reason == VGT_MEM_OBSERVED || m.length == 0) return VGT_OK;
     lane_synth_memory(rp, m.gpu_va, m.length);
     vgt_error e;
@@ -475,7 +476,7 @@ static vgt_status on_semaphore(vgt_replay *rp, const vgt_record *rec, vgt_error 
     vgt_rec_semaphore s;
     VGT_TRY(vgt_decode_semaphore(rec, &s, err));
     if (rp->opt.check) check_semaphore(rp, rec, &s);
-    state_note(rp, 1, s.gpu_va, s.size);
+    state_note(rp, 1, s.gpu_va, s.size, rec->seq);
     return VGT_OK;
 }
 

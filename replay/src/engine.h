@@ -195,8 +195,11 @@ typedef struct engine_lane {
 /* A region --dump-state reports (state_dump.c). */
 typedef struct state_region {
     uint64_t va, len;
+    uint64_t seq;                /* the record's, or STATE_AT_END: read when the state is written */
+    char *text;                  /* the line read at the record (seq != STATE_AT_END) */
     uint8_t semaphore;
 } state_region;
+#define STATE_AT_END UINT64_MAX
 
 struct vgt_replay {
     vgt_replay_options opt;
@@ -305,7 +308,7 @@ void engine_warn(vgt_replay *rp, const char *fmt, ...) __attribute__((format(pri
 /* check.c */
 void check_memory(vgt_replay *rp, const vgt_record *rec, const vgt_rec_memory *m);
 /* state_dump.c: note a region the trace observes (semaphore: a SEMAPHORE record); write them all. */
-void state_note(vgt_replay *rp, int semaphore, uint64_t va, uint64_t len);
+void state_note(vgt_replay *rp, int semaphore, uint64_t va, uint64_t len, uint64_t seq);
 vgt_status state_write(vgt_replay *rp, FILE *f, vgt_error *err);
 void check_semaphore(vgt_replay *rp, const vgt_record *rec, const vgt_rec_semaphore *s);
 void check_close_submission(vgt_replay *rp);
