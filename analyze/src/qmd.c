@@ -149,6 +149,15 @@ const char *vgt_qmd_dependent_action_name(unsigned action)
     return action < sizeof n / sizeof n[0] && n[action] ? n[action] : "?";
 }
 
+int vgt_qmd_requires_scheduling_pcas(vgt_qmd_version v, const uint8_t *qmd, uint32_t len)
+{
+    switch (v) {
+    case VGT_QMD_V03_00: return (int)vgt_qmd_bits(qmd, len, 140, 140);
+    case VGT_QMD_V04_00: return (int)vgt_qmd_bits(qmd, len, 30, 30);
+    default: return 0;
+    }
+}
+
 vgt_status vgt_qmd_decode_as(vgt_qmd_version v, const uint8_t *qmd, uint32_t len, vgt_qmd *out, vgt_error *err)
 {
     uint32_t n = 0;

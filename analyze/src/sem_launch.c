@@ -21,27 +21,31 @@
 
 #include "sem_internal.h"
 
+void vgt_ev_sem_from_qmd_release(const vgt_qmd_release *r, unsigned slot, vgt_ev_sem *s)
+{
+    memset(s, 0, sizeof *s);
+    s->source = VGT_SEM_SRC_QMD;
+    s->op = r->reduction_enable ? VGT_SEM_OP_REDUCTION : VGT_SEM_OP_RELEASE;
+    s->size = r->payload64 ? 8 : 4;
+    s->va = r->va;
+    s->payload = r->payload64 ? r->payload : (uint32_t)r->payload;
+    if (r->reduction_enable) {
+        static const uint8_t red[8] = { VGT_RED_ADD, VGT_RED_MIN, VGT_RED_MAX, VGT_RED_INC, VGT_RED_DEC,
+                                        VGT_RED_AND, VGT_RED_OR, VGT_RED_XOR };
+        s->reduction = red[r->reduction_op & 7];
+        if (r->reduction_format == 1) s->flags |= VGT_SEM_FLAG_SIGNED;
+    }
+    if (r->structure_size == 0) s->flags |= VGT_SEM_FLAG_TIMESTAMP;
+    s->raw = slot;
+}
+
 static void emit_releases(vgt_sem_tracker *t, const vgt_method *m, const vgt_qmd *q)
 {
     for (unsigned i = 0; i < q->release_count; i++) {
-        const vgt_qmd_release *r = &q->release[i];
-        if (!r->enabled) continue;
+        if (!q->release[i].enabled) continue;
         vgt_event ev;
         sem_event_init(t, &ev, VGT_EV_SEM_RELEASE, m);
-        vgt_ev_sem *s = &ev.u.sem;
-        s->source = VGT_SEM_SRC_QMD;
-        s->op = r->reduction_enable ? VGT_SEM_OP_REDUCTION : VGT_SEM_OP_RELEASE;
-        s->size = r->payload64 ? 8 : 4;
-        s->va = r->va;
-        s->payload = r->payload64 ? r->payload : (uint32_t)r->payload;
-        if (r->reduction_enable) {
-            static const uint8_t red[8] = { VGT_RED_ADD, VGT_RED_MIN, VGT_RED_MAX, VGT_RED_INC, VGT_RED_DEC,
-                                            VGT_RED_AND, VGT_RED_OR, VGT_RED_XOR };
-            s->reduction = red[r->reduction_op & 7];
-            if (r->reduction_format == 1) s->flags |= VGT_SEM_FLAG_SIGNED;
-        }
-        if (r->structure_size == 0) s->flags |= VGT_SEM_FLAG_TIMESTAMP;
-        s->raw = i;
+        vgt_ev_sem_from_qmd_release(&q->release[i], i, &ev.u.sem);
         sem_emit(t, &ev);
     }
 }

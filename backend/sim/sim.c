@@ -192,6 +192,12 @@ static vgt_status sim_sem_wait(vgt_backend *b, uint32_t vas, uint64_t va, uint64
                     (unsigned long long)va, (unsigned long long)v, (unsigned long long)value);
 }
 
+static vgt_status sim_known(vgt_backend *b, uint32_t vas, uint64_t va, uint64_t len, uint8_t *mask, vgt_error *err)
+{
+    if (vas >= b->nvas) return VGT_FAIL(err, VGT_E_ARG, VGT_NO_OFFSET, "sim: VA space %u does not exist", vas);
+    return sim_mem_known(&b->mem[vas], va, len, mask, err);
+}
+
 static vgt_status sim_produced(vgt_backend *b, uint32_t vas, uint64_t va, uint64_t len, uint8_t *mask, vgt_error *err)
 {
     VGT_TRY(check_vas(b, vas, err));
@@ -236,6 +242,7 @@ const vgt_backend_ops vgt_backend_sim = {
     .sem_wait = sim_sem_wait,
     .idle = sim_idle,
     .produced = sim_produced,
+    .known = sim_known,
     .write_log_reset = sim_write_log_reset,
     .write_log = sim_write_log,
     .counters = sim_counters,

@@ -190,6 +190,15 @@ typedef struct sim_channel {
     int mme_call_subch;         /* the subchannel of the call being run (its emissions go there) */
 } sim_channel;
 
+/* A QMD with REQUIRE_SCHEDULING_PCAS (sim_qmd.c): armed by its PCAS, pending when a completing QMD
+ * scheduled it before that. */
+typedef struct sim_qmd_slot {
+    uint64_t va;
+    uint32_t vas;
+    uint8_t armed, pending;
+} sim_qmd_slot;
+#define SIM_QMD_SLOTS 256u
+
 struct vgt_backend {
     vgt_backend_config cfg;
     sim_mem mem[SIM_MAX_VAS];
@@ -214,6 +223,8 @@ struct vgt_backend {
     uint8_t *copy_mask;
     vgt_mme_budget mme_budget;  /* shared by every channel's tracker; a new submission's budget per submit */
     int mme_budget_said;        /* the event saying it ran out was sent */
+    sim_qmd_slot qmds[SIM_QMD_SLOTS];
+    uint32_t nqmds, qmd_evict;
 };
 
 /* sim_fetch.c */
@@ -243,6 +254,17 @@ void sim_obj_reset(sim_obj *o);
 vgt_status sim_mme_flush(vgt_backend *b, sim_channel *c);
 /* The submission ended: deliver what the semantic tracker holds back (a merged draw, a short upload). */
 void sim_end_of_submission(vgt_backend *b, sim_channel *c);
+
+/* Count and report (VGT_BEV_UNSUPPORTED) something the sim does not model. */
+void sim_not_modelled(vgt_backend *b, const vgt_method *m, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Perform a SEM_RELEASE event's write (a release or a reduction); counts nothing but the reduction. */
+void sim_apply_release(vgt_backend *b, const vgt_method *m, const vgt_ev_sem *s);
+
+/* sim_qmd.c. A QMD was scheduled by a PCAS (a LAUNCH or EMPTY_DISPATCH event): run it now, or arm it
+ * when it requires a scheduling QMD as well; running it writes its releases and acts on its dependents. */
+void sim_qmd_scheduled(vgt_backend *b, sim_channel *c, const vgt_method *m, const vgt_ev_launch *l);
+/* [va, va+len) of vas was written by an upload: QMDs armed there are disarmed. */
+void sim_qmd_written(vgt_backend *b, uint32_t vas, uint64_t va, uint64_t len);
 
 /* sim_sem.c */
 enum sim_red { SIM_RED_MIN, SIM_RED_MAX, SIM_RED_XOR, SIM_RED_AND, SIM_RED_OR, SIM_RED_ADD, SIM_RED_INC, SIM_RED_DEC };

@@ -8,8 +8,9 @@
  *   REPORT       a counter/timestamp report: written as zeros, never "produced" (not reproducible)
  *   UPLOAD       the inline-to-memory bytes written line by line at pitch; its completion semaphore
  *   COPY         linear/pitch copy or remapped copy/memset, done through sim memory
- *   LAUNCH       counted (shaders are not executed); an inline QMD is stored at its address; the QMD's
- *                release semaphores arrive as SEM_RELEASE events. As the shader may have written
+ *   LAUNCH       counted (shaders are not executed); an inline QMD is stored at its address; the QMD
+ *                runs (sim_qmd.c: its releases, then its dependent QMDs), or waits armed for the QMD
+ *                that schedules it (REQUIRE_SCHEDULING_PCAS). As the shader may have written
  *                anywhere, every byte of memory becomes unknown (sim_mem_invalidate): later checks
  *                compare only what the front end wrote after it
  *   DRAW         counted, not rasterized; memory becomes unknown as for a launch
@@ -22,6 +23,7 @@
  * per object.
  * Which classes the sim knows, and their families, are the facts' (vgt_nv_class_family: every class of the
  * class tables and of trace-format/facts/families.txt). */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,23 +70,45 @@ static void unsupported(vgt_backend *b, const vgt_method *m, const char *what)
     sim_event(b, VGT_BEV_UNSUPPORTED, m, "%s", what);
 }
 
-/* ---- semaphores ---- */
-static void on_release(vgt_backend *b, const vgt_method *m, const vgt_ev_sem *s)
+void sim_not_modelled(vgt_backend *b, const vgt_method *m, const char *fmt, ...)
 {
-    if (s->source == VGT_SEM_SRC_REPORT) b->ctr.report_semaphores++;
+    char msg[200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    unsupported(b, m, msg);
+}
+
+/* ---- semaphores ---- */
+void sim_apply_release(vgt_backend *b, const vgt_method *m, const vgt_ev_sem *s)
+{
     if (s->op == VGT_SEM_OP_RELEASE) {
         sim_sem_release(b, m, s->va, s->payload, s->size, (s->flags & VGT_SEM_FLAG_TIMESTAMP) != 0);
         return;
     }
     int red = red_of(s->reduction);
     if (red < 0) {
-        char msg[96];
-        snprintf(msg, sizeof msg, "semaphore reduction %s at VA 0x%llx is not modelled", vgt_sem_red_name(s->reduction),
-                 (unsigned long long)s->va);
-        unsupported(b, m, msg);
+        sim_not_modelled(b, m, "semaphore reduction %s at VA 0x%llx is not modelled", vgt_sem_red_name(s->reduction),
+                         (unsigned long long)s->va);
         return;
     }
     sim_sem_reduce(b, m, s->va, red, (s->flags & VGT_SEM_FLAG_SIGNED) != 0, s->payload, s->size);
+}
+
+/* Every SEM_RELEASE event counts as a release (a reduction too: census counts them alike); those of QMDs
+ * also apart, as the sim reads QMDs in memory that a tool without memory may not see. A QMD's releases
+ * are written when the QMD runs (sim_qmd.c), which is not always where the tracker reports them (at its
+ * PCAS). */
+static void on_release(vgt_backend *b, const vgt_method *m, const vgt_ev_sem *s)
+{
+    b->ctr.sem_releases++;
+    if (s->source == VGT_SEM_SRC_REPORT) b->ctr.report_semaphores++;
+    if (s->source == VGT_SEM_SRC_QMD) {
+        b->ctr.qmd_releases++;
+        return;
+    }
+    sim_apply_release(b, m, s);
 }
 
 /* SET_REPORT_SEMAPHORE_D of the 3D class has COMPARISON (EQ, GE) for its ACQUIRE; the event gives the raw
@@ -162,6 +186,7 @@ static void on_upload(vgt_backend *b, sim_channel *c, const vgt_method *m, const
         vgt_error e;
         for (uint64_t off = 0, line = 0; off < have && u->line_length; off += u->line_length, line++) {
             uint64_t n = have - off < u->line_length ? have - off : u->line_length;
+            sim_qmd_written(b, c->vas, u->dst_va + line * u->pitch_out, n);
             if (sim_mem_write(sim_vas_mem(b, c->vas), u->dst_va + line * u->pitch_out, u->data + off, n, SIM_GPU,
                               "I2M upload", &e) != VGT_OK) {
                 sim_fault(b, m, &e);
@@ -349,7 +374,9 @@ static void on_launch(vgt_backend *b, sim_channel *c, const vgt_method *m, const
         snprintf(msg, sizeof msg, "QMD at VA 0x%llx %s; its release semaphores are not written",
                  (unsigned long long)l->qmd_va, l->qmd_known ? "has an unknown version" : "is not fully known");
         unsupported(b, m, msg);
+        return;
     }
+    sim_qmd_scheduled(b, c, m, l);
 }
 
 static void on_event(void *ctx, const vgt_event *ev)

@@ -37,7 +37,6 @@ void sim_sem_release(vgt_backend *b, const vgt_method *m, uint64_t va, uint64_t 
     uint8_t buf[8];
     vgt_error e;
     put_le(buf, payload, size);
-    b->ctr.sem_releases++;
     if (sim_mem_write(cur_mem(b), va, buf, size, SIM_GPU, "semaphore release", &e) != VGT_OK) {
         sim_fault(b, m, &e);
         return;

@@ -25,7 +25,7 @@ CC=${CC:-gcc}
 NVFLAGS="-O2 -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90 -I$here"
 CFLAGS="-O2 -std=c11 -Wall -Wextra -I$here"
 
-for w in vadd many_launches streams_threads cuda_graph multi_kernel; do
+for w in vadd many_launches streams_threads cuda_graph cuda_graph_memcpy multi_kernel; do
     echo "nvcc $w"
     $NVCC $NVFLAGS -o "$out/$w" "$here/$w.cu"
 done

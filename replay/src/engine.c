@@ -178,6 +178,8 @@ void vgt_replay_close(vgt_replay *rp)
     plan_free(rp);
     free(rp->patch_cur.entry_va);
     free(rp->moves);
+    for (uint32_t i = 0; i < rp->nstate; i++) free(rp->state[i].text);
+    free(rp->state);
     free(rp->mapped_mem);
     free(rp->relocate);
     free(rp->avoid);
@@ -461,6 +463,7 @@ static vgt_status on_memory(vgt_replay *rp, const vgt_record *rec, vgt_error *er
     vgt_rec_memory m;
     VGT_TRY(vgt_decode_memory(rec, &m, err));
     if (m.reason == VGT_MEM_OBSERVED && rp->opt.census && m.length) census_watch(rp, m.gpu_va, m.length, "observed");
+    if (m.reason == VGT_MEM_OBSERVED) state_note(rp, 0, m.gpu_va, m.length, rec->seq);
     if (m.reason == VGT_MEM_OBSERVED || m.length == 0) return VGT_OK;
     engine_settle(rp, SETTLE_WRITE);   /* the CPU wrote once the work before had finished with the bytes */
     lane_synth_memory(rp, m.gpu_va, m.length);
@@ -476,6 +479,7 @@ static vgt_status on_semaphore(vgt_replay *rp, const vgt_record *rec, vgt_error 
     vgt_rec_semaphore s;
     VGT_TRY(vgt_decode_semaphore(rec, &s, err));
     if (rp->opt.check) check_semaphore(rp, rec, &s);
+    state_note(rp, 1, s.gpu_va, s.size, rec->seq);
     return VGT_OK;
 }
 
@@ -747,6 +751,8 @@ vgt_status vgt_replay_read(vgt_replay *rp, uint64_t va, void *dst, uint64_t len,
 }
 
 uint64_t vgt_replay_translate(const vgt_replay *rp, uint64_t va) { return addr_to_replay(rp, va); }
+
+vgt_status vgt_replay_dump_state(vgt_replay *rp, FILE *f, vgt_error *err) { return state_write(rp, f, err); }
 
 const vgt_replay_channel_count *vgt_replay_channels(vgt_replay *rp, uint32_t *count)
 {

@@ -14,6 +14,8 @@
 #include "vgt/u64map.h"
 #include "submit_segs.h"
 
+#include <stdio.h>
+
 /* SET_COLOR_TARGET_A/B/WIDTH/HEIGHT/FORMAT/MEMORY of the 8 targets as the stream last set them. */
 typedef struct rt_state {
     uint32_t ct[8][6];
@@ -186,7 +188,7 @@ typedef struct stream_sub {
 
 #define STREAM_MAX_SUBS 8u
 #define ENGINE_INFLIGHT_MAX 64u   /* disjoint push-buffer ranges in flight before the engine waits anyway */
-extern const stream_sub sub_reloc, sub_rt, sub_volatile, sub_mme_guard, sub_synth, sub_count, sub_cuts;
+extern const stream_sub sub_reloc, sub_rt, sub_volatile, sub_mme_guard, sub_synth, sub_count, sub_cuts, sub_state;
 
 void stream_start(vgt_replay *rp);   /* picks the active subscribers, in order */
 /* Decode the submission once (snapshot first, for fault windows) and hand it to every subscriber. */
@@ -216,8 +218,19 @@ typedef struct engine_lane {
     void (*close)(vgt_replay *rp);
 } engine_lane;
 
+/* A region --dump-state reports (state_dump.c). */
+typedef struct state_region {
+    uint64_t va, len;
+    uint64_t seq;                /* the record's, or STATE_AT_END: read when the state is written */
+    char *text;                  /* the line read at the record (seq != STATE_AT_END) */
+    uint8_t semaphore;
+} state_region;
+#define STATE_AT_END UINT64_MAX
+
 struct vgt_replay {
     vgt_replay_options opt;
+    state_region *state;         /* --dump-state: the regions the trace observes */
+    uint32_t nstate, cap_state;
     const vgt_backend_ops *ops;
     vgt_backend *be;
     const engine_lane *lane;
@@ -337,6 +350,9 @@ void engine_warn(vgt_replay *rp, const char *fmt, ...) __attribute__((format(pri
 
 /* check.c */
 void check_memory(vgt_replay *rp, const vgt_record *rec, const vgt_rec_memory *m);
+/* state_dump.c: note a region the trace observes (semaphore: a SEMAPHORE record); write them all. */
+void state_note(vgt_replay *rp, int semaphore, uint64_t va, uint64_t len, uint64_t seq);
+vgt_status state_write(vgt_replay *rp, FILE *f, vgt_error *err);
 void check_semaphore(vgt_replay *rp, const vgt_record *rec, const vgt_rec_semaphore *s);
 void check_close_submission(vgt_replay *rp);
 vgt_status check_take_write_log(vgt_replay *rp, vgt_error *err);

@@ -13,6 +13,7 @@
  *   synth      (lane_synth.c)  the work of each submission rebuilt into a fresh stream (lane synth; auto on hardware)
  *   count      (live_count.c)  launches, draws and macro calls per channel (live counters)
  *   cuts       (draw_cuts.c)   where each listed draw's work ends (the census per draw)
+ *   state      (state_dump.c)  the semaphores released, for --dump-state
  *
  * Which subscribers take part is decided once, when the replay starts (each one's active()); each says at
  * begin() whether it wants this submission's methods: when none does, the decoder runs for state only
@@ -27,7 +28,7 @@
 #include "engine.h"
 
 static const stream_sub *const all_subs[] = {&sub_reloc, &sub_volatile, &sub_mme_guard, &sub_rt, &sub_synth,
-                                              &sub_count, &sub_cuts};
+                                              &sub_state, &sub_count, &sub_cuts};
 
 void stream_start(vgt_replay *rp)
 {

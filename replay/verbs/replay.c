@@ -211,6 +211,9 @@ static void print_work_text(FILE *f, const vgt_backend_counters *k)
     fprintf(f, "  semaphores: %llu releases, %llu acquires, %llu reductions, %llu report semaphores\n",
             (unsigned long long)k->sem_releases, (unsigned long long)k->sem_acquires, (unsigned long long)k->sem_reductions,
             (unsigned long long)k->report_semaphores);
+    if (k->qmd_armed || k->qmd_dependent_runs)
+        fprintf(f, "  QMDs: %llu armed by their PCAS to wait for a scheduling QMD, %llu run by a completing QMD\n",
+                (unsigned long long)k->qmd_armed, (unsigned long long)k->qmd_dependent_runs);
     fprintf(f, "  macro calls %llu (%llu errors, %llu methods emitted)\n", (unsigned long long)k->macro_calls,
             (unsigned long long)k->macro_errors, (unsigned long long)k->macro_methods);
     if (k->macro_refused)
@@ -303,9 +306,12 @@ static void print_summary_json(FILE *f, const vgt_replay_summary *s, int check, 
             (unsigned long long)k->launches, (unsigned long long)k->empty_dispatches, (unsigned long long)k->draws,
             (unsigned long long)k->uploads, (unsigned long long)k->upload_bytes, (unsigned long long)k->copies,
             (unsigned long long)k->copy_bytes, (unsigned long long)k->memsets, (unsigned long long)k->empty_dmas);
-    fprintf(f, "\"semaphores\":{\"releases\":%llu,\"acquires\":%llu,\"reductions\":%llu,\"report\":%llu},",
+    fprintf(f, "\"semaphores\":{\"releases\":%llu,\"acquires\":%llu,\"reductions\":%llu,\"report\":%llu,\"qmd\":%llu},",
             (unsigned long long)k->sem_releases, (unsigned long long)k->sem_acquires,
-            (unsigned long long)k->sem_reductions, (unsigned long long)k->report_semaphores);
+            (unsigned long long)k->sem_reductions, (unsigned long long)k->report_semaphores,
+            (unsigned long long)k->qmd_releases);
+    fprintf(f, "\"qmds\":{\"armed\":%llu,\"dependent_runs\":%llu},", (unsigned long long)k->qmd_armed,
+            (unsigned long long)k->qmd_dependent_runs);
     fprintf(f, "\"macro_calls\":%llu,\"macro_errors\":%llu,\"macro_refused\":%llu,\"faults\":%llu,\"unsupported\":%llu,\"diagnostics\":%llu,"
                "\"warnings\":%llu,\"blocked\":%s,",
             (unsigned long long)k->macro_calls, (unsigned long long)k->macro_errors,
@@ -403,6 +409,20 @@ static int write_dump(vgt_replay *rp, const dump_req *d)
     return VGT_EXIT_OK;
 }
 
+static int write_state(vgt_replay *rp, const char *path)
+{
+    vgt_error err;
+    vgt_outfile of;
+    FILE *f = vgt_outfile_open(&of, path, VGT_OUT_NO_STDOUT, &err) == VGT_OK ? vgt_outfile_stdio(&of, &err) : NULL;
+    if (f && vgt_replay_dump_state(rp, f, &err) != VGT_OK) {
+        vgt_outfile_discard(&of);
+        return vgt_cli_error("replay", VGT_EXIT_PROBLEM, "--dump-state: %s", err.msg);
+    }
+    if (f && vgt_outfile_commit(&of, &err) == VGT_OK) return VGT_EXIT_OK;
+    if (f || of.kind) vgt_outfile_discard(&of);
+    return vgt_cli_error("replay", VGT_EXIT_USAGE, "--dump-state: %s", err.msg);
+}
+
 typedef struct args {
     const char *trace, *backend, *lane;
     vgt_range submits;
@@ -411,7 +431,7 @@ typedef struct args {
     int ndumps;
     rt_dump_req rt_dumps[MAX_RT_DUMPS];
     int nrt_dumps, list_rt, census, census_per_draw, plan, no_wait;
-    const char *census_json;
+    const char *census_json, *dump_state;
     uint64_t reserved_va, submit_timeout_ms;
     int subcontexts;   /* enum vgt_backend_subcontexts */
     uint64_t relocate[MAX_RELOCATE];
@@ -521,6 +541,10 @@ static const vgt_cli_opt replay_options[] = {
     {"census-per-draw", 0, VGT_ARG_NONE, NULL, "the census after each draw and launch (implies --census): each "
      "submission is cut after the method that issued each draw (numbered as `vgt draws` does), each piece waited for "
      "and read back, so that every row names its draws. A trace file only (not a stream)", A(census_per_draw)},
+    {"dump-state", 0, VGT_ARG_PATH, "FILE", "the end state as JSON lines, alike on every backend (for comparing "
+     "two replays): the value of each semaphore the trace observes and an FNV-1a 64 hash per 256 bytes of each "
+     "range it observes; what the backend did not model (sim: bytes shaders may have written) is marked unknown",
+     A(dump_state)},
     {"submit-timeout", 0, VGT_ARG_U64, "MS", "hardware: wait at most MS for each submission (default 5000)",
      A(submit_timeout_ms), .min = 1, .max = 3600000},
     {"no-wait", 0, VGT_ARG_NONE, NULL, "hardware: do not wait after each submission (speed runs; checks then race)",
@@ -629,6 +653,10 @@ static int finish(vgt_replay *rp, const args *a, cli *c)
         int r = write_dump(rp, &a->dumps[i]);
         if (r > code) code = r;
     }
+    if (a->dump_state) {
+        int r = write_state(rp, a->dump_state);
+        if (r > code) code = r;
+    }
     FILE *side = a->json ? stderr : c->out;   /* JSON keeps stdout to one object */
     if (a->list_rt) rt_list_print(rp, side);
     for (int i = 0; i < a->nrt_dumps; i++) {
@@ -707,6 +735,7 @@ int cmd_replay(int argc, char **argv)
         if ((rc = replay_draw_cuts(a.trace, &cuts, &o.ndraw_cuts)) >= 0) return rc;
         o.draw_cuts = cuts;
     }
+    o.dump_state = a.dump_state != NULL;
     o.track_render_targets = a.list_rt || a.nrt_dumps || o.census;
     o.no_wait = a.no_wait;
     o.force = a.force;

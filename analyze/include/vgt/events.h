@@ -240,6 +240,9 @@ typedef struct vgt_event {
 /* A dispatch runs threads unless its QMD was decoded from fully known bytes and its grid
  * (x * y * z) or its block (x * y * z) is zero. A QMD not (fully) known may run threads: a launch. */
 int vgt_launch_runs_threads(const vgt_ev_launch *l);
+/* The SEM_RELEASE (source qmd) that release slot `slot` of a QMD makes when its grid completes: what the
+ * tracker delivers after a LAUNCH, for a QMD run some other way (a dependent QMD). */
+void vgt_ev_sem_from_qmd_release(const vgt_qmd_release *r, unsigned slot, vgt_ev_sem *out);
 /* A LAUNCH_DMA moves bytes when its DATA_TRANSFER_TYPE is not NONE and its size is not zero. */
 int vgt_copy_moves_bytes(const vgt_ev_copy *k);
 

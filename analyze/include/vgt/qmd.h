@@ -88,6 +88,18 @@ typedef struct vgt_qmd {
 
 /* "INCREMENT_PUT", "SCHEDULE", "INVALIDATE_COPY_SCHEDULE", "DECREMENT_DEPENDENCE"; "?" otherwise. */
 const char *vgt_qmd_dependent_action_name(unsigned action);
+#define VGT_QMD_DEP_INCREMENT_PUT 0u
+#define VGT_QMD_DEP_SCHEDULE 1u
+#define VGT_QMD_DEP_INVALIDATE_COPY_SCHEDULE 3u
+#define VGT_QMD_DEP_DECREMENT_DEPENDENCE 4u
+
+/* REQUIRE_SCHEDULING_PCAS of a QMD (V03_00 bit 140, V04_00 bit 30; older versions have none: 0): such a
+ * QMD does not run on its scheduling PCAS alone, it also waits to be scheduled by the dependent-QMD action
+ * of a QMD that completes before it. CUDA graphs on Hopper chain their kernel nodes that way: each node's
+ * QMD is sent once with a PCAS, and every launch of the graph schedules only the first (CTA-less) QMD;
+ * the rest run through DEPENDENT_QMD SCHEDULE actions. Facts: open-gpu-doc clcbc0qmd.h
+ * (NVCBC0_QMDV03_00_REQUIRE_SCHEDULING_PCAS MW(140:140), NVCBC0_QMDV04_00_REQUIRE_SCHEDULING_PCAS MW(30:30)). */
+int vgt_qmd_requires_scheduling_pcas(vgt_qmd_version v, const uint8_t *qmd, uint32_t len);
 
 /* One field of a version's table: what the decoder reads, with the source's name and bit range. Array
  * fields (count > 1) repeat at lo + i * stride. Printers and tests use the table; so does the decoder. */

@@ -131,6 +131,10 @@ typedef struct vgt_backend_counters {
     uint64_t macro_calls, macro_errors, macro_methods;
     uint64_t macro_refused;        /* calls not run: an MME budget was spent (vgt/mme.h vgt_mme_budget) */
     uint64_t faults, unsupported, blocked_waits, diagnostics;
+    /* QMDs with REQUIRE_SCHEDULING_PCAS whose PCAS armed them without running them, and QMDs run because
+     * a completing QMD scheduled them (DEPENDENT_QMD actions: CUDA graphs' kernel nodes) */
+    uint64_t qmd_armed, qmd_dependent_runs;
+    uint64_t qmd_releases;         /* SEM_RELEASE events of QMDs (in sem_releases too) */
 } vgt_backend_counters;
 
 /* One range the GPU wrote (write_log). */
@@ -255,6 +259,9 @@ typedef struct vgt_backend_ops {
      * value the GPU produced deterministically (a semaphore payload, an upload, a copy) and no host
      * write replaced since. write_log: the ranges written since the last write_log_reset. */
     vgt_status (*produced)(vgt_backend *b, uint32_t vas, uint64_t va, uint64_t len, uint8_t *mask, vgt_error *err);
+    /* Optional (NULL: every byte is what the device holds). mask[i] = 1 when the backend knows byte va+i:
+     * 0 where it did not model what wrote it (sim: shaders it does not execute). */
+    vgt_status (*known)(vgt_backend *b, uint32_t vas, uint64_t va, uint64_t len, uint8_t *mask, vgt_error *err);
     void (*write_log_reset)(vgt_backend *b);
     const vgt_backend_write *(*write_log)(vgt_backend *b, uint32_t *count);
 

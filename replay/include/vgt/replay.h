@@ -122,6 +122,7 @@ typedef struct vgt_replay_options {
      * extractor reads the replay's memory as it is (bytes in-flight work has yet to write read as before). */
     int wait_demand;
     int census;                       /* 1: store census (census.c): watched ranges diffed per submission */
+    int dump_state;                   /* 1: note the observed regions for vgt_replay_dump_state */
     int track_render_targets;         /* 1: decode SET_COLOR_TARGET_* state (rt.c) for --dump-rt */
     /* lane 1 relocation (addrmap.c): the mapping containing each of these captured VAs moves to a new VA
      * (`vgt replay --relocate`); mappings that are not 4 KiB aligned or overlap a mapping of another
@@ -296,6 +297,9 @@ vgt_status vgt_replay_finish(vgt_replay *rp, vgt_error *err);
 const vgt_replay_summary *vgt_replay_summary_get(vgt_replay *rp);
 /* Read replayed memory (--dump) at a captured VA (translated where its mapping was relocated). */
 vgt_status vgt_replay_read(vgt_replay *rp, uint64_t va, void *dst, uint64_t len, vgt_error *err);
+/* With options.dump_state, after vgt_replay_finish: the end state of every semaphore and range the trace
+ * observes, as JSON lines (state_dump.c says what they hold). */
+vgt_status vgt_replay_dump_state(vgt_replay *rp, FILE *f, vgt_error *err);
 /* Where the replay put a captured VA (itself unless its mapping was relocated). */
 uint64_t vgt_replay_translate(const vgt_replay *rp, uint64_t va);
 /* The channels created so far, in creation order; valid until the next record or close. */

@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# differential.sh: every corpus trace (and any trace given) replayed on sim and on the GPU, and the end states
+# compared: every semaphore the trace observes or releases, and every range it observes, 256 bytes at a time
+# (`vgt replay --dump-state`, compared by tests/gpu/state_diff.py). Where sim says it did not know a value
+# (shaders it does not execute wrote there) a difference is "not modelled"; a difference where it knew, a
+# region one side lacks, or a sim replay left blocked is a divergence.
+#
+#   tests/gpu/differential.sh build            (build machine, repository root) stage .carry/diff: a static vgt,
+#                                               the workload below, the corpus traces
+#   tests/gpu/differential.sh run [TRACE...]   (GPU machine, repository root) record the CUDA-graph workload,
+#                                               check it on both backends, then the differential over the corpus
+#                                               and TRACE...; results in $OUT
+#   tests/gpu/differential.sh sim [TRACE...]   the sim half only (any machine): sim states and notes, no GPU
+#
+# Environment: OUT (default /tmp/vgt-diff), VGT (default .carry/diff/bin/vgt), WORKLOAD (default
+# cuda_graph_memcpy), LIMIT (seconds per replay, default 40), DEADLINE (no trace starts after it, default 200 s).
+# Output: $OUT/table.txt (the differential table), $OUT/NAME.sim.json / .gpu.json (replay summaries),
+# $OUT/NAME.sim.state / .gpu.state (end states), $OUT/NAME.diff.txt (the regions that are not equal, and what
+# sim said it did not model), $OUT/$WORKLOAD.vgt and its logs. Exit: 0 no divergence, 1 divergence, 2 usage.
+set -u
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root" || exit 2
+mode=${1:-run}
+[ $# -gt 0 ] && shift
+carry=.carry/diff
+out=${OUT:-/tmp/vgt-diff}
+vgt=${VGT:-$carry/bin/vgt}
+workload=${WORKLOAD:-cuda_graph_memcpy}
+limit=${LIMIT:-40}
+deadline=${DEADLINE:-200}   # seconds: traces not started by then are listed as skipped (the run fits 4 minutes)
+
+stage() {
+    cmake -S . -B build-diff -G Ninja -DCMAKE_BUILD_TYPE=Release -DVGT_STATIC_DEPS=ON \
+          -DCMAKE_C_STANDARD_LIBRARIES="-lm -lpthread -ldl" >/dev/null || return 2
+    cmake --build build-diff --target vgt vgt-capture -j2 || return 2
+    mkdir -p "$carry/bin" "$carry/lib" "$carry/workloads" "$carry/traces"
+    cp build-diff/bin/vgt "$carry/bin/" && cp build-diff/lib/libvgt-capture.so "$carry/lib/" || return 2
+    nvcc -O2 -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90 -I corpus/workloads \
+         -o "$carry/workloads/$workload" "corpus/workloads/$workload.cu" || return 2
+    echo "staged in $carry: $(du -sh "$carry" | cut -f1)"
+}
+
+# replay NAME TRACE BACKEND: the replay's summary and end state; never fails the script (the table says)
+replay() {
+    local name=$1 trace=$2 be=$3
+    timeout -k 5 "$limit" "$vgt" replay "$trace" --backend "$be" --check --json \
+        --dump-state "$out/$name.$be.state" >"$out/$name.$be.json" 2>"$out/$name.$be.err"
+    echo $? >"$out/$name.$be.rc"
+}
+
+# diff_one NAME TRACE: both replays, one table row
+diff_one() {
+    local name=$1 trace=$2 t0=$SECONDS
+    replay "$name" "$trace" sim
+    if [ "$mode" = sim ]; then
+        python3 - "$out/$name.sim.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+notes = [r["message"] for r in d.get("reports", []) if r.get("event") == "unsupported"]
+print(f"  sim: result {d['result']}, blocked {d['blocked']}, qmds {d.get('qmds')}, not modelled {len(notes)}")
+EOF
+        return
+    fi
+    replay "$name" "$trace" gpu
+    if [ ! -s "$out/$name.gpu.state" ] || [ ! -s "$out/$name.sim.state" ]; then
+        printf '{"trace":"%s","sem":0,"sem_eq":0,"sem_diff":0,"sem_nm":0,"ranges":0,"rng_eq":0,"rng_diff":0,"rng_nm":0,"sim_notes":0,"verdict":"NO-STATE sim=%s gpu=%s"}\n' \
+            "$name" "$(cat "$out/$name.sim.rc")" "$(cat "$out/$name.gpu.rc")" >>"$out/rows.jsonl"
+        return
+    fi
+    python3 tests/gpu/state_diff.py "$out/$name.sim.state" "$out/$name.gpu.state" --name "$name" \
+        --sim-json "$out/$name.sim.json" >"$out/$name.diff.txt"
+    python3 tests/gpu/state_diff.py "$out/$name.sim.state" "$out/$name.gpu.state" --name "$name" \
+        --sim-json "$out/$name.sim.json" --json >>"$out/rows.jsonl"
+    echo "  $name: $((SECONDS - t0)) s, gpu rc $(cat "$out/$name.gpu.rc"), sim rc $(cat "$out/$name.sim.rc")"
+}
+
+# The new CUDA-graph workload: recorded here, then checked on both backends (sim must finish: no channel
+# left on an acquire), then in the differential with the corpus.
+record_workload() {
+    local t="$out/$workload.vgt"
+    timeout -k 5 60 "$vgt" record -o "$t" -- "$carry/workloads/$workload" >"$out/$workload.record.out" \
+        2>"$out/$workload.record.err"
+    echo "record: rc $? $(grep -h ^RESULT "$out/$workload.record.out") size $(stat -c %s "$t" 2>/dev/null)"
+    for be in sim gpu; do
+        timeout -k 5 "$limit" "$vgt" replay "$t" --backend "$be" --check >"$out/$workload.check.$be.txt" 2>&1
+        echo "check $be: rc $? $(grep -E '^result' "$out/$workload.check.$be.txt" | head -1)"
+    done
+}
+
+run() {
+    [ -x "$vgt" ] || { echo "$vgt missing: run '$0 build' on the build machine first" >&2; exit 2; }
+    mkdir -p "$out"
+    : >"$out/rows.jsonl"
+    local traces=() t
+    if [ "$mode" = run ] && [ -x "$carry/workloads/$workload" ]; then
+        record_workload
+        [ -s "$out/$workload.vgt" ] && traces+=("$out/$workload.vgt")
+    fi
+    for t in corpus/*.vgt "$@"; do [ -f "$t" ] && traces+=("$t"); done
+    for t in "${traces[@]}"; do
+        if [ "$SECONDS" -ge "$deadline" ]; then
+            printf '{"trace":"%s","sem":0,"sem_eq":0,"sem_diff":0,"sem_nm":0,"ranges":0,"rng_eq":0,"rng_diff":0,"rng_nm":0,"sim_notes":0,"verdict":"SKIPPED (time)"}\n' \
+                "$(basename "$t" .vgt)" >>"$out/rows.jsonl"
+            continue
+        fi
+        diff_one "$(basename "$t" .vgt)" "$t"
+    done
+    [ "$mode" = sim ] && return 0
+    python3 tests/gpu/state_diff.py --table "$out/rows.jsonl" | tee "$out/table.txt"
+    local rc=${PIPESTATUS[0]}
+    grep -l '"class": "differ"\|"class": "missing"\|blocked:' "$out"/*.diff.txt 2>/dev/null |
+        while read -r f; do echo "--- $f"; head -20 "$f"; done
+    return "$rc"
+}
+
+case "$mode" in
+build) stage ;;
+run | sim) run "$@" ;;
+*) echo "usage: $0 build | run [TRACE...] | sim [TRACE...]" >&2; exit 2 ;;
+esac
