@@ -623,7 +623,9 @@ static void test_dma_fifoed(void)
     tu_add(&p, &in);
     tu_end(&p);
     run(&p, &param, 1, &o);
-    expect_error("READ_FIFOED before the call word", &o, VGT_MME_EXTRA_MACRO_DATA);
+    expect_error("READ_FIFOED before the call word (the call word is discarded at exit)", &o, VGT_MME_OK);
+    CHECK(o.res.params_consumed == 0 && o.res.params_total == 1, "READ_FIFOED priority: %u of %u parameters loaded",
+          o.res.params_consumed, o.res.params_total);
     CHECK(o.emits.n >= 1 && o.emits.v[o.emits.n - 1].value == 1008, "READ_FIFOED priority: last emit %u",
           o.emits.n ? o.emits.v[o.emits.n - 1].value : 0);
     vgt_mme_emit_list_free(&o.emits);
