@@ -10,8 +10,10 @@
 #       (about 1 minute; at most 150 s of macros, then the rest say "time budget spent"), then the kernel log's
 #       NVRM/Xid lines and the health check. Writes $OUT/mme_agree.txt (default OUT=.carry/mmeagree/out).
 #   tests/gpu/mme_agree.sh record
-#       on the GPU machine: records corpus/workloads/vk_scene.c with the staged vgt into $OUT/vk_scene.vgt and runs
-#       `vgt mme` and a sim replay on it ($OUT/vk_scene.mme.txt, $OUT/vk_scene.sim.txt).
+#       on the GPU machine (with the Vulkan loader .debs in .gl/, as capture_corpus.sh): runs corpus/workloads/vk_scene.c
+#       plainly, records it with the staged vgt into $OUT/vk_scene.vgt (RESULT lines must be equal; the program
+#       checks both frames against its own CPU rendering), then runs `vgt mme` and a sim replay on the trace
+#       ($OUT/vk_scene.{plain,record,mme,sim}.txt, vk_scene{,.plain}.png). About 10 s.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 carry=$root/.carry/mmeagree
@@ -63,10 +65,29 @@ record() {
     local out=${OUT:-$carry/out} vgt=$root/.carry/capture/bin/vgt
     mkdir -p "$out"
     [ -x "$root/.carry/workloads/vk_scene" ] || { echo "mme_agree.sh: .carry/workloads/vk_scene not built"; return 2; }
-    timeout 120 "$vgt" record -o "$out/vk_scene.vgt" -- "$root/.carry/workloads/vk_scene" | tee "$out/vk_scene.record.txt"
+    # the GPU machine has no Vulkan loader of its own (the .debs in .gl/, as capture_corpus.sh does) and keeps
+    # the driver's ICD file where the loader does not look
+    for f in "$root"/.gl/*.deb; do [ -e "$f" ] && dpkg -x "$f" /; done
+    ldconfig 2>/dev/null
+    local icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+    [ -z "${VK_DRIVER_FILES:-}" ] && [ -e "$icd" ] && export VK_DRIVER_FILES=$icd
+    # plain first: the program checks its two frames against its own CPU rendering (RESULT ... ok, or FAIL)
+    timeout 60 "$root/.carry/workloads/vk_scene" "$out/vk_scene.plain.png" > "$out/vk_scene.plain.txt" 2>&1
+    echo "vk_scene plain exit $?" | tee -a "$out/vk_scene.plain.txt"
+    grep -E '^(RESULT|FAIL|INFO)' "$out/vk_scene.plain.txt"
+    timeout 120 "$vgt" record -o "$out/vk_scene.vgt" -- "$root/.carry/workloads/vk_scene" "$out/vk_scene.png" \
+        > "$out/vk_scene.record.txt" 2>&1
+    echo "vk_scene recorded exit $?" | tee -a "$out/vk_scene.record.txt"
+    grep -E '^(RESULT|FAIL)' "$out/vk_scene.record.txt"
+    if diff <(grep '^RESULT' "$out/vk_scene.plain.txt") <(grep '^RESULT' "$out/vk_scene.record.txt") >/dev/null &&
+        grep -q '^RESULT' "$out/vk_scene.plain.txt"; then echo "vk_scene: SAME RESULT plain and recorded"
+    else echo "vk_scene: DIFFERENT or missing RESULT plain vs recorded"; fi
     ls -l "$out/vk_scene.vgt"
     "$vgt" mme "$out/vk_scene.vgt" > "$out/vk_scene.mme.txt" 2>&1; echo "vgt mme exit $?" | tee -a "$out/vk_scene.mme.txt"
-    grep -E "calls|error" "$out/vk_scene.mme.txt" | tail -5
+    # the guard call the issue is about: a clean call with "N of 21 params unread" (TU104 discards them)
+    "$vgt" mme "$out/vk_scene.vgt" --calls --no-disasm 2>/dev/null | grep -E "params unread" |
+        sed 's/^ *call [0-9]* //; s/at [0-9:]* //' | sort | uniq -c | head -10
+    grep -E "^errors|^total" "$out/vk_scene.mme.txt"
     timeout 120 "$vgt" replay "$out/vk_scene.vgt" --backend sim --check > "$out/vk_scene.sim.txt" 2>&1
     echo "sim replay exit $?" | tee -a "$out/vk_scene.sim.txt"
     tail -5 "$out/vk_scene.sim.txt"
