@@ -275,10 +275,10 @@ static void print_total_json(const mme_cli *c, const vgt_mme_trace_stats *s)
            ",\"calls\":%" PRIu64 ",\"selected_calls\":%" PRIu64 ",\"call_errors\":%" PRIu64 ",\"emits\":%" PRIu64
            ",\"unbound_calls\":%" PRIu64 ",\"unknown_emits\":%" PRIu64
            ",\"dropped_versions\":%" PRIu64 ",\"dma_errors\":%" PRIu64 ",\"orphan_data\":%" PRIu64
-           ",\"rows_dropped\":%" PRIu64 "}}\n",
+           ",\"rows_dropped\":%" PRIu64 ",\"params_left_calls\":%" PRIu64 "}}\n",
            c->errors_total, s->objects, s->channels, s->versions, s->calls, s->selected_calls, s->call_errors, s->emits,
            s->unbound_calls, s->unknown_emits, s->dropped_versions, s->dma_errors,
-           s->orphan_data, c->rows_dropped);
+           s->orphan_data, c->rows_dropped, s->params_left_calls);
 }
 
 static void print_summary(const mme_cli *c, const vgt_mme_trace *t)
@@ -309,6 +309,8 @@ static void print_summary(const mme_cli *c, const vgt_mme_trace *t)
     if (s->dma_errors) printf(", %" PRIu64 " push-buffer MME DMA errors", s->dma_errors);
     if (s->orphan_data) printf(", %" PRIu64 " CALL_MME_DATA without a call", s->orphan_data);
     if (c->rows_dropped) printf(", %" PRIu64 " per-submission rows not kept", c->rows_dropped);
+    /* not an error (the TU104 MME discards a call's unread parameters), but worth seeing: a driver's guard */
+    if (s->params_left_calls) printf(", %" PRIu64 " calls left parameters unread", s->params_left_calls);
     putchar('\n');
 }
 
