@@ -115,11 +115,17 @@ static vgt_status check_args(vgt_mme_format fmt, const uint32_t *iram, uint32_t 
     return VGT_OK;
 }
 
-/* After a clean exit: call parameters nobody loaded are EXTRA_MACRO_DATA (envytools envydis/macro.c:
- * "If an unconsumed parameter remains after macro exits ... a trap occurs"). */
+/* After a clean exit, call parameters nobody loaded:
+ *   - Fermi: EXTRA_MACRO_DATA (envytools envydis/macro.c: "If an unconsumed parameter remains after macro
+ *     exits ... a trap occurs");
+ *   - TU104: discarded with the call, no error. NVIDIA's Vulkan driver on Hopper calls a 6-instruction guard
+ *     macro with 21 parameters that consumes 4 and exits, and the hardware renders the frame; Mesa's TU104
+ *     simulator (src/nouveau/mme/mme_tu104_sim.c) ends such a call silently too. [hardware check:
+ *     tests/gpu/mme_agree.c "extra" rows: a second call sees its own parameters and the channel raises no
+ *     error] The count stays visible as params_total - params_consumed. */
 static vgt_status finish(mme_run *r, vgt_status rc)
 {
-    if (rc == VGT_OK && r->next_param < r->nparams)
+    if (rc == VGT_OK && r->fmt == VGT_MME_FERMI && r->next_param < r->nparams)
         return mme_run_fail(r, VGT_MME_EXTRA_MACRO_DATA, "%u of %u parameters left unconsumed",
                             r->nparams - r->next_param, r->nparams);
     return rc;

@@ -93,6 +93,7 @@ static void count_call(vgt_mme_trace *t, vgt_mme_trace_macro *v, const vgt_mme_t
     t->stats.calls++;
     t->stats.emits += c->nemits;
     if (c->status != VGT_OK) t->stats.call_errors++;
+    else if (c->result.params_consumed < c->result.params_total) t->stats.params_left_calls++;
     if (c->selected) t->stats.selected_calls++;
 }
 

@@ -20,6 +20,10 @@ void vgt_mme_trace_print_call(FILE *f, const vgt_mme_trace_call *c, unsigned fla
     fprintf(f, ") at %" PRIu64 ":%u:%u channel 0x%x %s: %u params%s, %u emits, %" PRIu64 " instructions",
             c->pos.seq, c->pos.entry, c->pos.dword, c->channel, vgt_class_name(c->cls, cls, sizeof cls), c->nparams,
             c->params_truncated ? " (truncated)" : "", c->nemits, c->result.instructions);
+    /* a clean exit with parameters unread (TU104 discards them: a driver's guard macro) */
+    if (c->status == VGT_OK && c->result.params_consumed < c->result.params_total)
+        fprintf(f, ", %u of %u params unread", c->result.params_total - c->result.params_consumed,
+                c->result.params_total);
     if (c->status != VGT_OK)
         fprintf(f, ", ERROR %s at pc %u: %s", c->status == VGT_E_DECODE ? vgt_mme_error_name(c->result.error)
                                                                     : vgt_status_name(c->status),
@@ -50,8 +54,10 @@ void vgt_mme_trace_print_call_json(FILE *f, const vgt_mme_trace_call *c, unsigne
     else fprintf(f, "null,\"hash\":null");
     fprintf(f, ",\"kind\":");
     vgt_json_string(f, call_name(c));
-    fprintf(f, ",\"nparams\":%u,\"params_truncated\":%s,\"nemits\":%u,\"instructions\":%" PRIu64 ",\"status\":",
-            c->nparams, c->params_truncated ? "true" : "false", c->nemits, c->result.instructions);
+    fprintf(f, ",\"nparams\":%u,\"params_truncated\":%s,\"params_read\":%u,\"nemits\":%u,\"instructions\":%" PRIu64
+               ",\"status\":",
+            c->nparams, c->params_truncated ? "true" : "false", c->result.params_consumed, c->nemits,
+            c->result.instructions);
     vgt_json_string(f, vgt_status_name(c->status));
     fprintf(f, ",\"error\":");
     if (c->status == VGT_OK) fprintf(f, "null");

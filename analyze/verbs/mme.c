@@ -36,7 +36,7 @@ typedef struct err_row {
 } err_row;
 
 typedef struct mme_cli {
-    int json, calls, expand, disasm;
+    int json, calls, expand, disasm, code;
     int has_macro;
     uint32_t macro;
     int first_call;
@@ -142,6 +142,11 @@ static void print_macros(const mme_cli *c, const vgt_mme_trace *t)
             printf(",\"first_submission\":%" PRIu64 ",\"first_seq\":%" PRIu64 ",\"calls\":%" PRIu64
                    ",\"call_errors\":%" PRIu64 ",\"emits\":%" PRIu64 ",\"categories\":%u",
                    v->first_submission, v->first_seq, v->calls, v->call_errors, v->emits, v->categories);
+            if (c->code) {   /* the body's dwords as uploaded: what a hardware check uploads again */
+                printf(",\"code\":[");
+                for (uint32_t k = 0; k < v->dwords; k++) printf("%s%u", k ? "," : "", v->code[k]);
+                putchar(']');
+            }
             if (c->disasm) {
                 printf(",\"disassembly\":[");
                 disasm_lines(v, 1, "");
@@ -155,6 +160,9 @@ static void print_macros(const mme_cli *c, const vgt_mme_trace *t)
                    v->id, v->channel, cls, vgt_mme_format_name(v->fmt), v->index, v->start, v->start_dword, v->dwords,
                    v->hash, name, !strcmp(from, "code") ? " (from its code: never called)" : "", v->first_submission,
                    v->first_seq, v->calls, v->call_errors, v->emits);
+            if (c->code)
+                for (uint32_t k = 0; k < v->dwords; k++)
+                    printf("%s%08x%s", k % 8 ? " " : "      code: ", v->code[k], k % 8 == 7 || k + 1 == v->dwords ? "\n" : "");
             if (c->disasm) disasm_lines(v, 0, "      ");
         }
         first = 0;
@@ -267,10 +275,10 @@ static void print_total_json(const mme_cli *c, const vgt_mme_trace_stats *s)
            ",\"calls\":%" PRIu64 ",\"selected_calls\":%" PRIu64 ",\"call_errors\":%" PRIu64 ",\"emits\":%" PRIu64
            ",\"unbound_calls\":%" PRIu64 ",\"unknown_emits\":%" PRIu64
            ",\"dropped_versions\":%" PRIu64 ",\"dma_errors\":%" PRIu64 ",\"orphan_data\":%" PRIu64
-           ",\"rows_dropped\":%" PRIu64 "}}\n",
+           ",\"rows_dropped\":%" PRIu64 ",\"params_left_calls\":%" PRIu64 "}}\n",
            c->errors_total, s->objects, s->channels, s->versions, s->calls, s->selected_calls, s->call_errors, s->emits,
            s->unbound_calls, s->unknown_emits, s->dropped_versions, s->dma_errors,
-           s->orphan_data, c->rows_dropped);
+           s->orphan_data, c->rows_dropped, s->params_left_calls);
 }
 
 static void print_summary(const mme_cli *c, const vgt_mme_trace *t)
@@ -301,11 +309,13 @@ static void print_summary(const mme_cli *c, const vgt_mme_trace *t)
     if (s->dma_errors) printf(", %" PRIu64 " push-buffer MME DMA errors", s->dma_errors);
     if (s->orphan_data) printf(", %" PRIu64 " CALL_MME_DATA without a call", s->orphan_data);
     if (c->rows_dropped) printf(", %" PRIu64 " per-submission rows not kept", c->rows_dropped);
+    /* not an error (the TU104 MME discards a call's unread parameters), but worth seeing: a driver's guard */
+    if (s->params_left_calls) printf(", %" PRIu64 " calls left parameters unread", s->params_left_calls);
     putchar('\n');
 }
 
 typedef struct mme_args {
-    int json, calls, expand, no_disasm;
+    int json, calls, expand, no_disasm, code;
     uint64_t macro;
     walk_filter filter;
 } mme_args;
@@ -323,6 +333,8 @@ static const vgt_cli_opt mme_options[] = {
     {"expand", 0, VGT_ARG_NONE, NULL, "each call with its emitted methods decoded (implies --calls)",
      .off = offsetof(mme_args, expand)},
     {"no-disasm", 0, VGT_ARG_NONE, NULL, "leave the disassembly out", .off = offsetof(mme_args, no_disasm)},
+    {"code", 0, VGT_ARG_NONE, NULL, "each macro version's body as uploaded (dwords; JSON: \"code\", numbers)",
+     .off = offsetof(mme_args, code)},
     {0}};
 
 const vgt_cli_spec cmd_mme_spec = {
@@ -351,6 +363,7 @@ int cmd_mme(int argc, char **argv)
     c->calls = ma.calls;
     c->expand = ma.expand;
     c->disasm = !ma.no_disasm;
+    c->code = ma.code;
     c->has_macro = vgt_cli_given(&cmd_mme_spec, &a, "macro");
     c->macro = (uint32_t)ma.macro;
     c->first_call = 1;

@@ -15,6 +15,8 @@ if [ "${1:-}" = "--shaders" ]; then
     glslangValidator -V --vn vk_triangle_vert_spv -o vk_triangle_vert_spv.h vk_triangle.vert
     glslangValidator -V --vn vk_triangle_frag_spv -o vk_triangle_frag_spv.h vk_triangle.frag
     glslangValidator -V --vn vk_nostore_discard_frag_spv -o vk_nostore_discard_frag_spv.h vk_nostore_discard.frag
+    glslangValidator -V --vn vk_scene_vert_spv -o vk_scene_vert_spv.h vk_scene.vert
+    glslangValidator -V --vn vk_scene_frag_spv -o vk_scene_frag_spv.h vk_scene.frag
     exit 0
 fi
 [ $# -eq 1 ] || { echo "usage: $0 OUTDIR | --shaders" >&2; exit 2; }
@@ -34,4 +36,5 @@ echo "cc vk_triangle"; $CC $CFLAGS -o "$out/vk_triangle" "$here/vk_triangle.c" -
 echo "cc gl_egl";      $CC $CFLAGS -o "$out/gl_egl"      "$here/gl_egl.c"      -lEGL -lGLESv2
 echo "cc vk_nostore";  $CC $CFLAGS -o "$out/vk_nostore"  "$here/vk_nostore.c"  -lvulkan
 echo "cc gl_nostore";  $CC $CFLAGS -o "$out/gl_nostore"  "$here/gl_nostore.c"  -lEGL -lGLESv2
+echo "cc vk_scene";    $CC $CFLAGS -o "$out/vk_scene"    "$here/vk_scene.c"    -lvulkan -lm
 echo "built into $out"

@@ -10,7 +10,7 @@
 #   5. the traces, PNGs and this log go to $OUT (traces tarred into one file).
 #   (also: crash safety, live output, a wrapper running the GPU program twice (processes), and the
 #   write-tracking variants of bench/capture/variants.sh)
-# Environment: WORKLOADS (default: all eight), MODES=0 to skip step 3, BENCH=0 to skip step 4,
+# Environment: WORKLOADS (default: all nine), MODES=0 to skip step 3, BENCH=0 to skip step 4,
 # FORK=0 to skip the processes check, BENCH_RUNS (default 5),
 # REC_OPTS (extra `vgt record` options for the corpus traces).
 set -uo pipefail
@@ -30,10 +30,10 @@ V=.carry/capture/bin/vgt
 B=.carry/workloads
 T=/tmp/traces
 mkdir -p "$T"
-WORKLOADS=${WORKLOADS:-"vadd many_launches streams_threads vk_compute vk_triangle gl_egl vk_nostore gl_nostore"}
+WORKLOADS=${WORKLOADS:-"vadd many_launches streams_threads vk_compute vk_triangle gl_egl vk_nostore gl_nostore vk_scene"}
 fails=0
 
-wl_args() { case $1 in vk_triangle|gl_egl) echo "$T/$1.$2.png" ;; *) echo "" ;; esac; }
+wl_args() { case $1 in vk_triangle|gl_egl|vk_scene) echo "$T/$1.$2.png" ;; *) echo "" ;; esac; }
 now() { echo "${EPOCHREALTIME/./}"; }
 
 echo "== machine: $(uname -a)"; head -1 /proc/driver/nvidia/version; date -u

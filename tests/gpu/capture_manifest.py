@@ -16,7 +16,8 @@ import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
-WORKLOADS = ["vadd", "many_launches", "streams_threads", "vk_compute", "vk_triangle", "gl_egl", "vk_nostore", "gl_nostore"]
+WORKLOADS = ["vadd", "many_launches", "streams_threads", "vk_compute", "vk_triangle", "gl_egl", "vk_nostore", "gl_nostore",
+             "vk_scene"]
 
 
 def sha256(path):
@@ -42,6 +43,10 @@ def main():
     sec = sections(Path(log_path).read_text())
     entries = []
     for w in WORKLOADS:
+        # a workload this run did not record (WORKLOADS=...), or whose trace is not in corpus/ yet, keeps its old entry
+        if w not in sec or not Path(f"corpus/{w}.vgt").exists():
+            print(f"capture_manifest: {w}: not in the log or no corpus/{w}.vgt, skipped", file=sys.stderr)
+            continue
         s = sec[w]
         plain = re.search(r"^  plain:    (RESULT .*)$", s, re.M).group(1)
         captured = re.search(r"^  captured: (RESULT .*)$", s, re.M).group(1)
@@ -76,9 +81,11 @@ def main():
             e["png_sha256_plain"] = sha256(traces / f"{w}.plain.png")
             e["png_unchanged"] = e["png_sha256_captured"] == e["png_sha256_plain"]
         entries.append(e)
-    # entries of the traces recorded by the other hardware scripts (cuda_lane.sh, synth_lane.sh) are kept
+    # entries of the traces recorded by the other hardware scripts (cuda_lane.sh, synth_lane.sh), and of the
+    # workloads this run skipped, are kept
     if out.exists():
-        entries += [e for e in json.loads(out.read_text())["traces"] if e["workload"] not in WORKLOADS]
+        done = {e["workload"] for e in entries}
+        entries += [e for e in json.loads(out.read_text())["traces"] if e["workload"] not in done]
     doc = {"about": "Real H200 traces of the corpus workloads, recorded by `vgt record` "
                     "(tests/gpu/capture_corpus.sh, cuda_lane.sh, synth_lane.sh); see corpus/README.md.",
            "total_bytes": sum(e["trace_bytes"] for e in entries), "traces": entries}

@@ -201,3 +201,20 @@ def test_corpus_compute_runs_code_uploaded_through_3d(vgt):
     compute = [c for c in doc["calls"] if c["class"] == 0xCBC0]
     assert compute and all(c["status"] == "VGT_OK" and c["version"] is not None for c in compute)
     assert all(m["start_dword"] == 3 * m["start"] for m in doc["macros"] if m["format"] == "tu104")
+
+
+def test_corpus_calls_that_leave_parameters_unread(vgt):
+    """vk_nostore: NVIDIA's driver calls a 3-instruction macro with 4 parameters that reads 2 and exits, 5 times.
+    The TU104 MME discards the rest with the call: no error, but each such call says how many it left
+    ("params_read" per call, "params_left_calls" in the total, "N of M params unread" in the text)."""
+    path = REPO / "corpus" / "vk_nostore.vgt"
+    if not path.is_file():
+        pytest.skip("corpus trace vk_nostore.vgt not captured yet")
+    doc = mme_json(vgt, path, "--no-disasm", "--calls", check=0)
+    left = [c for c in doc["calls"] if c["status"] == "VGT_OK" and c["params_read"] < c["nparams"]]
+    assert doc["errors_total"] == 0
+    assert doc["total"]["params_left_calls"] == len(left) == 5
+    assert {(c["macro"], c["nparams"], c["params_read"], c["instructions"]) for c in left} == {(0x53, 4, 2, 3)}
+    assert all(c["params_read"] == c["nparams"] for c in doc["calls"] if c not in left and c["status"] == "VGT_OK")
+    text = vgt("mme", path, "--no-disasm", "--calls", check=0).stdout
+    assert text.count("2 of 4 params unread") == 5 and "5 calls left parameters unread" in text

@@ -89,7 +89,8 @@ uint32_t vgt_mme_pointer_dword(vgt_mme_format fmt, uint32_t v);
 typedef enum vgt_mme_error {
     VGT_MME_OK = 0,
     VGT_MME_MISSING_MACRO_DATA = 1,     /* a load found the parameter FIFO empty */
-    VGT_MME_EXTRA_MACRO_DATA = 2,       /* the macro ended with call parameters unconsumed */
+    VGT_MME_EXTRA_MACRO_DATA = 2,       /* Fermi: the macro ended with call parameters unconsumed (TU104
+                                           discards them at exit: no error) */
     VGT_MME_ILLEGAL_OPCODE = 3,         /* undefined op, register, output source or pairing; TU104: also an
                                            output reading a MUL/MULU/MULH result of its own group (H200) */
     VGT_MME_BRANCH_IN_DELAY_SLOT = 4,   /* Fermi: a branch in the delay slot of a branch or exit */

@@ -144,6 +144,8 @@ typedef struct vgt_mme_trace_stats {
     uint64_t dma_errors;          /* push-buffer MME DMA methods that raised an error class (after finish) */
     uint64_t orphan_data;         /* CALL_MME_DATA with no call of that macro collecting (after finish) */
     uint64_t calls_refused;       /* calls not run: an MME budget was spent (vgt_mme_trace_budget_note) */
+    uint64_t params_left_calls;   /* clean calls whose macro exited with parameters unread (TU104 discards
+                                     them; NVIDIA's driver does this on purpose with its guard macros) */
 } vgt_mme_trace_stats;
 
 typedef struct vgt_mme_trace vgt_mme_trace;

@@ -1,0 +1,930 @@
+/* mme_agree.c: the MME simulator (vgt/mme.h) against the H200's MME, through the gpu backend (backend/gpu/gpu.h).
+ * Run on the GPU machine by tests/gpu/mme_agree.sh; every macro is simulated first and submitted only when the
+ * simulator predicts a clean run, so no row can raise an MME exception (backend/gpu/README.md "Engine
+ * exceptions").
+ *
+ * Results are read back through the MME itself: a probe macro reads the shadow value (STATE) of a list of
+ * methods and writes them to memory with an inline-to-memory upload; markers are SET_MME_SHADOW_SCRATCH(i)
+ * writes, which only the MME reads.
+ *
+ *   extra_*   a guard macro that reads 4 of its 21 parameters and exits (the Hopper Vulkan driver's form),
+ *             then a macro that stores its 3 parameters in scratch registers: the second call sees its own
+ *             parameters (DISCARDED: what the simulator models) or the guard's leftovers (CARRIED), or the
+ *             channel reports an error (ERROR); variants: one push buffer, the guard exiting by end_next or by
+ *             a taken branch, the second call in the next GPFIFO entry, the leftovers under their own header.
+ *   bit14_*   branches whose immediate has bit 14 set (NVIDIA's driver sets it on 76 branches of the corpus),
+ *             next to the same branch without it: scratch markers show which groups ran. Every reading keeps
+ *             the target inside the macro (the offset is bits 12:0, sign-extended; bit 15 selects the sense).
+ *   macro     with --list FILE (tests/gpu/mme_macros.py --list): every distinct driver macro, run on a fresh
+ *             channel with the data RAM zeroed, the parameters of a captured call and the shadow values the
+ *             simulator's STATE reads fetched from the hardware first; the shadow value of every method the
+ *             simulator says it emitted is read back and compared.
+ *
+ * Usage: mme_agree [-v] [--dry-run] [--list FILE] [--only extra|bit14|macros] [--budget SECONDS]
+ *   --dry-run: no GPU: the simulator's predictions, and which macros pass the gate with a zero shadow state
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gpu.h"
+#include "vgt/mme_trace.h"
+#include "vgt/nv/cla140.h"
+#include "../unit/mme_enc.h"
+
+#define SYS_VA 0x200000000ull
+#define SYS_SIZE (8ull << 20)
+#define PB_OFF 0x0u            /* 64 KiB push-buffer slots */
+#define PB_SLOT 0x10000u
+#define PB_SLOTS 32u
+#define OUT_OFF 0x200000u      /* probe results: 16 KiB per probe */
+#define OUT_SLOT 0x4000u
+#define SEM_OFF 0x400000u
+#define WAIT_MS 2000u
+#define MAX_PROBE 1024u        /* methods one probe reads */
+#define SUB_MME 0
+
+enum { Z = VGT_MME_TU104_ZERO, IMM = VGT_MME_TU104_IMM, L0 = VGT_MME_TU104_LOAD0, L1 = VGT_MME_TU104_LOAD1 };
+#define SCRATCH(i) (VGT_MME_M_SET_SHADOW_SCRATCH0 + 4u * (i))
+#define I2M_LAUNCH_PITCH_FLUSH                                                                                   \
+    (VGT_NV_DEF(NVA140_LAUNCH_DMA_DST_MEMORY_LAYOUT, PITCH) | VGT_NV_DEF(NVA140_LAUNCH_DMA_COMPLETION_TYPE, FLUSH_ONLY))
+
+static int verbose;
+static int dry;   /* --dry-run: no GPU; predictions and the per-macro gate with a zero shadow state */
+static double t_start;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static uint64_t sys(uint32_t off) { return SYS_VA + off; }
+
+/* ---- a push buffer and the simulator's view of the same stream ------------------------------------ */
+typedef struct call_seen {
+    uint32_t macro, nparams;
+    vgt_status status;
+    vgt_mme_error error;
+    char msg[160];
+    vgt_mme_emit_list emits;
+} call_seen;
+
+typedef struct stream {
+    uint32_t cls;
+    uint32_t dw[PB_SLOT / 4];
+    vgt_pbw pb;
+    vgt_mme_tracker *t;
+    call_seen calls[8];
+    uint32_t ncalls;
+    vgt_status st;   /* the first feed failure */
+    vgt_error err;
+} stream;
+
+static vgt_status on_call(void *user, const vgt_mme_call *c, vgt_error *err)
+{
+    (void)err;
+    stream *s = user;
+    if (s->ncalls >= 8) return VGT_OK;
+    call_seen *k = &s->calls[s->ncalls++];
+    k->macro = c->macro;
+    k->nparams = c->nparams;
+    k->status = c->status;
+    k->error = c->result->error;
+    snprintf(k->msg, sizeof k->msg, "%.159s", c->status != VGT_OK && c->err ? c->err->msg : "");
+    vgt_mme_emit_list_clear(&k->emits);
+    for (uint32_t i = 0; i < c->nemits; i++) VGT_TRY(vgt_mme_emit_list_push(&k->emits, c->emits[i].method, c->emits[i].value));
+    return VGT_OK;
+}
+
+static void s_feed(stream *s, uint32_t m, uint32_t v)
+{
+    if (s->st == VGT_OK) s->st = vgt_mme_tracker_feed(s->t, m, v, &s->err);
+}
+
+static int s_begin(stream *s, uint32_t cls)
+{
+    for (uint32_t i = 0; i < 8; i++) vgt_mme_emit_list_free(&s->calls[i].emits);
+    memset(s->calls, 0, sizeof s->calls);
+    s->ncalls = 0;
+    s->cls = cls;
+    s->st = VGT_OK;
+    vgt_pbw_init(&s->pb, s->dw, PB_SLOT / 4 - 16);
+    vgt_pbw_set_object(&s->pb, SUB_MME, cls);
+    vgt_mme_tracker_config cfg = { .cls = cls, .on_call = on_call, .user = s };
+    return vgt_mme_tracker_create(&cfg, &s->t, &s->err) == VGT_OK;
+}
+
+static void s_end(stream *s)
+{
+    if (s->st == VGT_OK) s->st = vgt_mme_tracker_flush(s->t, &s->err);
+    vgt_mme_tracker_destroy(s->t);
+    s->t = NULL;
+}
+
+static void s_method(stream *s, uint32_t m, uint32_t v)
+{
+    vgt_pbw_1(&s->pb, SUB_MME, m, v);
+    s_feed(s, m, v);
+}
+
+/* The whole image from instruction 0 (one run, as the NVIDIA driver uploads), then macro j -> start (groups). */
+static void s_upload(stream *s, const enc_prog *image)
+{
+    s_method(s, VGT_MME_M_LOAD_INSTRUCTION_RAM_POINTER, 0);
+    vgt_pbw_non_inc(&s->pb, SUB_MME, VGT_MME_M_LOAD_INSTRUCTION_RAM, image->code, image->n);
+    for (uint32_t i = 0; i < image->n; i++) s_feed(s, VGT_MME_M_LOAD_INSTRUCTION_RAM, image->code[i]);
+}
+
+static void s_bind(stream *s, uint32_t j, uint32_t start)
+{
+    const uint32_t b[2] = { j, start };
+    vgt_pbw_one_inc(&s->pb, SUB_MME, VGT_MME_M_LOAD_START_ADDRESS_RAM_POINTER, b, 2);
+    s_feed(s, VGT_MME_M_LOAD_START_ADDRESS_RAM_POINTER, j);
+    s_feed(s, VGT_MME_M_LOAD_START_ADDRESS_RAM, start);
+}
+
+/* CALL_MME_MACRO(j) and its data under one increment-once header (the driver's form); split: the call word
+ * under its own header, the rest under a non-incrementing CALL_MME_DATA header. */
+static void s_call(stream *s, uint32_t j, const uint32_t *p, uint32_t n, int split)
+{
+    if (split && n > 1) {
+        vgt_pbw_1(&s->pb, SUB_MME, VGT_MME_M_CALL_MACRO0 + 8 * j, p[0]);
+        vgt_pbw_non_inc(&s->pb, SUB_MME, VGT_MME_M_CALL_DATA0 + 8 * j, p + 1, n - 1);
+    } else {
+        vgt_pbw_one_inc(&s->pb, SUB_MME, VGT_MME_M_CALL_MACRO0 + 8 * j, p, n);
+    }
+    for (uint32_t i = 0; i < n; i++) s_feed(s, i ? VGT_MME_M_CALL_DATA0 + 8 * j : VGT_MME_M_CALL_MACRO0 + 8 * j, p[i]);
+}
+
+/* ---- macros of our own ---------------------------------------------------------------------------------- */
+/* Probe: parameters (address high, low); reads the shadow value of m[0..n) with STATE and writes them, in order,
+ * to that address through an inline-to-memory upload. */
+static void build_probe(enc_prog *p, const uint32_t *m, uint32_t n)
+{
+    vgt_mme_tu104_inst in = tu_nop();
+    in.alu[0].imm = tu_mthd_imm(NVA140_LINE_LENGTH_IN, 1);
+    in.alu[1].imm = (uint16_t)(4 * n);
+    tu_out(&in, 0, VGT_MME_OUT_IMM0, VGT_MME_OUT_IMM1);
+    tu_add(p, &in);
+    in = tu_nop();                                    /* LINE_COUNT = 1; OFFSET_OUT_UPPER, OFFSET_OUT = params */
+    tu_alu(&in, 0, VGT_MME_TU104_ADD, 1, Z, IMM, 1);
+    tu_out(&in, 0, VGT_MME_OUT_NONE, VGT_MME_OUT_ALU0);
+    tu_add(p, &in);
+    in = tu_nop();
+    tu_out(&in, 0, VGT_MME_OUT_NONE, VGT_MME_OUT_LOAD0);
+    tu_out(&in, 1, VGT_MME_OUT_NONE, VGT_MME_OUT_LOAD1);
+    tu_add(p, &in);
+    in = tu_nop();
+    in.alu[0].imm = tu_mthd_imm(NVA140_LAUNCH_DMA, 0);
+    in.alu[1].imm = I2M_LAUNCH_PITCH_FLUSH;
+    tu_out(&in, 0, VGT_MME_OUT_IMM0, VGT_MME_OUT_IMM1);
+    tu_add(p, &in);
+    for (uint32_t i = 0; i < n; i++) {
+        in = tu_nop();                                /* R0 = shadow of m[i] */
+        tu_alu(&in, 0, VGT_MME_TU104_STATE, 0, IMM, Z, (uint16_t)(m[i] >> 2));
+        tu_add(p, &in);
+        in = tu_nop();                                /* LOAD_INLINE_DATA = R0, from its own group */
+        tu_alu(&in, 0, VGT_MME_TU104_ADD, Z, 0, Z, tu_mthd_imm(NVA140_LOAD_INLINE_DATA, 0));
+        tu_out(&in, 0, VGT_MME_OUT_IMM0, VGT_MME_OUT_ALU0);
+        tu_add(p, &in);
+    }
+    tu_end(p);
+}
+
+/* Zero the data RAM: R1 = 0xC00; LOOP R1 over one group that writes 0 to [R0] and increments R0. Parameter: the
+ * call word (read, unused). */
+static void build_dzero(enc_prog *p)
+{
+    vgt_mme_tu104_inst in = tu_nop();
+    tu_alu(&in, 0, VGT_MME_TU104_ADD, 1, L0, Z, 0);
+    tu_alu(&in, 1, VGT_MME_TU104_ADD, 1, Z, IMM, VGT_MME_DATA_RAM_WORDS);
+    tu_add(p, &in);
+    in = tu_nop();
+    tu_alu(&in, 0, VGT_MME_TU104_LOOP, Z, 1, Z, 2);
+    tu_add(p, &in);
+    in = tu_nop();
+    tu_alu(&in, 0, VGT_MME_TU104_DWRITE, Z, 0, Z, 0);
+    tu_alu(&in, 1, VGT_MME_TU104_ADD, 0, 0, IMM, 1);
+    tu_add(p, &in);
+    tu_end(p);
+}
+
+/* Appends macro q to image at the next group; returns its start (groups). */
+static uint32_t image_add(enc_prog *image, const enc_prog *q)
+{
+    uint32_t at = image->n / 3;
+    memcpy(image->code + image->n, q->code, 4 * q->n);
+    image->n += q->n;
+    return at;
+}
+
+/* ---- hardware -------------------------------------------------------------------------------------------- */
+typedef struct hw {
+    vgt_gpu *g;
+    uint32_t slot, sem;
+} hw;
+
+/* Submits the stream's push buffer (+ a host release) on c, waits; 1 when it completed. *rc: the channel's
+ * robust-channel error when it did not. */
+static int hw_run(hw *h, vgt_gpu_chan *c, stream *s, uint32_t *rc, char *why, size_t cap)
+{
+    vgt_error err;
+    uint32_t value = 0xa9000000u + ++h->sem;
+    vgt_pbw_host_release(&s->pb, sys(SEM_OFF), value, VGT_PBW_RELEASE_WFI);
+    uint64_t va = sys(PB_OFF + (h->slot++ % PB_SLOTS) * PB_SLOT);
+    *rc = 0;
+    vgt_status st = vgt_pbw_check(&s->pb, &err);
+    if (st == VGT_OK) st = vgt_gpu_write(h->g, va, s->pb.dw, s->pb.n * 4, &err);
+    if (st == VGT_OK) st = vgt_gpu_submit_pb(c, va, s->pb.n, &err);
+    if (st == VGT_OK) st = vgt_gpu_wait_sem32(c, sys(SEM_OFF), value, VGT_GPU_WAIT_EQ, WAIT_MS, &err);
+    if (st == VGT_OK) return 1;
+    vgt_gpu_chan_state cs;
+    vgt_gpu_chan_state_get(c, &cs);
+    *rc = cs.error ? cs.error_code : 0;
+    snprintf(why, cap, "%s: %.200s", vgt_status_name(st), err.msg);
+    return 0;
+}
+
+static vgt_gpu_chan *hw_chan(hw *h, char *why, size_t cap)
+{
+    vgt_gpu_chan *c;
+    vgt_error err;
+    if (vgt_gpu_chan_create(h->g, NULL, &c, &err) != VGT_OK) {
+        snprintf(why, cap, "channel: %.200s", err.msg);
+        return NULL;
+    }
+    return c;
+}
+
+/* Every call of the stream ended cleanly in the simulator; else why. */
+static int sim_clean(const stream *s, char *why, size_t cap)
+{
+    if (s->st != VGT_OK) {
+        snprintf(why, cap, "simulator feed: %.200s", s->err.msg);
+        return 0;
+    }
+    for (uint32_t i = 0; i < s->ncalls; i++)
+        if (s->calls[i].status != VGT_OK) {
+            snprintf(why, cap, "simulator: call %u (macro %u) %s: %s", i, s->calls[i].macro,
+                     vgt_mme_error_name(s->calls[i].error), s->calls[i].msg);
+            return 0;
+        }
+    return 1;
+}
+
+/* What the last probe of the stream is predicted to write: the inline words the simulator emitted. */
+static uint32_t predicted_words(const stream *s, uint32_t call, uint32_t *w, uint32_t cap)
+{
+    uint32_t n = 0;
+    const vgt_mme_emit_list *l = &s->calls[call].emits;
+    for (uint32_t i = 0; i < l->n && n < cap; i++)
+        if (l->v[i].method == NVA140_LOAD_INLINE_DATA) w[n++] = l->v[i].value;
+    return n;
+}
+
+/* ---- extra parameters ------------------------------------------------------------------------------------- */
+#define EXTRA_MARK 40u   /* scratch registers the second macro writes */
+
+static void build_guard(enc_prog *p, int by_branch)
+{
+    vgt_mme_tu104_inst in = tu_nop();   /* reads 4 parameters */
+    tu_alu(&in, 0, VGT_MME_TU104_ADD, 2, L0, Z, 0);
+    tu_alu(&in, 1, VGT_MME_TU104_ADD, 3, L1, Z, 0);
+    tu_add(p, &in);
+    in = tu_nop();
+    tu_alu(&in, 0, VGT_MME_TU104_ADD, 4, L0, Z, 0);
+    tu_alu(&in, 1, VGT_MME_TU104_ADD, 5, L1, Z, 0);
+    tu_add(p, &in);
+    if (by_branch) {   /* the driver's guard: two data-RAM words equal (both zeroed) -> exit */
+        in = tu_nop();
+        tu_alu(&in, 0, VGT_MME_TU104_DREAD, 0, IMM, Z, 0x10);
+        tu_alu(&in, 1, VGT_MME_TU104_DREAD, 1, IMM, Z, 0x11);
+        tu_add(p, &in);
+        in = tu_nop();
+        tu_alu(&in, 0, VGT_MME_TU104_BEQ, Z, 0, 1, 0x8000u | 0x1000u);
+        tu_add(p, &in);
+    }
+    tu_end(p);
+}
+
+/* Stores its first three parameters in SCRATCH(EXTRA_MARK..+2). */
+static void build_store3(enc_prog *p)
+{
+    vgt_mme_tu104_inst in = tu_nop();
+    in.alu[0].imm = tu_mthd_imm(SCRATCH(EXTRA_MARK), 1);
+    tu_out(&in, 0, VGT_MME_OUT_IMM0, VGT_MME_OUT_LOAD0);
+    tu_out(&in, 1, VGT_MME_OUT_NONE, VGT_MME_OUT_LOAD1);
+    tu_add(p, &in);
+    in = tu_nop();
+    tu_out(&in, 0, VGT_MME_OUT_NONE, VGT_MME_OUT_LOAD0);
+    tu_add(p, &in);
+    tu_end(p);
+}
+
+typedef struct verdict {
+    const char *name;
+    const char *result;   /* AGREE DISAGREE SKIP ERROR */
+    char detail[600];
+} verdict;
+
+static verdict rows[64];
+static int nrows;
+
+static verdict *row(const char *name)
+{
+    verdict *v = &rows[nrows < 63 ? nrows++ : 63];
+    memset(v, 0, sizeof *v);
+    v->name = name;
+    v->result = "ERROR";
+    return v;
+}
+
+/* variant: 0 one push buffer; 1 guard exits by a taken branch; 2 second call in the next GPFIFO entry;
+ * 3 the leftovers under their own header */
+static void test_extra(hw *h, int variant)
+{
+    static const char *const names[4] = { "extra_same_pb", "extra_branch_exit", "extra_next_entry", "extra_split_hdr" };
+    verdict *v = row(names[variant]);
+    static enc_prog image, q;
+    memset(&image, 0, sizeof image);
+    memset(&q, 0, sizeof q);
+    build_dzero(&q);
+    uint32_t at_dz = image_add(&image, &q);
+    memset(&q, 0, sizeof q);
+    build_guard(&q, variant == 1);
+    uint32_t at_g = image_add(&image, &q);
+    memset(&q, 0, sizeof q);
+    build_store3(&q);
+    uint32_t at_s = image_add(&image, &q);
+    const uint32_t marks[3] = { SCRATCH(EXTRA_MARK), SCRATCH(EXTRA_MARK + 1), SCRATCH(EXTRA_MARK + 2) };
+    memset(&q, 0, sizeof q);
+    build_probe(&q, marks, 3);
+    uint32_t at_p = image_add(&image, &q);
+    uint32_t gp[21], own[3] = { 0xe0e0e0e0u, 0xe1e1e1e1u, 0xe2e2e2e2u }, zero = 0;
+    for (uint32_t i = 0; i < 21; i++) gp[i] = 0x08001000u + i;
+    uint64_t dst = sys(OUT_OFF);
+    const uint32_t pp[2] = { (uint32_t)(dst >> 32), (uint32_t)dst };
+    static stream s1, s2;
+    char why[300] = "";
+    uint32_t rc = 0;
+    if (!s_begin(&s1, VGT_GPU_CLASS_HOPPER_3D)) { snprintf(v->detail, sizeof v->detail, "tracker"); return; }
+    s_upload(&s1, &image);
+    s_bind(&s1, 0, at_dz);
+    s_bind(&s1, 1, at_g);
+    s_bind(&s1, 2, at_s);
+    s_bind(&s1, 3, at_p);
+    for (uint32_t i = 0; i < 3; i++) s_method(&s1, marks[i], 0);
+    s_call(&s1, 0, &zero, 1, 0);
+    s_call(&s1, 1, gp, 21, variant == 3);
+    stream *tail = &s1;
+    if (variant == 2) {   /* the second call in a GPFIFO entry of its own (the same state: one tracker) */
+        tail = &s2;
+        tail->cls = s1.cls;
+    }
+    if (tail == &s1) {
+        s_call(&s1, 2, own, 3, 0);
+        s_call(&s1, 3, pp, 2, 0);
+    }
+    s_end(&s1);
+    int clean = sim_clean(&s1, why, sizeof why);
+    uint32_t want[3] = { 0 }, nwant = 0;
+    if (variant != 2) nwant = predicted_words(&s1, s1.ncalls - 1, want, 3);
+    /* the tail stream of variant 2: the simulator sees both entries as one stream */
+    if (variant == 2 && clean) {
+        static stream sim;
+        s_begin(&sim, VGT_GPU_CLASS_HOPPER_3D);
+        s_upload(&sim, &image);
+        s_bind(&sim, 0, at_dz);
+        s_bind(&sim, 1, at_g);
+        s_bind(&sim, 2, at_s);
+        s_bind(&sim, 3, at_p);
+        for (uint32_t i = 0; i < 3; i++) s_method(&sim, marks[i], 0);
+        s_call(&sim, 0, &zero, 1, 0);
+        s_call(&sim, 1, gp, 21, 0);
+        s_call(&sim, 2, own, 3, 0);
+        s_call(&sim, 3, pp, 2, 0);
+        s_end(&sim);
+        clean = sim_clean(&sim, why, sizeof why);
+        nwant = predicted_words(&sim, sim.ncalls - 1, want, 3);
+        vgt_pbw_init(&s2.pb, s2.dw, PB_SLOT / 4 - 16);
+        vgt_pbw_set_object(&s2.pb, SUB_MME, VGT_GPU_CLASS_HOPPER_3D);
+        vgt_pbw_one_inc(&s2.pb, SUB_MME, VGT_MME_M_CALL_MACRO0 + 16, own, 3);
+        vgt_pbw_one_inc(&s2.pb, SUB_MME, VGT_MME_M_CALL_MACRO0 + 24, pp, 2);
+    }
+    if (!clean || nwant != 3) {
+        v->result = "SKIP";
+        snprintf(v->detail, sizeof v->detail, "not submitted: %s (%u predicted words)", why, nwant);
+        return;
+    }
+    if (dry) {
+        v->result = "DRY";
+        snprintf(v->detail, sizeof v->detail, "simulator: 0x%08x 0x%08x 0x%08x", want[0], want[1], want[2]);
+        return;
+    }
+    vgt_gpu_chan *c = hw_chan(h, why, sizeof why);
+    if (!c) { snprintf(v->detail, sizeof v->detail, "%s", why); return; }
+    vgt_error err;
+    vgt_gpu_fill32(h->g, dst, 0xdeadbeefu, 3, &err);
+    int ok = hw_run(h, c, &s1, &rc, why, sizeof why);
+    if (ok && variant == 2) ok = hw_run(h, c, &s2, &rc, why, sizeof why);
+    uint32_t got[3] = { 0 };
+    vgt_gpu_read(h->g, dst, got, sizeof got, &err);
+    vgt_gpu_chan_state cs;
+    vgt_gpu_chan_state_get(c, &cs);
+    vgt_gpu_chan_destroy(c);
+    const char *what;
+    if (!ok || cs.error)
+        what = "ERROR (the channel reported an error: see the kernel log)";
+    else if (!memcmp(got, own, sizeof own))
+        what = "DISCARDED (the second call saw its own parameters)";
+    else if (got[0] == gp[4] && got[1] == gp[5] && got[2] == gp[6])
+        what = "CARRIED (the second call read the guard's leftovers)";
+    else
+        what = "OTHER";
+    v->result = ok && !cs.error && !memcmp(got, want, sizeof want) ? "AGREE" : "DISAGREE";
+    snprintf(v->detail, sizeof v->detail, "hardware: %s; read 0x%08x 0x%08x 0x%08x, simulator 0x%08x 0x%08x 0x%08x; "
+             "channel error %s (rc %u)%s%s", what, got[0], got[1], got[2], want[0], want[1], want[2],
+             cs.error ? "YES" : "none", cs.error ? cs.error_code : rc, ok ? "" : "; ", ok ? "" : why);
+}
+
+/* ---- bit 14 of a branch immediate ---------------------------------------------------------------------------- */
+#define B14_MARK 48u
+
+static void mark_group(enc_prog *p, uint32_t i, uint16_t value, int end_next)
+{
+    vgt_mme_tu104_inst in = tu_nop();
+    in.alu[0].imm = tu_mthd_imm(SCRATCH(B14_MARK + i), 0);
+    in.alu[1].imm = value;
+    tu_out(&in, 0, VGT_MME_OUT_IMM0, VGT_MME_OUT_IMM1);
+    in.end_next = end_next;
+    tu_add(p, &in);
+}
+
+/* kind 0: a taken forward branch over two marker groups; 1: the same branch not taken (sense inverted);
+ * 2: a loop's closing branch with end_next (the driver's form: taken while R0 != 3). flag: bit 14 set. */
+static void build_b14(enc_prog *p, int kind, int flag)
+{
+    uint16_t b14 = flag ? 0x4000u : 0;
+    vgt_mme_tu104_inst in = tu_nop();
+    tu_alu(&in, 0, VGT_MME_TU104_ADD, Z, L0, Z, 0);   /* the call word */
+    tu_add(p, &in);
+    if (kind < 2) {
+        mark_group(p, 0, 1, 0);
+        in = tu_nop();
+        tu_alu(&in, 0, VGT_MME_TU104_BEQ, Z, Z, Z, (uint16_t)((kind == 0 ? 0x8000u : 0) | b14 | 3u));
+        tu_add(p, &in);
+        mark_group(p, 1, 1, 0);   /* right after the branch */
+        mark_group(p, 2, 1, 0);   /* skipped when taken */
+        mark_group(p, 3, 1, 1);   /* the target; ends the macro */
+        in = tu_nop();
+        tu_add(p, &in);
+        return;
+    }
+    in = tu_nop();                                     /* R0 = 0 */
+    tu_alu(&in, 0, VGT_MME_TU104_ADD, 0, Z, Z, 0);
+    tu_add(p, &in);
+    in = tu_nop();                                     /* loop: R0 += 1 */
+    tu_alu(&in, 0, VGT_MME_TU104_ADD, 0, 0, IMM, 1);
+    tu_add(p, &in);
+    in = tu_nop();                                     /* SCRATCH(B14_MARK+4) = R0 */
+    tu_alu(&in, 0, VGT_MME_TU104_ADD, Z, 0, Z, tu_mthd_imm(SCRATCH(B14_MARK + 4), 0));
+    tu_out(&in, 0, VGT_MME_OUT_IMM0, VGT_MME_OUT_ALU0);
+    tu_add(p, &in);
+    in = tu_nop();                                     /* BEQ R0, R1 (= 3) ?F -> loop (-2), end_next */
+    tu_alu(&in, 0, VGT_MME_TU104_BEQ, Z, 0, 1, (uint16_t)(b14 | (0x2000u - 2u)));
+    in.end_next = true;
+    tu_add(p, &in);
+    mark_group(p, 5, 0x77, 0);   /* after the branch: the last group when it falls through */
+    mark_group(p, 6, 0x99, 1);   /* only if end_next is ignored */
+    in = tu_nop();
+    tu_add(p, &in);
+}
+
+static void test_b14(hw *h, int kind, int flag)
+{
+    static const char *const names[3][2] = { { "b14_fwd_ctl", "b14_fwd" }, { "b14_nottaken_ctl", "b14_nottaken" },
+                                             { "b14_loop_ctl", "b14_loop" } };
+    verdict *v = row(names[kind][flag]);
+    static enc_prog image, q;
+    memset(&image, 0, sizeof image);
+    memset(&q, 0, sizeof q);
+    if (kind == 2) {   /* R1 = 3 first: a group before the macro body proper */
+        vgt_mme_tu104_inst in = tu_nop();
+        tu_alu(&in, 0, VGT_MME_TU104_ADD, 1, Z, IMM, 3);
+        tu_add(&q, &in);
+    }
+    build_b14(&q, kind, flag);
+    uint32_t at_m = image_add(&image, &q);
+    uint32_t marks[7];
+    for (uint32_t i = 0; i < 7; i++) marks[i] = SCRATCH(B14_MARK + i);
+    memset(&q, 0, sizeof q);
+    build_probe(&q, marks, 7);
+    uint32_t at_p = image_add(&image, &q);
+    uint64_t dst = sys(OUT_OFF + OUT_SLOT);
+    const uint32_t pp[2] = { (uint32_t)(dst >> 32), (uint32_t)dst }, word = 0xb14;
+    static stream s;
+    char why[300] = "";
+    if (!s_begin(&s, VGT_GPU_CLASS_HOPPER_3D)) return;
+    s_upload(&s, &image);
+    s_bind(&s, 0, at_m);
+    s_bind(&s, 1, at_p);
+    for (uint32_t i = 0; i < 7; i++) s_method(&s, marks[i], 0);
+    s_call(&s, 0, &word, 1, 0);
+    s_call(&s, 1, pp, 2, 0);
+    s_end(&s);
+    uint32_t want[7] = { 0 };
+    if (!sim_clean(&s, why, sizeof why) || predicted_words(&s, s.ncalls - 1, want, 7) != 7) {
+        v->result = "SKIP";
+        snprintf(v->detail, sizeof v->detail, "not submitted: %s", why);
+        return;
+    }
+    uint32_t rc, got[7] = { 0 };
+    vgt_error err;
+    if (dry) {
+        v->result = "DRY";
+        snprintf(v->detail, sizeof v->detail, "simulator markers 0..6: %x,%x,%x,%x,%x,%x,%x", want[0], want[1], want[2],
+                 want[3], want[4], want[5], want[6]);
+        return;
+    }
+    vgt_gpu_chan *c = hw_chan(h, why, sizeof why);
+    if (!c) { snprintf(v->detail, sizeof v->detail, "%s", why); return; }
+    vgt_gpu_fill32(h->g, dst, 0xdeadbeefu, 7, &err);
+    int ok = hw_run(h, c, &s, &rc, why, sizeof why);
+    vgt_gpu_read(h->g, dst, got, sizeof got, &err);
+    vgt_gpu_chan_destroy(c);
+    char hs[120], ss[120];
+    int n1 = 0, n2 = 0;
+    for (int i = 0; i < 7; i++) {
+        n1 += snprintf(hs + n1, sizeof hs - n1, "%s%x", i ? "," : "", got[i]);
+        n2 += snprintf(ss + n2, sizeof ss - n2, "%s%x", i ? "," : "", want[i]);
+    }
+    v->result = ok && !memcmp(got, want, sizeof want) ? "AGREE" : "DISAGREE";
+    snprintf(v->detail, sizeof v->detail, "markers 0..6 hardware [%s] simulator [%s]%s%s (%s)", hs, ss,
+             ok ? "" : "; ", ok ? "" : why,
+             kind == 0 ? "m1 set: the group after a taken branch ran (a delay slot); m2 set: not taken"
+             : kind == 1 ? "all of m0..m3 set: not taken, as bit 15 says"
+                         : "m4 = iterations (3: a taken branch ignores its end_next; 1: it stops after the target); "
+                           "m5 0x77: fell through; m6 0x99: end_next ignored");
+}
+
+/* ---- driver macros from the corpus ---------------------------------------------------------------------------- */
+typedef struct cap_call {
+    uint32_t np, ne;
+    uint32_t *p, *e;   /* params; emits as method, value pairs */
+} cap_call;
+
+typedef struct dmacro {
+    char hash[24], trace[64];
+    uint32_t cls, n;
+    uint32_t *code;
+    cap_call calls[8];
+    uint32_t ncalls;
+} dmacro;
+
+static dmacro *macros;
+static uint32_t nmacros;
+
+static uint32_t *read_hex(char **s, uint32_t n)
+{
+    uint32_t *v = calloc(n ? n : 1, 4);
+    for (uint32_t i = 0; v && i < n; i++) v[i] = (uint32_t)strtoul(*s, s, 16);
+    return v;
+}
+
+static int load_list(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    static char line[1 << 20];
+    uint32_t cap = 0;
+    while (fgets(line, sizeof line, f)) {
+        char *s = line;
+        if (!strncmp(line, "macro ", 6)) {
+            if (nmacros == cap && !(macros = realloc(macros, (cap = cap ? 2 * cap : 64) * sizeof *macros))) return 0;
+            dmacro *m = &macros[nmacros++];
+            memset(m, 0, sizeof *m);
+            int off = 0;
+            if (sscanf(line, "macro %23s %63s %x %x %n", m->hash, m->trace, &m->cls, &m->n, &off) != 4) return 0;
+            s = line + off;
+            m->code = read_hex(&s, m->n);
+        } else if (!strncmp(line, "call ", 5) && nmacros && macros[nmacros - 1].ncalls < 8) {
+            dmacro *m = &macros[nmacros - 1];
+            cap_call *k = &m->calls[m->ncalls++];
+            s = line + 5;
+            strtoul(s, &s, 16);   /* submission */
+            k->np = (uint32_t)strtoul(s, &s, 16);
+            k->p = read_hex(&s, k->np);
+            k->ne = (uint32_t)strtoul(s, &s, 16);
+            k->e = read_hex(&s, 2 * k->ne);
+        }
+    }
+    fclose(f);
+    return 1;
+}
+
+/* Methods a driver macro may emit here: state only. Drawing, clearing, launching, uploads, constant-buffer loads and
+ * binds, reports and semaphores, firmware methods, the MME's own DMA and shadow control are refused. */
+static const char *refused_method(uint32_t cls, uint32_t m)
+{
+    if (m >= VGT_MME_M_SET_MEM_ADDRESS_A && m <= VGT_MME_M_SET_DATA_FIFO_CONFIG) return "MME DMA";
+    if (m >= VGT_MME_M_LOAD_INSTRUCTION_RAM_POINTER && m <= VGT_MME_M_SET_SHADOW_RAM_CONTROL) return "MME control";
+    if (m >= VGT_MME_M_SET_SHADOW_SCRATCH0 && m < VGT_MME_M_CALL_MACRO0) return NULL;
+    uint32_t c = vgt_mme_emit_category(cls, m);
+    if (c & (VGT_MME_EMIT_SET | VGT_MME_EMIT_SYNC)) return NULL;
+    return c & VGT_MME_EMIT_DRAW ? "draw" : c & VGT_MME_EMIT_CLEAR ? "clear" : c & VGT_MME_EMIT_LAUNCH ? "launch"
+         : c & VGT_MME_EMIT_CB_LOAD ? "constant-buffer load" : c & VGT_MME_EMIT_CB_BIND ? "constant-buffer bind"
+         : c & VGT_MME_EMIT_INLINE ? "inline upload" : c & VGT_MME_EMIT_REPORT ? "report/semaphore"
+         : c & VGT_MME_EMIT_FALCON ? "firmware method" : c & VGT_MME_EMIT_UNKNOWN ? "unknown method" : "action method";
+}
+
+/* STATE reads answered from a table (the hardware's shadow values), recording what was asked. */
+typedef struct state_tab {
+    uint32_t m[MAX_PROBE], v[MAX_PROBE], n;
+    uint32_t asked[MAX_PROBE], nasked;
+    int overflow;
+} state_tab;
+
+static uint32_t tab_state(void *user, uint32_t method)
+{
+    state_tab *t = user;
+    uint32_t i;
+    for (i = 0; i < t->nasked && t->asked[i] != method; i++) {}
+    if (i == t->nasked) {
+        if (t->nasked < MAX_PROBE) t->asked[t->nasked++] = method;
+        else t->overflow = 1;
+    }
+    for (i = 0; i < t->n; i++)
+        if (t->m[i] == method) return t->v[i];
+    return 0;
+}
+
+/* The macro with params on a machine with a zeroed data RAM, STATE from tab. */
+typedef struct sim_user {
+    vgt_mme_emit_list *emits;
+    state_tab *tab;
+} sim_user;
+
+static vgt_status su_emit(void *user, uint32_t m, uint32_t v) { return vgt_mme_emit_list_push(((sim_user *)user)->emits, m, v); }
+static uint32_t su_state(void *user, uint32_t m) { return tab_state(((sim_user *)user)->tab, m); }
+
+static vgt_status sim_macro(const dmacro *d, const cap_call *k, state_tab *tab, vgt_mme_emit_list *emits,
+                            vgt_mme_result *res, vgt_error *err)
+{
+    static vgt_mme_machine mach;
+    memset(&mach, 0, sizeof mach);
+    vgt_mme_emit_list_clear(emits);
+    sim_user u = { emits, tab };
+    vgt_mme_sim_io io = { .emit = su_emit, .state = su_state, .user = &u };
+    return vgt_mme_sim_run(NULL, VGT_MME_TU104, d->code, d->n, 0, k->p, k->np, &io, &mach, res, err);
+}
+
+/* One submission on c: zero the data RAM, optionally probe `pm` into OUT slot 2, call macro d with k (when k), probe
+ * pm again into slot 3. Returns 1 when the hardware completed it; the simulator must have run it cleanly. */
+static int run_dm(hw *h, vgt_gpu_chan *c, const dmacro *d, const cap_call *k, const uint32_t *pm, uint32_t npm,
+                  char *why, size_t cap)
+{
+    static enc_prog image, q;
+    static stream s;
+    memset(&image, 0, sizeof image);
+    uint32_t at_d = 0;
+    if (d) {
+        memcpy(image.code, d->code, 4 * d->n);
+        image.n = d->n;
+        image.n += (3 - image.n % 3) % 3;
+    }
+    memset(&q, 0, sizeof q);
+    build_dzero(&q);
+    uint32_t at_z = image_add(&image, &q);
+    memset(&q, 0, sizeof q);
+    build_probe(&q, pm, npm);
+    uint32_t at_p = image_add(&image, &q);
+    if (!s_begin(&s, d ? d->cls : VGT_GPU_CLASS_HOPPER_3D)) return 0;
+    s_upload(&s, &image);
+    if (d) s_bind(&s, 0, at_d);
+    s_bind(&s, 1, at_z);
+    s_bind(&s, 2, at_p);
+    uint32_t zero = 0;
+    s_call(&s, 1, &zero, 1, 0);
+    uint64_t d0 = sys(OUT_OFF + 2 * OUT_SLOT), d1 = sys(OUT_OFF + 3 * OUT_SLOT);
+    const uint32_t p0[2] = { (uint32_t)(d0 >> 32), (uint32_t)d0 }, p1[2] = { (uint32_t)(d1 >> 32), (uint32_t)d1 };
+    if (npm) s_call(&s, 2, p0, 2, 0);
+    if (d && k) {
+        /* the driver macro's own simulation is sim_macro's (STATE from the hardware); here it only has to end */
+        s_call(&s, 0, k->p, k->np, 0);
+        if (npm) s_call(&s, 2, p1, 2, 0);
+    }
+    s_end(&s);
+    if (s.st != VGT_OK) { snprintf(why, cap, "simulator feed: %.200s", s.err.msg); return 0; }
+    /* our own macros must end cleanly; the driver macro (index 0) was predicted by sim_macro with the hardware's
+     * shadow values, which this stream does not have */
+    for (uint32_t i = 0; i < s.ncalls; i++)
+        if (s.calls[i].status != VGT_OK && s.calls[i].macro != 0) {
+            snprintf(why, cap, "simulator: macro %u %s", s.calls[i].macro, vgt_mme_error_name(s.calls[i].error));
+            return 0;
+        }
+    uint32_t rc;
+    return hw_run(h, c, &s, &rc, why, cap);
+}
+
+static void test_macro(hw *h, const dmacro *d, double deadline)
+{
+    verdict *v = row("macro");
+    char why[300] = "";
+    int n = 0;
+#define DETAIL(...) (n += snprintf(v->detail + n, sizeof v->detail - n, __VA_ARGS__))
+    DETAIL("%s %-16s %4u insts: ", d->hash, d->trace, d->n / 3);
+    if (d->cls != VGT_GPU_CLASS_HOPPER_3D && d->cls != VGT_GPU_CLASS_HOPPER_COMPUTE) {
+        v->result = "SKIP";
+        DETAIL("class 0x%04x has no object here", d->cls);
+        return;
+    }
+    if (!d->ncalls) {
+        v->result = "SKIP";
+        DETAIL("never called cleanly in the corpus: no captured parameters");
+        return;
+    }
+    if (now_s() > deadline) {
+        v->result = "SKIP";
+        DETAIL("time budget spent");
+        return;
+    }
+    static state_tab tab;
+    static vgt_mme_emit_list emits;
+    vgt_mme_result res;
+    vgt_error err;
+    const char *skip = NULL;
+    char sk[200] = "";
+    for (uint32_t ci = 0; ci < d->ncalls; ci++) {
+        const cap_call *k = &d->calls[ci];
+        memset(&tab, 0, sizeof tab);
+        vgt_gpu_chan *c = dry ? NULL : hw_chan(h, why, sizeof why);
+        if (!c && !dry) { DETAIL("%s", why); return; }
+        /* STATE reads: ask the simulator which methods it reads, fetch them from the hardware, until stable */
+        int ok = 1;
+        for (int round = 0; round < 4 && ok; round++) {
+            uint32_t before = tab.nasked;
+            vgt_status st = sim_macro(d, k, &tab, &emits, &res, &err);
+            if (st != VGT_OK) {
+                snprintf(sk, sizeof sk, "simulator: %s at %u: %.120s", vgt_mme_error_name(res.error), res.pc, err.msg);
+                ok = 0;
+                break;
+            }
+            if (tab.overflow) { snprintf(sk, sizeof sk, "reads more than %u shadow values", MAX_PROBE); ok = 0; break; }
+            if (round && tab.nasked == before) break;
+            if (!tab.nasked || dry) break;
+            if (!run_dm(h, c, NULL, NULL, tab.asked, tab.nasked, why, sizeof why)) {
+                snprintf(sk, sizeof sk, "shadow read failed: %.150s", why);
+                ok = 0;
+                break;
+            }
+            tab.n = tab.nasked;
+            memcpy(tab.m, tab.asked, 4 * tab.n);
+            vgt_gpu_read(h->g, sys(OUT_OFF + 2 * OUT_SLOT), tab.v, 4 * tab.n, &err);
+        }
+        if (ok) {   /* the prediction with the hardware's shadow values */
+            vgt_status st = sim_macro(d, k, &tab, &emits, &res, &err);
+            if (st != VGT_OK) {
+                snprintf(sk, sizeof sk, "simulator: %s at %u", vgt_mme_error_name(res.error), res.pc);
+                ok = 0;
+            }
+        }
+        /* the gate: state methods only, and each value one the driver sent in that call (or a scratch value) */
+        static uint32_t pm[MAX_PROBE], last[MAX_PROBE];
+        uint32_t npm = 0;
+        for (uint32_t i = 0; ok && i < emits.n; i++) {
+            uint32_t m = emits.v[i].method, val = emits.v[i].value;
+            const char *r = refused_method(d->cls, m);
+            if (r) { snprintf(sk, sizeof sk, "emits %s (method 0x%04x)", r, m); ok = 0; break; }
+            if (vgt_mme_emit_category(d->cls, m) & VGT_MME_EMIT_SYNC) continue;
+            int sent = m >= VGT_MME_M_SET_SHADOW_SCRATCH0 && m < VGT_MME_M_CALL_MACRO0;
+            for (uint32_t e = 0; !sent && e < k->ne; e++) sent = k->e[2 * e] == m && k->e[2 * e + 1] == val;
+            if (!sent) {
+                snprintf(sk, sizeof sk, "with this channel's shadow state it would send 0x%x to 0x%04x, a value the "
+                         "driver did not send in that call", val, m);
+                ok = 0;
+                break;
+            }
+            uint32_t j;
+            for (j = 0; j < npm && pm[j] != m; j++) {}
+            if (j == npm && npm < MAX_PROBE) pm[npm++] = m;
+            last[j] = val;
+        }
+        if (!ok) {
+            if (c) vgt_gpu_chan_destroy(c);
+            skip = sk;
+            continue;   /* the next captured call may pass */
+        }
+        if (dry) {
+            v->result = "DRY";
+            DETAIL("call %u (%u params, %u STATE reads): would compare %u methods", ci, k->np, tab.nasked, npm);
+            return;
+        }
+        /* run: zero the data RAM, probe before, the macro, probe after */
+        static uint32_t before[MAX_PROBE], after[MAX_PROBE];
+        vgt_gpu_fill32(h->g, sys(OUT_OFF + 3 * OUT_SLOT), 0xdeadbeefu, npm ? npm : 1, &err);
+        int ran = run_dm(h, c, d, k, pm, npm, why, sizeof why);
+        vgt_gpu_read(h->g, sys(OUT_OFF + 2 * OUT_SLOT), before, 4 * npm, &err);
+        vgt_gpu_read(h->g, sys(OUT_OFF + 3 * OUT_SLOT), after, 4 * npm, &err);
+        vgt_gpu_chan_state cs;
+        vgt_gpu_chan_state_get(c, &cs);
+        vgt_gpu_chan_destroy(c);
+        if (!ran) {
+            v->result = "ERROR";
+            DETAIL("call %u: hardware: %.200s (channel error %u)", ci, why, cs.error ? cs.error_code : 0);
+            return;
+        }
+        uint32_t bad = 0, unchanged = 0;
+        for (uint32_t j = 0; j < npm; j++)
+            if (after[j] != last[j]) {
+                bad++;
+                if (after[j] == before[j]) unchanged++;
+                if (bad <= 3) DETAIL("0x%04x sim 0x%x hw 0x%x (before 0x%x); ", pm[j], last[j], after[j], before[j]);
+            }
+        v->result = bad ? "DISAGREE" : "AGREE";
+        DETAIL("call %u (%u params, %u STATE reads from the hardware): %u methods compared, %u differ%s", ci, k->np,
+               tab.n, npm, bad, bad && unchanged == bad ? " (shadow unchanged: not shadowed?)" : "");
+        return;
+    }
+    v->result = "SKIP";
+    DETAIL("not run: %s", skip ? skip : "no call passed");
+#undef DETAIL
+}
+
+/* ---- driver ------------------------------------------------------------------------------------------------------ */
+static void on_watchdog(int sig)
+{
+    static const char msg[] = "\nmme_agree: watchdog expired; terminating\n";
+    ssize_t w = write(1, msg, sizeof msg - 1);
+    (void)w;
+    (void)sig;
+    raise(SIGTERM);
+}
+
+int main(int argc, char **argv)
+{
+    const char *list = NULL, *only = NULL;
+    double budget = 150;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-v")) verbose = 1;
+        else if (!strcmp(argv[i], "--dry-run")) dry = 1;
+        else if (!strcmp(argv[i], "--list") && i + 1 < argc) list = argv[++i];
+        else if (!strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
+        else if (!strcmp(argv[i], "--budget") && i + 1 < argc) budget = atof(argv[++i]);
+        else {
+            printf("usage: mme_agree [-v] [--dry-run] [--list FILE] [--only extra|bit14|macros] [--budget SECONDS]\n");
+            return 2;
+        }
+    }
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    t_start = now_s();
+    if (list && !load_list(list)) { printf("mme_agree: cannot read %s\n", list); return 2; }
+    signal(SIGALRM, on_watchdog);
+    alarm((unsigned)budget + 60);
+    hw h = { 0 };
+    vgt_error err;
+    vgt_gpu_options o = { 0 };
+    vgt_gpu_mem *mem;
+    if (!dry && (vgt_gpu_open(&o, &h.g, &err) != VGT_OK || vgt_gpu_mem_alloc(h.g, VGT_GPU_SYSMEM, SYS_VA, SYS_SIZE, &mem, &err) != VGT_OK)) {
+        printf("mme_agree: %s\n", err.msg);
+        return 2;
+    }
+    if (!only || !strcmp(only, "extra"))
+        for (int vnt = 0; vnt < 4; vnt++) test_extra(&h, vnt);
+    if (!only || !strcmp(only, "bit14"))
+        for (int k = 0; k < 3; k++)
+            for (int f = 0; f < 2; f++) test_b14(&h, k, f);
+    int first_macro = nrows;
+    static verdict mrows[4096];
+    uint32_t nm = 0, agree = 0, dis = 0, skip = 0, errs = 0;
+    if (list && (!only || !strcmp(only, "macros")))
+        for (uint32_t i = 0; i < nmacros && nm < 4096; i++) {
+            nrows = first_macro;
+            test_macro(&h, &macros[i], t_start + budget);
+            mrows[nm++] = rows[first_macro];
+            if (verbose) printf("  %-8s %s\n", rows[first_macro].result, rows[first_macro].detail);
+        }
+    nrows = first_macro;
+    if (h.g) vgt_gpu_close(h.g);
+    printf("\n%-18s %-8s %s\n", "row", "result", "detail");
+    int bad = 0;
+    for (int i = 0; i < nrows; i++) {
+        printf("%-18s %-8s %s\n", rows[i].name, rows[i].result, rows[i].detail);
+        bad += strcmp(rows[i].result, "AGREE") && strcmp(rows[i].result, "SKIP") && strcmp(rows[i].result, "DRY");
+    }
+    if (nm) printf("\n%-8s %s\n", "result", "hash source instructions: detail");
+    for (uint32_t i = 0; i < nm; i++) {
+        printf("%-8s %s\n", mrows[i].result, mrows[i].detail);
+        agree += !strcmp(mrows[i].result, "AGREE");
+        dis += !strcmp(mrows[i].result, "DISAGREE");
+        skip += !strcmp(mrows[i].result, "SKIP");
+        errs += !strcmp(mrows[i].result, "ERROR");
+    }
+    if (nm) printf("\nmacros: %u distinct, %u agree, %u disagree, %u not run, %u errors\n", nm, agree, dis, skip, errs);
+    printf("mme_agree: %.1f s, %s\n", now_s() - t_start, bad + dis + errs ? "DIFFERENCES (see above)" : "all agree");
+    return bad + dis + errs ? 1 : 0;
+}
