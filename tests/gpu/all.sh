@@ -3,6 +3,7 @@
 # binaries staged as tests/gpu/README.md says (.carry/capture, .carry/workloads, .carry/lane1, .carry/synth,
 # .carry/hostile; `tests/gpu/all.sh build` stages them on the build machine).
 #
+#   tests/gpu/all.sh build-bin  stage only the shared binaries (.carry/capture, .carry/workloads)
 #   tests/gpu/all.sh build      stage everything (static builds, workloads, decompiled launch, hostile traces)
 #   tests/gpu/all.sh [run]      run the checks in the order below, each under its own time limit
 #
@@ -20,15 +21,21 @@ cd "$root" || exit 2
 mode=${1:-run}
 out=${OUT:-/tmp/vgt-all}
 
-stage() {
-    bash tests/gpu/run.sh build || return 2
-    bash tests/gpu/synth_lane.sh build || return 2
+# the binaries every check shares: a static vgt and the capture shim in .carry/capture/{bin,lib}, the compiled
+# workloads in .carry/workloads
+stage_bin() {
     cmake -S . -B build-capture -G Ninja -DCMAKE_BUILD_TYPE=Release -DVGT_STATIC_DEPS=ON \
           -DCMAKE_C_STANDARD_LIBRARIES="-lm -lpthread -ldl" >/dev/null || return 2
     cmake --build build-capture --target vgt vgt-capture || return 2
     mkdir -p .carry/capture/bin .carry/capture/lib
     cp build-capture/bin/vgt .carry/capture/bin/ && cp build-capture/lib/libvgt-capture.so .carry/capture/lib/
-    corpus/workloads/build.sh .carry/workloads || return 2
+    corpus/workloads/build.sh .carry/workloads
+}
+
+stage() {
+    stage_bin || return 2
+    bash tests/gpu/run.sh build || return 2
+    bash tests/gpu/synth_lane.sh build || return 2
     if [ -f tests/gpu/hostile/make.py ]; then
         python3 tests/gpu/hostile/make.py .carry/hostile || return 2
     fi
@@ -72,6 +79,7 @@ run() {
 
 case "$mode" in
 build) stage ;;
+build-bin) stage_bin ;;
 run) run ;;
 *) echo "usage: $0 [build | run]"; exit 2 ;;
 esac

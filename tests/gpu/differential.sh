@@ -5,14 +5,14 @@
 # (shaders it does not execute wrote there) a difference is "not modelled"; a difference where it knew, a
 # region one side lacks, or a sim replay left blocked is a divergence.
 #
-#   tests/gpu/differential.sh build            (build machine, repository root) stage .carry/diff: a static vgt,
-#                                               the workload below, the corpus traces
+#   tests/gpu/differential.sh build            (build machine, repository root) stage the shared binaries
+#                                               (tests/gpu/all.sh build-bin), the workload below among them
 #   tests/gpu/differential.sh run [TRACE...]   (GPU machine, repository root) record the CUDA-graph workload,
 #                                               check it on both backends, then the differential over the corpus
 #                                               and TRACE...; results in $OUT
 #   tests/gpu/differential.sh sim [TRACE...]   the sim half only (any machine): sim states and notes, no GPU
 #
-# Environment: OUT (default /tmp/vgt-diff), VGT (default .carry/diff/bin/vgt), WORKLOAD (default
+# Environment: OUT (default /tmp/vgt-diff), VGT (default .carry/capture/bin/vgt), WORKLOAD (default
 # cuda_graph_memcpy), LIMIT (seconds per replay, default 40), DEADLINE (no trace starts after it, default 200 s).
 # Output: $OUT/table.txt (the differential table), $OUT/NAME.sim.json / .gpu.json (replay summaries),
 # $OUT/NAME.sim.state / .gpu.state (end states), $OUT/NAME.diff.txt (the regions that are not equal, and what
@@ -22,23 +22,14 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root" || exit 2
 mode=${1:-run}
 [ $# -gt 0 ] && shift
-carry=.carry/diff
+carry=.carry/capture
 out=${OUT:-/tmp/vgt-diff}
 vgt=${VGT:-$carry/bin/vgt}
 workload=${WORKLOAD:-cuda_graph_memcpy}
 limit=${LIMIT:-40}
 deadline=${DEADLINE:-200}   # seconds: traces not started by then are listed as skipped (the run fits 4 minutes)
 
-stage() {
-    cmake -S . -B build-diff -G Ninja -DCMAKE_BUILD_TYPE=Release -DVGT_STATIC_DEPS=ON \
-          -DCMAKE_C_STANDARD_LIBRARIES="-lm -lpthread -ldl" >/dev/null || return 2
-    cmake --build build-diff --target vgt vgt-capture -j2 || return 2
-    mkdir -p "$carry/bin" "$carry/lib" "$carry/workloads" "$carry/traces"
-    cp build-diff/bin/vgt "$carry/bin/" && cp build-diff/lib/libvgt-capture.so "$carry/lib/" || return 2
-    nvcc -O2 -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90 -I corpus/workloads \
-         -o "$carry/workloads/$workload" "corpus/workloads/$workload.cu" || return 2
-    echo "staged in $carry: $(du -sh "$carry" | cut -f1)"
-}
+stage() { bash tests/gpu/all.sh build-bin; }
 
 # replay NAME TRACE BACKEND: the replay's summary and end state; never fails the script (the table says)
 replay() {
@@ -78,7 +69,7 @@ EOF
 # left on an acquire), then in the differential with the corpus.
 record_workload() {
     local t="$out/$workload.vgt"
-    timeout -k 5 60 "$vgt" record -o "$t" -- "$carry/workloads/$workload" >"$out/$workload.record.out" \
+    timeout -k 5 60 "$vgt" record -o "$t" -- ".carry/workloads/$workload" >"$out/$workload.record.out" \
         2>"$out/$workload.record.err"
     echo "record: rc $? $(grep -h ^RESULT "$out/$workload.record.out") size $(stat -c %s "$t" 2>/dev/null)"
     for be in sim gpu; do
@@ -92,7 +83,7 @@ run() {
     mkdir -p "$out"
     : >"$out/rows.jsonl"
     local traces=() t
-    if [ "$mode" = run ] && [ -x "$carry/workloads/$workload" ]; then
+    if [ "$mode" = run ] && [ -x ".carry/workloads/$workload" ]; then
         record_workload
         [ -s "$out/$workload.vgt" ] && traces+=("$out/$workload.vgt")
     fi

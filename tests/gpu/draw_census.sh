@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tests/gpu/draw_census.sh: the store census per draw on the GPU (`vgt replay --census-per-draw`).
 #
-#   bash tests/gpu/draw_census.sh build    # here, from the repository root: stages .carry/draws/
+#   bash tests/gpu/draw_census.sh build    # here, from the repository root: stages the shared binaries (tests/gpu/all.sh build-bin)
 #   bash tests/gpu/draw_census.sh run      # on the GPU machine, from the repository root (about 1 minute)
 #
 # run: vk_triangle, gl_egl, vk_nostore, gl_nostore, vk_compute replayed with
@@ -20,20 +20,11 @@
 # refused); nothing here provokes an engine exception.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
-stage=$root/.carry/draws
+stage=$root/.carry/capture
 mode=${1:-run}
 TRACES=${TRACES:-"vk_triangle gl_egl vk_nostore gl_nostore vk_compute"}
 
-build() {
-    local bdir=$root/build-static-draws
-    cmake -S "$root" -B "$bdir" -G Ninja -DVGT_STATIC_DEPS=ON -DCMAKE_BUILD_TYPE=Release \
-          -DCMAKE_C_STANDARD_LIBRARIES="-lm -lpthread -ldl" >/dev/null || return 2
-    cmake --build "$bdir" -j2 --target vgt || return 2
-    mkdir -p "$stage/corpus"
-    cp "$bdir/bin/vgt" "$stage/vgt"
-    cp "$root"/corpus/*.vgt "$stage/corpus/"
-    echo "built into $stage: $(ls "$stage" | tr '\n' ' ')"
-}
+build() { bash "$root/tests/gpu/all.sh" build-bin; }
 
 gl_env() {
     for f in "$root"/.gl/*.deb; do [ -e "$f" ] && dpkg -x "$f" /; done
@@ -53,14 +44,14 @@ pick_python() {
 }
 
 run() {
-    local V=$stage/vgt out=${OUT:-/tmp/draw_census} fails=0 py
+    local V=$stage/bin/vgt out=${OUT:-/tmp/draw_census} fails=0 py
     mkdir -p "$out"
     [ -x "$V" ] || { echo "no $V: run 'bash tests/gpu/draw_census.sh build' first"; return 2; }
     py=$(pick_python)
     [ -n "$py" ] || { echo "no python"; return 2; }
     echo "== $(uname -n) $(head -1 /proc/driver/nvidia/version 2>/dev/null)"
     for t in $TRACES; do
-        local tr=$stage/corpus/$t.vgt t0 rc
+        local tr=$root/corpus/$t.vgt t0 rc
         [ -f "$tr" ] || { echo "$t: not staged"; continue; }
         "$V" draws "$tr" --json >"$out/$t.draws.json" 2>/dev/null
         t0=$(date +%s)

@@ -2,8 +2,8 @@
 # tests/gpu/gpget.sh: completion forensics and the resized CUDA workloads on the GPU machine.
 #
 #   bash tests/gpu/gpget.sh build     here, from the repository root: the static vgt and capture shim of this
-#                                     tree into .carry/capgp/{bin,lib}, the compiled workloads into
-#                                     .carry/capgp/workloads (corpus/workloads/build.sh)
+#                                     tree into .carry/capture/{bin,lib}, the compiled workloads into
+#                                     .carry/workloads (tests/gpu/all.sh build-bin)
 #   bash tests/gpu/gpget.sh run       on the H200 (about 1 minute): vadd, many_launches and vk_triangle
 #                                     recorded; per trace the GP_GET figures of `vgt info --json` (doorbells
 #                                     whose GP_GET was read, channels read at the end, ring wraps, GETs past
@@ -21,21 +21,13 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 mode=${1:-all}
-C=.carry/capgp
+C=.carry/capture
 V=$C/bin/vgt
-B=$C/workloads
+B=.carry/workloads
 PY=${PY:-/opt/torch/.venv/bin/python}
 LIMIT=${TIMEOUT:-90}
 
-build() {
-    cmake -S . -B build-capgp -G Ninja -DCMAKE_BUILD_TYPE=Release -DVGT_STATIC_DEPS=ON \
-          -DCMAKE_C_STANDARD_LIBRARIES="-lm -lpthread -ldl" >/dev/null || return 2
-    cmake --build build-capgp -j2 --target vgt vgt-capture || return 2
-    mkdir -p $C/bin $C/lib
-    cp build-capgp/bin/vgt $C/bin/ && cp build-capgp/lib/libvgt-capture.so $C/lib/ || return 2
-    corpus/workloads/build.sh $B || return 2
-    echo "built: $(ls $C/bin $C/lib $B | tr '\n' ' ')"
-}
+build() { bash tests/gpu/all.sh build-bin; }
 
 [ "$mode" = build ] && { build; exit $?; }
 

@@ -46,7 +46,6 @@ build() {
     local bdir=$root/build-static
     cmake --build "$bdir" -j2 --target vgt_backend vgt_analyze vgt_format || return 2
     mkdir -p "$stage"
-    cp "$bdir/bin/vgt" "$stage/vgt" || return 2   # this branch's vgt, whatever else stages .carry/lane1
     "$bdir/bin/vgt" decompile "$root/corpus/vadd.vgt" --launch 1 -o "$stage/launch.c" || return 2
     "$bdir/bin/vgt" launches "$root/corpus/vadd.vgt" --launch 1 --json >"$stage/launch.json" || return 2
     ${CC:-cc} -std=c11 -O1 -Wall "$stage/launch.c" -I"$root/trace-format/include" -I"$bdir/trace-format/include" \
@@ -58,8 +57,7 @@ build() {
 
 [ "$mode" = build ] && { build; exit $?; }
 
-V=$stage/vgt
-[ -x "$V" ] || V=$root/.carry/lane1/vgt
+V=$root/.carry/lane1/vgt   # tests/gpu/run.sh build stages it from this tree
 CAP=$root/.carry/capture/bin/vgt
 W=$root/.carry/workloads
 out=${OUT:-/tmp/vgt-synth-lane}
