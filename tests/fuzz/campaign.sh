@@ -9,22 +9,23 @@
 #   campaign.sh [EXECS] [JOBS]
 #       here: each target to EXECS executions (default 10,000,000), JOBS targets at once (default: the
 #       cores), then the grown corpora merged back and the table rewritten as merge-back does.
-#   campaign.sh build-carry
+#   campaign.sh stage
 #       builds the targets with clang, sanitizers and the dependencies linked statically (capstone, sqlite,
 #       xxhash, zstd, zlib) into build-fuzz-static/, and stages them for another machine in
-#       .carry/fuzz/bin.tar.xz (debug info stripped, about 7 MB; build-fuzz-static/ keeps the unstripped ones
+#       $STAGED/bin.tar.xz (git-ignored; debug info stripped, about 7 MB; build-fuzz-static/ keeps the unstripped ones
 #       that merge-back reruns failing inputs with). Only glibc, libstdc++ and libgcc_s stay dynamic.
-#   campaign.sh run-carry SECONDS CPUS [TARBALL]
+#   campaign.sh run-staged SECONDS CPUS [TARBALL]
 #       on the other machine, from the repository root: all targets at once for SECONDS of wall clock
 #       (packing included), in libFuzzer's fork mode (a crash, timeout or OOM is counted and kept, the
 #       fuzzing goes on), over CPUS: a count, or a CPU list ("4-15") that every fuzzer is pinned to.
 #       Each target gets one core and the rest go to the targets furthest from the goal at their measured
 #       speed. Resumable: a second call continues from the corpora the first one grew (kept in
-#       build-fuzz-run/), or from TARBALL (an earlier run's fuzz-corpora.tar.xz). Writes to $OUT:
+#       build-fuzz-run/), or, on a fresh machine, from TARBALL (an earlier run's fuzz-corpora.tar.xz;
+#       default $STAGED/resume.tar.xz when present). Writes to $OUT:
 #         fuzz-results.tsv     per target: executions, seconds, cores, exec/s, coverage, features, corpus
 #                              size, crash/leak/timeout/OOM inputs
 #         fuzz-corpora.tar.xz  the grown corpora, the results and the failing inputs (< 16 MiB)
-#         artifacts/<target>/  every crash, leak, timeout and OOM input (up to 20 per target)
+#         artifacts/<target>/  the crash, leak, timeout and OOM inputs (the 10 smallest per target)
 #         logs/<target>.txt    the end of each fuzzer's log and its sanitizer error lines
 #   campaign.sh merge-back TARBALL
 #       here: minimizes the returned corpora into tests/fuzz/corpus_<name>/ (-merge=1: only inputs that add
@@ -38,7 +39,7 @@ GOAL=10000000
 STATE=tests/fuzz/campaign-state.tsv
 DOC=docs/fuzzing.md
 STATIC=build-fuzz-static
-CARRY=.carry/fuzz
+STAGED=.carry/fuzz
 # the fuzzers' options; the per-target timeout comes from tmo_of
 FUZZ_OPTS=(-rss_limit_mb=4096 -malloc_limit_mb=1024 -max_len=262144 -print_final_stats=1)
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
@@ -83,7 +84,7 @@ collect() {
 STATE_HEADER=$'target\texecs_total\truns\texec_s_core\tcov\tft\tcorpus\tfailing_inputs\tdate'
 
 # record RESULTS_TSV: adds a run's executions to the state (once: the run id is remembered), then
-# rewrites the table. exec_s_core is the last run's executions per second per core: run-carry's core
+# rewrites the table. exec_s_core is the last run's executions per second per core: run-staged's core
 # shares are planned from it.
 record() {
     local res=$1 run
@@ -162,7 +163,7 @@ merge_into() {
     before=$(ls "$seeds" | wc -l)
     "$bin" -merge=1 "-timeout=$(tmo_of "$t")" "${FUZZ_OPTS[@]}" "$seeds" "$grown" >"$log" 2>&1 || true
     after=$(ls "$seeds" | wc -l)
-    echo "campaign: $t: $((after - before)) inputs added to $seeds ($after, $(du -sk "$seeds" | cut -f1) KiB)"
+    echo "campaign: $t: $((after - before)) inputs added to $seeds ($after inputs, $(du -sb "$seeds" | cut -f1) bytes)"
 }
 
 # repro TARGET BINARY ARTIFACT_DIR OUT_DIR: each failing input run again, its report kept
@@ -195,7 +196,7 @@ merge_back() {
     record "$dir/results.tsv"
 }
 
-# ---- build-carry ----------------------------------------------------------------------------------------
+# ---- stage ----------------------------------------------------------------------------------------
 build_static() {
     CC=clang cmake -S . -B "$STATIC" -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo \
         -DVGT_FUZZ=ON -DVGT_SANITIZE=ON -DVGT_STATIC_DEPS=ON -DCMAKE_C_STANDARD_LIBRARIES="-lm -lpthread -ldl" >/dev/null
@@ -203,10 +204,10 @@ build_static() {
     cmake --build "$STATIC" -j"${JOBS:-2}" --target $(all_targets)
 }
 
-build_carry() {
+stage_targets() {
     build_static
-    local bin=$STATIC/carry/bin
-    rm -rf "$bin" && mkdir -p "$bin" "$CARRY"
+    local bin=$STATIC/staged/bin
+    rm -rf "$bin" && mkdir -p "$bin" "$STAGED"
     local t bad=0
     for t in $(all_targets); do
         strip --strip-debug -o "$bin/$t" "$STATIC/fuzz/$t"
@@ -221,13 +222,13 @@ build_carry() {
     done
     [ $bad -eq 0 ] || return 1
     # compressed: 47 MB of binaries (static capstone and SQLite, sanitizers) pack into 7 MB
-    rm -rf "$CARRY/bin"
-    tar -C "$STATIC/carry" -cf - bin | xz -T2 -6 >"$CARRY/bin.tar.xz"
-    { git rev-parse HEAD; git status --porcelain | head -20; sha256sum "$STATIC"/fuzz/fuzz_*; } >"$CARRY/BUILD"
-    echo "campaign: staged $(ls "$bin" | wc -l) targets in $CARRY/bin.tar.xz ($(du -sh "$CARRY" | cut -f1))"
+    rm -rf "$STAGED/bin"
+    tar -C "$STATIC/staged" -cf - bin | xz -T2 -6 >"$STAGED/bin.tar.xz"
+    { git rev-parse HEAD; git status --porcelain | head -20; sha256sum "$STATIC"/fuzz/fuzz_*; } >"$STAGED/BUILD"
+    echo "campaign: staged $(ls "$bin" | wc -l) targets in $STAGED/bin.tar.xz ($(du -sh "$STAGED" | cut -f1))"
 }
 
-# ---- run-carry -------------------------------------------------------------------------------------------
+# ---- run-staged -------------------------------------------------------------------------------------------
 # plan CORES SECONDS DONE_FILE: "target cores" lines. One core each; then, while cores are left, enough
 # to the target that needs the fewest more to reach the goal within RUNS_LEFT runs of SECONDS (default 2:
 # this one and one more) at its speed per core (campaign-state.tsv; 1000/s when unknown); the rest one at
@@ -273,15 +274,16 @@ cpu_count() {   # "4-15,20" -> 13
     echo $n
 }
 
-run_carry() {
-    local secs=${1:?usage: campaign.sh run-carry SECONDS CPUS [TARBALL]} cpus=${2:?CPUS: a count or a list like 4-15}
+run_staged() {
+    local secs=${1:?usage: campaign.sh run-staged SECONDS CPUS [TARBALL]} cpus=${2:?CPUS: a count or a list like 4-15}
     local resume=${3:-} out=${OUT:?OUT must name the output directory}
+    [ -n "$resume" ] || [ ! -f "$STAGED/resume.tar.xz" ] || resume=$STAGED/resume.tar.xz
     local pin=() ncpu
     if [[ $cpus =~ ^[0-9]+$ ]]; then ncpu=$cpus; else ncpu=$(cpu_count "$cpus"); pin=(taskset -c "$cpus"); fi
     local state=build-fuzz-run run t0=$SECONDS
     local bin=$state/bin
-    [ -f "$CARRY/bin.tar.xz" ] || { echo "campaign: no $CARRY/bin.tar.xz (run build-carry first)" >&2; return 2; }
-    mkdir -p "$state" && rm -rf "$bin" && tar -C "$state" -xJf "$CARRY/bin.tar.xz"
+    [ -f "$STAGED/bin.tar.xz" ] || { echo "campaign: no $STAGED/bin.tar.xz (run stage first)" >&2; return 2; }
+    mkdir -p "$state" && rm -rf "$bin" && tar -C "$state" -xJf "$STAGED/bin.tar.xz"
     run=$(date -u +%Y%m%dT%H%M%SZ)-$$
     # the fuzzing time: the rest is the wrap-up of fork mode's jobs (they stop at once through its stop
     # file, a slow input may take its timeout) and packing
@@ -347,8 +349,8 @@ run_carry() {
         [ -f "$w/log.txt" ] || continue
         collect "$t" "$w/log.txt" "$fuzz_s" "$(cat "$w/cores")" "$state/corpus/$t" "$w/art" "$run" >>"$pack/results.tsv"
         mkdir -p "$pack/artifacts/$t" "$out/artifacts/$t"
-        # the 20 smallest failing inputs of at most 256 KiB
-        find "$w/art" -maxdepth 1 -type f -size -257k -printf '%s %p\n' 2>/dev/null | sort -n | head -20 |
+        # the 10 smallest failing inputs of at most 64 KiB (the rest stay in build-fuzz-run/<target>/art/)
+        find "$w/art" -maxdepth 1 -type f -size -65k -printf '%s %p\n' 2>/dev/null | sort -n | head -10 |
             while read -r _ f; do cp "$f" "$pack/artifacts/$t/" && cp "$f" "$out/artifacts/$t/"; done
         { tail -60 "$w/log.txt"; echo "---- error lines"; grep -E 'ERROR:|runtime error:' "$w/log.txt" | sort | uniq -c | sort -rn | head -40; } \
             >"$out/logs/$t.txt" 2>/dev/null || true
@@ -407,8 +409,8 @@ local_campaign() {
 }
 
 case ${1:-} in
-build-carry) shift; build_carry "$@" ;;
-run-carry) shift; run_carry "$@" ;;
+stage) shift; stage_targets "$@" ;;
+run-staged) shift; run_staged "$@" ;;
 merge-back) shift; merge_back "$@" ;;
 -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d' ;;
 *) local_campaign "$@" ;;
