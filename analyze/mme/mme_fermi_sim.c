@@ -124,10 +124,10 @@ static vgt_status branch(mme_run *r, fermi_state *s, const vgt_mme_fermi_inst *i
 }
 
 /* One instruction; *done when the macro has ended after it. */
-static vgt_status step(mme_run *r, fermi_state *s, const vgt_mme_fermi_inst *in, bool *done)
+/* why: vgt_mme_fermi_check's reason, from the decode cache */
+static vgt_status step(mme_run *r, fermi_state *s, const vgt_mme_fermi_inst *in, const char *why, bool *done)
 {
-    const char *why;
-    if (vgt_mme_fermi_check(in, &why) != VGT_MME_OK) return mme_run_fail(r, VGT_MME_ILLEGAL_OPCODE, "%s", why);
+    if (why) return mme_run_fail(r, VGT_MME_ILLEGAL_OPCODE, "%s", why);
     bool had_jump = s->pending_jump, had_exit = s->exit_after;
     int64_t jump = s->jump_target, next = s->ip + 1;
     s->pending_jump = s->exit_after = false;
@@ -151,9 +151,9 @@ vgt_status mme_fermi_run(mme_run *r)
     for (bool done = false; !done;) {
         const uint32_t *code;
         VGT_TRY(mme_run_fetch(r, s.ip, &code));
-        vgt_mme_fermi_inst in;
-        vgt_mme_fermi_decode(*code, &in);
-        VGT_TRY(step(r, &s, &in, &done));
+        const vgt_mme_decoded *d = mme_run_decode(r, code);
+        vgt_mme_fermi_inst in = d->in.fermi;   /* a copy: emissions may run other code before the next decode */
+        VGT_TRY(step(r, &s, &in, d->why, &done));
     }
     return VGT_OK;
 }

@@ -42,6 +42,9 @@ uint32_t mme_run_state(mme_run *r, uint32_t method);
 /* Counts one instruction at index ip; fails with MAX_INSTR_LIMIT or INSTR_RAM_ACCESS_OUT_OF_BOUNDS
  * when it cannot be executed. ip is signed so that a branch before the start is caught here. */
 vgt_status mme_run_fetch(mme_run *r, int64_t ip, const uint32_t **code);
+/* The instruction at code decoded and checked, from the machine's cache (vgt_mme_decoded). The entry
+ * may be replaced by the next call: copy what is needed before decoding again. */
+const vgt_mme_decoded *mme_run_decode(mme_run *r, const uint32_t *code);
 
 vgt_status mme_tu104_run(mme_run *r);
 unsigned mme_tu104_loads(const vgt_mme_tu104_inst *in);   /* parameters the group pops: 0, 1 or 2 */

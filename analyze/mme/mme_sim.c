@@ -105,6 +105,28 @@ vgt_status mme_run_fetch(mme_run *r, int64_t ip, const uint32_t **code)
     return VGT_OK;
 }
 
+const vgt_mme_decoded *mme_run_decode(mme_run *r, const uint32_t *code)
+{
+    bool tu = r->fmt == VGT_MME_TU104;
+    uint32_t w0 = code[0], w1 = tu ? code[1] : 0, w2 = tu ? code[2] : 0;
+    uint32_t h = w0 * 0x9E3779B1u ^ w1 * 0x85EBCA77u ^ w2 * 0xC2B2AE3Du;
+    vgt_mme_decoded *d = &r->m->decoded[(h ^ h >> 16) % VGT_MME_DECODE_CACHE];
+    if (d->fmt_plus1 == (uint8_t)(r->fmt + 1) && d->words[0] == w0 && d->words[1] == w1 && d->words[2] == w2)
+        return d;
+    memset(d, 0, sizeof *d);
+    d->words[0] = w0, d->words[1] = w1, d->words[2] = w2;
+    d->fmt_plus1 = (uint8_t)(r->fmt + 1);
+    if (tu) {
+        vgt_mme_tu104_decode(code, &d->in.tu104);
+        vgt_mme_tu104_check(&d->in.tu104, &d->why);
+        d->loads = (uint8_t)mme_tu104_loads(&d->in.tu104);
+    } else {
+        vgt_mme_fermi_decode(w0, &d->in.fermi);
+        vgt_mme_fermi_check(&d->in.fermi, &d->why);
+    }
+    return d;
+}
+
 static vgt_status check_args(vgt_mme_format fmt, const uint32_t *iram, uint32_t iram_dwords, const uint32_t *params,
                              uint32_t nparams, vgt_error *err)
 {

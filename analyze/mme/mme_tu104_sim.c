@@ -174,11 +174,10 @@ static vgt_status output(mme_run *r, const tu_state *s, const vgt_mme_tu104_inst
     return VGT_OK;
 }
 
-static vgt_status group(mme_run *r, tu_state *s, const vgt_mme_tu104_inst *in)
+/* why and loads: vgt_mme_tu104_check's reason and mme_tu104_loads, from the decode cache */
+static vgt_status group(mme_run *r, tu_state *s, const vgt_mme_tu104_inst *in, const char *why, unsigned loads)
 {
-    const char *why;
-    if (vgt_mme_tu104_check(in, &why) != VGT_MME_OK) return mme_run_fail(r, VGT_MME_ILLEGAL_OPCODE, "%s", why);
-    unsigned loads = mme_tu104_loads(in);
+    if (why) return mme_run_fail(r, VGT_MME_ILLEGAL_OPCODE, "%s", why);
     for (unsigned i = 0; i < loads; i++) VGT_TRY(mme_run_load(r, &s->load[i]));
     uint8_t mask = pred_mask(s, in);
     for (int i = 0; i < 2; i++)
@@ -195,10 +194,12 @@ vgt_status mme_tu104_run(mme_run *r)
     for (;;) {
         const uint32_t *code;
         VGT_TRY(mme_run_fetch(r, s.ip, &code));
-        vgt_mme_tu104_inst in;
-        vgt_mme_tu104_decode(code, &in);
+        const vgt_mme_decoded *d = mme_run_decode(r, code);
+        vgt_mme_tu104_inst in = d->in.tu104;   /* a copy: emissions may run other code before the next decode */
+        const char *why = d->why;
+        unsigned loads = d->loads;
         s.next_ip = s.ip + 1;
-        VGT_TRY(group(r, &s, &in));
+        VGT_TRY(group(r, &s, &in, why, loads));
         if (end_next || s.stop) return VGT_OK;
         end_next = in.end_next;
         if (s.loop_count > 0 && s.ip == s.loop_end) {

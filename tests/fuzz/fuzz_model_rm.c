@@ -24,8 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (fd < 0) return 0;
     vgt_writer *w;
     vgt_error err;
-    vgt_writer_options o = vgt_writer_defaults();
-    o.codec = VGT_CODEC_STORED;
+    vgt_writer_options o = fz_writer_options();
     if (vgt_writer_open_fd(&w, fd, 0, &o, NULL, 0, &err) != VGT_OK) {
         close(fd);
         return 0;

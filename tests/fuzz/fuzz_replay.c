@@ -18,11 +18,11 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "fuzz_common.h"
 #include "vgt/replay.h"
-#include "vgt/trace.h"
 
-#define PB_VA 0x100000ull
-#define DATA_VA 0x200000ull
+#define PB_VA FZ_PB_VA
+#define DATA_VA FZ_DATA_VA
 
 static void ignore_report(void *ctx, const vgt_replay_report *r) { (void)ctx, (void)r; }
 
@@ -54,35 +54,15 @@ static void run_engine(int fd, uint8_t how)
     vgt_reader_close(r);
 }
 
-static void setup(vgt_writer *w, vgt_error *err)
-{
-    vgt_rec_mem_alloc m = {.client = 1, .parent = 1, .handle = 0x10, .cls = 0x40, .size = 0x200000, .aperture = 2};
-    vgt_write_mem_alloc(w, 1, &m, err);
-    vgt_rec_gpu_map g = {.client = 1, .memory = 0x10, .gpu_va = PB_VA, .length = 0x100000, .source = 1};
-    vgt_write_gpu_map(w, 2, &g, err);
-    g.gpu_va = DATA_VA;
-    vgt_write_gpu_map(w, 3, &g, err);
-    for (uint32_t h = 0xA0; h <= 0xA1; h++) {
-        vgt_rec_channel c = {.client = 1, .handle = h, .cls = 0xC86F, .entries = 64};
-        vgt_write_channel(w, 4, &c, err);
-        static const uint32_t classes[] = {0xCBC0, 0xC8B5, 0xCB97, 0xA140};
-        for (uint32_t k = 0; k < 4; k++) {
-            vgt_rec_engine_object e = {.client = 1, .channel = h, .handle = h * 16 + k, .cls = classes[k]};
-            vgt_write_engine_object(w, 5, &e, err);
-        }
-    }
-}
-
 /* Each chunk of input: [kind][len lo][len hi] then len bytes. kind bit 0: submit (else MEMORY),
  * bit 1: channel, bits 2..7: entry count hint. */
 static void wrap(const uint8_t *p, size_t n, int fd)
 {
     vgt_writer *w;
     vgt_error err;
-    vgt_writer_options o = vgt_writer_defaults();
-    o.codec = VGT_CODEC_STORED;
+    vgt_writer_options o = fz_writer_options();
     if (vgt_writer_open_fd(&w, fd, 0, &o, NULL, 0, &err) != VGT_OK) return;
-    setup(w, &err);
+    fz_setup(w, &err);   /* the objects, channels and mappings fz_wrap starts with too */
     uint64_t pb_off = 0;
     while (n >= 3) {
         uint32_t kind = p[0], len = p[1] | (uint32_t)p[2] << 8;

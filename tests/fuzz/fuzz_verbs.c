@@ -72,11 +72,19 @@ static void clean(void)
     if (d) closedir(d);
 }
 
+/* the directory itself too: fork mode starts a process per job, each with its own directory */
+static void remove_dir(void)
+{
+    clean();
+    rmdir(dir);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (!dir[0]) {
         snprintf(dir, sizeof dir, "/tmp/fuzz_verbs.%d", (int)getpid());
         mkdir(dir, 0700);
+        atexit(remove_dir);
         if (!freopen("/dev/null", "w", stdout)) abort();   /* stderr stays: the sanitizers and libFuzzer report there */
     }
     if (size < 1 || size > (1u << 20)) return 0;

@@ -3,7 +3,9 @@
  * -DVGT_SANITIZE=ON). Checks the result's invariants on every run. Fixed seeds: reproducible. */
 #include "mme_enc.h"
 
+#include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 static uint32_t rnd(void)
@@ -140,6 +142,64 @@ static void legal_macros(vgt_mme_format fmt, int rounds)
     free(m);
 }
 
+/* The decoded-instruction cache changes no result: macros run on one long-lived machine (its cache warm,
+ * the instruction RAM rewritten in place between calls, more distinct instructions than cache slots so
+ * that slots are replaced) behave exactly as on a machine with the same architectural state and an
+ * empty cache: same status, message, result, emitted stream and machine state after. */
+static vgt_status hash_emit(void *user, uint32_t m, uint32_t v)
+{
+    uint64_t *h = user;
+    *h = (*h ^ ((uint64_t)m << 32 | v)) * 0x100000001b3ull;
+    return VGT_OK;
+}
+
+static void cache_differential(vgt_mme_format fmt, int rounds)
+{
+    vgt_mme_machine *warm = calloc(1, sizeof *warm);
+    enc_prog *p = calloc(1, sizeof *p);
+    uint32_t params[64];
+    for (int r = 0; r < rounds; r++) {
+        /* rewrite a random stretch of the RAM in place: addresses the cache has seen get new words */
+        uint32_t insts = 1 + rnd() % 40, at = (rnd() % 8) * 40, keep = rnd() % 3;
+        for (uint32_t i = 0; i < insts; i++) {
+            if (fmt == VGT_MME_TU104) {
+                vgt_mme_tu104_inst in = random_tu104();
+                uint32_t *c = p->code + 3 * (at + i);
+                enc_tu104(&in, c);
+                /* groups that differ in one dword only share cache slots often: the whole key is compared */
+                if (keep) c[0] = p->code[0], c[keep] = p->code[keep];
+            } else {
+                p->code[at + i] = random_fermi();
+            }
+        }
+        uint32_t step = vgt_mme_inst_dwords(fmt), n = 8 * 40 * step, np = rnd() % 64;
+        for (uint32_t i = 0; i < np; i++) params[i] = rnd() % 4 ? rnd() % 8 : rnd();
+        vgt_mme_machine *fresh = calloc(1, sizeof *fresh);
+        memcpy(fresh, warm, offsetof(vgt_mme_machine, decoded));   /* the architectural state, no cache */
+        vgt_mme_result res[2];
+        vgt_error err[2];
+        uint64_t h[2] = {0, 0};
+        vgt_status rc[2];
+        vgt_mme_machine *ms[2] = {warm, fresh};
+        uint64_t limit = 1 + rnd() % 5000;
+        for (int k = 0; k < 2; k++) {
+            vgt_mme_sim_io io = {.emit = hash_emit, .state = fake_state, .read_mem = noisy_mem, .user = &h[k]};
+            vgt_mme_sim_config cfg = {.max_instructions = limit};
+            vgt_error_clear(&err[k]);
+            rc[k] = vgt_mme_sim_run(&cfg, fmt, p->code, n, at * step, params, np, &io, ms[k], &res[k], &err[k]);
+        }
+        CHECK(rc[0] == rc[1] && strcmp(err[0].msg, err[1].msg) == 0, "%s round %d: '%s' vs '%s'",
+              vgt_mme_format_name(fmt), r, err[0].msg, err[1].msg);
+        CHECK(memcmp(&res[0], &res[1], sizeof res[0]) == 0 && h[0] == h[1], "%s round %d: results differ",
+              vgt_mme_format_name(fmt), r);
+        CHECK(memcmp(warm, fresh, offsetof(vgt_mme_machine, decoded)) == 0, "%s round %d: machine states differ",
+              vgt_mme_format_name(fmt), r);
+        free(fresh);
+    }
+    free(p);
+    free(warm);
+}
+
 /* Mutations of a real-looking TU104 macro with loops, DMA and branches. */
 static void mutated_macros(int rounds)
 {
@@ -210,6 +270,8 @@ int main(void)
     random_macros(VGT_MME_TU104, 3000);
     random_macros(VGT_MME_FERMI, 3000);
     mutated_macros(3000);
+    cache_differential(VGT_MME_TU104, 3000);
+    cache_differential(VGT_MME_FERMI, 3000);
     legal_macros(VGT_MME_TU104, 5000);
     legal_macros(VGT_MME_FERMI, 5000);
     random_streams(0xC597, 200000);

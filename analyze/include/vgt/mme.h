@@ -219,14 +219,32 @@ vgt_status vgt_mme_disasm(vgt_mme_format fmt, const uint32_t *code, uint32_t ndw
                           uint32_t max_insts, unsigned flags, FILE *out, vgt_error *err);
 
 /* ---- simulator --------------------------------------------------------------------------------- */
+/* One decoded instruction as the simulator keeps it: decoding and the legality check cost more than
+ * executing most instructions, and macros loop. Keyed by the instruction's own dwords (not its
+ * address), so an entry never goes stale when the instruction RAM is reloaded: the same dwords always
+ * decode to the same instruction. */
+typedef struct vgt_mme_decoded {
+    uint32_t words[3];      /* the key: a TU104 group's dwords as uploaded; Fermi: words[0], the rest 0 */
+    uint8_t fmt_plus1;      /* 0: empty slot; else the vgt_mme_format + 1 */
+    uint8_t loads;          /* TU104: parameters the group pops (0, 1 or 2) */
+    const char *why;        /* NULL: legal; else the check's reason (VGT_MME_ILLEGAL_OPCODE) */
+    union {
+        vgt_mme_tu104_inst tu104;
+        vgt_mme_fermi_inst fermi;
+    } in;
+} vgt_mme_decoded;
+#define VGT_MME_DECODE_CACHE 256u   /* slots, direct-mapped by a hash of the dwords */
+
 /* The MME unit's persistent state: the data RAM and the DMA registers, which outlive a macro call
- * and are written both by the push buffer and by the macros' own emissions. Zero-initialise. */
+ * and are written both by the push buffer and by the macros' own emissions; and the simulator's
+ * decoded-instruction cache, which changes no result. Zero-initialise. */
 typedef struct vgt_mme_machine {
     uint32_t data_ram[VGT_MME_DATA_RAM_WORDS];
     uint32_t mem_addr_hi, mem_addr_lo;   /* SET_MME_MEM_ADDRESS_A (upper, 24:0) / _B */
     uint32_t data_ram_addr;              /* SET_MME_DATA_RAM_ADDRESS */
     uint32_t fifo_config;                /* SET_MME_DATA_FIFO_CONFIG FIFO_SIZE 2:0 */
     bool fifo_config_set;                /* false: every FIFO size is accepted (16 KB) */
+    vgt_mme_decoded decoded[VGT_MME_DECODE_CACHE];
 } vgt_mme_machine;
 
 /* Reads len bytes of GPU memory at va (little-endian words). A failure becomes the macro's
