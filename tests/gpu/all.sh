@@ -13,7 +13,10 @@
 # by other processes). One line per step with its exit status and time, then the health verdict.
 # Outputs go to $OUT (default /tmp/vgt-all), one folder per step.
 # Environment: STEPS (default "capture cuda live hostile lane1"; add synth for lane 2, which has raised an
-# engine error on the H200 before: run it only on a machine you may restart), RUNS (capture bench runs, 5).
+# engine error on the H200 before: run it only on a machine you may restart; the other steps: synthdiag,
+# gpget, diff, scene, drawcensus, mme, each the script of that name in tests/gpu), RUNS (capture bench runs,
+# 5), FUZZ (seconds of fuzz campaign in the background, tests/fuzz/campaign.sh run-staged, on FUZZ_CORES;
+# run the command under `taskset -c 0-3` so the checks keep their own cores).
 # Exit status: 0 when every step and the final health check passed, 1 otherwise.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -60,7 +63,13 @@ run() {
     export VK_DRIVER_FILES=${VK_DRIVER_FILES:-/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json}
     export __EGL_VENDOR_LIBRARY_FILENAMES=${__EGL_VENDOR_LIBRARY_FILENAMES:-/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json}
     failed=0
-    local s
+    local s fz=
+    # FUZZ=SECONDS: the fuzz campaign in the background on the cores the checks leave (FUZZ_CORES, 4-15)
+    if [ -n "${FUZZ:-}" ]; then
+        mkdir -p "$out/fuzz"
+        OUT=$out/fuzz bash tests/fuzz/campaign.sh run-staged "$FUZZ" "${FUZZ_CORES:-4-15}" >"$out/fuzz/log.txt" 2>&1 &
+        fz=$!
+    fi
     for s in ${STEPS:-capture cuda live hostile lane1}; do
         case $s in
         capture) step capture 150 env VARIANTS="none none_trap default trap" bash bench/capture/variants.sh \
@@ -70,9 +79,16 @@ run() {
         hostile) [ -f tests/gpu/hostile.sh ] && step hostile 150 bash tests/gpu/hostile.sh ;;
         lane1) step lane1 120 bash tests/gpu/run.sh run ;;
         synth) step synth 150 bash tests/gpu/synth_lane.sh run ;;
+        synthdiag) step synthdiag 240 bash tests/gpu/synth_lane.sh diag ;;
+        gpget) step gpget 240 bash tests/gpu/gpget.sh all ;;
+        diff) step diff 240 bash tests/gpu/differential.sh run ;;
+        scene) step scene 90 bash tests/gpu/mme_agree.sh record ;;
+        drawcensus) step drawcensus 120 bash tests/gpu/draw_census.sh run ;;
+        mme) step mme 240 bash tests/gpu/mme_agree.sh run ;;
         esac
     done
     bash tests/gpu/health_check.sh final || failed=$((failed + 1))
+    if [ -n "$fz" ]; then wait "$fz"; echo "fuzz: $(tail -1 "$out/fuzz/log.txt")"; fi
     echo "all: $failed problem(s); logs in $out"
     [ $failed -eq 0 ]
 }
