@@ -92,8 +92,14 @@ vgt_status vgt_model_mem_write(vgt_model *m, uint64_t gpu_va, const void *src, u
         uint64_t base = gpu_va & ~(uint64_t)(PAGE - 1);
         uint32_t off = (uint32_t)(gpu_va - base);
         uint32_t n = len < PAGE - off ? (uint32_t)len : PAGE - off;
-        model_page *p = get_page(m, base);
-        if (!p) VGT_TRY(new_page(m, base, &p, err));
+        model_page *p;
+        if (m->hot_ix1 && m->hot_va == base) p = &m->pages[m->hot_ix1 - 1];
+        else {
+            p = get_page(m, base);
+            if (!p) VGT_TRY(new_page(m, base, &p, err));
+            m->hot_va = base;
+            m->hot_ix1 = (uint32_t)(p - m->pages) + 1;
+        }
         memcpy(p->bytes + off, s, n);
         VGT_TRY(mark_known(m, p, off, n, err));
         gpu_va += n;
@@ -135,6 +141,7 @@ vgt_status vgt_model_mem_read(const vgt_model *m, uint64_t gpu_va, void *dst, ui
 
 static void delete_page(vgt_model *m, uint32_t i)
 {
+    m->hot_ix1 = 0;   /* indices move */
     model_page *p = &m->pages[i];
     u64map_del(&m->pagemap, p->va / PAGE);
     drop_mask(m, p);
