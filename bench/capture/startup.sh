@@ -81,7 +81,7 @@ for p in ${PROGS:-true vadd vk_compute gl_egl}; do
     mp=$(median <"$tmp/plain") mr=$(median <"$tmp/rec")
     say "$(printf '%-11s %9s %9s %9s %7s %s' "$p" "$mp" "$mr" \
         "$(awk -v a="$mp" -v b="$mr" 'BEGIN { printf "%.1f", b - a }')" \
-        "$(awk -v a="$mp" -v b="$mr" 'BEGIN { printf "%.3f", a > 0 ? b / a : 0 }')" "$fails")"
+        "$(awk -v a="$mp" -v b="$mr" 'BEGIN { printf "%.3f", (a > 0 ? b / a : 0) }')" "$fails")"
     [ -s "$tmp/prof" ] && profiles+=("$p")
 done
 

@@ -8,10 +8,11 @@
 #           /opt/torch/.venv/bin/python, with PyTorch and Triton): records corpus/workloads/torch_small.py and
 #           triton_small.py with `vgt record` in the default memory mode, once as it writes by default
 #           (MEMORY_CAS on) and once with `--no-memory-cas`; replays each on sim with --check and compares the
-#           two replays' output (the trace's name and the timing line left out). Writes the logs and the
+#           two replays: both must pass their checks (exit 0, "result: ok", no failed check; "identical" when
+#           the summaries agree line for line, the timing line left out). Writes the logs and the
 #           table under $OUT (default /tmp/vgt-real-sizes) and prints, per workload: submissions, bytes,
 #           bytes/submission of each form, `cas_ratio_real_<workload>=R` (with / without; goal <= 0.5) and
-#           whether the replays agree. Exit 1 when a recording or a replay fails or the replays differ.
+#           whether the replays agree. Exit 1 when a recording or a replay fails or a check fails.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$repo"
@@ -37,7 +38,7 @@ for w in ${WORKLOADS:-torch_small triton_small}; do
     for mode in cas plain; do
         opt=(); [ $mode = plain ] && opt=(--no-memory-cas)
         t=$tmp/$w.$mode.vgt
-        if ! timeout 120 "$V" record -o "$t" "${opt[@]}" -- "$PY" "corpus/workloads/$w.py" >"$OUT/$w.$mode.record.log" 2>&1; then
+        if ! timeout 120 "$V" record -o "$t" "${opt[@]}" -- "$PY" "${WORKLOAD_DIR:-corpus/workloads}/$w.py" >"$OUT/$w.$mode.record.log" 2>&1; then
             echo "real_sizes: recording $w ($mode) failed: $(tail -1 "$OUT/$w.$mode.record.log")"; bad=1; continue 2
         fi
         bytes[$mode]=$(stat -c %s "$t")
@@ -47,10 +48,16 @@ for w in ${WORKLOADS:-torch_small triton_small}; do
         echo "exit $?" >>"$tmp/r.$mode"
         grep -v "timing" "$tmp/r.$mode" | sed "s|$t|TRACE|g" >"$OUT/$w.$mode.replay.txt"
     done
-    same=$(cmp -s "$OUT/$w.cas.replay.txt" "$OUT/$w.plain.replay.txt" && echo same || echo DIFFERENT)
-    # the submissions of the two recordings can differ (two runs of a program); per submission is the figure
-    grep -q "^exit 0" "$OUT/$w.cas.replay.txt" && grep -q "^exit 0" "$OUT/$w.plain.replay.txt" || same="$same (a replay failed)"
-    [ "$same" = same ] || bad=1
+    # Two recordings of a program may differ (another run, another JIT cache state): both replays must pass
+    # their checks (exit 0, "result: ok", no failed check); "identical" when the whole summaries also agree.
+    same=agree
+    for mode in cas plain; do
+        f=$OUT/$w.$mode.replay.txt
+        grep -q "^exit 0" "$f" && grep -q "^result: ok" "$f" && grep -qE "checks: [0-9]+ passed, 0 failed" "$f" ||
+            same="DIFFERENT ($mode: $(grep -E '^result:' "$f" | head -1))"
+    done
+    [ "$same" = agree ] && cmp -s "$OUT/$w.cas.replay.txt" "$OUT/$w.plain.replay.txt" && same="agree, identical"
+    case $same in agree*) ;; *) bad=1 ;; esac
     bp=$(awk -v b="${bytes[plain]}" -v s="${subs[plain]}" 'BEGIN { printf "%.0f", s ? b / s : 0 }')
     bc=$(awk -v b="${bytes[cas]}" -v s="${subs[cas]}" 'BEGIN { printf "%.0f", s ? b / s : 0 }')
     r=$(awk -v p="$bp" -v c="$bc" 'BEGIN { printf "%.3f", p ? c / p : 0 }')
