@@ -38,13 +38,13 @@ for w in ${WORKLOADS:-torch_small triton_small}; do
     for mode in cas plain; do
         opt=(); [ $mode = plain ] && opt=(--no-memory-cas)
         t=$tmp/$w.$mode.vgt
-        if ! timeout 120 "$V" record -o "$t" "${opt[@]}" -- "$PY" "${WORKLOAD_DIR:-corpus/workloads}/$w.py" >"$OUT/$w.$mode.record.log" 2>&1; then
+        if ! timeout 60 "$V" record -o "$t" "${opt[@]}" -- "$PY" "${WORKLOAD_DIR:-corpus/workloads}/$w.py" >"$OUT/$w.$mode.record.log" 2>&1; then
             echo "real_sizes: recording $w ($mode) failed: $(tail -1 "$OUT/$w.$mode.record.log")"; bad=1; continue 2
         fi
         bytes[$mode]=$(stat -c %s "$t")
         subs[$mode]=$("$V" info "$t" | awk '/^submissions:/ { print $2 }')
         "$V" info "$t" >"$OUT/$w.$mode.info.txt" 2>&1
-        timeout 120 "$V" replay "$t" --backend sim --check >"$tmp/r.$mode" 2>&1
+        timeout 30 "$V" replay "$t" --backend sim --check >"$tmp/r.$mode" 2>&1
         echo "exit $?" >>"$tmp/r.$mode"
         grep -v "timing" "$tmp/r.$mode" | sed "s|$t|TRACE|g" >"$OUT/$w.$mode.replay.txt"
     done
@@ -64,9 +64,9 @@ for w in ${WORKLOADS:-torch_small triton_small}; do
     printf '%-13s %6s %11s %11s %9s %9s %7s %s\n' "$w" "${subs[cas]}/${subs[plain]}" "${bytes[plain]}" "${bytes[cas]}" \
         "$bp" "$bc" "$r" "$same" | tee -a "$table"
     echo "cas_ratio_real_$w=$r" | tee -a "$table"
-    # small traces come back for a look (a few hundred KB each)
+    # traces of at most 1 MB come back for a look
     for mode in cas plain; do
-        [ "$(stat -c %s "$tmp/$w.$mode.vgt")" -le 4000000 ] && cp "$tmp/$w.$mode.vgt" "$OUT/"
+        [ "$(stat -c %s "$tmp/$w.$mode.vgt")" -le 1000000 ] && cp "$tmp/$w.$mode.vgt" "$OUT/"
     done
 done
 exit $bad

@@ -67,10 +67,17 @@ static vgt_status mark_known(vgt_model *m, model_page *p, uint32_t off, uint32_t
         if (!p->mask) return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "model: no memory for a page mask");
         m->mem_bytes += PAGE;
     }
-    for (uint32_t i = off; i < off + n; i++) {
-        p->known += !p->mask[i];
-        p->mask[i] = 1;
+    /* mask bytes are 0 or 1: count those already set eight at a time (the byte sum of a word), then set
+     * them all; a byte-at-a-time loop here was a tenth of a census's decoding thread */
+    uint32_t had = 0, i = off, end = off + n;
+    for (; i + 8 <= end; i += 8) {
+        uint64_t x;
+        memcpy(&x, p->mask + i, 8);
+        had += (uint32_t)((x * 0x0101010101010101ull) >> 56);
     }
+    for (; i < end; i++) had += p->mask[i];
+    p->known += n - had;
+    memset(p->mask + off, 1, n);
     if (p->known == PAGE) drop_mask(m, p);
     return VGT_OK;
 }
