@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench/perf_h200.sh build|run: the GPU-machine half of the short-program and trace-size figures.
 #
-#   build   here, from the repository root: stages a statically linked vgt, the capture shim and the corpus
+#   build   on a build machine, from the repository root: stages a statically linked vgt, the capture shim and the corpus
 #           workloads under .carry/perf (bench/lib/stage.sh; STAGE=DIR to change it)
 #   run     on the GPU machine, from the repository root; about 2-3 minutes (at most 3m50s), each step under a time limit:
 #             1. bench/capture/startup.sh run   (limit 80 s): plain vs `vgt record` of /bin/true, vadd,

@@ -79,6 +79,18 @@ int main(void)
           (unsigned long long)two.n, two.hash == alone.hash ? "same" : "different");
     CHECK(one.rc == VGT_E_EOF && one.n == RECORDS && one.hash == alone.hash, "one worker: %llu records", (unsigned long long)one.n);
 
+    /* VGT_READ_AHEAD stands for an option left on auto (0): -1 no workers (nothing marked), 1 one */
+    setenv("VGT_READ_AHEAD", "-1", 1);
+    result env_none = read_all(path, 0), env_opt = read_all(path, 2);
+    setenv("VGT_READ_AHEAD", "1", 1);
+    result env_one = read_all(path, 0);
+    unsetenv("VGT_READ_AHEAD");
+    CHECK(env_none.checked == 0 && env_none.hash == alone.hash, "VGT_READ_AHEAD=-1: %llu records marked",
+          (unsigned long long)env_none.checked);
+    CHECK(env_opt.checked > 0 && env_one.checked > 0 && env_one.hash == alone.hash,
+          "an option of 2 over VGT_READ_AHEAD=-1: %llu marked; VGT_READ_AHEAD=1: %llu marked",
+          (unsigned long long)env_opt.checked, (unsigned long long)env_one.checked);
+
     /* A seek back while the workers are ahead: reading goes on from the record asked for. */
     vgt_reader *r;
     vgt_error e;
