@@ -19,7 +19,7 @@
 #                             statements in one transaction, nothing else) over `vgt db` of the same
 #                             window; goal >= 0.8
 #   6. scaling: `vgt census --total` with VGT_READ_AHEAD=-1 (no workers), 1, 2, 4, 8 (fewer than the cores)
-#      workers, each with its census_vs_zstd_d (lines "workers=N census_s=S census_vs_zstd_d=R")
+#      workers, each with its ratio to `zstd -d` (lines "workers=N census_s=S ratio_to_zstd_d=R")
 #
 # Figures are printed against wall time and against CPU time (user + sys): on a shared machine the CPU
 # figures are the ones other load disturbs less.
@@ -128,5 +128,5 @@ for n in -1 1 2 4 8; do
     all=()
     for _ in $(seq "$repeat"); do VGT_READ_AHEAD=$n timed "$vgt" census "$work/pb.vgt" --total; all+=("$wall"); done
     b=$(best "${all[@]}")
-    echo "workers=$n census_s=$b census_vs_zstd_d=$(awk -v z="$zd" -v c="$b" 'BEGIN { printf "%.2f", z / c }')"
+    echo "workers=$n census_s=$b ratio_to_zstd_d=$(awk -v z="$zd" -v c="$b" 'BEGIN { printf "%.2f", z / c }')"
 done
