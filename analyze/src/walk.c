@@ -161,8 +161,10 @@ static int is_selected(const walker *w, uint64_t index, uint32_t channel)
 static vgt_status walk_submit(walker *w, const vgt_record *r, vgt_error *err)
 {
     vgt_rec_gpfifo_submit sub;
-    VGT_TRY(grow_segments(w, r, err));
-    VGT_TRY(vgt_decode_gpfifo_submit(r, &sub, w->segs, w->capsegs, err));
+    if (!vgt_model_last_submit(w->model, r->seq, &sub)) {   /* the model decoded it already, as a rule */
+        VGT_TRY(grow_segments(w, r, err));
+        VGT_TRY(vgt_decode_gpfifo_submit(r, &sub, w->segs, w->capsegs, err));
+    }
     vgt_walk_channel *c = NULL;
     VGT_TRY(channel_for(w, sub.client, sub.channel, &c, err));
     const vgt_walk_callbacks *cb = w->cb;
@@ -227,7 +229,7 @@ static vgt_status walk_record(walker *w, const vgt_record *rec, vgt_error *err)
     w->st.records++;
     /* every record of a known type is checked, also one nothing here uses: a malformed record never
      * passes a verb silently */
-    if (vgt_rec_type_name(rec->type)) VGT_TRY(vgt_record_fields(rec, NULL, NULL, err));
+    if (!rec->fields_checked && vgt_rec_type_name(rec->type)) VGT_TRY(vgt_record_fields(rec, NULL, NULL, err));
     VGT_TRY(vgt_model_apply(w->model, rec, err));
     if (w->cb->on_record && w->cb->on_record(w->cb->ctx, rec, w->model)) return w->stop = 1, VGT_E_EOF;
     if (rec->type == VGT_REC_GPFIFO_SUBMIT) VGT_TRY(walk_submit(w, rec, err));

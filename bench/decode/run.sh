@@ -18,6 +18,8 @@
 #        db_vs_baseline=R     bench_db_baseline (the same rows inserted into the same schema with prepared
 #                             statements in one transaction, nothing else) over `vgt db` of the same
 #                             window; goal >= 0.8
+#   6. scaling: `vgt census --total` with VGT_READ_AHEAD=-1 (no workers), 1, 2, 4, 8 (fewer than the cores)
+#      workers, each with its ratio to `zstd -d` (lines "workers=N census_s=S ratio_to_zstd_d=R")
 #
 # Figures are printed against wall time and against CPU time (user + sys): on a shared machine the CPU
 # figures are the ones other load disturbs less.
@@ -116,3 +118,15 @@ zd=$(best "${zd_all[@]}"); ce=$(best "${ce_all[@]}"); dbw=$(best "${db_all[@]}")
 echo "zstd -d ${zd_all[*]} | vgt census ${ce_all[*]} | vgt db ${db_all[*]} | baseline inserts ${base_all[*]} (s)"
 echo "census_vs_zstd_d=$(awk -v z="$zd" -v c="$ce" 'BEGIN { printf "%.2f", z / c }')"
 echo "db_vs_baseline=$(awk -v b="$base" -v d="$dbw" 'BEGIN { printf "%.2f", b / d }')"
+
+# 6. how census scales with the reader's workers (VGT_READ_AHEAD=N: N threads decompress and check chunks
+#    ahead of the decoding thread; -1: none, the decoding thread reads alone), up to the cores there are
+echo
+echo "== scaling: vgt census --total with VGT_READ_AHEAD=N (best of $repeat, wall; zstd -d $zd s)"
+for n in -1 1 2 4 8; do
+    [ "$n" -lt "$(nproc)" ] || [ "$n" = 1 ] || [ "$n" = -1 ] || break
+    all=()
+    for _ in $(seq "$repeat"); do VGT_READ_AHEAD=$n timed "$vgt" census "$work/pb.vgt" --total; all+=("$wall"); done
+    b=$(best "${all[@]}")
+    echo "workers=$n census_s=$b ratio_to_zstd_d=$(awk -v z="$zd" -v c="$b" 'BEGIN { printf "%.2f", z / c }')"
+done

@@ -113,6 +113,8 @@ typedef struct shim_time {
      * whole doorbell trap (decode + emulate + submission record), USERD reads; regions by kind. */
     _Atomic uint64_t read_ns, protect_ns, record_ns, wp_ns, fault_ns, trap_ns, patched_ns;
     _Atomic uint64_t uffd_regions, hashed_regions, zero_initial_bytes;
+    /* Start-up and exit (VGT_CAPTURE_PROFILE): views registered, and the exit pass over every live view. */
+    _Atomic uint64_t views_added, exit_pass_ns, exit_views;
 } shim_time;
 /* t0 = vgt_now_ns() earlier; adds the time since to a shim_time field. */
 #define SHIM_TIME_ADD(field, t0) atomic_fetch_add(&g_shim_time.field, vgt_now_ns() - (t0))

@@ -185,6 +185,9 @@ static void write_process_start(void)
 }
 
 static int armed;                    /* this process may capture; starts at its first NVIDIA open */
+/* VGT_CAPTURE_PROFILE=1: where the capture's own start-up and exit time goes, printed at exit (monotonic
+ * ns): the constructor, the start at the first NVIDIA open, and the parts of the finish. */
+static struct { int on; uint64_t load, ctor_ns, activate_at, activate_ns; } prof;
 static pid_t owner_pid;              /* the process this memory belongs to (a vfork child shares it) */
 static pthread_mutex_t start_mu = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic int32_t *claim;       /* VGT_CAPTURE_CLAIM, mapped shared: pid of the main output's owner */
@@ -272,6 +275,7 @@ void shim_activate(void)
     if (!armed || g_shim.active || shim_foreign()) return;
     pthread_mutex_lock(&start_mu);
     if (armed && !g_shim.active) {
+        uint64_t t0 = vgt_now_ns();
         armed = 0;   /* one attempt; also stops recursion from the identity probe's own open */
         vgt_error err;
         if ((!g_shim.trap && vgt_trap_engine_new(&g_shim.trap, &err) != VGT_OK) || open_output(&err) != VGT_OK ||
@@ -287,6 +291,8 @@ void shim_activate(void)
             vgt_nv_running_driver(ver, sizeof ver);
             shim_abi_check_driver(ver);
         }
+        prof.activate_at = t0;
+        prof.activate_ns = vgt_now_ns() - t0;
     }
     pthread_mutex_unlock(&start_mu);
 }
@@ -338,14 +344,36 @@ static void map_claim(void)
 
 __attribute__((constructor(101))) static void shim_start(void)
 {
+    uint64_t t0 = vgt_now_ns();
     shim_libc_resolve();
     if (!getenv("VGT_CAPTURE_FD") && !getenv("VGT_CAPTURE_OUT")) return;
+    prof.on = env_int("VGT_CAPTURE_PROFILE", 0) > 0;
+    prof.load = t0;
     owner_pid = getpid();
     read_options();
     shim_fds_init();
     map_claim();
     pthread_atfork(NULL, NULL, after_fork_child);
     armed = 1;
+    prof.ctor_ns = vgt_now_ns() - t0;
+}
+
+static double ms(uint64_t ns) { return (double)ns / 1e6; }
+
+/* One line on stderr: the phases of the capture's own start-up and exit, in ms, and the program's time
+ * between (from the constructor to the finish). */
+static void print_profile(uint64_t fin_at, uint64_t cuda_abi_ns, uint64_t capture_finish_ns, uint64_t end_ns,
+                          uint64_t close_ns)
+{
+    fprintf(stderr, "vgt-capture: profile pid=%d ms ctor=%.2f activate=%.2f (at %.1f) views=%llu register=%.2f "
+            "submits=%llu submit=%.2f lifetime=%.1f finish: cuda+abi=%.2f capture_finish=%.2f (exit_pass=%.2f over %llu "
+            "views) end_records=%.2f writer_close=%.2f total_finish=%.2f\n", (int)getpid(), ms(prof.ctor_ns),
+            ms(prof.activate_ns), prof.activate_at ? ms(prof.activate_at - prof.load) : 0.0,
+            (unsigned long long)atomic_load(&g_shim_time.views_added), ms(atomic_load(&g_shim_time.initial_ns)),
+            (unsigned long long)vgt_capture_get_stats(g_shim.cap).submits, ms(atomic_load(&g_shim_time.submit_ns)),
+            ms(fin_at - prof.load), ms(cuda_abi_ns), ms(capture_finish_ns), ms(atomic_load(&g_shim_time.exit_pass_ns)),
+            (unsigned long long)atomic_load(&g_shim_time.exit_views), ms(end_ns), ms(close_ns),
+            ms(cuda_abi_ns + capture_finish_ns + end_ns + close_ns));
 }
 
 /* Finish once: observed memory (the tracker's finish, inside the capture), PROCESS_END (and SESSION_END
@@ -354,9 +382,12 @@ __attribute__((constructor(101))) static void shim_start(void)
 void shim_finish(int exit_status)
 {
     if (!g_shim.active || shim_foreign() || atomic_exchange(&finished, 1)) return;
+    uint64_t t0 = vgt_now_ns();
     if (cu_state_finish) cu_state_finish();   /* the CUDA layer's last word, while records can be written */
     shim_abi_summary();   /* while the capture still records */
+    uint64_t t1 = vgt_now_ns();
     vgt_capture_finish(g_shim.cap);
+    uint64_t t2 = vgt_now_ns();
     vgt_error err;
     vgt_rec_process_end pe = { .pid = (uint32_t)getpid(), .exit_status = exit_status };
     if (vgt_write_process_end(g_shim.w, vgt_now_ns(), &pe, &err) != VGT_OK) shim_write_failed(&err);
@@ -396,7 +427,9 @@ void shim_finish(int exit_status)
     }
     g_shim.active = 0;
     vgt_writer *w = g_shim.w;
+    uint64_t t3 = vgt_now_ns();
     if (vgt_writer_close(w, &err) != VGT_OK) shim_write_failed(&err);
+    if (prof.on) print_profile(t0, t1 - t0, t2 - t1, t3 - t2, vgt_now_ns() - t3);
 }
 
 __attribute__((destructor(101))) static void shim_stop(void)

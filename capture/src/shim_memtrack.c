@@ -364,6 +364,7 @@ void shim_mem_view_added(uint64_t gpu_va, uint64_t length, void *cpu, uint32_t c
     view_added(gpu_va, length, cpu, client, memory, (how & SHIM_VIEW_ZEROED) && g_shim.memory_mode == SHIM_MEM_CHANGED,
                how & SHIM_VIEW_OS_PAGES);
     atomic_fetch_add(&g_shim_time.initial_ns, vgt_now_ns() - t0);
+    atomic_fetch_add(&g_shim_time.views_added, 1);
 }
 
 /* A view of fresh RM memory starts from a zero shadow instead of an initial read, so later changes are
@@ -679,9 +680,14 @@ void shim_mem_view_removing(uint64_t gpu_va, uint64_t length)
 void shim_mem_at_exit(void)
 {
     if (g_shim.memory_mode == SHIM_MEM_NONE) return;
+    uint64_t t0 = vgt_now_ns();
     int hw = atomic_load(&region_hw);
     for (int i = 0; i < hw; i++)
-        if (atomic_load(&regions[i].cpu)) record_hash_changes(&regions[i], VGT_MEM_OBSERVED);
+        if (atomic_load(&regions[i].cpu)) {
+            record_hash_changes(&regions[i], VGT_MEM_OBSERVED);
+            atomic_fetch_add(&g_shim_time.exit_views, 1);
+        }
+    SHIM_TIME_ADD(exit_pass_ns, t0);
 }
 
 /* A forked child: the parent's regions are not the child's to record. Those write-protected here are

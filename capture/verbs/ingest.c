@@ -277,7 +277,7 @@ static int ingest(struct source *s, const char *out, int level)
         if (rc == GOT_STOP) break;
         if (rc == GOT_ERROR) { exit_code = VGT_EXIT_USAGE; break; }
         if (rc != GOT_ALL) goto partial;
-        vgt_record rec = {type, flags, len, seq, ts, payload, 0};
+        vgt_record rec = {type, flags, len, seq, ts, payload, 0, 0};
         if (type < VGT_REC_EXPERIMENTAL_FIRST && vgt_rec_type_fixed_size(type) &&
             vgt_record_fields(&rec, walk_nothing, NULL, &err) != VGT_OK) {
             fprintf(stderr, "vgt ingest: offset %llu: %s\n", (unsigned long long)at, err.msg);

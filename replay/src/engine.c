@@ -639,7 +639,7 @@ vgt_status vgt_replay_record(vgt_replay *rp, const vgt_record *rec, vgt_error *e
     if (rp->opt.on_submitted && rec->type == VGT_REC_GPFIFO_SUBMIT)
         rp->received_ns = mono_ns(), rp->received_seq = rec->seq, rp->read_ns = rp->next_read_ns;
     rp->next_read_ns = 0;
-    if (vgt_rec_type_name(rec->type)) VGT_TRY(vgt_record_fields(rec, NULL, NULL, err));   /* none passes unread */
+    if (!rec->fields_checked && vgt_rec_type_name(rec->type)) VGT_TRY(vgt_record_fields(rec, NULL, NULL, err));   /* none passes unread */
     if (rp->planning) {
         int held;
         VGT_TRY(plan_hold(rp, rec, &held, err));

@@ -1,7 +1,8 @@
 /* test_format_ahead.c: the reader's read-ahead workers (reader_ahead.c) hand out exactly what the reader
  * alone does: the same records in the same order, a damaged chunk reported at the same point with the
  * same message (never earlier, although a worker met it first), and a seek back while workers are
- * ahead continuing from the right record. */
+ * ahead continuing from the right record. The workers also check each record's fields: records of a
+ * chunk whose fields all pass come marked (fields_checked), those of a chunk holding a malformed one not. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +15,7 @@
 
 #define RECORDS 4000
 
-static void write_trace(const char *path)
+static void write_trace(const char *path, uint32_t bad_at)
 {
     vgt_writer *w;
     vgt_error e;
@@ -25,12 +26,17 @@ static void write_trace(const char *path)
     for (uint32_t i = 0; i < RECORDS; i++) {
         int n = snprintf(text, sizeof text, "marker %u %08x", i, i * 2654435761u);
         vgt_rec_marker m = { .text = text, .length = (uint32_t)n };
+        if (i == bad_at) {   /* a GPU_MAP of 8 bytes, shorter than its fixed part: its fields fail */
+            uint8_t bad[8] = {0};
+            CHECK_STATUS(vgt_write_record(w, VGT_REC_GPU_MAP, 0, 1000 + i, bad, sizeof bad, NULL, &e), VGT_OK, &e, "bad");
+            continue;
+        }
         CHECK_STATUS(vgt_write_marker(w, 1000 + i, &m, &e), VGT_OK, &e, "marker %u", i);
     }
     CHECK_STATUS(vgt_writer_close(w, &e), VGT_OK, &e, "close");
 }
 
-typedef struct result { uint64_t n, hash; vgt_status rc; char msg[VGT_ERROR_MSG_MAX]; } result;
+typedef struct result { uint64_t n, hash, checked, bad_checked; vgt_status rc; char msg[VGT_ERROR_MSG_MAX]; } result;
 
 static result read_all(const char *path, int ahead)
 {
@@ -44,6 +50,8 @@ static result read_all(const char *path, int ahead)
     vgt_record rec;
     while ((res.rc = vgt_reader_next(r, &rec, &e)) == VGT_OK) {
         res.n++;
+        res.checked += rec.fields_checked != 0;
+        if (rec.type == VGT_REC_GPU_MAP) res.bad_checked += rec.fields_checked != 0;
         XXH64_update(h, &rec.seq, 8);
         XXH64_update(h, rec.payload, rec.length);
     }
@@ -58,13 +66,30 @@ int main(void)
 {
     char path[] = "/tmp/test_format_ahead_XXXXXX";
     close(mkstemp(path));
-    write_trace(path);
+    write_trace(path, RECORDS / 2);
 
     result alone = read_all(path, -1), two = read_all(path, 2), one = read_all(path, 1);
+    /* the malformed record's chunk is not marked; every other chunk the workers loaded is */
+    CHECK(alone.checked == 0, "reader alone marked %llu records", (unsigned long long)alone.checked);
+    CHECK(two.bad_checked == 0 && two.checked > RECORDS * 9 / 10 && two.checked < RECORDS,
+          "two workers marked %llu of %u records (the malformed one %s)", (unsigned long long)two.checked, RECORDS,
+          two.bad_checked ? "too" : "not");
     CHECK(alone.rc == VGT_E_EOF && alone.n == RECORDS, "reader alone: %llu records, %s", (unsigned long long)alone.n, alone.msg);
     CHECK(two.rc == VGT_E_EOF && two.n == RECORDS && two.hash == alone.hash, "two workers: %llu records, hash %s",
           (unsigned long long)two.n, two.hash == alone.hash ? "same" : "different");
     CHECK(one.rc == VGT_E_EOF && one.n == RECORDS && one.hash == alone.hash, "one worker: %llu records", (unsigned long long)one.n);
+
+    /* VGT_READ_AHEAD stands for an option left on auto (0): -1 no workers (nothing marked), 1 one */
+    setenv("VGT_READ_AHEAD", "-1", 1);
+    result env_none = read_all(path, 0), env_opt = read_all(path, 2);
+    setenv("VGT_READ_AHEAD", "1", 1);
+    result env_one = read_all(path, 0);
+    unsetenv("VGT_READ_AHEAD");
+    CHECK(env_none.checked == 0 && env_none.hash == alone.hash, "VGT_READ_AHEAD=-1: %llu records marked",
+          (unsigned long long)env_none.checked);
+    CHECK(env_opt.checked > 0 && env_one.checked > 0 && env_one.hash == alone.hash,
+          "an option of 2 over VGT_READ_AHEAD=-1: %llu marked; VGT_READ_AHEAD=1: %llu marked",
+          (unsigned long long)env_opt.checked, (unsigned long long)env_one.checked);
 
     /* A seek back while the workers are ahead: reading goes on from the record asked for. */
     vgt_reader *r;

@@ -179,7 +179,7 @@ static void test_channel_methods(void)
 
     uint8_t bad[16 + 16] = {0};
     bad[12] = 12;   /* writes_length 12: not whole writes */
-    vgt_record b = {VGT_REC_CHANNEL_METHODS, 0, 28, 5, 0, bad, 0};
+    vgt_record b = {VGT_REC_CHANNEL_METHODS, 0, 28, 5, 0, bad, 0, 0};
     CHECK(vgt_decode_channel_methods(&b, &cm, &e) == VGT_E_FORMAT && strstr(e.msg, "multiple of 8"), "ragged: %s", e.msg);
     bad[12] = 16;
     bad[16 + 8 + 2] = 8;   /* write 1: subchannel 8 */
@@ -196,7 +196,7 @@ static void test_channel_methods(void)
 
 static vgt_record raw(uint16_t type, const uint8_t *p, uint32_t n)
 {
-    vgt_record r = {type, 0, n, 77, 0, p, 1234};
+    vgt_record r = {type, 0, n, 77, 0, p, 1234, 0};
     return r;
 }
 

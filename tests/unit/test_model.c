@@ -399,7 +399,7 @@ static void test_mappings_random(void)
     for (int op = 0; op < OPS; op++) {
         uint32_t kind = rnd(10);
         memset(buf, 0, sizeof buf);
-        vgt_record rec = {0, 0, 0, seq, seq, buf, 0};
+        vgt_record rec = {0, 0, 0, seq, seq, buf, 0, 0};
         if (kind < 6) {           /* GPU_MAP: client, device, va_space, memory, gpu_va, offset, length */
             uint64_t va = 0x10000000ull + 0x1000ull * rnd(256) + (rnd(4) ? 0 : rnd(4096)), len = 1 + rnd(8 * 4096);
             uint32_t mem = 100 + rnd(64);

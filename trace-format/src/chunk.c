@@ -123,6 +123,19 @@ vgt_status chunk_records_check(const uint8_t *recs, const chunk_header *h, uint6
     return VGT_OK;
 }
 
+int chunk_fields_ok(const uint8_t *recs, const chunk_header *h)
+{
+    uint64_t pos = 0;
+    for (uint32_t i = 0; i < h->record_count; i++) {
+        const uint8_t *p = recs + pos;
+        vgt_record rec = {.type = le_get16(p), .flags = le_get16(p + 2), .length = le_get32(p + 4),
+                          .seq = le_get64(p + 8), .ts = le_get64(p + 16), .payload = p + VGT_RECORD_HEADER_SIZE};
+        if (vgt_rec_type_name(rec.type) && vgt_record_fields(&rec, NULL, NULL, NULL) != VGT_OK) return 0;
+        pos += VGT_RECORD_HEADER_SIZE + pad8(rec.length);
+    }
+    return 1;
+}
+
 vgt_chunk_info chunk_info_make(const chunk_header *h, uint64_t off, uint64_t first_submit)
 {
     return (vgt_chunk_info){off, h->first_seq, h->first_ts, h->last_ts, first_submit, h->record_count,

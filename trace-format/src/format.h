@@ -51,6 +51,9 @@ vgt_status chunk_header_parse(const uint8_t in[VGT_CHUNK_HEADER_SIZE], uint64_t 
  * sequence numbers contiguous from h->first_seq, valid types, and count, submit count and first/last
  * timestamps equal to the header's. off: the chunk's file offset, for messages. */
 vgt_status chunk_records_check(const uint8_t *recs, const chunk_header *h, uint64_t off, vgt_error *err);
+/* 1 when every record of a known type in the chunk's records (already through chunk_records_check) passes
+ * vgt_record_fields: the read-ahead workers run it so that the caller's walk need not (0: check each). */
+int chunk_fields_ok(const uint8_t *recs, const chunk_header *h);
 /* The chunk list's entry for the chunk whose header h stands at file offset off; first_submit counts the
  * GPFIFO_SUBMIT records of all chunks before it. One builder for the writer's index and the reader's lists. */
 vgt_chunk_info chunk_info_make(const chunk_header *h, uint64_t off, uint64_t first_submit);

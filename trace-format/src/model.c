@@ -172,6 +172,7 @@ static vgt_status on_submit(vgt_model *m, const vgt_record *r, vgt_error *err)
         m->segcap = need;
     }
     vgt_rec_gpfifo_submit s;
+    m->last_submit_seq = 0;
     VGT_TRY(vgt_decode_gpfifo_submit(r, &s, m->segs, m->segcap, err));
     for (uint32_t i = 0; i < s.segment_count; i++)
         VGT_TRY(vgt_model_mem_write(m, s.segments[i].gpu_va, s.segments[i].data, s.segments[i].length, err));
@@ -182,7 +183,16 @@ static vgt_status on_submit(vgt_model *m, const vgt_record *r, vgt_error *err)
         ch->last_gp_put = s.gp_put_after;
     }
     m->submits++;
+    m->last_submit = s;
+    m->last_submit_seq = r->seq + 1;
     return VGT_OK;
+}
+
+int vgt_model_last_submit(const vgt_model *m, uint64_t seq, vgt_rec_gpfifo_submit *out)
+{
+    if (m->last_submit_seq != seq + 1 || m->next_seq != seq + 1) return 0;
+    *out = m->last_submit;
+    return 1;
 }
 
 /* Format 1.1: the decoder state of a live channel; one for a channel that is not alive changes nothing. */

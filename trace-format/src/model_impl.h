@@ -33,8 +33,13 @@ struct vgt_model {
     model_page *pages;
     uint32_t npages, pagecap;
     u64map pagemap;           /* va >> 12 -> index in pages */
+    uint64_t hot_va;          /* the page written last (its index hot_ix + 1; 0: none): runs of small writes
+                               * to one page (ring entries, a segment's pieces) skip the hash lookup */
+    uint32_t hot_ix1;
     vgt_segment *segs;        /* scratch for decoding GPFIFO_SUBMIT */
     uint32_t segcap;
+    vgt_rec_gpfifo_submit last_submit;   /* the GPFIFO_SUBMIT applied last, decoded (segments in segs) */
+    uint64_t last_submit_seq;            /* its seq + 1; 0: none */
 };
 
 static inline uint64_t model_key(uint32_t client, uint32_t handle) { return (uint64_t)client << 32 | handle; }

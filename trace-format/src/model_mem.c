@@ -67,10 +67,17 @@ static vgt_status mark_known(vgt_model *m, model_page *p, uint32_t off, uint32_t
         if (!p->mask) return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "model: no memory for a page mask");
         m->mem_bytes += PAGE;
     }
-    for (uint32_t i = off; i < off + n; i++) {
-        p->known += !p->mask[i];
-        p->mask[i] = 1;
+    /* mask bytes are 0 or 1: count those already set eight at a time (the byte sum of a word), then set
+     * them all; a byte-at-a-time loop here was a tenth of a census's decoding thread */
+    uint32_t had = 0, i = off, end = off + n;
+    for (; i + 8 <= end; i += 8) {
+        uint64_t x;
+        memcpy(&x, p->mask + i, 8);
+        had += (uint32_t)((x * 0x0101010101010101ull) >> 56);
     }
+    for (; i < end; i++) had += p->mask[i];
+    p->known += n - had;
+    memset(p->mask + off, 1, n);
     if (p->known == PAGE) drop_mask(m, p);
     return VGT_OK;
 }
@@ -92,8 +99,14 @@ vgt_status vgt_model_mem_write(vgt_model *m, uint64_t gpu_va, const void *src, u
         uint64_t base = gpu_va & ~(uint64_t)(PAGE - 1);
         uint32_t off = (uint32_t)(gpu_va - base);
         uint32_t n = len < PAGE - off ? (uint32_t)len : PAGE - off;
-        model_page *p = get_page(m, base);
-        if (!p) VGT_TRY(new_page(m, base, &p, err));
+        model_page *p;
+        if (m->hot_ix1 && m->hot_va == base) p = &m->pages[m->hot_ix1 - 1];
+        else {
+            p = get_page(m, base);
+            if (!p) VGT_TRY(new_page(m, base, &p, err));
+            m->hot_va = base;
+            m->hot_ix1 = (uint32_t)(p - m->pages) + 1;
+        }
         memcpy(p->bytes + off, s, n);
         VGT_TRY(mark_known(m, p, off, n, err));
         gpu_va += n;
@@ -135,6 +148,7 @@ vgt_status vgt_model_mem_read(const vgt_model *m, uint64_t gpu_va, void *dst, ui
 
 static void delete_page(vgt_model *m, uint32_t i)
 {
+    m->hot_ix1 = 0;   /* indices move */
     model_page *p = &m->pages[i];
     u64map_del(&m->pagemap, p->va / PAGE);
     drop_mask(m, p);

@@ -181,6 +181,7 @@ vgt_status vgt_reader_next(vgt_reader *r, vgt_record *rec, vgt_error *err)
     rec->ts = le_get64(p + 16);
     rec->payload = p + VGT_RECORD_HEADER_SIZE;
     rec->chunk_offset = r->cur_off;
+    rec->fields_checked = r->fields_ok;
     r->rec_pos += VGT_RECORD_HEADER_SIZE + pad8(rec->length);
     r->rec_index++;
     if (r->info.header_flags & VGT_HEADER_FLAG_MEMORY_CAS) {

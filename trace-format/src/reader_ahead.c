@@ -1,8 +1,9 @@
 /* reader_ahead.c: loading the next chunks of a sequential read on worker threads (read, payload
  * checksum, zstd, records checksum, record walk), so that decompression runs beside the caller's work.
  *
- * Only for seekable files with a chunk list from their index, and only once the caller has read two
- * chunks in order (a reader opened to look at one record never starts threads). Chunk i is loaded into
+ * Only for seekable files with a chunk list from their index, and only once the caller has read a chunk
+ * and asks for the next in order (a reader opened to look at one record never starts threads). The workers
+ * also run each record's field check (chunk_fields_ok), so that a walk need not. Chunk i is loaded into
  * slot i % SLOTS; a worker may take chunk i only while i < cur + SLOTS, where cur is the chunk the caller
  * has been handed last (whose slot it still reads). The caller's view of the records is exactly the
  * sequential reader's: the same checks run on each chunk, each error is reported when the read reaches
@@ -27,6 +28,7 @@ typedef struct slot {
     int header_ok;
     chunk_bufs bufs;
     const uint8_t *view;
+    int fields_ok;           /* chunk_fields_ok of its records */
     vgt_status rc;
     vgt_error err;
 } slot;
@@ -38,6 +40,7 @@ struct reader_ahead {
     int64_t cur;             /* the chunk the caller holds (its slot is not reused) */
     int64_t next_claim;      /* the next chunk a worker takes */
     int stop, busy;
+    int check_fields;        /* run chunk_fields_ok (not for MEMORY_CAS traces: their records change on the way) */
     uint32_t nworkers;
     pthread_t th[MAX_WORKERS];
     slot slots[SLOTS];
@@ -64,6 +67,7 @@ static void *worker(void *arg)
         s->rc = dctx ? chunk_load_at(a->r->fd, a->r->info.file_size, off, a->r->opt.verify_checksums, dctx, &s->bufs,
                                      &s->h, &s->header_ok, &s->view, &s->err)
                      : VGT_FAIL(&s->err, VGT_E_NOMEM, off, "no memory for a zstd context");
+        s->fields_ok = s->rc == VGT_OK && a->check_fields && chunk_fields_ok(s->view, &s->h);
         pthread_mutex_lock(&a->mu);
         s->state = 2;
         a->busy--;
@@ -84,13 +88,24 @@ static uint32_t auto_workers(void)
     return n - 1 > MAX_WORKERS ? MAX_WORKERS : (uint32_t)(n - 1);
 }
 
+/* VGT_READ_AHEAD=N in the environment stands for an option left at 0 (auto): N workers, -1 none. Lets
+ * any verb's scaling with cores be measured without a flag on each. */
+static int env_read_ahead(void)
+{
+    const char *e = getenv("VGT_READ_AHEAD");
+    if (!e || !*e) return 0;
+    long v = strtol(e, NULL, 10);
+    return v < 0 ? -1 : v > MAX_WORKERS ? MAX_WORKERS : (int)v;
+}
+
 reader_ahead *reader_ahead_start(const vgt_reader *r, uint32_t first)
 {
-    int want = r->opt.read_ahead;
+    int want = r->opt.read_ahead ? r->opt.read_ahead : env_read_ahead();
     if (want < 0 || !r->seekable || !r->have_chunks || r->nchunks < first + 2) return NULL;
     reader_ahead *a = calloc(1, sizeof *a);
     if (!a) return NULL;
     a->r = r;
+    a->check_fields = !(r->info.header_flags & VGT_HEADER_FLAG_MEMORY_CAS);
     a->cur = (int64_t)first - 1;
     a->next_claim = first;
     for (int i = 0; i < SLOTS; i++) a->slots[i].chunk = -1;
@@ -125,7 +140,8 @@ void reader_ahead_stop(reader_ahead *a)
 
 int64_t reader_ahead_next(const reader_ahead *a) { return a->cur + 1; }
 
-vgt_status reader_ahead_take(reader_ahead *a, chunk_header *h, int *header_ok, const uint8_t **view, vgt_error *err)
+vgt_status reader_ahead_take(reader_ahead *a, chunk_header *h, int *header_ok, const uint8_t **view, int *fields_ok,
+                             vgt_error *err)
 {
     pthread_mutex_lock(&a->mu);
     int64_t i = a->cur + 1;
@@ -141,5 +157,6 @@ vgt_status reader_ahead_take(reader_ahead *a, chunk_header *h, int *header_ok, c
         return s->rc;
     }
     *view = s->view;
+    *fields_ok = s->fields_ok;
     return VGT_OK;
 }

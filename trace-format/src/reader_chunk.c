@@ -180,7 +180,7 @@ static vgt_status load_ahead(vgt_reader *r, uint64_t off, chunk_header *h, vgt_e
 {
     int header_ok;
     vgt_error werr;
-    vgt_status rc = reader_ahead_take(r->ahead, h, &header_ok, &r->view, &werr);
+    vgt_status rc = reader_ahead_take(r->ahead, h, &header_ok, &r->view, &r->fields_ok, &werr);
     if (header_ok) VGT_TRY(check_seq(r, h, off, err));
     if (rc != VGT_OK && err) *err = werr;
     return rc;
@@ -191,13 +191,14 @@ vgt_status reader_load_chunk(vgt_reader *r, vgt_error *err)
     uint64_t off = r->pos;
     chunk_header h;
     r->have_chunk = 0;
+    r->fields_ok = 0;
     int64_t idx = r->seekable ? chunk_index_at(r, off) : -1;
     if (r->ahead && (idx < 0 || idx != reader_ahead_next(r->ahead))) {   /* a seek elsewhere: start over there */
         reader_ahead_stop(r->ahead);
         r->ahead = NULL;
         r->in_order = 0;
     }
-    if (!r->ahead && idx >= 0 && r->in_order >= 2) r->ahead = reader_ahead_start(r, (uint32_t)idx);
+    if (!r->ahead && idx >= 0 && r->in_order >= 1) r->ahead = reader_ahead_start(r, (uint32_t)idx);
     if (r->ahead) {
         VGT_TRY(load_ahead(r, off, &h, err));
     } else {

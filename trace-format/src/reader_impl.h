@@ -42,6 +42,7 @@ struct vgt_reader {
     uint32_t rec_index;
     uint64_t rec_pos;
     const uint8_t *view;         /* the records of the loaded chunk (recs, or payload when stored) */
+    int fields_ok;               /* a read-ahead worker found every record's fields valid (chunk_fields_ok) */
     uint64_t expect_seq;         /* first_seq the next chunk must have */
     uint64_t submits_before;     /* GPFIFO_SUBMITs before the next chunk */
     int at_end;                  /* the records ended (trailer met or end of input) */
@@ -90,7 +91,8 @@ void reader_ahead_stop(reader_ahead *a);
 /* The index of the chunk the next take returns. */
 int64_t reader_ahead_next(const reader_ahead *a);
 /* The next chunk, waiting for its worker; its records stay valid until the take after it. */
-vgt_status reader_ahead_take(reader_ahead *a, chunk_header *h, int *header_ok, const uint8_t **view, vgt_error *err);
+vgt_status reader_ahead_take(reader_ahead *a, chunk_header *h, int *header_ok, const uint8_t **view, int *fields_ok,
+                             vgt_error *err);
 /* Reads and checks the trailer at off (met by the sequential read); result in r->trailer_err. */
 void reader_check_trailer(vgt_reader *r, uint64_t off);
 /* At open (seekable files): loads the footer and index if valid into r->chunks. */

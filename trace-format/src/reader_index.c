@@ -258,7 +258,7 @@ static vgt_status skip_to(vgt_reader *r, rec_pred pred, uint64_t key, uint64_t s
     while (r->rec_index < r->cur.record_count) {
         const uint8_t *p = r->view + r->rec_pos;
         vgt_record rec = {le_get16(p), le_get16(p + 2), le_get32(p + 4), le_get64(p + 8), le_get64(p + 16),
-                          p + VGT_RECORD_HEADER_SIZE, r->cur_off};
+                          p + VGT_RECORD_HEADER_SIZE, r->cur_off, 0};
         if (pred(&rec, key, &state)) return VGT_OK;
         r->rec_pos += VGT_RECORD_HEADER_SIZE + pad8(rec.length);
         r->rec_index++;

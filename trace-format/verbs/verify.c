@@ -64,7 +64,7 @@ static int report_problem(const struct verify_state *s, const vgt_error *e)
 /* Payload structure (known types) and zero record padding. */
 static vgt_status check_record(const vgt_record *rec, vgt_error *e)
 {
-    if (vgt_rec_type_name(rec->type)) VGT_TRY(vgt_record_fields(rec, NULL, NULL, e));
+    if (!rec->fields_checked && vgt_rec_type_name(rec->type)) VGT_TRY(vgt_record_fields(rec, NULL, NULL, e));
     for (uint32_t i = rec->length; i % 8; i++)
         if (rec->payload[i])
             return VGT_FAIL(e, VGT_E_FORMAT, rec->chunk_offset,

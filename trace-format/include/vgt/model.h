@@ -85,6 +85,9 @@ vgt_status vgt_model_apply(vgt_model *m, const vgt_record *rec, vgt_error *err);
 void vgt_model_set_memory_limit(vgt_model *m, uint64_t max_memory_bytes);
 uint64_t vgt_model_next_seq(const vgt_model *m);      /* seq of the next record to apply */
 uint64_t vgt_model_submit_count(const vgt_model *m);  /* GPFIFO_SUBMIT records applied so far */
+/* The GPFIFO_SUBMIT of seq as the model decoded it, when it is the record applied last (its segments stay
+ * valid until the next apply): 1, else 0. Saves a walk over the model decoding the record again. */
+int vgt_model_last_submit(const vgt_model *m, uint64_t seq, vgt_rec_gpfifo_submit *out);
 
 /* Objects (live only; a freed object is gone). */
 const vgt_model_object *vgt_model_object_find(const vgt_model *m, uint32_t client, uint32_t handle);

@@ -118,6 +118,8 @@ typedef struct vgt_record {
     uint64_t ts;
     const uint8_t *payload;
     uint64_t chunk_offset;    /* file (or stream) offset of the chunk header holding this record */
+    int fields_checked;       /* set by the reader: vgt_record_fields already passed on this record (a
+                               * read-ahead worker checked its whole chunk); 0: not known */
 } vgt_record;
 
 /* ---- typed payloads. Blob pointers point into the record (decode) or at the caller's bytes (encode). ---- */
@@ -478,7 +480,8 @@ typedef struct vgt_reader_options {
     int verify_checksums;      /* default 1 */
     int read_ahead;            /* worker threads that load the next chunks of a read in order (zstd and
                                 * checks beside the caller's work; seekable files with an index): 0 auto
-                                * (the other cores, at most 8), -1 none, N: N workers */
+                                * (VGT_READ_AHEAD=N in the environment if set, else the other cores, at
+                                * most 8), -1 none, N: N workers */
     int follow;                /* with streaming, on a regular file: next() waits at the file's end (polling
                                 * every follow_poll_us, default 2000) until more arrives or the trailer
                                 * ends the records, instead of returning VGT_E_EOF for "nothing more yet" */

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# bench/capture/startup.sh build|run: what `vgt record` adds to short programs (the capture's start-up and
+# exit; goal: at most 20 ms), and where that time goes.
+#
+#   build   on a build machine, from the repository root: stages a statically linked vgt and capture shim
+#           and the corpus workloads under .carry/perf (bench/lib/stage.sh; STAGE=DIR to change it;
+#           WORKLOADS_FROM=DIR copies workloads built before instead of building them)
+#   run     on the GPU machine, from the repository root (about 1 minute with the defaults): for each
+#           program, RUNS plain runs and RUNS runs under `vgt record` (default mode), interleaved, and their
+#           medians; then the shim's own phases (VGT_CAPTURE_PROFILE=1: constructor, start at the first
+#           NVIDIA open, views registered, the finish: CUDA layer and ABI summary, the exit pass over every
+#           view, end records, writer close), medians over the captured runs. The first row, /bin/true,
+#           never opens the GPU: what `vgt record` costs with no capture at all (fork, exec, preload, trace
+#           written). Programs: PROGS (default "true vadd vk_compute gl_egl"), found in $STAGE/workloads or
+#           .carry/workloads. Results under $OUT (default /tmp/vgt-startup): startup.txt (the tables) and
+#           the raw times. Vulkan and EGL loaders carried as .deb files in .gl/ are unpacked first, as
+#           tests/gpu/all.sh does.
+set -uo pipefail
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$repo"
+stage=${STAGE:-.carry/perf}
+case "${1:-}" in
+build) exec bash bench/lib/stage.sh "$stage" ;;
+run) ;;
+*) echo "usage: bench/capture/startup.sh build|run" >&2; exit 2 ;;
+esac
+V=${VGT:-$stage/bin/vgt}
+RUNS=${RUNS:-7}
+OUT=${OUT:-/tmp/vgt-startup}
+mkdir -p "$OUT"
+[ -x "$V" ] || { echo "startup: $V missing (run build first)" >&2; exit 2; }
+if ls .gl/*.deb >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+    for f in .gl/*.deb; do dpkg -x "$f" /; done
+    ldconfig 2>/dev/null
+fi
+export VK_DRIVER_FILES=${VK_DRIVER_FILES:-/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json}
+export __EGL_VENDOR_LIBRARY_FILENAMES=${__EGL_VENDOR_LIBRARY_FILENAMES:-/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json}
+tmp=$(mktemp -d /tmp/vgt-startup.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+
+find_prog() {
+    case $1 in
+    true) echo /bin/true ;;
+    /*) echo "$1" ;;
+    *) for d in "$stage/workloads" .carry/workloads; do [ -x "$d/$1" ] && { echo "$d/$1"; return; }; done ;;
+    esac
+}
+now_ms() { echo $(( $(date +%s%N) / 1000 )) | awk '{ printf "%.1f", $1 / 1000 }'; }
+median() { sort -g | awk '{ v[NR] = $1 } END { if (!NR) print "-"; else print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
+# one timed run: prints milliseconds, or "fail"
+timed() {
+    local t0 t1
+    t0=$(now_ms)
+    timeout 60 "$@" >/dev/null 2>>"$tmp/stderr" || { echo fail; return; }
+    t1=$(now_ms)
+    awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }'
+}
+
+table=$OUT/startup.txt
+: >"$table"
+say() { echo "$*" | tee -a "$table"; }
+say "# bench/capture/startup.sh run: $RUNS + $RUNS runs each (interleaved), medians, ms; $(date -u +%F) $(nproc) cores"
+say "$(printf '%-11s %9s %9s %9s %7s %s' program plain record added ratio failures)"
+keys="ctor activate views register submits submit lifetime cuda+abi capture_finish exit_pass end_records writer_close total_finish"
+profiles=()
+for p in ${PROGS:-true vadd vk_compute gl_egl}; do
+    exe=$(find_prog "$p")
+    [ -n "$exe" ] || { say "$(printf '%-11s not found' "$p")"; continue; }
+    p=$(basename "$p")
+    : >"$tmp/plain" ; : >"$tmp/rec" ; : >"$tmp/prof"
+    fails=0
+    "$exe" >/dev/null 2>&1   # warm the page cache and the driver's first-open costs
+    for i in $(seq "$RUNS"); do
+        t=$(timed "$exe"); [ "$t" = fail ] && fails=$((fails + 1)) || echo "$t" >>"$tmp/plain"
+        : >"$tmp/stderr"
+        t=$(VGT_CAPTURE_PROFILE=1 timed "$V" record -o "$tmp/t.vgt" -- "$exe")
+        [ "$t" = fail ] && fails=$((fails + 1)) || echo "$t" >>"$tmp/rec"
+        grep "vgt-capture: profile" "$tmp/stderr" | head -1 >>"$tmp/prof"
+    done
+    cp "$tmp/plain" "$OUT/$p.plain.ms"; cp "$tmp/rec" "$OUT/$p.record.ms"; cp "$tmp/prof" "$OUT/$p.profile.txt"
+    mp=$(median <"$tmp/plain") mr=$(median <"$tmp/rec")
+    say "$(printf '%-11s %9s %9s %9s %7s %s' "$p" "$mp" "$mr" \
+        "$(awk -v a="$mp" -v b="$mr" 'BEGIN { printf "%.1f", b - a }')" \
+        "$(awk -v a="$mp" -v b="$mr" 'BEGIN { printf "%.3f", (a > 0 ? b / a : 0) }')" "$fails")"
+    [ -s "$tmp/prof" ] && profiles+=("$p")
+done
+
+say ""
+say "# the shim's phases (VGT_CAPTURE_PROFILE=1), medians over the captured runs, ms (views, submits: counts)"
+say "$(printf '%-11s' program; for k in $keys; do printf ' %9s' "$k"; done)"
+for p in "${profiles[@]}"; do
+    line=$(printf '%-11s' "$p")
+    for k in $keys; do
+        v=$(sed -E 's/\(at [0-9.]+\)//; s/over ([0-9]+) views/exit_views=\1/; s/[()]/ /g' "$OUT/$p.profile.txt" |
+            grep -oE "(^| )$(sed 's/+/\\+/' <<<"$k")=[0-9.]+" | sed 's/.*=//' | median)
+        line+=$(printf ' %9s' "$v")
+    done
+    say "$line"
+done
+say "startup_added_ms: $(awk '/^# the shim/ { exit } NR > 2 && NF >= 5 && $4 ~ /^-?[0-9.]+$/ { printf "%s=%s ", $1, $4 }' "$table")"
