@@ -85,6 +85,7 @@ run() {
         scene) step scene 90 bash tests/gpu/mme_agree.sh record ;;
         drawcensus) step drawcensus 120 bash tests/gpu/draw_census.sh run ;;
         mme) step mme 240 bash tests/gpu/mme_agree.sh run ;;
+        perf) step perf 240 bash bench/perf_h200.sh run ;;
         esac
     done
     bash tests/gpu/health_check.sh final || failed=$((failed + 1))
