@@ -399,18 +399,18 @@ CUDA_RECORDS = ("CUDA_IMAGE", "CUDA_LOAD", "CUDA_FUNCTION", "CUDA_KERNEL")
 
 
 def test_corpus_cuda_traces_carry_cuda_records(vgt):
-    """Every CUDA trace of the corpus but streams_threads (kept from before the CUDA records: recorded with
-    them it is over the size limit) carries the CUDA driver API records, as the manifest says and the trace
+    """Every CUDA trace of the corpus carries the CUDA driver API records, as the manifest says and the trace
     itself counts; the launches the RESULT line implies are there; lane 3 on sim is refused on them."""
     man = json.loads((CORPUS / "manifest.json").read_text())["traces"]
     cuda = {e["workload"]: e for e in man if e["source"].endswith((".cu", ".py"))}
-    assert set(cuda) == {"vadd", "many_launches", "streams_threads", "cuda_graph", "triton_small", "multi_kernel"}
+    assert set(cuda) == {"vadd", "many_launches", "streams_threads", "cuda_graph", "cuda_graph_memcpy", "triton_small",
+                         "multi_kernel"}
     for name, e in cuda.items():
         info = json.loads(vgt("info", "--json", CORPUS / f"{name}.vgt").stdout)
         assert info["records_by_type"] == e["records_by_type"] and info["records"] == e["records"], name
         assert info["file_size"] == e["trace_bytes"] == (CORPUS / f"{name}.vgt").stat().st_size, name
         has = [info["records_by_type"].get(t, 0) > 0 for t in CUDA_RECORDS]
-        assert all(has) if name != "streams_threads" else not any(has), (name, info["records_by_type"])
+        assert all(has), (name, info["records_by_type"])
     assert cuda["many_launches"]["records_by_type"]["CUDA_KERNEL"] == 10000   # launches=10000 in its RESULT line
     r = vgt("replay", "--backend", "sim", "--lane", "cuda", CORPUS / "vadd.vgt", check=2)
     assert "lane cuda is not implemented by backend sim" in r.stderr
