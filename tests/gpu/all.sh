@@ -86,6 +86,7 @@ run() {
         drawcensus) step drawcensus 120 bash tests/gpu/draw_census.sh run ;;
         mme) step mme 240 bash tests/gpu/mme_agree.sh run ;;
         perf) step perf 240 bash bench/perf_h200.sh run ;;
+        cudacorpus) step cudacorpus 150 bash tests/gpu/cuda_lane.sh corpus ;;
         esac
     done
     bash tests/gpu/health_check.sh final || failed=$((failed + 1))

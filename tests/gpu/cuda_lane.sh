@@ -3,6 +3,7 @@
 # workloads recorded with their CUDA driver API records, then forwarded through the host's libcuda.
 #
 #   bash tests/gpu/cuda_lane.sh            from the repository root
+#   bash tests/gpu/cuda_lane.sh corpus     only step 4, on every CUDA trace of corpus/ (about a minute)
 #
 # Needs (tests/gpu/README.md "Building the binaries"): .carry/capture/bin/vgt and .carry/capture/lib/
 # libvgt-capture.so (the static build), the compiled workloads in .carry/workloads (corpus/workloads/build.sh:
@@ -34,7 +35,23 @@ T=$OUT/traces
 LIMIT=${TIMEOUT:-180}
 WORKLOADS=${WORKLOADS:-"vadd many_launches streams_threads cuda_graph torch_small triton_small"}
 expected=corpus/workloads/expected
+json_get() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2], {}, {'d': d}))" "$@" 2>/dev/null; }
 [ -x "$V" ] && [ -f .carry/capture/lib/libvgt-capture.so ] || { echo "cuda_lane: $V or its shim missing (tests/gpu/README.md)"; exit 2; }
+
+# corpus: the committed CUDA traces forwarded through libcuda, one row each
+if [ "${1:-}" = corpus ]; then
+    fails=0
+    printf '%-20s %-6s %s\n' trace exit summary
+    for t in $(python3 -c "import json; print(' '.join(e['workload'] for e in json.load(open('corpus/manifest.json'))['traces'] if e['source'].endswith(('.cu', '.py')) and not e.get('derived')))"); do
+        timeout -k 5 "$LIMIT" "$V" replay "corpus/$t.vgt" --lane cuda --backend cuda --check --json >"$OUT/$t.cuda.json" 2>"$OUT/$t.cuda.err"
+        rc=$?
+        [ $rc -eq 0 ] || fails=$((fails + 1))
+        printf '%-20s %-6s %s\n' "$t" "$rc" "$(json_get "$OUT/$t.cuda.json" "(d['result'], d.get('checks'), d.get('lanes'))" || tail -1 "$OUT/$t.cuda.err")"
+    done
+    bash tests/gpu/health_check.sh after || fails=$((fails + 1))
+    echo "cuda_lane corpus: $fails problem(s)"
+    [ $fails -eq 0 ]; exit
+fi
 
 cmd_of() {
     case $1 in
@@ -42,7 +59,6 @@ cmd_of() {
     *) echo "$B/$1" ;;
     esac
 }
-json_get() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2], {}, {'d': d}))" "$@" 2>/dev/null; }
 
 echo "== machine: $(uname -r) $(head -1 /proc/driver/nvidia/version 2>/dev/null)"; date -u
 echo "== health before"; bash tests/gpu/health_check.sh before
