@@ -139,6 +139,15 @@ static const char *check_inst(const vgt_mme_tu104_inst *in)
     /* Mesa load_reg(): IMM and IMMPAIR name an ALU's own immediate; a predicate has none. */
     if (in->pred_mode != 0 && (in->pred == VGT_MME_TU104_IMM || in->pred == VGT_MME_TU104_IMMPAIR))
         return "predicate register IMM/IMMPAIR has no immediate";
+    /* Both ALUs may not write one register [inferred, no primary source states it]: on the H200
+     * (tests/gpu/mme_agree.sh, 2026-12-02) every submission that ran a data-RAM zeroing macro whose first
+     * group was "ADD R1, LOAD0, ZERO ; ADD R1, ZERO, #0xc00" raised MME ILLEGAL_OPCODE (ESR 0x404490 =
+     * 0x80000004), nine of nine, while the submissions without it (same upload, same probe macro) ran
+     * clean; its other groups are forms of NVIDIA's driver (LOOP Rn over one group, DWRITE [Rn] next to
+     * ADD Rn, Rn, #k). The driver's Hopper macros in the corpus never write one register from both ALUs
+     * (23,150 groups), and Mesa's builder never pairs two ALUs with the same destination
+     * (mme_tu104_alus_have_dependency()). */
+    if (in->alu[0].dst < VGT_MME_TU104_ZERO && in->alu[0].dst == in->alu[1].dst) return "both ALUs write one register";
     /* Mesa mme_tu104_sim.c: "both ALUs may not be STATE" (a hardware rule). */
     if (in->alu[0].op == VGT_MME_TU104_STATE && in->alu[1].op == VGT_MME_TU104_STATE) return "both ALUs are STATE";
     /* Facts section 1, rule 1: LOAD1 pops a second parameter, only valid with LOAD0. */

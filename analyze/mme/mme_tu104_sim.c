@@ -6,10 +6,24 @@
  *      'T' runs when Rp == 0 (the facts' pitfall: the letters read inverted);
  *   3. ALU0, ALU1, OUT0, OUT1 in that order; an output sees both ALU results of the group;
  *   4. a branch taken with offset 0x1000 (13-bit -4096) exits after the group; end_next lets one more
- *      group run, then stops; LOOP repeats [ip+1 .. ip+imm-1] max(x,1) times in total.
+ *      group run, then stops; LOOP repeats [ip+1 .. ip+imm-1] max(x,1) times in total;
+ *   5. a conditional branch that is taken cancels the end_next of its own group: execution goes on at the
+ *      target as if the flag were clear; only when the branch falls through does end_next end the macro.
+ *      Measured on an H200 with tests/gpu/mme_agree.sh (rows b14_loop, b14_loop_ctl, 2026-12-02): a loop
+ *      closing with BEQ ?F -> loop and end_next ran 3 iterations, then the group after the branch, then
+ *      stopped; Mesa's simulator (and ours before) ran the target once and stopped. NVIDIA's driver puts
+ *      end_next on its loop-closing branches in this form.
+ *      Such a loop can also wait on an outside agent: the driver's firmware-method macro spins
+ *      "STATE R0, SCRATCH(0) ; BEQ R0, #1 ?F -> back, end_next" until the firmware writes the scratch
+ *      register, which the simulator does not model (the iteration count is the firmware's). When the
+ *      branch is taken again with the registers, carry, current method and parameter position all as they
+ *      were the last time it was taken, nothing in the simulator can end the loop: the macro ends there
+ *      (the emissions of one pass, as before this rule) [not modelled: the number of passes].
  * State not named by the facts: registers start at 0; ALU results, carry and the current method
  * persist across groups (a predicated-off ALU leaves its previous result for the outputs).
  */
+#include <string.h>
+
 #include "mme_internal.h"
 
 typedef struct tu_state {
@@ -19,6 +33,11 @@ typedef struct tu_state {
     uint32_t carry;          /* carry of ADD, borrow of SUB, high half of MUL/MULU */
     int64_t ip, next_ip;
     bool stop;
+    bool taken;              /* this group's conditional branch was taken (rule 5) */
+    struct {                 /* the machine when an end_next branch was last taken (rule 5's spin) */
+        int64_t ip;
+        uint32_t regs[24], carry, mthd, next_param, fifo_head;
+    } spin;
     uint32_t loop_count;
     int64_t loop_start, loop_end;
 } tu_state;
@@ -105,6 +124,7 @@ static vgt_status control(mme_run *r, tu_state *s, unsigned op, uint16_t imm, ui
         return VGT_OK;
     }
     s->next_ip = s->ip + mme_sext(imm, 13);
+    s->taken = true;
     if (s->next_ip < 0)
         return mme_run_fail(r, VGT_MME_INSTR_RAM_ACCESS_OUT_OF_BOUNDS, "branch to index %lld before the start",
                             (long long)s->next_ip);
@@ -187,9 +207,26 @@ static vgt_status group(mme_run *r, tu_state *s, const vgt_mme_tu104_inst *in, c
     return VGT_OK;
 }
 
+/* Rule 5's spin: true when this end_next branch was taken before with the same machine state (the loop
+ * cannot end in the simulator); else records the state. */
+static bool spin_again(const mme_run *r, tu_state *s)
+{
+    bool same = s->spin.ip == s->ip && s->spin.carry == s->carry && s->spin.mthd == r->mthd &&
+                s->spin.next_param == r->next_param && s->spin.fifo_head == r->fifo_head &&
+                !memcmp(s->spin.regs, s->regs, sizeof s->regs);
+    s->spin.ip = s->ip;
+    s->spin.carry = s->carry;
+    s->spin.mthd = r->mthd;
+    s->spin.next_param = r->next_param;
+    s->spin.fifo_head = r->fifo_head;
+    memcpy(s->spin.regs, s->regs, sizeof s->regs);
+    return same;
+}
+
 vgt_status mme_tu104_run(mme_run *r)
 {
     tu_state s = {0};
+    s.spin.ip = -1;
     bool end_next = false;
     for (;;) {
         const uint32_t *code;
@@ -199,9 +236,11 @@ vgt_status mme_tu104_run(mme_run *r)
         const char *why = d->why;
         unsigned loads = d->loads;
         s.next_ip = s.ip + 1;
+        s.taken = false;
         VGT_TRY(group(r, &s, &in, why, loads));
         if (end_next || s.stop) return VGT_OK;
-        end_next = in.end_next;
+        end_next = in.end_next && !s.taken;   /* rule 5 */
+        if (in.end_next && s.taken && spin_again(r, &s)) return VGT_OK;
         if (s.loop_count > 0 && s.ip == s.loop_end) {
             s.loop_count--;
             s.next_ip = s.loop_start + 1;

@@ -83,10 +83,28 @@ static void test_illegal(void)
     in.pred_mode = 1;
     in.pred = VGT_MME_TU104_IMM;
     p.n = 0;
+    vgt_mme_tu104_inst nop = tu_nop();   /* an all-zero group would write R0 from both ALUs */
+    tu_add(&p, &nop);
     tu_add(&p, &in);
-    tu_add(&p, &in);
-    p.code[0] = p.code[1] = p.code[2] = 0;
     error_case("predicate on IMM", &p, 0, NULL, 0, 0, VGT_MME_ILLEGAL_OPCODE, 1);
+
+    /* both ALUs write one register (the H200's 2026-12-02 exceptions: mme_tu104_decode.c check_inst) */
+    in = tu_nop();
+    tu_alu(&in, 0, VGT_MME_TU104_ADD, 1, L0, Z, 0);
+    tu_alu(&in, 1, VGT_MME_TU104_ADD, 1, Z, VGT_MME_TU104_IMM, 0xc00);
+    p.n = 0;
+    tu_add(&p, &in);
+    uint32_t word = 0;
+    error_case("both ALUs write R1", &p, 0, &word, 1, 0, VGT_MME_ILLEGAL_OPCODE, 0);
+    /* the driver's forms stay legal: both ALUs into ZERO, or into two registers */
+    in = tu_nop();
+    tu_alu(&in, 0, VGT_MME_TU104_ADD, Z, L0, Z, 0);
+    tu_alu(&in, 1, VGT_MME_TU104_ADD, Z, Z, VGT_MME_TU104_IMM, 1);
+    const char *why = NULL;
+    CHECK(vgt_mme_tu104_check(&in, &why) == VGT_MME_OK, "both ALUs into ZERO: %s", why ? why : "-");
+    tu_alu(&in, 1, VGT_MME_TU104_ADD, 2, Z, VGT_MME_TU104_IMM, 1);
+    tu_alu(&in, 0, VGT_MME_TU104_ADD, 1, L0, Z, 0);
+    CHECK(vgt_mme_tu104_check(&in, &why) == VGT_MME_OK, "R1 and R2: %s", why ? why : "-");
 }
 
 /* A multiply's result may not feed an output of its own group (mme_tu104_decode.c check_outputs(): the

@@ -433,9 +433,72 @@ static void test_end_next(void)
     tu_add(&p, &in);
     g_emit_imm(&p, 2);
     g_emit_imm(&p, 3);
-    const uint32_t want2[2] = {M, 3};
+    g_emit_imm(&p, 4);
+    tu_end(&p);
+    /* a taken branch cancels its group's end_next (measured on an H200, see test_loop_end_next): the macro
+     * goes on from the target to the end */
+    const uint32_t want2[4] = {M, 3, M + 4, 4};
     run(&p, NULL, 0, &o);
-    expect_clean_run("end_next + branch", &o, want2, 1);
+    expect_clean_run("end_next + taken branch", &o, want2, 2);
+
+    /* the same branch not taken: end_next holds, one more group runs */
+    p.n = 0;
+    g_mthd(&p, M, 1);
+    in = tu_nop();
+    in.end_next = true;
+    tu_alu(&in, 0, VGT_MME_TU104_BEQ, Z, Z, Z, 2);   /* ?F: 0 == 0 is true, not taken */
+    tu_add(&p, &in);
+    g_emit_imm(&p, 2);
+    g_emit_imm(&p, 3);
+    g_emit_imm(&p, 4);
+    tu_end(&p);
+    const uint32_t want3[2] = {M, 2};
+    run(&p, NULL, 0, &o);
+    expect_clean_run("end_next + branch not taken", &o, want3, 1);
+}
+
+/* The loop form of NVIDIA's driver: the loop-closing branch carries end_next. Measured on an H200 with
+ * tests/gpu/mme_agree.sh (rows b14_loop and b14_loop_ctl, 2026-12-02): markers [0,0,0,0,3,0x77,0]: the
+ * branch ran the body 3 times (taken twice, its end_next ignored), fell through, the group after it wrote
+ * 0x77 and the macro ended there (the 0x99 group after that did not run). Bit 14 changes nothing. */
+static void test_loop_end_next(void)
+{
+    for (int flag = 0; flag < 2; flag++) {
+        enc_prog p = {.n = 0};
+        vgt_mme_tu104_inst in = tu_nop();
+        tu_alu(&in, 0, VGT_MME_TU104_ADD, 1, Z, IMM, 3);   /* R1 = 3 */
+        tu_alu(&in, 1, VGT_MME_TU104_ADD, 0, Z, Z, 0);     /* R0 = 0 */
+        tu_add(&p, &in);
+        in = tu_nop();                                      /* loop: R0 += 1 */
+        tu_alu(&in, 0, VGT_MME_TU104_ADD, 0, 0, IMM, 1);
+        tu_add(&p, &in);
+        in = tu_nop();                                      /* M = R0 */
+        tu_alu(&in, 0, VGT_MME_TU104_ADD, Z, 0, Z, tu_mthd_imm(M, 0));
+        tu_out(&in, 0, VGT_MME_OUT_IMM0, VGT_MME_OUT_ALU0);
+        tu_add(&p, &in);
+        in = tu_nop();                                      /* BEQ R0, R1 ?F -> loop, end_next */
+        tu_alu(&in, 0, VGT_MME_TU104_BEQ, Z, 0, 1, (uint16_t)((flag ? 0x4000u : 0) | (0x2000u - 2u)));
+        in.end_next = true;
+        tu_add(&p, &in);
+        in = tu_nop();                                      /* M + 4 = 0x77: the group after the branch */
+        in.alu[0].imm = tu_mthd_imm(M + 4, 0);
+        in.alu[1].imm = 0x77;
+        tu_out(&in, 0, VGT_MME_OUT_IMM0, VGT_MME_OUT_IMM1);
+        tu_add(&p, &in);
+        in = tu_nop();                                      /* 0x99: runs only if end_next were ignored */
+        in.alu[0].imm = tu_mthd_imm(M + 8, 0);
+        in.alu[1].imm = 0x99;
+        tu_out(&in, 0, VGT_MME_OUT_IMM0, VGT_MME_OUT_IMM1);
+        in.end_next = true;
+        tu_add(&p, &in);
+        in = tu_nop();
+        tu_add(&p, &in);
+        const uint32_t want[8] = {M, 1, M, 2, M, 3, M + 4, 0x77};
+        sim_out o = {0};
+        run(&p, NULL, 0, &o);
+        expect_clean_run(flag ? "loop closing branch with end_next, bit 14" : "loop closing branch with end_next", &o,
+                         want, 4);
+    }
 }
 
 /* ---- data RAM and STATE ------------------------------------------------------------------------- */
@@ -813,6 +876,7 @@ static void test_branch_bit14(void)
 int main(void)
 {
     test_branch_bit14();
+    test_loop_end_next();
     test_binops();
     test_pairs();
     test_sources_and_outputs();
