@@ -52,6 +52,7 @@ struct vgt_ldx_channel {
     uint32_t state_cls;
     uint32_t state_val[STATE_SLOTS];
     uint8_t state_set[STATE_SLOTS];
+    int quiet;                /* vgt_ldx_channel_quiet: follow the state, describe and emit nothing */
 };
 
 const char *vgt_ld_qmd_source_name(unsigned s)
@@ -464,6 +465,11 @@ static void emit(vgt_ldx_channel *c, vgt_work_kind kind, const vgt_event *ev, co
 static void on_event(void *ctx, const vgt_event *ev)
 {
     vgt_ldx_channel *c = ctx;
+    if (c->quiet) {   /* what uploads and copies wrote stays known for the submissions that describe */
+        if (ev->kind == VGT_EV_UPLOAD) apply_upload(c->x, &ev->u.upload);
+        else if (ev->kind == VGT_EV_COPY) apply_copy(c->x, &ev->u.copy);
+        return;
+    }
     switch (ev->kind) {
     case VGT_EV_LAUNCH: case VGT_EV_EMPTY_DISPATCH:
         describe_launch(c, ev, &c->x->desc);
@@ -543,6 +549,8 @@ void vgt_ldx_channel_free(vgt_ldx_channel *c)
     vgt_sem_free(c->sem);
     free(c);
 }
+
+void vgt_ldx_channel_quiet(vgt_ldx_channel *c, int quiet) { c->quiet = quiet; }
 
 void vgt_ldx_submit_begin(vgt_ldx_channel *c, uint64_t submission, uint64_t seq)
 {

@@ -357,11 +357,15 @@ static vgt_status cuda_launch(vgt_backend *b, uint64_t fn, const uint32_t grid[3
 static vgt_status cuda_mem_write(vgt_backend *b, uint32_t vas, uint64_t va, const void *src, uint64_t len, vgt_error *err)
 {
     (void)vas;
+    b->ctr.host_writes++;
+    b->ctr.host_write_bytes += len;
     return cuda_write(b, va, src, len, err);
 }
 static vgt_status cuda_mem_read(vgt_backend *b, uint32_t vas, uint64_t va, void *dst, uint64_t len, vgt_error *err)
 {
     (void)vas;
+    b->ctr.host_reads++;
+    b->ctr.host_read_bytes += len;
     return cuda_read(b, va, dst, len, err);
 }
 

@@ -129,9 +129,9 @@ static void gpu_close(vgt_backend *b)
     if (pf) {
         const gpu_profile *p = &b->prof;
         fprintf(pf, "gpu backend profile (ms): maps %.1f (%llu, clearing %.1f), host writes %.1f (%llu, %.1f MB), "
-                "reads %.1f (%.1f MB), channel creation %.1f, submits %.1f (%llu), waits %.1f (%llu)\n",
+                "reads %.1f (%llu, %.1f MB), channel creation %.1f, submits %.1f (%llu), waits %.1f (%llu)\n",
                 p->map_ns / 1e6, (unsigned long long)p->maps, p->zero_ns / 1e6, p->write_ns / 1e6,
-                (unsigned long long)p->writes, p->write_bytes / 1e6, p->read_ns / 1e6, p->read_bytes / 1e6,
+                (unsigned long long)p->writes, p->write_bytes / 1e6, p->read_ns / 1e6, (unsigned long long)b->counters.host_reads, p->read_bytes / 1e6,
                 p->realize_ns / 1e6, p->submit_ns / 1e6, (unsigned long long)p->submits, p->wait_ns / 1e6,
                 (unsigned long long)p->waits);
         fclose(pf);
@@ -226,6 +226,8 @@ static vgt_status gpu_mem_write(vgt_backend *b, uint32_t vas, uint64_t va, const
     b->prof.write_ns += now_ns() - t0;
     b->prof.write_bytes += len;
     b->prof.writes++;
+    b->counters.host_writes++;
+    b->counters.host_write_bytes += len;
     return st;
 }
 
@@ -236,6 +238,8 @@ static vgt_status gpu_mem_read(vgt_backend *b, uint32_t vas, uint64_t va, void *
     vgt_status st = vgt_gpu_read(b->gpu, va, dst, (size_t)len, err);
     b->prof.read_ns += now_ns() - t0;
     b->prof.read_bytes += len;
+    b->counters.host_reads++;
+    b->counters.host_read_bytes += len;
     return st;
 }
 

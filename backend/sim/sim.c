@@ -95,6 +95,8 @@ static vgt_status sim_write(vgt_backend *b, uint32_t vas, uint64_t va, const voi
 {
     VGT_TRY(check_vas(b, vas, err));
     VGT_TRY(sim_mem_write(&b->mem[vas], va, src, len, SIM_HOST, "host write", err));
+    b->ctr.host_writes++;
+    b->ctr.host_write_bytes += len;
     sim_run_blocked(b);   /* a host write may release a blocked acquire */
     return VGT_OK;
 }
@@ -102,6 +104,8 @@ static vgt_status sim_write(vgt_backend *b, uint32_t vas, uint64_t va, const voi
 static vgt_status sim_read(vgt_backend *b, uint32_t vas, uint64_t va, void *dst, uint64_t len, vgt_error *err)
 {
     VGT_TRY(check_vas(b, vas, err));
+    b->ctr.host_reads++;
+    b->ctr.host_read_bytes += len;
     return sim_mem_read(&b->mem[vas], va, dst, len, "host read", err);
 }
 

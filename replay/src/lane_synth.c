@@ -53,6 +53,12 @@ struct synth_lane {
     uint64_t arena_va, arena_used;
     int arena_mapped, arena_failed;
     uint8_t warned_fallback;
+    /* the current submission's plan may run (--lane synth; lane auto: a segment captured truncated). When
+     * it cannot, the extractor still follows the channel's methods (its state: bindings, macros, QMD
+     * fields) but builds no work and reads no memory: on the GPU a read crosses the PCIe BAR, and the
+     * launches' programs, constant buffers and QMDs of every verbatim submission (69 KB each in
+     * many_launches) cost more than the rest of the engine. */
+    int planning;
 };
 
 static int synth_active(const vgt_replay *rp)
@@ -69,6 +75,10 @@ static vgt_status replay_mem(void *ctx, uint64_t va, void *dst, uint64_t len, ui
     vgt_replay *rp = ctx;
     vgt_error e;
     *known = 0;
+    if (!rp->synth->planning) {
+        memset(dst, 0, len);   /* unknown: no plan of this submission will run */
+        return VGT_OK;
+    }
     if (!rp->be || rp->ops->mem_read(rp->be, rp->vas, addr_to_replay(rp, va), dst, len, &e) != VGT_OK) {
         memset(dst, 0, len);
         return VGT_OK;   /* not mapped in the replay: unknown */
@@ -126,7 +136,7 @@ static void on_work(void *ctx, const vgt_work *w)
 {
     vgt_replay *rp = ctx;
     synth_chan *sc = rp->synth->cur;
-    if (!sc || sc->status != PLAN_OK || !sc->syn) return;
+    if (!rp->synth->planning || !sc || sc->status != PLAN_OK || !sc->syn) return;
     vgt_error e;
     vgt_status rc = vgt_synth_work(sc->syn, w, &e);
     if (rc == VGT_OK) return;
@@ -152,6 +162,16 @@ static vgt_status lane_start(vgt_replay *rp, vgt_error *err)
 
 static int sub_active(const vgt_replay *rp) { return synth_active(rp); }
 
+/* Whether the plan of this submission can run: always with --lane synth; with lane auto only when a
+ * segment was captured truncated (lane_run_auto). */
+static int plan_may_run(const vgt_replay *rp, const vgt_rec_gpfifo_submit *sub)
+{
+    if (rp->opt.lane == VGT_LANE_SYNTH) return 1;
+    for (uint32_t i = 0; sub && i < sub->segment_count; i++)
+        if (sub->segments[i].flags & VGT_SEGMENT_FLAG_TRUNCATED) return 1;
+    return 0;
+}
+
 static unsigned sub_begin(stream_submit *s)
 {
     vgt_replay *rp = s->rp;
@@ -175,8 +195,10 @@ static unsigned sub_begin(stream_submit *s)
     vgt_ldx_submit_begin(sc->lc, (uint64_t)rp->cur_index, s->rec->seq);
     sc->refused = vgt_ldx_calls_refused(rp->synth->x);
     vgt_synth_begin(sc->syn);
-    sc->status = PLAN_OK;
-    sc->why[0] = 0;
+    rp->synth->planning = plan_may_run(rp, s->sub);
+    vgt_ldx_channel_quiet(sc->lc, !rp->synth->planning);
+    sc->status = rp->synth->planning ? PLAN_OK : PLAN_UNSUPPORTED;
+    snprintf(sc->why, sizeof sc->why, "%s", rp->synth->planning ? "" : "no segment captured truncated");
     rp->synth->cur = sc;
     return STREAM_METHODS;
 }
@@ -202,6 +224,8 @@ static void sub_end(stream_submit *s)
         snprintf(sc->why, sizeof sc->why, "the work extractor stopped: %.480s", e.msg);
     }
     s->rp->synth->cur = NULL;
+    if (!s->rp->synth->planning) return;   /* its plan cannot run: nothing to check */
+    s->rp->synth->planning = 0;
     /* a macro call over the MME budget did not run: the work it builds is not in the plan, which must not
      * stand for the submission (it runs verbatim, where the MME guard has its say) */
     uint64_t refused = vgt_ldx_calls_refused(s->rp->synth->x) - sc->refused;

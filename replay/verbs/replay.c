@@ -270,6 +270,12 @@ static void print_summary_text(FILE *f, const vgt_replay_summary *s, int check, 
             (unsigned long long)k->blocked_waits, (unsigned long long)s->warnings, s->blocked ? "; CHANNELS NEVER FINISHED" : "");
     fprintf(f, "  timing: replay %.3f ms from the first submission to all work done; capture %.3f ms from the first "
                "to the last submission\n", s->replay_span_ns / 1e6, s->capture_span_ns / 1e6);
+    /* what the engine read back through the backend: on hardware each byte crosses the PCIe BAR */
+    uint64_t nsub = s->submissions_replayed ? s->submissions_replayed : 1;
+    fprintf(f, "  host access: %llu reads (%llu bytes, %.1f per submission replayed), %llu writes (%llu bytes)\n",
+            (unsigned long long)k->host_reads, (unsigned long long)k->host_read_bytes,
+            (double)k->host_read_bytes / (double)nsub, (unsigned long long)k->host_writes,
+            (unsigned long long)k->host_write_bytes);
     if (s->relocations || s->aliases || s->aliases_unreproduced)
         fprintf(f, "  addresses: %llu mappings relocated; %llu address operands and %llu GPFIFO entries rewritten; "
                    "%llu memory objects mapped twice aliased (%llu not reproduced)\n",
@@ -310,6 +316,9 @@ static void print_summary_json(FILE *f, const vgt_replay_summary *s, int check, 
             (unsigned long long)k->sem_releases, (unsigned long long)k->sem_acquires,
             (unsigned long long)k->sem_reductions, (unsigned long long)k->report_semaphores,
             (unsigned long long)k->qmd_releases);
+    fprintf(f, "\"host_access\":{\"reads\":%llu,\"read_bytes\":%llu,\"writes\":%llu,\"write_bytes\":%llu},",
+            (unsigned long long)k->host_reads, (unsigned long long)k->host_read_bytes, (unsigned long long)k->host_writes,
+            (unsigned long long)k->host_write_bytes);
     fprintf(f, "\"qmds\":{\"armed\":%llu,\"dependent_runs\":%llu},", (unsigned long long)k->qmd_armed,
             (unsigned long long)k->qmd_dependent_runs);
     fprintf(f, "\"macro_calls\":%llu,\"macro_errors\":%llu,\"macro_refused\":%llu,\"faults\":%llu,\"unsupported\":%llu,\"diagnostics\":%llu,"

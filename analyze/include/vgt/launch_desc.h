@@ -177,6 +177,11 @@ vgt_status vgt_ldx_channel_new(vgt_ldx *x, uint32_t client, uint32_t channel, ui
                                vgt_error *err);
 void vgt_ldx_channel_free(vgt_ldx_channel *c);
 void vgt_ldx_submit_begin(vgt_ldx_channel *c, uint64_t submission, uint64_t seq);
+/* quiet 1: the channel's methods still set its state (bindings, macros, compute class state) and what
+ * uploads and copies write is still kept, but no launch is described (its QMD, program and constant
+ * buffers are not read) and no work is handed to on_work: for submissions whose work nobody will use
+ * (the replay's lane auto runs them verbatim). quiet 0 (the default): everything. */
+void vgt_ldx_channel_quiet(vgt_ldx_channel *c, int quiet);
 /* The glue between a trace walk (vgt/walk.h) and the extractor, the same for every verb that walks: each
  * record sets the model and a MEMORY record makes what copies wrote there stale (on_record); each channel
  * incarnation gets an extractor channel in chan->user (on_channel; its failure is returned), freed at its

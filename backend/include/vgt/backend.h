@@ -135,6 +135,10 @@ typedef struct vgt_backend_counters {
      * a completing QMD scheduled them (DEPENDENT_QMD actions: CUDA graphs' kernel nodes) */
     uint64_t qmd_armed, qmd_dependent_runs;
     uint64_t qmd_releases;         /* SEM_RELEASE events of QMDs (in sem_releases too) */
+    /* The engine's host accesses through mem_read / mem_write (not the backend's own: a semaphore wait's
+     * polling is not counted). On hardware a read crosses the PCIe BAR (slow), so the bytes read per
+     * submission are a cost of the replay: what --check and the synth lane read back, nothing else. */
+    uint64_t host_reads, host_read_bytes, host_writes, host_write_bytes;
 } vgt_backend_counters;
 
 /* One range the GPU wrote (write_log). */
