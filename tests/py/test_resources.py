@@ -21,15 +21,23 @@ VERBS = [
 ]
 
 
+# A child forked from this (possibly large) pytest process inherits its memory high-water mark: Linux
+# carries the old address space's peak RSS across exec into ru_maxrss. So the verb is started by a small
+# Python of its own, and ru_maxrss is that grandchild's alone.
+_WAIT4 = """
+import os, subprocess, sys
+with open(os.devnull, "wb") as null:
+    p = subprocess.Popen(sys.argv[1:], stdout=null)
+    _, status, ru = os.wait4(p.pid, 0)
+print(ru.ru_maxrss, os.waitstatus_to_exitcode(status))
+"""
+
+
 def peak_mib(argv):
-    """Run argv; its own peak RSS in MiB (ru_maxrss of that child alone) and its exit status."""
-    with open(os.devnull, "wb") as null:
-        p = subprocess.Popen(argv, stdout=null, stderr=subprocess.PIPE)
-        _, status, ru = os.wait4(p.pid, 0)
-        err = p.stderr.read().decode(errors="replace")
-        p.stderr.close()
-        p.returncode = os.waitstatus_to_exitcode(status)
-    return ru.ru_maxrss / 1024.0, p.returncode, err
+    """Run argv; its own peak RSS in MiB (ru_maxrss of that process alone) and its exit status."""
+    r = subprocess.run(["python3", "-c", _WAIT4] + argv, capture_output=True, text=True, timeout=600)
+    kib, rc = r.stdout.split()
+    return int(kib) / 1024.0, int(rc), r.stderr
 
 
 @pytest.fixture(scope="module")
