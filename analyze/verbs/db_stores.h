@@ -9,6 +9,10 @@
  * and launches N .. N+K-1 (as `vgt draws` numbers them) of the piece of the submission the row was read
  * after; "draw":null,"draw_count":0 for the work before, between or after them. Both keys or neither.
  *
+ * "unfinished":1, on a row only: the range was read before the GPU finished the work (its wait timed out
+ * or the channel faulted), so the row's counts say nothing about what the work stores. The census per draw
+ * then keeps a draw's render-target rows even when nothing changed (bytes_changed 0).
+ *
  * px0 is the value of a render target's first pixel after the submission (an integer, the little-endian
  * 32-bit word at the target's VA), null on rows of other ranges; first_nonzero_pixel is an index.
  *
@@ -47,6 +51,7 @@ typedef struct db_store_row {
     uint8_t has_draw;             /* a census per draw: draw and draw_count were given */
     int64_t draw;                 /* the first draw of the row's piece, -1 none (null) */
     uint32_t draw_count;
+    uint32_t unfinished;          /* 1: read before the GPU finished the work (optional key, else 0) */
     uint64_t line;                /* 1-based line of the file */
 } db_store_row;
 

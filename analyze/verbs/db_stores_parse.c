@@ -32,11 +32,13 @@ static const struct field {
     /* a census per draw: both or neither */
     {"draw", F_U63_OR_NULL, offsetof(db_store_row, draw)},
     {"draw_count", F_U32, offsetof(db_store_row, draw_count)},
+    /* optional: 1 on a row read before the GPU finished the work (the replay writes it only then) */
+    {"unfinished", F_U32, offsetof(db_store_row, unfinished)},
 };
 #define NFIELDS (sizeof fields / sizeof fields[0])
 #define NREQUIRED 11u
 #define ALL_FIELDS ((1u << NREQUIRED) - 1u)
-#define DRAW_FIELDS (((1u << NFIELDS) - 1u) & ~ALL_FIELDS)
+#define DRAW_FIELDS (3u << NREQUIRED)
 #define PAGE 4096u
 
 typedef struct cursor {
@@ -278,6 +280,7 @@ vgt_status db_stores_parse_line(const char *path, const char *text, uint32_t len
     if (row->has_draw && (row->draw < 0) != (row->draw_count == 0))
         return RFAIL(&c, err, "draw %lld with draw_count %u (null goes with 0, a draw with 1 or more)",
                      (long long)row->draw, row->draw_count);
+    if (row->unfinished > 1) return RFAIL(&c, err, "unfinished %u (1, or the key left out)", row->unfinished);
     return check_row(&c, row, err);
 }
 

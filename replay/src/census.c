@@ -7,6 +7,8 @@
  * still black); here they are measured on whatever backend runs the replay.
  * With the census per draw (draw_cuts.c) a submission is read back after each of its pieces too, and each
  * row names the draws of its piece.
+ * A read after work the GPU did not finish (its wait timed out, or the channel faulted) is flagged
+ * unfinished: zero bytes changed then says nothing about what the draw stores.
  * Bounded: at most CENSUS_MAX_RANGES ranges and CENSUS_MAX_BYTES watched bytes (ranges beyond are
  * counted as skipped), at most CENSUS_MAX_ROWS rows (then counted as dropped). */
 #include <stdlib.h>
@@ -121,6 +123,9 @@ vgt_status census_after(vgt_replay *rp, int piece, vgt_error *err)
     census_state *c = &rp->census;
     int stored = 0;   /* this read found a changed byte */
     if (c->n) engine_settle(rp, SETTLE_CENSUS);   /* what this submission wrote: once it ran */
+    /* the GPU did not finish the work read here: a draw's render targets give rows even unchanged */
+    int unfinished = rp->unfinished;
+    int keep_quiet = unfinished && c->per_draw && c->draw_first >= 0;
     for (uint32_t i = 0; i < c->n; i++) {
         census_range *r = &c->ranges[i];
         if (r->len > c->cap_after) {
@@ -133,19 +138,21 @@ vgt_status census_after(vgt_replay *rp, int piece, vgt_error *err)
         read_range(rp, r, c->after);
         vgt_store_row row = {.submit_index = rp->cur_index, .submit_seq = rp->cur_seq, .channel = rp->cur_channel,
                              .va = r->va, .len = r->len, .what = r->what, .draw_first = c->draw_first,
-                             .draw_count = c->draw_count, .per_draw = (uint8_t)c->per_draw};
+                             .draw_count = c->draw_count, .per_draw = (uint8_t)c->per_draw,
+                             .unfinished = (uint8_t)unfinished};
         vgt_store_diff(r->before, c->after, r->len, &row);
         /* a piece of a submission cut at its draws: what it read is the next piece's "before" */
         if (piece) memcpy(r->before, c->after, r->len);
-        if (!row.bytes_changed) continue;
+        if (!row.bytes_changed && !(keep_quiet && r->first_px >= 0)) continue;
         if (r->first_px >= 0 && (uint64_t)r->first_px + 4 <= r->len) row.px0 = le32(c->after + r->first_px);
-        c->changed = stored = 1;
+        if (row.bytes_changed) c->changed = stored = 1;
         VGT_TRY(add_row(c, &row, err));
     }
     if (piece) c->pieces++;
     if (c->draw_first >= 0) {
         c->draws += c->draw_count;
         if (!stored) c->draws_quiet += c->draw_count;
+        if (unfinished) c->draws_unfinished += c->draw_count;
     }
     if (!piece) {
         if (!c->changed) c->quiet_submissions++;

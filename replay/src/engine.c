@@ -508,6 +508,7 @@ void engine_wait_submission(vgt_replay *rp)
     rp->sum.wait_ns += dt;
     rp->ninflight = 0;   /* every push buffer written before was fetched (or its channel is stuck) */
     if (rc == VGT_OK) rp->unsettled = 0;
+    rp->unfinished = rc != VGT_OK;   /* what the census reads next is not the work's result */
     if (rc == VGT_OK || rc == VGT_E_FAULT) return;
     char msg[VGT_ERROR_MSG_MAX + 64];
     snprintf(msg, sizeof msg, "not finished after %llu ms: %s", (unsigned long long)ms, e.msg);
@@ -740,6 +741,7 @@ const vgt_replay_summary *vgt_replay_summary_get(vgt_replay *rp)
     rp->sum.census_pieces = c->pieces;
     rp->sum.census_draws = c->draws;
     rp->sum.census_draws_quiet = c->draws_quiet;
+    rp->sum.census_draws_unfinished = c->draws_unfinished;
     return &rp->sum;
 }
 

@@ -136,6 +136,7 @@ typedef struct census_state {
     uint32_t draw_count;
     uint64_t pieces;             /* reads after a piece of a submission (not its end) */
     uint64_t draws, draws_quiet; /* draws and launches read back after their piece; ... that changed nothing */
+    uint64_t draws_unfinished;   /* ... read before the GPU finished their piece */
 } census_state;
 
 /* The census per draw (draw_cuts.c): where the current submission is cut. A piece ends before dword
@@ -271,6 +272,7 @@ struct vgt_replay {
     const vgt_rec_gpfifo_submit *run_sub;
     engine_channel *run_chan;
     int unsettled;               /* asynchronous backend: work submitted since the last idle that finished */
+    int unfinished;              /* the last wait for the backend timed out or met a fault (census rows say so) */
     int wait_demand;             /* options.wait_demand on an asynchronous backend (engine_settle) */
     uint64_t waited_acc;         /* ns waited for the backend since the last on_submitted */
     /* wait_demand: push-buffer ranges (replay VAs) written since the last wait: a segment over one of

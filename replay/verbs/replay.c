@@ -691,9 +691,11 @@ static int finish(vgt_replay *rp, const args *a, cli *c)
                 (unsigned long long)s->census_rows, (unsigned long long)s->census_quiet);
     if (a->census_per_draw && !a->json)
         fprintf(c->out, "  census per draw: %llu draws and launches read back after their piece, %llu of them "
-                        "changed no watched byte; %llu reads inside submissions\n",
+                        "changed no watched byte; %llu reads inside submissions; %llu draws read before the GPU "
+                        "finished their piece%s\n",
                 (unsigned long long)s->census_draws, (unsigned long long)s->census_draws_quiet,
-                (unsigned long long)s->census_pieces);
+                (unsigned long long)s->census_pieces, (unsigned long long)s->census_draws_unfinished,
+                s->census_draws_unfinished ? " (what they changed says nothing about what they store)" : "");
     if ((vgt_replay_summary_failed(s) || coverage_short(s, a->check, min)) && code == VGT_EXIT_OK) code = VGT_EXIT_PROBLEM;
     return code;
 }

@@ -121,6 +121,7 @@ void census_print(const vgt_replay *rp, FILE *out, uint64_t max_rows)
                 (long long)r->submit_index, r->channel, r->what, (unsigned long long)r->va, (unsigned long long)r->len,
                 (unsigned long long)r->pages_written, (unsigned long long)r->bytes_changed, (long long)r->first_changed,
                 (long long)r->first_nonzero_pixel, px0, draws);
+        if (r->unfinished) fputs("    (read before the GPU finished this work)\n", out);
     }
     if (n > max_rows) fprintf(out, "  (%llu more rows: --census-json FILE has them all)\n", (unsigned long long)(n - max_rows));
 }
@@ -141,15 +142,17 @@ int census_write_jsonl(const vgt_replay *rp, const char *path)
         char px0[24] = "null";   /* the first pixel's value: render targets only */
         if (r->px0 >= 0) snprintf(px0, sizeof px0, "%lld", (long long)r->px0);
         char draw[64] = "";   /* the census per draw: the draws of the row's piece (null: none) */
+        /* "unfinished":1 only on rows read before the GPU finished the work (the key is absent otherwise) */
         if (r->per_draw && r->draw_first >= 0)
             snprintf(draw, sizeof draw, ",\"draw\":%lld,\"draw_count\":%u", (long long)r->draw_first, r->draw_count);
         else if (r->per_draw) snprintf(draw, sizeof draw, ",\"draw\":null,\"draw_count\":0");
         fprintf(f, "{\"submission\":%lld,\"seq\":%llu,\"channel\":%u,\"what\":\"%s\",\"va\":%llu,\"length\":%llu,"
                    "\"pages_written\":%llu,\"bytes_changed\":%llu,\"first_changed\":%lld,\"first_nonzero_pixel\":%lld,"
-                   "\"px0\":%s%s}\n",
+                   "\"px0\":%s%s%s}\n",
                 (long long)r->submit_index, (unsigned long long)r->submit_seq, r->channel, r->what,
                 (unsigned long long)r->va, (unsigned long long)r->len, (unsigned long long)r->pages_written,
-                (unsigned long long)r->bytes_changed, (long long)r->first_changed, (long long)r->first_nonzero_pixel, px0, draw);
+                (unsigned long long)r->bytes_changed, (long long)r->first_changed, (long long)r->first_nonzero_pixel, px0, draw,
+                r->unfinished ? ",\"unfinished\":1" : "");
     }
     if (vgt_outfile_commit(&of, &err) != VGT_OK) return vgt_cli_error("replay", VGT_EXIT_USAGE, "--census-json: %s", err.msg);
     return VGT_EXIT_OK;

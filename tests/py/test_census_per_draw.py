@@ -97,3 +97,17 @@ def test_stores_file_needs_both_draw_keys(vgt, tmp_path):
 def test_census_per_draw_refuses_a_stream(vgt):
     r = vgt("replay", "-", "--backend", "sim", "--census-per-draw", check=2)
     assert "needs a trace file" in r.stderr
+
+
+def test_stores_file_unfinished_key(vgt, tmp_path):
+    """"unfinished":1 marks a row read before the GPU finished its piece: optional, 1 only."""
+    base = ('{"submission":0,"seq":408,"channel":3203334400,"what":"observed","va":68943872,"length":4096,'
+            '"pages_written":0,"bytes_changed":0,"first_changed":-1,"first_nonzero_pixel":748,"px0":null,'
+            '"draw":3,"draw_count":1')
+    for tail, ok in [('}', True), (',"unfinished":1}', True), (',"unfinished":2}', False),
+                     (',"unfinished":1,"unfinished":1}', False)]:
+        f = tmp_path / "s.jsonl"
+        f.write_text(base + tail + "\n")
+        r = vgt("db", CORPUS / "gl_nostore.vgt", "-o", tmp_path / "x.db", "--stores", f, check=None)
+        (tmp_path / "x.db").unlink(missing_ok=True)
+        assert (r.returncode == 0) == ok, (tail, r.stderr)

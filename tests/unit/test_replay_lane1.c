@@ -1179,6 +1179,90 @@ static void test_mme_guard(void)
     unlink(path);
 }
 
+/* The census per draw when the GPU does not finish a piece (its wait times out, as on a GPU left unable to
+ * finish draws): every row read after it says unfinished, and a draw whose piece changed nothing still
+ * gets its render-target rows (bytes 0), so it is not taken for a draw that stored nothing. Two "draws":
+ * SET_MULTI_VIEW (HOPPER_A 0x0228, writes nothing) and the host semaphore release of the target's first
+ * pixel. With an idle that finishes: no row for the quiet draw, no row unfinished. */
+static uint64_t submit_seq_of(const char *path)
+{
+    vgt_reader *r;
+    vgt_record rec;
+    vgt_error e;
+    uint64_t seq = UINT64_MAX;
+    ok(vgt_reader_open_path(&r, path, NULL, &e), &e);
+    while (vgt_reader_next(r, &rec, &e) == VGT_OK)
+        if (rec.type == VGT_REC_GPFIFO_SUBMIT && seq == UINT64_MAX) seq = rec.seq;
+    vgt_reader_close(r);
+    return seq;
+}
+
+static void test_census_unfinished(void)
+{
+    char path[] = "/tmp/test_replay_lane1_unfin_XXXXXX";
+    vgt_error e;
+    uint64_t ts = 0;
+    vgt_writer *w = open_temp_trace(path, &e);
+    vgt_rec_mem_alloc m = {.client = CLIENT, .parent = 1, .handle = 0x10, .cls = 0x40, .size = 0x200000, .aperture = 1};
+    ok(vgt_write_mem_alloc(w, ++ts, &m, &e), &e);
+    vgt_rec_gpu_map g = {.client = CLIENT, .device = 1, .va_space = 2, .memory = 0x10, .gpu_va = PB_VA, .length = 0x100000, .source = 1};
+    ok(vgt_write_gpu_map(w, ++ts, &g, &e), &e);
+    g.gpu_va = DATA_VA, g.offset = 0x100000;
+    ok(vgt_write_gpu_map(w, ++ts, &g, &e), &e);
+    write_channel_a0(w, &ts, &e);
+    const uint32_t pb[] = {1u << 29 | 1u << 16 | 1u << 13 | 0, 0xCB97,
+                           1u << 29 | 6u << 16 | 1u << 13 | 0x800 >> 2, (uint32_t)(RT_VA >> 32), (uint32_t)RT_VA, 16, 8,
+                           0xCF, 0,
+                           1u << 29 | 1u << 16 | 1u << 13 | 0x228 >> 2, 0,   /* dword 9: "draw" 0 */
+                           1u << 29 | 5u << 16 | 0x5c >> 2, (uint32_t)RT_VA, (uint32_t)(RT_VA >> 32), 0xff0000ffu, 0, 1};
+    write_pb(w, &ts, 0, pb, sizeof pb / 4, &e);   /* dword 11: "draw" 1 */
+    ok(vgt_writer_close(w, &e), &e);
+    uint64_t seq = submit_seq_of(path);
+    const vgt_replay_draw_cut cuts[] = {{.seq = seq, .entry = 0, .dword = 10, .number = 0},
+                                        {.seq = seq, .entry = 0, .dword = 12, .number = 1}};
+    for (int timeout = 0; timeout < 2; timeout++) {
+        fake = vgt_backend_sim;
+        fake.caps = fake_caps;
+        fake.idle = counting_idle;
+        fake.produced = NULL, fake.write_log = NULL, fake.write_log_reset = NULL;
+        idle_result_timeout = timeout;
+        vgt_replay_options o = vgt_replay_defaults();
+        o.backend = &fake;
+        o.census = 1;
+        o.submit_timeout_ms = 10;
+        o.draw_cuts = cuts;
+        o.ndraw_cuts = 2;
+        vgt_replay *rp;
+        vgt_reader *r;
+        CHECK_STATUS(vgt_replay_open(&rp, &o, &e), VGT_OK, &e, "vgt_replay_open");
+        CHECK_STATUS(vgt_reader_open_path(&r, path, NULL, &e), VGT_OK, &e, "vgt_reader_open_path");
+        CHECK_STATUS(vgt_replay_run(rp, r, &e), VGT_OK, &e, "vgt_replay_run");
+        vgt_replay_finish(rp, &e);
+        const vgt_replay_summary *s = vgt_replay_summary_get(rp);
+        uint64_t n, quiet0 = 0, stored1 = 0, unfinished = 0;
+        const vgt_store_row *rows = vgt_replay_stores(rp, &n);
+        for (uint64_t i = 0; i < n; i++) {
+            unfinished += rows[i].unfinished;
+            if (rows[i].draw_first == 0 && rows[i].draw_count == 1 && !strcmp(rows[i].what, "render-target"))
+                quiet0 += rows[i].bytes_changed == 0;
+            if (rows[i].draw_first == 1 && rows[i].bytes_changed == 2 && rows[i].px0 == 0xff0000ffll) stored1++;
+        }
+        CHECK(s->census_draws == 2 && s->census_draws_quiet == 1, "timeout %d: 2 draws read, 1 quiet: %llu %llu",
+              timeout, (unsigned long long)s->census_draws, (unsigned long long)s->census_draws_quiet);
+        CHECK(stored1 == 1, "timeout %d: draw 1's row (the pixel it released)", timeout);
+        CHECK(s->census_draws_unfinished == (timeout ? 2u : 0u), "timeout %d: draws unfinished %llu", timeout,
+              (unsigned long long)s->census_draws_unfinished);
+        CHECK(quiet0 == (timeout ? 1u : 0u), "timeout %d: the quiet draw's render-target rows: %llu", timeout,
+              (unsigned long long)quiet0);
+        CHECK(timeout ? unfinished == n && n >= 2 : unfinished == 0, "timeout %d: %llu of %llu rows unfinished",
+              timeout, (unsigned long long)unfinished, (unsigned long long)n);
+        vgt_reader_close(r);
+        vgt_replay_close(rp);
+    }
+    idle_result_timeout = 0;
+    unlink(path);
+}
+
 int main(void)
 {
     test_synthetic_refused();
@@ -1194,6 +1278,7 @@ int main(void)
     test_store_diff();
     test_census_replay();
     test_census_render_target();
+    test_census_unfinished();
     test_plan_operands();
     test_plan_copy_operands();
     test_fault_window();

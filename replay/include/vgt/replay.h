@@ -247,6 +247,7 @@ typedef struct vgt_replay_summary {
     /* the census per draw: submissions read back after a piece too (pieces), draws and launches read
      * back after their piece, and those of them whose piece changed no watched byte */
     uint64_t census_pieces, census_draws, census_draws_quiet;
+    uint64_t census_draws_unfinished;  /* ... read back before the GPU finished their piece */
     /* --check without a write log: bytes of compared records left out because only the captured driver
      * wrote them (captured channels' USERD and GPFIFO rings, pages of submitted push-buffer segments) */
     uint64_t bytes_capture_only;
@@ -443,6 +444,11 @@ typedef struct vgt_store_row {
     int64_t draw_first;
     uint32_t draw_count;
     uint8_t per_draw;
+    /* the GPU had not finished the work when the range was read (its wait timed out or the channel
+     * faulted): the row says what was read, not what the work stores. The census per draw keeps the
+     * render-target rows of such a piece even when nothing changed, so that a draw whose piece never ran
+     * is not taken for a draw that stored nothing. */
+    uint8_t unfinished;
 } vgt_store_row;
 
 /* Compare before/after of one watched range: pages written, bytes changed, first changed byte, first
