@@ -679,17 +679,36 @@ vgt_status engine_record(vgt_replay *rp, const vgt_record *rec, vgt_error *err)
     }
 }
 
-/* A synthetic trace never reaches a hardware backend unless the caller insists (options.force). */
-static vgt_status admit_trace(vgt_replay *rp, const vgt_reader *r, vgt_error *err)
+/* What marks a trace as one no driver produced, and so one that faults a GPU on purpose or by accident:
+ * a synthetic trace (placeholder shader code) or a derived one (a real trace edited to provoke a lint, as
+ * corpus/derive/ writes: a program moved to an unmapped VA raises an engine exception). NULL: neither. */
+static const char *trace_mark(const vgt_reader *r)
 {
     const char *mode = vgt_reader_identity(r, "capture_mode");
-    if (!mode || strcmp(mode, "synthetic") || !(rp->ops->caps() & VGT_CAP_ASYNC)) return VGT_OK;
-    if (!rp->opt.force)
-        return vgt_fail(err, VGT_E_ARG, 0, "the trace is synthetic (capture_mode=synthetic): its shader code is "
-                        "placeholder bytes, and on a GPU it raises engine exceptions that can leave the GPU unable "
-                        "to finish other programs' draws; refusing to run it on backend %s (force to insist)",
-                        rp->ops->name);
-    engine_warn(rp, "running a synthetic trace on backend %s as forced: expect engine exceptions", rp->ops->name);
+    if (mode && !strcmp(mode, "synthetic"))
+        return "the trace is synthetic (capture_mode=synthetic): its shader code is placeholder bytes";
+    if (vgt_reader_identity(r, "derived_from"))
+        return "the trace is derived (identity derived_from): it was edited to provoke a fault on purpose";
+    return NULL;
+}
+
+vgt_status vgt_replay_admit(const vgt_reader *r, const vgt_backend_ops *ops, int force, vgt_error *err)
+{
+    const char *why = trace_mark(r);
+    if (!why || !(ops->caps() & VGT_CAP_ASYNC) || force) return VGT_OK;
+    return vgt_fail(err, VGT_E_ARG, VGT_NO_OFFSET, "%s, and on a GPU it raises engine exceptions that can leave the GPU unable "
+                    "to finish other programs' draws; refusing to run it on backend %s (force to insist)", why,
+                    ops->name);
+}
+
+/* The library's own guard (callers that skip vgt_replay_admit): a marked trace never reaches a hardware
+ * backend unless the caller insists (options.force), and then with a warning. */
+static vgt_status admit_trace(vgt_replay *rp, const vgt_reader *r, vgt_error *err)
+{
+    VGT_TRY(vgt_replay_admit(r, rp->ops, rp->opt.force, err));
+    if (trace_mark(r) && (rp->ops->caps() & VGT_CAP_ASYNC))
+        engine_warn(rp, "running a %s trace on backend %s as forced: expect engine exceptions",
+                    vgt_reader_identity(r, "derived_from") ? "derived" : "synthetic", rp->ops->name);
     return VGT_OK;
 }
 

@@ -575,7 +575,8 @@ static const vgt_cli_opt replay_options[] = {
     {"plan", 0, VGT_ARG_NONE, NULL, "print the lane-1 address plan (relocations) before replaying", A(plan)},
     {"force", 0, VGT_ARG_NONE, NULL, "hardware: run what is refused otherwise, because it raises engine exceptions "
      "that can leave the GPU unable to finish other programs' draws: a trace marked synthetic (placeholder shader "
-     "code), and submissions whose macro calls the MME simulator predicts to raise ILLEGAL_OPCODE", A(force)},
+     "code) or derived (identity derived_from: edited to provoke a fault, as the corpus's lint traces are), and "
+     "submissions whose macro calls the MME simulator predicts to raise ILLEGAL_OPCODE", A(force)},
     VGT_OPT_FOLLOW(args, follow),
     {"live", 0, VGT_ARG_NONE, NULL, "the trace is being recorded while it is replayed (a pipe from `vgt record -o -`; "
      "what `vgt record --replay` runs): nothing waits for its end. The plan is made over the records before the first "
@@ -774,7 +775,9 @@ int cmd_replay(int argc, char **argv)
     vgt_error err;
     vgt_reader *r = NULL;
     vgt_replay *rp = NULL;
-    if (open_reader(a.trace, a.follow, &r, &err) || vgt_replay_open(&rp, &o, &err) != VGT_OK) {
+    /* a trace marked synthetic or derived is refused before the GPU is even opened */
+    if (open_reader(a.trace, a.follow, &r, &err) || vgt_replay_admit(r, o.backend, o.force, &err) != VGT_OK ||
+        vgt_replay_open(&rp, &o, &err) != VGT_OK) {
         vgt_reader_close(r);
         live_free(&c.live);
         free(cuts);

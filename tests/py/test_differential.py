@@ -3,6 +3,7 @@
 (tests/gpu/state_diff.py), and the CUDA-graph QMD chain that sim used to leave blocked."""
 import copy
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -146,3 +147,97 @@ def test_state_diff_cli_table(tmp_path):
 
 def test_differential_script_parses():
     assert subprocess.run(["bash", "-n", str(REPO / "tests/gpu/differential.sh")]).returncode == 0
+
+
+# ---- derived traces never reach the GPU ----
+LINTS = ("gl_lints", "vk_lints")   # derived by corpus/derive/draw_lints.py: a program moved to an unmapped VA
+
+
+def info_identity(vgt_bin, trace):
+    return json.loads(run_vgt(vgt_bin, "info", "--json", trace).stdout)["identity"]
+
+
+def test_trace_mark_derived_from_identity_and_manifest(vgt_bin):
+    manifest = REPO / "corpus" / "manifest.json"
+    for name in LINTS:
+        ident = info_identity(vgt_bin, REPO / "corpus" / f"{name}.vgt")
+        assert state_diff.trace_mark(ident) == "skipped: derived trace (would fault on purpose)"
+        # the manifest alone says so too (a derived trace whose identity lost the mark)
+        entry = state_diff.manifest_entry(manifest, name)
+        assert entry["derived"] is True
+        assert state_diff.trace_mark({}, entry).startswith("skipped: derived")
+    ident = info_identity(vgt_bin, REPO / "corpus" / "vk_triangle.vgt")
+    assert state_diff.trace_mark(ident, state_diff.manifest_entry(manifest, "vk_triangle")) is None
+    assert state_diff.trace_mark({"capture_mode": "synthetic"}).startswith("skipped: synthetic")
+
+
+def test_differential_skips_derived_traces(vgt_bin, tmp_path):
+    """run mode over the derived traces alone: nothing reaches the GPU (no GPU replay is even started: on a
+    machine without one an attempt would show as NO-STATE), each row says why, and skipping is no failure."""
+    env = dict(os.environ, OUT=str(tmp_path), VGT=str(vgt_bin), WORKLOAD="", CORPUS="corpus/*_lints.vgt")
+    r = subprocess.run(["bash", str(REPO / "tests/gpu/differential.sh"), "run"], capture_output=True, text=True,
+                       env=env, cwd=REPO, timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    rows = [json.loads(line) for line in (tmp_path / "rows.jsonl").read_text().splitlines()]
+    assert sorted(row["trace"] for row in rows) == sorted(LINTS)
+    assert all(row["verdict"] == "skipped: derived trace (would fault on purpose)" for row in rows)
+    assert not list(tmp_path.glob("*.gpu.*")) and not list(tmp_path.glob("*.sim.*"))
+    assert "skipped: derived trace" in (tmp_path / "table.txt").read_text()
+
+
+@pytest.mark.parametrize("name", LINTS)
+def test_replay_gpu_refuses_derived_trace(vgt_bin, name):
+    """`vgt replay --backend gpu` refuses a derived trace before it opens the GPU (so this holds on a machine
+    without one); a captured trace goes on to open it."""
+    r = run_vgt(vgt_bin, "replay", REPO / "corpus" / f"{name}.vgt", "--backend", "gpu", check=2)
+    assert "derived" in r.stderr and "refusing to run it on backend gpu" in r.stderr, r.stderr
+    assert "nvidiactl" not in r.stderr
+    r = run_vgt(vgt_bin, "replay", REPO / "corpus" / "gl_nostore.vgt", "--backend", "gpu", check=None)
+    assert "refusing" not in r.stderr
+    # sim runs it: a derived trace is harmless there
+    run_vgt(vgt_bin, "replay", REPO / "corpus" / f"{name}.vgt", "--backend", "sim", "--quiet", check=0)
+
+
+# ---- semaphores: the capture is the arbiter ----
+# The H200 differential showed these lower on the GPU than on sim; the GPU was the one wrong (its graphics
+# channel hung after an earlier derived trace faulted it). The capture observed sim's values.
+VK_SEMS = {"vk_triangle": {0x5700bb0: 0x8, 0x5700c30: 0x1a, 0x4ea0080: 0x1},
+           "vk_nostore": {0x5700bb0: 0xd, 0x5700c30: 0x42},
+           "vk_lints": {0x5700bb0: 0xd, 0x5700c30: 0x42}}
+
+
+@pytest.mark.parametrize("name", sorted(VK_SEMS))
+def test_sim_semaphores_equal_capture(vgt_bin, tmp_path, name):
+    trace = REPO / "corpus" / f"{name}.vgt"
+    state, _ = sim_state(vgt_bin, trace, tmp_path)
+    sems = {r["va"]: r for r in read_lines(state) if r["type"] == "semaphore" and "value" in r}
+    capture = state_diff.capture_values(str(vgt_bin), trace, {va: r["len"] for va, r in sems.items()})
+    assert len(capture) >= len(sems) - 1          # all but one of them the capture saw
+    wrong = {hex(va): (hex(sems[va]["value"]), hex(v)) for va, (v, _, _) in capture.items() if sems[va]["value"] != v}
+    assert not wrong, wrong
+    for va, want in VK_SEMS[name].items():
+        assert sems[va]["value"] == want and sems[va]["known"]
+        assert capture[va][0] == want and capture[va][2] == "observed"
+
+
+def test_compare_gpu_unfinished(tmp_path):
+    sim = [{"type": "state", "backend": "sim", "known_bytes": True, "regions": 2},
+           {"type": "semaphore", "va": 0x1000, "len": 4, "value": 8, "known": True},
+           {"type": "semaphore", "va": 0x1010, "len": 4, "value": 3, "known": True}]
+    gpu = copy.deepcopy(sim)
+    gpu[1]["value"] = 6            # the GPU stopped before the last release
+    write_lines(tmp_path / "s", sim)
+    write_lines(tmp_path / "g", gpu)
+    capture = {0x1000: (8, 1621, "observed")}
+    hung = {"blocked": True, "finish": "idle, channel 0x1: semaphore ... waited 10000 ms"}
+    row, details, notes = state_diff.compare(tmp_path / "s", tmp_path / "g", "t", None, hung, capture)
+    assert (row["sem_gpu_unf"], row["sem_diff"], row["verdict"]) == (1, 0, "gpu-unfinished")
+    assert details[0]["class"] == "gpu unfinished" and details[0]["capture"]["value"] == "0x8"
+    assert any(n.startswith("gpu unfinished: idle") for n in notes)
+    # a GPU that finished and still differs: a disagreement, with the capture's value beside it
+    row, details, _ = state_diff.compare(tmp_path / "s", tmp_path / "g", "t", None, {"blocked": False}, capture)
+    assert (row["sem_diff"], row["verdict"]) == (1, "DIVERGE") and details[0]["capture"]["seq"] == 1621
+    # sim not at the capture's value: sim's fault even where the GPU hung
+    row, _, _ = state_diff.compare(tmp_path / "s", tmp_path / "g", "t", None, hung, {0x1000: (7, 9, "observed")})
+    assert row["verdict"] == "DIVERGE"
+    assert not state_diff.passing("gpu-unfinished") and state_diff.passing("skipped: derived trace (x)")

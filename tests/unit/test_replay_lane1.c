@@ -1068,6 +1068,39 @@ static void test_synthetic_refused(void)
     unlink(path);
 }
 
+/* A trace marked derived (identity derived_from: edited to fault on purpose, corpus/derive/) is refused the
+ * same way, by the engine and by vgt_replay_admit before any backend opens. */
+static void test_derived_refused(void)
+{
+    char path[] = "/tmp/test_replay_lane1_derived_XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0, "mkstemp");
+    close(fd);
+    vgt_error e;
+    vgt_writer *w;
+    vgt_writer_options wo = vgt_writer_defaults();
+    vgt_identity id[] = {{"producer", "vgt record"}, {"capture_mode", "preload"}, {"derived_from", "x.vgt"}};
+    ok(vgt_writer_open_path(&w, path, &wo, id, 3, &e), &e);
+    uint64_t ts = 0;
+    write_channel_a0(w, &ts, &e);
+    ok(vgt_writer_close(w, &e), &e);
+    use_fake_gpu();
+    vgt_status st = replay_status(path, &fake, 0, &e);
+    CHECK(st == VGT_E_ARG && strstr(e.msg, "derived") && strstr(e.msg, "refusing"),
+          "derived trace on a GPU-like backend: %s %s", vgt_status_name(st), e.msg);
+    st = replay_status(path, &fake, 1, &e);
+    CHECK(st == VGT_OK, "forced: %s %s", vgt_status_name(st), e.msg);
+    st = replay_status(path, &vgt_backend_sim, 0, &e);
+    CHECK(st == VGT_OK, "on sim: %s %s", vgt_status_name(st), e.msg);
+    vgt_reader *r;
+    CHECK_STATUS(vgt_reader_open_path(&r, path, NULL, &e), VGT_OK, &e, "vgt_reader_open_path");
+    CHECK(vgt_replay_admit(r, &fake, 0, &e) == VGT_E_ARG, "admit: refused without force");
+    CHECK(vgt_replay_admit(r, &fake, 1, &e) == VGT_OK, "admit: forced");
+    CHECK(vgt_replay_admit(r, &vgt_backend_sim, 0, &e) == VGT_OK, "admit: sim runs it");
+    vgt_reader_close(r);
+    unlink(path);
+}
+
 static int submits_seen;
 static vgt_status counting_submit(vgt_backend *b, uint32_t ch, const uint64_t *e, uint32_t n, uint32_t flags,
                                   vgt_error *err)
@@ -1266,6 +1299,7 @@ static void test_census_unfinished(void)
 int main(void)
 {
     test_synthetic_refused();
+    test_derived_refused();
     test_mme_guard();
     test_work_counted();
     test_reserved_choice();

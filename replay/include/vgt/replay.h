@@ -284,6 +284,12 @@ typedef struct vgt_replay_summary {
 
 typedef struct vgt_replay vgt_replay;
 
+/* Whether trace r may run on backend ops: VGT_E_ARG (a message saying why) for a trace marked synthetic
+ * (identity capture_mode=synthetic) or derived (identity derived_from: edited to provoke a fault) on a
+ * hardware backend (VGT_CAP_ASYNC), unless force; such a trace raises engine exceptions that can leave the GPU
+ * unable to finish other programs' draws. Needs no backend open: callers ask before probing the GPU.
+ * vgt_replay_run asks it too. */
+vgt_status vgt_replay_admit(const vgt_reader *r, const vgt_backend_ops *ops, int force, vgt_error *err);
 vgt_status vgt_replay_open(vgt_replay **rp, const vgt_replay_options *o, vgt_error *err);
 /* One record, in sequence order. Returns VGT_OK also when the backend reported problems (they reach
  * the report callback and the summary); fails only when the replay cannot go on. */
