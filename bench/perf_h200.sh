@@ -2,7 +2,7 @@
 # bench/perf_h200.sh build|run: the GPU-machine half of the short-program and trace-size figures.
 #
 #   build   on a build machine, from the repository root: stages a statically linked vgt, the capture shim and the corpus
-#           workloads under .carry/perf (bench/lib/stage.sh; STAGE=DIR to change it)
+#           workloads in .carry/capture (tests/gpu/all.sh build-bin; STAGE=DIR for another)
 #   run     on the GPU machine, from the repository root; about 2-3 minutes (at most 3m50s), each step under a time limit:
 #             1. bench/capture/startup.sh run   (limit 80 s): plain vs `vgt record` of /bin/true, vadd,
 #                vk_compute, gl_egl (RUNS=7 + 7, medians) and the shim's start-up and exit phases
@@ -14,7 +14,7 @@ set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
 case "${1:-}" in
-build) exec bash bench/lib/stage.sh "${STAGE:-.carry/perf}" ;;
+build) exec bash tests/gpu/all.sh build-bin ;;
 run) ;;
 *) echo "usage: bench/perf_h200.sh build|run" >&2; exit 2 ;;
 esac

@@ -3,8 +3,8 @@
 # exit; goal: at most 20 ms), and where that time goes.
 #
 #   build   on a build machine, from the repository root: stages a statically linked vgt and capture shim
-#           and the corpus workloads under .carry/perf (bench/lib/stage.sh; STAGE=DIR to change it;
-#           WORKLOADS_FROM=DIR copies workloads built before instead of building them)
+#           in .carry/capture and the corpus workloads in .carry/workloads (tests/gpu/all.sh build-bin;
+#           STAGE=DIR for another vgt and shim)
 #   run     on the GPU machine, from the repository root (about 1 minute with the defaults): for each
 #           program, RUNS plain runs and RUNS runs under `vgt record` (default mode), interleaved, and their
 #           medians; then the shim's own phases (VGT_CAPTURE_PROFILE=1: constructor, start at the first
@@ -18,9 +18,9 @@
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$repo"
-stage=${STAGE:-.carry/perf}
+stage=${STAGE:-.carry/capture}
 case "${1:-}" in
-build) exec bash bench/lib/stage.sh "$stage" ;;
+build) exec bash tests/gpu/all.sh build-bin ;;
 run) ;;
 *) echo "usage: bench/capture/startup.sh build|run" >&2; exit 2 ;;
 esac

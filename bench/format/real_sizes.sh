@@ -3,7 +3,7 @@
 # without MEMORY_CAS (format 1.3), and the check that both forms replay alike.
 #
 #   build   on a build machine, from the repository root: stages a statically linked vgt and capture shim
-#           under .carry/perf (bench/lib/stage.sh; STAGE=DIR to change it)
+#           in .carry/capture (tests/gpu/all.sh build-bin; STAGE=DIR for another)
 #   run     on the GPU machine, from the repository root (about 1 minute; PY, default
 #           /opt/torch/.venv/bin/python, with PyTorch and Triton): records corpus/workloads/torch_small.py and
 #           triton_small.py with `vgt record` in the default memory mode, once as it writes by default
@@ -16,9 +16,9 @@
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$repo"
-stage=${STAGE:-.carry/perf}
+stage=${STAGE:-.carry/capture}
 case "${1:-}" in
-build) exec bash bench/lib/stage.sh "$stage" ;;
+build) exec bash tests/gpu/all.sh build-bin ;;
 run) ;;
 *) echo "usage: bench/format/real_sizes.sh build|run" >&2; exit 2 ;;
 esac
