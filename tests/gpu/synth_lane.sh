@@ -3,7 +3,7 @@
 # CI has no GPU: see tests/gpu/README.md).
 #
 #   tests/gpu/synth_lane.sh build
-#       on the build machine: the static vgt (tests/gpu/run.sh build -> .carry/lane1/vgt), the workloads with
+#       on the build machine: the static vgt (tests/gpu/all.sh build-bin -> .carry/capture/bin/vgt), the workloads with
 #       multi_kernel (corpus/workloads/build.sh .carry/workloads, needs nvcc), and vadd's launch 1 decompiled
 #       (vgt decompile) and compiled statically against build-static into .carry/synth/launch. The capture
 #       binaries (.carry/capture/bin/vgt and lib/libvgt-capture.so) are built as tests/gpu/README.md says.
@@ -57,7 +57,7 @@ build() {
 
 [ "$mode" = build ] && { build; exit $?; }
 
-V=$root/.carry/lane1/vgt   # tests/gpu/run.sh build stages it from this tree
+V=$root/.carry/capture/bin/vgt   # tests/gpu/all.sh build-bin stages it from this tree
 CAP=$root/.carry/capture/bin/vgt
 W=$root/.carry/workloads
 out=${OUT:-/tmp/vgt-synth-lane}
