@@ -164,15 +164,16 @@ static void print_cuda_total(const census *c)
     if (c->json) {
         printf(",\"cuda\":{\"launches\":%" PRIu64 ",\"graph_launches\":%" PRIu64 ",\"graph_nodes\":%" PRIu64
                ",\"memory_ops\":%" PRIu64 ",\"loads\":%" PRIu64 ",\"functions\":%" PRIu64 ",\"images\":%" PRIu64
-               ",\"calls\":%" PRIu64 ",\"work_calls\":%" PRIu64 ",\"work_linked\":%" PRIu64 ",\"problems\":%" PRIu64 "}",
+               ",\"ref_images\":%" PRIu64 ",\"calls\":%" PRIu64 ",\"work_calls\":%" PRIu64 ",\"work_linked\":%" PRIu64
+               ",\"problems\":%" PRIu64 "}",
                k->launches, k->graph_launches, k->graph_nodes, k->memory_ops, k->loads, k->functions, k->images,
-               k->calls, k->work_calls, k->work_linked, k->problems);
+               k->ref_images, k->calls, k->work_calls, k->work_linked, k->problems);
         return;
     }
     printf("  cuda: %" PRIu64 " launches, %" PRIu64 " graph launches (%" PRIu64 " nodes), %" PRIu64 " memory operations, %"
-           PRIu64 " loads, %" PRIu64 " functions; %" PRIu64 " of %" PRIu64 " calls that put work on the GPU linked to "
-           "submissions%s\n", k->launches, k->graph_launches, k->graph_nodes, k->memory_ops, k->loads, k->functions,
-           k->work_linked, k->work_calls, k->problems ? " (inconsistent: see vgt info)" : "");
+           PRIu64 " loads, %" PRIu64 " functions, %" PRIu64 " images (%" PRIu64 " referenced by file); %" PRIu64 " of %"
+           PRIu64 " calls that put work on the GPU linked to submissions%s\n", k->launches, k->graph_launches,
+           k->graph_nodes, k->memory_ops, k->loads, k->functions, k->images, k->ref_images, k->work_linked, k->work_calls, k->problems ? " (inconsistent: see vgt info)" : "");
 }
 
 /* A macro call completed: its emissions go to its channel's tracker (a call never spans submissions, so

@@ -60,6 +60,29 @@ static int image_row(db_ctx *c, const vgt_record *rec)
     sqlite3_bind_int64(st, 4, im.image_length);
     if (c->with_bytes) sqlite3_bind_blob(st, 5, im.image, (int)im.image_length, SQLITE_STATIC);
     else sqlite3_bind_null(st, 5);
+    sqlite3_bind_int64(st, 6, 0);
+    for (int i = 7; i <= 9; i++) sqlite3_bind_null(st, i);
+    return db_step(c, st, "cuda_images");
+}
+
+/* An image referenced by file (format 1.5): no bytes; where they are, and what the fatbin held. */
+static int image_ref_row(db_ctx *c, const vgt_record *rec)
+{
+    vgt_rec_cuda_image_ref im;
+    if (vgt_decode_cuda_image_ref(rec, &im, &c->err) != VGT_OK) return c->failed = 1;
+    sqlite3_stmt *st = c->st[ST_CUDA_IMAGE];
+    char entries[4096];
+    vgt_cuda_image_ref_entries_text(&im, entries, sizeof entries);
+    db_bind_u64(st, 1, rec->seq);
+    db_bind_u64(st, 2, im.hash);
+    sqlite3_bind_text(st, 3, vgt_cuda_image_kind_name(im.kind), -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 4, im.image_length);
+    sqlite3_bind_null(st, 5);
+    sqlite3_bind_int64(st, 6, 1);
+    sqlite3_bind_text(st, 7, im.path, (int)im.path_length, SQLITE_TRANSIENT);
+    db_bind_u64(st, 8, im.file_offset);
+    if (im.entries_length) sqlite3_bind_text(st, 9, entries, -1, SQLITE_TRANSIENT);
+    else sqlite3_bind_null(st, 9);
     return db_step(c, st, "cuda_images");
 }
 
@@ -122,6 +145,7 @@ int db_cuda_rows(db_ctx *c, const vgt_record *rec)
 {
     switch (rec->type) {
     case VGT_REC_CUDA_IMAGE: return image_row(c, rec);
+    case VGT_REC_CUDA_IMAGE_REF: return image_ref_row(c, rec);
     case VGT_REC_CUDA_LOAD: return load_row(c, rec);
     case VGT_REC_CUDA_FUNCTION: return function_row(c, rec);
     case VGT_REC_CUDA_KERNEL: return launch_row(c, rec);

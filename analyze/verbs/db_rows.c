@@ -131,7 +131,7 @@ int db_record_rows(db_ctx *c, const vgt_record *rec)
     sqlite3_bind_int64(st, 6, rec->length);
     if (db_step(c, st, "records")) return 1;
     if (rec->type == VGT_REC_GPFIFO_SUBMIT) c->cuda_submits++;
-    if (rec->type == VGT_REC_CUDA_IMAGE || vgt_rec_is_cuda_api(rec->type)) return db_cuda_rows(c, rec);
+    if (rec->type == VGT_REC_CUDA_IMAGE || rec->type == VGT_REC_CUDA_IMAGE_REF || vgt_rec_is_cuda_api(rec->type)) return db_cuda_rows(c, rec);
     switch (rec->type) {
     case VGT_REC_RM_ALLOC: return row_object_rm(c, rec);
     case VGT_REC_MEM_ALLOC: return row_object_mem(c, rec);

@@ -94,7 +94,8 @@ static const char *const schema_sql =
     " grid_x INTEGER, grid_y INTEGER, grid_z INTEGER, block_x INTEGER, block_y INTEGER, block_z INTEGER,"
     " shared_bytes INTEGER, params_length INTEGER, flags INTEGER, graph_exec INTEGER, node_index INTEGER,"
     " first_submission INTEGER, submission_count INTEGER, deferred INTEGER, qmd_va INTEGER, params BLOB);\n"
-    "CREATE TABLE cuda_images(seq INTEGER PRIMARY KEY, hash INTEGER, kind TEXT, length INTEGER, data BLOB);\n";
+    "CREATE TABLE cuda_images(seq INTEGER PRIMARY KEY, hash INTEGER, kind TEXT, length INTEGER, data BLOB,"
+    " referenced INTEGER, path TEXT, file_offset INTEGER, entries TEXT);\n";
 
 static const char *const index_sql =
     "CREATE INDEX events_by_submission ON events(submission);\n"
@@ -179,7 +180,7 @@ const char *const db_insert_sql[ST_COUNT_] = {
     [ST_CUDA_MODULE] = "INSERT INTO cuda_modules VALUES(?,?,?,?,?,?)",
     [ST_CUDA_FUNCTION] = "INSERT INTO cuda_functions VALUES(?,?,?,?,?,?)",
     [ST_CUDA_LAUNCH] = "INSERT INTO cuda_launches VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,NULL,?)",
-    [ST_CUDA_IMAGE] = "INSERT INTO cuda_images VALUES(?,?,?,?,?)",
+    [ST_CUDA_IMAGE] = "INSERT INTO cuda_images VALUES(?,?,?,?,?,?,?,?,?)",
 };
 
 int db_fail(db_ctx *c, const char *what)

@@ -127,7 +127,7 @@ static void track_drop(tracked_set *s, uint32_t client, uint32_t handle, uint64_
 /* The CUDA records a later call may name (an image, a module, a function, an allocation, a graph). */
 static int cuda_defines(const vgt_record *r)
 {
-    if (r->type == VGT_REC_CUDA_IMAGE) return 1;
+    if (r->type == VGT_REC_CUDA_IMAGE || r->type == VGT_REC_CUDA_IMAGE_REF) return 1;
     vgt_cuda_call_head h;
     if (!vgt_rec_is_cuda_api(r->type) || vgt_cuda_decode_head(r, &h, NULL) != VGT_OK || h.result != 0) return 0;
     if (r->type == VGT_REC_CUDA_LOAD || r->type == VGT_REC_CUDA_FUNCTION) return 1;

@@ -136,6 +136,7 @@ vgt_status vgt_capture_record(vgt_capture *c, uint16_t type, const void *rec, vg
     case VGT_REC_ENGINE_OBJECT: rc = vgt_write_engine_object(c->w, ts, rec, err); break;
     case VGT_REC_MARKER: rc = vgt_write_marker(c->w, ts, rec, err); break;
     case VGT_REC_CUDA_IMAGE: rc = vgt_write_cuda_image(c->w, ts, rec, err); break;
+    case VGT_REC_CUDA_IMAGE_REF: rc = vgt_write_cuda_image_ref(c->w, ts, rec, err); break;
     case VGT_REC_CUDA_LOAD: rc = vgt_write_cuda_load(c->w, ts, rec, err); break;
     case VGT_REC_CUDA_FUNCTION: rc = vgt_write_cuda_function(c->w, ts, rec, err); break;
     case VGT_REC_CUDA_KERNEL: rc = vgt_write_cuda_kernel(c->w, ts, rec, err); break;

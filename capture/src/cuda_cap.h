@@ -60,9 +60,11 @@ uint64_t cu_image_size(const void *p, const void **data, uint32_t *kind);
 /* ---- cuda_state.c ---- */
 void cu_state_lock(void);
 void cu_state_unlock(void);
-/* Images: remember one by hash, written when a launch first needs it (cu_image_for_function). Returns the
- * hash (0 when unknown). copy: the caller's bytes may not outlive the call (keep a copy). */
-uint64_t cu_image_note(const void *image, uint64_t size, uint32_t kind, int copy);
+/* Images: remember one by hash, written when a launch first needs it (cu_image_for_function): embedded
+ * (CUDA_IMAGE), or named by the file that holds it (CUDA_IMAGE_REF) as --cuda-images says. Returns the
+ * hash (0 when unknown). copy: the caller's bytes may not outlive the call (keep a copy). path: the file
+ * the image is (cuModuleLoad), or NULL. */
+uint64_t cu_image_note(const void *image, uint64_t size, uint32_t kind, int copy, const char *path);
 /* Owners: handle -> (owner handle, image hash, name), of a kind: a module or library load, a CUfunction,
  * a CUkernel (cuLibraryGetKernel). */
 enum { CU_OWNER_LOAD = 0, CU_OWNER_FUNCTION = 1, CU_OWNER_KERNEL = 2 };

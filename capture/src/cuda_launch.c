@@ -37,7 +37,7 @@ static uint64_t note_image(const cu_call *c, const void *image, int copy)
                          vgt_cuda_api_name(c->head.api), image);
         return 0;
     }
-    return cu_image_note(data, size, kind, copy);
+    return cu_image_note(data, size, kind, copy, NULL);
 }
 
 /* The image of a load from a file: the file's bytes. */
@@ -51,7 +51,7 @@ static uint64_t note_file(const cu_call *c, const char *path)
     if (fstat(fd, &st) == 0 && st.st_size > 0 && (uint64_t)st.st_size <= (1ull << 30)) {
         void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
         if (p != MAP_FAILED) {
-            hash = cu_image_note(p, (uint64_t)st.st_size, vgt_cuda_image_kind_of(p, (uint64_t)st.st_size), 1);
+            hash = cu_image_note(p, (uint64_t)st.st_size, vgt_cuda_image_kind_of(p, (uint64_t)st.st_size), 1, path);
             munmap(p, (size_t)st.st_size);
         }
     }

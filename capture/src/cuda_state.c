@@ -2,8 +2,10 @@
  * never held across a real driver call or a record write: a record to write is decided under the lock
  * and written after it is released. */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <xxhash.h>
 
 #include "cuda_cap.h"
@@ -30,6 +32,10 @@ typedef struct image {
     uint32_t kind;
     const void *ptr;              /* deferred: where the program's bytes are (it keeps them: static fatbins) */
     uint8_t *copy;                /* deferred: our copy (the program's bytes may not outlive the call) */
+    char *path;                   /* the file that holds the bytes (a load from a file; an image found in a
+                                   * mapped file while the caller's bytes were still there), or NULL */
+    uint64_t file_offset;
+    int transient;                /* the caller's bytes may not outlive the load: ptr is not looked up later */
     int state;                    /* 0 deferred, 1 being written, 2 written */
 } image;
 static image *images;
@@ -48,13 +54,59 @@ static image *image_find(uint64_t hash)
     return NULL;
 }
 
+/* --cuda-images (VGT_CAPTURE_CUDA_IMAGES): embed every image; ref: name every image found in a file by
+ * the file; auto (default): embed up to VGT_CAPTURE_CUDA_IMAGE_EMBED_MAX bytes (1 MiB), name larger ones
+ * by their file. Images in no file (NVRTC's, Triton's cubins) are embedded whatever the mode. */
+static int image_by_file(uint64_t size)
+{
+    static int mode = -1;
+    static uint64_t embed_max;
+    if (mode < 0) {
+        const char *m = getenv("VGT_CAPTURE_CUDA_IMAGES"), *e = getenv("VGT_CAPTURE_CUDA_IMAGE_EMBED_MAX");
+        mode = m && !strcmp(m, "embed") ? 0 : m && !strcmp(m, "ref") ? 1 : 2;
+        embed_max = e && *e ? strtoull(e, NULL, 0) : 1ull << 20;
+    }
+    return mode == 1 || (mode == 2 && size > embed_max);
+}
+
+/* The file that holds im's bytes, checked: the path and offset into r; 0 when none does. The program's
+ * address is only looked up in the maps, never read (it may be gone); the file's bytes must hash to the
+ * image's hash. */
+static int image_file(const image *im, vgt_rec_cuda_image_ref *r, char *path, size_t n)
+{
+    uint64_t off = im->file_offset;
+    if (im->path) {
+        if (strlen(im->path) >= n) return 0;
+        snprintf(path, n, "%s", im->path);
+    } else if (im->transient || !im->ptr ||
+               !vgt_capture_mapped_file(NULL, (uint64_t)(uintptr_t)im->ptr, im->size, path, n, &off)) {
+        return 0;
+    }
+    *r = (vgt_rec_cuda_image_ref){.hash = im->hash, .file_offset = off, .image_length = (uint32_t)im->size,
+                                  .kind = im->kind, .path_length = (uint32_t)strlen(path), .path = path};
+    struct stat st;
+    if (stat(path, &st) == 0) r->file_size = (uint64_t)st.st_size;
+    vgt_error e;
+    return vgt_cuda_image_ref_load(r, NULL, &e) == VGT_OK;
+}
+
 static void image_write(image *im, const void *bytes)
 {
+    char path[4096];
+    vgt_rec_cuda_image_ref ref;
+    if (image_by_file(im->size) && image_file(im, &ref, path, sizeof path)) {
+        uint8_t entries[64 * VGT_CUDA_FATBIN_ENTRY_SIZE];
+        uint32_t ne = im->kind == VGT_CUDA_IMAGE_FATBIN ? vgt_cuda_fatbin_entries(bytes, im->size, entries, 64) : 0;
+        ref.entries_length = (ne > 64 ? 64 : ne) * VGT_CUDA_FATBIN_ENTRY_SIZE;
+        ref.entries = entries;
+        cu_write(VGT_REC_CUDA_IMAGE_REF, &ref);
+        return;
+    }
     vgt_rec_cuda_image r = {.hash = im->hash, .image_length = (uint32_t)im->size, .kind = im->kind, .image = bytes};
     cu_write(VGT_REC_CUDA_IMAGE, &r);
 }
 
-uint64_t cu_image_note(const void *bytes, uint64_t size, uint32_t kind, int copy)
+uint64_t cu_image_note(const void *bytes, uint64_t size, uint32_t kind, int copy, const char *path)
 {
     if (!bytes || !size || size > VGT_MAX_RECORD_PAYLOAD - 64) return 0;
     uint64_t hash = XXH64(bytes, size, 0);
@@ -62,10 +114,24 @@ uint64_t cu_image_note(const void *bytes, uint64_t size, uint32_t kind, int copy
     image *im = image_find(hash);
     if (!im && GROW(images, nimages, capimages)) {
         im = &images[nimages++];
-        *im = (image){.hash = hash, .size = size, .kind = kind, .ptr = bytes};
+        *im = (image){.hash = hash, .size = size, .kind = kind, .ptr = bytes, .transient = copy};
         if ((copy || size <= IMAGE_COPY_MAX) && (im->copy = malloc(size))) memcpy(im->copy, bytes, size);
+        if (path && path[0] == '/') im->path = strdup(path);
     }
+    /* bytes that will be gone at the launch: where they came from is looked up now, while they are here */
+    int look = im && im->state == 0 && !im->path && copy && image_by_file(size);
     cu_state_unlock();
+    if (look) {
+        char p[4096];
+        uint64_t off;
+        if (vgt_capture_mapped_file(NULL, (uint64_t)(uintptr_t)bytes, size, p, sizeof p, &off)) {
+            char *dup = strdup(p);
+            cu_state_lock();
+            if (!im->path && dup) im->path = dup, im->file_offset = off, dup = NULL;
+            cu_state_unlock();
+            free(dup);
+        }
+    }
     return hash;
 }
 

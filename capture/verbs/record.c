@@ -37,8 +37,8 @@
 #include "vgt/trace.h"
 
 typedef struct rec_opts {
-    const char *out, *memory, *track;
-    int crash_safe, memory_mode, track_mode, quiet, no_memory_cas;
+    const char *out, *memory, *track, *cuda_images;
+    int crash_safe, memory_mode, track_mode, quiet, no_memory_cas, cuda_images_mode;
     uint64_t level;
     char **cmd;
     int ncmd;
@@ -52,6 +52,7 @@ typedef struct rec_opts {
 
 static const char *const memory_modes[] = {"changed", "all", "none", NULL};
 static const char *const track_modes[] = {"write", "hash", NULL};
+static const char *const cuda_image_modes[] = {"auto", "embed", "ref", NULL};
 static const char *const live_policies[] = {"block", "spill", NULL};
 
 static int opt_replay(void *opts, const char *v)
@@ -79,6 +80,12 @@ static const vgt_cli_opt record_options[] = {
     {"track", 0, VGT_ARG_ENUM, "HOW", "how changed pages are found: write (default; write-protect, one fault per page "
      "per submission) or hash (XXH3 of every page at every submission)", .off = offsetof(rec_opts, track_mode),
      .choices = track_modes},
+    {"cuda-images", 0, VGT_ARG_ENUM, "HOW", "how the CUDA module images a launch needs are kept: auto (default: "
+     "images up to 1 MiB stored in the trace, larger ones that lie in a file mapped into the program, such as a "
+     "shared library's fatbins, named by path, offset and hash), embed (every image stored) or ref (every image "
+     "found in a file named by it). Images in no file (built at run time) are always stored. A trace with "
+     "referenced images replays with --lane cuda only where those files are, unchanged",
+     .off = offsetof(rec_opts, cuda_images_mode), .choices = cuda_image_modes},
     {"level", 0, VGT_ARG_U64, "N", "zstd level of the output (default 3)", .off = offsetof(rec_opts, level), .min = 1,
      .max = 22},
     {"quiet", 'q', VGT_ARG_NONE, NULL, "no progress line on a terminal once CMD has exited (while the rest of its "
@@ -142,6 +149,7 @@ static int parse(int argc, char **argv, rec_opts *o)
     if (rc >= 0) return rc;
     o->memory = memory_modes[o->memory_mode];
     o->track = track_modes[o->track_mode];
+    o->cuda_images = cuda_image_modes[o->cuda_images_mode];
     if ((o->check || o->latency) && !o->replay)
         return vgt_cli_error("record", VGT_EXIT_USAGE, "--%s is for --replay", o->check ? "check" : "latency");
     if (o->replay && o->out)
@@ -190,6 +198,7 @@ static void exec_child(const rec_opts *o, const char *shim, int wfd, int claim_f
     else unsetenv("VGT_CAPTURE_CHILD_BASE");
     setenv("VGT_CAPTURE_MEMORY", o->memory, 1);
     setenv("VGT_CAPTURE_TRACK", o->track, 1);
+    setenv("VGT_CAPTURE_CUDA_IMAGES", o->cuda_images, 1);
     setenv("VGT_CAPTURE_CRASH_SAFE", o->crash_safe ? "1" : "0", 1);
     setenv("VGT_CAPTURE_LIVE", o->live ? "1" : "0", 1);
     unsetenv("VGT_CAPTURE_OUT");

@@ -2,6 +2,8 @@
  * (backend cuda, vgt_backend_cuda_ops). It replays the format 1.2 records in trace order, serially:
  *
  *   CUDA_IMAGE   kept; loaded (module_load) the first time a function of it is needed
+ *   CUDA_IMAGE_REF the same, its bytes read from the file it names and checked against its hash (1.5);
+ *                a file that is absent or changed is a refusal (VGT_E_IO), never another module
  *   CUDA_LOAD    captured module/library handle -> its image
  *   CUDA_FUNCTION captured function/kernel handle -> (image, name): resolved to a backend function on use
  *   CUDA_MEMORY  ALLOC: device memory at the captured address (lane_cuda_mem.c: reserve there, else
@@ -73,22 +75,48 @@ static lc_handle *handle_find(lc_handle *v, uint32_t n, uint64_t h)
     return NULL;
 }
 
+/* Keep an image's bytes (len of them and a NUL after: PTX must end in one for the driver); owned: bytes was
+ * malloc'd with len + 1 and is the lane's now. */
+static vgt_status keep_image(lane_cuda *lc, uint64_t hash, uint8_t *bytes, uint64_t len, vgt_error *err)
+{
+    if (!GROW(lc->images, lc->nimages, lc->capimages)) {
+        free(bytes);
+        return nomem(err);
+    }
+    lc->images[lc->nimages++] = (lc_image){.hash = hash, .len = len, .bytes = bytes};
+    return VGT_OK;
+}
+
 static vgt_status on_image(lane_cuda *lc, const vgt_record *rec, vgt_error *err)
 {
     vgt_rec_cuda_image im;
     VGT_TRY(vgt_decode_cuda_image(rec, &im, err));
     if (image_find(lc, im.hash)) return VGT_OK;
-    if (!GROW(lc->images, lc->nimages, lc->capimages)) return nomem(err);
-    lc_image *m = &lc->images[lc->nimages];
-    memset(m, 0, sizeof *m);
-    m->hash = im.hash;
-    m->len = im.image_length;
-    /* PTX must end in a NUL for the driver: keep one after every image */
-    if (!(m->bytes = malloc((size_t)im.image_length + 1))) return nomem(err);
-    memcpy(m->bytes, im.image, im.image_length);
-    m->bytes[im.image_length] = 0;
-    lc->nimages++;
-    return VGT_OK;
+    uint8_t *b = malloc((size_t)im.image_length + 1);
+    if (!b) return nomem(err);
+    memcpy(b, im.image, im.image_length);
+    b[im.image_length] = 0;
+    return keep_image(lc, im.hash, b, im.image_length, err);
+}
+
+/* An image referenced by file (format 1.5): read from its file when the bytes there hash to the captured
+ * hash. Anything else is a refusal (exit 2), never a module built from other bytes: the replay cannot run
+ * the program's kernels without their code. */
+static vgt_status on_image_ref(lane_cuda *lc, const vgt_record *rec, vgt_error *err)
+{
+    vgt_rec_cuda_image_ref im;
+    VGT_TRY(vgt_decode_cuda_image_ref(rec, &im, err));
+    if (image_find(lc, im.hash)) return VGT_OK;
+    uint8_t *b;
+    vgt_error e;
+    vgt_error_clear(&e);
+    vgt_status rc = vgt_cuda_image_ref_load(&im, &b, &e);
+    if (rc == VGT_E_NOMEM) return nomem(err);
+    if (rc != VGT_OK)
+        return VGT_FAIL(err, VGT_E_IO, VGT_NO_OFFSET, "lane cuda: CUDA_IMAGE_REF seq %llu: %s; the trace was recorded "
+                        "with --cuda-images=ref or auto on a machine with that file: replay there, or record again "
+                        "with --cuda-images=embed", (unsigned long long)rec->seq, e.msg);
+    return keep_image(lc, im.hash, b, im.image_length, err);
 }
 
 static vgt_status add_handle(lc_handle **v, uint32_t *n, uint32_t *cap, lc_handle h, vgt_error *err)
@@ -357,6 +385,7 @@ vgt_status lane_cuda_record(vgt_replay *rp, const vgt_record *rec, vgt_error *er
         return VGT_OK;
     }
     if (rec->type == VGT_REC_CUDA_IMAGE) return on_image(lc, rec, err);
+    if (rec->type == VGT_REC_CUDA_IMAGE_REF) return on_image_ref(lc, rec, err);
     if (rec->type == VGT_REC_CUDA_MODULE || rec->type == VGT_REC_CUDA_LAUNCH) {
         if (!lc->legacy_warned++)
             engine_warn(rp, "the trace holds format 1.0 CUDA_MODULE/CUDA_LAUNCH records: lane cuda replays the 1.2 "

@@ -12,6 +12,11 @@
 #                                     for the corpus, each followed by `vgt info`, `vgt replay --lane cuda
 #                                     --backend cuda --check` and `vgt replay --backend gpu --check`; a table
 #                                     with each trace's size (the goal: 1-2 MB) and the checks
+#   bash tests/gpu/gpget.sh imgref    on the H200 (under 1 minute): torch_small recorded with the default
+#                                     --cuda-images=auto (PyTorch's large fatbins named by their library's path,
+#                                     offset and hash instead of stored); its size, `vgt info`'s image lines,
+#                                     `vgt verify --image-files`, and `vgt replay --lane cuda --backend cuda
+#                                     --check` (which reads those images back from the libraries); a table
 #   bash tests/gpu/gpget.sh all       run, then record (about 3 minutes)
 #
 # Results under $OUT (default /tmp/gpget_out): logs, JSON, and the traces of `record` in $OUT/traces (small by
@@ -128,12 +133,43 @@ run_record() {
     for r in "${rows[@]}"; do IFS='|' read -r a b c d e f <<<"$r"; printf '%-16s %-8s %-12s %-8s %-12s %s\n' "$a" "$b" "$c" "$d" "$e" "$f"; done
 }
 
+# torch_small with referenced images: the size the corpus would keep, and the cuda lane reading the images back
+run_imgref() {
+    local w=torch_small
+    echo "== imgref $w (vgt record, default --cuda-images=auto)"
+    if [ ! -x "$PY" ] || ! "$PY" -c "import torch" 2>/dev/null; then
+        echo "SKIP $w: $PY has no torch"; fails=$((fails + 1)); return
+    fi
+    record_one "$w"
+    local size=$(stat -c %s "$T/$w.vgt" 2>/dev/null || echo 0)
+    "$V" info "$T/$w.vgt" >"$OUT/$w.imgref.info.txt" 2>&1
+    "$V" info --json "$T/$w.vgt" >"$OUT/$w.imgref.info.json" 2>/dev/null
+    grep -E '^(cuda|bytes)|referenced by file|CUDA_IMAGE' "$OUT/$w.imgref.info.txt" | sed 's/^/  /'
+    "$V" verify --image-files "$T/$w.vgt" >"$OUT/$w.imgref.verify.txt" 2>&1; local vrc=$?
+    grep '^note: .*CUDA image\|^ok' "$OUT/$w.imgref.verify.txt" | head -4 | sed 's/^/  /'
+    "$V" db "$T/$w.vgt" -o "$OUT/$w.imgref.db" >/dev/null 2>&1 &&
+        python3 -c "import sqlite3,sys; [print('  image', *r) for r in sqlite3.connect(sys.argv[1]).execute('SELECT printf(\"0x%016x\", hash), kind, length, referenced, path, file_offset, substr(entries, 1, 120) FROM cuda_images')]" "$OUT/$w.imgref.db"
+    rm -f "$OUT/$w.imgref.db"
+    timeout "$LIMIT" "$V" replay "$T/$w.vgt" --lane cuda --backend cuda --check --json >"$OUT/$w.imgref.cuda.json" 2>"$OUT/$w.imgref.cuda.err"; local lrc=$?
+    echo "  replay --lane cuda --backend cuda --check: exit $lrc $(tail -2 "$OUT/$w.imgref.cuda.err" | tr '\n' ' ' | cut -c1-300)"
+    local refs=$(json_get "$OUT/$w.imgref.info.json" "'%d of %d (%d of %d bytes)' % (d['cuda']['ref_images'], d['cuda']['images'], d['cuda']['ref_image_bytes'], d['cuda']['image_bytes'])")
+    local checks=$(json_get "$OUT/$w.imgref.cuda.json" "'%d passed, %d failed' % (d['checks']['passed'], d['checks']['failed'])")
+    [ $lrc = 0 ] || fails=$((fails + 1))
+    [ $vrc = 0 ] || fails=$((fails + 1))
+    local small=yes
+    [ "$size" -le $((2 * 1024 * 1024 + 512 * 1024)) ] || { small=NO; fails=$((fails + 1)); }
+    echo
+    printf '%-12s %-7s %-10s %-8s %-36s %-10s %-10s %s\n' workload result bytes "<=2.5MB" "referenced images" "verify" "cuda exit" checks
+    printf '%-12s %-7s %-10s %-8s %-36s %-10s %-10s %s\n' "$w" "$same" "$size" "$small" "${refs:-?}" "$vrc" "$lrc" "${checks:-?}"
+}
+
 t0=$(date +%s)
 case $mode in
 run) run_gpget ;;
 record) run_record ;;
+imgref) run_imgref ;;
 all) run_gpget; run_record ;;
-*) echo "usage: gpget.sh build|run|record|all"; exit 2 ;;
+*) echo "usage: gpget.sh build|run|record|imgref|all"; exit 2 ;;
 esac
 [ -x tests/gpu/health_check.sh ] || [ -f tests/gpu/health_check.sh ] && VGT_WORKLOADS=$root/$B bash tests/gpu/health_check.sh after
 echo "gpget $mode: $fails failure(s) in $(( $(date +%s) - t0 )) s"

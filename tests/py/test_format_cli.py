@@ -49,12 +49,12 @@ def test_info_json_agrees_with_dump(vgt, mixed):
     assert info["first_ts"] == min(r["ts"] for r in recs) and info["last_ts"] == max(r["ts"] for r in recs)
     assert info["identity"]["capture_mode"] == "synthetic"
     assert info["problem"] is None
-    assert info["format"] == "1.4"
+    assert info["format"] == "1.5"
 
 
 def test_info_text_names_what_matters(vgt, mixed):
     out = vgt("info", mixed, check=0).stdout
-    assert re.search(r"format: +1\.4 ", out), out[:300]   # writers write format 1.4
+    assert re.search(r"format: +1\.5 ", out), out[:300]   # writers write format 1.5
     for word in ("format:", "identity:", "producer", "GPFIFO_SUBMIT", "channels:", "submissions:  24",
                  "chunks:", "ratio", "time span:"):
         assert word in out, word

@@ -26,8 +26,10 @@ static void test_table_sizes(void)
         CHECK(vgt_rec_type_fixed_size(l->type) == l->fixed, "%s fixed size", l->name);
         CHECK(vgt_rec_type_from_name(l->name) == l->type, "%s by name", l->name);
     }
-    CHECK(n == 34, "24 record types in 1.0, CHANNEL_STATE and CHANNEL_METHODS in 1.1, six CUDA API types in 1.2, "
-          "MEMORY_CAS in 1.3, CHANNEL_PROGRESS in 1.4, table has %d", n);
+    CHECK(n == 35, "24 record types in 1.0, CHANNEL_STATE and CHANNEL_METHODS in 1.1, six CUDA API types in 1.2, "
+          "MEMORY_CAS in 1.3, CHANNEL_PROGRESS in 1.4, CUDA_IMAGE_REF in 1.5, table has %d", n);
+    CHECK(vgt_rec_type_from_name("cuda_image_ref") == 0x0038 && vgt_rec_type_fixed_size(0x0038) == 48,
+          "CUDA_IMAGE_REF (1.5)");
     CHECK(vgt_rec_type_fixed_size(VGT_REC_CUDA_IMAGE) == 16 && vgt_rec_type_fixed_size(VGT_REC_CUDA_LOAD) == 56 &&
           vgt_rec_type_fixed_size(VGT_REC_CUDA_FUNCTION) == 56 && vgt_rec_type_fixed_size(VGT_REC_CUDA_KERNEL) == 96 &&
           vgt_rec_type_fixed_size(VGT_REC_CUDA_MEMORY) == 88 && vgt_rec_type_fixed_size(VGT_REC_CUDA_CALL) == 56,

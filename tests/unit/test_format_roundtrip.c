@@ -219,7 +219,7 @@ static void test_every_type(int codec, uint32_t chunk_target, int threads)
         return;
     }
     const vgt_trace_info *info = vgt_reader_info(r);
-    CHECK(info->major == VGT_FORMAT_MAJOR && info->minor == VGT_FORMAT_MINOR && info->minor == 4 && info->identity_count == 3 && info->has_index, "info");
+    CHECK(info->major == VGT_FORMAT_MAJOR && info->minor == VGT_FORMAT_MINOR && info->minor == 5 && info->identity_count == 3 && info->has_index, "info");
     CHECK(vgt_reader_identity(r, "chip") && !strcmp(vgt_reader_identity(r, "chip"), "GH100"), "identity");
     CHECK(vgt_reader_identity(r, "absent") == NULL, "absent identity");
     check_all_types(r, 0, 1000);

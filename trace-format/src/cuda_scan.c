@@ -85,6 +85,20 @@ vgt_status vgt_cuda_scan_record(vgt_cuda_scan *s, const vgt_record *r, vgt_error
         s->image_bytes += im.image_length;
         return VGT_OK;
     }
+    case VGT_REC_CUDA_IMAGE_REF: {
+        vgt_rec_cuda_image_ref im;
+        VGT_TRY(vgt_decode_cuda_image_ref(r, &im, err));
+        if (set_has(s->img, s->nimg, im.hash))
+            problem(s, "seq %llu: CUDA_IMAGE_REF 0x%016llx names an image stored before", (unsigned long long)r->seq,
+                    (unsigned long long)im.hash);
+        if (!im.path_length)
+            problem(s, "seq %llu: CUDA_IMAGE_REF 0x%016llx names no file", (unsigned long long)r->seq,
+                    (unsigned long long)im.hash);
+        set_add(&s->img, &s->nimg, &s->capimg, im.hash);
+        s->images++, s->ref_images++;
+        s->image_bytes += im.image_length, s->ref_bytes += im.image_length;
+        return VGT_OK;
+    }
     default: break;
     }
     if (!vgt_rec_is_cuda_api(r->type)) return VGT_OK;

@@ -19,7 +19,7 @@ typedef union any_rec {
     vgt_rec_doorbell s; vgt_rec_semaphore t; vgt_rec_cuda_module u; vgt_rec_cuda_launch v; vgt_rec_marker w;
     vgt_rec_diagnostic x; vgt_rec_channel_state y; vgt_rec_channel_methods z;
     vgt_rec_cuda_image c1; vgt_rec_cuda_load c2; vgt_rec_cuda_function c3; vgt_rec_cuda_kernel c4;
-    vgt_rec_cuda_memory c5; vgt_rec_cuda_call c6;
+    vgt_rec_cuda_memory c5; vgt_rec_cuda_call c6; vgt_rec_cuda_image_ref c7;
 } any_rec;
 
 typedef struct walk {
@@ -219,6 +219,15 @@ vgt_status vgt_decode_channel_methods(const vgt_record *r, vgt_rec_channel_metho
 DECODER(vgt_decode_cuda_module, vgt_rec_cuda_module, VGT_REC_CUDA_MODULE)
 DECODER(vgt_decode_cuda_launch, vgt_rec_cuda_launch, VGT_REC_CUDA_LAUNCH)
 DECODER(vgt_decode_cuda_image, vgt_rec_cuda_image, VGT_REC_CUDA_IMAGE)
+vgt_status vgt_decode_cuda_image_ref(const vgt_record *r, vgt_rec_cuda_image_ref *o, vgt_error *err)
+{
+    VGT_TRY(decode_typed(r, VGT_REC_CUDA_IMAGE_REF, o, sizeof *o, NULL, 0, err));
+    if (o->entries_length % VGT_CUDA_FATBIN_ENTRY_SIZE)
+        return VGT_FAIL(err, VGT_E_FORMAT, r->chunk_offset,
+                        "record seq %llu (CUDA_IMAGE_REF): entries_length %u is not a multiple of %u",
+                        (unsigned long long)r->seq, o->entries_length, VGT_CUDA_FATBIN_ENTRY_SIZE);
+    return VGT_OK;
+}
 DECODER(vgt_decode_cuda_load, vgt_rec_cuda_load, VGT_REC_CUDA_LOAD)
 DECODER(vgt_decode_cuda_function, vgt_rec_cuda_function, VGT_REC_CUDA_FUNCTION)
 DECODER(vgt_decode_cuda_memory, vgt_rec_cuda_memory, VGT_REC_CUDA_MEMORY)

@@ -69,6 +69,7 @@ ENCODER(vgt_write_channel_methods, vgt_rec_channel_methods, VGT_REC_CHANNEL_METH
 ENCODER(vgt_write_cuda_module, vgt_rec_cuda_module, VGT_REC_CUDA_MODULE)
 ENCODER(vgt_write_cuda_launch, vgt_rec_cuda_launch, VGT_REC_CUDA_LAUNCH)
 ENCODER(vgt_write_cuda_image, vgt_rec_cuda_image, VGT_REC_CUDA_IMAGE)
+ENCODER(vgt_write_cuda_image_ref, vgt_rec_cuda_image_ref, VGT_REC_CUDA_IMAGE_REF)
 ENCODER(vgt_write_cuda_load, vgt_rec_cuda_load, VGT_REC_CUDA_LOAD)
 ENCODER(vgt_write_cuda_function, vgt_rec_cuda_function, VGT_REC_CUDA_FUNCTION)
 ENCODER(vgt_write_cuda_kernel, vgt_rec_cuda_kernel, VGT_REC_CUDA_KERNEL)

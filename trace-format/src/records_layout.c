@@ -200,6 +200,14 @@ static const rec_field f_cuda_image[] = {
     X64(S, "hash", hash), U32(S, "image_length", image_length), U32(S, "kind", kind), BLOB(S, "image", image, 1),
 };
 #undef S
+#define S vgt_rec_cuda_image_ref
+static const rec_field f_cuda_image_ref[] = {
+    X64(S, "hash", hash), U64(S, "file_offset", file_offset), U64(S, "file_size", file_size),
+    U32(S, "image_length", image_length), U32(S, "kind", kind), X32(S, "flags", flags),
+    U32(S, "path_length", path_length), U32(S, "entries_length", entries_length), RSV,
+    TEXT(S, "path", path, 6), BLOB(S, "entries", entries, 7),
+};
+#undef S
 #define S vgt_rec_cuda_load
 static const rec_field f_cuda_load[] = {
     CALL(S), X64(S, "handle", handle), X64(S, "image_hash", image_hash), U32(S, "path_length", path_length), RSV,
@@ -278,6 +286,7 @@ static const rec_layout layouts[] = {
     ROW(VGT_REC_CUDA_KERNEL, "CUDA_KERNEL", 96, f_cuda_kernel, 0),      /* format 1.2 */
     ROW(VGT_REC_CUDA_MEMORY, "CUDA_MEMORY", 88, f_cuda_memory, 0),      /* format 1.2 */
     ROW(VGT_REC_CUDA_CALL, "CUDA_CALL", 56, f_cuda_call, 0),            /* format 1.2 */
+    ROW(VGT_REC_CUDA_IMAGE_REF, "CUDA_IMAGE_REF", 48, f_cuda_image_ref, 0),   /* format 1.5 */
     ROW(VGT_REC_MARKER, "MARKER", 8, f_marker, 0),
     ROW(VGT_REC_DIAGNOSTIC, "DIAGNOSTIC", 16, f_diagnostic, 0),
 };

@@ -221,6 +221,9 @@ static void print_cuda_text(const vgt_cuda_scan *c)
            ", graph nodes %" PRIu64 ", graph launches %" PRIu64 ", memory operations %" PRIu64 ", other calls %" PRIu64 "\n",
            c->images, c->image_bytes, c->loads, c->functions, c->launches, c->graph_nodes, c->graph_launches,
            c->memory_ops, c->calls);
+    if (c->ref_images)
+        printf("  images referenced by file, not stored: %" PRIu64 " (%" PRIu64 " bytes; a replay reads them from the "
+               "files, checked against their hashes)\n", c->ref_images, c->ref_bytes);
     if (c->legacy_modules || c->legacy_launches)
         printf("  format 1.0 records: %" PRIu64 " CUDA_MODULE, %" PRIu64 " CUDA_LAUNCH\n", c->legacy_modules, c->legacy_launches);
     printf("  calls that put work on the GPU linked to submissions: %" PRIu64 " of %" PRIu64 " (%" PRIu64 " deferred to the "
@@ -242,12 +245,13 @@ static void print_cuda_json(const vgt_cuda_scan *c)
         printf("null");
         return;
     }
-    printf("{\"images\":%" PRIu64 ",\"image_bytes\":%" PRIu64 ",\"loads\":%" PRIu64 ",\"functions\":%" PRIu64
+    printf("{\"images\":%" PRIu64 ",\"image_bytes\":%" PRIu64 ",\"ref_images\":%" PRIu64 ",\"ref_image_bytes\":%" PRIu64
+           ",\"loads\":%" PRIu64 ",\"functions\":%" PRIu64
            ",\"launches\":%" PRIu64 ",\"graph_nodes\":%" PRIu64 ",\"graph_launches\":%" PRIu64 ",\"memory_ops\":%" PRIu64
            ",\"calls\":%" PRIu64 ",\"legacy_modules\":%" PRIu64 ",\"legacy_launches\":%" PRIu64 ",\"work_calls\":%" PRIu64
            ",\"work_linked\":%" PRIu64 ",\"work_deferred\":%" PRIu64 ",\"by_api\":{",
-           c->images, c->image_bytes, c->loads, c->functions, c->launches, c->graph_nodes, c->graph_launches,
-           c->memory_ops, c->calls, c->legacy_modules, c->legacy_launches, c->work_calls, c->work_linked,
+           c->images, c->image_bytes, c->ref_images, c->ref_bytes, c->loads, c->functions, c->launches,
+           c->graph_nodes, c->graph_launches, c->memory_ops, c->calls, c->legacy_modules, c->legacy_launches, c->work_calls, c->work_linked,
            c->work_deferred);
     int first = 1;
     for (uint32_t a = 0; a < VGT_CUDA_API_COUNT; a++) {

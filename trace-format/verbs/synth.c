@@ -253,6 +253,16 @@ static vgt_status cuda_api_records(synth *s, const uint8_t *image, uint32_t n)
     vgt_rec_cuda_image im = {.hash = 0x5eed5eed5eed5eedull, .image_length = n, .kind = VGT_CUDA_IMAGE_CUBIN, .image = image};
     account(s, VGT_REC_CUDA_IMAGE, n);
     VGT_TRY(vgt_write_cuda_image(s->w, tick(s), &im, s->err));
+    /* format 1.5: an image named by its file (a library's fatbin of two entries), loaded by nothing here */
+    static const char lib[] = "/usr/lib/libsynthetic_kernels.so";
+    static const uint8_t entries[2 * VGT_CUDA_FATBIN_ENTRY_SIZE] = {
+        2, 0, 0, 0, 90, 0, 0, 0, 0x00, 0x00, 0x10, 0x00, 1, 0, 0, 0,   /* sm_90 cubin, 1 MiB, compressed */
+        3, 0, 0, 0, 90, 0, 0, 0, 0x00, 0x40, 0x00, 0x00, 0, 0, 0, 0};  /* sm_90 PTX, 16 KiB */
+    vgt_rec_cuda_image_ref ref = {.hash = 0x5eed5eed00000002ull, .file_offset = 0x200000, .file_size = 0x800000,
+                                  .image_length = 0x104100, .kind = VGT_CUDA_IMAGE_FATBIN, .path = lib,
+                                  .path_length = sizeof lib - 1, .entries = entries, .entries_length = sizeof entries};
+    account(s, VGT_REC_CUDA_IMAGE_REF, sizeof lib - 1 + sizeof entries);
+    VGT_TRY(vgt_write_cuda_image_ref(s->w, tick(s), &ref, s->err));
     vgt_rec_cuda_load ld = {.call = none, .handle = 0x5555100000ull, .image_hash = im.hash};
     account(s, VGT_REC_CUDA_LOAD, 0);
     VGT_TRY(vgt_write_cuda_load(s->w, tick(s), &ld, s->err));

@@ -9,13 +9,14 @@
 
 #include "verb_open.h"
 #include "vgt/cli.h"
+#include "vgt/cuda.h"
 #include "vgt/gp_check.h"
 
 #define VERIFY_GP_EVENTS 16u   /* ring events listed; the rest are counted */
 
 typedef struct verify_opts {
     const char *salvage;
-    int quiet, json, follow;
+    int quiet, json, follow, image_files;
 } verify_opts;
 
 static const vgt_cli_opt verify_options[] = {
@@ -26,6 +27,9 @@ static const vgt_cli_opt verify_options[] = {
     {"json", 0, VGT_ARG_NONE, NULL, "one JSON object on stdout: ok, records, chunks, submissions, has_trailer, "
      "valid_end, problem {code, offset, message} or null, salvaged (records) or null, gp_event_count and gp_events "
      "(ring wraps and GETs past PUT, the first 16)", .off = offsetof(verify_opts, json)},
+    {"image-files", 0, VGT_ARG_NONE, NULL, "also read the file of every CUDA image the trace references by file "
+     "(CUDA_IMAGE_REF) and check that its bytes at the recorded offset hash to the recorded hash: a changed file is "
+     "a problem (exit 1), an absent one a note", .off = offsetof(verify_opts, image_files)},
     VGT_OPT_FOLLOW(verify_opts, follow),
     {0}};
 
@@ -50,6 +54,10 @@ struct verify_state {
     vgt_gp_check *gp;   /* ring events: reported as notes, not problems (the trace is well formed) */
     vgt_gp_event gp_ev[VERIFY_GP_EVENTS];
     uint64_t gp_events;
+    int image_files;                       /* --image-files */
+    uint64_t image_refs, images_absent, images_changed;
+    char image_notes[VERIFY_GP_EVENTS][512];
+    uint64_t nimage_notes;
 };
 
 static int report_problem(const struct verify_state *s, const vgt_error *e)
@@ -150,6 +158,42 @@ static void print_gp_notes(const struct verify_state *s)
         fprintf(s->report, "note: ... %" PRIu64 " more ring events\n", s->gp_events - VERIFY_GP_EVENTS);
 }
 
+/* A CUDA image referenced by file (format 1.5): with --image-files, its file read and checked. The trace
+ * is well formed either way; an absent file is a note, a changed one a problem of what the trace names. */
+static void image_note(struct verify_state *s, const char *msg, const char *tail)
+{
+    if (s->nimage_notes < VERIFY_GP_EVENTS)
+        snprintf(s->image_notes[s->nimage_notes], sizeof s->image_notes[0], "%.440s%s", msg, tail);
+    s->nimage_notes++;
+}
+
+static void check_image_file(struct verify_state *s, const vgt_record *rec)
+{
+    s->image_refs++;
+    vgt_rec_cuda_image_ref im;
+    vgt_error e;
+    if (!s->image_files || vgt_decode_cuda_image_ref(rec, &im, &e) != VGT_OK) return;
+    vgt_status rc = vgt_cuda_image_ref_load(&im, NULL, &e);
+    if (rc == VGT_OK) return;
+    if (rc == VGT_E_NOT_FOUND) s->images_absent++, image_note(s, e.msg, " (absent here: not checked)");
+    else s->images_changed++, image_note(s, e.msg, "");
+}
+
+static void print_image_notes(const struct verify_state *s)
+{
+    if (!s->image_refs) return;
+    if (!s->image_files) {
+        fprintf(s->report, "note: %" PRIu64 " CUDA image%s referenced by file, not stored (--image-files checks the "
+                "files)\n", s->image_refs, s->image_refs > 1 ? "s" : "");
+        return;
+    }
+    fprintf(s->report, "note: %" PRIu64 " CUDA image%s referenced by file: %" PRIu64 " checked against their files, %"
+            PRIu64 " absent, %" PRIu64 " changed\n", s->image_refs, s->image_refs > 1 ? "s" : "",
+            s->image_refs - s->images_absent - s->images_changed, s->images_absent, s->images_changed);
+    for (uint64_t i = 0; i < s->nimage_notes && i < VERIFY_GP_EVENTS; i++)
+        fprintf(s->report, "note: %s\n", s->image_notes[i]);
+}
+
 static int walk(struct verify_state *s, vgt_reader *r, int quiet)
 {
     vgt_record rec;
@@ -166,6 +210,7 @@ static int walk(struct verify_state *s, vgt_reader *r, int quiet)
         if (s->gp) vgt_gp_check_feed(s->gp, &rec, ev, &nev, &e);   /* check_record accepted its structure */
         for (int i = 0; i < nev; i++, s->gp_events++)
             if (s->gp_events < VERIFY_GP_EVENTS) s->gp_ev[s->gp_events] = ev[i];
+        if (rec.type == VGT_REC_CUDA_IMAGE_REF) check_image_file(s, &rec);
     }
     int has_trailer = 0;
     if (st == VGT_E_EOF) st = vgt_reader_trailer_check(r, &has_trailer, &e);
@@ -184,6 +229,13 @@ static int walk(struct verify_state *s, vgt_reader *r, int quiet)
         return e.code == VGT_E_IO || e.code == VGT_E_NOMEM ? VGT_EXIT_USAGE : VGT_EXIT_PROBLEM;
     }
     if (!quiet) print_gp_notes(s);
+    if (!quiet) print_image_notes(s);
+    if (s->images_changed) {
+        fprintf(stderr, "vgt verify: %s: %" PRIu64 " CUDA image file%s changed since the capture (a cuda-lane replay "
+                "refuses %s)\n", s->path, s->images_changed, s->images_changed > 1 ? "s" : "",
+                s->images_changed > 1 ? "them" : "it");
+        return VGT_EXIT_PROBLEM;
+    }
     if (!quiet)
         fprintf(s->report, "ok: %s: %" PRIu64 " records, %" PRIu64 " chunks, %" PRIu64 " submissions, %s\n", s->path, s->records, s->chunks,
                s->submits, has_trailer ? "index agrees with every chunk" : "no trailer (a stream or an interrupted capture)");
@@ -202,6 +254,7 @@ int cmd_verify(int argc, char **argv)
     s.salvage_path = vo.salvage;
     s.path = a.pos[0];
     s.report = stdout;
+    s.image_files = vo.image_files;
     if (s.salvage_path && !strcmp(s.salvage_path, "-")) {
         if (s.json) return vgt_cli_error("verify", VGT_EXIT_USAGE, "--json and --salvage - would both write to standard output");
         s.report = stderr;

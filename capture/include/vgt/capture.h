@@ -282,6 +282,14 @@ void vgt_capture_identity_set(vgt_capture_identity *id, const char *key, const c
 /* Chip and architecture of an NVIDIA PCI device id ("GH100", "hopper"), or NULLs when not in the table. */
 void vgt_capture_chip_of_pci(uint32_t device_id, const char **chip, const char **architecture);
 
+/* ---- the file behind an address (CUDA images referenced by file, format 1.5 CUDA_IMAGE_REF) ---- */
+/* Whether [addr, addr + size) of this process lies in a file mapped into it (one mapping, or mappings of
+ * the same file back to back at consecutive file offsets), as maps_path (NULL: /proc/self/maps) lists
+ * them: the file's path into path (n bytes; a path that does not fit, a deleted file, an anonymous or
+ * special mapping: 0) and the file offset of addr into *offset. Reads only the maps file, never addr. */
+int vgt_capture_mapped_file(const char *maps_path, uint64_t addr, uint64_t size, char *path, size_t n,
+                            uint64_t *offset);
+
 #ifdef __cplusplus
 }
 #endif

@@ -126,6 +126,28 @@ const char *vgt_cuda_image_kind_name(uint32_t kind);   /* "fatbin", "cubin", "pt
  * else text: PTX). */
 uint32_t vgt_cuda_image_kind_of(const void *image, uint64_t len);
 
+/* ---- images referenced by file (CUDA_IMAGE_REF, format 1.5) ---- */
+/* One entry of a fatbin, as CUDA_IMAGE_REF lists them (16 bytes on disk: u32 kind, u32 arch, u32 size,
+ * u32 flags). kind: VGT_CUDA_IMAGE_CUBIN (an ELF), VGT_CUDA_IMAGE_PTX, or 0 (another kind of entry);
+ * arch: the SM number (90 for sm_90); size: the entry's payload bytes in the fatbin (compressed when
+ * flags has VGT_CUDA_FATBIN_COMPRESSED). */
+#define VGT_CUDA_FATBIN_COMPRESSED 1u
+typedef struct vgt_cuda_fatbin_entry { uint32_t kind, arch, size, flags; } vgt_cuda_fatbin_entry;
+/* The entries of the fatbin at p (len bytes, starting with the fatbin magic 0xBA55ED50): at most max into
+ * out (16 bytes each, little-endian) when out is not NULL; returns how many the fatbin has (0 when it is
+ * not a fatbin or its entries run past len). */
+uint32_t vgt_cuda_fatbin_entries(const void *p, uint64_t len, uint8_t *out, uint32_t max);
+/* Entry i of a CUDA_IMAGE_REF's list (i < entries_length / 16). */
+vgt_cuda_fatbin_entry vgt_cuda_image_ref_entry(const vgt_rec_cuda_image_ref *r, uint32_t i);
+/* "sm_90 cubin 123456 B, sm_90 ptx 4567 B (compressed)": the entries as one line into buf (cut at n). */
+void vgt_cuda_image_ref_entries_text(const vgt_rec_cuda_image_ref *r, char *buf, size_t n);
+/* Read a referenced image from its file: the image_length bytes at file_offset of path, checked against
+ * hash (xxh64). On VGT_OK, *bytes (when not NULL) is a malloc'd copy with one NUL byte after the image
+ * (PTX text is then a C string). VGT_E_NOT_FOUND when the file cannot be opened, VGT_E_TRUNCATED when it
+ * ends before the image does, VGT_E_CHECKSUM when the bytes there hash to something else; each message
+ * names the image's hash, the path and the offset. */
+vgt_status vgt_cuda_image_ref_load(const vgt_rec_cuda_image_ref *r, uint8_t **bytes, vgt_error *err);
+
 /* 1 for the record types that start with the call head (0x0033-0x0037). */
 int vgt_rec_is_cuda_api(uint16_t type);
 /* The call head of such a record (VGT_E_FORMAT when the payload is shorter than 32 bytes). */
@@ -153,7 +175,9 @@ int vgt_cuda_does_work(const vgt_record *r, const vgt_cuda_call_head *h);
 /* ---- a fold of a trace's CUDA records: counts and consistency ---- */
 #define VGT_CUDA_SCAN_MAX_PROBLEMS 16u
 typedef struct vgt_cuda_scan {
-    uint64_t images, image_bytes, loads, functions, launches, graph_nodes, graph_launches, memory_ops, calls;
+    uint64_t images, image_bytes;         /* CUDA_IMAGE and CUDA_IMAGE_REF records; bytes of both */
+    uint64_t ref_images, ref_bytes;       /* of those, CUDA_IMAGE_REF: referenced by file, not stored */
+    uint64_t loads, functions, launches, graph_nodes, graph_launches, memory_ops, calls;
     uint64_t legacy_modules, legacy_launches;   /* 1.0 CUDA_MODULE / CUDA_LAUNCH records */
     uint64_t work_calls, work_linked, work_deferred;
     uint64_t api_count[VGT_CUDA_API_COUNT];

@@ -31,9 +31,9 @@ extern "C" {
 
 /* ---- format constants (docs/trace-format.md) ---- */
 #define VGT_FORMAT_MAJOR 1
-#define VGT_FORMAT_MINOR 4   /* 1.1 adds CHANNEL_STATE, CHANNEL_METHODS; 1.2 the CUDA driver API records
-                               * (0x0032-0x0037); 1.3 MEMORY_CAS; 1.4 CHANNEL_PROGRESS; readers take every
-                               * minor of major 1 */
+#define VGT_FORMAT_MINOR 5   /* 1.1 adds CHANNEL_STATE, CHANNEL_METHODS; 1.2 the CUDA driver API records
+                               * (0x0032-0x0037); 1.3 MEMORY_CAS; 1.4 CHANNEL_PROGRESS; 1.5 CUDA_IMAGE_REF;
+                               * readers take every minor of major 1 */
 #define VGT_HEADER_FLAG_MEMORY_CAS 1u      /* header flag bit 0 (1.3): the trace may hold MEMORY_CAS records */
 #define VGT_MEMCAS_WINDOW (64ull << 20)     /* MEMORY_CAS: how far back in the memory stream a COPY may reach */
 #define VGT_MEMCAS_BLOCK 4096u              /* MEMORY_CAS: the writer's unit of matching */
@@ -86,6 +86,7 @@ enum vgt_rec_type {
     VGT_REC_CUDA_KERNEL = 0x0035,      /* format 1.2: a kernel launch (or a graph's kernel node) */
     VGT_REC_CUDA_MEMORY = 0x0036,      /* format 1.2: an allocation, copy or memset */
     VGT_REC_CUDA_CALL = 0x0037,        /* format 1.2: streams, events, graphs, synchronization, unloads */
+    VGT_REC_CUDA_IMAGE_REF = 0x0038,   /* format 1.5: a module image named by file, offset and hash, not stored */
     VGT_REC_MARKER = 0x0040,
     VGT_REC_DIAGNOSTIC = 0x0041,
     VGT_REC_EXPERIMENTAL_FIRST = 0xF000,
@@ -243,6 +244,16 @@ typedef struct vgt_cuda_call_head {
     uint64_t submits_before, submits_after;
 } vgt_cuda_call_head;
 typedef struct { uint64_t hash; uint32_t image_length, kind; const uint8_t *image; } vgt_rec_cuda_image;
+/* format 1.5: an image whose bytes are those of a file at an offset (a shared library's fatbin section):
+ * the path, the offset, the hash of the bytes, and for a fatbin its entries (vgt/cuda.h,
+ * vgt_cuda_fatbin_entry: 16 bytes each), instead of the bytes. */
+#define VGT_CUDA_FATBIN_ENTRY_SIZE 16u
+typedef struct {
+    uint64_t hash, file_offset, file_size;
+    uint32_t image_length, kind, flags, path_length, entries_length;
+    const char *path;
+    const uint8_t *entries;
+} vgt_rec_cuda_image_ref;
 typedef struct {
     vgt_cuda_call_head call;
     uint64_t handle, image_hash;
@@ -314,6 +325,7 @@ vgt_status vgt_decode_channel_methods(const vgt_record *r, vgt_rec_channel_metho
 vgt_status vgt_decode_cuda_module(const vgt_record *r, vgt_rec_cuda_module *o, vgt_error *err);
 vgt_status vgt_decode_cuda_launch(const vgt_record *r, vgt_rec_cuda_launch *o, vgt_error *err);
 vgt_status vgt_decode_cuda_image(const vgt_record *r, vgt_rec_cuda_image *o, vgt_error *err);
+vgt_status vgt_decode_cuda_image_ref(const vgt_record *r, vgt_rec_cuda_image_ref *o, vgt_error *err);
 vgt_status vgt_decode_cuda_load(const vgt_record *r, vgt_rec_cuda_load *o, vgt_error *err);
 vgt_status vgt_decode_cuda_function(const vgt_record *r, vgt_rec_cuda_function *o, vgt_error *err);
 /* Also checks layout_length is a multiple of 8. */
@@ -450,6 +462,7 @@ vgt_status vgt_write_channel_methods(vgt_writer *w, uint64_t ts, const vgt_rec_c
 vgt_status vgt_write_cuda_module(vgt_writer *w, uint64_t ts, const vgt_rec_cuda_module *p, vgt_error *err);
 vgt_status vgt_write_cuda_launch(vgt_writer *w, uint64_t ts, const vgt_rec_cuda_launch *p, vgt_error *err);
 vgt_status vgt_write_cuda_image(vgt_writer *w, uint64_t ts, const vgt_rec_cuda_image *p, vgt_error *err);
+vgt_status vgt_write_cuda_image_ref(vgt_writer *w, uint64_t ts, const vgt_rec_cuda_image_ref *p, vgt_error *err);
 vgt_status vgt_write_cuda_load(vgt_writer *w, uint64_t ts, const vgt_rec_cuda_load *p, vgt_error *err);
 vgt_status vgt_write_cuda_function(vgt_writer *w, uint64_t ts, const vgt_rec_cuda_function *p, vgt_error *err);
 vgt_status vgt_write_cuda_kernel(vgt_writer *w, uint64_t ts, const vgt_rec_cuda_kernel *p, vgt_error *err);

@@ -8,7 +8,7 @@ spec. Every number here cites the spec section it comes from.
 # section 2: file header
 FILE_MAGIC = b"VGTRACE\0"
 MAJOR = 1
-MINOR = 4  # section 2: a writer of 1.4 writes minor 4; readers take every minor (section 8)
+MINOR = 5  # section 2: a writer of 1.5 writes minor 5; readers take every minor (section 8)
 HEADER_FIXED = 32
 HEADER_MIN = 40
 MAX_HEADER_LENGTH = 1 << 20
@@ -171,6 +171,11 @@ LAYOUTS = [
                  CALL_HEAD + [("dst", "Q"), ("src", "Q"), ("size", "Q"), ("stream", "Q"), ("graph_exec", "Q")]
                  + _u32("op", "value", "node_index", "data_length"), [("data", "data_length")]),
     RecordLayout(0x0037, "CUDA_CALL", CALL_HEAD + [("object", "Q"), ("arg0", "Q"), ("arg1", "Q")]),
+    # 1.5: an image named by its file (path, offset, xxh64) instead of stored; entries: a fatbin's entries,
+    # 16 bytes each (u32 kind 2 cubin / 3 ptx / 0 other, u32 arch, u32 size, u32 flags: bit 0 compressed)
+    RecordLayout(0x0038, "CUDA_IMAGE_REF", [("hash", "Q"), ("file_offset", "Q"), ("file_size", "Q")]
+                 + _u32("image_length", "kind", "flags", "path_length", "entries_length", "reserved"),
+                 [("path", "path_length"), ("entries", "entries_length")]),
     RecordLayout(0x0040, "MARKER", _u32("length", "flags"), [("text", "length")]),
     RecordLayout(0x0041, "DIAGNOSTIC", _u32("severity", "code", "length", "reserved"), [("text", "length")]),
 ]
