@@ -19,17 +19,17 @@ CREATE TABLE channels(seq INTEGER PRIMARY KEY, client INTEGER, parent INTEGER, h
 CREATE TABLE clears(event INTEGER PRIMARY KEY, seq INTEGER, submission INTEGER, channel INTEGER, color_mask INTEGER, depth INTEGER, stencil INTEGER, target INTEGER, target_va INTEGER, target_format INTEGER, width INTEGER, height INTEGER, memory INTEGER, bytes INTEGER, zt_va INTEGER, raw INTEGER);
 -- rows in clears: 0
 CREATE TABLE copies(event INTEGER PRIMARY KEY, seq INTEGER, submission INTEGER, channel INTEGER, src_va INTEGER, dst_va INTEGER, bytes INTEGER, line_length INTEGER, line_count INTEGER, pitch_in INTEGER, pitch_out INTEGER, src_pitch INTEGER, dst_pitch INTEGER, multi_line INTEGER, remap INTEGER, memset INTEGER, remap_const_a INTEGER, semaphore_type INTEGER, sem_va INTEGER, sem_payload INTEGER);
--- rows in copies: 107
+-- rows in copies: 99
 CREATE TABLE cuda_api(seq INTEGER PRIMARY KEY, type TEXT, api TEXT, api_number INTEGER, result INTEGER, thread INTEGER, flags INTEGER, submits_before INTEGER, submits_after INTEGER, first_submission INTEGER, submission_count INTEGER, deferred INTEGER, object INTEGER, op TEXT, dst INTEGER, src INTEGER, size INTEGER, stream INTEGER);
--- rows in cuda_api: 0
+-- rows in cuda_api: 153
 CREATE TABLE cuda_functions(seq INTEGER PRIMARY KEY, api TEXT, function INTEGER, owner INTEGER, name TEXT, result INTEGER);
--- rows in cuda_functions: 0
+-- rows in cuda_functions: 2
 CREATE TABLE cuda_images(seq INTEGER PRIMARY KEY, hash INTEGER, kind TEXT, length INTEGER, data BLOB, referenced INTEGER, path TEXT, file_offset INTEGER, entries TEXT);
--- rows in cuda_images: 0
+-- rows in cuda_images: 1
 CREATE TABLE cuda_launches(seq INTEGER PRIMARY KEY, api TEXT, function INTEGER, name TEXT, stream INTEGER, grid_x INTEGER, grid_y INTEGER, grid_z INTEGER, block_x INTEGER, block_y INTEGER, block_z INTEGER, shared_bytes INTEGER, params_length INTEGER, flags INTEGER, graph_exec INTEGER, node_index INTEGER, first_submission INTEGER, submission_count INTEGER, deferred INTEGER, qmd_va INTEGER, params BLOB);
--- rows in cuda_launches: 0
+-- rows in cuda_launches: 36
 CREATE TABLE cuda_modules(seq INTEGER PRIMARY KEY, api TEXT, handle INTEGER, image_hash INTEGER, path TEXT, result INTEGER);
--- rows in cuda_modules: 0
+-- rows in cuda_modules: 1
 CREATE TABLE diagnostics(id INTEGER PRIMARY KEY, seq INTEGER, submission INTEGER, entry INTEGER, dword INTEGER, kind TEXT, message TEXT);
 -- rows in diagnostics: 0
 CREATE TABLE draw_lints(draw INTEGER, idx INTEGER, code TEXT, message TEXT, PRIMARY KEY(draw, idx)) WITHOUT ROWID;
@@ -37,23 +37,23 @@ CREATE TABLE draw_lints(draw INTEGER, idx INTEGER, code TEXT, message TEXT, PRIM
 CREATE TABLE draw_stages(draw INTEGER, stage INTEGER, type TEXT, shader_set INTEGER, enabled INTEGER, register_count INTEGER, program_va INTEGER, mapped INTEGER, sph_bytes_known INTEGER, sph_state TEXT, PRIMARY KEY(draw, stage)) WITHOUT ROWID;
 -- rows in draw_stages: 0
 CREATE TABLE draw_state(draw INTEGER PRIMARY KEY, kind TEXT, submission INTEGER, seq INTEGER, entry INTEGER, dword INTEGER, client INTEGER, channel INTEGER, class INTEGER, origin TEXT, macro_call INTEGER, window_entry INTEGER, window_va INTEGER, window_bytes INTEGER, primitive TEXT, topology TEXT, first INTEGER, count INTEGER, instances INTEGER, index_size INTEGER, index_buffer_va INTEGER, vs_enabled INTEGER, vs_program_va INTEGER, ps_enabled INTEGER, ps_program_va INTEGER, target_count INTEGER, rt0_va INTEGER, rt0_format INTEGER, rt0_format_name TEXT, rt0_width INTEGER, rt0_height INTEGER, rt0_layout TEXT, rt0_write_mask INTEGER, zt_selected INTEGER, zt_va INTEGER, depth_test INTEGER, depth_write INTEGER, stencil_test INTEGER, viewport_width INTEGER, viewport_height INTEGER, scissor_enable INTEGER, scissor_xmin INTEGER, scissor_xmax INTEGER, scissor_ymin INTEGER, scissor_ymax INTEGER, raster_enable INTEGER, vertex_streams INTEGER, launch_qmd_va INTEGER, launch_program_va INTEGER, macros TEXT, macros_total INTEGER, clears INTEGER, lints TEXT, nlints INTEGER, json TEXT);
--- rows in draw_state: 68
+-- rows in draw_state: 36
 CREATE TABLE draws(event INTEGER PRIMARY KEY, seq INTEGER, submission INTEGER, channel INTEGER, kind TEXT, topology TEXT, first INTEGER, count INTEGER, instances INTEGER, index_size INTEGER, index_buffer_va INTEGER, base_vertex INTEGER, base_instance INTEGER);
 -- rows in draws: 0
 CREATE TABLE empty_dispatches(event INTEGER PRIMARY KEY, seq INTEGER, submission INTEGER, channel INTEGER, qmd_va INTEGER, inline INTEGER, qmd_known INTEGER, qmd_version TEXT, grid_x INTEGER, grid_y INTEGER, grid_z INTEGER, block_x INTEGER, block_y INTEGER, block_z INTEGER, program_va INTEGER, shared_memory INTEGER, registers INTEGER, barriers INTEGER, cb_valid_mask INTEGER, cb0_va INTEGER, cb0_size INTEGER);
--- rows in empty_dispatches: 68
+-- rows in empty_dispatches: 36
 CREATE TABLE empty_dmas(event INTEGER PRIMARY KEY, seq INTEGER, submission INTEGER, channel INTEGER, src_va INTEGER, dst_va INTEGER, bytes INTEGER, line_length INTEGER, line_count INTEGER, pitch_in INTEGER, pitch_out INTEGER, src_pitch INTEGER, dst_pitch INTEGER, multi_line INTEGER, remap INTEGER, memset INTEGER, remap_const_a INTEGER, semaphore_type INTEGER, sem_va INTEGER, sem_payload INTEGER);
--- rows in empty_dmas: 119
+-- rows in empty_dmas: 111
 CREATE TABLE engine_objects(seq INTEGER PRIMARY KEY, client INTEGER, channel INTEGER, handle INTEGER, class INTEGER, class_name TEXT, status INTEGER);
 -- rows in engine_objects: 28
 CREATE TABLE events(id INTEGER PRIMARY KEY, seq INTEGER, submission INTEGER, entry INTEGER, dword INTEGER, channel INTEGER, subch INTEGER, class INTEGER, kind TEXT, text TEXT, origin TEXT, macro_call INTEGER);
--- rows in events: 1066
+-- rows in events: 766
 CREATE TABLE gpfifo_entries(submission INTEGER, entry INTEGER, seq INTEGER, raw INTEGER, va INTEGER, length INTEGER, level INTEGER, sync INTEGER, is_control INTEGER, opcode INTEGER, operand INTEGER, PRIMARY KEY(submission, entry)) WITHOUT ROWID;
--- rows in gpfifo_entries: 263
+-- rows in gpfifo_entries: 231
 CREATE TABLE identity(key TEXT PRIMARY KEY, value TEXT);
 -- rows in identity: 18
 CREATE TABLE launches(event INTEGER PRIMARY KEY, seq INTEGER, submission INTEGER, channel INTEGER, qmd_va INTEGER, inline INTEGER, qmd_known INTEGER, qmd_version TEXT, grid_x INTEGER, grid_y INTEGER, grid_z INTEGER, block_x INTEGER, block_y INTEGER, block_z INTEGER, program_va INTEGER, shared_memory INTEGER, registers INTEGER, barriers INTEGER, cb_valid_mask INTEGER, cb0_va INTEGER, cb0_size INTEGER);
--- rows in launches: 68
+-- rows in launches: 36
 CREATE TABLE macro_call_params(call INTEGER, idx INTEGER, value INTEGER, PRIMARY KEY(call, idx)) WITHOUT ROWID;
 -- rows in macro_call_params: 0
 CREATE TABLE macro_calls(call INTEGER PRIMARY KEY, submission INTEGER, seq INTEGER, entry INTEGER, dword INTEGER, client INTEGER, channel INTEGER, subch INTEGER, class INTEGER, macro INTEGER, version INTEGER, hash TEXT, kind TEXT, nparams INTEGER, params_truncated INTEGER, nemits INTEGER, instructions INTEGER, status TEXT, error TEXT, pc INTEGER, message TEXT);
@@ -63,37 +63,37 @@ CREATE TABLE macro_emits(call INTEGER, idx INTEGER, submission INTEGER, channel 
 CREATE TABLE macros(version INTEGER PRIMARY KEY, client INTEGER, channel INTEGER, channel_alloc_seq INTEGER, class INTEGER, class_name TEXT, format TEXT, macro INTEGER, start INTEGER, start_dword INTEGER, dwords INTEGER, hash TEXT, name TEXT, named_from TEXT, first_submission INTEGER, first_seq INTEGER, calls INTEGER, call_errors INTEGER, emits INTEGER, categories INTEGER, static_categories INTEGER, code BLOB, disassembly TEXT);
 -- rows in macros: 16
 CREATE TABLE mappings(seq INTEGER PRIMARY KEY, client INTEGER, device INTEGER, va_space INTEGER, memory INTEGER, gpu_va INTEGER, offset INTEGER, length INTEGER, flags INTEGER, source INTEGER, status INTEGER);
--- rows in mappings: 32
+-- rows in mappings: 31
 CREATE TABLE memory(seq INTEGER PRIMARY KEY, gpu_va INTEGER, length INTEGER, reason INTEGER, reason_name TEXT, memory INTEGER, flags INTEGER, data BLOB);
--- rows in memory: 1502
+-- rows in memory: 995
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
 -- rows in meta: 5
 CREATE TABLE method_counts(class INTEGER, address INTEGER, method TEXT, n INTEGER);
 -- rows in method_counts: 65
 CREATE TABLE methods(submission INTEGER, entry INTEGER, dword INTEGER, id INTEGER, seq INTEGER, channel INTEGER, subch INTEGER, class INTEGER, method TEXT, address INTEGER, value INTEGER, fields TEXT, PRIMARY KEY(submission, entry, dword, id)) WITHOUT ROWID;
--- rows in methods: 75853
+-- rows in methods: 96977
 CREATE TABLE notifies(event INTEGER PRIMARY KEY, seq INTEGER, submission INTEGER, channel INTEGER, va INTEGER, type INTEGER);
 -- rows in notifies: 0
 CREATE TABLE object_frees(seq INTEGER PRIMARY KEY, client INTEGER, parent INTEGER, handle INTEGER, status INTEGER);
--- rows in object_frees: 5
+-- rows in object_frees: 4
 CREATE TABLE objects(seq INTEGER PRIMARY KEY, kind TEXT, client INTEGER, parent INTEGER, handle INTEGER, class INTEGER, class_name TEXT, size INTEGER, aperture INTEGER, status INTEGER);
--- rows in objects: 174
+-- rows in objects: 173
 CREATE TABLE program_binds(event INTEGER PRIMARY KEY, seq INTEGER, submission INTEGER, channel INTEGER, stage INTEGER, type INTEGER, enabled INTEGER, program_va INTEGER, registers INTEGER);
 -- rows in program_binds: 0
 CREATE TABLE records(seq INTEGER PRIMARY KEY, type INTEGER, type_name TEXT, ts INTEGER, flags INTEGER, length INTEGER);
--- rows in records: 2419
+-- rows in records: 2049
 CREATE TABLE semaphores(event INTEGER PRIMARY KEY, seq INTEGER, submission INTEGER, channel INTEGER, kind TEXT, source TEXT, op TEXT, va INTEGER, payload INTEGER, size INTEGER, reduction TEXT, flags INTEGER, report INTEGER);
--- rows in semaphores: 342
+-- rows in semaphores: 274
 CREATE TABLE sph(draw INTEGER, stage INTEGER, program_va INTEGER, version INTEGER, sph_type TEXT, shader_type TEXT, does_global_store INTEGER, does_load_or_store INTEGER, kills_pixels INTEGER, mrt_enable INTEGER, stream_out_mask INTEGER, omap_target INTEGER, omap_depth INTEGER, omap_sample_mask INTEGER, output_components INTEGER, no_outputs INTEGER, word5 INTEGER, word10 INTEGER, word18 INTEGER, words TEXT, fields TEXT, PRIMARY KEY(draw, stage)) WITHOUT ROWID;
 -- rows in sph: 0
 CREATE TABLE stores(id INTEGER PRIMARY KEY, submission INTEGER, seq INTEGER, channel INTEGER, what TEXT, va INTEGER, length INTEGER, pages_written INTEGER, bytes_changed INTEGER, first_changed INTEGER, first_nonzero_pixel INTEGER, px0 INTEGER, draw INTEGER, draw_count INTEGER);
 -- rows in stores: 0
 CREATE TABLE submissions(submission INTEGER PRIMARY KEY, seq INTEGER UNIQUE, ts INTEGER, client INTEGER, channel INTEGER, token INTEGER, flags INTEGER, entry_count INTEGER, segment_count INTEGER, gp_put_before INTEGER, gp_put_after INTEGER, methods INTEGER);
--- rows in submissions: 263
+-- rows in submissions: 231
 CREATE TABLE unmappings(seq INTEGER PRIMARY KEY, client INTEGER, device INTEGER, va_space INTEGER, memory INTEGER, gpu_va INTEGER, length INTEGER, source INTEGER, status INTEGER);
--- rows in unmappings: 3
+-- rows in unmappings: 2
 CREATE TABLE uploads(event INTEGER PRIMARY KEY, seq INTEGER, submission INTEGER, channel INTEGER, dst_va INTEGER, length INTEGER, line_length INTEGER, line_count INTEGER, pitch_out INTEGER, pitch INTEGER, complete INTEGER, data BLOB);
--- rows in uploads: 362
+-- rows in uploads: 210
 CREATE TABLE window_lints(submission INTEGER, seq INTEGER, entry INTEGER, window_bytes INTEGER, channel INTEGER, class INTEGER, macros TEXT, code TEXT, message TEXT);
 -- rows in window_lints: 0
 CREATE VIEW compute_submissions AS SELECT submission, count(*) AS launches, sum(grid_x * grid_y * grid_z) AS ctas FROM launches GROUP BY submission;
