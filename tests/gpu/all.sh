@@ -87,6 +87,7 @@ run() {
         mme) step mme 240 bash tests/gpu/mme_agree.sh run ;;
         perf) step perf 240 bash bench/perf_h200.sh run ;;
         cudacorpus) step cudacorpus 150 bash tests/gpu/cuda_lane.sh corpus ;;
+        imgref) step imgref 120 bash tests/gpu/gpget.sh imgref ;;
         esac
     done
     bash tests/gpu/health_check.sh final || failed=$((failed + 1))
