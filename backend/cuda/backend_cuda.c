@@ -37,6 +37,7 @@ typedef struct cuda_api {
     CUresult (*MemsetD8)(CUdeviceptr, unsigned char, size_t);
     CUresult (*MemsetD16)(CUdeviceptr, unsigned short, size_t);
     CUresult (*MemsetD32)(CUdeviceptr, unsigned int, size_t);
+    CUresult (*ModuleGetGlobal)(CUdeviceptr *, size_t *, CUmodule, const char *);
     CUresult (*LaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, CUstream,
                              void **, void **);
     CUresult (*LaunchKernelEx)(const CUlaunchConfig *, CUfunction, void **, void **);
@@ -99,6 +100,7 @@ static vgt_status load(cuda_api *a, vgt_error *err)
     SYM(CtxSynchronize, "cuCtxSynchronize", 1);
     SYM(ModuleLoadData, "cuModuleLoadData", 1);
     SYM(ModuleGetFunction, "cuModuleGetFunction", 1);
+    SYM(ModuleGetGlobal, "cuModuleGetGlobal_v2", 0);
     SYM(MemAlloc, "cuMemAlloc_v2", 1);
     SYM(MemcpyHtoD, "cuMemcpyHtoD_v2", 1);
     SYM(MemcpyDtoH, "cuMemcpyDtoH_v2", 1);
@@ -324,6 +326,19 @@ static vgt_status cuda_function(vgt_backend *b, uint64_t module, const char *nam
     return VGT_OK;
 }
 
+static vgt_status cuda_global(vgt_backend *b, uint64_t module, const char *name, uint64_t *dptr, uint64_t *size,
+                              vgt_error *err)
+{
+    if (!b->api.ModuleGetGlobal)
+        return VGT_FAIL(err, VGT_E_UNSUPPORTED, VGT_NO_OFFSET, "backend cuda: %s has no cuModuleGetGlobal_v2", lib_name());
+    CUdeviceptr p = 0;
+    size_t n = 0;
+    CUresult r = b->api.ModuleGetGlobal(&p, &n, (CUmodule)(uintptr_t)module, name);
+    if (r != CUDA_SUCCESS) return CU_FAIL(b, err, r, "no global '%s' in its module", name);
+    *dptr = p, *size = n;
+    return VGT_OK;
+}
+
 static vgt_status cuda_launch(vgt_backend *b, uint64_t fn, const uint32_t grid[3], const uint32_t block[3],
                               uint32_t shared, const void *params, uint32_t params_len, int cooperative, vgt_error *err)
 {
@@ -412,6 +427,7 @@ static void cuda_counters(vgt_backend *b, vgt_backend_counters *out) { *out = b-
 static const vgt_backend_cuda_ops cuda_ops = {
     .module_load = cuda_module_load,
     .function = cuda_function,
+    .global = cuda_global,
     .granularity = cuda_granularity,
     .reserve = cuda_reserve,
     .write = cuda_write,

@@ -184,6 +184,37 @@ SHIM_EXPORT CUresult cuLibraryGetKernel(CUkernel *k, CUlibrary lib, const char *
     return r;
 }
 
+/* Module globals (__constant__ and __device__ variables; cudaMemcpyToSymbol finds its destination here):
+ * recorded as CUDA_FUNCTION records of their own api, the global's device address as the function, so that
+ * a replay that loads the module again can send copies to the captured address to the global of its own
+ * load. The owner's image is written first: the copies come before any launch needs it. */
+static void write_global(const cu_call *c, CUresult r, const CUdeviceptr *dptr, uint64_t owner, const char *name)
+{
+    if (!c->rec) return;
+    cu_image_for_function(owner);
+    write_function(c, r == CUDA_SUCCESS && dptr ? (uint64_t)*dptr : 0, owner, name);
+}
+
+SHIM_EXPORT CUresult cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmodule m, const char *name)
+{
+    cu_call c;
+    cu_begin(&c, VGT_CUDA_MODULE_GET_GLOBAL, 0);
+    CUresult r = CU_REAL(cuModuleGetGlobal_v2) ? CU_REAL(cuModuleGetGlobal_v2)(dptr, bytes, m, name) : CUDA_ERROR_NOT_FOUND;
+    cu_end(&c, r);
+    write_global(&c, r, dptr, U64(m), name);
+    return r;
+}
+
+SHIM_EXPORT CUresult cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUlibrary lib, const char *name)
+{
+    cu_call c;
+    cu_begin(&c, VGT_CUDA_LIBRARY_GET_GLOBAL, 0);
+    CUresult r = CU_REAL(cuLibraryGetGlobal) ? CU_REAL(cuLibraryGetGlobal)(dptr, bytes, lib, name) : CUDA_ERROR_NOT_FOUND;
+    cu_end(&c, r);
+    write_global(&c, r, dptr, U64(lib), name);
+    return r;
+}
+
 SHIM_EXPORT CUresult cuKernelGetFunction(CUfunction *f, CUkernel k)
 {
     cu_call c;

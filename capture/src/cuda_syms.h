@@ -1,7 +1,7 @@
 /* cuda_syms.h: the libcuda entry points the capture wraps, by exported name (cuda.h maps the API names
  * to these: cuMemAlloc is cuMemAlloc_v2, cuLaunchKernel with per-thread default streams is
  * cuLaunchKernel_ptsz, cuCtxSynchronize at CUDA 13.0 is cuCtxSynchronize_v2, which takes the context;
- * cuStreamBeginCapture at CUDA 10.0 is the first version, without a mode, which the runtime asks for too).
+ * cuModuleGetGlobal is cuModuleGetGlobal_v2, cuStreamBeginCapture at CUDA 10.0 is the first version, without a mode, which the runtime asks for too).
  * One list: cuda_hook.c builds the symbol table from it, the wrappers define them. */
 #ifndef VGT_CAPTURE_CUDA_SYMS_H
 #define VGT_CAPTURE_CUDA_SYMS_H
@@ -10,7 +10,7 @@
     X(cuInit) X(cuGetProcAddress) X(cuGetProcAddress_v2) \
     X(cuModuleLoad) X(cuModuleLoadData) X(cuModuleLoadDataEx) X(cuModuleLoadFatBinary) X(cuModuleUnload) \
     X(cuModuleGetFunction) X(cuLibraryLoadData) X(cuLibraryLoadFromFile) X(cuLibraryUnload) \
-    X(cuLibraryGetKernel) X(cuKernelGetFunction) \
+    X(cuLibraryGetKernel) X(cuKernelGetFunction) X(cuModuleGetGlobal_v2) X(cuLibraryGetGlobal) \
     X(cuLaunchKernel) X(cuLaunchKernel_ptsz) X(cuLaunchKernelEx) X(cuLaunchKernelEx_ptsz) \
     X(cuLaunchCooperativeKernel) X(cuLaunchCooperativeKernel_ptsz) \
     X(cuGraphInstantiateWithFlags) X(cuGraphInstantiateWithParams) X(cuGraphInstantiateWithParams_ptsz) \

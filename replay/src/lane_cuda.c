@@ -5,7 +5,9 @@
  *   CUDA_IMAGE_REF the same, its bytes read from the file it names and checked against its hash (1.5);
  *                a file that is absent or changed is a refusal (VGT_E_IO), never another module
  *   CUDA_LOAD    captured module/library handle -> its image
- *   CUDA_FUNCTION captured function/kernel handle -> (image, name): resolved to a backend function on use
+ *   CUDA_FUNCTION captured function/kernel handle -> (image, name): resolved to a backend function on use;
+ *                a module global (api cuModuleGetGlobal, cuLibraryGetGlobal): looked up in the replay's load
+ *                of its module at once, and its captured address range mapped to the replay's
  *   CUDA_MEMORY  ALLOC: device memory at the captured address (lane_cuda_mem.c: reserve there, else
  *                elsewhere and relocated); HTOD: the captured bytes written; DTOH: read back and compared
  *                with the captured bytes (at once, or kept for the DTOH_RESULT of an asynchronous copy);
@@ -135,14 +137,72 @@ static vgt_status on_load(lane_cuda *lc, const vgt_record *rec, vgt_error *err)
     return add_handle(&lc->loads, &lc->nloads, &lc->caploads, h, err);
 }
 
-static vgt_status on_function(lane_cuda *lc, const vgt_record *rec, vgt_error *err)
+static vgt_status on_global(vgt_replay *rp, lane_cuda *lc, const vgt_record *rec, const vgt_rec_cuda_function *f,
+                            vgt_error *err);
+
+static vgt_status on_function(vgt_replay *rp, lane_cuda *lc, const vgt_record *rec, vgt_error *err)
 {
     vgt_rec_cuda_function f;
     VGT_TRY(vgt_decode_cuda_function(rec, &f, err));
     if (f.call.result != 0 || !f.function) return VGT_OK;
+    if (f.call.api == VGT_CUDA_MODULE_GET_GLOBAL || f.call.api == VGT_CUDA_LIBRARY_GET_GLOBAL)
+        return on_global(rp, lc, rec, &f, err);
     lc_handle h = {.handle = f.function, .owner = f.owner};
     if (f.name_length && !(h.name = strndup(f.name, f.name_length))) return nomem(err);
     return add_handle(&lc->funcs, &lc->nfuncs, &lc->capfuncs, h, err);
+}
+
+/* The backend module of a load (its image loaded on first use: one module per image, which the functions and
+ * the globals of the image share); NULL, and why, when it cannot be. what names the symbol wanted. */
+static lc_image *module_of(vgt_replay *rp, lane_cuda *lc, const lc_handle *load, const char *what, char *why, size_t n)
+{
+    lc_image *im = image_find(lc, load->image);
+    if (!im) {
+        snprintf(why, n, "the image 0x%016llx of %s is not in the trace", (unsigned long long)load->image, what);
+        return NULL;
+    }
+    vgt_error e;
+    if (!im->loaded) {
+        if (rp->ops->cuda->module_load(rp->be, im->bytes, im->len, &im->module, &e) != VGT_OK) {
+            snprintf(why, n, "%s", e.msg);
+            return NULL;
+        }
+        im->loaded = 1;
+    }
+    return im;
+}
+
+/* A module global looked up (cuModuleGetGlobal, cuLibraryGetGlobal): the same global of the replay's load of
+ * the module lives elsewhere, so the captured [address, address+size) becomes a moved range: copies to it
+ * (cudaMemcpyToSymbol) land on the replay's global, and pointer parameters into it are relocated. */
+static vgt_status on_global(vgt_replay *rp, lane_cuda *lc, const vgt_record *rec, const vgt_rec_cuda_function *f,
+                            vgt_error *err)
+{
+    char why[VGT_ERROR_MSG_MAX];
+    char *name = f->name_length ? strndup(f->name, f->name_length) : NULL;
+    if (f->name_length && !name) return nomem(err);
+    lc_handle *load = handle_find(lc->loads, lc->nloads, f->owner);
+    lc_image *im = NULL;
+    if (!name) snprintf(why, sizeof why, "the global has no name");
+    else if (!load) snprintf(why, sizeof why, "its module 0x%llx was not loaded in the trace", (unsigned long long)f->owner);
+    else im = module_of(rp, lc, load, name, why, sizeof why);
+    vgt_status rc = VGT_OK;
+    if (im) {
+        uint64_t rep = 0, size = 0;
+        vgt_error e;
+        if (!rp->ops->cuda->global) snprintf(why, sizeof why, "backend %s looks up no module globals", rp->ops->name);
+        else if (rp->ops->cuda->global(rp->be, im->module, name, &rep, &size, &e) != VGT_OK) snprintf(why, sizeof why, "%s", e.msg);
+        else {
+            rc = lc_map_global(lc, f->function, size, rep, err);
+            free(name);
+            return rc;
+        }
+    }
+    engine_warn(rp, "CUDA_FUNCTION seq %llu: module global %s at 0x%llx not found in the replay: %s; copies to it go to "
+                "its captured address", (unsigned long long)rec->seq, name ? name : "(no name)",
+                (unsigned long long)f->function, why);
+    free(name);
+    return rc;
 }
 
 /* The backend function for a captured function handle: its name and its owner chain up to a load. */
@@ -174,19 +234,9 @@ static int resolve_function(vgt_replay *rp, lane_cuda *lc, uint64_t fn, uint64_t
                  (unsigned long long)fn, name ? name : "no name");
         return 0;
     }
-    lc_image *im = image_find(lc, load->image);
-    if (!im) {
-        snprintf(why, n, "the image 0x%016llx of function %s is not in the trace", (unsigned long long)load->image, name);
-        return 0;
-    }
+    lc_image *im = module_of(rp, lc, load, name, why, n);
+    if (!im) return 0;
     vgt_error e;
-    if (!im->loaded) {
-        if (rp->ops->cuda->module_load(rp->be, im->bytes, im->len, &im->module, &e) != VGT_OK) {
-            snprintf(why, n, "%s", e.msg);
-            return 0;
-        }
-        im->loaded = 1;
-    }
     if (rp->ops->cuda->function(rp->be, im->module, name, &f->backend, &e) != VGT_OK) {
         snprintf(why, n, "%s", e.msg);
         return 0;
@@ -401,7 +451,7 @@ vgt_status lane_cuda_record(vgt_replay *rp, const vgt_record *rec, vgt_error *er
     if (h.result != 0) return VGT_OK;   /* the captured call failed: nothing happened */
     switch (rec->type) {
     case VGT_REC_CUDA_LOAD: return on_load(lc, rec, err);
-    case VGT_REC_CUDA_FUNCTION: return on_function(lc, rec, err);
+    case VGT_REC_CUDA_FUNCTION: return on_function(rp, lc, rec, err);
     case VGT_REC_CUDA_KERNEL: {
         vgt_rec_cuda_kernel k;
         VGT_TRY(vgt_decode_cuda_kernel(rec, &k, err));

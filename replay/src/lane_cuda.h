@@ -66,6 +66,8 @@ vgt_status lc_memory_op(vgt_replay *rp, lane_cuda *lc, const vgt_record *rec, co
 /* Rewrite, in params, the pointers (8-byte parameters and aligned words of larger ones, by the layout) that
  * point into a device range that moved; returns how many. */
 uint64_t lc_relocate_params(const lane_cuda *lc, uint8_t *params, uint32_t len, const uint8_t *layout, uint32_t layout_len);
+/* A module global captured at [cap, cap+len) lives at rep in the replay. */
+vgt_status lc_map_global(lane_cuda *lc, uint64_t cap, uint64_t len, uint64_t rep, vgt_error *err);
 void lc_cover(lane_cuda *lc, uint64_t first, uint64_t count);
 uint64_t lc_covered(const lane_cuda *lc);
 

@@ -79,6 +79,20 @@ static vgt_status place(vgt_replay *rp, lane_cuda *lc, uint64_t va, uint64_t siz
     return VGT_OK;
 }
 
+vgt_status lc_map_global(lane_cuda *lc, uint64_t cap, uint64_t len, uint64_t rep, vgt_error *err)
+{
+    if (!len) return VGT_OK;
+    for (uint32_t i = 0; i < lc->nruns; i++)
+        if (lc->runs[i].cap == cap) {   /* looked up again (the module loaded again at the capture): the newest */
+            lc->runs[i].len = len, lc->runs[i].rep = rep;
+            return VGT_OK;
+        }
+    if (!grow((void **)&lc->runs, &lc->capruns, lc->nruns, sizeof *lc->runs))
+        return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "lane cuda: out of memory");
+    lc->runs[lc->nruns++] = (lc_run){cap, len, rep};
+    return VGT_OK;
+}
+
 /* One 8-byte word of params at off: rewritten when it points into a moved range. */
 static int relocate_word(const lane_cuda *lc, uint8_t *params, uint32_t off)
 {

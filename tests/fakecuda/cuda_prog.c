@@ -4,7 +4,7 @@
  * graph launched twice with different inputs (part 3), then a graph captured from a stream as the CUDA runtime
  * makes one, of CUkernels, through the entry points cuGetProcAddress answers at the runtime's versions
  * (cuStreamBeginCapture at 10000 and 12000, cuCtxSynchronize at 13000: cuCtxSynchronize_v2), launched
- * twice (part 4). Prints one RESULT line (the same with and without
+ * twice (part 4), then a module global written by a copy and read by a kernel (part 5, with the argument "global"). Prints one RESULT line (the same with and without
  * capture) and "rtld_next same|different": whether dlsym(RTLD_NEXT) from the program still answers as
  * for the program (the capture's dlsym must keep the caller's identity).
  * Exit 0 when every result checks, 1 otherwise. */
@@ -48,7 +48,7 @@ static uint64_t fnv(const void *p, size_t n)
 
 typedef CUresult (*gpa_fn)(const char *, void **, int, cuuint64_t, void *);
 
-int main(void)
+int main(int argc, char **argv)
 {
     static float a[N], b[N], c[N];
     static uint32_t u[N];
@@ -194,11 +194,34 @@ int main(void)
             if (y[i] != x[i] * 2.0f + b[i]) { fprintf(stderr, "FAIL captured graph round %d y[%d]\n", round, i); return 1; }
         h4 ^= fnv(y, sizeof y) + (uint64_t)round;
     }
+
+    /* part 5 (argument "global"): a module global, written as cudaMemcpyToSymbolAsync writes one (its address
+     * from cuLibraryGetGlobal, found through cuGetProcAddress), then read by the kernel addg: u[i] += bias */
+    uint64_t h5 = 0;
+    if (argc > 1 && !strcmp(argv[1], "global")) {
+    CUresult (*get_global)(CUdeviceptr *, size_t *, CUlibrary, const char *);
+    CK(gpa("cuLibraryGetGlobal", (void **)&get_global, 12000, 0, NULL));
+    CUkernel addg;
+    CUdeviceptr dbias;
+    size_t nbias;
+    CK(get_global(&dbias, &nbias, l, "bias"));
+    CK(get_kernel(&addg, l, "addg"));
+    uint32_t bias = 40000;
+    CK(htod_async(dbias, &bias, sizeof bias, s));
+    CK(stream_sync(s));
+    void *gargs[] = {&du, &n};
+    CK(launch((CUfunction)(void *)addg, N / 128, 1, 1, 128, 1, 1, 0, s, gargs, NULL));
+    CK(dtoh_async(u, du, sizeof u, s));
+    CK(stream_sync(s));
+    for (int i = 0; i < N; i++)
+        if (nbias != 4 || u[i] != base + (unsigned)i + bias) { fprintf(stderr, "FAIL global u[%d]\n", i); return 1; }
+    h5 = fnv(u, sizeof u);
+    }
     CK(cuMemFree_v2(da));
 
     void *next = dlsym(RTLD_NEXT, "cuInit"), *dflt = dlsym(RTLD_DEFAULT, "cuInit");
-    printf("RESULT cuda_prog ok h1=%016llx h2=%016llx h3=%016llx h4=%016llx\n", (unsigned long long)h1,
-           (unsigned long long)h2, (unsigned long long)h3, (unsigned long long)h4);
+    printf("RESULT cuda_prog ok h1=%016llx h2=%016llx h3=%016llx h4=%016llx h5=%016llx\n", (unsigned long long)h1,
+           (unsigned long long)h2, (unsigned long long)h3, (unsigned long long)h4, (unsigned long long)h5);
     printf("rtld_next %s\n", next == dflt ? "same" : "different");
     return 0;
 }

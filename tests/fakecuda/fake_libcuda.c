@@ -6,7 +6,12 @@
  *   vadd:  const float *a, const float *b, float *c, int n          c[i] = a[i] + b[i]
  *   scale: float *x, float k, int n                                  x[i] *= k
  *   iota:  unsigned *x, unsigned base, int n                         x[i] = base + i
- * A module image is any bytes (PTX text in the tests); its functions are the kernels above.
+ *   addg:  unsigned *x, int n                                        x[i] += bias (the newest module's global)
+ * A module image is any bytes (PTX text in the tests); its functions are the kernels above, and its one global,
+ * "bias" (4 bytes, cuModuleGetGlobal / cuLibraryGetGlobal), lives on a page of its own: at FAKECUDA_GLOBAL_AT
+ * when set (a hint), else where mmap puts it, so that a replay's load puts it elsewhere than the capture's.
+ * Copies check that their device side is mapped (CUDA_ERROR_INVALID_VALUE otherwise, as the driver answers
+ * an address it does not know) rather than crash.
  *
  * The virtual memory API reserves address ranges with mmap (MAP_FIXED_NOREPLACE at the requested address;
  * FAKECUDA_NO_FIXED=1 ignores the request, as a driver that cannot reserve there) and maps by making the
@@ -40,20 +45,30 @@ static void trace(const char *name)
     if (getenv("FAKECUDA_VERBOSE")) fprintf(stderr, "fakecuda: %s\n", name);
 }
 
-typedef struct fmod { int magic; char *image; } fmod;
-typedef struct ffunc { int kind; const char *name; } ffunc;   /* kind 1: vadd, 2: scale, 3: iota */
+typedef struct fmod { int magic; char *image; uint32_t *bias; } fmod;
+typedef struct ffunc { int kind; const char *name; } ffunc;   /* kind 1: vadd, 2: scale, 3: iota, 4: addg */
 
-static const struct { const char *name; int kind; uint32_t n, off[4], size[4]; } kernels[] = {
+#define NK 4
+static const struct { const char *name; int kind; uint32_t n, off[4], size[4]; } kernels[NK] = {
     {"vadd", 1, 4, {0, 8, 16, 24}, {8, 8, 8, 4}},
     {"scale", 2, 3, {0, 8, 12}, {8, 4, 4}},
     {"iota", 3, 3, {0, 8, 12}, {8, 4, 4}},
+    {"addg", 4, 2, {0, 8}, {8, 4}},
 };
-static ffunc funcs[3] = {{1, "vadd"}, {2, "scale"}, {3, "iota"}};
-static ffunc ctx_funcs[3] = {{1, "vadd"}, {2, "scale"}, {3, "iota"}};   /* cuKernelGetFunction's */
+static ffunc funcs[NK] = {{1, "vadd"}, {2, "scale"}, {3, "iota"}, {4, "addg"}};
+static ffunc ctx_funcs[NK] = {{1, "vadd"}, {2, "scale"}, {3, "iota"}, {4, "addg"}};   /* cuKernelGetFunction's */
+static uint32_t *newest_bias;   /* addg's global: the newest module's */
+
+/* Whether [p, p+n) is mapped (msync fails with ENOMEM on an unmapped page). */
+static int mapped(uintptr_t p, size_t n)
+{
+    uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE), lo = p / pg * pg, hi = (p + (n ? n : 1) + pg - 1) / pg * pg;
+    return p && msync((void *)lo, hi - lo, MS_ASYNC) == 0;
+}
 
 static ffunc *find_kernel(const char *name)
 {
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < NK; i++)
         if (name && !strcmp(kernels[i].name, name)) return &funcs[i];
     return NULL;
 }
@@ -61,7 +76,7 @@ static ffunc *find_kernel(const char *name)
 /* The kernel of a CUfunction (a module's, or the context's for a CUkernel); -1 for anything else. */
 static int kernel_index(const void *f)
 {
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < NK; i++)
         if (f == &funcs[i] || f == &ctx_funcs[i]) return i;
     return -1;
 }
@@ -69,7 +84,7 @@ static int kernel_index(const void *f)
 /* The kernel of a CUkernel (its entry + 1); -1 for anything else. */
 static int kern_index(const void *k)
 {
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < NK; i++)
         if ((const char *)k == (const char *)&funcs[i] + 1) return i;
     return -1;
 }
@@ -108,6 +123,13 @@ API CUresult cuModuleLoadData(CUmodule *m, const void *image)
     if (!m || !image) return CUDA_ERROR_INVALID_VALUE;
     fmod *f = calloc(1, sizeof *f);
     f->magic = 0x4d4f44;
+    const char *at = getenv("FAKECUDA_GLOBAL_AT");
+    static unsigned loads;
+    void *hint = at && *at ? (void *)(uintptr_t)(strtoull(at, NULL, 0) + 4096u * loads++) : NULL;
+    void *g = mmap(hint, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | (hint ? MAP_FIXED_NOREPLACE : 0), -1, 0);
+    if (g == MAP_FAILED && hint) g = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (g == MAP_FAILED) return 2;
+    f->bias = newest_bias = g;
     *m = (CUmodule)(void *)f;
     return CUDA_SUCCESS;
 }
@@ -126,6 +148,20 @@ API CUresult cuModuleGetFunction(CUfunction *f, CUmodule m, const char *name)
     if (!m || !k) return CUDA_ERROR_NOT_FOUND;
     *f = (CUfunction)(void *)k;
     return CUDA_SUCCESS;
+}
+API CUresult cuModuleGetGlobal_v2(CUdeviceptr *p, size_t *n, CUmodule m, const char *name)
+{
+    trace("cuModuleGetGlobal_v2");
+    fmod *f = (fmod *)(void *)m;
+    if (!f || !name || strcmp(name, "bias")) return CUDA_ERROR_NOT_FOUND;
+    if (p) *p = U(f->bias);
+    if (n) *n = 4;
+    return CUDA_SUCCESS;
+}
+API CUresult cuLibraryGetGlobal(CUdeviceptr *p, size_t *n, CUlibrary l, const char *name)
+{
+    trace("cuLibraryGetGlobal");
+    return cuModuleGetGlobal_v2(p, n, (CUmodule)(void *)l, name);
 }
 API CUresult cuLibraryLoadData(CUlibrary *l, const void *code, CUjit_option *jo, void **jv, unsigned jn,
                                CUlibraryOption *lo, void **lv, unsigned ln)
@@ -243,6 +279,9 @@ static void run(int k, unsigned threads, const uint8_t *p)
     } else if (k == 2) {
         memcpy(&a, p, 8), memcpy(&base, p + 8, 4), memcpy(&n, p + 12, 4);
         for (int i = 0; i < n && (unsigned)i < threads; i++) ((uint32_t *)(uintptr_t)a)[i] = base + (uint32_t)i;
+    } else if (k == 3) {
+        memcpy(&a, p, 8), memcpy(&n, p + 8, 4);
+        for (int i = 0; i < n && (unsigned)i < threads && newest_bias; i++) ((uint32_t *)(uintptr_t)a)[i] += *newest_bias;
     }
 }
 
@@ -302,8 +341,18 @@ API CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n)
 API CUresult cuMemFree_v2(CUdeviceptr p) { free((void *)(uintptr_t)p); return CUDA_SUCCESS; }
 API CUresult cuMemAllocHost_v2(void **p, size_t n) { *p = malloc(n); return *p ? CUDA_SUCCESS : 2; }
 API CUresult cuMemFreeHost(void *p) { free(p); return CUDA_SUCCESS; }
-API CUresult cuMemcpyHtoD_v2(CUdeviceptr d, const void *s, size_t n) { memcpy((void *)(uintptr_t)d, s, n); return CUDA_SUCCESS; }
-API CUresult cuMemcpyDtoH_v2(void *d, CUdeviceptr s, size_t n) { memcpy(d, (void *)(uintptr_t)s, n); return CUDA_SUCCESS; }
+API CUresult cuMemcpyHtoD_v2(CUdeviceptr d, const void *s, size_t n)
+{
+    if (!mapped(d, n)) return CUDA_ERROR_INVALID_VALUE;
+    memcpy((void *)(uintptr_t)d, s, n);
+    return CUDA_SUCCESS;
+}
+API CUresult cuMemcpyDtoH_v2(void *d, CUdeviceptr s, size_t n)
+{
+    if (!mapped(s, n)) return CUDA_ERROR_INVALID_VALUE;
+    memcpy(d, (void *)(uintptr_t)s, n);
+    return CUDA_SUCCESS;
+}
 API CUresult cuMemcpyDtoD_v2(CUdeviceptr d, CUdeviceptr s, size_t n)
 {
     memmove((void *)(uintptr_t)d, (void *)(uintptr_t)s, n);
@@ -511,7 +560,7 @@ API CUresult cuGraphExecDestroy(CUgraphExec e) { free(e); return CUDA_SUCCESS; }
 #define E(n) {#n, (void *)n}
 static const struct { const char *name; void *fn; } table[] = {
     E(cuInit), E(cuDriverGetVersion), E(cuDeviceGet), E(cuModuleLoadData), E(cuModuleLoadDataEx),
-    E(cuModuleGetFunction), E(cuLibraryLoadData), E(cuLibraryGetKernel), E(cuKernelGetFunction), E(cuFuncGetName),
+    E(cuModuleGetFunction), E(cuModuleGetGlobal_v2), E(cuLibraryGetGlobal), E(cuLibraryLoadData), E(cuLibraryGetKernel), E(cuKernelGetFunction), E(cuFuncGetName),
     E(cuLaunchKernel), E(cuLaunchKernel_ptsz), E(cuLaunchKernelEx), E(cuMemAlloc_v2), E(cuMemFree_v2),
     E(cuMemcpyHtoD_v2), E(cuMemcpyDtoH_v2), E(cuMemcpyDtoHAsync_v2), E(cuMemcpyHtoDAsync_v2), E(cuMemsetD32_v2),
     E(cuStreamCreate), E(cuStreamSynchronize), E(cuCtxSynchronize), E(cuCtxSynchronize_v2), E(cuGraphCreate),

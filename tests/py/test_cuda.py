@@ -46,6 +46,9 @@ def run_prog(fake, env_extra=None):
     return r.stdout
 
 
+GLOBAL_AT = "0x6f0000000000"
+
+
 @pytest.fixture(scope="session")
 def captured(fake, vgt_bin, tmp_path_factory):
     """(trace path, plain stdout, captured stdout, capture's stderr)"""
@@ -239,6 +242,45 @@ def test_replay_through_the_fake_driver(captured, fake, vgt_bin):
     assert s["checks"]["passed"] == 7 and s["checks"]["failed"] == 0 and s["checks"]["observed_bytes"] == 7 * 4 * N
     assert s["cuda"]["forwarded"] == 13 and s["cuda"]["skipped"] == 0 and s["cuda"]["graphs_not_run"] == 0
     assert set(s["lanes"]) == {"verbatim", "synth", "cuda"}
+
+
+@pytest.fixture(scope="session")
+def captured_global(fake, vgt_bin, tmp_path_factory):
+    """cuda_prog with its module-global part, its global where the replay's load will not put it (the replay
+    does not set the hint): the trace path."""
+    d = tmp_path_factory.mktemp("cudaglob")
+    ctl = d / "nvidiactl"
+    ctl.write_bytes(b"")
+    out = d / "prog.vgt"
+    env = dict(os.environ, FAKECUDA_CTL=str(ctl), VGT_CAPTURE_CTL_PATH=str(ctl), FAKECUDA_GLOBAL_AT=GLOBAL_AT)
+    r = subprocess.run([str(vgt_bin), "record", "-o", str(out), "--", str(fake["prog"]), "global"],
+                       capture_output=True, text=True, env=env, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert "RESULT cuda_prog ok" in r.stdout and "h5=0000000000000000" not in r.stdout
+    return out
+
+
+def test_module_global_lands_on_the_replays_global(captured_global, fake, vgt_bin):
+    """cudaMemcpyToSymbol: the copy goes to the address cuLibraryGetGlobal answered at the capture; the replay
+    loads the module again, its global lives elsewhere, and the copy must land there for the kernel that reads
+    it (addg) to give the captured result."""
+    recs = records(captured_global)
+    glob = [r for r in recs if r.name == "CUDA_FUNCTION" and r.fields["api"] == 55]
+    assert len(glob) == 1 and glob[0].fields["name"] == b"bias"
+    at = glob[0].fields["function"]
+    assert at & ~0xffffffff == int(GLOBAL_AT, 16)   # a page of the capture's hint: not where the replay puts it
+    lib = glob[0].fields["owner"]
+    assert any(r.name == "CUDA_LOAD" and r.fields["handle"] == lib for r in recs)
+    # the image is in the trace before the lookup: the copy to the global comes before any launch needs it
+    first_img = min(r.seq for r in recs if r.name == "CUDA_IMAGE")
+    assert first_img < glob[0].seq
+    copy = [r for r in recs if r.name == "CUDA_MEMORY" and r.fields["dst"] == at]
+    assert len(copy) == 1 and copy[0].fields["op"] == 3
+    r = replay(vgt_bin, fake, captured_global)
+    assert r.returncode == 0, r.stdout + r.stderr
+    s = json.loads(r.stdout)
+    assert s["checks"]["failed"] == 0 and s["checks"]["passed"] == 8
+    assert not [x for x in s["reports"] if x["kind"] == "warning"], s["reports"]
 
 
 def test_replay_relocated(captured, fake, vgt_bin):

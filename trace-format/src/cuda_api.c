@@ -59,6 +59,8 @@ static const char *const api_names[VGT_CUDA_API_COUNT] = {
     [VGT_CUDA_STREAM_BEGIN_CAPTURE] = "cuStreamBeginCapture",
     [VGT_CUDA_STREAM_END_CAPTURE] = "cuStreamEndCapture",
     [VGT_CUDA_EVENT_RECORD_WITH_FLAGS] = "cuEventRecordWithFlags",
+    [VGT_CUDA_MODULE_GET_GLOBAL] = "cuModuleGetGlobal",
+    [VGT_CUDA_LIBRARY_GET_GLOBAL] = "cuLibraryGetGlobal",
 };
 
 const char *vgt_cuda_api_name(uint32_t api) { return api < VGT_CUDA_API_COUNT ? api_names[api] : NULL; }

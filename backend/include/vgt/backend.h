@@ -179,6 +179,9 @@ typedef struct vgt_backend_cuda_ops {
     /* Load a module image (fatbin, cubin, PTX) and look a function up in it by its mangled name. */
     vgt_status (*module_load)(vgt_backend *b, const void *image, uint64_t len, uint64_t *module, vgt_error *err);
     vgt_status (*function)(vgt_backend *b, uint64_t module, const char *name, uint64_t *fn, vgt_error *err);
+    /* A module global (__constant__ / __device__ variable) by its name: its device address and size. */
+    vgt_status (*global)(vgt_backend *b, uint64_t module, const char *name, uint64_t *dptr, uint64_t *size,
+                         vgt_error *err);
     /* The unit of reserve: device address ranges are reserved and mapped in multiples of it. */
     uint64_t (*granularity)(vgt_backend *b);
     /* Device memory for [va, va+size) (va and size multiples of the granularity): at va itself when the

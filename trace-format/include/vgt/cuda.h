@@ -75,7 +75,10 @@ enum vgt_cuda_api {
     VGT_CUDA_STREAM_BEGIN_CAPTURE = 51,
     VGT_CUDA_STREAM_END_CAPTURE = 52,
     VGT_CUDA_EVENT_RECORD_WITH_FLAGS = 53,
-    VGT_CUDA_API_COUNT = 54                /* one past the largest number */
+    VGT_CUDA_MODULE_GET_GLOBAL = 54,       /* a module global looked up: a CUDA_FUNCTION record (function: the
+                                            * global's device address, owner: the module, name: the symbol) */
+    VGT_CUDA_LIBRARY_GET_GLOBAL = 55,      /* the same for a library's global */
+    VGT_CUDA_API_COUNT = 56                /* one past the largest number */
 };
 
 /* Call head flags common to every API record (bits 16..31; bits 0..15 belong to the record type). */
