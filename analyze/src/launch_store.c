@@ -1,4 +1,5 @@
 /* launch_store.c: see launch_store.h. Pages of 4 KiB with a known-byte bitmap, in an open-addressed table. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -74,8 +75,29 @@ void ld_store_write(ld_store *s, uint64_t va, const uint8_t *src, uint64_t len)
     }
 }
 
+/* forget_pages: the range's bytes forgotten page by page through the table, for a range longer than the store
+ * holds pages (an upload's length comes from the trace: walking 2^40 bytes a page at a time never ends). */
+static void forget_pages(ld_store *s, uint64_t va, uint64_t len)
+{
+    uint64_t last = len - 1 > UINT64_MAX - va ? UINT64_MAX : va + (len - 1);   /* inclusive: no wrap at 2^64 */
+    for (uint32_t j = 0; j < s->cap; j++) {
+        ld_page *p = s->slot[j];
+        if (!p || p == TOMB) continue;
+        uint64_t plast = p->va + (LD_STORE_PAGE - 1);
+        if (plast < va || p->va > last) continue;
+        uint32_t lo = p->va >= va ? 0 : (uint32_t)(va - p->va);
+        uint32_t hi = plast <= last ? LD_STORE_PAGE - 1 : (uint32_t)(last - p->va);
+        for (uint32_t i = lo; i <= hi; i++) p->known[i >> 3] &= (uint8_t)~(1u << (i & 7));
+    }
+}
+
 void ld_store_forget(ld_store *s, uint64_t va, uint64_t len)
 {
+    if (va && len > 0 - va) len = 0 - va;   /* the range ends at 2^64: it does not wrap to page 0 */
+    if (len / LD_STORE_PAGE > s->n) {
+        forget_pages(s, va, len);
+        return;
+    }
     while (len) {
         uint64_t base = va & ~(uint64_t)(LD_STORE_PAGE - 1);
         uint32_t off = (uint32_t)(va - base), n = len < LD_STORE_PAGE - off ? (uint32_t)len : LD_STORE_PAGE - off;
