@@ -23,6 +23,14 @@ identity says what was derived from what (derived_from, derived_by, derived_chan
     releases macro calls, binds the pipeline and draws nothing while the uploaded draw macros stay
     uncalled                                                                    -> draw_macro_not_called
     the other draws are unchanged (their lints are vk_nostore's)
+  vk_scene_lints.vgt (from vk_scene.vgt: 4 draws a frame, 2 frames, one submission a frame; no draw has a lint)
+    draws 0-2, 4-6 unchanged: no lint
+    draw 3  (frame 1's last) the single-method header of SET_GLOBAL_BASE_INSTANCE_INDEX (0, as before every
+            draw) before it turned into SET_CT_SELECT with that 0 (TARGET_COUNT=0), and the null dword after it
+            into an immediate SET_ZT_SELECT 0: no color and no depth target; frame 2 selects them again
+                                                                               -> no_render_target
+    draw 7  (frame 2's last, the trace's last draw) the same header turned into SET_VIEWPORT_CLIP_HORIZONTAL(0)
+            with that 0: X0 0, WIDTH 0                                         -> viewport_zero
 """
 import os
 import re
@@ -99,6 +107,9 @@ def rewrite(src, dst, patches, change):
 
 SET_COLOR_TARGET_B0 = 0x0804   # NVCB97_SET_COLOR_TARGET_B(0) (vgt/nv/clcb97.h)
 HOST_NOP = 0x0008              # NVC86F_NOP (vgt/nv/clc86f.h)
+SET_CT_SELECT = 0x121c         # NVCB97_SET_CT_SELECT: TARGET_COUNT 3:0
+SET_ZT_SELECT = 0x1538         # NVCB97_SET_ZT_SELECT: TARGET_COUNT 0:0
+SET_VIEWPORT_CLIP_H0 = 0x0c00  # NVCB97_SET_VIEWPORT_CLIP_HORIZONTAL(0): X0 15:0, WIDTH 31:16
 
 
 def header(sec_op, count, subch, method):
@@ -152,11 +163,37 @@ def vk_lints(vgt, corpus, out):
     return dst
 
 
+def vk_scene_lints(vgt, corpus, out):
+    src = corpus / "vk_scene.vgt"
+    patches = {}
+    for sub, methods in ((19, (SET_CT_SELECT, SET_ZT_SELECT)), (20, (SET_VIEWPORT_CLIP_H0,))):
+        ms = decode(vgt, src, sub)
+        last = find(ms, "DRAW_INDEX_BUFFER_BEGIN_END_B", 3)     # the frame's fourth and last draw
+        prev = find(ms, "DRAW_INDEX_BUFFER_BEGIN_END_B", 2)
+        base = find(ms, "SET_GLOBAL_BASE_INSTANCE_INDEX", after=(prev[1], prev[2]))
+        if (base[1], base[2]) > (last[1], last[2]) or base[4] != 0:
+            raise SystemExit(f"derive: no SET_GLOBAL_BASE_INSTANCE_INDEX 0 between submission {sub}'s last draws")
+        # its single-method header now names the state method, the data 0 stays: the base instance was 0 already
+        edits = [(base[1], base[2] - 1, header(1, 1, base[3], methods[0]))]
+        if len(methods) > 1:
+            # the null dword after it (the driver's padding, no method) becomes an immediate method of value 0;
+            # the next method's header follows it, so its data is two dwords further
+            nxt = find(ms, "SET_DRAW_CONTROL_A", after=(base[1], base[2]))
+            if (nxt[1], nxt[2]) != (base[1], base[2] + 3):
+                raise SystemExit(f"derive: no null dword after submission {sub}'s SET_GLOBAL_BASE_INSTANCE_INDEX")
+            edits.append((base[1], base[2] + 1, header(4, 0, base[3], methods[1])))
+        patches.setdefault(base[0], []).extend(edits)
+    dst = out / "vk_scene_lints.vgt"
+    rewrite(src, dst, patches, "draw 3 with no color and no depth target selected (SET_CT_SELECT and SET_ZT_SELECT "
+                               "TARGET_COUNT 0); draw 7 with viewport 0 clip width 0")
+    return dst
+
+
 def main(argv):
     corpus = Path(argv[1] if len(argv) > 1 else "corpus")
     out = Path(argv[2]) if len(argv) > 2 else corpus
     vgt = os.environ.get("VGT", "build/bin/vgt")
-    for make in (gl_lints, vk_lints):
+    for make in (gl_lints, vk_lints, vk_scene_lints):
         p = make(vgt, corpus, out)
         print(f"wrote {p} ({p.stat().st_size} bytes)")
 

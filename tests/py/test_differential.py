@@ -150,7 +150,8 @@ def test_differential_script_parses():
 
 
 # ---- derived traces never reach the GPU ----
-LINTS = ("gl_lints", "vk_lints")   # derived by corpus/derive/draw_lints.py: a program moved to an unmapped VA
+LINTS = ("gl_lints", "vk_lints", "vk_scene_lints")   # derived by corpus/derive/draw_lints.py (one moves a program
+# to an unmapped VA)
 
 
 def info_identity(vgt_bin, trace):

@@ -89,6 +89,8 @@ DERIVED = {
                  {"stage_disabled"}, {"clear_target_mismatch", "scissor_zero"}, {"zero_count"}],
     "vk_lints": [set(), {"write_mask_zero", "sph_no_outputs"}, {"sph_no_outputs"}, {"stage_disabled"},
                  {"scissor_zero"}],
+    # vk_scene: 4 draws a frame, 2 frames; each frame's last draw changed
+    "vk_scene_lints": [set(), set(), set(), {"no_render_target"}, set(), set(), set(), {"viewport_zero"}],
 }
 
 
@@ -107,6 +109,21 @@ def test_derived_traces_name_each_remaining_lint(vgt, name):
         # the unchanged normal draw binds a program the trace holds, with the target it cleared
         d0 = doc["draws"][0]
         assert d0["clears"][0]["target_va"] == d0["render_targets"][0]["va"]
+    elif name == "vk_scene_lints":
+        d = doc["draws"]
+        assert doc["total"] == {"draws": 8, "launches": 0, "linted": 2, "windows": 0}
+        assert msgs["no_render_target"] == "SET_CT_SELECT TARGET_COUNT=0 and no depth target"
+        assert d[3]["ct_select"]["target_count"] == 0 and d[3]["render_targets"] == []
+        assert d[3]["depth"]["zt_selected"] == 0
+        assert msgs["viewport_zero"] == "viewport 0 clip is 0x256 at (0,0)"
+        assert d[7]["viewport"]["width"] == 0 and d[7]["viewport"]["height"] == 256
+        # the state is the recorded one beside them: frame 2 selects its targets again, and every other draw
+        # has one 256x256 color target, a depth target and the full viewport
+        for x in d[:3] + d[4:7]:
+            assert x["ct_select"]["target_count"] == 1 and x["depth"]["zt_selected"] == 1
+            assert [(t["width"], t["height"]) for t in x["render_targets"]] == [(256, 256)]
+            assert (x["viewport"]["width"], x["viewport"]["height"]) == (256, 256)
+        assert d[7]["render_targets"] == d[6]["render_targets"]
     else:
         # draw 5 is gone: its window released macros, bound the pipeline and drew nothing
         [w] = doc["windows"]
@@ -133,4 +150,6 @@ def test_derived_traces_are_named_and_reproducible(tmp_path, vgt_bin):
     for name in DERIVED:
         assert recs(tmp_path / f"{name}.vgt") == recs(CORPUS / f"{name}.vgt"), name
         [entry] = [t for t in manifest["traces"] if t["workload"] == name]
-        assert entry["derived"] is True and entry["derived_from"] in EXPECTED
+        assert entry["derived"] is True
+        assert entry["derived_from"] == {"gl_lints": "gl_nostore", "vk_lints": "vk_nostore",
+                                         "vk_scene_lints": "vk_scene"}[name]
