@@ -21,7 +21,7 @@
 # uncompressed memory) and, per census row of its piece, the range, the bytes changed, px0 and whether
 # the piece finished.
 #
-# The derived lint traces (gl_lints, vk_lints) are not replayed here: one points a program at an unmapped
+# The derived lint traces (corpus/*_lints.vgt) are not replayed here: one points a program at an unmapped
 # VA, which would fault on the GPU.
 #
 # BACKEND=sim runs the same steps on sim (a dry run: sim rasterizes nothing, so the normal draws fail).
