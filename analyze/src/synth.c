@@ -231,14 +231,15 @@ vgt_status vgt_synth_context_state(vgt_synth *s, unsigned subch, uint32_t cls, u
     return m1(s, subch, cls, mthd, value, err);
 }
 
-/* The compute state the launch ran with, where this channel's differs (context state excepted: it goes
- * where the captured driver sent it). */
+/* The compute state the launch ran with, where this channel's differs (context state excepted when the
+ * caller puts it where the captured driver sent it). */
 static vgt_status launch_state(vgt_synth *s, const vgt_launch_desc *d, vgt_error *err)
 {
     synth_state *st = &s->pending;
     for (uint32_t i = 0; i < d->nstate; i++) {
         uint32_t slot = d->state[i].method / 4;
-        if (slot >= SYNTH_STATE_SLOTS || vgt_synth_is_context_state(d->cls, d->state[i].method)) continue;
+        if (slot >= SYNTH_STATE_SLOTS) continue;
+        if (s->cfg.context_state_in_stream && vgt_synth_is_context_state(d->cls, d->state[i].method)) continue;
         if (st->state_set[slot] && st->state_val[slot] == d->state[i].value) continue;
         VGT_TRY(m1(s, d->subch, d->cls, d->state[i].method, d->state[i].value, err));
         st->state_set[slot] = 1, st->state_val[slot] = d->state[i].value;

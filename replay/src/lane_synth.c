@@ -182,7 +182,7 @@ static unsigned sub_begin(stream_submit *s)
     if (!sc) {
         if (!(sc = calloc(1, sizeof *sc))) return 0;
         c->synth = sc;
-        vgt_synth_config scfg = {.alloc = arena_alloc, .ctx = rp, .host_cls = c->cls};
+        vgt_synth_config scfg = {.alloc = arena_alloc, .ctx = rp, .host_cls = c->cls, .context_state_in_stream = 1};
         if (vgt_ldx_channel_new(rp->synth->x, c->client, c->handle, c->cls, &sc->lc, &e) != VGT_OK ||
             vgt_synth_new(&scfg, &sc->syn, &e) != VGT_OK) {
             sc->status = PLAN_UNSUPPORTED;

@@ -89,6 +89,10 @@ typedef struct vgt_synth_config {
     vgt_synth_alloc_fn alloc; /* required */
     void *ctx;
     uint32_t host_cls;        /* the channel class the stream runs on */
+    /* 1: the caller adds the context state (local memory) where the captured driver sent it
+     * (vgt_synth_context_state; a replay of the whole stream); 0: each launch re-sends the local memory
+     * its channel had set (a launch on its own: vgt decompile) */
+    int context_state_in_stream;
 } vgt_synth_config;
 
 typedef struct vgt_synth vgt_synth;
