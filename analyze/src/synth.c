@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "synth_internal.h"
+#include "vgt/classes.h"
 #include "vgt/nv/clc86f.h"
 #include "vgt/nv/clc8b5.h"
 #include "vgt/nv/clcb97.h"
@@ -188,13 +189,57 @@ static vgt_status unsupported(vgt_synth *s, vgt_error *err, const char *what)
     return VGT_FAIL(err, VGT_E_UNSUPPORTED, VGT_NO_OFFSET, "%s", what);
 }
 
-/* The compute state the launch ran with, where this channel's differs. */
+/* Names looked up once per class (every method of every submission asks). */
+static _Thread_local struct {
+    uint32_t cls;
+    uint8_t role[SYNTH_STATE_SLOTS];
+} lmem_cache;
+
+vgt_lmem_role vgt_lmem_method_role(uint32_t cls, uint32_t mthd)
+{
+    if (mthd >= SYNTH_STATE_SLOTS * 4 || (mthd & 3) || vgt_nv_class_family(cls) != VGT_NV_FAM_COMPUTE) return VGT_LMEM_NONE;
+    if (lmem_cache.cls != cls) {
+        static const struct { const char *name; vgt_lmem_role role; } known[] = {
+            {"SET_SHADER_LOCAL_MEMORY_A", VGT_LMEM_BASE_UPPER},
+            {"SET_SHADER_LOCAL_MEMORY_B", VGT_LMEM_BASE_LOWER},
+            {"SET_SHADER_LOCAL_MEMORY_NON_THROTTLED_A", VGT_LMEM_SIZE_UPPER},
+            {"SET_SHADER_LOCAL_MEMORY_NON_THROTTLED_B", VGT_LMEM_SIZE_LOWER},
+        };
+        static const char prefix[] = "SET_SHADER_LOCAL_MEMORY";
+        char name[96];
+        memset(lmem_cache.role, 0, sizeof lmem_cache.role);
+        for (uint32_t i = 0; i < SYNTH_STATE_SLOTS; i++) {
+            if (!vgt_method_name(cls, i * 4, name, sizeof name) || strncmp(name, prefix, sizeof prefix - 1)) continue;
+            lmem_cache.role[i] = VGT_LMEM_OTHER;
+            for (size_t k = 0; k < sizeof known / sizeof known[0]; k++)
+                if (!strcmp(name, known[k].name)) lmem_cache.role[i] = (uint8_t)known[k].role;
+        }
+        lmem_cache.cls = cls;
+    }
+    return (vgt_lmem_role)lmem_cache.role[mthd / 4];
+}
+
+int vgt_synth_is_context_state(uint32_t cls, uint32_t mthd) { return vgt_lmem_method_role(cls, mthd) != VGT_LMEM_NONE; }
+
+vgt_status vgt_synth_context_state(vgt_synth *s, unsigned subch, uint32_t cls, uint32_t mthd, uint32_t value,
+                                   vgt_error *err)
+{
+    if (s->broken) return VGT_FAIL(err, VGT_E_ARG, VGT_NO_OFFSET, "synthesizer: the plan already failed");
+    if (!vgt_synth_is_context_state(cls, mthd))
+        return VGT_FAIL(err, VGT_E_ARG, VGT_NO_OFFSET, "method 0x%x of class 0x%x is not context state", mthd, cls);
+    VGT_TRY(bind(s, subch, cls, err));
+    return m1(s, subch, cls, mthd, value, err);
+}
+
+/* The compute state the launch ran with, where this channel's differs (context state excepted when the
+ * caller puts it where the captured driver sent it). */
 static vgt_status launch_state(vgt_synth *s, const vgt_launch_desc *d, vgt_error *err)
 {
     synth_state *st = &s->pending;
     for (uint32_t i = 0; i < d->nstate; i++) {
         uint32_t slot = d->state[i].method / 4;
         if (slot >= SYNTH_STATE_SLOTS) continue;
+        if (s->cfg.context_state_in_stream && vgt_synth_is_context_state(d->cls, d->state[i].method)) continue;
         if (st->state_set[slot] && st->state_val[slot] == d->state[i].value) continue;
         VGT_TRY(m1(s, d->subch, d->cls, d->state[i].method, d->state[i].value, err));
         st->state_set[slot] = 1, st->state_val[slot] = d->state[i].value;

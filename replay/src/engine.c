@@ -39,7 +39,7 @@
 #include "engine.h"
 
 /* KEPLER_CHANNEL_GROUP_A, the TSG object channels are allocated under (open-gpu-doc classes/host/cla06c.h). */
-#define VGT_CLASS_CHANNEL_GROUP 0xa06cu
+
 
 static uint64_t mono_ns(void)
 {
@@ -175,6 +175,7 @@ void vgt_replay_close(vgt_replay *rp)
     if (rp->model) vgt_model_free(rp->model);
     for (uint32_t i = 0; i < rp->nchans; i++) stream_channel_free(&rp->chans[i]);
     lane_synth_free(rp);
+    sked_guard_free(rp);
     plan_free(rp);
     free(rp->patch_cur.entry_va);
     free(rp->moves);

@@ -101,6 +101,8 @@ typedef struct engine_channel {
     struct vgt_mme_tracker *mme; /* mme_guard.c: the channel's MME as the simulator sees it (hardware only) */
     int mme_off;                 /* ... given up on this channel */
     char mme_refuse[240];        /* ... why the current submission must not run; "" when it may */
+    struct sked_chan *sked;      /* sked_guard.c: the submission's local-memory methods and launches, in order */
+    char sked_refuse[400];       /* ... why it must not run; "" when it may */
     struct synth_chan *synth;    /* lane_synth.c: the channel's work extractor, synthesizer and own channel */
     vgt_replay_channel_count cnt;   /* live_count.c (launches, draws, macro calls), engine.c (submissions, faults) */
 } engine_channel;
@@ -187,9 +189,9 @@ typedef struct stream_sub {
     void (*channel_free)(engine_channel *c);  /* its per-channel state (a CHANNEL_STATE restarts; close) */
 } stream_sub;
 
-#define STREAM_MAX_SUBS 8u
+#define STREAM_MAX_SUBS 12u
 #define ENGINE_INFLIGHT_MAX 64u   /* disjoint push-buffer ranges in flight before the engine waits anyway */
-extern const stream_sub sub_reloc, sub_rt, sub_volatile, sub_mme_guard, sub_synth, sub_count, sub_cuts, sub_state;
+extern const stream_sub sub_reloc, sub_rt, sub_volatile, sub_mme_guard, sub_sked_guard, sub_synth, sub_count, sub_cuts, sub_state;
 
 void stream_start(vgt_replay *rp);   /* picks the active subscribers, in order */
 /* Decode the submission once (snapshot first, for fault windows) and hand it to every subscriber. */
@@ -314,6 +316,7 @@ struct vgt_replay {
     uint64_t held_len, cap_held_bytes;
     vgt_reloc_plan *plan;
     struct lane_cuda *cuda;      /* lane 3's state (lane_cuda.c), NULL for the other lanes */
+    struct sked_guard *sked;     /* sked_guard.c: each context's local memory as submitted (hardware only) */
     struct synth_lane *synth;    /* lane_synth.c (lane synth, or auto on hardware) */
     /* options.channel_counters: what vgt_replay_channels hands out */
     vgt_replay_channel_count *cnt_out;
@@ -367,6 +370,20 @@ void capture_only_note_channel(vgt_replay *rp, const vgt_rec_channel *c);
 void capture_only_note_submit(vgt_replay *rp, const vgt_rec_gpfifo_submit *sub);
 /* Clears mask over those bytes of [va, va+len); returns how many it cleared. */
 uint64_t capture_only_unmask(const vgt_replay *rp, uint64_t va, uint64_t len, uint8_t *mask);
+
+/* sked_guard.c (subscriber sub_sked_guard): on a hardware backend, a submission whose compute launch asks
+ * for more local memory than its context was given (SKEDCHECK05) is not run. The verbatim lane checks the
+ * captured stream, the synth lane its plan; each returns 1 (c->sked_refuse says why) or 0 and then
+ * commits the local memory the stream sets. sked_refuse reports and counts it. */
+struct vgt_synth_plan;
+#define VGT_CLASS_CHANNEL_GROUP 0xa06cu   /* KEPLER_CHANNEL_GROUP_A: a TSG, one context for its channels */
+int sked_guard_verbatim(vgt_replay *rp, engine_channel *c);
+int sked_guard_plan(vgt_replay *rp, engine_channel *c, const struct vgt_synth_plan *p);
+vgt_status sked_refuse(vgt_replay *rp, engine_channel *c);
+/* The rule: 1 (why says it) when a launch of lo + hi bytes of local memory per thread must not run on a
+ * context with that local memory base and size per TPC. */
+int sked_guard_violates(uint32_t lo, uint32_t hi, uint64_t base, uint64_t size, char *why, size_t n);
+void sked_guard_free(vgt_replay *rp);
 
 /* mme_guard.c (subscriber sub_mme_guard): on a hardware backend, submissions whose macro calls would raise
  * an MME exception are refused (they leave the GPU unable to finish other programs' Vulkan draws):

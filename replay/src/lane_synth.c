@@ -182,7 +182,7 @@ static unsigned sub_begin(stream_submit *s)
     if (!sc) {
         if (!(sc = calloc(1, sizeof *sc))) return 0;
         c->synth = sc;
-        vgt_synth_config scfg = {.alloc = arena_alloc, .ctx = rp, .host_cls = c->cls};
+        vgt_synth_config scfg = {.alloc = arena_alloc, .ctx = rp, .host_cls = c->cls, .context_state_in_stream = 1};
         if (vgt_ldx_channel_new(rp->synth->x, c->client, c->handle, c->cls, &sc->lc, &e) != VGT_OK ||
             vgt_synth_new(&scfg, &sc->syn, &e) != VGT_OK) {
             sc->status = PLAN_UNSUPPORTED;
@@ -211,6 +211,17 @@ static void sub_method(stream_submit *s, const vgt_method *m)
     if (vgt_ldx_method(sc->lc, m, &e) != VGT_OK && sc->status == PLAN_OK) {
         sc->status = PLAN_UNSUPPORTED;
         snprintf(sc->why, sizeof sc->why, "the work extractor stopped: %.480s", e.msg);
+    }
+    /* Local memory is the context's, shared by the group's channels: CUDA sets it on one channel when a
+     * kernel needs more (streams_threads: submission 150 on 0x5c00001c, no launch in it) and launches on
+     * the other channels rely on it. The captured submission runs state-only, so the plan carries these
+     * methods where the driver sent them; without them the H200 raised Xid 13
+     * SKEDCHECK05_LOCAL_MEMORY_TOTAL_SIZE at the first launch on another channel. */
+    if (s->rp->synth->planning && sc->status == PLAN_OK && !m->masked && !m->is_host &&
+        vgt_synth_is_context_state(m->cls, m->mthd) &&
+        vgt_synth_context_state(sc->syn, m->subch, m->cls, m->mthd, m->data, &e) != VGT_OK) {
+        sc->status = PLAN_UNSUPPORTED;
+        snprintf(sc->why, sizeof sc->why, "local memory state not carried: %.480s", e.msg);
     }
 }
 
@@ -289,6 +300,7 @@ static vgt_status run_plan(vgt_replay *rp, const vgt_record *rec, const vgt_rec_
     synth_chan *sc = c->synth;
     const vgt_synth_plan *p = vgt_synth_plan_get(sc->syn);
     /* the captured submission only keeps its channel's state (bindings, macros) */
+    if (sked_guard_plan(rp, c, p)) return sked_refuse(rp, c);   /* checked before anything reaches the GPU */
     VGT_TRY(lane_state_only(rp, rec, sub, ch, err));
     count_lane(rp, VGT_LANE_SYNTH);
     if (!p->nruns) return VGT_OK;

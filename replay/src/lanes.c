@@ -74,6 +74,8 @@ static vgt_status submit_entries(vgt_replay *rp, const vgt_record *rec, const vg
 vgt_status lane_run_verbatim(vgt_replay *rp, const vgt_record *rec, const vgt_rec_gpfifo_submit *sub, uint32_t ch,
                              vgt_error *err)
 {
+    /* a launch its context has not the local memory for (sked_guard.c): every lane's verbatim path */
+    if (rp->run_chan && sked_guard_verbatim(rp, rp->run_chan)) return sked_refuse(rp, rp->run_chan);
     rp->sum.lanes[VGT_LANE_VERBATIM]++;   /* here, not in the engine: synth and auto fall back to it */
     VGT_TRY(write_segments(rp, sub, err));
     return submit_entries(rp, rec, sub, ch, 0, err);

@@ -27,7 +27,7 @@
 
 #include "engine.h"
 
-static const stream_sub *const all_subs[] = {&sub_reloc, &sub_volatile, &sub_mme_guard, &sub_rt, &sub_synth,
+static const stream_sub *const all_subs[] = {&sub_reloc, &sub_volatile, &sub_mme_guard, &sub_sked_guard, &sub_rt, &sub_synth,
                                               &sub_state, &sub_count, &sub_cuts};
 
 void stream_start(vgt_replay *rp)

@@ -89,6 +89,10 @@ typedef struct vgt_synth_config {
     vgt_synth_alloc_fn alloc; /* required */
     void *ctx;
     uint32_t host_cls;        /* the channel class the stream runs on */
+    /* 1: the caller adds the context state (local memory) where the captured driver sent it
+     * (vgt_synth_context_state; a replay of the whole stream); 0: each launch re-sends the local memory
+     * its channel had set (a launch on its own: vgt decompile) */
+    int context_state_in_stream;
 } vgt_synth_config;
 
 typedef struct vgt_synth vgt_synth;
@@ -109,6 +113,25 @@ void vgt_synth_forget_memory(vgt_synth *s);
 /* Other methods ran on the channel (captured ones, verbatim): its bindings and compute state are set again
  * by the next plan. */
 void vgt_synth_forget_state(vgt_synth *s);
+/* Local memory (SET_SHADER_LOCAL_MEMORY_*: base, window, size per TPC) is state of the channel's context,
+ * which every channel of a group shares: CUDA sets it once, on one channel, when a kernel needs more, and
+ * launches on the group's other channels depend on it. So these methods are not re-sent per launch from
+ * the launch's own channel (a stale, smaller value would undo another channel's resize): the stream
+ * carries them where the captured driver sent them (vgt_synth_context_state). */
+int vgt_synth_is_context_state(uint32_t cls, uint32_t mthd);
+/* Which local-memory method mthd is on compute class cls (from the class tables' names). */
+typedef enum vgt_lmem_role {
+    VGT_LMEM_NONE = 0,
+    VGT_LMEM_BASE_UPPER,      /* SET_SHADER_LOCAL_MEMORY_A */
+    VGT_LMEM_BASE_LOWER,      /* SET_SHADER_LOCAL_MEMORY_B */
+    VGT_LMEM_SIZE_UPPER,      /* SET_SHADER_LOCAL_MEMORY_NON_THROTTLED_A: bytes per TPC */
+    VGT_LMEM_SIZE_LOWER,      /* SET_SHADER_LOCAL_MEMORY_NON_THROTTLED_B */
+    VGT_LMEM_OTHER            /* the window, NON_THROTTLED_C (SM count), throttled sizes */
+} vgt_lmem_role;
+vgt_lmem_role vgt_lmem_method_role(uint32_t cls, uint32_t mthd);
+/* One captured context-state method, added to the plan at this point of the stream. */
+vgt_status vgt_synth_context_state(vgt_synth *s, unsigned subch, uint32_t cls, uint32_t mthd, uint32_t value,
+                                   vgt_error *err);
 /* The plan's stream as push-buffer dwords (vgt_pbwriter). *n receives the count; the array lives in s. */
 const uint32_t *vgt_synth_pushbuf(vgt_synth *s, uint32_t *n, vgt_error *err);
 
