@@ -33,7 +33,7 @@ trap 'rm -rf "$tmp"' EXIT
 bad=0
 table=$OUT/real_sizes.txt
 printf '%-13s %6s %11s %11s %9s %9s %7s %s\n' workload subs bytes_plain bytes_cas B/sub_pl B/sub_cas ratio replays | tee "$table"
-for w in ${WORKLOADS:-torch_small triton_small}; do
+for w in ${SIZE_WORKLOADS:-torch_small triton_small}; do
     declare -A bytes=() subs=()
     for mode in cas plain; do
         opt=(); [ $mode = plain ] && opt=(--no-memory-cas)
