@@ -548,17 +548,24 @@ void engine_pb_write(vgt_replay *rp, uint64_t va, uint64_t len)
     rp->ninflight++;
 }
 
-/* A submission the MME guard keeps off the GPU (mme_guard.c): reported, counted, not run. */
-vgt_status engine_refuse(vgt_replay *rp, engine_channel *c)
+/* A submission a guard keeps off the GPU: reported, counted, not run. exception: what running it would
+ * raise (both kinds leave the GPU unable to finish other programs' draws). */
+vgt_status engine_refuse_as(vgt_replay *rp, const char *why, const char *exception, int event_kind)
 {
-    char msg[sizeof c->mme_refuse + 112];
-    snprintf(msg, sizeof msg, "not submitted: %s (an MME exception leaves the GPU unable to finish other programs' "
-             "draws; force to run it)", c->mme_refuse);
+    char msg[512 + 160];
+    snprintf(msg, sizeof msg, "not submitted: %.511s (%s leaves the GPU unable to finish other programs' draws; "
+             "force to run it)", why, exception);
     rp->sum.refused++;
     vgt_replay_report r = {.kind = VGT_RPT_EVENT, .submit_index = rp->cur_index, .submit_seq = rp->cur_seq,
-                           .channel = rp->cur_channel, .event_kind = VGT_BEV_MACRO, .msg = msg};
+                           .channel = rp->cur_channel, .event_kind = event_kind, .msg = msg};
     engine_report(rp, &r);
     return VGT_OK;
+}
+
+/* The MME guard's refusal (mme_guard.c). */
+vgt_status engine_refuse(vgt_replay *rp, engine_channel *c)
+{
+    return engine_refuse_as(rp, c->mme_refuse, "an MME exception", VGT_BEV_MACRO);
 }
 
 /* Run one submission on its lane, with the render-target tracking, the wait and the census around it. */

@@ -450,6 +450,7 @@ int lane_synth_ready(const vgt_replay *rp, const engine_channel *c);
 void lane_synth_memory(vgt_replay *rp, uint64_t va, uint64_t len);   /* the CPU wrote there (MEMORY record) */
 void lane_synth_free(vgt_replay *rp);
 /* engine.c: a submission the MME guard keeps off the GPU, reported and counted (returns VGT_OK). */
+vgt_status engine_refuse_as(vgt_replay *rp, const char *why, const char *exception, int event_kind);
 vgt_status engine_refuse(vgt_replay *rp, engine_channel *c);
 /* addrmap.c: a free range of the replay's own (size bytes, align-aligned, at or above floor, below 2^40), off
  * every mapping, move and the backend's range; later relocations avoid it. */

@@ -203,14 +203,7 @@ int sked_guard_plan(vgt_replay *rp, engine_channel *c, const vgt_synth_plan *p)
 
 vgt_status sked_refuse(vgt_replay *rp, engine_channel *c)
 {
-    char msg[sizeof c->sked_refuse + 160];
-    snprintf(msg, sizeof msg, "not submitted: %s (a graphics exception leaves the GPU unable to finish other "
-             "programs' draws; force to run it)", c->sked_refuse);
-    rp->sum.refused++;
-    vgt_replay_report r = {.kind = VGT_RPT_EVENT, .submit_index = rp->cur_index, .submit_seq = rp->cur_seq,
-                           .channel = rp->cur_channel, .event_kind = VGT_BEV_UNSUPPORTED, .msg = msg};
-    engine_report(rp, &r);
-    return VGT_OK;
+    return engine_refuse_as(rp, c->sked_refuse, "a graphics exception", VGT_BEV_UNSUPPORTED);
 }
 
 void sked_guard_free(vgt_replay *rp)
