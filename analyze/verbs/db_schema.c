@@ -127,6 +127,9 @@ static const char *const index_sql =
     " UNION ALL SELECT submission, seq, CASE WHEN memset THEN 'memset' ELSE 'copy' END, dst_va, bytes FROM copies"
     " UNION ALL SELECT submission, seq, 'semaphore:' || source, va, size FROM semaphores WHERE kind IN ('release', 'report')"
     " UNION ALL SELECT submission, seq, 'clear', target_va, bytes FROM clears WHERE color_mask != 0 AND target_format != 0"
+    /* a depth or stencil clear writes the zeta target, whose size the state does not carry */
+    " UNION ALL SELECT submission, seq, 'clear:zeta', zt_va, NULL FROM clears WHERE (depth != 0 OR stencil != 0)"
+    " AND zt_va != 0"
     " UNION ALL SELECT submission, seq, 'notify', va, 16 FROM notifies;\n"
     "CREATE VIEW semaphore_releases AS SELECT submission, seq, source, op, va, payload, size, reduction FROM semaphores"
     " WHERE kind = 'release';\n"

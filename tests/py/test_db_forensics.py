@@ -49,3 +49,17 @@ def test_schema_doc_names_every_table(vgt, tmp_path):
     assert len(tables) > 20 and len(views) >= 5
     for n in tables + views:
         assert n in documented, f"{n} is not documented in docs/sqlite-schema.md"
+
+
+def test_writes_lists_color_and_zeta_clears(vgt, tmp_path):
+    """vk_scene clears its color target and its depth target each frame (the clear macro's CLEAR_SURFACE):
+    `writes` lists both, the zeta one at the depth target the draws use, with its origin in clears."""
+    corpus = Path(__file__).resolve().parents[2] / "corpus"
+    out = tmp_path / "scene.sqlite"
+    vgt("db", corpus / "vk_scene.vgt", "-o", out)
+    db = sqlite3.connect(str(out))
+    rows = db.execute("SELECT how, va FROM writes WHERE how LIKE 'clear%' ORDER BY seq, how").fetchall()
+    assert [h for h, _ in rows] == ["clear", "clear:zeta"] * 2, rows
+    zt = {va for h, va in rows if h == "clear:zeta"}
+    assert len(zt) == 1 and 0 not in zt
+    assert db.execute("SELECT count(*) FROM clears WHERE depth = 1 AND zt_va IN (%d)" % zt.pop()).fetchone() == (2,)
