@@ -464,6 +464,14 @@ static void keep_window(void *ctx, const vgt_replay_report *r)
         snprintf(window_msg, sizeof window_msg, "%s", r->msg);
 }
 
+/* Open a replay with o and run the trace at path through it (rp and r stay open for the caller's checks). */
+static void run_path(vgt_replay **rp, vgt_reader **r, const vgt_replay_options *o, const char *path, vgt_error *e)
+{
+    CHECK_STATUS(vgt_replay_open(rp, o, e), VGT_OK, e, "vgt_replay_open");
+    CHECK_STATUS(vgt_reader_open_path(r, path, NULL, e), VGT_OK, e, "vgt_reader_open_path");
+    CHECK_STATUS(vgt_replay_run(*rp, *r, e), VGT_OK, e, "vgt_replay_run");
+}
+
 static void test_fault_window(void)
 {
     char path[] = "/tmp/test_replay_lane1_fault_XXXXXX";
@@ -486,9 +494,7 @@ static void test_fault_window(void)
     o.report = keep_window;
     vgt_replay *rp;
     vgt_reader *r;
-    CHECK_STATUS(vgt_replay_open(&rp, &o, &e), VGT_OK, &e, "vgt_replay_open");
-    CHECK_STATUS(vgt_reader_open_path(&r, path, NULL, &e), VGT_OK, &e, "vgt_reader_open_path");
-    CHECK_STATUS(vgt_replay_run(rp, r, &e), VGT_OK, &e, "vgt_replay_run");
+    run_path(&rp, &r, &o, path, &e);
     vgt_replay_finish(rp, &e);
     CHECK(strstr(window_msg, "push-buffer Get 0x100018 = submission 0 entry 0 dword 6") &&
               strstr(window_msg, "SEM_EXECUTE = 0x00000001") && strstr(window_msg, "[0:1] subch 0"),
@@ -666,9 +672,7 @@ static void run_capture_only(const char *path, uint64_t expect_failed)
     vgt_replay *rp;
     vgt_reader *r;
     vgt_error err;
-    CHECK_STATUS(vgt_replay_open(&rp, &o, &err), VGT_OK, &err, "vgt_replay_open");
-    CHECK_STATUS(vgt_reader_open_path(&r, path, NULL, &err), VGT_OK, &err, "vgt_reader_open_path");
-    CHECK_STATUS(vgt_replay_run(rp, r, &err), VGT_OK, &err, "vgt_replay_run");
+    run_path(&rp, &r, &o, path, &err);
     vgt_replay_finish(rp, &err);
     const vgt_replay_summary *s = vgt_replay_summary_get(rp);
     CHECK(s->checks_failed == expect_failed && s->checks_passed == 1 - expect_failed && s->checks_skipped == 3,
@@ -729,9 +733,7 @@ static void test_notify_timestamp(void)
     o.check = 1;
     vgt_replay *rp;
     vgt_reader *r;
-    CHECK_STATUS(vgt_replay_open(&rp, &o, &e), VGT_OK, &e, "vgt_replay_open");
-    CHECK_STATUS(vgt_reader_open_path(&r, path, NULL, &e), VGT_OK, &e, "vgt_reader_open_path");
-    CHECK_STATUS(vgt_replay_run(rp, r, &e), VGT_OK, &e, "vgt_replay_run");
+    run_path(&rp, &r, &o, path, &e);
     vgt_replay_finish(rp, &e);
     const vgt_replay_summary *s = vgt_replay_summary_get(rp);
     CHECK(s->checks_passed == 1 && s->checks_failed == 0 && s->bytes_compared == 0x1000 - 8,
@@ -802,9 +804,7 @@ static void test_channel_groups(void)
     vgt_replay *rp;
     vgt_reader *r;
     nseen = 0;
-    CHECK_STATUS(vgt_replay_open(&rp, &o, &e), VGT_OK, &e, "vgt_replay_open");
-    CHECK_STATUS(vgt_reader_open_path(&r, path, NULL, &e), VGT_OK, &e, "vgt_reader_open_path");
-    CHECK_STATUS(vgt_replay_run(rp, r, &e), VGT_OK, &e, "vgt_replay_run");
+    run_path(&rp, &r, &o, path, &e);
     vgt_replay_finish(rp, &e);
     CHECK(nseen == 4, "four channels created: %u", nseen);
     for (uint32_t i = 0; i < nseen; i++) {
@@ -901,9 +901,7 @@ static void run_unmap(const char *path, int timeout, int expect_unmaps)
     idle_calls = unmap_calls = idle_before_unmap = 0;
     idle_result_timeout = timeout;
     warnings_seen = 0;
-    CHECK_STATUS(vgt_replay_open(&rp, &o, &e), VGT_OK, &e, "vgt_replay_open");
-    CHECK_STATUS(vgt_reader_open_path(&r, path, NULL, &e), VGT_OK, &e, "vgt_reader_open_path");
-    CHECK_STATUS(vgt_replay_run(rp, r, &e), VGT_OK, &e, "vgt_replay_run");
+    run_path(&rp, &r, &o, path, &e);
     CHECK(unmap_calls == expect_unmaps, "timeout %d: %d unmaps, expected %d", timeout, unmap_calls, expect_unmaps);
     CHECK(!expect_unmaps || idle_before_unmap >= 1, "the backend was idled before the unmap: %d", idle_before_unmap);
     CHECK(warnings_seen == (uint64_t)!expect_unmaps, "warnings naming the kept mapping: %llu",
@@ -949,9 +947,7 @@ static void run_waits(const char *path, int demand, vgt_replay_summary *out, int
     vgt_reader *r;
     vgt_error e;
     idle_calls = 0;
-    CHECK_STATUS(vgt_replay_open(&rp, &o, &e), VGT_OK, &e, "vgt_replay_open");
-    CHECK_STATUS(vgt_reader_open_path(&r, path, NULL, &e), VGT_OK, &e, "vgt_reader_open_path");
-    CHECK_STATUS(vgt_replay_run(rp, r, &e), VGT_OK, &e, "vgt_replay_run");
+    run_path(&rp, &r, &o, path, &e);
     *idles = idle_calls;   /* before finish, which always waits */
     vgt_replay_finish(rp, &e);
     *out = *vgt_replay_summary_get(rp);
@@ -1151,9 +1147,7 @@ static void run_guarded(const char *path, int force, uint64_t *refused, int *sub
     vgt_replay *rp;
     vgt_reader *r;
     vgt_error e;
-    CHECK_STATUS(vgt_replay_open(&rp, &o, &e), VGT_OK, &e, "vgt_replay_open");
-    CHECK_STATUS(vgt_reader_open_path(&r, path, NULL, &e), VGT_OK, &e, "vgt_reader_open_path");
-    CHECK_STATUS(vgt_replay_run(rp, r, &e), VGT_OK, &e, "vgt_replay_run");
+    run_path(&rp, &r, &o, path, &e);
     vgt_replay_finish(rp, NULL);
     const vgt_replay_summary *s = vgt_replay_summary_get(rp);
     *refused = s->refused;
@@ -1267,9 +1261,7 @@ static void test_census_unfinished(void)
         o.ndraw_cuts = 2;
         vgt_replay *rp;
         vgt_reader *r;
-        CHECK_STATUS(vgt_replay_open(&rp, &o, &e), VGT_OK, &e, "vgt_replay_open");
-        CHECK_STATUS(vgt_reader_open_path(&r, path, NULL, &e), VGT_OK, &e, "vgt_reader_open_path");
-        CHECK_STATUS(vgt_replay_run(rp, r, &e), VGT_OK, &e, "vgt_replay_run");
+        run_path(&rp, &r, &o, path, &e);
         vgt_replay_finish(rp, &e);
         const vgt_replay_summary *s = vgt_replay_summary_get(rp);
         uint64_t n, quiet0 = 0, stored1 = 0, unfinished = 0;
