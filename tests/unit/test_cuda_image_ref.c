@@ -99,7 +99,18 @@ static void test_load(const char *path, const uint8_t *content, size_t size)
     CHECK(strstr(e.msg, want) && strstr(e.msg, path), "the refusal names the image and the file: %s", e.msg);
     r.file_offset = size - 10;
     CHECK(vgt_cuda_image_ref_load(&r, NULL, &e) == VGT_E_TRUNCATED, "a file that ends first");
+    r.file_offset = off;
+    /* A decoded record's path is followed by the fatbin entries, not by a NUL: only path_length counts. */
+    char unterminated[600];
+    snprintf(unterminated, sizeof unterminated, "%s\x02junk", path);
+    r.path = unterminated;
+    CHECK(vgt_cuda_image_ref_load(&r, NULL, &e) == VGT_OK, "a path followed by other bytes: %s", e.msg);
+    r.path_length = (uint32_t)strlen(unterminated);
+    CHECK(vgt_cuda_image_ref_load(&r, NULL, &e) == VGT_E_NOT_FOUND, "the longer name is another file");
+    r.path_length = 4096;
+    CHECK(vgt_cuda_image_ref_load(&r, NULL, &e) == VGT_E_FORMAT, "a path over the limit is refused: %s", e.msg);
     r.path = "/nonexistent/libtorch_cuda.so";
+    r.path_length = (uint32_t)strlen(r.path);
     CHECK(vgt_cuda_image_ref_load(&r, NULL, &e) == VGT_E_NOT_FOUND && strstr(e.msg, r.path), "an absent file");
 }
 

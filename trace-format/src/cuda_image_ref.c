@@ -76,7 +76,15 @@ void vgt_cuda_image_ref_entries_text(const vgt_rec_cuda_image_ref *r, char *buf,
 vgt_status vgt_cuda_image_ref_load(const vgt_rec_cuda_image_ref *r, uint8_t **bytes, vgt_error *err)
 {
     if (bytes) *bytes = NULL;
-    const char *path = r->path ? r->path : "";
+    /* A decoded record's path points into the record, followed by the entries: it is path_length bytes,
+     * not a C string (reading on made open() look for "lib.so\x02..." and fail with ENOENT). */
+    char path[4096];
+    if (r->path_length >= sizeof path || (r->path_length && !r->path) ||
+        memchr(r->path ? r->path : "", 0, r->path_length))
+        return VGT_FAIL(err, VGT_E_FORMAT, 0, "CUDA image 0x%016llx is referenced, not stored: its path (%u "
+                        "bytes) is not a file name", (unsigned long long)r->hash, r->path_length);
+    memcpy(path, r->path ? r->path : "", r->path_length);
+    path[r->path_length] = 0;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return VGT_FAIL(err, VGT_E_NOT_FOUND, 0, "CUDA image 0x%016llx is referenced, not stored: its file %s "
