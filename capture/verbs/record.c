@@ -16,6 +16,7 @@
  * drained so CMD never blocks, and CMD's status is still returned.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <glob.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -39,7 +40,7 @@
 typedef struct rec_opts {
     const char *out, *memory, *track, *cuda_images;
     int crash_safe, memory_mode, track_mode, quiet, no_memory_cas, cuda_images_mode;
-    uint64_t level;
+    uint64_t level, image_embed_max;
     char **cmd;
     int ncmd;
     /* live */
@@ -86,6 +87,9 @@ static const vgt_cli_opt record_options[] = {
      "found in a file named by it). Images in no file (built at run time) are always stored. A trace with "
      "referenced images replays with --lane cuda only where those files are, unchanged",
      .off = offsetof(rec_opts, cuda_images_mode), .choices = cuda_image_modes},
+    {"cuda-image-embed-max", 0, VGT_ARG_SIZE, "BYTES", "with --cuda-images=auto: the largest image stored in the trace "
+     "(default 1M); larger ones that lie in a file are referenced. A lower value keeps traces of programs with big "
+     "libraries (PyTorch's fatbins) small", .off = offsetof(rec_opts, image_embed_max), .min = 0, .max = 1ull << 32},
     {"level", 0, VGT_ARG_U64, "N", "zstd level of the output (default 3)", .off = offsetof(rec_opts, level), .min = 1,
      .max = 22},
     {"quiet", 'q', VGT_ARG_NONE, NULL, "no progress line on a terminal once CMD has exited (while the rest of its "
@@ -143,7 +147,7 @@ static void forward_signal(int sig)
 
 static int parse(int argc, char **argv, rec_opts *o)
 {
-    *o = (rec_opts){ .level = 3 };
+    *o = (rec_opts){ .level = 3, .image_embed_max = 1ull << 20 };
     vgt_cli_args a;
     int rc = vgt_cli_parse(&cmd_record_spec, argc, argv, o, &a);
     if (rc >= 0) return rc;
@@ -185,6 +189,13 @@ static void setenv_int(const char *k, long v)
     setenv(k, b, 1);
 }
 
+static void setenv_u64(const char *k, uint64_t v)
+{
+    char b[32];
+    snprintf(b, sizeof b, "%" PRIu64, v);
+    setenv(k, b, 1);
+}
+
 static void exec_child(const rec_opts *o, const char *shim, int wfd, int claim_fd, const char *child_base)
 {
     int to_stdout = child_base == NULL && !o->replay;   /* --replay: the trace goes to a pipe, stdout stays CMD's */
@@ -199,6 +210,7 @@ static void exec_child(const rec_opts *o, const char *shim, int wfd, int claim_f
     setenv("VGT_CAPTURE_MEMORY", o->memory, 1);
     setenv("VGT_CAPTURE_TRACK", o->track, 1);
     setenv("VGT_CAPTURE_CUDA_IMAGES", o->cuda_images, 1);
+    setenv_u64("VGT_CAPTURE_CUDA_IMAGE_EMBED_MAX", o->image_embed_max);
     setenv("VGT_CAPTURE_CRASH_SAFE", o->crash_safe ? "1" : "0", 1);
     setenv("VGT_CAPTURE_LIVE", o->live ? "1" : "0", 1);
     unsetenv("VGT_CAPTURE_OUT");

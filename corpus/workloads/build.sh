@@ -1,7 +1,7 @@
 #!/bin/sh
 # build.sh - builds the vgtrace corpus workloads into OUTDIR (torch_small.py and triton_small.py are scripts:
-# they run with a Python that has PyTorch and Triton; multi_kernel is not recorded in corpus/:
-# tests/gpu/synth_lane.sh records and replays it through the synth lane).
+# they run with a Python that has PyTorch and Triton; multi_kernel, in corpus/ too, is also recorded and replayed by
+# tests/gpu/synth_lane.sh through the synth lane).
 #   usage: corpus/workloads/build.sh OUTDIR            build the binaries
 #          corpus/workloads/build.sh --shaders         regenerate the SPIR-V headers from the GLSL (glslangValidator)
 # Needs: nvcc (CUDA 13.0: sm_90 SASS + compute_90 PTX, cudart linked statically), gcc, the Vulkan / EGL / GLES

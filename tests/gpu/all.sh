@@ -14,8 +14,8 @@
 # Outputs go to $OUT (default /tmp/vgt-all), one folder per step.
 # Environment: STEPS (default "capture cuda live hostile lane1"; add synth for lane 2, which has raised an
 # engine error on the H200 before: run it only on a machine you may restart; the other steps: synthdiag,
-# gpget, diff, scene, drawcensus, mme, each the script of that name in tests/gpu), RUNS (capture bench runs,
-# 5), FUZZ (seconds of fuzz campaign in the background, tests/fuzz/campaign.sh run-staged, on FUZZ_CORES;
+# gpget, diff, scene, drawcensus, mme, each the script of that name in tests/gpu; real: bench/capture/real.sh with
+# REAL_RUNS runs, 3), RUNS (capture bench runs, 5), CUDA_WORKLOADS (the cuda step's workloads), FUZZ (seconds of fuzz campaign in the background, tests/fuzz/campaign.sh run-staged, on FUZZ_CORES;
 # run the command under `taskset -c 0-3` so the checks keep their own cores).
 # Exit status: 0 when every step and the final health check passed, 1 otherwise.
 set -u
@@ -74,7 +74,9 @@ run() {
         case $s in
         capture) step capture 150 env VARIANTS="none none_trap default trap" bash bench/capture/variants.sh \
                      .carry/capture/bin/vgt .carry/workloads/many_launches "${RUNS:-5}" "$out/capture/v" ;;
-        cuda) step cuda 200 bash tests/gpu/cuda_lane.sh ;;
+        cuda) step cuda 200 env WORKLOADS="${CUDA_WORKLOADS:-vadd many_launches streams_threads cuda_graph torch_small triton_small}" \
+                  bash tests/gpu/cuda_lane.sh ;;
+        real) step real 240 bash bench/capture/real.sh "${REAL_RUNS:-3}" "$out/real" ;;
         live) [ -f bench/live/run.sh ] && step live 150 bash bench/live/run.sh gpu ;;
         hostile) [ -f tests/gpu/hostile.sh ] && step hostile 150 bash tests/gpu/hostile.sh ;;
         lane1) step lane1 120 bash tests/gpu/run.sh run ;;

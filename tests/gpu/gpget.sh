@@ -66,7 +66,7 @@ record_one() {
     cmd=$(cmd_of "$w")
     timeout "$LIMIT" $cmd >"$OUT/$w.plain.out" 2>"$OUT/$w.plain.err"; local prc=$?
     local t0=$(date +%s%N)
-    timeout "$LIMIT" "$V" record -o "$T/$w.vgt" -- $cmd >"$OUT/$w.cap.out" 2>"$OUT/$w.cap.err"; local crc=$?
+    timeout "$LIMIT" "$V" record -o "$T/$w.vgt" ${REC_OPTS:-} -- $cmd >"$OUT/$w.cap.out" 2>"$OUT/$w.cap.err"; local crc=$?
     local ms=$(( ($(date +%s%N) - t0) / 1000000 ))
     plain=$(grep -m1 '^RESULT' "$OUT/$w.plain.out"); cap=$(grep -m1 '^RESULT' "$OUT/$w.cap.out")
     want=$(grep -hm1 "^RESULT $w " corpus/workloads/expected/results_h200.txt corpus/workloads/expected/results_computed.txt 2>/dev/null | head -1)
@@ -136,7 +136,10 @@ run_record() {
 # torch_small with referenced images: the size the corpus would keep, and the cuda lane reading the images back
 run_imgref() {
     local w=torch_small
-    echo "== imgref $w (vgt record, default --cuda-images=auto)"
+    # the corpus keeps each trace to a megabyte or two: PyTorch's own fatbins (several 300 KB to 1 MB images, in
+    # its shared libraries) are referenced, not stored
+    local REC_OPTS="--cuda-image-embed-max=${IMG_EMBED_MAX:-256K}"
+    echo "== imgref $w (vgt record, default --cuda-images=auto, $REC_OPTS)"
     if [ ! -x "$PY" ] || ! "$PY" -c "import torch" 2>/dev/null; then
         echo "SKIP $w: $PY has no torch"; fails=$((fails + 1)); return
     fi
@@ -152,6 +155,9 @@ run_imgref() {
     rm -f "$OUT/$w.imgref.db"
     timeout "$LIMIT" "$V" replay "$T/$w.vgt" --lane cuda --backend cuda --check --json >"$OUT/$w.imgref.cuda.json" 2>"$OUT/$w.imgref.cuda.err"; local lrc=$?
     echo "  replay --lane cuda --backend cuda --check: exit $lrc $(tail -2 "$OUT/$w.imgref.cuda.err" | tr '\n' ' ' | cut -c1-300)"
+    timeout "$LIMIT" "$V" replay "$T/$w.vgt" --backend gpu --check --json >"$OUT/$w.imgref.gpu.json" 2>"$OUT/$w.imgref.gpu.err"; local grc=$?
+    echo "  replay --backend gpu --check (lane 1): exit $grc $(tail -1 "$OUT/$w.imgref.gpu.err" | cut -c1-200)"
+    [ $grc = 0 ] || fails=$((fails + 1))
     local refs=$(json_get "$OUT/$w.imgref.info.json" "'%d of %d (%d of %d bytes)' % (d['cuda']['ref_images'], d['cuda']['images'], d['cuda']['ref_image_bytes'], d['cuda']['image_bytes'])")
     local checks=$(json_get "$OUT/$w.imgref.cuda.json" "'%d passed, %d failed' % (d['checks']['passed'], d['checks']['failed'])")
     [ $lrc = 0 ] || fails=$((fails + 1))

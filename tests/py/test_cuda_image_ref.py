@@ -62,12 +62,11 @@ def test_embed_and_auto_store_a_small_image(fake, vgt_bin, tmp_path):
         assert by_name(recs, "CUDA_IMAGE") and not by_name(recs, "CUDA_IMAGE_REF"), mode
     # auto with a threshold under the image's size references it
     out = tmp_path / "auto0.vgt"
-    ctl = tmp_path / "nvidiactl"
-    env = dict(os.environ, FAKECUDA_CTL=str(ctl), VGT_CAPTURE_CTL_PATH=str(ctl), VGT_CAPTURE_CUDA_IMAGE_EMBED_MAX="8")
-    r = subprocess.run([str(vgt_bin), "record", "-o", str(out), "--", str(fake["prog"])], capture_output=True,
-                       text=True, env=env, timeout=120)
-    assert r.returncode == 0, r.stderr
-    assert by_name(records(out), "CUDA_IMAGE_REF")
+    record(vgt_bin, fake, out, "--cuda-image-embed-max=8")
+    assert by_name(records(out), "CUDA_IMAGE_REF") and not by_name(records(out), "CUDA_IMAGE")
+    out = tmp_path / "auto1m.vgt"
+    record(vgt_bin, fake, out, "--cuda-image-embed-max=1M")
+    assert by_name(records(out), "CUDA_IMAGE") and not by_name(records(out), "CUDA_IMAGE_REF")
 
 
 def test_ref_mode_is_transparent(fake, vgt_bin, tmp_path):
