@@ -2,7 +2,8 @@
 # bench/live/run.sh: how far a live replay lags behind the program it replays, in one clock.
 #
 #   bench/live/run.sh gpu      on the H200, from the repository root: each corpus workload (the 10,000-launch
-#                              stream is many_launches) run under `vgt record --replay=gpu --check --latency`,
+#                              stream is many_launches; the command its manifest entry gives, Python programs
+#                              with $PY) run under `vgt record --replay=gpu --check --latency`,
 #                              with .carry/capture/{bin,lib} (vgt and the capture shim) and .carry/workloads
 #                              (corpus/workloads/build.sh .carry/workloads); tests/gpu/README.md says how to
 #                              stage them; then many_launches again with the replay waiting for the GPU after
@@ -29,7 +30,7 @@
 # application's submission rate and the replay's, and whether it keeps up (the replay's span of doorbells
 # is no longer than the application's plus its p99 latency: no backlog built up).
 # Goals: p99 <= 50 us; the live replay's throughput >= the application's submission rate.
-# Environment: OUT (default /tmp/live_out), WORKLOADS (gpu; default all six), RATE (cpu: the fixed rate
+# Environment: OUT (default /tmp/live_out), WORKLOADS (gpu; default every recorded corpus workload), PY, RATE (cpu: the fixed rate
 # of the many_launches run, submissions/s, default 5000), BACKEND (cpu: sim), RT (cpu: 1 real-time priority
 # when allowed, 0 not).
 set -uo pipefail
@@ -149,18 +150,32 @@ W=.carry/workloads
 [ -x .carry/live/bin/vgt ] && V=.carry/live/bin/vgt   # what `run.sh build` staged (this tree's vgt and shim)
 [ -d .carry/live/workloads ] && W=.carry/live/workloads
 [ -x "$V" ] && [ -d "$W" ] || { echo "stage .carry/capture and .carry/workloads first (tests/gpu/README.md)"; exit 2; }
-WORKLOADS=${WORKLOADS:-"vadd many_launches streams_threads vk_compute vk_triangle gl_egl"}
-wl_args() { case $1 in vk_triangle|gl_egl) echo "$OUT/$1.$2.png" ;; *) echo "" ;; esac; }
+PY=${PY:-/opt/torch/.venv/bin/python}
+# every workload recorded into corpus/ (its manifest's command), unless WORKLOADS names some
+WORKLOADS=${WORKLOADS:-$(python3 -c "import json; print(' '.join(e['workload'] for e in json.load(open('corpus/manifest.json'))['traces'] if not e.get('derived')))")}
+# wl_cmd NAME TAG: the manifest's command line after `--`, from the staged workloads; Python programs with $PY,
+# an image the program writes as $OUT/NAME.TAG.png
+wl_cmd() {
+    python3 - "$1" "$2" "$W" "$PY" "$OUT" <<'PYEOF'
+import json, shlex, sys
+name, tag, wdir, py, out = sys.argv[1:]
+e = next(e for e in json.load(open("corpus/manifest.json"))["traces"] if e["workload"] == name)
+argv = shlex.split(e["command"].split(" -- ", 1)[1])
+argv = [py if a == "python3" else f"{wdir}/{a.rsplit('/', 1)[1]}" if a.startswith(".carry/workloads/")
+        else f"{out}/{name}.{tag}.png" if a.endswith(".png") else a for a in argv]
+print(shlex.join(argv))
+PYEOF
+}
 echo "== gpu: $(uname -r); $(head -1 /proc/driver/nvidia/version 2>/dev/null); $(date -u)"
 fails=0
 t_start=$(date +%s)
 for w in $WORKLOADS; do
     echo "== $w"
-    timeout 40 "$W/$w" $(wl_args "$w" plain) >"$OUT/$w.plain.out" 2>"$OUT/$w.plain.err"
+    timeout 40 $(wl_cmd "$w" plain) >"$OUT/$w.plain.out" 2>"$OUT/$w.plain.err"
     prc=$?
     # VGT_GPU_PROFILE: where the replay's backend time went (maps, clears, host writes, channels, submits, waits)
     VGT_GPU_PROFILE=$OUT/$w.gpu_profile timeout 60 "$V" record --replay=gpu --check --latency "$OUT/$w.lat" -- \
-        "$W/$w" $(wl_args "$w" live) >"$OUT/$w.live.out" 2>"$OUT/$w.live.err"
+        $(wl_cmd "$w" live) >"$OUT/$w.live.out" 2>"$OUT/$w.live.err"
     lrc=$?
     grep -E '^(result|  checks|  coverage|  live|  latency|    stage|    dominant|  waits|    on demand|  faults)' \
         "$OUT/$w.live.err" | sed 's/^/  /'

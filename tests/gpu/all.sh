@@ -80,7 +80,7 @@ run() {
         live) [ -f bench/live/run.sh ] && step live 150 bash bench/live/run.sh gpu ;;
         hostile) [ -f tests/gpu/hostile.sh ] && step hostile 150 bash tests/gpu/hostile.sh ;;
         lane1) step lane1 120 bash tests/gpu/run.sh run ;;
-        synth) step synth 150 bash tests/gpu/synth_lane.sh run ;;
+        synth) step synth 240 bash tests/gpu/synth_lane.sh run ;;
         synthdiag) step synthdiag 240 bash tests/gpu/synth_lane.sh diag ;;
         gpget) step gpget 240 bash tests/gpu/gpget.sh all ;;
         diff) step diff 240 bash tests/gpu/differential.sh run ;;
