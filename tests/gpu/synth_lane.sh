@@ -10,7 +10,7 @@
 #   tests/gpu/synth_lane.sh [run]
 #       on the GPU machine, from the repository root:
 #        1. the health check (before);
-#        2. every CUDA corpus trace and vk_compute: `vgt replay --lane synth --backend sim --check` first
+#        2. every CUDA corpus trace (corpus/manifest.json) and vk_compute: `vgt replay --lane synth --backend sim --check` first
 #           (every synthesized QMD and push buffer decodes back to the captured work, every launch has its
 #           program in the trace: nothing is submitted to the GPU otherwise), then `--lane synth --backend gpu
 #           --check`: no failed check, no submission left to the captured push buffers ("lanes" verbatim 0),
@@ -149,11 +149,12 @@ replay_synth() {
     echo "gpu verbatim: rc=$? $(grep -o '"checks":{[^}]*}' "$out/$name.verbatim.json")"
 }
 
-for name in vadd many_launches streams_threads cuda_graph triton_small vk_compute; do
+# every CUDA trace of the corpus (its manifest: a .cu or .py source, not derived) and the Vulkan compute trace
+for name in $(python3 -c "import json; print(' '.join(e['workload'] for e in json.load(open('$root/corpus/manifest.json'))['traces'] if e['source'].endswith(('.cu', '.py')) and not e.get('derived')))") vk_compute; do
     replay_synth "$name" "$root/corpus/$name.vgt"
 done
 
-echo "== multi_kernel: plain, recorded, replayed"
+echo "== multi_kernel: plain, recorded (with this build's capture), replayed"
 if [ -x "$W/multi_kernel" ] && [ -x "$CAP" ]; then
     timeout 120 "$W/multi_kernel" >"$out/multi_kernel.plain.out" 2>&1; prc=$?
     timeout 120 "$CAP" record -o "$out/multi_kernel.vgt" -- "$W/multi_kernel" >"$out/multi_kernel.cap.out" 2>&1; crc=$?
@@ -162,7 +163,7 @@ if [ -x "$W/multi_kernel" ] && [ -x "$CAP" ]; then
          <(grep '^RESULT' "$out/multi_kernel.cap.out") >/dev/null; then
         "$V" verify "$out/multi_kernel.vgt" || fail "multi_kernel: the trace does not verify"
         "$V" launches "$out/multi_kernel.vgt" | tail -1
-        replay_synth multi_kernel "$out/multi_kernel.vgt"
+        replay_synth multi_kernel.new "$out/multi_kernel.vgt"
     else
         fail "multi_kernel: the recorded run differs from the plain one (rc $prc/$crc)"
     fi
