@@ -21,9 +21,9 @@ CREATE TABLE clears(event INTEGER PRIMARY KEY, seq INTEGER, submission INTEGER, 
 CREATE TABLE copies(event INTEGER PRIMARY KEY, seq INTEGER, submission INTEGER, channel INTEGER, src_va INTEGER, dst_va INTEGER, bytes INTEGER, line_length INTEGER, line_count INTEGER, pitch_in INTEGER, pitch_out INTEGER, src_pitch INTEGER, dst_pitch INTEGER, multi_line INTEGER, remap INTEGER, memset INTEGER, remap_const_a INTEGER, semaphore_type INTEGER, sem_va INTEGER, sem_payload INTEGER);
 -- rows in copies: 96
 CREATE TABLE cuda_api(seq INTEGER PRIMARY KEY, type TEXT, api TEXT, api_number INTEGER, result INTEGER, thread INTEGER, flags INTEGER, submits_before INTEGER, submits_after INTEGER, first_submission INTEGER, submission_count INTEGER, deferred INTEGER, object INTEGER, op TEXT, dst INTEGER, src INTEGER, size INTEGER, stream INTEGER);
--- rows in cuda_api: 88
+-- rows in cuda_api: 98
 CREATE TABLE cuda_functions(seq INTEGER PRIMARY KEY, api TEXT, function INTEGER, owner INTEGER, name TEXT, result INTEGER);
--- rows in cuda_functions: 4
+-- rows in cuda_functions: 14
 CREATE TABLE cuda_images(seq INTEGER PRIMARY KEY, hash INTEGER, kind TEXT, length INTEGER, data BLOB, referenced INTEGER, path TEXT, file_offset INTEGER, entries TEXT);
 -- rows in cuda_images: 1
 CREATE TABLE cuda_launches(seq INTEGER PRIMARY KEY, api TEXT, function INTEGER, name TEXT, stream INTEGER, grid_x INTEGER, grid_y INTEGER, grid_z INTEGER, block_x INTEGER, block_y INTEGER, block_z INTEGER, shared_bytes INTEGER, params_length INTEGER, flags INTEGER, graph_exec INTEGER, node_index INTEGER, first_submission INTEGER, submission_count INTEGER, deferred INTEGER, qmd_va INTEGER, params BLOB);
@@ -47,7 +47,7 @@ CREATE TABLE empty_dmas(event INTEGER PRIMARY KEY, seq INTEGER, submission INTEG
 CREATE TABLE engine_objects(seq INTEGER PRIMARY KEY, client INTEGER, channel INTEGER, handle INTEGER, class INTEGER, class_name TEXT, status INTEGER);
 -- rows in engine_objects: 28
 CREATE TABLE events(id INTEGER PRIMARY KEY, seq INTEGER, submission INTEGER, entry INTEGER, dword INTEGER, channel INTEGER, subch INTEGER, class INTEGER, kind TEXT, text TEXT, origin TEXT, macro_call INTEGER);
--- rows in events: 746
+-- rows in events: 743
 CREATE TABLE gpfifo_entries(submission INTEGER, entry INTEGER, seq INTEGER, raw INTEGER, va INTEGER, length INTEGER, level INTEGER, sync INTEGER, is_control INTEGER, opcode INTEGER, operand INTEGER, PRIMARY KEY(submission, entry)) WITHOUT ROWID;
 -- rows in gpfifo_entries: 234
 CREATE TABLE identity(key TEXT PRIMARY KEY, value TEXT);
@@ -71,7 +71,7 @@ CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE method_counts(class INTEGER, address INTEGER, method TEXT, n INTEGER);
 -- rows in method_counts: 67
 CREATE TABLE methods(submission INTEGER, entry INTEGER, dword INTEGER, id INTEGER, seq INTEGER, channel INTEGER, subch INTEGER, class INTEGER, method TEXT, address INTEGER, value INTEGER, fields TEXT, PRIMARY KEY(submission, entry, dword, id)) WITHOUT ROWID;
--- rows in methods: 63403
+-- rows in methods: 63388
 CREATE TABLE notifies(event INTEGER PRIMARY KEY, seq INTEGER, submission INTEGER, channel INTEGER, va INTEGER, type INTEGER);
 -- rows in notifies: 0
 CREATE TABLE object_frees(seq INTEGER PRIMARY KEY, client INTEGER, parent INTEGER, handle INTEGER, status INTEGER);
@@ -81,9 +81,9 @@ CREATE TABLE objects(seq INTEGER PRIMARY KEY, kind TEXT, client INTEGER, parent 
 CREATE TABLE program_binds(event INTEGER PRIMARY KEY, seq INTEGER, submission INTEGER, channel INTEGER, stage INTEGER, type INTEGER, enabled INTEGER, program_va INTEGER, registers INTEGER);
 -- rows in program_binds: 0
 CREATE TABLE records(seq INTEGER PRIMARY KEY, type INTEGER, type_name TEXT, ts INTEGER, flags INTEGER, length INTEGER);
--- rows in records: 1938
+-- rows in records: 1969
 CREATE TABLE semaphores(event INTEGER PRIMARY KEY, seq INTEGER, submission INTEGER, channel INTEGER, kind TEXT, source TEXT, op TEXT, va INTEGER, payload INTEGER, size INTEGER, reduction TEXT, flags INTEGER, report INTEGER);
--- rows in semaphores: 282
+-- rows in semaphores: 279
 CREATE TABLE sph(draw INTEGER, stage INTEGER, program_va INTEGER, version INTEGER, sph_type TEXT, shader_type TEXT, does_global_store INTEGER, does_load_or_store INTEGER, kills_pixels INTEGER, mrt_enable INTEGER, stream_out_mask INTEGER, omap_target INTEGER, omap_depth INTEGER, omap_sample_mask INTEGER, output_components INTEGER, no_outputs INTEGER, word5 INTEGER, word10 INTEGER, word18 INTEGER, words TEXT, fields TEXT, PRIMARY KEY(draw, stage)) WITHOUT ROWID;
 -- rows in sph: 0
 CREATE TABLE stores(id INTEGER PRIMARY KEY, submission INTEGER, seq INTEGER, channel INTEGER, what TEXT, va INTEGER, length INTEGER, pages_written INTEGER, bytes_changed INTEGER, first_changed INTEGER, first_nonzero_pixel INTEGER, px0 INTEGER, draw INTEGER, draw_count INTEGER);

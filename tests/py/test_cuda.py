@@ -446,13 +446,16 @@ def test_corpus_cuda_traces_carry_cuda_records(vgt):
     man = json.loads((CORPUS / "manifest.json").read_text())["traces"]
     cuda = {e["workload"]: e for e in man if e["source"].endswith((".cu", ".py"))}
     assert set(cuda) == {"vadd", "many_launches", "streams_threads", "cuda_graph", "cuda_graph_memcpy", "triton_small",
-                         "multi_kernel"}
+                         "multi_kernel", "torch_small"}
     for name, e in cuda.items():
         info = json.loads(vgt("info", "--json", CORPUS / f"{name}.vgt").stdout)
         assert info["records_by_type"] == e["records_by_type"] and info["records"] == e["records"], name
         assert info["file_size"] == e["trace_bytes"] == (CORPUS / f"{name}.vgt").stat().st_size, name
-        has = [info["records_by_type"].get(t, 0) > 0 for t in CUDA_RECORDS]
-        assert all(has), (name, info["records_by_type"])
+        by = info["records_by_type"]
+        # an image is stored (CUDA_IMAGE) or referenced in its library (CUDA_IMAGE_REF: torch_small's fatbins)
+        has = [by.get(t, 0) > 0 or (t == "CUDA_IMAGE" and by.get("CUDA_IMAGE_REF", 0) > 0) for t in CUDA_RECORDS]
+        assert all(has), (name, by)
+    assert cuda["torch_small"]["records_by_type"].get("CUDA_IMAGE_REF") == 7
     assert cuda["many_launches"]["records_by_type"]["CUDA_KERNEL"] == 10000   # launches=10000 in its RESULT line
     r = vgt("replay", "--backend", "sim", "--lane", "cuda", CORPUS / "vadd.vgt", check=2)
     assert "lane cuda is not implemented by backend sim" in r.stderr
