@@ -31,6 +31,13 @@
  * GPU_MAP (addrmap.c), before any submission, so its operands are rewritten in every submission that
  * names it (reloc_patch.c follows them once a mapping moved). The drivers' mappings the corpus holds
  * (CUDA, Vulkan, GL on Hopper) never reach the default range.
+ * Not a second thread instead: opening the backend on one would be safe (nothing touches it until the
+ * open returns, and the engine would wait for it before its first backend operation), but creating
+ * channels and mapping memory on one while the engine writes memory and submits on the other would need a
+ * lock around every operation of the gpu backend, whose session (its fds, allocations, channels) assumes
+ * one thread. Replaying each record as it arrives overlaps the same work with the program's start-up in
+ * the same order as before. (The gpu backend still creates its hardware channels at the first submission,
+ * backend_gpu.c prepare: it must see every engine object of a channel, and of the channel's group, first.)
  * Asked for the census, --plan or --relocate, the engine holds back the records before the first
  * GPFIFO_SUBMIT (the program's setup, where it maps most of its memory) and plans over them as above: the
  * backend's range away from every mapping seen so far, the moves known so far with their operands (the
