@@ -297,7 +297,8 @@ static void relay_times_write(relay_times *rt, const char *latency)
 
 /* Copy every record of the shim's stream into w. Returns records relayed; problems become DIAGNOSTICs.
  * Once CMD has exited (its terminal is free), what is still to be written is shown as progress.
- * Live, each submission is flushed on at once (and the spill forwarder told). */
+ * Live, each submission and each setup record (vgt_writer_live_hands_on) is handed on at once (and the spill
+ * forwarder told). */
 static uint64_t relay(int rfd, vgt_writer *w, int crash_safe, live_spill *spill, uint32_t *lost, vgt_progress *progress,
                       relay_times *times)
 {
@@ -328,7 +329,7 @@ static uint64_t relay(int rfd, vgt_writer *w, int crash_safe, live_spill *spill,
             break;
         }
         if (crash_safe && rec.type == VGT_REC_GPFIFO_SUBMIT) vgt_writer_flush(w, 0, NULL);
-        if (spill && rec.type == VGT_REC_GPFIFO_SUBMIT) live_spill_flushed(spill);
+        if (spill && vgt_writer_live_hands_on(rec.type)) live_spill_flushed(spill);   /* the spill writer handed it on */
         if (times && rec.type == VGT_REC_GPFIFO_SUBMIT) relay_time(times, rec.ts, vgt_reader_chunk_read_ns(r));
         n++;
         if (child_exited) vgt_progress_set(progress, n);

@@ -28,7 +28,9 @@
  *       [census after] --> checks of the records that follow (check.c)
  *
  * The backend opens once the plan is made (plan.c chooses its reserved range), at vgt_replay_open when
- * nothing needs planning.
+ * nothing needs planning. A live replay on hardware plans only when asked (plan.c): it opens the backend
+ * at vgt_replay_open, so that the program's setup (channels, objects, mappings) is replayed as it is
+ * recorded, during the program's own start-up, and the first submission costs what the others do.
  */
 #include <stdarg.h>
 #include <stdio.h>

@@ -16,14 +16,36 @@
  * that cannot keep its VA moves with the operands from then on rewritten, and a range the trace observes
  * later is watched from when it is read.
  *
- * Live (options.live: the trace is being recorded while it is replayed), nothing can wait for the end:
- * the engine holds back only the records before the first GPFIFO_SUBMIT (the program's setup, where it
- * maps most of its memory; holding them costs no latency, since nothing runs before a doorbell) and
- * plans over them as above: the backend's range away from every mapping seen so far, the moves known so
- * far with their operands. From the first submission on it decides as past the limit. What can differ
- * from the file: census rows of the submissions before a range's first observation (the capture
- * observes at the end: a live census watches almost nothing; warned), and operands of earlier
- * submissions into a mapping that has to move later (each warned where the rewrite cannot be made). */
+ * Live (options.live: the trace is being recorded while it is replayed), nothing can wait for the end.
+ * A live replay on hardware asked for nothing the plan makes (no census, --plan or --relocate) holds
+ * nothing back: the backend opens at vgt_replay_open with the preferred range (backend_cfg.reserved_va,
+ * else the backend's default) and every record is replayed as it arrives. Holding the setup back looked
+ * free (nothing runs before a doorbell) but was not: everything the engine does before the first
+ * submission (opening the backend: RM client, device, UVM registration, the VA space; creating the
+ * channels; mapping and clearing the allocations) then ran at the program's first doorbell, after the
+ * program had done its own start-up and while it went on submitting at full rate; on the H200 that first
+ * submission cost ~480 ms, a backlog the replay, barely faster than the program, never drained. Replayed
+ * as they come, the setup records (which a live capture hands on at once, writer.c) are realized while
+ * the program is still starting up. What the plan would have added over the setup is only the backend's
+ * range placed off the setup's mappings; instead a setup mapping that lands on the range moves at its
+ * GPU_MAP (addrmap.c), before any submission, so its operands are rewritten in every submission that
+ * names it (reloc_patch.c follows them once a mapping moved). The drivers' mappings the corpus holds
+ * (CUDA, Vulkan, GL on Hopper) never reach the default range.
+ * Not a second thread instead: opening the backend on one would be safe (nothing touches it until the
+ * open returns, and the engine would wait for it before its first backend operation), but creating
+ * channels and mapping memory on one while the engine writes memory and submits on the other would need a
+ * lock around every operation of the gpu backend, whose session (its fds, allocations, channels) assumes
+ * one thread. Replaying each record as it arrives overlaps the same work with the program's start-up in
+ * the same order as before. (The gpu backend still creates its hardware channels at the first submission,
+ * backend_gpu.c prepare: it must see every engine object of a channel, and of the channel's group, first.)
+ * Asked for the census, --plan or --relocate, the engine holds back the records before the first
+ * GPFIFO_SUBMIT (the program's setup, where it maps most of its memory) and plans over them as above: the
+ * backend's range away from every mapping seen so far, the moves known so far with their operands (the
+ * first submission then pays for the backend's start). From the first submission on it decides as past
+ * the limit. What can differ from the file: census rows of the submissions before a range's first
+ * observation (the capture observes at the end: a live census watches almost nothing; warned), and
+ * operands of earlier submissions into a mapping that has to move later (each warned where the rewrite
+ * cannot be made). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,7 +57,9 @@ int plan_wanted(const vgt_replay *rp)
     /* the plan places lane 1's mappings; a lane with its own record hook (lane 3) places its device ranges
      * itself, through the host's driver, as the calls come */
     if (rp->lane->record) return 0;
-    return (rp->ops->caps() & VGT_CAP_ASYNC) || rp->opt.plan || rp->opt.census || rp->opt.nrelocate;
+    if (rp->opt.plan || rp->opt.census || rp->opt.nrelocate) return 1;
+    /* hardware: the backend's range off the trace's mappings; live, not worth holding the setup (above) */
+    return (rp->ops->caps() & VGT_CAP_ASYNC) && !rp->opt.live;
 }
 
 static uint64_t buffer_limit(const vgt_replay *rp)

@@ -579,8 +579,9 @@ static const vgt_cli_opt replay_options[] = {
      "submissions whose macro calls the MME simulator predicts to raise ILLEGAL_OPCODE", A(force)},
     VGT_OPT_FOLLOW(args, follow),
     {"live", 0, VGT_ARG_NONE, NULL, "the trace is being recorded while it is replayed (a pipe from `vgt record -o -`; "
-     "what `vgt record --replay` runs): nothing waits for its end. The plan is made over the records before the first "
-     "submission and the rest decided as it comes; checks are the same as on the finished trace, but --census watches "
+     "what `vgt record --replay` runs): nothing waits for its end. Each record is replayed as it comes (the backend "
+     "opens at once, so the program's setup is set up during its own start-up); with --census, --plan or --relocate "
+     "the plan is made over the records before the first submission and the rest decided as it comes; checks are the same as on the finished trace, but --census watches "
      "the ranges the capture observes (at its end) only from when they are read (a warning says so). Shows the "
      "counters per channel on stderr when it is a terminal (submissions, launches, draws, macro calls, faults) and "
      "in the summary", A(live)},
@@ -602,7 +603,8 @@ const vgt_cli_spec cmd_replay_spec = {
              "usable, sim otherwise (the choice is said on stderr).\n\n"
              "A stream gives the results of the finished file: when the replay plans (hardware, --census, --relocate, "
              "--plan) the engine holds the records back until the end of the trace, which needs its end (the capture "
-             "observes ranges at its end). --live plans at the first submission instead and says what can differ.",
+             "observes ranges at its end). --live plans at the first submission instead (only when --census, --plan or "
+             "--relocate asks for the plan) and says what can differ.",
     .notes = "exit: 0 ok, 1 a check failed / a fault / a channel never finished / coverage below --min-coverage, 2 "
              "usage or I/O error (also a --submits window outside the trace)",
 };

@@ -152,7 +152,7 @@ void live_print_text(const live_out *l, const vgt_replay_summary *s, FILE *f)
         fprintf(f, "  live: planned over the %" PRIu64 " records before the first submission; the rest decided as it "
                 "came\n", s->live_planned_records);
     else if (s->live)
-        fprintf(f, "  live: every record replayed as it came (nothing to plan)\n");
+        fprintf(f, "  live: every record replayed as it came (nothing held back to plan)\n");
     if (l->cap || l->lat_f || l->n) {
         lat_stats st = stats(l);
         fprintf(f, "  latency: %" PRIu64 " submissions%s; capture doorbell -> replayed doorbell p50 %.1f us, p99 %.1f us, "

@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -365,6 +366,24 @@ static void test_live_pipe(void)
         for (int k = 0; k < 3; k++)
             CHECK(vgt_reader_next(r, &rec, &e) == VGT_OK && rec.seq == (uint64_t)(3 * round + k),
                   "round %d record %d read before the writer closes: %s", round, k, e.msg);
+    }
+    /* the program's setup reaches the reader as it is made, each record before the next is written (a live
+     * replay creates the channel and maps the allocation while the program goes on starting up) */
+    vgt_rec_channel ch = {.client = 1, .parent = 2, .handle = 3, .cls = 0xc86f, .entries = 64};
+    vgt_rec_engine_object eo = {.client = 1, .channel = 3, .handle = 4, .cls = 0xcbc0};
+    vgt_rec_gpu_map gm = {.client = 1, .device = 2, .va_space = 5, .memory = 6, .gpu_va = 0x200000, .length = 0x1000};
+    for (int k = 0; k < 3 && r; k++) {
+        vgt_status st = k == 0 ? vgt_write_channel(w, 100, &ch, &e)
+                        : k == 1 ? vgt_write_engine_object(w, 101, &eo, &e) : vgt_write_gpu_map(w, 102, &gm, &e);
+        CHECK(st == VGT_OK, "setup record %d: %s", k, e.msg);
+        uint16_t want[] = {VGT_REC_CHANNEL, VGT_REC_ENGINE_OBJECT, VGT_REC_GPU_MAP};
+        struct pollfd pf = {.fd = fds[0], .events = POLLIN};
+        if (poll(&pf, 1, 2000) != 1) {   /* still in the writer's chunk: reading would wait for the close */
+            CHECK(0, "setup record %d (type %u) not handed on by the live writer", k, want[k]);
+            break;
+        }
+        CHECK(vgt_reader_next(r, &rec, &e) == VGT_OK && rec.type == want[k] && rec.seq == (uint64_t)(12 + k),
+              "setup record %d read before the next is written: %s", k, e.msg);
     }
     CHECK(vgt_writer_close(w, &e) == VGT_OK, "close: %s", e.msg);
     CHECK(r && vgt_reader_next(r, &rec, &e) == VGT_E_EOF && vgt_reader_at_end(r), "the end after the trailer");

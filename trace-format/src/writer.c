@@ -11,7 +11,8 @@
  *    written before it, and the writer refuses further records with the first error.
  *
  *   open ──▶ [filling w->cur] ──append──▶ chunk full? ──hand_off──▶ [filling w->cur]
- *                  │  flush / crash-safe or live GPFIFO_SUBMIT ──hand_off, drain (+fdatasync)──┘
+ *                  │  flush / crash-safe or live GPFIFO_SUBMIT, live CHANNEL, ENGINE_OBJECT, GPU_MAP
+ *                  │      ──hand_off, drain (+fdatasync: crash-safe)──┘
  *                  └──close──▶ hand_off, drain, write_trailer, free
  */
 #include <errno.h>
@@ -219,6 +220,18 @@ static vgt_status room_for(vgt_writer *w, uint32_t size, vgt_error *err)
     return VGT_OK;
 }
 
+/* Live: besides each submission, the records a replay turns into work on its backend before the
+ * program's first submission (a channel to create, an engine object, an allocation to map and clear) are
+ * handed on at once. Kept in the chunk until the next doorbell, the program's whole setup reached a live
+ * replay only with its first submission, and the replay had to do all of that setup (on a GPU, hundreds
+ * of milliseconds) then, while the program went on submitting; handed on as they happen, the replay's
+ * setup runs alongside the program's own start-up. A few dozen small writes per program. */
+int vgt_writer_live_hands_on(uint16_t type)
+{
+    return type == VGT_REC_GPFIFO_SUBMIT || type == VGT_REC_CHANNEL || type == VGT_REC_ENGINE_OBJECT ||
+           type == VGT_REC_GPU_MAP;
+}
+
 static vgt_status append_locked(vgt_writer *w, uint16_t type, uint16_t flags, uint64_t ts, const vgt_iovec *parts,
                                 uint32_t nparts, uint64_t *seq, vgt_error *err)
 {
@@ -263,6 +276,8 @@ static vgt_status append_locked(vgt_writer *w, uint16_t type, uint16_t flags, ui
         c->submits++;
         if (w->opt.crash_safe || w->opt.live) VGT_TRY(drain(w, err));
         if (w->opt.crash_safe) VGT_TRY(sync_file(w, err));
+    } else if (w->opt.live && vgt_writer_live_hands_on(type)) {
+        VGT_TRY(drain(w, err));
     }
     return VGT_OK;
 }

@@ -134,8 +134,8 @@ typedef struct vgt_replay_options {
      * which mappings move and the address operands they take along (each macro-built one a warning),
      * and the ranges the trace observes (the census watches them from the first submission). It holds
      * the records back for that, up to plan_buffer_limit bytes, so that a stream and a file of the same
-     * trace are planned alike. It plans when the backend is hardware (VGT_CAP_ASYNC), census is on,
-     * relocate is given, or plan is 1; otherwise records replay as they come. */
+     * trace are planned alike. It plans when the backend is hardware (VGT_CAP_ASYNC) and the replay is not
+     * live, census is on, relocate is given, or plan is 1; otherwise records replay as they come. */
     int plan;
     uint64_t plan_buffer_limit;       /* 0: VGT_REPLAY_PLAN_BUFFER_DEFAULT */
     /* the plan once made, before any record is replayed (called with report_ctx); may be NULL */
@@ -149,9 +149,12 @@ typedef struct vgt_replay_options {
     void (*progress)(void *ctx, const vgt_record *rec);
     void *progress_ctx;
     /* live: the trace is being recorded while it is replayed (`vgt record --replay`, `vgt replay --live`):
-     * nothing may wait for its end. The plan is made over the records before the first submission (the
-     * setup: most mappings), the backend's range placed away from the mappings seen so far, and the rest
-     * decided as it comes (plan.c): a later mapping over the backend's range, or one that cannot keep its
+     * nothing may wait for its end. Without census, plan or relocate every record is replayed as it comes:
+     * the backend opens at vgt_replay_open with backend_cfg.reserved_va (or its default), so the program's
+     * channels and mappings are set up while it is still starting up, not at its first submission (plan.c);
+     * a mapping over the backend's range moves at its GPU_MAP. With one of those, the plan is made over the
+     * records before the first submission (the setup: most mappings), the backend's range placed away from
+     * the mappings seen so far, and the rest decided as it comes (plan.c): a later mapping over the backend's range, or one that cannot keep its
      * VA, moves at its GPU_MAP with its operands rewritten from then on; a range the trace observes later
      * (the capture observes at the end) is watched by the census only from when it is read, so census rows
      * of the submissions before it are missing (a warning says so). Checks are the same as on the file. */
@@ -272,7 +275,7 @@ typedef struct vgt_replay_summary {
      * nodes: what the graph computes is missing from the replay, which therefore fails */
     uint64_t cuda_graphs_not_run;
     /* options.live: the plan was made over this many records, those before the first submission (0 when
-     * not live or when nothing needed a plan) */
+     * not live or when nothing needed a plan: a live replay plans only for census, plan or relocate) */
     uint64_t live_planned_records;
     int live;
     /* asynchronous backends: the engine's waits for submitted work to finish (after each submission, or

@@ -399,7 +399,9 @@ typedef struct vgt_writer_options {
                                 * flag MEMORY_CAS); readers give them back as the MEMORY records. Default 0 */
     int live;                  /* hand each submission to the reader as it happens: the chunk is closed and
                                 * written at every GPFIFO_SUBMIT (no fdatasync), so a consumer of a pipe or
-                                * FIFO gets it at once instead of after chunk_target bytes */
+                                * FIFO gets it at once instead of after chunk_target bytes; and at every
+                                * CHANNEL, ENGINE_OBJECT and GPU_MAP, so that a live replay sets them up
+                                * while the program is still starting up */
 } vgt_writer_options;
 
 /* How vgt_writer_open_path puts a trace at a path that is absent or a regular file (the policy of
@@ -474,6 +476,9 @@ vgt_status vgt_write_diagnostic(vgt_writer *w, uint64_t ts, const vgt_rec_diagno
 /* Close the current chunk now (and, in crash-safe mode or when sync, fdatasync a regular file). After a
  * flush, every record written so far is readable by a reader of the file or stream. */
 vgt_status vgt_writer_flush(vgt_writer *w, int sync, vgt_error *err);
+/* 1 when a live writer (vgt_writer_options.live) closes its chunk at a record of this type, handing it to
+ * the reader at once: GPFIFO_SUBMIT, CHANNEL, ENGINE_OBJECT, GPU_MAP. */
+int vgt_writer_live_hands_on(uint16_t type);
 /* Flush, write the trailer (unless disabled), close; a path opened with a temporary is put in place.
  * Frees w even on error. */
 vgt_status vgt_writer_close(vgt_writer *w, vgt_error *err);
