@@ -5,10 +5,14 @@
 #       on the build machine: a static build (BUILD_DIR, default build-gpu, -DVGT_STATIC_DEPS=ON) of the libraries,
 #       .carry/mmeagree/mme_agree, the list of distinct corpus macros .carry/mmeagree/macros.txt
 #       (tests/gpu/mme_macros.py over corpus/*.vgt), and the workloads (corpus/workloads/build.sh .carry/workloads).
-#   tests/gpu/mme_agree.sh run
-#       on the GPU machine: mme_agree --safe over the extra-parameter rows and the bit-14 rows (the listed driver
-#       macros are skipped with the reason: they need the data-RAM zeroing macro; about 10 s), then the kernel log's
-#       NVRM/Xid lines and the health check. Writes $OUT/mme_agree.txt (default OUT=.carry/mmeagree/out).
+#   tests/gpu/mme_agree.sh run [ARGS]
+#       on the GPU machine: mme_agree over everything (ARGS are passed on; --safe leaves the driver macros out):
+#       it first checks that its own macros use only the group forms of the listed driver macros (else it refuses
+#       and submits nothing), runs stage 0 (one submission holding only the data-RAM writer and the probes; any
+#       channel error or a wrong read-back stops the run there), then the extra-parameter and bit-14 rows, then every
+#       listed driver macro (AGREE / DISAGREE / SKIP with the reason). Under a minute; bounded by --budget 150 and a
+#       220 s timeout. Then the kernel log's NVRM/Xid lines and the health check. Writes $OUT/mme_agree.txt
+#       (default OUT=.carry/mmeagree/out).
 #   tests/gpu/mme_agree.sh record
 #       on the GPU machine (with the Vulkan loader .debs in .gl/, as capture_corpus.sh): runs corpus/workloads/vk_scene.c
 #       plainly, records it with the staged vgt into $OUT/vk_scene.vgt (RESULT lines must be equal; the program
@@ -30,7 +34,7 @@ build() {
     mkdir -p "$carry"
     cc -std=c11 -O2 -g -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE \
         -I"$root/backend/gpu" -I"$root/backend/include" -I"$root/analyze/include" -I"$root/trace-format/include" \
-        -I"$bdir/trace-format/include" -o "$carry/mme_agree" "$root/tests/gpu/mme_agree.c" \
+        -I"$bdir/trace-format/include" -o "$carry/mme_agree" "$root/tests/gpu/mme_agree.c" "$root/tests/gpu/mme_forms.c" \
         "$lib/libvgt_backend.a" "$lib/libvgt_analyze.a" "$lib/libvgt_format.a" ${xxh:+"$xxh"} ${zstd:+"$zstd"} -lm \
         || return 2
     python3 "$root/tests/gpu/mme_macros.py" --vgt "$bdir/bin/vgt" --list "$carry/macros.txt" "$root"/corpus/*.vgt \
@@ -47,11 +51,10 @@ run() {
     local out=${OUT:-$carry/out}
     mkdir -p "$out"
     [ -x "$carry/mme_agree" ] || { echo "mme_agree.sh: $carry/mme_agree not built (run: $0 build)"; return 2; }
-    # --safe: the 2026-12-02 run raised MME ILLEGAL_OPCODE in every submission holding the data-RAM zeroing macro
-    # (its first group wrote R1 from both ALUs); the driver-macro rows need that macro and stay off until it has
-    # run cleanly; the bit-14 and extra_* rows use only forms that ran cleanly there or are the driver's own
-    echo "mme_agree.sh: --safe: driver-macro rows skipped (they need the data-RAM zeroing macro, not yet run cleanly on hardware)"
-    timeout 220 "$carry/mme_agree" --safe --list "$carry/macros.txt" --budget 150 "$@" > "$out/mme_agree.txt" 2>&1
+    # the 2026-12-02 run raised MME ILLEGAL_OPCODE in every submission holding a zeroing loop of our own (its first
+    # group wrote R1 from both ALUs); mme_agree now builds its macros from the driver's own group forms only and
+    # stops at the first channel error (stage 0 goes first)
+    timeout 220 "$carry/mme_agree" --list "$carry/macros.txt" --budget 150 "$@" > "$out/mme_agree.txt" 2>&1
     local rc=$?
     {
         echo "--- kernel log: NVRM / Xid (last 20) ---"
@@ -59,8 +62,6 @@ run() {
         echo "mme_agree exit code: $rc"
     } >> "$out/mme_agree.txt"
     grep -vE '^(AGREE|SKIP) ' "$out/mme_agree.txt" | tail -60
-    echo "--- per-macro summary ---"
-    awk '$1=="AGREE"||$1=="DISAGREE"||$1=="SKIP"||$1=="ERROR"{n[$1]++} END{for(k in n) print k, n[k]}' "$out/mme_agree.txt"
     health
     return $rc
 }
