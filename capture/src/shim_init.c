@@ -218,6 +218,8 @@ static void after_fork_child(void)
     int was_active = g_shim.active;
     g_shim.active = 0;
     owner_pid = getpid();
+    prof.load = vgt_now_ns();        /* the child's own profile starts here */
+    prof.ctor_ns = prof.activate_at = prof.activate_ns = 0;
     pthread_mutex_init(&start_mu, NULL);
     if (out_fd >= 0) g_libc.close(out_fd);   /* the parent's stream: not ours, and its reader waits for EOF */
     out_fd = -1;
@@ -416,6 +418,11 @@ static void print_profile(uint64_t fin_at, uint64_t cuda_abi_ns, uint64_t captur
  * more, whatever other threads still call, so the records below are the last and the writer can go. */
 void shim_finish(int exit_status)
 {
+    static _Atomic int said;
+    if (prof.on && !g_shim.active && !prof.activate_at && !shim_foreign() && !atomic_exchange(&said, 1))
+        /* a process that loaded the shim and never captured (a wrapper, a helper): what it cost */
+        fprintf(stderr, "vgt-capture: process pid=%d uncaptured ms ctor=%.2f lifetime=%.1f\n", (int)getpid(),
+                ms(prof.ctor_ns), ms(vgt_now_ns() - prof.load));
     if (!g_shim.active || shim_foreign() || atomic_exchange(&finished, 1)) return;
     uint64_t t0 = vgt_now_ns();
     if (cu_state_finish) cu_state_finish();   /* the CUDA layer's last word, while records can be written */
