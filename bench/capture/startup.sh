@@ -7,7 +7,8 @@
 #           STAGE=DIR for another vgt and shim)
 #   run     on the GPU machine, from the repository root (about 1 minute with the defaults): for each
 #           program, RUNS plain runs, RUNS runs with the capture library preloaded but off (no VGT_CAPTURE_*
-#           variables: what loading it costs, its relocations and constructor) and RUNS runs under `vgt
+#           variables: what loading it costs, its relocations and constructor; started through env, one
+#           exec more than plain, about 0.5 ms) and RUNS runs under `vgt
 #           record` (default mode), interleaved, and their medians; then, medians over the captured runs
 #           (VGT_CAPTURE_PROFILE=1, docs/performance.md says what each field is): the shim's phases
 #           (constructor, start at the first NVIDIA open, views registered, the finish: CUDA layer and ABI
@@ -84,7 +85,8 @@ for p in ${PROGS:-true vadd vk_compute gl_egl}; do
     "$exe" >/dev/null 2>&1   # warm the page cache and the driver's first-open costs
     for i in $(seq "$RUNS"); do
         t=$(timed "$exe"); [ "$t" = fail ] && fails=$((fails + 1)) || echo "$t" >>"$tmp/plain"
-        t=$(LD_PRELOAD="$SHIM${LD_PRELOAD:+:$LD_PRELOAD}" timed "$exe")
+        # the preload for the program only (not for date, awk and timeout around it): one exec of env more
+        t=$(timed env LD_PRELOAD="$SHIM${LD_PRELOAD:+:$LD_PRELOAD}" "$exe")
         [ "$t" = fail ] && fails=$((fails + 1)) || echo "$t" >>"$tmp/pre"
         : >"$tmp/stderr"
         t=$(VGT_CAPTURE_PROFILE=1 timed "$V" record -o "$tmp/t.vgt" -- "$exe")
