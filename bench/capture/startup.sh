@@ -6,10 +6,17 @@
 #           in .carry/capture and the corpus workloads in .carry/workloads (tests/gpu/all.sh build-bin;
 #           STAGE=DIR for another vgt and shim)
 #   run     on the GPU machine, from the repository root (about 1 minute with the defaults): for each
-#           program, RUNS plain runs and RUNS runs under `vgt record` (default mode), interleaved, and their
-#           medians; then the shim's own phases (VGT_CAPTURE_PROFILE=1: constructor, start at the first
-#           NVIDIA open, views registered, the finish: CUDA layer and ABI summary, the exit pass over every
-#           view, end records, writer close), medians over the captured runs. The first row, /bin/true,
+#           program, RUNS plain runs, RUNS runs with the capture library preloaded but off (no VGT_CAPTURE_*
+#           variables: what loading it costs, its relocations and constructor; started through env, one
+#           exec more than plain, about 0.5 ms) and RUNS runs under `vgt
+#           record` (default mode), interleaved, and their medians; then, medians over the captured runs
+#           (VGT_CAPTURE_PROFILE=1, docs/performance.md says what each field is): the shim's phases
+#           (constructor, start at the first NVIDIA open, views registered, the finish: CUDA layer and ABI
+#           summary, the exit pass over every view, end records, writer close); the capture's own time by
+#           hook family (exclusive ms and calls: ioctl kinds, mmap, munmap, traps, patch installs, write
+#           faults, CUDA wrappers, registration, submissions, the writer's pipe writes) and how many other
+#           processes loaded the shim without capturing; and vgt record's own time (setup, CMD's exit to
+#           the end, the relay's compression, the trace's close). The first row, /bin/true,
 #           never opens the GPU: what `vgt record` costs with no capture at all (fork, exec, preload, trace
 #           written). Programs: PROGS (default "true vadd vk_compute gl_egl"), found in $STAGE/workloads or
 #           .carry/workloads. Results under $OUT (default /tmp/vgt-startup): startup.txt (the tables) and
@@ -25,6 +32,7 @@ run) ;;
 *) echo "usage: bench/capture/startup.sh build|run" >&2; exit 2 ;;
 esac
 V=${VGT:-$stage/bin/vgt}
+SHIM=${VGT_CAPTURE_LIB:-$(dirname "$V")/../lib/libvgt-capture.so}
 RUNS=${RUNS:-7}
 OUT=${OUT:-/tmp/vgt-startup}
 mkdir -p "$OUT"
@@ -60,30 +68,47 @@ table=$OUT/startup.txt
 : >"$table"
 say() { echo "$*" | tee -a "$table"; }
 say "# bench/capture/startup.sh run: $RUNS + $RUNS runs each (interleaved), medians, ms; $(date -u +%F) $(nproc) cores"
-say "$(printf '%-11s %9s %9s %9s %7s %s' program plain record added ratio failures)"
+say "$(printf '%-11s %9s %9s %9s %9s %7s %s' program plain preload record added ratio failures)"
 keys="ctor activate views register submits submit lifetime cuda+abi capture_finish exit_pass end_records writer_close total_finish"
+hook_keys="open close ioctl_alloc ioctl_control ioctl_free ioctl_map ioctl_memory ioctl_other ioctl_uvm mmap munmap mremap
+           trap patched patch_install write_fault cuda cuda_proc dlsym activate register submit real hooks_total
+           writer_write writer_compress writer_chunks writer_mb uncaptured"
+record_keys="setup child after_exit drain close compress write cas trailer commit chunks in_mb out_mb total"
 profiles=()
+all=()
 for p in ${PROGS:-true vadd vk_compute gl_egl}; do
     exe=$(find_prog "$p")
     [ -n "$exe" ] || { say "$(printf '%-11s not found' "$p")"; continue; }
     p=$(basename "$p")
-    : >"$tmp/plain" ; : >"$tmp/rec" ; : >"$tmp/prof"
+    : >"$tmp/plain" ; : >"$tmp/pre" ; : >"$tmp/rec" ; : >"$tmp/prof" ; : >"$tmp/hooks" ; : >"$tmp/vrec"
     fails=0
     "$exe" >/dev/null 2>&1   # warm the page cache and the driver's first-open costs
     for i in $(seq "$RUNS"); do
         t=$(timed "$exe"); [ "$t" = fail ] && fails=$((fails + 1)) || echo "$t" >>"$tmp/plain"
+        # the preload for the program only (not for date, awk and timeout around it): one exec of env more
+        t=$(timed env LD_PRELOAD="$SHIM${LD_PRELOAD:+:$LD_PRELOAD}" "$exe")
+        [ "$t" = fail ] && fails=$((fails + 1)) || echo "$t" >>"$tmp/pre"
         : >"$tmp/stderr"
         t=$(VGT_CAPTURE_PROFILE=1 timed "$V" record -o "$tmp/t.vgt" -- "$exe")
         [ "$t" = fail ] && fails=$((fails + 1)) || echo "$t" >>"$tmp/rec"
         grep "vgt-capture: profile" "$tmp/stderr" | head -1 >>"$tmp/prof"
+        # the main process's hooks line, and how many other processes loaded the shim without capturing
+        echo "$(grep "vgt-capture: hooks" "$tmp/stderr" | head -1) uncaptured=$(grep -c "vgt-capture: process .* uncaptured" "$tmp/stderr")" >>"$tmp/hooks"
+        grep "vgt record: profile" "$tmp/stderr" | head -1 >>"$tmp/vrec"
+        cat "$tmp/stderr" >>"$OUT/$p.stderr.txt"
     done
-    cp "$tmp/plain" "$OUT/$p.plain.ms"; cp "$tmp/rec" "$OUT/$p.record.ms"; cp "$tmp/prof" "$OUT/$p.profile.txt"
-    mp=$(median <"$tmp/plain") mr=$(median <"$tmp/rec")
-    say "$(printf '%-11s %9s %9s %9s %7s %s' "$p" "$mp" "$mr" \
+    cp "$tmp/plain" "$OUT/$p.plain.ms"; cp "$tmp/pre" "$OUT/$p.preload.ms"; cp "$tmp/rec" "$OUT/$p.record.ms"
+    cp "$tmp/prof" "$OUT/$p.profile.txt"; cp "$tmp/hooks" "$OUT/$p.hooks.txt"; cp "$tmp/vrec" "$OUT/$p.vgt-record.txt"
+    mp=$(median <"$tmp/plain") mpre=$(median <"$tmp/pre") mr=$(median <"$tmp/rec")
+    say "$(printf '%-11s %9s %9s %9s %9s %7s %s' "$p" "$mp" "$mpre" "$mr" \
         "$(awk -v a="$mp" -v b="$mr" 'BEGIN { printf "%.1f", b - a }')" \
         "$(awk -v a="$mp" -v b="$mr" 'BEGIN { printf "%.3f", (a > 0 ? b / a : 0) }')" "$fails")"
     [ -s "$tmp/prof" ] && profiles+=("$p")
+    all+=("$p")
 done
+
+# median of KEY=VALUE over the lines of a file ("-" when no line has it)
+med() { grep -oE "(^| )$(sed 's/+/\\+/' <<<"$2")=[0-9.]+" "$1" | sed 's/.*=//' | median; }
 
 say ""
 say "# the shim's phases (VGT_CAPTURE_PROFILE=1), medians over the captured runs, ms (views, submits: counts)"
@@ -97,4 +122,28 @@ for p in "${profiles[@]}"; do
     done
     say "$line"
 done
-say "startup_added_ms: $(awk '/^# the shim/ { exit } NR > 2 && NF >= 5 && $4 ~ /^-?[0-9.]+$/ { printf "%s=%s ", $1, $4 }' "$table")"
+say ""
+say "# the capture's own time by hook family (exclusive ms, calls), medians over the captured runs; real: the"
+say "# program's own calls made from the hooks (not the capture's); writer_*: the shim's pipe writes (part of"
+say "# the families that wrote); uncaptured: other processes that loaded the shim without capturing"
+say "$(printf '%-16s' family; for p in "${profiles[@]}"; do printf ' %18s' "$p"; done)"
+for k in $hook_keys; do
+    line=$(printf '%-16s' "$k") any=
+    for p in "${profiles[@]}"; do
+        v=$(med "$OUT/$p.hooks.txt" "$k") n=$(med "$OUT/$p.hooks.txt" "${k}_n")
+        [ "$v" != - ] && any=1
+        line+=$(printf ' %18s' "$v$([ "$n" != - ] && echo " ($n)")")
+    done
+    [ -n "$any" ] && say "$line"
+done
+say ""
+say "# vgt record's own time (VGT_CAPTURE_PROFILE=1), medians, ms: setup (start to fork), child (fork to CMD's"
+say "# exit), after_exit (CMD's exit to vgt record's end) of which drain (the stream's rest) and close (last"
+say "# chunk, index, footer, rename); the writer's parts over the whole run; chunks, in_mb, out_mb: counts"
+say "$(printf '%-11s' program; for k in $record_keys; do printf ' %10s' "$k"; done)"
+for p in "${all[@]}"; do
+    line=$(printf '%-11s' "$p")
+    for k in $record_keys; do line+=$(printf ' %10s' "$(med "$OUT/$p.vgt-record.txt" "$k")"); done
+    say "$line"
+done
+say "startup_added_ms: $(awk '/^# the shim/ { exit } NR > 2 && NF >= 6 && $5 ~ /^-?[0-9.]+$/ { printf "%s=%s ", $1, $5 }' "$table")"

@@ -66,7 +66,12 @@ struct vgt_capture {
     uint32_t cap_segs;
     vgt_capture_stats stats;
     _Atomic uint64_t submits_written;   /* GPFIFO_SUBMIT records written (vgt_capture_submits) */
+    /* The CPU addresses any CPU mapping or view ever covered, [cpu_lo, cpu_hi): only grows, written
+     * under mu, read without it by vgt_capture_cpu_unmap's fast path (vgt_capture_cpu_may_cover). */
+    _Atomic uint64_t cpu_lo, cpu_hi;
 };
+/* Widen c's CPU bounds to [cpu, cpu+length) (under c->mu). */
+void cap_cpu_bounds_add(vgt_capture *c, uint64_t cpu, uint64_t length);
 
 /* capture_session.c */
 vgt_status cap_grow(void **arr, uint32_t *cap, uint32_t need, uint32_t elem, uint32_t max, const char *what,

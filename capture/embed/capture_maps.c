@@ -58,6 +58,7 @@ void cap_cpu_map_add(vgt_capture *c, const vgt_rec_cpu_map *m, int implicit)
         return;
     cap_cpu_map *cm = &c->cmaps[c->ncmaps];
     *cm = (cap_cpu_map){ m->client, m->device, m->memory, m->offset, m->length, m->cpu_address, implicit };
+    cap_cpu_bounds_add(c, m->cpu_address, m->length);
     cap_object *o = cap_object_find(c, m->client, m->memory);
     int zeroed = fresh_view(c, o, o && o->cpu_maps == 0);
     if (o && (o->flags & VGT_CAPTURE_OBJ_FRESH) && o->cpu_maps == 0 && !o->gpu_mapped && !implicit &&
@@ -77,8 +78,25 @@ vgt_status vgt_capture_cpu_map(vgt_capture *c, const vgt_rec_cpu_map *m, int tra
     return rc;
 }
 
+void cap_cpu_bounds_add(vgt_capture *c, uint64_t cpu, uint64_t length)
+{
+    uint64_t end = cpu + length < cpu ? UINT64_MAX : cpu + length;
+    if (cpu < atomic_load(&c->cpu_lo)) atomic_store(&c->cpu_lo, cpu);
+    if (end > atomic_load(&c->cpu_hi)) atomic_store(&c->cpu_hi, end);
+}
+
+int vgt_capture_cpu_may_cover(const vgt_capture *c, uint64_t cpu, uint64_t length)
+{
+    vgt_capture *m = (vgt_capture *)c;
+    uint64_t end = cpu + length < cpu ? UINT64_MAX : cpu + length;
+    return cpu < atomic_load(&m->cpu_hi) && atomic_load(&m->cpu_lo) < end;
+}
+
 vgt_status vgt_capture_cpu_unmap(vgt_capture *c, uint64_t cpu, uint64_t length, vgt_error *err)
 {
+    /* Most munmaps are the program's own memory (malloc, the loader): outside everything the capture
+     * ever had mapped there is nothing to drop or record, and no lock to take. */
+    if (!vgt_capture_cpu_may_cover(c, cpu, length)) return VGT_OK;
     if (!cap_lock_live(c)) return VGT_OK;
     vgt_status rc = VGT_OK;
     if (c->tracker.cpu_unmapping) c->tracker.cpu_unmapping(c->tracker.ctx, cpu, length);

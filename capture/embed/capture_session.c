@@ -68,6 +68,7 @@ vgt_status vgt_capture_open(vgt_capture **out, vgt_writer *w, const vgt_capture_
     c->opt.device_views = opt ? opt->device_views : 0;
     if (opt && opt->tracker) c->tracker = *opt->tracker;
     pthread_mutex_init(&c->mu, NULL);
+    atomic_store(&c->cpu_lo, UINT64_MAX);   /* empty: nothing mapped yet */
     /* Preallocate the submission scratch so the common doorbell path does not allocate. */
     c->scratch_size = 1u << 20;
     c->scratch = malloc(c->scratch_size);

@@ -44,6 +44,7 @@ vgt_status cap_view_add(vgt_capture *c, const vgt_capture_view *v, uint32_t cls,
     if (v->length == 0 || v->gpu_va + v->length < v->gpu_va || (!v->host && !v->read))
         return VGT_FAIL(err, VGT_E_ARG, VGT_NO_OFFSET, "capture: view at 0x%llx+0x%llx is empty, wraps, or has no source",
                         (unsigned long long)v->gpu_va, (unsigned long long)v->length);
+    if (v->host) cap_cpu_bounds_add(c, (uint64_t)(uintptr_t)v->host, v->length);
     uint32_t pos = insert_pos(c, v->gpu_va);
     const vgt_capture_view *prev = pos > 0 ? &c->views[c->by_va[pos - 1]] : NULL;
     const vgt_capture_view *next = pos < c->nviews ? &c->views[c->by_va[pos]] : NULL;

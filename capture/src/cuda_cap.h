@@ -45,7 +45,11 @@ void *cu_lib_sym(const char *name);
 typedef struct cu_call {
     int rec;                      /* 1: record this call */
     vgt_cuda_call_head head;
+    shim_span span, real;         /* VGT_CAPTURE_PROFILE: the whole wrapper, and its real call */
 } cu_call;
+/* At the wrapper's return (CU_CALL's cleanup): the wrapper's own time to the profile. */
+void cu_call_done(cu_call *c);
+#define CU_CALL(c) cu_call c __attribute__((cleanup(cu_call_done)))
 /* Before the real call: whether to record (capture active, not nested), the submission count. */
 void cu_begin(cu_call *c, uint32_t api, uint32_t flags);
 /* After it: the result and the submission count now; leaves the nesting level. */

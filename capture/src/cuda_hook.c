@@ -97,7 +97,17 @@ static cu_sym *sym_by_name(const char *name)
 
 /* dlsym(handle, name) for a name of the table on an explicit handle: the wrapper, the driver's address
  * kept as the real one. NULL: not ours (the assembly then jumps to libc's dlsym). */
+static void *dlsym_hook(void *handle, const char *name);
+
 __attribute__((visibility("hidden"))) void *vgt_cuda_dlsym_hook(void *handle, const char *name)
+{
+    SHIM_SPAN(span);
+    void *p = dlsym_hook(handle, name);
+    SHIM_SPAN_END(span, SHIM_PROF_DLSYM);
+    return p;
+}
+
+static void *dlsym_hook(void *handle, const char *name)
 {
     resolve_dlsym();
     if (handle == RTLD_NEXT || handle == RTLD_DEFAULT || !vgt_cuda_real_dlsym) return NULL;
@@ -130,7 +140,17 @@ __asm__(".text\n"
 
 /* cuGetProcAddress answered p for symbol: our wrapper when p is the exported address of an entry point
  * we wrap. */
+static void *proc_hook(const char *symbol, void *p);
+
 void *cu_proc_hook(const char *symbol, void *p)
+{
+    SHIM_SPAN(span);
+    void *q = proc_hook(symbol, p);
+    SHIM_SPAN_END(span, SHIM_PROF_CUDA_PROC);
+    return q;
+}
+
+static void *proc_hook(const char *symbol, void *p)
 {
     if (!p || !symbol || symbol[0] != 'c' || symbol[1] != 'u') return p;
     for (size_t i = 0; i < NSYMS; i++) {
@@ -169,6 +189,7 @@ static uint32_t gettid_u32(void) { return (uint32_t)syscall(SYS_gettid); }
 void cu_begin(cu_call *c, uint32_t api, uint32_t flags)
 {
     memset(c, 0, sizeof *c);
+    if (g_shim_prof) shim_span_begin(&c->span);
     c->rec = depth++ == 0 && g_shim.active && g_shim.cap && !shim_foreign();
     c->head.api = api;
     c->head.flags = flags;
@@ -176,10 +197,14 @@ void cu_begin(cu_call *c, uint32_t api, uint32_t flags)
         c->head.thread = gettid_u32();
         c->head.submits_before = vgt_capture_submits(g_shim.cap);
     }
+    if (g_shim_prof) shim_span_begin(&c->real);
 }
+
+void cu_call_done(cu_call *c) { SHIM_SPAN_END(c->span, SHIM_PROF_CUDA); }
 
 void cu_end(cu_call *c, CUresult r)
 {
+    SHIM_SPAN_END(c->real, SHIM_PROF_REAL);
     depth--;
     c->head.result = r;
     /* cuInit is the call that starts the capture (its first open of /dev/nvidiactl) */

@@ -61,7 +61,7 @@ static uint64_t note_file(const cu_call *c, const char *path)
 
 SHIM_EXPORT CUresult cuModuleLoad(CUmodule *m, const char *fname)
 {
-    cu_call c;
+    CU_CALL(c);
     cu_begin(&c, VGT_CUDA_MODULE_LOAD, 0);
     CUresult r = CU_REAL(cuModuleLoad) ? CU_REAL(cuModuleLoad)(m, fname) : CUDA_ERROR_NOT_FOUND;
     cu_end(&c, r);
@@ -74,7 +74,7 @@ SHIM_EXPORT CUresult cuModuleLoad(CUmodule *m, const char *fname)
 }
 
 #define LOAD_DATA_BODY(api, sym, call, image, copy)                                   \
-    cu_call c;                                                                        \
+    CU_CALL(c);                                                                        \
     cu_begin(&c, api, 0);                                                             \
     CUresult r = CU_REAL(sym) ? CU_REAL(sym) call : CUDA_ERROR_NOT_FOUND;             \
     cu_end(&c, r);                                                                    \
@@ -110,7 +110,7 @@ SHIM_EXPORT CUresult cuLibraryLoadData(CUlibrary *m, const void *code, CUjit_opt
 SHIM_EXPORT CUresult cuLibraryLoadFromFile(CUlibrary *m, const char *path, CUjit_option *jo, void **jv, unsigned int jn,
                                            CUlibraryOption *lo, void **lv, unsigned int ln)
 {
-    cu_call c;
+    CU_CALL(c);
     cu_begin(&c, VGT_CUDA_LIBRARY_LOAD_FROM_FILE, 0);
     CUresult r = CU_REAL(cuLibraryLoadFromFile) ? CU_REAL(cuLibraryLoadFromFile)(m, path, jo, jv, jn, lo, lv, ln)
                                                  : CUDA_ERROR_NOT_FOUND;
@@ -132,7 +132,7 @@ static void write_call(const cu_call *c, uint64_t object, uint64_t arg0, uint64_
 
 SHIM_EXPORT CUresult cuModuleUnload(CUmodule m)
 {
-    cu_call c;
+    CU_CALL(c);
     cu_begin(&c, VGT_CUDA_MODULE_UNLOAD, 0);
     CUresult r = CU_REAL(cuModuleUnload) ? CU_REAL(cuModuleUnload)(m) : CUDA_ERROR_NOT_FOUND;
     cu_end(&c, r);
@@ -142,7 +142,7 @@ SHIM_EXPORT CUresult cuModuleUnload(CUmodule m)
 
 SHIM_EXPORT CUresult cuLibraryUnload(CUlibrary m)
 {
-    cu_call c;
+    CU_CALL(c);
     cu_begin(&c, VGT_CUDA_LIBRARY_UNLOAD, 0);
     CUresult r = CU_REAL(cuLibraryUnload) ? CU_REAL(cuLibraryUnload)(m) : CUDA_ERROR_NOT_FOUND;
     cu_end(&c, r);
@@ -162,7 +162,7 @@ static void write_function(const cu_call *c, uint64_t fn, uint64_t owner, const 
 
 SHIM_EXPORT CUresult cuModuleGetFunction(CUfunction *f, CUmodule m, const char *name)
 {
-    cu_call c;
+    CU_CALL(c);
     cu_begin(&c, VGT_CUDA_MODULE_GET_FUNCTION, 0);
     CUresult r = CU_REAL(cuModuleGetFunction) ? CU_REAL(cuModuleGetFunction)(f, m, name) : CUDA_ERROR_NOT_FOUND;
     cu_end(&c, r);
@@ -174,7 +174,7 @@ SHIM_EXPORT CUresult cuModuleGetFunction(CUfunction *f, CUmodule m, const char *
 
 SHIM_EXPORT CUresult cuLibraryGetKernel(CUkernel *k, CUlibrary lib, const char *name)
 {
-    cu_call c;
+    CU_CALL(c);
     cu_begin(&c, VGT_CUDA_LIBRARY_GET_KERNEL, 0);
     CUresult r = CU_REAL(cuLibraryGetKernel) ? CU_REAL(cuLibraryGetKernel)(k, lib, name) : CUDA_ERROR_NOT_FOUND;
     cu_end(&c, r);
@@ -197,7 +197,7 @@ static void write_global(const cu_call *c, CUresult r, const CUdeviceptr *dptr, 
 
 SHIM_EXPORT CUresult cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmodule m, const char *name)
 {
-    cu_call c;
+    CU_CALL(c);
     cu_begin(&c, VGT_CUDA_MODULE_GET_GLOBAL, 0);
     CUresult r = CU_REAL(cuModuleGetGlobal_v2) ? CU_REAL(cuModuleGetGlobal_v2)(dptr, bytes, m, name) : CUDA_ERROR_NOT_FOUND;
     cu_end(&c, r);
@@ -207,7 +207,7 @@ SHIM_EXPORT CUresult cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmo
 
 SHIM_EXPORT CUresult cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUlibrary lib, const char *name)
 {
-    cu_call c;
+    CU_CALL(c);
     cu_begin(&c, VGT_CUDA_LIBRARY_GET_GLOBAL, 0);
     CUresult r = CU_REAL(cuLibraryGetGlobal) ? CU_REAL(cuLibraryGetGlobal)(dptr, bytes, lib, name) : CUDA_ERROR_NOT_FOUND;
     cu_end(&c, r);
@@ -217,7 +217,7 @@ SHIM_EXPORT CUresult cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUlibr
 
 SHIM_EXPORT CUresult cuKernelGetFunction(CUfunction *f, CUkernel k)
 {
-    cu_call c;
+    CU_CALL(c);
     cu_begin(&c, VGT_CUDA_KERNEL_GET_FUNCTION, 0);
     CUresult r = CU_REAL(cuKernelGetFunction) ? CU_REAL(cuKernelGetFunction)(f, k) : CUDA_ERROR_NOT_FOUND;
     cu_end(&c, r);
@@ -307,7 +307,7 @@ static CUresult launch(launch_fn real, uint32_t vflags, CUfunction f, unsigned g
                        unsigned by, unsigned bz, unsigned shared, CUstream s, void **params, void **extra)
 {
     if (!real) return CUDA_ERROR_NOT_FOUND;
-    cu_call c;
+    CU_CALL(c);
     cu_begin(&c, VGT_CUDA_LAUNCH_KERNEL, vflags);
     before_launch(&c, f);
     CUresult r = real(f, gx, gy, gz, bx, by, bz, shared, s, params, extra);
@@ -338,7 +338,7 @@ static CUresult launch_ex(launch_ex_fn real, uint32_t vflags, const CUlaunchConf
                           void **extra)
 {
     if (!real) return CUDA_ERROR_NOT_FOUND;
-    cu_call c;
+    CU_CALL(c);
     cu_begin(&c, VGT_CUDA_LAUNCH_KERNEL_EX, vflags);
     before_launch(&c, f);
     CUresult r = real(cfg, f, params, extra);
@@ -376,7 +376,7 @@ static CUresult coop(coop_fn real, uint32_t vflags, CUfunction f, unsigned gx, u
                      unsigned by, unsigned bz, unsigned shared, CUstream s, void **params)
 {
     if (!real) return CUDA_ERROR_NOT_FOUND;
-    cu_call c;
+    CU_CALL(c);
     cu_begin(&c, VGT_CUDA_LAUNCH_COOPERATIVE_KERNEL, vflags);
     before_launch(&c, f);
     CUresult r = real(f, gx, gy, gz, bx, by, bz, shared, s, params);
@@ -536,7 +536,7 @@ static void after_instantiate(cu_call *c, CUresult r, CUgraphExec *e, CUgraph g)
 
 SHIM_EXPORT CUresult cuGraphInstantiateWithFlags(CUgraphExec *e, CUgraph g, unsigned long long flags)
 {
-    cu_call c;
+    CU_CALL(c);
     cu_begin(&c, VGT_CUDA_GRAPH_INSTANTIATE, 0);
     CUresult r = CU_REAL(cuGraphInstantiateWithFlags) ? CU_REAL(cuGraphInstantiateWithFlags)(e, g, flags)
                                                        : CUDA_ERROR_NOT_FOUND;
@@ -550,7 +550,7 @@ typedef CUresult (*inst_params_fn)(CUgraphExec *, CUgraph, CUDA_GRAPH_INSTANTIAT
 static CUresult inst_params(inst_params_fn real, uint32_t vflags, CUgraphExec *e, CUgraph g, CUDA_GRAPH_INSTANTIATE_PARAMS *p)
 {
     if (!real) return CUDA_ERROR_NOT_FOUND;
-    cu_call c;
+    CU_CALL(c);
     cu_begin(&c, VGT_CUDA_GRAPH_INSTANTIATE, vflags);
     CUresult r = real(e, g, p);
     cu_end(&c, r);
@@ -573,7 +573,7 @@ typedef CUresult (*glaunch_fn)(CUgraphExec, CUstream);
 static CUresult graph_launch(glaunch_fn real, uint32_t vflags, CUgraphExec e, CUstream s)
 {
     if (!real) return CUDA_ERROR_NOT_FOUND;
-    cu_call c;
+    CU_CALL(c);
     cu_begin(&c, VGT_CUDA_GRAPH_LAUNCH, vflags);
     if (c.rec) cu_graph_before_launch(U64(e), U64(s), &c);
     CUresult r = real(e, s);
@@ -590,7 +590,7 @@ SHIM_EXPORT CUresult cuGraphLaunch_ptsz(CUgraphExec e, CUstream s)
 
 SHIM_EXPORT CUresult cuGraphExecDestroy(CUgraphExec e)
 {
-    cu_call c;
+    CU_CALL(c);
     cu_begin(&c, VGT_CUDA_GRAPH_EXEC_DESTROY, 0);
     CUresult r = CU_REAL(cuGraphExecDestroy) ? CU_REAL(cuGraphExecDestroy)(e) : CUDA_ERROR_NOT_FOUND;
     cu_end(&c, r);

@@ -12,7 +12,7 @@
 
 SHIM_EXPORT CUresult cuInit(unsigned int flags)
 {
-    cu_call c;
+    CU_CALL(c);
     cu_begin(&c, VGT_CUDA_INIT, 0);
     CUresult r = CU_REAL(cuInit) ? CU_REAL(cuInit)(flags) : CUDA_ERROR_NOT_FOUND;
     cu_end(&c, r);
@@ -59,7 +59,7 @@ static CUresult alloc_common(CUresult r, cu_call *c, uint32_t op, CUdeviceptr *p
 
 SHIM_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n)
 {
-    cu_call c;
+    CU_CALL(c);
     cu_begin(&c, VGT_CUDA_MEM_ALLOC, 0);
     CUresult r = CU_REAL(cuMemAlloc_v2) ? CU_REAL(cuMemAlloc_v2)(p, n) : CUDA_ERROR_NOT_FOUND;
     return alloc_common(r, &c, VGT_CUDA_OP_ALLOC, p, n, 0);
@@ -67,7 +67,7 @@ SHIM_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n)
 
 SHIM_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *p, size_t n, unsigned int flags)
 {
-    cu_call c;
+    CU_CALL(c);
     cu_begin(&c, VGT_CUDA_MEM_ALLOC_MANAGED, 0);
     CUresult r = CU_REAL(cuMemAllocManaged) ? CU_REAL(cuMemAllocManaged)(p, n, flags) : CUDA_ERROR_NOT_FOUND;
     return alloc_common(r, &c, VGT_CUDA_OP_ALLOC, p, n, 0);
@@ -76,7 +76,7 @@ SHIM_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *p, size_t n, unsigned int fl
 #define ALLOC_ASYNC(sym, vf)                                                                         \
     SHIM_EXPORT CUresult sym(CUdeviceptr *p, size_t n, CUstream s)                                   \
     {                                                                                                \
-        cu_call c;                                                                                   \
+        CU_CALL(c);                                                                                  \
         cu_begin(&c, VGT_CUDA_MEM_ALLOC_ASYNC, vf);                                                  \
         CUresult r = CU_REAL(sym) ? CU_REAL(sym)(p, n, s) : CUDA_ERROR_NOT_FOUND;                    \
         return alloc_common(r, &c, VGT_CUDA_OP_ALLOC, p, n, U64(s));                                 \
@@ -86,7 +86,7 @@ ALLOC_ASYNC(cuMemAllocAsync_ptsz, PT)
 
 SHIM_EXPORT CUresult cuMemFree_v2(CUdeviceptr p)
 {
-    cu_call c;
+    CU_CALL(c);
     cu_begin(&c, VGT_CUDA_MEM_FREE, 0);
     CUresult r = CU_REAL(cuMemFree_v2) ? CU_REAL(cuMemFree_v2)(p) : CUDA_ERROR_NOT_FOUND;
     cu_end(&c, r);
@@ -98,7 +98,7 @@ SHIM_EXPORT CUresult cuMemFree_v2(CUdeviceptr p)
 #define FREE_ASYNC(sym, vf)                                                                          \
     SHIM_EXPORT CUresult sym(CUdeviceptr p, CUstream s)                                              \
     {                                                                                                \
-        cu_call c;                                                                                   \
+        CU_CALL(c);                                                                                  \
         cu_begin(&c, VGT_CUDA_MEM_FREE_ASYNC, vf);                                                   \
         CUresult r = CU_REAL(sym) ? CU_REAL(sym)(p, s) : CUDA_ERROR_NOT_FOUND;                       \
         cu_end(&c, r);                                                                               \
@@ -111,7 +111,7 @@ FREE_ASYNC(cuMemFreeAsync_ptsz, PT)
 
 SHIM_EXPORT CUresult cuMemAllocHost_v2(void **pp, size_t n)
 {
-    cu_call c;
+    CU_CALL(c);
     cu_begin(&c, VGT_CUDA_MEM_ALLOC_HOST, 0);
     CUresult r = CU_REAL(cuMemAllocHost_v2) ? CU_REAL(cuMemAllocHost_v2)(pp, n) : CUDA_ERROR_NOT_FOUND;
     cu_end(&c, r);
@@ -121,7 +121,7 @@ SHIM_EXPORT CUresult cuMemAllocHost_v2(void **pp, size_t n)
 
 SHIM_EXPORT CUresult cuMemHostAlloc(void **pp, size_t n, unsigned int flags)
 {
-    cu_call c;
+    CU_CALL(c);
     cu_begin(&c, VGT_CUDA_MEM_HOST_ALLOC, 0);
     CUresult r = CU_REAL(cuMemHostAlloc) ? CU_REAL(cuMemHostAlloc)(pp, n, flags) : CUDA_ERROR_NOT_FOUND;
     cu_end(&c, r);
@@ -131,7 +131,7 @@ SHIM_EXPORT CUresult cuMemHostAlloc(void **pp, size_t n, unsigned int flags)
 
 SHIM_EXPORT CUresult cuMemFreeHost(void *p)
 {
-    cu_call c;
+    CU_CALL(c);
     cu_begin(&c, VGT_CUDA_MEM_FREE_HOST, 0);
     CUresult r = CU_REAL(cuMemFreeHost) ? CU_REAL(cuMemFreeHost)(p) : CUDA_ERROR_NOT_FOUND;
     cu_end(&c, r);
@@ -171,7 +171,7 @@ static uint32_t unified_op(uint64_t dst, uint64_t src)
 #define COPY_SYNC(sym, api, vf, dtype, stype, op_expr)                                               \
     SHIM_EXPORT CUresult sym(dtype dst, stype src, size_t n)                                         \
     {                                                                                                \
-        cu_call c;                                                                                   \
+        CU_CALL(c);                                                                                  \
         cu_begin(&c, api, vf);                                                                       \
         CUresult r = CU_REAL(sym) ? CU_REAL(sym)(dst, src, n) : CUDA_ERROR_NOT_FOUND;                \
         cu_end(&c, r);                                                                               \
@@ -185,7 +185,7 @@ static uint32_t unified_op(uint64_t dst, uint64_t src)
 #define COPY_ASYNC(sym, api, vf, dtype, stype, op_expr)                                              \
     SHIM_EXPORT CUresult sym(dtype dst, stype src, size_t n, CUstream s)                             \
     {                                                                                                \
-        cu_call c;                                                                                   \
+        CU_CALL(c);                                                                                  \
         cu_begin(&c, api, vf);                                                                       \
         CUresult r = CU_REAL(sym) ? CU_REAL(sym)(dst, src, n, s) : CUDA_ERROR_NOT_FOUND;             \
         cu_end(&c, r);                                                                               \
@@ -217,7 +217,7 @@ COPY_ASYNC(cuMemcpyDtoDAsync_v2_ptsz, VGT_CUDA_MEMCPY_DTOD_ASYNC, PT, CUdevicept
 #define MEMSET_SYNC(sym, api, vf, vtype, op, esize)                                                  \
     SHIM_EXPORT CUresult sym(CUdeviceptr dst, vtype v, size_t n)                                     \
     {                                                                                                \
-        cu_call c;                                                                                   \
+        CU_CALL(c);                                                                                  \
         cu_begin(&c, api, vf);                                                                       \
         CUresult r = CU_REAL(sym) ? CU_REAL(sym)(dst, v, n) : CUDA_ERROR_NOT_FOUND;                  \
         cu_end(&c, r);                                                                               \
@@ -227,7 +227,7 @@ COPY_ASYNC(cuMemcpyDtoDAsync_v2_ptsz, VGT_CUDA_MEMCPY_DTOD_ASYNC, PT, CUdevicept
 #define MEMSET_ASYNC(sym, api, vf, vtype, op, esize)                                                 \
     SHIM_EXPORT CUresult sym(CUdeviceptr dst, vtype v, size_t n, CUstream s)                         \
     {                                                                                                \
-        cu_call c;                                                                                   \
+        CU_CALL(c);                                                                                  \
         cu_begin(&c, api, vf);                                                                       \
         CUresult r = CU_REAL(sym) ? CU_REAL(sym)(dst, v, n, s) : CUDA_ERROR_NOT_FOUND;               \
         cu_end(&c, r);                                                                               \
@@ -258,7 +258,7 @@ static void write_call(const cu_call *c, uint64_t object, uint64_t arg0, uint64_
 
 SHIM_EXPORT CUresult cuStreamCreate(CUstream *s, unsigned int flags)
 {
-    cu_call c;
+    CU_CALL(c);
     cu_begin(&c, VGT_CUDA_STREAM_CREATE, 0);
     CUresult r = CU_REAL(cuStreamCreate) ? CU_REAL(cuStreamCreate)(s, flags) : CUDA_ERROR_NOT_FOUND;
     cu_end(&c, r);
@@ -268,7 +268,7 @@ SHIM_EXPORT CUresult cuStreamCreate(CUstream *s, unsigned int flags)
 
 SHIM_EXPORT CUresult cuStreamCreateWithPriority(CUstream *s, unsigned int flags, int prio)
 {
-    cu_call c;
+    CU_CALL(c);
     cu_begin(&c, VGT_CUDA_STREAM_CREATE_WITH_PRIORITY, 0);
     CUresult r = CU_REAL(cuStreamCreateWithPriority) ? CU_REAL(cuStreamCreateWithPriority)(s, flags, prio)
                                                      : CUDA_ERROR_NOT_FOUND;
@@ -279,7 +279,7 @@ SHIM_EXPORT CUresult cuStreamCreateWithPriority(CUstream *s, unsigned int flags,
 
 SHIM_EXPORT CUresult cuStreamDestroy_v2(CUstream s)
 {
-    cu_call c;
+    CU_CALL(c);
     cu_begin(&c, VGT_CUDA_STREAM_DESTROY, 0);
     CUresult r = CU_REAL(cuStreamDestroy_v2) ? CU_REAL(cuStreamDestroy_v2)(s) : CUDA_ERROR_NOT_FOUND;
     cu_end(&c, r);
@@ -290,7 +290,7 @@ SHIM_EXPORT CUresult cuStreamDestroy_v2(CUstream s)
 #define STREAM_SYNC(sym, vf)                                                                         \
     SHIM_EXPORT CUresult sym(CUstream s)                                                             \
     {                                                                                                \
-        cu_call c;                                                                                   \
+        CU_CALL(c);                                                                                  \
         cu_begin(&c, VGT_CUDA_STREAM_SYNCHRONIZE, vf);                                               \
         CUresult r = CU_REAL(sym) ? CU_REAL(sym)(s) : CUDA_ERROR_NOT_FOUND;                          \
         cu_end(&c, r);                                                                               \
@@ -304,7 +304,7 @@ STREAM_SYNC(cuStreamSynchronize_ptsz, PT)
 #define STREAM_WAIT(sym, vf)                                                                         \
     SHIM_EXPORT CUresult sym(CUstream s, CUevent e, unsigned int flags)                              \
     {                                                                                                \
-        cu_call c;                                                                                   \
+        CU_CALL(c);                                                                                  \
         cu_begin(&c, VGT_CUDA_STREAM_WAIT_EVENT, vf);                                                \
         CUresult r = CU_REAL(sym) ? CU_REAL(sym)(s, e, flags) : CUDA_ERROR_NOT_FOUND;                \
         cu_end(&c, r);                                                                               \
@@ -316,7 +316,7 @@ STREAM_WAIT(cuStreamWaitEvent_ptsz, PT)
 
 SHIM_EXPORT CUresult cuEventCreate(CUevent *e, unsigned int flags)
 {
-    cu_call c;
+    CU_CALL(c);
     cu_begin(&c, VGT_CUDA_EVENT_CREATE, 0);
     CUresult r = CU_REAL(cuEventCreate) ? CU_REAL(cuEventCreate)(e, flags) : CUDA_ERROR_NOT_FOUND;
     cu_end(&c, r);
@@ -327,7 +327,7 @@ SHIM_EXPORT CUresult cuEventCreate(CUevent *e, unsigned int flags)
 #define EVENT_RECORD(sym, vf)                                                                        \
     SHIM_EXPORT CUresult sym(CUevent e, CUstream s)                                                  \
     {                                                                                                \
-        cu_call c;                                                                                   \
+        CU_CALL(c);                                                                                  \
         cu_begin(&c, VGT_CUDA_EVENT_RECORD, vf);                                                     \
         CUresult r = CU_REAL(sym) ? CU_REAL(sym)(e, s) : CUDA_ERROR_NOT_FOUND;                       \
         cu_end(&c, r);                                                                               \
@@ -341,7 +341,7 @@ EVENT_RECORD(cuEventRecord_ptsz, PT)
 #define EVENT_RECORD_FLAGS(sym, vf)                                                                  \
     SHIM_EXPORT CUresult sym(CUevent e, CUstream s, unsigned int flags)                              \
     {                                                                                                \
-        cu_call c;                                                                                   \
+        CU_CALL(c);                                                                                  \
         cu_begin(&c, VGT_CUDA_EVENT_RECORD_WITH_FLAGS, vf);                                          \
         CUresult r = CU_REAL(sym) ? CU_REAL(sym)(e, s, flags) : CUDA_ERROR_NOT_FOUND;                \
         cu_end(&c, r);                                                                               \
@@ -354,7 +354,7 @@ EVENT_RECORD_FLAGS(cuEventRecordWithFlags_ptsz, PT)
 
 SHIM_EXPORT CUresult cuEventSynchronize(CUevent e)
 {
-    cu_call c;
+    CU_CALL(c);
     cu_begin(&c, VGT_CUDA_EVENT_SYNCHRONIZE, 0);
     CUresult r = CU_REAL(cuEventSynchronize) ? CU_REAL(cuEventSynchronize)(e) : CUDA_ERROR_NOT_FOUND;
     cu_end(&c, r);
@@ -368,7 +368,7 @@ SHIM_EXPORT CUresult cuEventSynchronize(CUevent e)
 
 SHIM_EXPORT CUresult cuEventDestroy_v2(CUevent e)
 {
-    cu_call c;
+    CU_CALL(c);
     cu_begin(&c, VGT_CUDA_EVENT_DESTROY, 0);
     CUresult r = CU_REAL(cuEventDestroy_v2) ? CU_REAL(cuEventDestroy_v2)(e) : CUDA_ERROR_NOT_FOUND;
     cu_end(&c, r);
@@ -378,7 +378,7 @@ SHIM_EXPORT CUresult cuEventDestroy_v2(CUevent e)
 
 SHIM_EXPORT CUresult cuCtxSynchronize(void)
 {
-    cu_call c;
+    CU_CALL(c);
     cu_begin(&c, VGT_CUDA_CTX_SYNCHRONIZE, 0);
     CUresult r = CU_REAL(cuCtxSynchronize) ? CU_REAL(cuCtxSynchronize)() : CUDA_ERROR_NOT_FOUND;
     cu_end(&c, r);
@@ -391,7 +391,7 @@ SHIM_EXPORT CUresult cuCtxSynchronize(void)
  * cudaDeviceSynchronize calls when it was built against CUDA 13. */
 SHIM_EXPORT CUresult cuCtxSynchronize_v2(CUcontext ctx)
 {
-    cu_call c;
+    CU_CALL(c);
     cu_begin(&c, VGT_CUDA_CTX_SYNCHRONIZE, 0);
     CUresult r = CU_REAL(cuCtxSynchronize_v2) ? CU_REAL(cuCtxSynchronize_v2)(ctx) : CUDA_ERROR_NOT_FOUND;
     cu_end(&c, r);
@@ -409,7 +409,7 @@ static void began_capture(cu_call *c, CUresult r, CUstream s, int mode)
 #define BEGIN_CAPTURE(sym, vf)                                                                       \
     SHIM_EXPORT CUresult sym(CUstream s, int mode)                                                   \
     {                                                                                                \
-        cu_call c;                                                                                   \
+        CU_CALL(c);                                                                                  \
         cu_begin(&c, VGT_CUDA_STREAM_BEGIN_CAPTURE, vf);                                             \
         CUresult r = CU_REAL(sym) ? CU_REAL(sym)(s, mode) : CUDA_ERROR_NOT_FOUND;                    \
         cu_end(&c, r);                                                                               \
@@ -423,7 +423,7 @@ BEGIN_CAPTURE(cuStreamBeginCapture_v2_ptsz, PT)
 #define BEGIN_CAPTURE_V1(sym, vf)                                                                    \
     SHIM_EXPORT CUresult sym(CUstream s)                                                             \
     {                                                                                                \
-        cu_call c;                                                                                   \
+        CU_CALL(c);                                                                                  \
         cu_begin(&c, VGT_CUDA_STREAM_BEGIN_CAPTURE, vf);                                             \
         CUresult r = CU_REAL(sym) ? CU_REAL(sym)(s) : CUDA_ERROR_NOT_FOUND;                          \
         cu_end(&c, r);                                                                               \
@@ -436,7 +436,7 @@ BEGIN_CAPTURE_V1(cuStreamBeginCapture_ptsz, PT)
 #define END_CAPTURE(sym, vf)                                                                         \
     SHIM_EXPORT CUresult sym(CUstream s, CUgraph *g)                                                 \
     {                                                                                                \
-        cu_call c;                                                                                   \
+        CU_CALL(c);                                                                                  \
         cu_begin(&c, VGT_CUDA_STREAM_END_CAPTURE, vf);                                               \
         CUresult r = CU_REAL(sym) ? CU_REAL(sym)(s, g) : CUDA_ERROR_NOT_FOUND;                       \
         cu_end(&c, r);                                                                               \

@@ -13,6 +13,7 @@
  *                   the capture's tracker (its hooks run inside the capture's calls)
  *   shim_copy.h     reading the program's ioctl parameters through length-checked copies
  *   shim_io.c       the shim's own write() calls: no SIGPIPE/SIGXFSZ for the program (-Wl,--wrap=write)
+ *   shim_prof.c     VGT_CAPTURE_PROFILE: calls and time of each hook family, the capture's own share
  *
  * The shim keeps no table of objects, mappings, views or channels: the embedded capture (capture.h) is
  * the one registry, and every hook turns what it saw into one call on it. Locks, always taken in this
@@ -29,6 +30,7 @@
 #include <stdatomic.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "vgt/capture.h"
@@ -95,6 +97,9 @@ vgt_status shim_open_capture(vgt_error *err);
  * the parent's, so the hooks pass through without touching it (no records, no fd table changes, no
  * finish at _exit or exec). */
 int shim_foreign(void);
+/* This process's pid as the shim last saw it start (constructor, fork): no system call. Only for code
+ * that runs when !shim_foreign() (in a vfork child it is the parent's). */
+int shim_pid(void);
 int shim_out_fd(void);
 uint64_t shim_trap_doorbells(void);
 /* The patcher's counters for the stats line: "patch=on sites_patched=N ...". */
@@ -119,6 +124,27 @@ typedef struct shim_time {
 /* t0 = vgt_now_ns() earlier; adds the time since to a shim_time field. */
 #define SHIM_TIME_ADD(field, t0) atomic_fetch_add(&g_shim_time.field, vgt_now_ns() - (t0))
 extern shim_time g_shim_time;
+/* ---- shim_prof.c: VGT_CAPTURE_PROFILE=1, where the capture's own time goes, by hook family ----
+ * A span times one piece of the shim's work; its time is exclusive: spans nested in it (in the same
+ * thread, a signal handler's included) are taken out of it and counted as their own family, so the
+ * families add up to the capture's total. SHIM_PROF_REAL spans are the program's own calls made from
+ * a hook (the real ioctl, mmap, CUDA entry point): not the capture's time. Off: one branch per hook. */
+enum shim_prof_family {
+    SHIM_PROF_OPEN, SHIM_PROF_CLOSE, SHIM_PROF_IOCTL_ALLOC, SHIM_PROF_IOCTL_CONTROL, SHIM_PROF_IOCTL_FREE,
+    SHIM_PROF_IOCTL_MAP, SHIM_PROF_IOCTL_MEMORY, SHIM_PROF_IOCTL_OTHER, SHIM_PROF_IOCTL_UVM, SHIM_PROF_MMAP,
+    SHIM_PROF_MUNMAP, SHIM_PROF_MREMAP, SHIM_PROF_TRAP, SHIM_PROF_PATCHED, SHIM_PROF_PATCH_INSTALL,
+    SHIM_PROF_WRITE_FAULT, SHIM_PROF_CUDA, SHIM_PROF_CUDA_PROC, SHIM_PROF_DLSYM, SHIM_PROF_REGISTER,
+    SHIM_PROF_SUBMIT, SHIM_PROF_ACTIVATE, SHIM_PROF_REAL, SHIM_PROF_FAMILIES
+};
+extern int g_shim_prof;            /* VGT_CAPTURE_PROFILE=1 (set by the constructor) */
+typedef struct shim_span { uint64_t t0, inner0; } shim_span;
+void shim_span_begin(shim_span *s);
+void shim_span_end(shim_span *s, int family);
+#define SHIM_SPAN(s) shim_span s = { 0, 0 }; if (g_shim_prof) shim_span_begin(&s)
+#define SHIM_SPAN_END(s, family) do { if ((s).t0) shim_span_end(&(s), (family)); } while (0)
+/* The hooks' line: "open_n=N open=MS ..." for every family with calls, then the total. */
+void shim_prof_print(int pid, const char *tail, FILE *f);
+
 /* Count a failed write (records_lost) and report it once. */
 void shim_write_failed(const vgt_error *err);
 
@@ -167,6 +193,7 @@ int shim_trap_install(void);
 void *shim_trap_map(void *addr, size_t len, int prot, int flags, int fd, off_t off);
 /* munmap of a stand-in (returns 1 when handled). */
 int shim_trap_unmap(void *addr, size_t len);
+int shim_trap_owns(const void *addr);   /* 1: addr is the start of a stand-in */
 /* mremap of a stand-in: move it (returns the new address, MAP_FAILED with errno, or NULL: not a stand-in). */
 void *shim_trap_remap(void *old, size_t old_len, size_t new_len, int flags, void *new_addr);
 int shim_sigaction_hook(int sig, const struct sigaction *act, struct sigaction *old, int *handled);

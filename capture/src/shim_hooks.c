@@ -14,11 +14,13 @@ static int open_mode_needed(int flags) { return (flags & O_CREAT) || (flags & O_
 
 static int after_open(int fd, const char *path)
 {
+    SHIM_SPAN(span);
     if (fd >= 0 && shim_node_of_path(path) != SHIM_NODE_NONE) {
         shim_activate();
         shim_fd_opened(fd, path);
     }
     else if (fd >= 0 && shim_fd_node(fd) != SHIM_NODE_NONE) shim_fd_closed(fd);   /* stale entry */
+    SHIM_SPAN_END(span, SHIM_PROF_OPEN);
     return fd;
 }
 
@@ -47,7 +49,11 @@ SHIM_EXPORT int close(int fd)
     shim_libc_resolve();
     if (fd >= 0 && fd == shim_out_fd() && !shim_foreign()) return 0;   /* the trace stream is ours: keep it open */
     int rc = g_libc.close(fd);
-    if (shim_fd_node(fd) != SHIM_NODE_NONE) shim_fd_closed(fd);
+    if (shim_fd_node(fd) != SHIM_NODE_NONE) {
+        SHIM_SPAN(span);
+        shim_fd_closed(fd);
+        SHIM_SPAN_END(span, SHIM_PROF_CLOSE);
+    }
     return rc;
 }
 
@@ -93,11 +99,17 @@ static void *do_mmap(void *(*real)(void *, size_t, int, int, int, off_t), void *
 {
     int node = shim_fd_node(fd);
     if (node == SHIM_NODE_NONE || !g_shim.active || shim_foreign()) return real(addr, len, prot, flags, fd, off);
+    SHIM_SPAN(span);
     shim_pending_map pm = { 0 };
     int has = node != SHIM_NODE_UVM && shim_fd_take_pending(fd, &pm);
     int usermode = has && (vgt_capture_object_flags(g_shim.cap, pm.client, pm.memory) & VGT_CAPTURE_OBJ_USERMODE);
+    SHIM_SPAN(call);
     void *p = usermode ? shim_trap_map(addr, len, prot, flags, fd, off) : real(addr, len, prot, flags, fd, off);
-    if (p == MAP_FAILED) return p;
+    SHIM_SPAN_END(call, SHIM_PROF_REAL);
+    if (p == MAP_FAILED) {
+        SHIM_SPAN_END(span, SHIM_PROF_MMAP);
+        return p;
+    }
     int saved = errno;
     vgt_rec_cpu_map c = { .client = has ? pm.client : 0, .device = has ? pm.device : 0, .memory = has ? pm.memory : 0,
                           .flags = has ? pm.flags : (uint32_t)prot, .offset = has ? pm.offset : (uint64_t)off,
@@ -106,6 +118,7 @@ static void *do_mmap(void *(*real)(void *, size_t, int, int, int, off_t), void *
     /* The usermode page is no memory the GPU reads; UVM-managed memory is not read by the shim (reading it
      * would migrate it to the CPU): neither becomes a view. */
     if (vgt_capture_cpu_map(g_shim.cap, &c, has && !usermode, &err) != VGT_OK) shim_write_failed(&err);
+    SHIM_SPAN_END(span, SHIM_PROF_MMAP);
     errno = saved;
     return p;
 }
@@ -125,10 +138,19 @@ SHIM_EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd, of
 SHIM_EXPORT int munmap(void *addr, size_t len)
 {
     shim_libc_resolve();
-    int mine = g_shim.active && !shim_foreign();
-    if (mine && shim_trap_unmap(addr, len)) return 0;
+    /* The program's own memory (most munmaps: malloc, the loader) is nothing the capture knows: passed
+     * on before any system call or lock of the capture's (shim_foreign's getpid, the registry's mutex). */
+    if (!g_shim.active || !(shim_trap_owns(addr) || vgt_capture_cpu_may_cover(g_shim.cap, (uint64_t)(uintptr_t)addr, len)) ||
+        shim_foreign())
+        return g_libc.munmap(addr, len);
+    SHIM_SPAN(span);
+    if (shim_trap_unmap(addr, len)) {
+        SHIM_SPAN_END(span, SHIM_PROF_MUNMAP);
+        return 0;
+    }
     vgt_error err;
-    if (mine && vgt_capture_cpu_unmap(g_shim.cap, (uint64_t)(uintptr_t)addr, len, &err) != VGT_OK) shim_write_failed(&err);
+    if (vgt_capture_cpu_unmap(g_shim.cap, (uint64_t)(uintptr_t)addr, len, &err) != VGT_OK) shim_write_failed(&err);
+    SHIM_SPAN_END(span, SHIM_PROF_MUNMAP);
     return g_libc.munmap(addr, len);
 }
 
@@ -244,15 +266,24 @@ SHIM_EXPORT void *mremap(void *old, size_t old_len, size_t new_len, int flags, .
         va_end(ap);
     }
     if (!g_shim.active || shim_foreign()) return g_libc.mremap(old, old_len, new_len, flags, new_addr);
+    SHIM_SPAN(span);
     void *moved = shim_trap_remap(old, old_len, new_len, flags, new_addr);
-    if (moved) return moved;
+    if (moved) {
+        SHIM_SPAN_END(span, SHIM_PROF_MREMAP);
+        return moved;
+    }
     vgt_rec_cpu_map m;
     vgt_error err;
     int known = vgt_capture_cpu_map_at(g_shim.cap, (uint64_t)(uintptr_t)old, &m, &err) == VGT_OK;
     if (known && old_len && vgt_capture_cpu_unmap(g_shim.cap, (uint64_t)(uintptr_t)old, old_len, &err) != VGT_OK)
         shim_write_failed(&err);
+    SHIM_SPAN(call);
     void *p = g_libc.mremap(old, old_len, new_len, flags, new_addr);
-    if (!known) return p;
+    SHIM_SPAN_END(call, SHIM_PROF_REAL);
+    if (!known) {
+        SHIM_SPAN_END(span, SHIM_PROF_MREMAP);
+        return p;
+    }
     int saved = errno;
     if (p != MAP_FAILED || old_len) {
         /* On failure the old map stands as it was: say so again. */
@@ -261,6 +292,7 @@ SHIM_EXPORT void *mremap(void *old, size_t old_len, size_t new_len, int flags, .
                               .length = len, .cpu_address = at };
         if (vgt_capture_cpu_map(g_shim.cap, &c, 1, &err) != VGT_OK) shim_write_failed(&err);
     }
+    SHIM_SPAN_END(span, SHIM_PROF_MREMAP);
     errno = saved;
     return p;
 }

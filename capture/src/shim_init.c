@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "shim.h"
+#include "vgt/capture_patch.h"
 #include "vgt/nv_facts.h"
 
 shim_state g_shim = { .exit_status = -1 };
@@ -43,6 +44,9 @@ shim_state g_shim = { .exit_status = -1 };
 void cu_state_finish(void) __attribute__((weak));
 
 static int out_fd = -1;             /* the stream's fd (moved high, close-on-exec) */
+/* The stream's fd moved high by the constructor, and its pipe's inode: see move_stream_early. */
+static int early_fd = -1;
+static ino_t early_ino;
 static int standalone;              /* VGT_CAPTURE_OUT: this process writes the whole trace */
 static _Atomic int finished;
 static _Atomic unsigned stderr_lines;
@@ -139,14 +143,21 @@ static uint32_t read_cmdline(char *buf, uint32_t n)
     return got > 0 ? (uint32_t)got : 0;
 }
 
+static vgt_writer_stats wstats;     /* VGT_CAPTURE_PROFILE: the writer's time (the hooks line) */
+
 static vgt_status open_writer(const char *path, int fd, int child, vgt_error *err)
 {
     vgt_writer_options o = vgt_writer_defaults();
     o.crash_safe = g_shim.crash_safe;
+    if (g_shim_prof) o.stats = &wstats;
     if (fd >= 0) {
-        /* Move the stream out of the program's way (it may close or reuse low fds). */
-        int high = fcntl(fd, F_DUPFD_CLOEXEC, 900);
+        /* Move the stream out of the program's way (it may close or reuse low fds): the constructor's copy
+         * when it is still this pipe, else now. */
+        struct stat st;
+        int high = early_fd >= 0 && fstat(early_fd, &st) == 0 && S_ISFIFO(st.st_mode) && st.st_ino == early_ino
+                       ? early_fd : g_libc.fcntl(fd, F_DUPFD_CLOEXEC, 900);
         if (high < 0) return VGT_FAIL(err, VGT_E_IO, VGT_NO_OFFSET, "VGT_CAPTURE_FD=%d: %s", fd, strerror(errno));
+        early_fd = -1;
         g_libc.close(fd);
         out_fd = high;
         o.codec = VGT_CODEC_STORED;   /* vgt record compresses, in its own process */
@@ -195,6 +206,8 @@ static char child_base[4096];        /* VGT_CAPTURE_CHILD_BASE, or empty */
 
 int shim_foreign(void) { return owner_pid != 0 && getpid() != owner_pid; }
 
+int shim_pid(void) { return owner_pid ? (int)owner_pid : (int)getpid(); }
+
 /* Everything inherited from the parent is the parent's: drop it (nothing is freed or flushed: the
  * parent's writer still holds the parent's unwritten records, which must never reach its stream twice;
  * the parent's capture, its registry, is left as it is and never used again). fork() itself waited
@@ -205,6 +218,8 @@ static void after_fork_child(void)
     int was_active = g_shim.active;
     g_shim.active = 0;
     owner_pid = getpid();
+    prof.load = vgt_now_ns();        /* the child's own profile starts here */
+    prof.ctor_ns = prof.activate_at = prof.activate_ns = 0;
     pthread_mutex_init(&start_mu, NULL);
     if (out_fd >= 0) g_libc.close(out_fd);   /* the parent's stream: not ours, and its reader waits for EOF */
     out_fd = -1;
@@ -273,6 +288,7 @@ vgt_status shim_open_capture(vgt_error *err)
 void shim_activate(void)
 {
     if (!armed || g_shim.active || shim_foreign()) return;
+    SHIM_SPAN(span);
     pthread_mutex_lock(&start_mu);
     if (armed && !g_shim.active) {
         uint64_t t0 = vgt_now_ns();
@@ -295,6 +311,7 @@ void shim_activate(void)
         prof.activate_ns = vgt_now_ns() - t0;
     }
     pthread_mutex_unlock(&start_mu);
+    SHIM_SPAN_END(span, SHIM_PROF_ACTIVATE);
 }
 
 /* The inherited number may have been closed and reused by the program (a daemon closing every fd, then
@@ -342,17 +359,37 @@ static void map_claim(void)
     if (p != MAP_FAILED) claim = p;
 }
 
+/* The stream's fd goes high (fd 900 and up, out of the program's way) at the first NVIDIA open; the fd
+ * table grows to hold it, and a process that already has several threads then waits for an RCU grace
+ * period (the kernel's expand_fdtable: 10 to 25 ms measured on a 2-core VM, on the way of the program's
+ * first open). Done here, while the process has one thread, it costs a system call; the process that
+ * activates takes this copy (open_writer checks it is still the same pipe). Close-on-exec, like the
+ * original it shadows, which the program's children inherit as before. */
+static void move_stream_early(void)
+{
+    int fd = env_int("VGT_CAPTURE_FD", -1);
+    struct stat st;
+    if (!fd_is_stream(fd) || fstat(fd, &st) != 0) return;
+    early_fd = g_libc.fcntl(fd, F_DUPFD_CLOEXEC, 900);
+    early_ino = st.st_ino;
+}
+
 __attribute__((constructor(101))) static void shim_start(void)
 {
     uint64_t t0 = vgt_now_ns();
     shim_libc_resolve();
     if (!getenv("VGT_CAPTURE_FD") && !getenv("VGT_CAPTURE_OUT")) return;
     prof.on = env_int("VGT_CAPTURE_PROFILE", 0) > 0;
+    g_shim_prof = prof.on;
     prof.load = t0;
     owner_pid = getpid();
     read_options();
+    /* While the program has one thread: the patcher's registration is then a flag, not a grace period. */
+    const char *patch = getenv("VGT_CAPTURE_PATCH");
+    if (!(patch && !strcmp(patch, "0"))) vgt_patcher_prepare();
     shim_fds_init();
     map_claim();
+    move_stream_early();
     pthread_atfork(NULL, NULL, after_fork_child);
     armed = 1;
     prof.ctor_ns = vgt_now_ns() - t0;
@@ -381,6 +418,11 @@ static void print_profile(uint64_t fin_at, uint64_t cuda_abi_ns, uint64_t captur
  * more, whatever other threads still call, so the records below are the last and the writer can go. */
 void shim_finish(int exit_status)
 {
+    static _Atomic int said;
+    if (prof.on && !g_shim.active && !prof.activate_at && !shim_foreign() && !atomic_exchange(&said, 1))
+        /* a process that loaded the shim and never captured (a wrapper, a helper): what it cost */
+        fprintf(stderr, "vgt-capture: process pid=%d uncaptured ms ctor=%.2f lifetime=%.1f\n", (int)getpid(),
+                ms(prof.ctor_ns), ms(vgt_now_ns() - prof.load));
     if (!g_shim.active || shim_foreign() || atomic_exchange(&finished, 1)) return;
     uint64_t t0 = vgt_now_ns();
     if (cu_state_finish) cu_state_finish();   /* the CUDA layer's last word, while records can be written */
@@ -429,7 +471,14 @@ void shim_finish(int exit_status)
     vgt_writer *w = g_shim.w;
     uint64_t t3 = vgt_now_ns();
     if (vgt_writer_close(w, &err) != VGT_OK) shim_write_failed(&err);
-    if (prof.on) print_profile(t0, t1 - t0, t2 - t1, t3 - t2, vgt_now_ns() - t3);
+    if (prof.on) {
+        print_profile(t0, t1 - t0, t2 - t1, t3 - t2, vgt_now_ns() - t3);
+        char tail[400];
+        snprintf(tail, sizeof tail, " writer_chunks=%llu writer_mb=%.2f writer_write=%.2f writer_compress=%.2f "
+                 "writer_sync=%.2f", (unsigned long long)wstats.chunks, (double)wstats.stored_bytes / 1e6,
+                 ms(wstats.write_ns), ms(wstats.compress_ns), ms(wstats.sync_ns + wstats.trailer_ns + wstats.commit_ns));
+        shim_prof_print((int)getpid(), tail, stderr);
+    }
 }
 
 __attribute__((destructor(101))) static void shim_stop(void)

@@ -134,12 +134,17 @@ static void protect(uintptr_t addr, uint64_t len, int prot)
     SHIM_TIME_ADD(protect_ns, t0);
 }
 
-/* Pages [first, first+count) (count <= STAGE_PAGES) are in stage: one MEMORY record. */
-static void write_staged(const region *r, uint32_t first, uint32_t count, uint32_t reason)
+/* Pages [first, first+count) (count <= STAGE_PAGES) are in stage at page at: one MEMORY record. */
+static void write_staged_at(const region *r, uint32_t first, uint32_t count, uint32_t reason, uint32_t at)
 {
     vgt_rec_memory m = { .gpu_va = r->gpu_va + (uint64_t)first * PAGE, .length = (uint32_t)run_bytes(r, first, count),
-                         .reason = reason, .memory = r->memory, .data = stage };
+                         .reason = reason, .memory = r->memory, .data = stage + (uint64_t)at * PAGE };
     write_record(&m);
+}
+
+static void write_staged(const region *r, uint32_t first, uint32_t count, uint32_t reason)
+{
+    write_staged_at(r, first, count, reason, 0);
 }
 
 static _Atomic uint64_t pages_read;             /* pages copied out of tracked memory (stats, bench) */
@@ -344,10 +349,10 @@ static void record_hash_changes(region *r, uint32_t reason)
             }
             if (changed && run++ == 0) start = i;
             if (!changed && run) {
-                /* The run is in stage at [start, start+run): move it to the front and record it. */
-                if (start) memmove(stage, stage + (uint64_t)start * PAGE, run_bytes(r, base + start, run));
-                write_staged(r, base + start, run, reason);
-                stage_in(r, base, n);   /* restore the rest of the piece (rare: only after a change) */
+                /* The run is in stage at [start, start+run): recorded from where it lies. The piece is
+                 * read once: at exit (the observed pass over every view, read through the BAR) a piece
+                 * with k changed runs used to be read k + 1 times. */
+                write_staged_at(r, base + start, run, reason, start);
                 run = 0;
             }
         }
@@ -360,11 +365,13 @@ static void view_added(uint64_t gpu_va, uint64_t length, void *cpu, uint32_t cli
 void shim_mem_view_added(uint64_t gpu_va, uint64_t length, void *cpu, uint32_t client, uint32_t memory, int how)
 {
     if (g_shim.memory_mode == SHIM_MEM_NONE || !g_shim.active) return;
+    SHIM_SPAN(span);
     uint64_t t0 = vgt_now_ns();
     view_added(gpu_va, length, cpu, client, memory, (how & SHIM_VIEW_ZEROED) && g_shim.memory_mode == SHIM_MEM_CHANGED,
                how & SHIM_VIEW_OS_PAGES);
     atomic_fetch_add(&g_shim_time.initial_ns, vgt_now_ns() - t0);
     atomic_fetch_add(&g_shim_time.views_added, 1);
+    SHIM_SPAN_END(span, SHIM_PROF_REGISTER);
 }
 
 /* A view of fresh RM memory starts from a zero shadow instead of an initial read, so later changes are
@@ -459,9 +466,11 @@ static int write_fault(void *addr);
 
 int shim_mem_write_fault(void *addr)
 {
+    SHIM_SPAN(span);
     uint64_t t0 = vgt_now_ns();
     int handled = write_fault(addr);
     SHIM_TIME_ADD(fault_ns, t0);
+    if (handled) SHIM_SPAN_END(span, SHIM_PROF_WRITE_FAULT);
     return handled;
 }
 

@@ -37,7 +37,7 @@ uint64_t shim_copy_in(void *dst, const void *src, uint64_t n)
     if (n == 0) return 0;
     if (!src) return 0;
     struct iovec local = { dst, n }, remote = { (void *)src, n };
-    ssize_t got = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+    ssize_t got = process_vm_readv(shim_pid(), &local, 1, &remote, 1, 0);
     if (got < 0) {   /* process_vm_readv refused (seccomp, old kernel): trust the pointer like the kernel would */
         memcpy(dst, src, n);
         return n;
@@ -288,8 +288,22 @@ static void on_vid_heap(rm_call *c)
         shim_problem(1, VGT_E_LIMIT, "object table full at handle 0x%x", h.alloc.handle);
 }
 
+/* VGT_CAPTURE_PROFILE's family of an escape. */
+static int prof_family(uint32_t nr)
+{
+    switch (nr) {
+    case ESC_RM_ALLOC: return SHIM_PROF_IOCTL_ALLOC;
+    case ESC_RM_CONTROL: return SHIM_PROF_IOCTL_CONTROL;
+    case ESC_RM_FREE: return SHIM_PROF_IOCTL_FREE;
+    case ESC_RM_MAP_MEMORY: case ESC_RM_MAP_MEMORY_DMA: case ESC_RM_UNMAP_MEMORY_DMA: return SHIM_PROF_IOCTL_MAP;
+    case ESC_RM_ALLOC_MEMORY: case ESC_RM_VID_HEAP_CONTROL: return SHIM_PROF_IOCTL_MEMORY;
+    default: return SHIM_PROF_IOCTL_OTHER;
+    }
+}
+
 int shim_rm_ioctl(int fd, int node, unsigned long request, void *arg)
 {
+    SHIM_SPAN(span);
     rm_call c = { .fd = fd, .node = node, .nr = (uint32_t)(request & 0xff), .size = (uint32_t)((request >> 16) & 0x3fff),
                   .request = request, .arg = arg };
     uint8_t xfer[sizeof(rm_xfer_params)];
@@ -309,8 +323,10 @@ int shim_rm_ioctl(int fd, int node, unsigned long request, void *arg)
                                                                               : RD32(c.in, rm_alloc_params, params_size)));
     if (readable && c.nr == ESC_RM_CONTROL && c.size >= sizeof(rm_control_params))
         params_snapshot(&c, RD64(c.in, rm_control_params, params_ptr), RD32(c.in, rm_control_params, params_size));
+    SHIM_SPAN(call);
     c.rc = g_libc.ioctl(fd, request, arg);
     int saved = errno;
+    SHIM_SPAN_END(call, SHIM_PROF_REAL);
     if (readable) {
         uint64_t t0 = vgt_now_ns();
         if (g_shim.active) switch (c.nr) {
@@ -330,6 +346,7 @@ int shim_rm_ioctl(int fd, int node, unsigned long request, void *arg)
     free(c.in);
     free(c.pin);
     free(c.pout);
+    SHIM_SPAN_END(span, prof_family(c.nr));
     errno = saved;
     return c.rc;
 }

@@ -84,6 +84,12 @@ void *shim_trap_map(void *addr, size_t len, int prot, int flags, int fd, off_t o
     return fake;
 }
 
+int shim_trap_owns(const void *addr)
+{
+    trap_page *t = find_trap((uintptr_t)addr);
+    return t && (uintptr_t)addr == atomic_load(&t->fake);
+}
+
 int shim_trap_unmap(void *addr, size_t len)
 {
     trap_page *t = find_trap((uintptr_t)addr);
@@ -123,6 +129,7 @@ static void untrap(trap_page *t)
  * are reported after the call, outside the capture. */
 static void doorbell(uint32_t token)
 {
+    SHIM_SPAN(span);
     uint64_t t0 = vgt_now_ns();
     atomic_fetch_add(&doorbells, 1);
     vgt_capture *cap = g_shim.cap;
@@ -144,6 +151,7 @@ static void doorbell(uint32_t token)
         }
     }
     atomic_fetch_add(&g_shim_time.submit_ns, vgt_now_ns() - t0);
+    SHIM_SPAN_END(span, SHIM_PROF_SUBMIT);
 }
 
 static void on_store(void *ctx, uint64_t off, uint32_t size, uint64_t value)
@@ -156,9 +164,11 @@ static int emulate_timed(trap_page *t, ucontext_t *uc);
 
 static int emulate(trap_page *t, ucontext_t *uc)
 {
+    SHIM_SPAN(span);
     uint64_t t0 = vgt_now_ns();
     int handled = emulate_timed(t, uc);
     SHIM_TIME_ADD(trap_ns, t0);
+    SHIM_SPAN_END(span, SHIM_PROF_TRAP);
     return handled;
 }
 
@@ -182,8 +192,10 @@ static int emulate_timed(trap_page *t, ucontext_t *uc)
     }
     if (in.kind == VGT_TRAP_LOAD) atomic_fetch_add(&timer_loads, 1);
     /* Refusals are no records (the capture writes the same records either way): the stats line says why. */
+    SHIM_SPAN(install);
     if (patcher && vgt_patch_after_trap(patcher, uc, &in, &err) != VGT_OK && err.msg[0] && !first_refusal[0])
         snprintf(first_refusal, sizeof first_refusal, "%.190s", err.msg);
+    if (patcher) SHIM_SPAN_END(install, SHIM_PROF_PATCH_INSTALL);
     return 1;
 }
 
@@ -192,6 +204,7 @@ static int emulate_timed(trap_page *t, ucontext_t *uc)
 static void patched_access(void *ctx, ucontext_t *uc, const vgt_trap_insn *in)
 {
     (void)ctx;
+    SHIM_SPAN(span);
     uint64_t t0 = vgt_now_ns();
     uint64_t ea = vgt_trap_address(in, uc);
     trap_page *t = find_trap(ea);
@@ -200,6 +213,7 @@ static void patched_access(void *ctx, ucontext_t *uc, const vgt_trap_insn *in)
         vgt_trap_emulate(in, uc, (volatile void *)(uintptr_t)ea);
     if (in->kind == VGT_TRAP_LOAD) atomic_fetch_add(&timer_loads, 1);
     SHIM_TIME_ADD(patched_ns, t0);
+    SHIM_SPAN_END(span, SHIM_PROF_PATCHED);
 }
 
 static void chain(int sig, siginfo_t *si, void *uc)

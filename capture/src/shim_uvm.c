@@ -50,11 +50,14 @@ static void on_uvm_free(int rc, const uint8_t *out)
 
 int shim_uvm_ioctl(int fd, unsigned long request, void *arg)
 {
+    SHIM_SPAN(span);
     uint32_t n = uvm_size(request);
     uint8_t *in = n ? calloc(2, n) : NULL;
     int readable = in && shim_copy_in(in, arg, n) == n;
+    SHIM_SPAN(call);
     int rc = g_libc.ioctl(fd, request, arg);
     int saved = errno;
+    SHIM_SPAN_END(call, SHIM_PROF_REAL);
     uint8_t *out = in ? in + n : NULL;
     if (readable && shim_copy_in(out, arg, n) != n) readable = 0;
     if (!g_shim.active) { }
@@ -63,6 +66,7 @@ int shim_uvm_ioctl(int fd, unsigned long request, void *arg)
     else record(request, rc, readable ? in : NULL, readable ? out : NULL, readable ? n : 0);
     if (g_shim.active && !vgt_nv_abi_knows_uvm((uint32_t)request)) shim_abi_unknown(SHIM_UNKNOWN_UVM, (uint32_t)request);
     free(in);
+    SHIM_SPAN_END(span, SHIM_PROF_IOCTL_UVM);
     errno = saved;
     return rc;
 }

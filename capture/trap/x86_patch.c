@@ -95,6 +95,11 @@ vgt_status vgt_patcher_new(vgt_patcher **out, vgt_patch_access_fn fn, void *ctx,
     return VGT_OK;
 }
 
+void vgt_patcher_prepare(void)
+{
+    syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE, 0, 0);
+}
+
 void vgt_patcher_free(vgt_patcher *p)
 {
     if (!p) return;

@@ -133,11 +133,34 @@ const vgt_cli_spec cmd_record_spec = {
 
 static volatile sig_atomic_t child_pid;
 static volatile sig_atomic_t child_exited;   /* SIGCHLD seen: the relay then shows its progress */
+static volatile uint64_t child_exit_ns;      /* when (monotonic), for the profile line */
 
 static void on_sigchld(int sig)
 {
     (void)sig;
+    if (!child_exited) child_exit_ns = vgt_now_ns();   /* clock_gettime: async-signal-safe */
     child_exited = 1;
+}
+
+/* VGT_CAPTURE_PROFILE=1: where vgt record's own time goes, one line on stderr at the end (ms): setup (start
+ * to fork: options, the output opened), child (fork to CMD's exit), after_exit (CMD's exit to the end: what
+ * a short program waits for beyond itself), of which drain (CMD's exit to the end of the stream: records
+ * still in the pipe, relayed and compressed) and close (SESSION_END, the last chunk, index, footer, the
+ * file put in place); and over the whole run the writer's parts (vgt_writer_stats). */
+typedef struct rec_prof { uint64_t start, fork, eof, waited, closed; vgt_writer_stats ws; } rec_prof;
+
+static double span_ms(uint64_t a, uint64_t b) { return b > a ? (double)(b - a) / 1e6 : 0.0; }
+
+static void print_record_profile(const rec_prof *p, pid_t pid)
+{
+    uint64_t end = vgt_now_ns(), exit_at = child_exit_ns ? child_exit_ns : p->waited;
+    const vgt_writer_stats *s = &p->ws;
+    fprintf(stderr, "vgt record: profile pid=%d ms setup=%.2f child=%.2f after_exit=%.2f drain=%.2f close=%.2f "
+            "compress=%.2f write=%.2f cas=%.2f trailer=%.2f commit=%.2f sync=%.2f chunks=%llu in_mb=%.2f out_mb=%.2f "
+            "total=%.2f\n", (int)pid, span_ms(p->start, p->fork), span_ms(p->fork, exit_at), span_ms(exit_at, end),
+            span_ms(exit_at, p->eof), span_ms(p->waited, p->closed), s->compress_ns / 1e6, s->write_ns / 1e6,
+            s->cas_ns / 1e6, s->trailer_ns / 1e6, s->commit_ns / 1e6, s->sync_ns / 1e6, (unsigned long long)s->chunks,
+            s->records_bytes / 1e6, s->stored_bytes / 1e6, span_ms(p->start, end));
 }
 
 static void forward_signal(int sig)
@@ -350,6 +373,9 @@ static uint64_t relay(int rfd, vgt_writer *w, int crash_safe, live_spill *spill,
 
 int cmd_record(int argc, char **argv)
 {
+    rec_prof prof = { .start = vgt_now_ns() };
+    const char *pe = getenv("VGT_CAPTURE_PROFILE");
+    int profile = pe && atoi(pe) > 0;
     rec_opts o;
     int prc = parse(argc, argv, &o);
     if (prc >= 0) return prc;
@@ -378,6 +404,7 @@ int cmd_record(int argc, char **argv)
     wo.placement = VGT_PLACE_KEEP_PREFIX;   /* else beside OUT, put in place at the end even after a failed write */
     wo.memory_cas = !o.no_memory_cas;   /* contents seen before (staged tensors, kernel binaries, parameters) as copies */
     wo.live = o.live;               /* a chunk per submission: the consumer gets each one at once */
+    if (profile) wo.stats = &prof.ws;
     vgt_writer *w, *out;
     vgt_error err;
     pid_t replay_pid = -1;
@@ -413,6 +440,7 @@ int cmd_record(int argc, char **argv)
     fcntl(pfd[0], F_SETFD, FD_CLOEXEC);
     fcntl(pfd[0], F_SETPIPE_SZ, 1 << 20);   /* fewer round trips for the shim's 1 MiB chunks (best effort) */
     fflush(NULL);
+    prof.fork = vgt_now_ns();
     pid_t pid = fork();
     if (pid < 0) return vgt_cli_error("record", VGT_EXIT_USAGE, "fork: %s", strerror(errno));
     if (pid == 0) {
@@ -449,14 +477,17 @@ int cmd_record(int argc, char **argv)
     /* the stream ended: CMD is gone (or closed it); what is left is closing the trace */
     relay_times times = {0};
     vgt_progress_set(&progress, relay(pfd[0], w, o.crash_safe, sp, &lost, &progress, o.latency ? &times : NULL));
+    prof.eof = vgt_now_ns();
     close(pfd[0]);
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) { }
+    prof.waited = vgt_now_ns();
     vgt_rec_session_end se = { .wall_ns = vgt_wall_ns(), .exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1,
                                .signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0, .records_lost = lost };
     if (vgt_write_session_end(w, vgt_now_ns(), &se, &err) != VGT_OK && !lost)
         fprintf(stderr, "vgt record: writing SESSION_END: %s\n", err.msg);
     vgt_status close_rc = vgt_writer_close(w, &err);
+    prof.closed = vgt_now_ns();
     vgt_progress_end(&progress);
     if (close_rc != VGT_OK && !lost)
         fprintf(stderr, "vgt record: closing the trace: %s\n", err.msg);
@@ -468,6 +499,7 @@ int cmd_record(int argc, char **argv)
     if (!to_stdout) list_child_traces(child_base, started);
     if (o.latency) relay_times_write(&times, o.latency);
     int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    if (profile) print_record_profile(&prof, pid);
     if (replay_pid > 0) {   /* the replay finishes once it has read the trace's end */
         int rs = 0;
         while (waitpid(replay_pid, &rs, 0) < 0 && errno == EINTR) { }

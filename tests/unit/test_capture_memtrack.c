@@ -20,6 +20,7 @@
 #include "../../capture/src/shim_libc.c"
 #include "../../capture/src/shim_memtrack.c"
 #include "../../capture/src/shim_pristine.c"
+#include "../../capture/src/shim_prof.c"
 #include "check.h"
 
 shim_state g_shim;
@@ -262,9 +263,19 @@ int main(void)
         printf("test_capture_memtrack: userfaultfd write-protect unavailable here, that part skipped\n");
     }
 
-    gpu[9 * 4096 + 17] = 0x66;             /* the "GPU" writes: seen at exit only */
+    gpu[9 * 4096 + 17] = 0x66;             /* the "GPU" writes: seen at exit only, three runs of one piece */
+    gpu[11 * 4096 + 18] = 0x67;
+    gpu[14 * 4096 + 19] = 0x68;
+    uint64_t live_pages = 0, read_before = shim_mem_pages_read();
+    for (int i = 0; i < atomic_load(&region_hw); i++)
+        if (atomic_load(&regions[i].cpu)) live_pages += regions[i].npages;
     shim_mem_at_exit();
     want_rec(9 * 4096, 4096, VGT_MEM_OBSERVED, 17, 0x66);
+    want_rec(11 * 4096, 4096, VGT_MEM_OBSERVED, 18, 0x67);
+    want_rec(14 * 4096, 4096, VGT_MEM_OBSERVED, 19, 0x68);
+    /* The exit pass reads each page of each live view once (over the BAR on a GPU), however many runs
+     * of changed pages a piece holds. */
+    CHECK_EQ_U64(shim_mem_pages_read() - read_before, live_pages, "pages read by the exit pass");
     vgt_writer_close(g_shim.w, &err);
 
     vgt_reader *r;

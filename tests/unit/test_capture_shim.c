@@ -22,6 +22,7 @@
 #include "../../capture/src/shim_objects.c"
 #include "../../capture/src/shim_memtrack.c"
 #include "../../capture/src/shim_pristine.c"
+#include "../../capture/src/shim_prof.c"
 #include "../../capture/src/shim_trap.c"
 #include "../../capture/src/shim_rm.c"
 #include "../../capture/src/shim_uvm.c"

@@ -193,7 +193,10 @@ static vgt_status drain(vgt_writer *w, vgt_error *err)
 
 static vgt_status sync_file(vgt_writer *w, vgt_error *err)
 {
-    if (!w->is_file || vgt_io()->fsync(w->fd) == 0) return VGT_OK;
+    uint64_t t0 = w->opt.stats ? vgt_now_ns() : 0;
+    int ok = !w->is_file || vgt_io()->fsync(w->fd) == 0;
+    if (t0) writer_stat_add(&w->opt.stats->sync_ns, vgt_now_ns() - t0);
+    if (ok) return VGT_OK;
     VGT_FAIL(err, VGT_E_IO, w->file_off, "fdatasync of the trace failed: %s", strerror(errno));
     return sticky(w, err->code, err);
 }
@@ -306,7 +309,10 @@ static vgt_status append_memory_locked(vgt_writer *w, uint16_t flags, uint64_t t
     int use;
     const uint8_t *cas;
     uint32_t cas_len;
-    VGT_TRY(memcas_encode(w->cas, w->flat, (uint32_t)n, &use, &cas, &cas_len, err));
+    uint64_t t0 = w->opt.stats ? vgt_now_ns() : 0;
+    vgt_status erc = memcas_encode(w->cas, w->flat, (uint32_t)n, &use, &cas, &cas_len, err);
+    if (t0) writer_stat_add(&w->opt.stats->cas_ns, vgt_now_ns() - t0);
+    VGT_TRY(erc);
     vgt_iovec one = {use ? cas : w->flat, use ? cas_len : (uint32_t)n};
     return append_locked(w, use ? VGT_REC_MEMORY_CAS : VGT_REC_MEMORY, flags, ts, &one, 1, seq, err);
 }
@@ -381,7 +387,10 @@ vgt_status vgt_writer_close(vgt_writer *w, vgt_error *err)
     if (!err) err = &local;
     pthread_mutex_lock(&w->lock);
     vgt_status rc = w->failure.code != VGT_OK ? refuse(w, err) : drain(w, err);
+    vgt_writer_stats *st = w->opt.stats;
+    uint64_t t0 = st ? vgt_now_ns() : 0;
     if (rc == VGT_OK && w->opt.write_trailer) rc = write_trailer(w, err);
+    if (st) writer_stat_add(&st->trailer_ns, vgt_now_ns() - t0);
     if (rc == VGT_OK && w->opt.crash_safe) rc = sync_file(w, err);
     if (rc == VGT_OK && w->own_fd && vgt_io()->close(w->fd) != 0)
         rc = VGT_FAIL(err, VGT_E_IO, w->file_off, "closing the trace failed: %s", strerror(errno));
@@ -390,7 +399,9 @@ vgt_status vgt_writer_close(vgt_writer *w, vgt_error *err)
      * recording (KEEP_PREFIX) */
     if (w->out && (rc == VGT_OK || w->opt.placement == VGT_PLACE_KEEP_PREFIX)) {
         vgt_error cerr;
+        uint64_t t1 = st ? vgt_now_ns() : 0;
         vgt_status crc = vgt_outfile_commit(w->out, &cerr);
+        if (st) writer_stat_add(&st->commit_ns, vgt_now_ns() - t1);
         if (crc != VGT_OK && rc == VGT_OK) rc = crc, *err = cerr;
         free(w->out);
         w->out = NULL;

@@ -21,7 +21,19 @@ ZSTD_CCtx *chunk_cctx_new(const vgt_writer_options *o)
     return c;
 }
 
+static void compress_chunk(const vgt_writer_options *o, ZSTD_CCtx *cctx, chunk_job *j);
+
+void writer_stat_add(uint64_t *field, uint64_t v) { __atomic_fetch_add(field, v, __ATOMIC_RELAXED); }
+
 void chunk_compress(const vgt_writer_options *o, ZSTD_CCtx *cctx, chunk_job *j)
+{
+    if (!o->stats) { compress_chunk(o, cctx, j); return; }
+    uint64_t t0 = vgt_now_ns();
+    compress_chunk(o, cctx, j);
+    writer_stat_add(&o->stats->compress_ns, vgt_now_ns() - t0);   /* pool threads compress at once */
+}
+
+static void compress_chunk(const vgt_writer_options *o, ZSTD_CCtx *cctx, chunk_job *j)
 {
     chunk_header *h = &j->h;
     memset(h, 0, sizeof *h);
@@ -80,7 +92,24 @@ static vgt_status add_index(vgt_writer *w, const chunk_header *h, uint64_t off, 
     return VGT_OK;
 }
 
+static vgt_status emit_chunk(vgt_writer *w, chunk_job *j, vgt_error *err);
+
 vgt_status chunk_emit(vgt_writer *w, chunk_job *j, vgt_error *err)
+{
+    vgt_writer_stats *st = w->opt.stats;
+    if (!st) return emit_chunk(w, j, err);
+    uint64_t t0 = vgt_now_ns();
+    vgt_status rc = emit_chunk(w, j, err);
+    writer_stat_add(&st->write_ns, vgt_now_ns() - t0);
+    if (rc == VGT_OK) {
+        writer_stat_add(&st->chunks, 1);
+        writer_stat_add(&st->records_bytes, j->h.uncompressed_length);
+        writer_stat_add(&st->stored_bytes, VGT_CHUNK_HEADER_SIZE + j->h.compressed_length);
+    }
+    return rc;
+}
+
+static vgt_status emit_chunk(vgt_writer *w, chunk_job *j, vgt_error *err)
 {
     if (j->err.code != VGT_OK) {
         *err = j->err;

@@ -58,6 +58,8 @@ void chunk_compress(const vgt_writer_options *o, ZSTD_CCtx *cctx, chunk_job *j);
  * emitted in sequence order, by one thread at a time. */
 vgt_status chunk_emit(vgt_writer *w, chunk_job *j, vgt_error *err);
 void chunk_job_free(chunk_job *j);
+/* Adds v to a vgt_writer_stats field (atomically: the pool's threads add at once). */
+void writer_stat_add(uint64_t *field, uint64_t v);
 
 /* writer_pool.c */
 vgt_status pool_start(vgt_writer *w, vgt_error *err);

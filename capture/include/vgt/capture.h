@@ -160,6 +160,9 @@ vgt_status vgt_capture_cpu_map(vgt_capture *c, const vgt_rec_cpu_map *m, int tra
 /* munmap of [cpu, cpu+length): the views there go, and each registered CPU mapping it touches is
  * forgotten with a CPU_UNMAP record. */
 vgt_status vgt_capture_cpu_unmap(vgt_capture *c, uint64_t cpu, uint64_t length, vgt_error *err);
+/* 0 when [cpu, cpu+length) lies outside every CPU address a CPU mapping or view of c ever covered (its
+ * munmap has nothing to record); 1 when it may touch one. No lock. */
+int vgt_capture_cpu_may_cover(const vgt_capture *c, uint64_t cpu, uint64_t length);
 /* The registered CPU mapping starting at cpu (for mremap): VGT_OK and *out, or VGT_E_NOT_FOUND. */
 vgt_status vgt_capture_cpu_map_at(vgt_capture *c, uint64_t cpu, vgt_rec_cpu_map *out, vgt_error *err);
 /* Writes GPU_MAP; when g->status is 0 registers the mapping (views form). */

@@ -51,6 +51,11 @@ typedef struct vgt_patcher vgt_patcher;
 typedef void (*vgt_patch_access_fn)(void *ctx, ucontext_t *uc, const vgt_trap_insn *in);
 
 vgt_status vgt_patcher_new(vgt_patcher **out, vgt_patch_access_fn fn, void *ctx, vgt_error *err);
+/* The process's registration for core-serializing membarriers, which vgt_patcher_new needs: call it while
+ * the process has a single thread (a constructor). The kernel makes a process with more threads wait for
+ * an RCU grace period (tens of ms; measured 25 ms on a 2-core VM, and the 54 ms `activate` of a CUDA
+ * program on the H200) and does it once: registered early, vgt_patcher_new's own call returns at once. */
+void vgt_patcher_prepare(void);
 /* Frees the patcher's bookkeeping; trampolines stay mapped (patched code may still jump there). */
 void vgt_patcher_free(vgt_patcher *p);
 

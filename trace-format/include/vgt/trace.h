@@ -402,7 +402,18 @@ typedef struct vgt_writer_options {
                                 * FIFO gets it at once instead of after chunk_target bytes; and at every
                                 * CHANNEL, ENGINE_OBJECT and GPU_MAP, so that a live replay sets them up
                                 * while the program is still starting up */
+    struct vgt_writer_stats *stats;   /* optional: where the writer's time goes, kept up to date until
+                                       * vgt_writer_close returns (the caller owns it; NULL: not kept) */
 } vgt_writer_options;
+
+/* The writer's own time, ns (vgt_writer_options.stats; the capture's VGT_CAPTURE_PROFILE and vgt record's
+ * profile line): chunks emitted and their records' bytes before and after compression; zstd; the writes
+ * of chunks (on a pipe: waiting for its reader), fdatasync, the content-addressed encoding of MEMORY
+ * records, and at close the index and footer and putting the file in place. */
+typedef struct vgt_writer_stats {
+    uint64_t chunks, records_bytes, stored_bytes;
+    uint64_t compress_ns, write_ns, sync_ns, cas_ns, trailer_ns, commit_ns;
+} vgt_writer_stats;
 
 /* How vgt_writer_open_path puts a trace at a path that is absent or a regular file (the policy of
  * vgt/outfile.h; "-" is standard output, a device or FIFO is written as a stream, a directory is refused). */
