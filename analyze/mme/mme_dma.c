@@ -13,6 +13,7 @@
  */
 #include "mme_internal.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static uint64_t mem_addr(const vgt_mme_machine *m)
@@ -70,6 +71,11 @@ static vgt_mme_error dma_read_fifoed(vgt_mme_machine *m, uint32_t words, const v
     if (m->fifo_config_set && ((m->fifo_config & 7) == 0 || (m->fifo_config & 7) > 4)) {
         vgt_fail(why, VGT_E_DECODE, VGT_NO_OFFSET, "MME_DMA_READ_FIFOED with FIFO_SIZE %u", m->fifo_config & 7);
         return VGT_MME_DMA_ILLEGAL_FIFO_CONFIG;
+    }
+    /* The buffer on the first READ_FIFOED of the run: most macros never use it. */
+    if (!r->fifo && !(r->fifo = malloc(VGT_MME_DMA_FIFO_MAX_WORDS * sizeof *r->fifo))) {
+        vgt_fail(why, VGT_E_NOMEM, VGT_NO_OFFSET, "no memory for the MME DMA FIFO");
+        return VGT_MME_DMA_READ_FIFOED_OVERFLOW;
     }
     /* Compact the queue so that fifo_tail never passes the buffer. */
     uint32_t queued = r->fifo_tail - r->fifo_head;

@@ -19,7 +19,7 @@ typedef struct mme_run {
     uint32_t start;
     const uint32_t *params;
     uint32_t nparams, next_param;
-    uint32_t *fifo;                 /* VGT_MME_DMA_FIFO_MAX_WORDS words */
+    uint32_t *fifo;                 /* VGT_MME_DMA_FIFO_MAX_WORDS words, allocated by the first READ_FIFOED */
     uint32_t fifo_head, fifo_tail;
     const vgt_mme_sim_io *io;
     vgt_mme_machine *m;

@@ -174,10 +174,6 @@ vgt_status vgt_mme_sim_run(const vgt_mme_sim_config *cfg, vgt_mme_format fmt, co
     vgt_mme_machine *own = NULL;
     if (!r.m && !(r.m = own = calloc(1, sizeof *own)))
         return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "no memory for the MME data RAM");
-    if (fmt == VGT_MME_TU104 && !(r.fifo = malloc(VGT_MME_DMA_FIFO_MAX_WORDS * sizeof *r.fifo))) {
-        free(own);
-        return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "no memory for the MME DMA FIFO");
-    }
     vgt_status rc = finish(&r, fmt == VGT_MME_TU104 ? mme_tu104_run(&r) : mme_fermi_run(&r));
     free(r.fifo);
     free(own);

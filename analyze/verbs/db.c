@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "db_draws.h"
@@ -303,7 +304,9 @@ static int export(db_ctx *c, const char *path, const char *name, const char *out
         vgt_outfile_discard(&of);
         return rc;
     }
-    int ok = !db_create_schema(c) && !write_meta(c, name) && !write_identity(c, path);
+    struct stat sb;
+    uint64_t trace_bytes = stat(path, &sb) == 0 ? (uint64_t)sb.st_size : 0;
+    int ok = !db_create_schema(c, trace_bytes) && !write_meta(c, name) && !write_identity(c, path);
     vgt_walk_stats st = { 0 };
     vgt_error err;
     vgt_status rc = VGT_OK;

@@ -66,7 +66,9 @@ extern const char *const db_insert_sql[ST_COUNT_];
 /* db_io.c: SQLite's file I/O through the I/O table (vgt/io.h); once, before the database is opened. */
 void db_route_io(void);
 
-int db_create_schema(db_ctx *c);
+/* The pragmas, the tables and the insert statements, in the one transaction. trace_bytes (the trace's file size)
+ * picks the page size. */
+int db_create_schema(db_ctx *c, uint64_t trace_bytes);
 /* Indexes and views, after the data (faster than maintaining indexes during the load). */
 int db_create_indexes(db_ctx *c);
 

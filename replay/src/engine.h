@@ -265,7 +265,7 @@ struct vgt_replay {
     uint32_t nvolat;
     uint64_t volat_dropped;
     uint64_t *pb_pages;          /* sorted 4 KiB page numbers that held submitted push-buffer segments */
-    uint32_t npb_pages;
+    uint32_t npb_pages, cap_pb_pages;
     uint64_t pb_pages_dropped;   /* pages or ranges not kept (over CAPTURE_PB_PAGES_MAX / _RANGES_MAX) */
     volatile_range *co_ranges;   /* captured channels' USERD and rings, kept when each channel is created */
     uint32_t nco_ranges;

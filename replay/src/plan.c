@@ -107,8 +107,9 @@ vgt_status plan_hold(vgt_replay *rp, const vgt_record *rec, int *held, vgt_error
         rp->plan->partial = 1;
         return plan_close(rp, err);
     }
-    VGT_TRY(grow((void **)&rp->held, &rp->cap_held, rp->nheld + 1, sizeof *rp->held, 1024, err));
-    VGT_TRY(grow((void **)&rp->held_bytes, &rp->cap_held_bytes, rp->held_len + rec->length, 1, 1 << 20, err));
+    /* small first capacities, doubled as needed: a short trace (or a stream cut early) holds a few records */
+    VGT_TRY(grow((void **)&rp->held, &rp->cap_held, rp->nheld + 1, sizeof *rp->held, 64, err));
+    VGT_TRY(grow((void **)&rp->held_bytes, &rp->cap_held_bytes, rp->held_len + rec->length, 1, 64u << 10, err));
     rp->held[rp->nheld] = (plan_held){.rec = *rec, .off = rp->held_len};
     rp->held[rp->nheld++].rec.payload = NULL;
     if (rec->length) memcpy(rp->held_bytes + rp->held_len, rec->payload, rec->length);

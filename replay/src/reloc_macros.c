@@ -30,8 +30,8 @@ struct reloc_macros {
     vgt_reloc_plan *p;
     const vgt_reloc_range *moving;
     uint32_t nmoving;
-    macro_channel *chans;
-    uint32_t nchans;
+    macro_channel *chans;          /* grown as channels are met, up to MAX_MACRO_CHANNELS */
+    uint32_t nchans, cap;
     vgt_mme_trace *trace;
 };
 typedef struct reloc_macros macro_scan;
@@ -40,7 +40,14 @@ static macro_channel *channel_of(macro_scan *s, uint32_t client, uint32_t channe
 {
     for (uint32_t i = 0; i < s->nchans; i++)
         if (s->chans[i].client == client && s->chans[i].channel == channel) return &s->chans[i];
-    if (s->nchans == MAX_MACRO_CHANNELS) return NULL;
+    if (s->nchans == s->cap) {
+        uint32_t nc = s->cap ? s->cap * 2 : 4;
+        if (nc > MAX_MACRO_CHANNELS) nc = MAX_MACRO_CHANNELS;
+        macro_channel *n = nc > s->cap ? realloc(s->chans, nc * sizeof *n) : NULL;
+        if (!n) return NULL;
+        s->chans = n;
+        s->cap = nc;
+    }
     macro_channel *c = &s->chans[s->nchans++];
     memset(c, 0, sizeof *c);
     c->client = client, c->channel = channel;
@@ -115,8 +122,7 @@ vgt_status reloc_macros_new(reloc_macros **out, vgt_reloc_plan *p, const vgt_rel
 {
     *out = NULL;
     macro_scan *s = calloc(1, sizeof *s);
-    if (!s || !(s->chans = calloc(MAX_MACRO_CHANNELS, sizeof *s->chans))) {
-        free(s);
+    if (!s) {
         return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "reloc: out of memory for macro state");
     }
     s->p = p, s->moving = moving, s->nmoving = n;

@@ -18,8 +18,8 @@
 #       on the other machine, from the repository root: all targets at once for SECONDS of wall clock
 #       (packing included), in libFuzzer's fork mode (a crash, timeout or OOM is counted and kept, the
 #       fuzzing goes on), over CPUS: a count, or a CPU list ("4-15") that every fuzzer is pinned to.
-#       Each target gets one core and the rest go to the targets furthest from the goal at their measured
-#       speed. Resumable: a second call continues from the corpora the first one grew (kept in
+#       The cores go to the targets in proportion to the core-seconds each still needs to reach the goal at
+#       its measured speed (plan below): a target that reached it gets none. Resumable: a second call continues from the corpora the first one grew (kept in
 #       build-fuzz-run/), or, on a fresh machine, from TARBALL (an earlier run's fuzz-corpora.tar.xz;
 #       default $STAGED/resume.tar.xz when present). Writes to $OUT:
 #         fuzz-results.tsv     per target: executions, seconds, cores, exec/s, coverage, features, corpus
@@ -229,39 +229,46 @@ stage_targets() {
 }
 
 # ---- run-staged -------------------------------------------------------------------------------------------
-# plan CORES SECONDS DONE_FILE: "target cores" lines. One core each; then, while cores are left, enough
-# to the target that needs the fewest more to reach the goal within RUNS_LEFT runs of SECONDS (default 2:
-# this one and one more) at its speed per core (campaign-state.tsv; 1000/s when unknown); the rest one at
-# a time to the target furthest from the goal.
+# plan CORES SECONDS DONE_FILE: "target cores" lines, for the targets that get cores. A target's need is the
+# core-seconds it still lacks to reach the goal at its speed per core (campaign-state.tsv's last run; 1000/s
+# when unknown; executions of runs not yet merged back, DONE_FILE, counted). Each core goes to the target with
+# the most need per core (a target that reached the goal has none, and gets no core), but a target never
+# gets more cores than reach its goal within this run; what is left then goes the same way to the targets
+# still short of it (more executions for them), and when every goal is reached the cores are spread over all.
 plan() {
     local cores=$1 secs=$2 done_file=$3
     {
         for t in $(all_targets); do echo "T $t"; done
         if [ -f "$STATE" ]; then awk -F'\t' 'NR > 1 && !/^#/ {print "S", $1, $2, $4}' "$STATE"; fi
         if [ -f "$done_file" ]; then awk -F'\t' '{print "D", $1, $2}' "$done_file"; fi
-    } | awk -v cores="$cores" -v secs="$secs" -v goal="$GOAL" -v runs="${RUNS_LEFT:-2}" '
+    } | awk -v cores="$cores" -v secs="$secs" -v goal="$GOAL" '
         $1 == "T" { order[++n] = $2; next }
         $1 == "S" { tot[$2] += $3; rate[$2] = $4; next }
         $1 == "D" { tot[$2] += $3; next }
+        # the target with the most need per core among those under their cap (cap 0: no cap)
+        function pick(cap_on,    i, t, v, best, bv) {
+            best = ""; bv = 0
+            for (i = 1; i <= n; i++) {
+                t = order[i]
+                if (need[t] <= 0 || (cap_on && give[t] >= cap[t])) continue
+                v = need[t] / (give[t] + 1)
+                if (v > bv) { bv = v; best = t }
+            }
+            return best
+        }
         END {
             for (i = 1; i <= n; i++) {
                 t = order[i]; r = rate[t] > 0 ? rate[t] : 1000; left = goal - tot[t]
-                need[t] = left > 0 ? left / (r * secs * runs) : 0; give[t] = 1
+                need[t] = left > 0 ? left / r : 0          # core-seconds
+                cap[t] = int(need[t] / secs) + (need[t] / secs > int(need[t] / secs)); give[t] = 0
             }
-            spare = cores - n
-            while (spare > 0) {
-                best = ""; bc = 0
-                for (i = 1; i <= n; i++) {
-                    t = order[i]; c = int(need[t]) + (need[t] > int(need[t])) - give[t]
-                    if (c > 0 && c <= spare && (best == "" || c < bc)) { best = t; bc = c }
-                }
-                if (best != "") { give[best] += bc; spare -= bc; continue }
-                best = ""; bv = 0
-                for (i = 1; i <= n; i++) { t = order[i]; v = need[t] / give[t]; if (v > bv) { bv = v; best = t } }
-                if (best == "") best = order[1 + spare % n]   # every goal reached: spread the rest
-                give[best]++; spare--
+            for (k = 0; k < cores; k++) {
+                best = pick(1)
+                if (best == "") best = pick(0)
+                if (best == "") best = order[1 + k % n]   # every goal reached: spread the cores
+                give[best]++
             }
-            for (i = 1; i <= n; i++) print order[i], give[order[i]]
+            for (i = 1; i <= n; i++) if (give[order[i]] > 0) print order[i], give[order[i]]
         }'
 }
 
@@ -307,8 +314,8 @@ run_staged() {
     declare -A pg
     local plan_txt
     plan_txt=$(plan "$ncpu" "$fuzz_s" "$state/done.tsv")
-    local ntargets
-    ntargets=$(wc -l <<<"$plan_txt")
+    # a target without cores this run must not count an earlier run's log again
+    for t in $(all_targets); do rm -f "$state/$t/log.txt" "$state/$t/cores"; done
     while read -r t n; do
         local w=$state/$t
         mkdir -p "$state/corpus/$t" "$w/art"
@@ -319,8 +326,7 @@ run_staged() {
             -max_total_time="$fuzz_s" "-timeout=$(tmo_of "$t")" "${FUZZ_OPTS[@]}" -artifact_prefix="$w/art/" \
             $(dict_of "$t") "$state/corpus/$t" $(seeds_arg "$t") >"$w/log.txt" 2>&1 </dev/null &
         pg[$t]=$!
-        # fewer cores than targets: they share them, and the speed per core is counted with the share
-        if [ "$ncpu" -lt "$ntargets" ]; then awk -v a="$ncpu" -v b="$ntargets" 'BEGIN {printf "%.3f\n", a / b}'; else echo "$n"; fi >"$w/cores"
+        echo "$n" >"$w/cores"
     done <<<"$plan_txt"
     echo "campaign: run $run: $(wc -l <<<"$plan_txt") targets on $ncpu cores for ${fuzz_s}s; cores: $(tr '\n' ' ' <<<"$plan_txt")"
     # wait for every fuzzer; past the deadline (the fuzzing time and half the reserve for the

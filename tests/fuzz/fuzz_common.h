@@ -35,9 +35,8 @@ static inline const char *fz_path(int fd, char *buf, size_t n)
 }
 
 /* The writer options of every trace a target builds: stored (no compression), and chunks of 64 KiB
- * instead of the default 2 MiB: the writer allocates a whole chunk buffer up front, and allocating and
- * freeing 2 MiB per input under AddressSanitizer (poisoning, quarantine) cost a tenth of fuzz_replay's
- * time. Inputs are at most 256 KiB, so larger ones span chunks, which the reader must handle anyway. */
+ * instead of the default 2 MiB: inputs are at most 256 KiB, so larger ones span chunks, which the reader
+ * must handle anyway. */
 static inline vgt_writer_options fz_writer_options(void)
 {
     vgt_writer_options o = vgt_writer_defaults();

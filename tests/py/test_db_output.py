@@ -35,3 +35,18 @@ def test_existing_output_replaced_and_odd_names(vgt_bin, tmp_path):
     finally:
         con.close()
     assert sorted(p.name for p in d.iterdir()) == [out.name]
+
+
+def test_small_trace_small_pages(vgt_bin, tmp_path):
+    """A small trace's database uses SQLite's 4 KiB pages: every table and index starts with a root page of
+    its own, and with 64 KiB pages (kept for traces of 16 MiB and more) each of those was a 64 KiB page
+    zeroed, written and mostly empty."""
+    out = tmp_path / "small.sqlite"
+    run_vgt(vgt_bin, "db", TRACE, "-o", out, "--quiet", check=0)
+    con = sqlite3.connect(out)
+    try:
+        assert con.execute("PRAGMA page_size").fetchone()[0] == 4096
+        assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        assert con.execute("SELECT count(*) FROM submissions").fetchone()[0] == 5
+    finally:
+        con.close()

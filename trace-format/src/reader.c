@@ -99,13 +99,7 @@ vgt_status vgt_reader_open_fd(vgt_reader **out, int fd, int own_fd, const vgt_re
     r->seen_valid = 1;
     vgt_error_clear(&r->sticky);
     vgt_error_clear(&r->trailer_err);
-    r->dctx = ZSTD_createDCtx();
-    vgt_status rc = r->dctx ? VGT_OK : VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "no memory for a zstd context");
-    if (rc == VGT_OK) {
-        /* Chunks hold at most 64 MiB of records: no frame needs a larger window. */
-        ZSTD_DCtx_setParameter(r->dctx, ZSTD_d_windowLogMax, 26);
-        rc = read_header(r, err);
-    }
+    vgt_status rc = read_header(r, err);   /* the zstd context comes with the first compressed chunk */
     if (rc != VGT_OK) {
         vgt_reader_close(r);
         return rc;

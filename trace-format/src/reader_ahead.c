@@ -49,8 +49,7 @@ struct reader_ahead {
 static void *worker(void *arg)
 {
     reader_ahead *a = arg;
-    ZSTD_DCtx *dctx = ZSTD_createDCtx();
-    if (dctx) ZSTD_DCtx_setParameter(dctx, ZSTD_d_windowLogMax, 26);
+    ZSTD_DCtx *dctx = NULL;   /* created by the first compressed chunk */
     pthread_mutex_lock(&a->mu);
     for (;;) {
         while (!a->stop && (a->next_claim >= (int64_t)a->r->nchunks || a->next_claim >= a->cur + SLOTS))
@@ -64,9 +63,8 @@ static void *worker(void *arg)
         pthread_mutex_unlock(&a->mu);
         uint64_t off = a->r->chunks[i].offset;
         s->header_ok = 0;
-        s->rc = dctx ? chunk_load_at(a->r->fd, a->r->info.file_size, off, a->r->opt.verify_checksums, dctx, &s->bufs,
-                                     &s->h, &s->header_ok, &s->view, &s->err)
-                     : VGT_FAIL(&s->err, VGT_E_NOMEM, off, "no memory for a zstd context");
+        s->rc = chunk_load_at(a->r->fd, a->r->info.file_size, off, a->r->opt.verify_checksums, &dctx, &s->bufs, &s->h,
+                              &s->header_ok, &s->view, &s->err);
         s->fields_ok = s->rc == VGT_OK && a->check_fields && chunk_fields_ok(s->view, &s->h);
         pthread_mutex_lock(&a->mu);
         s->state = 2;

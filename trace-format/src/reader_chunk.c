@@ -46,12 +46,19 @@ static vgt_status read_payload(vgt_reader *r, const chunk_header *h, uint64_t of
                     (unsigned long long)got, h->compressed_length);
 }
 
-static vgt_status decompress(chunk_bufs *b, ZSTD_DCtx *dctx, const chunk_header *h, uint64_t off, const uint8_t **view,
+/* *dctx is created by the first compressed chunk: a trace of stored chunks never needs one (the context is
+ * about 100 KB, allocated and freed for every reader opened). */
+static vgt_status decompress(chunk_bufs *b, ZSTD_DCtx **dctx, const chunk_header *h, uint64_t off, const uint8_t **view,
                              vgt_error *err)
 {
     if (h->codec == VGT_CODEC_STORED) {
         *view = b->payload;
         return VGT_OK;
+    }
+    if (!*dctx) {
+        if (!(*dctx = ZSTD_createDCtx())) return VGT_FAIL(err, VGT_E_NOMEM, off, "no memory for a zstd context");
+        /* Chunks hold at most 64 MiB of records: no frame needs a larger window. */
+        ZSTD_DCtx_setParameter(*dctx, ZSTD_d_windowLogMax, 26);
     }
     size_t frame = ZSTD_findFrameCompressedSize(b->payload, h->compressed_length);
     if (ZSTD_isError(frame) || frame != h->compressed_length)
@@ -63,7 +70,7 @@ static vgt_status decompress(chunk_bufs *b, ZSTD_DCtx *dctx, const chunk_header 
         return VGT_FAIL(err, VGT_E_FORMAT, off, "chunk at offset %llu: zstd frame holds %llu bytes, header says %u",
                         (unsigned long long)off, content, h->uncompressed_length);
     VGT_TRY(ensure(&b->recs, &b->recs_cap, h->uncompressed_length, off, err));
-    size_t n = ZSTD_decompressDCtx(dctx, b->recs, h->uncompressed_length, b->payload, h->compressed_length);
+    size_t n = ZSTD_decompressDCtx(*dctx, b->recs, h->uncompressed_length, b->payload, h->compressed_length);
     if (ZSTD_isError(n) || n != h->uncompressed_length)
         return VGT_FAIL(err, VGT_E_FORMAT, off, "chunk at offset %llu: zstd decompression %s%s (expected %u bytes, got %zu)",
                         (unsigned long long)off, ZSTD_isError(n) ? "failed: " : "gave the wrong length",
@@ -81,7 +88,7 @@ static vgt_status check_sum(const char *what, uint64_t want, const uint8_t *p, u
 }
 
 /* What every chunk goes through once its payload is in b (section 3's checks after the header). */
-static vgt_status chunk_decode(chunk_bufs *b, ZSTD_DCtx *dctx, const chunk_header *h, uint64_t off, int verify,
+static vgt_status chunk_decode(chunk_bufs *b, ZSTD_DCtx **dctx, const chunk_header *h, uint64_t off, int verify,
                                const uint8_t **view, vgt_error *err)
 {
     if (verify) VGT_TRY(check_sum("payload", h->payload_xxh64, b->payload, h->compressed_length, off, err));
@@ -90,7 +97,7 @@ static vgt_status chunk_decode(chunk_bufs *b, ZSTD_DCtx *dctx, const chunk_heade
     return chunk_records_check(*view, h, off, err);
 }
 
-vgt_status chunk_load_at(int fd, uint64_t file_size, uint64_t off, int verify, ZSTD_DCtx *dctx, chunk_bufs *b,
+vgt_status chunk_load_at(int fd, uint64_t file_size, uint64_t off, int verify, ZSTD_DCtx **dctx, chunk_bufs *b,
                          chunk_header *h, int *header_ok, const uint8_t **view, vgt_error *err)
 {
     uint8_t hb[VGT_CHUNK_HEADER_SIZE];
@@ -205,7 +212,7 @@ vgt_status reader_load_chunk(vgt_reader *r, vgt_error *err)
         VGT_TRY(read_chunk_header(r, off, &h, err));
         VGT_TRY(check_seq(r, &h, off, err));
         VGT_TRY(read_payload(r, &h, off, err));
-        VGT_TRY(chunk_decode(&r->bufs, r->dctx, &h, off, r->opt.verify_checksums, &r->view, err));
+        VGT_TRY(chunk_decode(&r->bufs, &r->dctx, &h, off, r->opt.verify_checksums, &r->view, err));
     }
     VGT_TRY(remember_seen(r, &h, off, err));
     r->in_order = idx >= 0 && idx == r->cur_index + 1 ? r->in_order + 1 : 1;

@@ -82,7 +82,7 @@ vgt_status reader_load_chunk(vgt_reader *r, vgt_error *err);
  * previous chunk (header, payload checksum, zstd, records checksum, record walk); *view: its records.
  * *header_ok: the header parsed (h is valid) even if a later check failed. Used by the read-ahead
  * workers (nothing of the reader is written). */
-vgt_status chunk_load_at(int fd, uint64_t file_size, uint64_t off, int verify, ZSTD_DCtx *dctx, chunk_bufs *b,
+vgt_status chunk_load_at(int fd, uint64_t file_size, uint64_t off, int verify, ZSTD_DCtx **dctx, chunk_bufs *b,
                          chunk_header *h, int *header_ok, const uint8_t **view, vgt_error *err);
 /* Read-ahead (reader_ahead.c): workers loading chunks first, first+1, ... of r's chunk list; NULL when
  * not worth it or not possible (the reader then reads alone). */

@@ -213,8 +213,12 @@ static vgt_status room_for(vgt_writer *w, uint32_t size, vgt_error *err)
     if (w->cur.count && (uint64_t)w->cur.len + size > w->opt.chunk_target) VGT_TRY(hand_off(w, err));
     uint64_t need = (uint64_t)w->cur.len + size;
     if (need <= w->cur.cap) return VGT_OK;
-    uint64_t cap = w->opt.chunk_target + (64u << 10);
-    if (cap > VGT_MAX_CHUNK_RECORDS_BYTES) cap = VGT_MAX_CHUNK_RECORDS_BYTES;
+    /* doubled from 64 KiB up to the chunk target and a record's slack: a short trace does not allocate (and
+     * free) a whole 2 MiB chunk; a long one reuses the full buffer for every chunk */
+    uint64_t most = w->opt.chunk_target + (64u << 10);
+    if (most > VGT_MAX_CHUNK_RECORDS_BYTES) most = VGT_MAX_CHUNK_RECORDS_BYTES;
+    uint64_t cap = w->cur.cap ? 2ull * w->cur.cap : 64u << 10;
+    if (cap > most) cap = most;
     if (cap < need) cap = need;
     uint8_t *q = realloc(w->cur.buf, cap);
     if (!q) return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "no memory for a %llu-byte chunk buffer", (unsigned long long)cap);
