@@ -5,6 +5,7 @@
 
 #include "synth_internal.h"
 #include "vgt/classes.h"
+#include "vgt/nv/cla140.h"
 #include "vgt/nv/clc86f.h"
 #include "vgt/nv/clc8b5.h"
 #include "vgt/nv/clcb97.h"
@@ -29,6 +30,7 @@ void vgt_synth_free(vgt_synth *s)
     vgt_synth_plan *p = &s->plan;
     free(p->runs), free(p->dw), free(p->blobs), free(p->bytes), free(p->expect);
     free(s->pb);
+    free(s->nodes);
     if (s->check_sem) vgt_sem_free(s->check_sem);
     free(s);
 }
@@ -41,11 +43,19 @@ void vgt_synth_begin(vgt_synth *s)
     s->pending = s->committed;
     s->broken = 0;
     s->nheld = 0;
+    uint32_t n = 0;   /* nodes of a plan that was not checked never ran */
+    for (uint32_t i = 0; i < s->nnodes; i++)
+        if (s->nodes[i].committed) s->nodes[n++] = s->nodes[i];
+    s->nnodes = n;
 }
 
 const vgt_synth_plan *vgt_synth_plan_get(const vgt_synth *s) { return &s->plan; }
 
-void vgt_synth_forget_memory(vgt_synth *s) { s->ncache = 0; }
+void vgt_synth_forget_memory(vgt_synth *s)
+{
+    s->ncache = 0;
+    if (!s->cfg.alloc_keep) s->nnodes = 0;   /* the nodes' copies were in that memory */
+}
 
 void vgt_synth_forget_state(vgt_synth *s)
 {
@@ -148,10 +158,17 @@ static vgt_status place_blob(vgt_synth *s, const void *bytes, uint64_t len, uint
     return VGT_OK;
 }
 
+/* Memory of the plan: the kept kind while a graph node is built (s->keep). */
+static uint64_t salloc(vgt_synth *s, uint64_t len, uint64_t align)
+{
+    vgt_synth_alloc_fn fn = s->keep && s->cfg.alloc_keep ? s->cfg.alloc_keep : s->cfg.alloc;
+    return fn(s->cfg.ctx, len, align);
+}
+
 static vgt_status blob(vgt_synth *s, const void *bytes, uint64_t len, uint64_t align, const char *what, uint64_t *va,
                        vgt_error *err)
 {
-    *va = s->cfg.alloc(s->cfg.ctx, len, align);
+    *va = salloc(s, len, align);
     if (!*va) {
         s->broken = 1;
         return VGT_FAIL(err, VGT_E_LIMIT, VGT_NO_OFFSET, "synthesizer: no memory left for the %s (%llu bytes)", what,
@@ -166,10 +183,12 @@ static uint64_t fnv1a64(const uint8_t *p, uint64_t n, uint64_t h)
     return h;
 }
 
-/* Contents copied once: the same bytes (programs, constant banks that do not change) at the same VA. */
+/* Contents copied once: the same bytes (programs, constant banks that do not change) at the same VA. A node's
+ * (s->keep) are its own: the cache's copies go when the allocator is reset. */
 static vgt_status cached_blob(vgt_synth *s, const uint8_t *bytes, uint64_t len, const char *what, uint64_t *va,
                               vgt_error *err)
 {
+    if (s->keep) return blob(s, bytes, len, 256, what, va, err);
     uint64_t h = fnv1a64(bytes, len, 0xcbf29ce484222325ull);
     for (uint32_t i = 0; i < s->ncache; i++)
         if (s->cache[i].hash == h && s->cache[i].len == len) {
@@ -284,10 +303,51 @@ static int same_major(vgt_qmd_version a, vgt_qmd_version b)
     return (a == VGT_QMD_V02_02 || a == VGT_QMD_V02_03) && (b == VGT_QMD_V02_02 || b == VGT_QMD_V02_03);
 }
 
+static vgt_status synth_launch_build(vgt_synth *s, const vgt_work *w, vgt_qmd_version v, uint32_t qsize, int node,
+                                     vgt_error *err);
+
+/* ---- graph nodes ---- */
+
+/* The node rebuilt for the captured QMD at va (the latest), or NULL. */
+static const synth_node *node_find(const vgt_synth *s, uint64_t va)
+{
+    for (uint32_t i = s->nnodes; i-- > 0;)
+        if (s->nodes[i].old_va == va) return &s->nodes[i];
+    return NULL;
+}
+
+/* [va, va+len) of the captured memory is written (an upload) or holds another QMD now: the nodes there end. */
+static void nodes_end(vgt_synth *s, uint64_t va, uint64_t len)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < s->nnodes; i++)
+        if (!(s->nodes[i].old_va < va + len && va < s->nodes[i].old_va + s->nodes[i].len)) s->nodes[n++] = s->nodes[i];
+    s->nnodes = n;
+}
+
+static vgt_status node_add(vgt_synth *s, uint64_t old_va, uint64_t new_va, uint32_t len, vgt_error *err)
+{
+    uint64_t cap = s->cap_nodes;
+    if (!grow((void **)&s->nodes, &cap, s->nnodes + 1u, sizeof *s->nodes)) return nomem(s, err);
+    s->cap_nodes = (uint32_t)cap;
+    s->nodes[s->nnodes++] = (synth_node){.old_va = old_va, .new_va = new_va, .len = len};
+    return VGT_OK;
+}
+
+/* A dependent that names a rebuilt node goes to the node's copy: the captured QMD was never sent with its
+ * PCAS in the synthesized stream, so the chain would stop there. */
+static void dependents_to_nodes(const vgt_synth *s, vgt_qmd *q)
+{
+    for (unsigned i = 0; i < VGT_QMD_MAX_DEPENDENT; i++) {
+        if (!q->dependent[i].enabled) continue;
+        const synth_node *n = node_find(s, q->dependent[i].va);
+        if (n) q->dependent[i].va = n->new_va;
+    }
+}
+
 static vgt_status synth_launch_work(vgt_synth *s, const vgt_work *w, vgt_error *err)
 {
     const vgt_launch_desc *d = w->launch;
-    char what[64];
     if (d->problem[0]) {
         s->broken = 1;
         return VGT_FAIL(err, VGT_E_ARG, VGT_NO_OFFSET, "launch %llu: %s", (unsigned long long)d->index, d->problem);
@@ -298,10 +358,26 @@ static vgt_status synth_launch_work(vgt_synth *s, const vgt_work *w, vgt_error *
      * launches keep the guest's layout) */
     if (v == VGT_QMD_UNKNOWN || (d->version != VGT_QMD_UNKNOWN && same_major(d->version, v))) v = d->version;
     uint32_t qsize = vgt_qmd_version_size(v);
+    /* a QMD that waits for a scheduling QMD (a graph's kernel node) runs when the chain reaches it, maybe in
+     * a later submission: it keeps its dependents, and its memory is kept */
+    int node = !d->empty && !w->ev->u.launch.inline_qmd &&
+               vgt_qmd_requires_scheduling_pcas(d->version, d->qmd_bytes, d->qmd_size);
+    if (!w->ev->u.launch.inline_qmd) nodes_end(s, d->qmd_va, d->qmd_size ? d->qmd_size : VGT_QMD_MAX_BYTES);
+    s->keep = node;
+    vgt_status rc = synth_launch_build(s, w, v, qsize, node, err);
+    s->keep = 0;
+    return rc;
+}
+
+static vgt_status synth_launch_build(vgt_synth *s, const vgt_work *w, vgt_qmd_version v, uint32_t qsize, int node,
+                                     vgt_error *err)
+{
+    const vgt_launch_desc *d = w->launch;
+    char what[64];
     synth_launch r = {.prog_old = d->program_va, .prog_len = d->program_len, .qmd_old = d->qmd_va, .qmd_len = d->qmd_size};
     /* the QMD's place first: the driver's constant bank holds its address */
     r.qmd_len = d->qmd_size;
-    r.qmd_new = s->cfg.alloc(s->cfg.ctx, qsize, 256);
+    r.qmd_new = salloc(s, qsize, 256);
     if (!r.qmd_new || (r.qmd_new >> 40)) {
         s->broken = 1;
         return VGT_FAIL(err, VGT_E_LIMIT, VGT_NO_OFFSET, "launch %llu: no memory below 2^40 for its QMD",
@@ -334,12 +410,13 @@ static vgt_status synth_launch_work(vgt_synth *s, const vgt_work *w, vgt_error *
                 if (r.cb_len[j] && a >= r.cb_old[j] && a < r.cb_old[j] + r.cb_len[j]) keeps = 0;
         }
         uint32_t n = cb->size < VGT_LD_CB_MAX ? cb->size : VGT_LD_CB_MAX;
+        keeps = keeps && !s->keep;   /* a node's banks are its own (cached_blob) */
         uint64_t h = keeps ? fnv1a64(cb->bytes, n, 0xcbf29ce484222325ull) : 0;
         for (uint32_t c = 0; keeps && c < s->ncache && !r.cb_new[i]; c++)
             if (s->cache[c].hash == h && s->cache[c].len == n) r.cb_new[i] = s->cache[c].va;
         if (r.cb_new[i]) continue;
         write[i] = 1;
-        r.cb_new[i] = s->cfg.alloc(s->cfg.ctx, cb->size, 256);
+        r.cb_new[i] = salloc(s, cb->size, 256);
         if (!r.cb_new[i]) {
             s->broken = 1;
             return VGT_FAIL(err, VGT_E_LIMIT, VGT_NO_OFFSET, "launch %llu: no memory for constant buffer %u",
@@ -374,8 +451,9 @@ static vgt_status synth_launch_work(vgt_synth *s, const vgt_work *w, vgt_error *
     if (q.program_prefetch_va) q.program_prefetch_va = relocate(&r, q.program_prefetch_va);   /* prefetch the copy */
     for (unsigned i = 0; i < VGT_QMD_MAX_CB; i++)
         if (r.cb_len[i]) q.cb[i].va = r.cb_new[i];
-    /* an empty dispatch is rebuilt for what it schedules: its dependents stay, at their captured VAs */
-    if (!d->empty) memset(q.dependent, 0, sizeof q.dependent);
+    /* an empty dispatch is rebuilt for what it schedules, a node for the next node: their dependents stay */
+    if (!d->empty && !node) memset(q.dependent, 0, sizeof q.dependent);
+    dependents_to_nodes(s, &q);
     uint8_t qmd[VGT_QMD_MAX_BYTES];
     vgt_error e;
     if (vgt_qmd_encode(v, &q, v == d->version ? d->unnamed : NULL, qmd, sizeof qmd, &e) != VGT_OK) {
@@ -393,6 +471,7 @@ static vgt_status synth_launch_work(vgt_synth *s, const vgt_work *w, vgt_error *
     }
     snprintf(what, sizeof what, "QMD of launch %llu", (unsigned long long)d->index);
     VGT_TRY(place_blob(s, qmd, qsize, r.qmd_new, what, err));
+    if (node) VGT_TRY(node_add(s, d->qmd_va, r.qmd_new, d->qmd_size, err));
     /* the stream */
     VGT_TRY(bind(s, d->subch, d->cls, err));
     VGT_TRY(launch_state(s, d, err));
@@ -438,6 +517,8 @@ static vgt_status synth_upload(vgt_synth *s, const vgt_work *w, vgt_error *err)
     if (!u->pitch_layout) return unsupported(s, err, "a block-linear inline-to-memory upload");
     if (!u->complete || !u->data || u->received < u->length) return unsupported(s, err, "an upload whose bytes were not all captured");
     if (u->completion == 2) return unsupported(s, err, "an upload that releases a semaphore");
+    /* the driver reuses a node's memory for another QMD (it sends that one with a PCAS of its own) */
+    nodes_end(s, u->dst_va, u->line_count > 1 ? (uint64_t)u->pitch_out * (u->line_count - 1) + u->line_length : u->line_length);
     unsigned sc = w->ev->subch;
     uint32_t cls = w->ev->cls;
     VGT_TRY(bind(s, sc, cls, err));
@@ -497,23 +578,51 @@ static vgt_status synth_copy(vgt_synth *s, const vgt_work *w, vgt_error *err)
     return VGT_OK;
 }
 
-/* NOTIFY of the 3D and compute classes: the notification (a timestamp, then a status word) written at
- * SET_NOTIFY_A (upper) : SET_NOTIFY_B; Vulkan's query and event code uses it. */
+/* NOTIFY: the notification (a timestamp, then a status word) written at SET_NOTIFY_A (upper) : SET_NOTIFY_B;
+ * Vulkan's graphics queue sends it on the 3D class. The compute and inline-to-memory classes have the same
+ * three methods at the same offsets with the same fields (ADDRESS_UPPER 24:0 on Hopper, ADDRESS_LOWER 31:0,
+ * TYPE WRITE_ONLY 0 / WRITE_THEN_AWAKEN 1: trace-format/facts/classes/cbc0_hopper_compute_a.cls and
+ * a140_kepler_inline_to_memory_b.cls next to cb97_hopper_a.cls; NVIDIA's cla140.h and clcb97.h), so the
+ * notification is written by one of those the channel has bound (vgt_synth_captured_bindings), compute
+ * first. Never by the 3D class: on the H200 a NOTIFY rebuilt on HOPPER_A raised Xid 25 and left the GPU
+ * unable to finish Vulkan draws (backend/gpu/README.md, "Engine exceptions"); a channel with neither keeps
+ * its submission verbatim. */
 static vgt_status synth_notify(vgt_synth *s, const vgt_event *ev, vgt_error *err)
 {
     _Static_assert(NVCBC0_SET_NOTIFY_A == NVCB97_SET_NOTIFY_A && NVCBC0_SET_NOTIFY_B == NVCB97_SET_NOTIFY_B &&
                        NVCBC0_NOTIFY == NVCB97_NOTIFY && NVCB97_NOTIFY == NVCB97_SET_NOTIFY_A + 8,
                    "the 3D and compute classes place NOTIFY alike, after SET_NOTIFY_A and _B");
+    _Static_assert(NVA140_SET_NOTIFY_A == NVCB97_SET_NOTIFY_A && NVA140_SET_NOTIFY_B == NVCB97_SET_NOTIFY_B &&
+                       NVA140_NOTIFY == NVCB97_NOTIFY &&
+                       NVA140_SET_NOTIFY_A_ADDRESS_UPPER_MASK == NVCB97_SET_NOTIFY_A_ADDRESS_UPPER_MASK &&
+                       NVCBC0_SET_NOTIFY_A_ADDRESS_UPPER_MASK == NVCB97_SET_NOTIFY_A_ADDRESS_UPPER_MASK &&
+                       NVA140_NOTIFY_TYPE_WRITE_ONLY == NVCB97_NOTIFY_TYPE_WRITE_ONLY &&
+                       NVA140_NOTIFY_TYPE_WRITE_THEN_AWAKEN == NVCB97_NOTIFY_TYPE_WRITE_THEN_AWAKEN,
+                   "the inline-to-memory class places NOTIFY and its fields as the 3D and compute classes do");
     const vgt_ev_notify *n = &ev->u.notify;
-    /* On the H200 a NOTIFY rebuilt on the 3D class of the lane's own channel raised Xid 25 on HOPPER_A and
-     * left the GPU unable to finish Vulkan draws (backend/gpu/README.md, "Engine exceptions"): only the
-     * compute class's is rebuilt; a 3D one leaves its submission to the captured push buffers. */
-    if (vgt_nv_class_family(ev->cls) != VGT_NV_FAM_COMPUTE)
-        return unsupported(s, err, "a NOTIFY on a class other than compute");
-    VGT_TRY(bind(s, ev->subch, ev->cls, err));
+    unsigned subch = ev->subch;
+    uint32_t cls = ev->cls;
+    if (vgt_nv_class_family(cls) != VGT_NV_FAM_COMPUTE) {
+        static const vgt_nv_family order[] = {VGT_NV_FAM_COMPUTE, VGT_NV_FAM_I2M};
+        cls = 0;
+        for (size_t f = 0; f < sizeof order / sizeof order[0] && !cls; f++)
+            for (unsigned k = 0; k < 8 && !cls; k++)
+                if (s->captured[k] && vgt_nv_class_family(s->captured[k]) == order[f]) subch = k, cls = s->captured[k];
+        if (!cls)
+            return unsupported(s, err, "a NOTIFY on a class other than compute, on a channel with no compute or "
+                                       "inline-to-memory object bound");
+    }
+    VGT_TRY(bind(s, subch, cls, err));
     uint32_t v[3] = {VGT_NV_SET(NVCB97_SET_NOTIFY_A_ADDRESS_UPPER, (uint32_t)(n->va >> 32)), (uint32_t)n->va, n->type};
-    VGT_TRY(run(s, ev->subch, ev->cls, NVCB97_SET_NOTIFY_A, v, 3, 0, err));   /* SET_NOTIFY_A, _B, NOTIFY */
-    return expect(s, ev) == VGT_OK ? VGT_OK : nomem(s, err);
+    VGT_TRY(run(s, subch, cls, NVCB97_SET_NOTIFY_A, v, 3, 0, err));   /* SET_NOTIFY_A, _B, NOTIFY */
+    vgt_event x = *ev;   /* decoded back: the same notification, from the object that writes it */
+    x.cls = cls, x.subch = (uint8_t)subch;
+    return expect(s, &x) == VGT_OK ? VGT_OK : nomem(s, err);
+}
+
+void vgt_synth_captured_bindings(vgt_synth *s, const uint32_t subch_class[8])
+{
+    memcpy(s->captured, subch_class, sizeof s->captured);
 }
 
 static vgt_status synth_semaphore(vgt_synth *s, const vgt_work *w, vgt_error *err)

@@ -158,5 +158,6 @@ vgt_status vgt_synth_check(vgt_synth *s, vgt_error *err)
     if (rc != VGT_OK) return rc;
     s->check_pb = pb;          /* the stream will run: its bindings and state are the channel's now */
     s->committed = s->pending;
+    for (uint32_t i = 0; i < s->nnodes; i++) s->nodes[i].committed = 1;   /* and the graph nodes it sends */
     return VGT_OK;
 }

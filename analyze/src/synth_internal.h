@@ -33,17 +33,30 @@ typedef struct synth_launch {
     uint32_t prog_len, qmd_len;
 } synth_launch;
 
+/* A QMD that waits for a scheduling QMD (REQUIRE_SCHEDULING_PCAS: a CUDA graph's kernel node), rebuilt at
+ * new_va in memory that outlives vgt_synth_forget_memory: a later submission's graph launch, or the node
+ * before it in the chain, schedules it by its captured VA. */
+typedef struct synth_node {
+    uint64_t old_va, new_va;
+    uint32_t len;
+    uint8_t committed;        /* its plan was checked (vgt_synth_check); else it leaves with vgt_synth_begin */
+} synth_node;
+
 struct vgt_synth {
     vgt_synth_config cfg;
     vgt_synth_plan plan;
-    synth_state committed, pending;   /* after the last checked plan; as the current plan leaves it */
+    synth_state committed, pending;
+    uint32_t captured[8];     /* the captured channel's subchannel bindings (vgt_synth_captured_bindings) */   /* after the last checked plan; as the current plan leaves it */
     /* empty dispatches of the current plan rebuilt with their SCHEDULE dependents: a launch of the same plan
      * that decrements one's dependence shows it ordered the stream (CUDA's CTA-less QMDs), and it is taken
      * out again; the others start work the stream does not launch itself (a CUDA graph's node chain) */
     struct { uint64_t work, qmd_va; } held[SYNTH_HELD];
     uint32_t nheld;
     int broken;
+    int keep;                 /* a node is being built: its memory comes from cfg.alloc_keep, not the cache */
     uint64_t cur_work;
+    synth_node *nodes;
+    uint32_t nnodes, cap_nodes;
     synth_cache cache[SYNTH_CACHE];
     uint32_t ncache;
     uint32_t *pb;

@@ -34,6 +34,10 @@
 #include "vgt/synth.h"
 
 #define ARENA_SIZE (256ull << 20)
+/* the top of the arena is never recycled: a CUDA graph's nodes (QMDs that wait for a scheduling QMD, with
+ * their programs and constant buffers) are sent once and run by every later graph launch */
+#define ARENA_KEEP (32ull << 20)
+#define ARENA_RECYCLED (ARENA_SIZE - ARENA_KEEP)
 #define ARENA_ALIGN (4ull << 30)
 #define ARENA_FLOOR (64ull << 30)
 
@@ -50,7 +54,7 @@ typedef struct synth_chan {
 struct synth_lane {
     vgt_ldx *x;
     synth_chan *cur;              /* the channel being decoded */
-    uint64_t arena_va, arena_used;
+    uint64_t arena_va, arena_used, keep_used;
     int arena_mapped, arena_failed;
     uint8_t warned_fallback;
     /* the current submission's plan may run (--lane synth; lane auto: a segment captured truncated). When
@@ -110,9 +114,21 @@ static uint64_t arena_alloc(void *ctx, uint64_t size, uint64_t align)
     if (!arena_map(rp)) return 0;
     if (align < 256) align = 256;
     uint64_t at = (L->arena_used + align - 1) & ~(align - 1);
-    if (at + size > ARENA_SIZE || at + size < at) return 0;
+    if (at + size > ARENA_RECYCLED || at + size < at) return 0;
     L->arena_used = at + size;
     return L->arena_va + at;
+}
+
+static uint64_t arena_alloc_keep(void *ctx, uint64_t size, uint64_t align)
+{
+    vgt_replay *rp = ctx;
+    struct synth_lane *L = rp->synth;
+    if (!arena_map(rp)) return 0;
+    if (align < 256) align = 256;
+    uint64_t at = (L->keep_used + align - 1) & ~(align - 1);
+    if (at + size > ARENA_KEEP || at + size < at) return 0;
+    L->keep_used = at + size;
+    return L->arena_va + ARENA_RECYCLED + at;
 }
 
 /* Past half the arena, at the start of a submission: every earlier submission has finished (the engine
@@ -120,7 +136,7 @@ static uint64_t arena_alloc(void *ctx, uint64_t size, uint64_t align)
 static void arena_recycle(vgt_replay *rp)
 {
     struct synth_lane *L = rp->synth;
-    if (L->arena_used <= ARENA_SIZE / 2) return;
+    if (L->arena_used <= ARENA_RECYCLED / 2) return;
     vgt_error e;
     if (rp->ops->idle) rp->ops->idle(rp->be, 0, &e);
     L->arena_used = 0;
@@ -182,7 +198,8 @@ static unsigned sub_begin(stream_submit *s)
     if (!sc) {
         if (!(sc = calloc(1, sizeof *sc))) return 0;
         c->synth = sc;
-        vgt_synth_config scfg = {.alloc = arena_alloc, .ctx = rp, .host_cls = c->cls, .context_state_in_stream = 1};
+        vgt_synth_config scfg = {.alloc = arena_alloc, .alloc_keep = arena_alloc_keep, .ctx = rp, .host_cls = c->cls,
+                                 .context_state_in_stream = 1};
         if (vgt_ldx_channel_new(rp->synth->x, c->client, c->handle, c->cls, &sc->lc, &e) != VGT_OK ||
             vgt_synth_new(&scfg, &sc->syn, &e) != VGT_OK) {
             sc->status = PLAN_UNSUPPORTED;
@@ -208,6 +225,8 @@ static void sub_method(stream_submit *s, const vgt_method *m)
     synth_chan *sc = s->c->synth;
     vgt_error e;
     if (!sc || !sc->lc) return;
+    /* the objects the captured stream has bound so far: a 3D-class NOTIFY is rebuilt on one of them */
+    if (sc->syn && s->rp->synth->planning) vgt_synth_captured_bindings(sc->syn, s->c->pb.subch_class);
     if (vgt_ldx_method(sc->lc, m, &e) != VGT_OK && sc->status == PLAN_OK) {
         sc->status = PLAN_UNSUPPORTED;
         snprintf(sc->why, sizeof sc->why, "the work extractor stopped: %.480s", e.msg);

@@ -24,7 +24,7 @@
 #       Outputs (logs, JSON summaries, dumps, the multi_kernel trace) go to $OUT (default /tmp/vgt-synth-lane).
 #   tests/gpu/synth_lane.sh diag
 #       on the GPU machine, from the repository root, about 2 to 3 minutes: the health check, then for each of
-#       vadd, many_launches, streams_threads, multi_kernel, cuda_graph, triton_small (the CUDA corpus traces)
+#       vadd, many_launches, streams_threads, multi_kernel, cuda_graph, cuda_graph_memcpy, triton_small (the CUDA corpus traces)
 #       and vk_compute: the synth lane on sim (nothing reaches the GPU unless it passes; at most 40 s), then
 #       `--lane synth --backend gpu --check --json` (at most 45 s each; no trace starts after 170 s) and one
 #       table per trace (tests/gpu/synth_diag.py):
@@ -81,7 +81,7 @@ diag() {
     [ "${SYNTH_DIAG_DRY:-0}" = 1 ] && be=sim health=0
     export HEALTH_TIMEOUT=${HEALTH_TIMEOUT:-20}
     [ $health = 0 ] || bash "$root/tests/gpu/health_check.sh" before || { fail "health check before the run"; return; }
-    for name in vadd many_launches streams_threads multi_kernel cuda_graph triton_small vk_compute; do
+    for name in vadd many_launches streams_threads multi_kernel cuda_graph cuda_graph_memcpy triton_small vk_compute; do
         t=$root/corpus/$name.vgt
         [ -f "$t" ] || { echo "$name: no $t"; continue; }
         # the whole mode stays under 4 minutes: no trace starts after 170 s (each takes at most 90 s)

@@ -16,9 +16,11 @@ CORPUS = REPO / "corpus"
 # submission 205) happens, while CUDA's ordering QMDs, decremented by a launch of the same submission, stay
 # out (test_synth_graph_launches)
 TRACES = ["vadd", "many_launches", "streams_threads", "triton_small", "multi_kernel", "cuda_graph",
-          "vk_compute", "vk_triangle", "gl_egl", "vk_nostore", "gl_nostore"]
-# vk_compute: its 3D-class NOTIFY runs verbatim
-COMPUTE_ONLY = {"vadd", "many_launches", "streams_threads", "triton_small", "multi_kernel", "cuda_graph"}
+          "cuda_graph_memcpy", "vk_compute", "vk_triangle", "gl_egl", "vk_nostore", "gl_nostore"]
+# vk_compute's graphics-queue submissions (3D-class report semaphores and NOTIFY) are rebuilt on the channel's
+# compute object
+COMPUTE_ONLY = {"vadd", "many_launches", "streams_threads", "triton_small", "multi_kernel", "cuda_graph",
+                "cuda_graph_memcpy", "vk_compute"}
 
 
 def replay_json(vgt, name, *args):
@@ -57,6 +59,21 @@ def test_synth_graph_launches(vgt):
     rc, s = replay_json(vgt, "vadd", "--lane", "synth")
     _, v = replay_json(vgt, "vadd", "--lane", "verbatim")
     assert rc == 0 and s["empty_dispatches"] == 0 and v["empty_dispatches"] == 2 and s["launches"] == v["launches"] == 2
+
+
+@pytest.mark.parametrize("name", ["cuda_graph", "cuda_graph_memcpy"])
+def test_synth_graph_node_chain(vgt, name):
+    # the graph's kernel nodes wait for their scheduling QMD (REQUIRE_SCHEDULING_PCAS): each graph launch runs
+    # the whole chain, node after node, as it did when captured; the last node's reduction on the stream's
+    # progress semaphore is what the copy of the next memcpy node waits for (cuda_graph_memcpy)
+    rc, s = replay_json(vgt, name, "--lane", "synth")
+    _, v = replay_json(vgt, name, "--lane", "verbatim")
+    assert rc == 0 and s["checks"]["failed"] == 0 and not s["blocked"], s
+    assert v["qmds"]["dependent_runs"] > 0
+    assert s["qmds"] == v["qmds"], (s["qmds"], v["qmds"])
+    assert s["semaphores"]["reductions"] == v["semaphores"]["reductions"] > 0
+    for k in ("releases", "acquires"):
+        assert s["semaphores"][k] == v["semaphores"][k], k
 
 
 def test_auto_on_sim_is_verbatim(vgt):

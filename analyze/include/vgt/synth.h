@@ -12,13 +12,25 @@
  *              itself), then INVALIDATE_SHADER_CACHES_NO_WFI (instruction, data, constant: the host wrote
  *              them) and SEND_PCAS_A + SEND_SIGNALING_PCAS2_B (PCAS_B before Ampere). Dependent QMDs are left out: the
  *              synthesized stream orders the launches (each waited for). Releases keep their addresses.
+ *              A QMD that waits for a scheduling QMD (REQUIRE_SCHEDULING_PCAS: a CUDA graph's kernel node,
+ *              sent once and run by every graph launch) is a node: it keeps its dependents (the next node),
+ *              and it and its program and constant buffers go to memory that outlives
+ *              vgt_synth_forget_memory (cfg.alloc_keep), since later submissions schedule it.
  *   EMPTY_DISPATCH that SCHEDULEs a QMD: rebuilt like a launch with its dependents (a CUDA graph launch starts
- *              the graph's node chain at its captured VAs), unless a launch of the same plan decrements its
- *              dependence (CUDA's stream-ordering QMD): then it leaves the plan again. Others: nothing.
+ *              the graph's node chain), unless a launch of the same plan decrements its dependence (CUDA's
+ *              stream-ordering QMD): then it leaves the plan again. Others: nothing.
+ *   Dependents of nodes and empty dispatches name a node rebuilt before by its new VA (the captured QMD at
+ *   the captured VA was never sent with its PCAS in a synthesized stream, so scheduling it there would run
+ *   nothing); others keep their captured VA. An upload over a node's captured QMD, or another launch of a
+ *   QMD there, ends the node (the driver reuses the memory).
  *   UPLOAD     LINE_LENGTH_IN .. LAUNCH_DMA and its LOAD_INLINE_DATA (pitch layouts)
  *   COPY       OFFSET_IN/OUT, PITCH_IN/OUT, LINE_LENGTH_IN, LINE_COUNT, remap constants, SET_SEMAPHORE_*,
  *              LAUNCH_DMA as captured (pitch layouts; semaphore-only ones of any layout)
  *   SEMAPHORE  the host's SEM_ADDR_LO .. SEM_EXECUTE, or the class's report semaphore methods, as captured
+ *              (3D or compute: the same VA, payload, structure size and operation); a NOTIFY as SET_NOTIFY_A,
+ *              _B, NOTIFY on the compute class, or for another class's (Vulkan's graphics queue sends it on
+ *              the 3D class) on a compute or inline-to-memory object the captured channel has bound
+ *              (vgt_synth_captured_bindings): the same notification, never by the 3D class
  *
  * Everything else (draws, empty dispatches that release semaphores) cannot be synthesized: vgt_synth_work
  * says so (VGT_E_UNSUPPORTED); a launch that must not be built (its program not in the trace, a QMD the
@@ -88,6 +100,9 @@ typedef uint64_t (*vgt_synth_alloc_fn)(void *ctx, uint64_t size, uint64_t align)
 typedef struct vgt_synth_config {
     vgt_synth_alloc_fn alloc; /* required */
     void *ctx;
+    /* memory that vgt_synth_forget_memory does not take back (a graph's nodes, scheduled by later
+     * submissions); NULL: alloc */
+    vgt_synth_alloc_fn alloc_keep;
     uint32_t host_cls;        /* the channel class the stream runs on */
     /* 1: the caller adds the context state (local memory) where the captured driver sent it
      * (vgt_synth_context_state; a replay of the whole stream); 0: each launch re-sends the local memory
@@ -105,10 +120,14 @@ void vgt_synth_begin(vgt_synth *s);
  * a launch that must not be built (err says why); the plan is then unusable until vgt_synth_begin. */
 vgt_status vgt_synth_work(vgt_synth *s, const vgt_work *w, vgt_error *err);
 const vgt_synth_plan *vgt_synth_plan_get(const vgt_synth *s);
+/* The captured channel's subchannel bindings (its SET_OBJECTs so far) where the next work item comes from:
+ * work whose own class must not be used (a 3D-class NOTIFY) goes to an object of the channel's that does
+ * the same. Unset: all 0 (no such object known). */
+void vgt_synth_captured_bindings(vgt_synth *s, const uint32_t subch_class[8]);
 /* Decode the plan's stream back and compare it with the work (see above). VGT_E_DECODE naming the first
  * difference. Also commits the channel state the plan leaves (call it once per plan, before submitting). */
 vgt_status vgt_synth_check(vgt_synth *s, vgt_error *err);
-/* The allocator was reset: programs and constant buffers are copied again. */
+/* The allocator (cfg.alloc, not cfg.alloc_keep) was reset: programs and constant buffers are copied again. */
 void vgt_synth_forget_memory(vgt_synth *s);
 /* Other methods ran on the channel (captured ones, verbatim): its bindings and compute state are set again
  * by the next plan. */
