@@ -94,8 +94,6 @@ const sem_method_spec vgt_sem_method_table[] = {
     /* compute classes keep the notifier methods at the same offsets */
     M(FAM_COMPUTE, NVCBC0_SET_NOTIFY_A, R_NOTIFY_A), M(FAM_COMPUTE, NVCBC0_SET_NOTIFY_B, R_NOTIFY_B),
     M(FAM_COMPUTE, NVCBC0_NOTIFY, R_NOTIFY),
-    /* so does the inline-to-memory class (cla140.h: SET_NOTIFY_A/B, NOTIFY at 0x104..0x10c) */
-    M(FAM_I2M, NVA140_SET_NOTIFY_A, R_NOTIFY_A), M(FAM_I2M, NVA140_SET_NOTIFY_B, R_NOTIFY_B), M(FAM_I2M, NVA140_NOTIFY, R_NOTIFY),
 
     /* inline-to-memory class */
     I2M_METHODS(FAM_I2M, NVA140),

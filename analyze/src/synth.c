@@ -5,7 +5,6 @@
 
 #include "synth_internal.h"
 #include "vgt/classes.h"
-#include "vgt/nv/cla140.h"
 #include "vgt/nv/clc86f.h"
 #include "vgt/nv/clc8b5.h"
 #include "vgt/nv/clcb97.h"
@@ -578,51 +577,23 @@ static vgt_status synth_copy(vgt_synth *s, const vgt_work *w, vgt_error *err)
     return VGT_OK;
 }
 
-/* NOTIFY: the notification (a timestamp, then a status word) written at SET_NOTIFY_A (upper) : SET_NOTIFY_B;
- * Vulkan's graphics queue sends it on the 3D class. The compute and inline-to-memory classes have the same
- * three methods at the same offsets with the same fields (ADDRESS_UPPER 24:0 on Hopper, ADDRESS_LOWER 31:0,
- * TYPE WRITE_ONLY 0 / WRITE_THEN_AWAKEN 1: trace-format/facts/classes/cbc0_hopper_compute_a.cls and
- * a140_kepler_inline_to_memory_b.cls next to cb97_hopper_a.cls; NVIDIA's cla140.h and clcb97.h), so the
- * notification is written by one of those the channel has bound (vgt_synth_captured_bindings), compute
- * first. Never by the 3D class: on the H200 a NOTIFY rebuilt on HOPPER_A raised Xid 25 and left the GPU
- * unable to finish Vulkan draws (backend/gpu/README.md, "Engine exceptions"); a channel with neither keeps
- * its submission verbatim. */
+/* NOTIFY of the 3D and compute classes: the notification (a timestamp, then a status word) written at
+ * SET_NOTIFY_A (upper) : SET_NOTIFY_B; Vulkan's query and event code uses it. */
 static vgt_status synth_notify(vgt_synth *s, const vgt_event *ev, vgt_error *err)
 {
     _Static_assert(NVCBC0_SET_NOTIFY_A == NVCB97_SET_NOTIFY_A && NVCBC0_SET_NOTIFY_B == NVCB97_SET_NOTIFY_B &&
                        NVCBC0_NOTIFY == NVCB97_NOTIFY && NVCB97_NOTIFY == NVCB97_SET_NOTIFY_A + 8,
                    "the 3D and compute classes place NOTIFY alike, after SET_NOTIFY_A and _B");
-    _Static_assert(NVA140_SET_NOTIFY_A == NVCB97_SET_NOTIFY_A && NVA140_SET_NOTIFY_B == NVCB97_SET_NOTIFY_B &&
-                       NVA140_NOTIFY == NVCB97_NOTIFY &&
-                       NVA140_SET_NOTIFY_A_ADDRESS_UPPER_MASK == NVCB97_SET_NOTIFY_A_ADDRESS_UPPER_MASK &&
-                       NVCBC0_SET_NOTIFY_A_ADDRESS_UPPER_MASK == NVCB97_SET_NOTIFY_A_ADDRESS_UPPER_MASK &&
-                       NVA140_NOTIFY_TYPE_WRITE_ONLY == NVCB97_NOTIFY_TYPE_WRITE_ONLY &&
-                       NVA140_NOTIFY_TYPE_WRITE_THEN_AWAKEN == NVCB97_NOTIFY_TYPE_WRITE_THEN_AWAKEN,
-                   "the inline-to-memory class places NOTIFY and its fields as the 3D and compute classes do");
     const vgt_ev_notify *n = &ev->u.notify;
-    unsigned subch = ev->subch;
-    uint32_t cls = ev->cls;
-    if (vgt_nv_class_family(cls) != VGT_NV_FAM_COMPUTE) {
-        static const vgt_nv_family order[] = {VGT_NV_FAM_COMPUTE, VGT_NV_FAM_I2M};
-        cls = 0;
-        for (size_t f = 0; f < sizeof order / sizeof order[0] && !cls; f++)
-            for (unsigned k = 0; k < 8 && !cls; k++)
-                if (s->captured[k] && vgt_nv_class_family(s->captured[k]) == order[f]) subch = k, cls = s->captured[k];
-        if (!cls)
-            return unsupported(s, err, "a NOTIFY on a class other than compute, on a channel with no compute or "
-                                       "inline-to-memory object bound");
-    }
-    VGT_TRY(bind(s, subch, cls, err));
+    /* On the H200 a NOTIFY rebuilt on the 3D class of the lane's own channel raised Xid 25 on HOPPER_A and
+     * left the GPU unable to finish Vulkan draws (backend/gpu/README.md, "Engine exceptions"): only the
+     * compute class's is rebuilt; a 3D one leaves its submission to the captured push buffers. */
+    if (vgt_nv_class_family(ev->cls) != VGT_NV_FAM_COMPUTE)
+        return unsupported(s, err, "a NOTIFY on a class other than compute");
+    VGT_TRY(bind(s, ev->subch, ev->cls, err));
     uint32_t v[3] = {VGT_NV_SET(NVCB97_SET_NOTIFY_A_ADDRESS_UPPER, (uint32_t)(n->va >> 32)), (uint32_t)n->va, n->type};
-    VGT_TRY(run(s, subch, cls, NVCB97_SET_NOTIFY_A, v, 3, 0, err));   /* SET_NOTIFY_A, _B, NOTIFY */
-    vgt_event x = *ev;   /* decoded back: the same notification, from the object that writes it */
-    x.cls = cls, x.subch = (uint8_t)subch;
-    return expect(s, &x) == VGT_OK ? VGT_OK : nomem(s, err);
-}
-
-void vgt_synth_captured_bindings(vgt_synth *s, const uint32_t subch_class[8])
-{
-    memcpy(s->captured, subch_class, sizeof s->captured);
+    VGT_TRY(run(s, ev->subch, ev->cls, NVCB97_SET_NOTIFY_A, v, 3, 0, err));   /* SET_NOTIFY_A, _B, NOTIFY */
+    return expect(s, ev) == VGT_OK ? VGT_OK : nomem(s, err);
 }
 
 static vgt_status synth_semaphore(vgt_synth *s, const vgt_work *w, vgt_error *err)

@@ -45,8 +45,7 @@ typedef struct synth_node {
 struct vgt_synth {
     vgt_synth_config cfg;
     vgt_synth_plan plan;
-    synth_state committed, pending;
-    uint32_t captured[8];     /* the captured channel's subchannel bindings (vgt_synth_captured_bindings) */   /* after the last checked plan; as the current plan leaves it */
+    synth_state committed, pending;   /* after the last checked plan; as the current plan leaves it */
     /* empty dispatches of the current plan rebuilt with their SCHEDULE dependents: a launch of the same plan
      * that decrements one's dependence shows it ordered the stream (CUDA's CTA-less QMDs), and it is taken
      * out again; the others start work the stream does not launch itself (a CUDA graph's node chain) */

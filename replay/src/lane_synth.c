@@ -225,8 +225,6 @@ static void sub_method(stream_submit *s, const vgt_method *m)
     synth_chan *sc = s->c->synth;
     vgt_error e;
     if (!sc || !sc->lc) return;
-    /* the objects the captured stream has bound so far: a 3D-class NOTIFY is rebuilt on one of them */
-    if (sc->syn && s->rp->synth->planning) vgt_synth_captured_bindings(sc->syn, s->c->pb.subch_class);
     if (vgt_ldx_method(sc->lc, m, &e) != VGT_OK && sc->status == PLAN_OK) {
         sc->status = PLAN_UNSUPPORTED;
         snprintf(sc->why, sizeof sc->why, "the work extractor stopped: %.480s", e.msg);

@@ -27,10 +27,6 @@
  *   COPY       OFFSET_IN/OUT, PITCH_IN/OUT, LINE_LENGTH_IN, LINE_COUNT, remap constants, SET_SEMAPHORE_*,
  *              LAUNCH_DMA as captured (pitch layouts; semaphore-only ones of any layout)
  *   SEMAPHORE  the host's SEM_ADDR_LO .. SEM_EXECUTE, or the class's report semaphore methods, as captured
- *              (3D or compute: the same VA, payload, structure size and operation); a NOTIFY as SET_NOTIFY_A,
- *              _B, NOTIFY on the compute class, or for another class's (Vulkan's graphics queue sends it on
- *              the 3D class) on a compute or inline-to-memory object the captured channel has bound
- *              (vgt_synth_captured_bindings): the same notification, never by the 3D class
  *
  * Everything else (draws, empty dispatches that release semaphores) cannot be synthesized: vgt_synth_work
  * says so (VGT_E_UNSUPPORTED); a launch that must not be built (its program not in the trace, a QMD the
@@ -120,10 +116,6 @@ void vgt_synth_begin(vgt_synth *s);
  * a launch that must not be built (err says why); the plan is then unusable until vgt_synth_begin. */
 vgt_status vgt_synth_work(vgt_synth *s, const vgt_work *w, vgt_error *err);
 const vgt_synth_plan *vgt_synth_plan_get(const vgt_synth *s);
-/* The captured channel's subchannel bindings (its SET_OBJECTs so far) where the next work item comes from:
- * work whose own class must not be used (a 3D-class NOTIFY) goes to an object of the channel's that does
- * the same. Unset: all 0 (no such object known). */
-void vgt_synth_captured_bindings(vgt_synth *s, const uint32_t subch_class[8]);
 /* Decode the plan's stream back and compare it with the work (see above). VGT_E_DECODE naming the first
  * difference. Also commits the channel state the plan leaves (call it once per plan, before submitting). */
 vgt_status vgt_synth_check(vgt_synth *s, vgt_error *err);
