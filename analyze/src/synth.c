@@ -586,8 +586,9 @@ static vgt_status synth_notify(vgt_synth *s, const vgt_event *ev, vgt_error *err
                    "the 3D and compute classes place NOTIFY alike, after SET_NOTIFY_A and _B");
     const vgt_ev_notify *n = &ev->u.notify;
     /* On the H200 a NOTIFY rebuilt on the 3D class of the lane's own channel raised Xid 25 on HOPPER_A and
-     * left the GPU unable to finish Vulkan draws (backend/gpu/README.md, "Engine exceptions"): only the
-     * compute class's is rebuilt; a 3D one leaves its submission to the captured push buffers. */
+     * left the GPU unable to finish Vulkan draws (backend/gpu/README.md, "Engine exceptions"); rebuilt on
+     * the channel's inline-to-memory object instead, it did the same: only the compute class's is rebuilt;
+     * a 3D one leaves its submission to the captured push buffers. */
     if (vgt_nv_class_family(ev->cls) != VGT_NV_FAM_COMPUTE)
         return unsupported(s, err, "a NOTIFY on a class other than compute");
     VGT_TRY(bind(s, ev->subch, ev->cls, err));
