@@ -32,7 +32,9 @@
  *             AGREE / DISAGREE, or SKIP with the reason (never called cleanly in the corpus; emits MME DMA, a draw,
  *             an upload...; would send a value the driver did not send; no effect the probes can read back; ...).
  *
- * Usage: mme_agree --list FILE [-v] [--dry-run] [--safe] [--forms] [--only extra|bit14|macros] [--budget SECONDS]
+ * Usage: mme_agree --list FILE [-v] [--dry-run] [--safe] [--run-known-bad] [--forms] [--only extra|bit14|macros]
+ *                  [--budget SECONDS]
+ *   --run-known-bad: also extra_branch_exit, which raised MME ILLEGAL_OPCODE on the H200 (skipped otherwise)
  *   --dry-run: no GPU: the form check, the simulator's predictions, and which macros would run (DRY) with a zero
  *              shadow state
  *   --safe: stage 0, the extra_* and bit-14 rows only; the driver macros are skipped
@@ -71,6 +73,7 @@ enum { Z = VGT_MME_TU104_ZERO, IMM = VGT_MME_TU104_IMM, L0 = VGT_MME_TU104_LOAD0
 
 static int verbose;
 static int safe;  /* --safe: only forms and upload patterns that ran cleanly on the H200 (see usage) */
+static int run_known_bad;   /* --run-known-bad: also the rows that raised an engine exception on the H200 */
 static int dry;   /* --dry-run: no GPU; predictions and the per-macro gate with a zero shadow state */
 static mme_forms forms;   /* the group forms of the listed driver macros */
 static double t_start;
@@ -448,6 +451,15 @@ static void test_extra(hw *h, int variant)
 {
     static const char *const names[4] = { "extra_same_pb", "extra_branch_exit", "extra_next_entry", "extra_split_hdr" };
     verdict *v = row(names[variant]);
+    if (variant == 1 && !run_known_bad) {
+        /* Its one run on the H200 (2026-12-02) raised MME ILLEGAL_OPCODE (Xid 13, ESR 0x404490=0x80000004): the
+         * guard exiting by a taken BEQ (immediate 0x9000, the driver's own exit form) with 17 parameters left,
+         * where the same guard exiting by end_next (extra_same_pb) ran cleanly and dropped them. NVIDIA's own
+         * guard in vk_scene exits the same way without an error: what differs is not known yet. */
+        v->result = "SKIP";
+        snprintf(v->detail, sizeof v->detail, "raised MME ILLEGAL_OPCODE on the H200 (2026-12-02); --run-known-bad runs it");
+        return;
+    }
     static image img;
     static enc_prog q;
     image_init(&img);
@@ -1204,6 +1216,7 @@ int main(int argc, char **argv)
         if (!strcmp(argv[i], "-v")) verbose = 1;
         else if (!strcmp(argv[i], "--dry-run")) dry = 1;
         else if (!strcmp(argv[i], "--safe")) safe = 1;
+        else if (!strcmp(argv[i], "--run-known-bad")) run_known_bad = 1;
         else if (!strcmp(argv[i], "--forms")) print_forms = 1;
         else if (!strcmp(argv[i], "--list") && i + 1 < argc) list = argv[++i];
         else if (!strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
@@ -1214,7 +1227,7 @@ int main(int argc, char **argv)
         }
     }
     if (!list) {
-        printf("usage: mme_agree --list FILE [-v] [--dry-run] [--safe] [--forms] [--only extra|bit14|macros] "
+        printf("usage: mme_agree --list FILE [-v] [--dry-run] [--safe] [--run-known-bad] [--forms] [--only extra|bit14|macros] "
                "[--budget SECONDS]\n");
         return 2;
     }

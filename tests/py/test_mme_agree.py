@@ -56,7 +56,8 @@ def test_dry_run_staged_and_per_macro(agree, listfile, macros):
     # stage 0 is the first row
     rows = re.findall(r"^(stage0_zero_probe|extra_\w+|b14_\w+) +(\S+) ", out, re.M)
     assert rows[0] == ("stage0_zero_probe", "DRY")
-    assert all(res == "DRY" for _, res in rows), rows
+    # extra_branch_exit raised MME ILLEGAL_OPCODE on the H200: skipped unless --run-known-bad
+    assert all(res == ("SKIP" if name == "extra_branch_exit" else "DRY") for name, res in rows), rows
     # one line per listed macro, each with a verdict; every SKIP says why
     lines = re.findall(r"^(DRY|SKIP|AGREE|DISAGREE|ERROR) +([0-9a-f]{16}) .*?insts: (.*)$", out, re.M)
     assert [h for _, h, _ in lines] == [m["hash"] for m in macros]
