@@ -107,28 +107,27 @@ static int arena_map(vgt_replay *rp)
     return 1;
 }
 
+/* Takes size bytes at align from one part of the arena: [base, base + limit), *used of it taken so far. */
+static uint64_t arena_take(vgt_replay *rp, uint64_t *used, uint64_t base, uint64_t limit, uint64_t size, uint64_t align)
+{
+    if (!arena_map(rp)) return 0;
+    if (align < 256) align = 256;
+    uint64_t at = (*used + align - 1) & ~(align - 1);
+    if (at + size > limit || at + size < at) return 0;
+    *used = at + size;
+    return rp->synth->arena_va + base + at;
+}
+
 static uint64_t arena_alloc(void *ctx, uint64_t size, uint64_t align)
 {
     vgt_replay *rp = ctx;
-    struct synth_lane *L = rp->synth;
-    if (!arena_map(rp)) return 0;
-    if (align < 256) align = 256;
-    uint64_t at = (L->arena_used + align - 1) & ~(align - 1);
-    if (at + size > ARENA_RECYCLED || at + size < at) return 0;
-    L->arena_used = at + size;
-    return L->arena_va + at;
+    return arena_take(rp, &rp->synth->arena_used, 0, ARENA_RECYCLED, size, align);
 }
 
 static uint64_t arena_alloc_keep(void *ctx, uint64_t size, uint64_t align)
 {
     vgt_replay *rp = ctx;
-    struct synth_lane *L = rp->synth;
-    if (!arena_map(rp)) return 0;
-    if (align < 256) align = 256;
-    uint64_t at = (L->keep_used + align - 1) & ~(align - 1);
-    if (at + size > ARENA_KEEP || at + size < at) return 0;
-    L->keep_used = at + size;
-    return L->arena_va + ARENA_RECYCLED + at;
+    return arena_take(rp, &rp->synth->keep_used, ARENA_RECYCLED, ARENA_KEEP, size, align);
 }
 
 /* Past half the arena, at the start of a submission: every earlier submission has finished (the engine

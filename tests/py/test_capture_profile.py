@@ -13,17 +13,23 @@ KEYS = ["ctor", "activate", "views", "register", "submits", "submit", "lifetime"
         "exit_pass", "end_records", "writer_close", "total_finish"]
 
 
-def run(vgt_bin, tmp_path, profile):
+def record_prog(vgt_bin, tmp_path, text, name, profile=False):
+    """`vgt record` of a Python program `text` that gets the stand-in node's path as its argument; the trace
+    is tmp_path/<name>.vgt."""
     ctl = tmp_path / "fakectl"
     ctl.write_bytes(b"")
-    prog = tmp_path / "one.py"
-    prog.write_text(PROG)
+    prog = tmp_path / f"{name}.py"
+    prog.write_text(text)
     env = dict(os.environ, VGT_CAPTURE_CTL_PATH=str(ctl))
     env.pop("VGT_CAPTURE_PROFILE", None)
     if profile:
         env["VGT_CAPTURE_PROFILE"] = "1"
-    return subprocess.run([str(vgt_bin), "record", "-o", "p.vgt", "--", "python3", str(prog), str(ctl)],
+    return subprocess.run([str(vgt_bin), "record", "-o", f"{name}.vgt", "--", "python3", str(prog), str(ctl)],
                           capture_output=True, text=True, timeout=60, env=env, cwd=tmp_path)
+
+
+def run(vgt_bin, tmp_path, profile):
+    return record_prog(vgt_bin, tmp_path, PROG, "p", profile)
 
 
 def test_profile_line_names_every_phase(vgt_bin, vgt, tmp_path):
@@ -97,14 +103,8 @@ EARLY = ("import os, sys, stat\n"
 
 
 def test_stream_moved_high_before_the_first_open(vgt_bin, vgt, tmp_path):
-    ctl = tmp_path / "fakectl"
-    ctl.write_bytes(b"")
-    prog = tmp_path / "early.py"
-    prog.write_text(EARLY)
-    env = dict(os.environ, VGT_CAPTURE_CTL_PATH=str(ctl))
-    r = subprocess.run([str(vgt_bin), "record", "-o", "e.vgt", "--", "python3", str(prog), str(ctl)],
-                       capture_output=True, text=True, timeout=60, env=env, cwd=tmp_path)
+    r = record_prog(vgt_bin, tmp_path, EARLY, "early")
     assert r.returncode == 0, r.stderr
     assert "HIGH_PIPE_BEFORE_OPEN True" in r.stdout, (r.stdout, r.stderr)
-    dump = vgt("dump", tmp_path / "e.vgt").stdout
+    dump = vgt("dump", tmp_path / "early.vgt").stdout
     assert " PROCESS_START " in dump and " PROCESS_END " in dump
