@@ -37,12 +37,7 @@ RUNS=${RUNS:-7}
 OUT=${OUT:-/tmp/vgt-startup}
 mkdir -p "$OUT"
 [ -x "$V" ] || { echo "startup: $V missing (run build first)" >&2; exit 2; }
-if ls .gl/*.deb >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
-    for f in .gl/*.deb; do dpkg -x "$f" /; done
-    ldconfig 2>/dev/null
-fi
-export VK_DRIVER_FILES=${VK_DRIVER_FILES:-/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json}
-export __EGL_VENDOR_LIBRARY_FILENAMES=${__EGL_VENDOR_LIBRARY_FILENAMES:-/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json}
+. tests/gpu/gl_env.sh && gl_env .
 tmp=$(mktemp -d /tmp/vgt-startup.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 

@@ -139,12 +139,7 @@ if [ "$mode" = build ]; then   # on the build machine: .carry/live/{bin,lib,work
 fi
 [ "$mode" = gpu ] || { echo "usage: bench/live/run.sh build|gpu|cpu"; exit 2; }
 cd "$root"
-for f in .gl/*.deb; do [ -e "$f" ] && dpkg -x "$f" /; done
-ldconfig 2>/dev/null
-nv=/usr/local/nvidia/share
-[ -z "${VK_DRIVER_FILES:-}" ] && [ -e "$nv/vulkan/icd.d/nvidia_icd.json" ] && export VK_DRIVER_FILES=$nv/vulkan/icd.d/nvidia_icd.json
-[ -z "${__EGL_VENDOR_LIBRARY_FILENAMES:-}" ] && [ -e "$nv/glvnd/egl_vendor.d/10_nvidia.json" ] && \
-    export __EGL_VENDOR_LIBRARY_FILENAMES=$nv/glvnd/egl_vendor.d/10_nvidia.json
+. tests/gpu/gl_env.sh && gl_env .
 V=.carry/capture/bin/vgt
 W=.carry/workloads
 [ -x .carry/live/bin/vgt ] && V=.carry/live/bin/vgt   # what `run.sh build` staged (this tree's vgt and shim)

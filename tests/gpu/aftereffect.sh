@@ -21,10 +21,7 @@ out=${OUT:-/tmp/vgt-aftereffect}
 mkdir -p "$out"
 carry=$root/.carry/lane1
 vgt=$carry/vgt
-for f in .gl/*.deb; do [ -f "$f" ] && dpkg -x "$f" /; done
-ldconfig 2>/dev/null
-export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
-export __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
+. tests/gpu/gl_env.sh && gl_env .
 nvidia-smi -q >"$out/smi_before.txt" 2>&1
 mark=0
 klog() { dmesg 2>/dev/null | tail -n +"$((mark + 1))" | grep -iE 'nvrm|xid' | cut -c1-240 | sed 's/^/  kernel: /'; mark=$(dmesg 2>/dev/null | wc -l); }

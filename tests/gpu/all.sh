@@ -58,10 +58,7 @@ step() {
 
 run() {
     mkdir -p "$out"
-    for f in .gl/*.deb; do [ -f "$f" ] && dpkg -x "$f" /; done
-    ldconfig 2>/dev/null
-    export VK_DRIVER_FILES=${VK_DRIVER_FILES:-/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json}
-    export __EGL_VENDOR_LIBRARY_FILENAMES=${__EGL_VENDOR_LIBRARY_FILENAMES:-/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json}
+    . tests/gpu/gl_env.sh && gl_env .
     failed=0
     local s fz=
     # FUZZ=SECONDS: the fuzz campaign in the background on the cores the checks leave (FUZZ_CORES, 4-15)

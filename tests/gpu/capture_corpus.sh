@@ -17,15 +17,7 @@ set -uo pipefail
 OUT=${OUT:-/tmp/capture_out}
 mkdir -p "$OUT"
 exec > >(tee -a "$OUT/capture_log.txt") 2>&1
-for f in .gl/*.deb; do [ -e "$f" ] && dpkg -x "$f" /; done
-ldconfig
-# A driver installed under /usr/local/nvidia keeps its Vulkan ICD and EGL vendor files where the loaders
-# do not look: point them there unless the caller already did.
-nv=/usr/local/nvidia/share
-[ -z "${VK_DRIVER_FILES:-}" ] && [ -e "$nv/vulkan/icd.d/nvidia_icd.json" ] && \
-    export VK_DRIVER_FILES=$nv/vulkan/icd.d/nvidia_icd.json
-[ -z "${__EGL_VENDOR_LIBRARY_FILENAMES:-}" ] && [ -e "$nv/glvnd/egl_vendor.d/10_nvidia.json" ] && \
-    export __EGL_VENDOR_LIBRARY_FILENAMES=$nv/glvnd/egl_vendor.d/10_nvidia.json
+. tests/gpu/gl_env.sh && gl_env .
 V=.carry/capture/bin/vgt
 B=.carry/workloads
 T=/tmp/traces

@@ -35,16 +35,7 @@ TRACES=${TRACES:-"vk_triangle gl_egl vk_nostore gl_nostore vk_compute"}
 
 build() { bash "$root/tests/gpu/all.sh" build-bin; }
 
-gl_env() {
-    for f in "$root"/.gl/*.deb; do [ -e "$f" ] && dpkg -x "$f" /; done
-    ldconfig
-    local nv=/usr/local/nvidia/share
-    [ -z "${VK_DRIVER_FILES:-}" ] && [ -e "$nv/vulkan/icd.d/nvidia_icd.json" ] && \
-        export VK_DRIVER_FILES=$nv/vulkan/icd.d/nvidia_icd.json
-    [ -z "${__EGL_VENDOR_LIBRARY_FILENAMES:-}" ] && [ -e "$nv/glvnd/egl_vendor.d/10_nvidia.json" ] && \
-        export __EGL_VENDOR_LIBRARY_FILENAMES=$nv/glvnd/egl_vendor.d/10_nvidia.json
-    return 0
-}
+. "$root/tests/gpu/gl_env.sh"
 
 pick_python() {
     for p in "${PY:-}" python3 /opt/torch/.venv/bin/python; do
@@ -136,6 +127,6 @@ EOF
 
 case $mode in
     build) build ;;
-    run) gl_env; run ;;
+    run) gl_env "$root"; run ;;
     *) echo "usage: $0 build|run"; exit 2 ;;
 esac

@@ -43,11 +43,7 @@ exec > >(tee -a "$OUT/gpget_log.txt") 2>&1
 # vgt record preloads the shim found beside its binary (../lib); say so in the log
 echo "== machine: $(uname -r) $(head -1 /proc/driver/nvidia/version 2>/dev/null)"; date -u
 # Vulkan loader (vk_triangle): unpacked from .gl/*.deb when the machine lacks it (tests/gpu/README.md)
-if ! ldconfig -p 2>/dev/null | grep -q 'libvulkan.so.1 ' && ls .gl/*.deb >/dev/null 2>&1; then
-    for f in .gl/*.deb; do dpkg -x "$f" /; done
-    ldconfig
-fi
-export VK_DRIVER_FILES=${VK_DRIVER_FILES:-/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json}
+. tests/gpu/gl_env.sh && gl_env .
 json_get() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2], {}, {'d': d}))" "$@" 2>/dev/null; }
 fails=0
 T=$OUT/traces

@@ -20,12 +20,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 # The Vulkan and EGL loaders: unpacked from .gl/*.deb when the machine lacks them (tests/gpu/README.md).
-if ! ldconfig -p 2>/dev/null | grep -q 'libvulkan.so.1 ' && ls "$root"/.gl/*.deb >/dev/null 2>&1; then
-    for f in "$root"/.gl/*.deb; do dpkg -x "$f" /; done
-    ldconfig
-fi
-export VK_DRIVER_FILES=${VK_DRIVER_FILES:-/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json}
-export __EGL_VENDOR_LIBRARY_FILENAMES=${__EGL_VENDOR_LIBRARY_FILENAMES:-/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json}
+. "$root/tests/gpu/gl_env.sh" && gl_env "$root"
 
 failed=()
 for w in vk_triangle gl_egl vadd; do

@@ -72,10 +72,7 @@ record() {
     [ -x "$root/.carry/workloads/vk_scene" ] || { echo "mme_agree.sh: .carry/workloads/vk_scene not built"; return 2; }
     # the GPU machine has no Vulkan loader of its own (the .debs in .gl/, as capture_corpus.sh does) and keeps
     # the driver's ICD file where the loader does not look
-    for f in "$root"/.gl/*.deb; do [ -e "$f" ] && dpkg -x "$f" /; done
-    ldconfig 2>/dev/null
-    local icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
-    [ -z "${VK_DRIVER_FILES:-}" ] && [ -e "$icd" ] && export VK_DRIVER_FILES=$icd
+    . "$root/tests/gpu/gl_env.sh" && gl_env "$root"
     # plain first: the program checks its two frames against its own CPU rendering (RESULT ... ok, or FAIL)
     timeout 60 "$root/.carry/workloads/vk_scene" "$out/vk_scene.plain.png" > "$out/vk_scene.plain.txt" 2>&1
     echo "vk_scene plain exit $?" | tee -a "$out/vk_scene.plain.txt"
