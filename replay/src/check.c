@@ -167,7 +167,9 @@ static void report_mismatch(vgt_replay *rp, const cmp_job *j)
  * compare is not a check at all; every other record that finds nothing is "not comparable". */
 static void compare(vgt_replay *rp, cmp_job *j)
 {
-    engine_settle(rp, SETTLE_CHECK);   /* the backend's bytes once the work before is done */
+    /* the backend's bytes once the work before is done; a MEMORY initial/changed record is a host write
+     * right after this comparison: its wait is counted as the write's */
+    engine_settle(rp, j->log_only ? SETTLE_WRITE : SETTLE_CHECK);
     if (gather(rp, j)) {
         if (!j->log_only) rp->cur_skipped++, rp->sum.checks_skipped++;
         return;

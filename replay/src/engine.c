@@ -39,6 +39,7 @@
 #include <time.h>
 
 #include "engine.h"
+#include "vgt/cuda.h"
 
 /* KEPLER_CHANNEL_GROUP_A, the TSG object channels are allocated under (open-gpu-doc classes/host/cla06c.h). */
 
@@ -477,6 +478,40 @@ static vgt_status on_memory(vgt_replay *rp, const vgt_record *rec, vgt_error *er
     return VGT_OK;
 }
 
+/* The CUDA API calls after which the captured program's host had waited for the GPU: the record is
+ * written when the call returned. Asynchronous copies and memsets, and calls made into a stream being
+ * captured or as a graph's nodes, wait for nothing. */
+static int cuda_call_waited(const vgt_record *rec, const vgt_cuda_call_head *h)
+{
+    switch (h->api) {
+    case VGT_CUDA_CTX_SYNCHRONIZE:
+    case VGT_CUDA_STREAM_SYNCHRONIZE:
+    case VGT_CUDA_EVENT_SYNCHRONIZE:
+    case VGT_CUDA_MEM_FREE:   /* the runtime's cudaFree synchronizes the device first */
+        return rec->type == VGT_REC_CUDA_CALL || rec->type == VGT_REC_CUDA_MEMORY;
+    case VGT_CUDA_MEMCPY:
+    case VGT_CUDA_MEMCPY_HTOD:
+    case VGT_CUDA_MEMCPY_DTOH:
+    case VGT_CUDA_MEMCPY_DTOD:
+    case VGT_CUDA_MEMSET_D8:
+    case VGT_CUDA_MEMSET_D16:
+    case VGT_CUDA_MEMSET_D32:
+        return rec->type == VGT_REC_CUDA_MEMORY &&
+               !(h->flags & (VGT_CUDA_MEM_ASYNC | VGT_CUDA_MEM_GRAPH_NODE | VGT_CUDA_MEM_STREAM_CAPTURE));
+    default:
+        return 0;
+    }
+}
+
+/* A CUDA API record: where the program waited for the GPU, the replay waits too (engine_settle). */
+static vgt_status on_cuda_api(vgt_replay *rp, const vgt_record *rec)
+{
+    vgt_cuda_call_head h;
+    if (!rp->wait_demand || !rp->unsettled || vgt_cuda_decode_head(rec, &h, NULL) != VGT_OK) return VGT_OK;
+    if (cuda_call_waited(rec, &h)) engine_settle(rp, SETTLE_SYNC);
+    return VGT_OK;
+}
+
 static vgt_status on_semaphore(vgt_replay *rp, const vgt_record *rec, vgt_error *err)
 {
     vgt_rec_semaphore s;
@@ -520,11 +555,33 @@ void engine_wait_submission(vgt_replay *rp)
     engine_report(rp, &r);
 }
 
+/* Waits on demand (options.wait_demand): the engine submits without waiting and lets the GPU lag behind
+ * the trace; it waits for all submitted work to finish (one idle, every channel) only where the replay
+ * would otherwise differ from the capture. The rules, each with where it is applied:
+ *  - reading memory (a check, the census, vgt_replay_read): SETTLE_CHECK, SETTLE_CENSUS;
+ *  - a host write (MEMORY initial/changed, on_memory, also when --check compared the record first; a QMD
+ *    rewritten by reloc_patch.c): SETTLE_WRITE. Conservative: the captured CPU wrote once the GPU was done
+ *    with the bytes, and the replay cannot tell which pending work reads them (a launch reads its QMD,
+ *    constants and code through pointers). Host writes come in bursts (module loads, uploads between
+ *    submissions): one wait covers the burst, as nothing is submitted in between;
+ *  - a push-buffer segment written (engine_pb_write): precise. A segment is only read by the submission
+ *    whose GPFIFO entries point at it, so only a write over a range written since the last wait (and so
+ *    possibly not fetched yet) waits, SETTLE_PB_REUSE; past ENGINE_INFLIGHT_MAX scattered ranges, the
+ *    cheap fallback: wait and start the list again;
+ *  - where the captured program waited for the GPU (on_cuda_api: cuCtxSynchronize, cuStreamSynchronize,
+ *    cuEventSynchronize, the synchronous copies and memsets, cuMemFree): SETTLE_SYNC. Work submitted after
+ *    such a point may rely on it alone: CUDA puts cudaMemcpy after cudaDeviceSynchronize on its copy
+ *    channel with no semaphore acquire (the host already waited), and without this wait the H200 ran that
+ *    copy of many_launches' result while the last of its 10,000 launches were still queued on the compute
+ *    channel (the check found 4079 of 4096 bytes different, 2 runs of 4). The API record is written when
+ *    the call returned, before any submission the program made after it;
+ *  - unmapping (settle_before_unmap) and the end (vgt_replay_finish) wait whatever the mode.
+ * A wait is counted once, under the why that asked for it first. */
 void engine_settle(vgt_replay *rp, settle_why why)
 {
     if (!rp->wait_demand || !rp->unsettled) return;
     uint64_t *count[] = {&rp->sum.waits_for_check, &rp->sum.waits_for_write, &rp->sum.waits_for_census,
-                         &rp->sum.waits_for_pb_reuse};
+                         &rp->sum.waits_for_pb_reuse, &rp->sum.waits_for_sync};
     (*count[why])++;
     engine_wait_submission(rp);
 }
@@ -685,6 +742,8 @@ vgt_status engine_record(vgt_replay *rp, const vgt_record *rec, vgt_error *err)
     case VGT_REC_MEMORY: return on_memory(rp, rec, err);
     case VGT_REC_SEMAPHORE: return on_semaphore(rp, rec, err);
     case VGT_REC_GPFIFO_SUBMIT: return on_submit(rp, rec, err);
+    case VGT_REC_CUDA_CALL:
+    case VGT_REC_CUDA_MEMORY: return on_cuda_api(rp, rec);
     default: return VGT_OK;   /* RM objects, ioctls, markers: the model has them; nothing to execute */
     }
 }

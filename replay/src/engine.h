@@ -328,10 +328,11 @@ struct vgt_replay {
 
 void engine_report(vgt_replay *rp, vgt_replay_report *r);
 /* Why the engine waits for submitted work (options.wait_demand; counted in the summary). */
-typedef enum { SETTLE_CHECK, SETTLE_WRITE, SETTLE_CENSUS, SETTLE_PB_REUSE } settle_why;
+typedef enum { SETTLE_CHECK, SETTLE_WRITE, SETTLE_CENSUS, SETTLE_PB_REUSE, SETTLE_SYNC } settle_why;
 /* options.wait_demand: wait for the work submitted so far to finish before what needs it finished
- * (reading memory for a check or the census, a host write). Nothing without wait_demand (the engine
- * waited after the submission already) or when nothing was submitted since the last wait. */
+ * (reading memory for a check or the census, a host write, a point where the captured program waited for
+ * the GPU). Nothing without wait_demand (the engine waited after the submission already) or when nothing
+ * was submitted since the last wait. The rules: engine.c, above engine_settle. */
 void engine_settle(vgt_replay *rp, settle_why why);
 /* options.wait_demand: a push-buffer segment is about to be written at [va, va+len): waits first when it
  * overlaps one written since the last wait (the GPU may not have fetched it yet), then notes it. */

@@ -174,8 +174,9 @@ void live_print_text(const live_out *l, const vgt_replay_summary *s, FILE *f)
                 s->wait_demand ? "on demand" : "after each submission");
     if (s->wait_demand && s->waits)
         fprintf(f, "    on demand: %" PRIu64 " before checks, %" PRIu64 " before host writes, %" PRIu64 " for the census, "
-                "%" PRIu64 " before push buffers in flight were written over\n", s->waits_for_check, s->waits_for_write,
-                s->waits_for_census, s->waits_for_pb_reuse);
+                "%" PRIu64 " before push buffers in flight were written over, %" PRIu64 " where the program waited "
+                "for the GPU\n", s->waits_for_check, s->waits_for_write, s->waits_for_census, s->waits_for_pb_reuse,
+                s->waits_for_sync);
     if (!s->live) return;
     uint32_t n;
     const vgt_replay_channel_count *c = vgt_replay_channels(l->rp, &n);
@@ -207,9 +208,9 @@ void live_print_json(const live_out *l, const vgt_replay_summary *s, FILE *f)
         fputc('}', f);
     }
     fprintf(f, ",\"waits\":{\"count\":%" PRIu64 ",\"ns\":%" PRIu64 ",\"on_demand\":%s,\"for_check\":%" PRIu64
-            ",\"for_write\":%" PRIu64 ",\"for_census\":%" PRIu64 ",\"for_pb_reuse\":%" PRIu64 "}", s->waits, s->wait_ns,
-            s->wait_demand ? "true" : "false", s->waits_for_check, s->waits_for_write, s->waits_for_census,
-            s->waits_for_pb_reuse);
+            ",\"for_write\":%" PRIu64 ",\"for_census\":%" PRIu64 ",\"for_pb_reuse\":%" PRIu64 ",\"for_sync\":%" PRIu64
+            "}", s->waits, s->wait_ns, s->wait_demand ? "true" : "false", s->waits_for_check, s->waits_for_write,
+            s->waits_for_census, s->waits_for_pb_reuse, s->waits_for_sync);
     if (!s->live) return;
     fprintf(f, ",\"live_planned_records\":%" PRIu64 ",\"channels\":[", s->live_planned_records);
     uint32_t n;

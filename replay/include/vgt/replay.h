@@ -279,9 +279,10 @@ typedef struct vgt_replay_summary {
     uint64_t live_planned_records;
     int live;
     /* asynchronous backends: the engine's waits for submitted work to finish (after each submission, or
-     * only when needed with options.wait_demand) and the time they took; of those, waits on demand by why */
+     * only when needed with options.wait_demand) and the time they took; of those, waits on demand by why
+     * (for_sync: where the captured program waited for the GPU, a CUDA synchronize or synchronous copy) */
     uint64_t waits, wait_ns;
-    uint64_t waits_for_check, waits_for_write, waits_for_census, waits_for_pb_reuse;
+    uint64_t waits_for_check, waits_for_write, waits_for_census, waits_for_pb_reuse, waits_for_sync;
     int wait_demand;                  /* the waits were on demand (options.wait_demand on an asynchronous backend) */
 } vgt_replay_summary;
 
