@@ -3,8 +3,8 @@
  * macro_call_params (each call's parameters) and macro_emits (each emitted method, named and decoded).
  *
  * vgt_mme_db_fill() runs its own walk (vgt_mme_trace_run); calls are written as they complete, the
- * macros after the walk (their call counts and names are known only then). The caller owns the
- * transaction; prepared statements, no SQL text built from data. */
+ * macros after the walk (their call counts and names are known only then), the indexes last. The caller
+ * owns the transaction; prepared statements, no SQL text built from data. */
 #include <inttypes.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -25,7 +25,11 @@ static const char *const schema_sql =
     " status TEXT, error TEXT, pc INTEGER, message TEXT);\n"
     "CREATE TABLE macro_call_params(call INTEGER, idx INTEGER, value INTEGER, PRIMARY KEY(call, idx)) WITHOUT ROWID;\n"
     "CREATE TABLE macro_emits(call INTEGER, idx INTEGER, submission INTEGER, channel INTEGER, class INTEGER,"
-    " address INTEGER, method TEXT, value INTEGER, fields TEXT, PRIMARY KEY(call, idx)) WITHOUT ROWID;\n"
+    " address INTEGER, method TEXT, value INTEGER, fields TEXT, PRIMARY KEY(call, idx)) WITHOUT ROWID;\n";
+
+/* Created by the fill once the rows are in: one sorted build is cheaper than keeping the indexes (one of
+ * them on method names) in order through every insert. */
+static const char *const index_sql =
     "CREATE INDEX macro_calls_by_submission ON macro_calls(submission);\n"
     "CREATE INDEX macro_calls_by_macro ON macro_calls(macro, version);\n"
     "CREATE INDEX macro_emits_by_method ON macro_emits(method);\n"
@@ -229,6 +233,8 @@ vgt_status vgt_mme_db_fill(sqlite3 *db, const char *path, const vgt_walk_options
             rc = f.rc;
             if (err) *err = f.err;
         }
+    if (rc == VGT_OK && sqlite3_exec(db, index_sql, NULL, NULL, NULL) != SQLITE_OK)
+        rc = sql_fail(db, err, "indexing the MME tables");
     if (calls_out) *calls_out = f.calls;
     if (budget_note && note_size) {
         budget_note[0] = 0;

@@ -327,7 +327,7 @@ static int export(db_ctx *c, const char *path, const char *name, const char *out
         budget = rc == VGT_OK && mme_budget_report("db", c->mme);
         vgt_mme_trace_free(c->mme);
         c->mme = NULL;
-        ok = ok && rc == VGT_OK && !c->failed && !db_write_counts(c) && !db_cuda_finish(c);
+        ok = ok && rc == VGT_OK && !c->failed && !db_write_counts(c);
         /* a walk to the end has met every submission: rows past them name submissions the trace lacks */
         if (ok && c->stores && opt->submit_last == UINT64_MAX &&
             db_stores_check_unmatched(c->stores, st.submits, &c->err) != VGT_OK)
@@ -342,7 +342,9 @@ static int export(db_ctx *c, const char *path, const char *name, const char *out
         /* the pipeline state of every draw, shader program headers, lints (db_draws.c): a third walk */
         if (ok && (db_draws_schema(c->db, &c->err) != VGT_OK || db_draws_fill(c->db, path, opt, NULL, &c->err) != VGT_OK))
             ok = 0;
-        ok = ok && !db_create_indexes(c);
+        /* the CUDA links last: they look launches up by submission, through its index (without it, a scan
+         * of launches per CUDA launch: quadratic) */
+        ok = ok && !db_create_indexes(c) && !db_cuda_finish(c);
     }
     free(c->counts.slot);   /* when the walk failed before the counts were written */
     ok = finish(c, ok);

@@ -200,10 +200,10 @@ int vgt_mme_trace_print_expansion(FILE *out, int jsonl, const vgt_mme_trace_call
 
 /* ---- SQLite (mme_db.c; tables documented in docs/sqlite-schema.md) --------------------------- */
 struct sqlite3;
-/* Create mme_macros, mme_calls, mme_call_params, mme_emits (and their indexes). */
+/* Create mme_macros, mme_calls, mme_call_params, mme_emits (their indexes come with vgt_mme_db_fill). */
 vgt_status vgt_mme_db_schema(struct sqlite3 *db, vgt_error *err);
 /* Walk the trace at path (opt's filters: rows for calls of selected submissions only; every macro version
- * is written) and fill the tables. The caller owns the transaction. calls_out (may be NULL) receives the
+ * is written), fill the tables, then index them. The caller owns the transaction. calls_out (may be NULL) receives the
  * number of mme_calls rows; budget_note (may be NULL) what vgt_mme_trace_budget_note says ("" if nothing). */
 vgt_status vgt_mme_db_fill(struct sqlite3 *db, const char *path, const vgt_walk_options *opt, uint64_t *calls_out,
                            char *budget_note, size_t note_size, vgt_error *err);
