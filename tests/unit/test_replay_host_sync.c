@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "fake_gpu.h"
 #include "vgt/cuda.h"
 #include "vgt/nv_pushbuf.h"
 #include "vgt/replay.h"
@@ -51,8 +52,6 @@ static struct {
     uint64_t writes_over_queued;    /* host writes onto the push buffer of queued work */
     uint64_t idles, runs;
 } st;
-
-static uint32_t fake_caps(void) { return (vgt_backend_sim.caps() & ~VGT_CAP_WRITE_LOG) | VGT_CAP_ASYNC; }
 
 static vgt_status fake_submit(vgt_backend *b, uint32_t ch, const uint64_t *entries, uint32_t n, uint32_t flags,
                               vgt_error *err)
@@ -132,12 +131,7 @@ write:
 
 static void use_fake_gpu(void)
 {
-    fake = vgt_backend_sim;
-    fake.name = "fake-lagging-gpu";
-    fake.caps = fake_caps;
-    fake.produced = NULL;
-    fake.write_log = NULL;
-    fake.write_log_reset = NULL;
+    fake = fake_gpu_from_sim("fake-lagging-gpu");
     fake.submit = fake_submit;
     fake.idle = fake_idle;
     fake.mem_write = fake_mem_write;

@@ -25,6 +25,7 @@
 #include "vgt/replay.h"
 #include "vgt/trace.h"
 #include "check.h"
+#include "fake_gpu.h"
 #include "mme_enc.h"
 #include "vgt/pbwriter.h"
 
@@ -248,8 +249,6 @@ static void test_store_diff(void)
 static vgt_backend_ops fake;
 static int idle_calls;
 
-static uint32_t fake_caps(void) { return (vgt_backend_sim.caps() & ~VGT_CAP_WRITE_LOG) | VGT_CAP_ASYNC; }
-
 static vgt_status fake_idle(vgt_backend *b, uint64_t timeout_ns, vgt_error *err)
 {
     idle_calls++;
@@ -259,12 +258,8 @@ static vgt_status fake_idle(vgt_backend *b, uint64_t timeout_ns, vgt_error *err)
 /* The fake as the GPU backend looks to the engine: no write log to ask what the GPU wrote. */
 static void use_fake_gpu(void)
 {
-    fake = vgt_backend_sim;
-    fake.caps = fake_caps;
+    fake = fake_gpu_from_sim(NULL);
     fake.idle = fake_idle;
-    fake.produced = NULL;
-    fake.write_log = NULL;
-    fake.write_log_reset = NULL;
 }
 
 #define CLIENT 0xC1u
@@ -887,7 +882,7 @@ static void count_warnings(void *ctx, const vgt_replay_report *r)
 static void run_unmap(const char *path, int timeout, int expect_unmaps)
 {
     fake = vgt_backend_sim;
-    fake.caps = fake_caps;
+    fake.caps = fake_gpu_caps;
     fake.idle = counting_idle;
     fake.unmap = counting_unmap;
     vgt_replay_options o = vgt_replay_defaults();
@@ -1017,7 +1012,7 @@ static vgt_status replay_status(const char *path, const vgt_backend_ops *b, int 
     return st;
 }
 
-static uint32_t fake_caps_no_counts(void) { return fake_caps() & ~(uint32_t)VGT_CAP_DECODES; }
+static uint32_t fake_caps_no_counts(void) { return fake_gpu_caps() & ~(uint32_t)VGT_CAP_DECODES; }
 
 /* The summary says whether the backend counted the work (VGT_CAP_DECODES): the gpu backend runs the push
  * buffers without decoding them, so its zeros are "not counted", not "none". */
@@ -1249,7 +1244,7 @@ static void test_census_unfinished(void)
                                         {.seq = seq, .entry = 0, .dword = 12, .number = 1}};
     for (int timeout = 0; timeout < 2; timeout++) {
         fake = vgt_backend_sim;
-        fake.caps = fake_caps;
+        fake.caps = fake_gpu_caps;
         fake.idle = counting_idle;
         fake.produced = NULL, fake.write_log = NULL, fake.write_log_reset = NULL;
         idle_result_timeout = timeout;

@@ -22,6 +22,7 @@
 #include "vgt/replay.h"
 #include "vgt/trace.h"
 #include "check.h"
+#include "fake_gpu.h"
 
 #define TRACE "corpus/many_launches.vgt"
 /* bytes read back per submission, on average, that a live replay of many_launches may cost: what its
@@ -33,16 +34,7 @@
 
 static vgt_backend_ops fake;
 
-static uint32_t fake_caps(void) { return (vgt_backend_sim.caps() & ~VGT_CAP_WRITE_LOG) | VGT_CAP_ASYNC; }
-
-static void use_fake_gpu(void)
-{
-    fake = vgt_backend_sim;
-    fake.caps = fake_caps;
-    fake.produced = NULL;
-    fake.write_log = NULL;
-    fake.write_log_reset = NULL;
-}
+static void use_fake_gpu(void) { fake = fake_gpu_from_sim(NULL); }
 
 static double now_s(void)
 {

@@ -22,6 +22,7 @@
 #include "vgt/replay.h"
 #include "vgt/trace.h"
 #include "check.h"
+#include "fake_gpu.h"
 
 #define TRACE "corpus/many_launches.vgt"
 #define SLOW_OPEN_MS 200
@@ -34,8 +35,6 @@ static struct {
 } calls;
 
 static void sleep_ms(long ms) { nanosleep(&(struct timespec){ms / 1000, (ms % 1000) * 1000000L}, NULL); }
-
-static uint32_t fake_caps(void) { return (vgt_backend_sim.caps() & ~VGT_CAP_WRITE_LOG) | VGT_CAP_ASYNC; }
 
 static vgt_status fake_open(vgt_backend **b, const vgt_backend_config *cfg, vgt_error *err)
 {
@@ -71,12 +70,7 @@ static vgt_status fake_map(vgt_backend *b, uint32_t vas, uint64_t va, uint64_t s
 
 static void use_fake_gpu(void)
 {
-    fake = vgt_backend_sim;
-    fake.name = "fake-slow-gpu";
-    fake.caps = fake_caps;
-    fake.produced = NULL;
-    fake.write_log = NULL;
-    fake.write_log_reset = NULL;
+    fake = fake_gpu_from_sim("fake-slow-gpu");
     fake.open = fake_open;
     fake.vaspace_create = fake_vaspace;
     fake.channel_create = fake_channel;

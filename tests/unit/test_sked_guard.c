@@ -13,12 +13,11 @@
 
 #include "../../replay/src/engine.h"
 #include "check.h"
+#include "fake_gpu.h"
 #include "vgt/replay.h"
 #include "vgt/trace.h"
 
 static vgt_backend_ops fake;
-static uint32_t fake_caps(void) { return (vgt_backend_sim.caps() & ~VGT_CAP_WRITE_LOG) | VGT_CAP_ASYNC; }
-
 static void rule(void)
 {
     char why[400];
@@ -60,11 +59,7 @@ static void replay(const char *trace, vgt_lane lane)
 
 int main(void)
 {
-    fake = vgt_backend_sim;
-    fake.caps = fake_caps;
-    fake.produced = NULL;
-    fake.write_log = NULL;
-    fake.write_log_reset = NULL;
+    fake = fake_gpu_from_sim(NULL);
     rule();
     static const char *const traces[] = {"corpus/streams_threads.vgt", "corpus/multi_kernel.vgt", "corpus/cuda_graph.vgt"};
     for (size_t i = 0; i < sizeof traces / sizeof traces[0]; i++) {
