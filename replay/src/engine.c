@@ -41,9 +41,6 @@
 #include "engine.h"
 #include "vgt/cuda.h"
 
-/* KEPLER_CHANNEL_GROUP_A, the TSG object channels are allocated under (open-gpu-doc classes/host/cla06c.h). */
-
-
 static uint64_t mono_ns(void)
 {
     struct timespec t;

@@ -377,7 +377,8 @@ uint64_t capture_only_unmask(const vgt_replay *rp, uint64_t va, uint64_t len, ui
  * captured stream, the synth lane its plan; each returns 1 (c->sked_refuse says why) or 0 and then
  * commits the local memory the stream sets. sked_refuse reports and counts it. */
 struct vgt_synth_plan;
-#define VGT_CLASS_CHANNEL_GROUP 0xa06cu   /* KEPLER_CHANNEL_GROUP_A: a TSG, one context for its channels */
+/* KEPLER_CHANNEL_GROUP_A (open-gpu-doc classes/host/cla06c.h): a TSG, one context for its channels */
+#define VGT_CLASS_CHANNEL_GROUP 0xa06cu
 int sked_guard_verbatim(vgt_replay *rp, engine_channel *c);
 int sked_guard_plan(vgt_replay *rp, engine_channel *c, const struct vgt_synth_plan *p);
 vgt_status sked_refuse(vgt_replay *rp, engine_channel *c);

@@ -39,6 +39,7 @@ typedef struct sked_ctx {
 struct sked_guard {
     sked_ctx *ctx;
     uint32_t n, cap;
+    vgt_u64map ix;                /* client:handle -> index in ctx (a hostile trace has 100,000 channels) */
 };
 
 typedef struct sked_op {
@@ -65,14 +66,16 @@ static sked_ctx *ctx_of(vgt_replay *rp, const engine_channel *c)
     const vgt_model_channel *mc = vgt_model_channel_find(rp->model, c->client, c->handle);
     const vgt_model_object *grp = mc ? vgt_model_object_find(rp->model, mc->rec.client, mc->rec.parent) : NULL;
     if (grp && grp->cls == VGT_CLASS_CHANNEL_GROUP) client = mc->rec.client, handle = mc->rec.parent;
-    for (uint32_t i = 0; i < g->n; i++)
-        if (g->ctx[i].client == client && g->ctx[i].handle == handle) return &g->ctx[i];
+    uint64_t key = vgt_u64map_handle_key(client, handle);
+    uint32_t i;
+    if (vgt_u64map_get(&g->ix, key, &i)) return &g->ctx[i];
     if (g->n == g->cap) {
         uint32_t cap = g->cap ? g->cap * 2 : 8;
         sked_ctx *n = realloc(g->ctx, cap * sizeof *n);
         if (!n) return NULL;
         g->ctx = n, g->cap = cap;
     }
+    if (vgt_u64map_put(&g->ix, key, g->n) < 0) return NULL;
     g->ctx[g->n] = (sked_ctx){.client = client, .handle = handle};
     return &g->ctx[g->n++];
 }
@@ -210,6 +213,7 @@ void sked_guard_free(vgt_replay *rp)
 {
     if (!rp->sked) return;
     free(rp->sked->ctx);
+    vgt_u64map_free(&rp->sked->ix);
     free(rp->sked);
     rp->sked = NULL;
 }
