@@ -1033,29 +1033,36 @@ static void test_work_counted(void)
     vgt_replay_close(rp);
 }
 
-/* A trace marked synthetic is refused on a hardware (asynchronous) backend unless forced; sim runs it. */
-static void test_synthetic_refused(void)
+/* A one-channel trace with identity id (n entries) at path (a mkstemp template): refused on the fake GPU
+ * with a message naming why, run when forced, run on sim. */
+static void check_refused_on_gpu(char *path, const vgt_identity *id, uint32_t n, const char *why)
 {
-    char path[] = "/tmp/test_replay_lane1_synth_XXXXXX";
     int fd = mkstemp(path);
     CHECK(fd >= 0, "mkstemp");
     close(fd);
     vgt_error e;
     vgt_writer *w;
     vgt_writer_options wo = vgt_writer_defaults();
-    vgt_identity id[] = {{"producer", "test_replay_lane1"}, {"capture_mode", "synthetic"}};
-    ok(vgt_writer_open_path(&w, path, &wo, id, 2, &e), &e);
+    ok(vgt_writer_open_path(&w, path, &wo, id, n, &e), &e);
     uint64_t ts = 0;
     write_channel_a0(w, &ts, &e);
     ok(vgt_writer_close(w, &e), &e);
     use_fake_gpu();
     vgt_status st = replay_status(path, &fake, 0, &e);
-    CHECK(st == VGT_E_ARG && strstr(e.msg, "synthetic") && strstr(e.msg, "refusing"),
-          "synthetic trace on a GPU-like backend: %s %s", vgt_status_name(st), e.msg);
+    CHECK(st == VGT_E_ARG && strstr(e.msg, why) && strstr(e.msg, "refusing"),
+          "%s trace on a GPU-like backend: %s %s", why, vgt_status_name(st), e.msg);
     st = replay_status(path, &fake, 1, &e);
     CHECK(st == VGT_OK, "forced: %s %s", vgt_status_name(st), e.msg);
     st = replay_status(path, &vgt_backend_sim, 0, &e);
     CHECK(st == VGT_OK, "on sim: %s %s", vgt_status_name(st), e.msg);
+}
+
+/* A trace marked synthetic is refused on a hardware (asynchronous) backend unless forced; sim runs it. */
+static void test_synthetic_refused(void)
+{
+    char path[] = "/tmp/test_replay_lane1_synth_XXXXXX";
+    vgt_identity id[] = {{"producer", "test_replay_lane1"}, {"capture_mode", "synthetic"}};
+    check_refused_on_gpu(path, id, 2, "synthetic");
     unlink(path);
 }
 
@@ -1064,25 +1071,9 @@ static void test_synthetic_refused(void)
 static void test_derived_refused(void)
 {
     char path[] = "/tmp/test_replay_lane1_derived_XXXXXX";
-    int fd = mkstemp(path);
-    CHECK(fd >= 0, "mkstemp");
-    close(fd);
-    vgt_error e;
-    vgt_writer *w;
-    vgt_writer_options wo = vgt_writer_defaults();
     vgt_identity id[] = {{"producer", "vgt record"}, {"capture_mode", "preload"}, {"derived_from", "x.vgt"}};
-    ok(vgt_writer_open_path(&w, path, &wo, id, 3, &e), &e);
-    uint64_t ts = 0;
-    write_channel_a0(w, &ts, &e);
-    ok(vgt_writer_close(w, &e), &e);
-    use_fake_gpu();
-    vgt_status st = replay_status(path, &fake, 0, &e);
-    CHECK(st == VGT_E_ARG && strstr(e.msg, "derived") && strstr(e.msg, "refusing"),
-          "derived trace on a GPU-like backend: %s %s", vgt_status_name(st), e.msg);
-    st = replay_status(path, &fake, 1, &e);
-    CHECK(st == VGT_OK, "forced: %s %s", vgt_status_name(st), e.msg);
-    st = replay_status(path, &vgt_backend_sim, 0, &e);
-    CHECK(st == VGT_OK, "on sim: %s %s", vgt_status_name(st), e.msg);
+    check_refused_on_gpu(path, id, 3, "derived");
+    vgt_error e;
     vgt_reader *r;
     CHECK_STATUS(vgt_reader_open_path(&r, path, NULL, &e), VGT_OK, &e, "vgt_reader_open_path");
     CHECK(vgt_replay_admit(r, &fake, 0, &e) == VGT_E_ARG, "admit: refused without force");

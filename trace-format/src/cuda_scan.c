@@ -57,6 +57,17 @@ static void set_add(uint64_t **v, uint64_t *n, uint64_t *cap, uint64_t k)
     (*v)[(*n)++] = k;
 }
 
+/* An image record (stored or referenced): counted, and said when its hash came before (again: what). */
+static void note_image(vgt_cuda_scan *s, const vgt_record *r, uint64_t hash, uint32_t len, const char *again)
+{
+    if (set_has(s->img, s->nimg, hash))
+        problem(s, "seq %llu: %s 0x%016llx %s", (unsigned long long)r->seq,
+                r->type == VGT_REC_CUDA_IMAGE_REF ? "CUDA_IMAGE_REF" : "CUDA_IMAGE", (unsigned long long)hash, again);
+    set_add(&s->img, &s->nimg, &s->capimg, hash);
+    s->images++;
+    s->image_bytes += len;
+}
+
 static void keep_work(vgt_cuda_scan *s, const vgt_record *r, const vgt_cuda_call_head *h)
 {
     if (s->nwork == s->capwork) {
@@ -77,26 +88,18 @@ vgt_status vgt_cuda_scan_record(vgt_cuda_scan *s, const vgt_record *r, vgt_error
     case VGT_REC_CUDA_IMAGE: {
         vgt_rec_cuda_image im;
         VGT_TRY(vgt_decode_cuda_image(r, &im, err));
-        if (set_has(s->img, s->nimg, im.hash))
-            problem(s, "seq %llu: CUDA_IMAGE 0x%016llx stored a second time", (unsigned long long)r->seq,
-                    (unsigned long long)im.hash);
-        set_add(&s->img, &s->nimg, &s->capimg, im.hash);
-        s->images++;
-        s->image_bytes += im.image_length;
+        note_image(s, r, im.hash, im.image_length, "stored a second time");
         return VGT_OK;
     }
     case VGT_REC_CUDA_IMAGE_REF: {
         vgt_rec_cuda_image_ref im;
         VGT_TRY(vgt_decode_cuda_image_ref(r, &im, err));
-        if (set_has(s->img, s->nimg, im.hash))
-            problem(s, "seq %llu: CUDA_IMAGE_REF 0x%016llx names an image stored before", (unsigned long long)r->seq,
-                    (unsigned long long)im.hash);
+        note_image(s, r, im.hash, im.image_length, "names an image stored before");
         if (!im.path_length)
             problem(s, "seq %llu: CUDA_IMAGE_REF 0x%016llx names no file", (unsigned long long)r->seq,
                     (unsigned long long)im.hash);
-        set_add(&s->img, &s->nimg, &s->capimg, im.hash);
-        s->images++, s->ref_images++;
-        s->image_bytes += im.image_length, s->ref_bytes += im.image_length;
+        s->ref_images++;
+        s->ref_bytes += im.image_length;
         return VGT_OK;
     }
     default: break;
