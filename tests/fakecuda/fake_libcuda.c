@@ -296,8 +296,15 @@ static CUresult launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsi
     if (params) {
         for (uint32_t i = 0; i < kernels[k].n; i++) memcpy(buf + kernels[k].off[i], params[i], kernels[k].size[i]);
     } else if (extra) {
-        for (int i = 0; extra[i] != (void *)CU_LAUNCH_PARAM_END_AS_INT; i += 2)
-            if (extra[i] == (void *)CU_LAUNCH_PARAM_BUFFER_POINTER_AS_INT) memcpy(buf, extra[i + 1], 32);
+        /* the buffer holds what BUFFER_SIZE says, no more: a launch of 16 bytes of parameters must not read 32 */
+        const void *from = NULL;
+        size_t n = 0;
+        for (int i = 0; extra[i] != (void *)CU_LAUNCH_PARAM_END_AS_INT; i += 2) {
+            if (extra[i] == (void *)CU_LAUNCH_PARAM_BUFFER_POINTER_AS_INT) from = extra[i + 1];
+            if (extra[i] == (void *)CU_LAUNCH_PARAM_BUFFER_SIZE_AS_INT) n = *(const size_t *)extra[i + 1];
+        }
+        if (!from || n > sizeof buf) return CUDA_ERROR_INVALID_VALUE;
+        memcpy(buf, from, n);
     } else {
         return CUDA_ERROR_INVALID_VALUE;
     }

@@ -11,6 +11,7 @@ CUDA runtime makes one (its kernel nodes hold functions the driver made from CUk
   and relocated, and checks the bytes copied back; without a driver it refuses (exit 2)."""
 import json
 import os
+import shutil
 import sqlite3
 import struct
 import subprocess
@@ -230,8 +231,14 @@ def test_db_links_calls_to_submissions(vgt, tmp_path):
 
 def replay(vgt_bin, fake, trace, *args, env=None):
     e = dict(os.environ, VGT_CUDA_LIB=str(fake["lib"]), **(env or {}))
-    return subprocess.run([str(vgt_bin), "replay", "--lane", "cuda", "--backend", "cuda", "--check", "--json",
-                           str(trace), *args], capture_output=True, text=True, env=e, timeout=120)
+    cmd = [str(vgt_bin), "replay", "--lane", "cuda", "--backend", "cuda", "--check", "--json", str(trace), *args]
+    r = subprocess.run(cmd, capture_output=True, text=True, env=e, timeout=120)
+    if r.returncode < 0 and shutil.which("gdb"):
+        # killed by a signal: run it again under gdb so that the failure shows where it happened
+        g = subprocess.run(["gdb", "-q", "-batch", "-ex", "run", "-ex", "bt", "--args", *cmd], capture_output=True,
+                           text=True, env=e, timeout=300)
+        r.stderr += "\n-- the same replay under gdb --\n" + g.stdout[-6000:] + g.stderr[-2000:]
+    return r
 
 
 def test_replay_through_the_fake_driver(captured, fake, vgt_bin):
