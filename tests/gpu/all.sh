@@ -14,7 +14,7 @@
 # Outputs go to $OUT (default /tmp/vgt-all), one folder per step.
 # Environment: STEPS (default "capture cuda live hostile lane1"; add synth for lane 2, which has raised an
 # engine error on the H200 before: run it only on a machine you may restart; the other steps: synthdiag,
-# gpget, diff, scene, drawcensus, mme, each the script of that name in tests/gpu; real: bench/capture/real.sh with
+# liverace, gpget, diff, scene, drawcensus, mme, each the script of that name in tests/gpu; real: bench/capture/real.sh with
 # REAL_RUNS runs, 3), RUNS (capture bench runs, 5), CUDA_WORKLOADS (the cuda step's workloads), FUZZ (seconds of fuzz campaign in the background, tests/fuzz/campaign.sh run-staged, on FUZZ_CORES;
 # run the command under `taskset -c 0-3` so the checks keep their own cores).
 # Exit status: 0 when every step and the final health check passed, 1 otherwise.
@@ -75,6 +75,7 @@ run() {
                   bash tests/gpu/cuda_lane.sh ;;
         real) step real 240 bash bench/capture/real.sh "${REAL_RUNS:-3}" "$out/real" ;;
         live) [ -f bench/live/run.sh ] && step live 150 bash bench/live/run.sh gpu ;;
+        liverace) step liverace 150 bash tests/gpu/liverace.sh run ;;
         hostile) [ -f tests/gpu/hostile.sh ] && step hostile 150 bash tests/gpu/hostile.sh ;;
         lane1) step lane1 120 bash tests/gpu/run.sh run ;;
         synth) step synth 240 bash tests/gpu/synth_lane.sh run ;;

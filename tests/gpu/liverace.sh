@@ -37,6 +37,7 @@ fi
 OUT=${OUT:-/tmp/liverace_out}
 mkdir -p "$OUT"
 V=.carry/liverace/bin/vgt
+[ -x "$V" ] || V=.carry/capture/bin/vgt   # the binaries tests/gpu/all.sh build-bin stages serve as well
 W=.carry/liverace/workloads
 [ -d "$W" ] || W=.carry/workloads
 [ -x "$V" ] && [ -x "$W/many_launches" ] || { echo "run tests/gpu/liverace.sh build first"; exit 2; }
