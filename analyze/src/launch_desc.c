@@ -422,12 +422,15 @@ static void apply_copy(vgt_ldx *x, const vgt_ev_copy *k)
         ld_store_forget(&x->store, k->dst_va, span);
         return;
     }
+    if (esize) {   /* a fill: its element repeated from each line's start (the store keeps long ones compact) */
+        if (lines > 1 && k->pitch_out == line && line % esize == 0) lines = 1, line = span;   /* one run */
+        for (uint64_t l = 0; l < lines; l++) ld_store_fill(&x->store, k->dst_va + l * k->pitch_out, line, elem, esize);
+        return;
+    }
     for (uint64_t l = 0; l < lines; l++)
         for (uint64_t done = 0; done < line; done += COPY_CHUNK) {
             uint64_t n = line - done < COPY_CHUNK ? line - done : COPY_CHUNK, dst = k->dst_va + l * k->pitch_out + done;
-            if (esize) {
-                for (uint64_t i = 0; i < n; i++) x->chunk[i] = elem[(done + i) % esize];
-            } else if (read_known(trace_read, x, k->src_va + l * k->pitch_in + done, x->chunk, n) != n) {
+            if (read_known(trace_read, x, k->src_va + l * k->pitch_in + done, x->chunk, n) != n) {
                 ld_store_forget(&x->store, dst, n);
                 continue;
             }

@@ -25,7 +25,11 @@
 # capture's write, the pipe, vgt record's wake-up; only through vgt record, from FILE.relay), relay (its
 # copy into the replay's pipe), relay_to_read or capture_to_read (the pipe and the queue before the replay's
 # reader: a replay slower than the program shows here), reader_checks, model_decode, lane_submit, and
-# gpu_waits_before (the replay's waits for the GPU since the previous doorbell), and the dominant stage.
+# gpu_waits_before (the replay's waits for the GPU since the previous doorbell), and the dominant stage;
+# then the latency split into queue (waiting because the replay had not yet rung the previous doorbell when
+# this one was trapped) and own (the rest), which of the two makes the p99, and the three submissions with
+# the largest own cost, with their stages (the stalls that started the queues). On the GPU also each
+# program's wall time, plain and live (a program held by the replay's backlog runs longer live).
 # Printed per workload: p50, p99, max of each, the
 # application's submission rate and the replay's, and whether it keeps up (the replay's span of doorbells
 # is no longer than the application's plus its p99 latency: no backlog built up).
@@ -88,6 +92,31 @@ stats() {
         awk -v a="$v" -v b="$domv" 'BEGIN { exit !(a > b) }' && dom=${s#s?_} domv=$v
     done
     echo "    dominant stage at p99: $dom"
+    # Queue or own cost: latency = queue + own, where queue = how long the submission waited because the
+    # replay had not yet rung the previous doorbell when the capture trapped this one (max(0, previous
+    # doorbell - capture_ts)), own = the rest (its transport and the engine's work on it and on the records
+    # before it). A p99 made of queue is a backlog some earlier stall left (or a replay slower than the
+    # program); the stalls line names the submissions whose own cost was largest, with their stages, i.e.
+    # what started the queues. In the latency file's order (the replay's), joined with FILE.relay.
+    grep -v '^#' "$f" | awk -v d="$d" -v rf="$d/relay" 'FILENAME == rf { r1[$1] = $2; r2[$1] = $3; next }
+        { q = (n > 0 && pd > $4) ? pd - $4 : 0; if (q > $8) q = $8; own = $8 - q; pd = $7; n++
+          print q > (d "/q_queue"); print own > (d "/q_own")
+          rd = (NF >= 9 && $9 > 0) ? $9 : $5
+          if ($4 in r1) tr = sprintf("capture_to_relay %.1f, relay %.1f, relay_to_read %.1f", (r1[$4] - $4) / 1e6,
+                                     (r2[$4] - r1[$4]) / 1e6, (rd - r2[$4]) / 1e6)
+          else tr = sprintf("capture_to_read %.1f", (rd - $4) / 1e6)
+          line = sprintf("submission %s (seq %s, channel %s): own %.1f ms; stages in ms, a queue in the transport ones (%s, reader_checks %.1f, model_decode %.1f, lane_submit %.1f, gpu_waits_before %.1f)",
+                         $1, $2, $3, own / 1e6, tr, ($5 - rd) / 1e6, ($6 - $5) / 1e6, ($7 - $6) / 1e6, (NF >= 10 ? $10 : 0) / 1e6)
+          # the three largest own costs, kept in order
+          for (k = 1; k <= 3; k++) if (own > bo[k]) { for (j = 3; j > k; j--) { bo[j] = bo[j - 1]; bl[j] = bl[j - 1] } bo[k] = own; bl[k] = line; break } }
+        END { for (k = 1; k <= 3; k++) if (bl[k] != "") print bl[k] > (d "/stalls") }' "$d/relay" -
+    for col in "$d"/q_*; do sort -n -o "$col" "$col"; done
+    printf '    %-22s p50 %10s us  p99 %10s us  max %10s us\n' "queue (behind earlier)" "$(p q_queue 50)" "$(p q_queue 99)" "$(p q_queue 100)"
+    printf '    %-22s p50 %10s us  p99 %10s us  max %10s us\n' "own (this submission)" "$(p q_own 50)" "$(p q_own 99)" "$(p q_own 100)"
+    local qw="own cost"
+    awk -v a="$(p q_queue 99)" -v b="$(p q_own 99)" 'BEGIN { exit !(a > b) }' && qw="queue behind earlier submissions"
+    echo "    p99 is mostly: $qw"
+    [ -s "$d/stalls" ] && sed 's/^/    stall: /' "$d/stalls"
     rm -rf "$d"
 }
 
@@ -166,12 +195,19 @@ fails=0
 t_start=$(date +%s)
 for w in $WORKLOADS; do
     echo "== $w"
+    t0=$(date +%s%N)
     timeout 40 $(wl_cmd "$w" plain) >"$OUT/$w.plain.out" 2>"$OUT/$w.plain.err"
     prc=$?
+    t1=$(date +%s%N)
     # VGT_GPU_PROFILE: where the replay's backend time went (maps, clears, host writes, channels, submits, waits)
     VGT_GPU_PROFILE=$OUT/$w.gpu_profile timeout 60 "$V" record --replay=gpu --check --latency "$OUT/$w.lat" -- \
         $(wl_cmd "$w" live) >"$OUT/$w.live.out" 2>"$OUT/$w.live.err"
     lrc=$?
+    t2=$(date +%s%N)
+    # the program blocks when the replay falls behind (the default live policy): a live run much longer
+    # than the plain one means the latencies are a queue the program itself was held in
+    echo "  wall time: plain $(( (t1 - t0) / 1000000 )) ms; under vgt record --replay $(( (t2 - t1) / 1000000 )) ms" \
+         "(the program, the capture and the replay to its end)"
     grep -E '^(result|  checks|  coverage|  live|  latency|    stage|    dominant|  waits|    on demand|  faults)' \
         "$OUT/$w.live.err" | sed 's/^/  /'
     if [ "$prc" = "$lrc" ] && grep -q '^RESULT' "$OUT/$w.live.out" &&
