@@ -134,7 +134,7 @@ static void bind(vgt_pb_state *st, uint32_t subch, uint32_t data)
     st->unbound_reported &= (uint8_t)~(1u << subch);
 }
 
-/* The method loop: deliver take data dwords (at p; the first at dword pos.dword of the entry) of a run
+/* The method loop: deliver take data dwords (at p; the first at dword `dword` of the entry at) of a run
  * starting at method mthd. step is 4 (INC, or ONEINC before its first method) or 0; keep is ~0 for INC
  * (the step repeats) and 0 otherwise. Returns how many were consumed (fewer than take when a callback
  * stopped, with *stop set) and leaves the next method address in *next. Builds the event once and updates
@@ -142,18 +142,25 @@ static void bind(vgt_pb_state *st, uint32_t subch, uint32_t data)
 static inline __attribute__((always_inline)) uint32_t deliver(vgt_pb_state *st, const vgt_pb_callbacks *cb,
                                                               const uint8_t *p, uint32_t take, uint32_t mthd,
                                                               uint32_t subch, uint8_t kind, uint8_t first,
-                                                              uint32_t step, uint32_t keep, vgt_mpos pos,
+                                                              uint32_t step, uint32_t keep, const vgt_mpos *at, uint32_t dword,
                                                               uint32_t *next, int *stop)
 {
     uint8_t masked = (st->subdevice_mask & 1u) == 0;
     uint32_t chan_cls = st->channel_class, k = 0;
     if (first && mthd >= HOST_METHOD_END && st->subch_class[subch] == 0 && !(st->unbound_reported >> subch & 1u)) {
         st->unbound_reported |= (uint8_t)(1u << subch);
+        vgt_mpos pos = {.seq = at->seq, .entry = at->entry, .dword = dword};
         diag(cb, VGT_DIAG_UNKNOWN_SUBCHANNEL, &pos,
              "method 0x%04x on subchannel %u, which has no SET_OBJECT yet (its methods have class 0 until one)", mthd,
              subch);
     }
-    vgt_method m = {.subch = subch, .kind = kind, .first = first, .masked = masked, .pos = pos};
+    /* the position field by field, the dword apart: a position struct whose dword the caller had just
+     * stored, copied whole, was read back in one 16-byte load that the store cannot be forwarded to (a
+     * stall on every run's header, most of the decoder's own time) */
+    vgt_method m = {.subch = subch, .kind = kind, .first = first, .masked = masked};
+    m.pos.seq = at->seq;
+    m.pos.entry = at->entry;
+    m.pos.dword = dword;
     uint32_t done = 0;   /* dwords delivered before the bulk run (the first method of an increase-once) */
     if (cb->noninc_run && kind == VGT_HDR_ONEINC && step && take > 1) {
         /* increase-once (the NVIDIA drivers' LAUNCH_DMA + LOAD_INLINE_DATA...): its first method on its
@@ -171,11 +178,11 @@ static inline __attribute__((always_inline)) uint32_t deliver(vgt_pb_state *st, 
         }
         p += 4;
         take--;
-        pos.dword++;
+        dword++;
         step = 0;
         done = 1;
         m.first = 0;
-        m.pos = pos;
+        m.pos.dword = dword;
     }
     if (cb->noninc_run && (kind == VGT_HDR_NONINC || (kind == VGT_HDR_ONEINC && !step)) && take) {
         m.mthd = mthd;
@@ -195,7 +202,7 @@ static inline __attribute__((always_inline)) uint32_t deliver(vgt_pb_state *st, 
     for (; k < take; k++) {
         m.mthd = mthd;
         m.data = load_le32(p + 4u * k);
-        m.pos.dword = pos.dword + k;
+        m.pos.dword = dword + k;
         m.is_host = mthd < HOST_METHOD_END;
         m.cls = m.is_host ? chan_cls : st->subch_class[subch];
         if (mthd == MTHD_SET_OBJECT && !masked) bind(st, subch, m.data);
@@ -213,15 +220,15 @@ static inline __attribute__((always_inline)) uint32_t deliver(vgt_pb_state *st, 
 }
 
 /* Deliver up to n dwords of the pending run (one that began in an earlier entry or ran past the data). */
-static uint32_t run_dwords(vgt_pb_state *st, const vgt_pb_callbacks *cb, const uint8_t *p, uint32_t n, vgt_mpos pos,
-                           int *stop)
+static uint32_t run_dwords(vgt_pb_state *st, const vgt_pb_callbacks *cb, const uint8_t *p, uint32_t n,
+                           const vgt_mpos *at, uint32_t dword, int *stop)
 {
     uint32_t take = st->run_remaining < n ? st->run_remaining : n;
     uint8_t kind = st->run_kind;
     uint32_t step = kind == VGT_HDR_NONINC || (kind == VGT_HDR_ONEINC && !st->run_first) ? 0u : 4u;
     uint32_t next;
     uint32_t k = deliver(st, cb, p, take, st->run_mthd, st->run_subch, kind, st->run_first, step,
-                         kind == VGT_HDR_INC ? ~0u : 0u, pos, &next, stop);
+                         kind == VGT_HDR_INC ? ~0u : 0u, at, dword, &next, stop);
     st->run_mthd = next & (VGT_PB_METHOD_SPACE - 4u);
     st->run_remaining -= k;
     if (k) st->run_first = 0;
@@ -229,7 +236,9 @@ static uint32_t run_dwords(vgt_pb_state *st, const vgt_pb_callbacks *cb, const u
     return k;
 }
 
-static void start_run(vgt_pb_state *st, uint8_t kind, uint32_t subch, uint32_t mthd, uint32_t count, const vgt_mpos *pos)
+/* The header's position field by field, as deliver takes it. */
+static void start_run(vgt_pb_state *st, uint8_t kind, uint32_t subch, uint32_t mthd, uint32_t count, const vgt_mpos *at,
+                      uint32_t dword)
 {
     st->run_kind = kind;
     st->run_subch = subch;
@@ -237,16 +246,18 @@ static void start_run(vgt_pb_state *st, uint8_t kind, uint32_t subch, uint32_t m
     st->run_remaining = count;
     st->run_count = count;
     st->run_first = 1;
-    st->run_header = *pos;
+    st->run_header.seq = at->seq;
+    st->run_header.entry = at->entry;
+    st->run_header.dword = dword;
 }
 
 /* GRP0: the legacy increasing header (TERT_OP 0) or a subdevice-mask operation. */
-static void header_grp0(vgt_pb_state *st, const vgt_pb_callbacks *cb, uint32_t h, const vgt_mpos *pos)
+static void header_grp0(vgt_pb_state *st, uint32_t h, const vgt_mpos *at, uint32_t dword)
 {
     uint32_t mask = vgt_nv_mh_subdevice_mask(h);
     switch (vgt_nv_mh_tert_op(h)) {
     case VGT_NV_TERT_OLD_METHOD:   /* 0x00000000 is the NOP: count 0 */
-        start_run(st, VGT_HDR_INC, vgt_nv_mh_subch(h), vgt_nv_mh_legacy_method(h), vgt_nv_mh_legacy_count(h), pos);
+        start_run(st, VGT_HDR_INC, vgt_nv_mh_subch(h), vgt_nv_mh_legacy_method(h), vgt_nv_mh_legacy_count(h), at, dword);
         break;
     case VGT_NV_TERT_SET_SUBDEVICE_MASK: st->subdevice_mask = mask; break;
     case VGT_NV_TERT_STORE_SUBDEVICE_MASK: st->stored_subdevice_mask = mask; break;
@@ -256,32 +267,33 @@ static void header_grp0(vgt_pb_state *st, const vgt_pb_callbacks *cb, uint32_t h
 
 /* Decode one header dword (no run pending). Returns 1 when the segment ends here (END_PB_SEGMENT), -1 when
  * a method callback asked to stop, 0 otherwise. */
-static int header(vgt_pb_state *st, const vgt_pb_callbacks *cb, uint32_t h, const vgt_mpos *pos)
+static int header(vgt_pb_state *st, const vgt_pb_callbacks *cb, uint32_t h, const vgt_mpos *at, uint32_t dword)
 {
+    vgt_mpos pos = {.seq = at->seq, .entry = at->entry, .dword = dword};   /* for diagnostics only */
     uint32_t subch = vgt_nv_mh_subch(h), mthd = vgt_nv_mh_method(h), count = vgt_nv_mh_count(h);
     switch (vgt_nv_mh_sec_op(h)) {
-    case SEC_GRP0: header_grp0(st, cb, h, pos); return 0;
-    case SEC_INC: start_run(st, VGT_HDR_INC, subch, mthd, count, pos); return 0;
-    case SEC_NONINC: start_run(st, VGT_HDR_NONINC, subch, mthd, count, pos); return 0;
-    case SEC_ONEINC: start_run(st, VGT_HDR_ONEINC, subch, mthd, count, pos); return 0;
+    case SEC_GRP0: header_grp0(st, h, at, dword); return 0;
+    case SEC_INC: start_run(st, VGT_HDR_INC, subch, mthd, count, at, dword); return 0;
+    case SEC_NONINC: start_run(st, VGT_HDR_NONINC, subch, mthd, count, at, dword); return 0;
+    case SEC_ONEINC: start_run(st, VGT_HDR_ONEINC, subch, mthd, count, at, dword); return 0;
     case SEC_IMMD: {
         uint8_t data[4] = {(uint8_t)count, (uint8_t)(count >> 8), 0, 0};   /* IMMD_DATA 28:16 */
         int stop = 0;
-        start_run(st, VGT_HDR_IMMD, subch, mthd, 1, pos);
-        run_dwords(st, cb, data, 1, *pos, &stop);
+        start_run(st, VGT_HDR_IMMD, subch, mthd, 1, at, dword);
+        run_dwords(st, cb, data, 1, at, dword, &stop);
         return stop ? -1 : 0;
     }
     case SEC_GRP2:
         if (vgt_nv_mh_tert_op(h) == VGT_NV_TERT_OLD_METHOD) {   /* legacy non-increasing */
-            start_run(st, VGT_HDR_NONINC, subch, vgt_nv_mh_legacy_method(h), vgt_nv_mh_legacy_count(h), pos);
+            start_run(st, VGT_HDR_NONINC, subch, vgt_nv_mh_legacy_method(h), vgt_nv_mh_legacy_count(h), at, dword);
             return 0;
         }
-        diag(cb, VGT_DIAG_ILLEGAL_HEADER, pos, "header 0x%08x: SEC_OP 2 with TERT_OP %u is not a method header",
+        diag(cb, VGT_DIAG_ILLEGAL_HEADER, &pos, "header 0x%08x: SEC_OP 2 with TERT_OP %u is not a method header",
              h, vgt_nv_mh_tert_op(h));
         return 0;
     case SEC_END_SEGMENT: return 1;
     default:
-        diag(cb, VGT_DIAG_ILLEGAL_HEADER, pos, "header 0x%08x: reserved SEC_OP %u", h, vgt_nv_mh_sec_op(h));
+        diag(cb, VGT_DIAG_ILLEGAL_HEADER, &pos, "header 0x%08x: reserved SEC_OP %u", h, vgt_nv_mh_sec_op(h));
         return 0;
     }
 }
@@ -298,10 +310,10 @@ vgt_status vgt_pb_decode(vgt_pb_state *st, const uint8_t *bytes, uint32_t length
         diag(cb, VGT_DIAG_RUN_ACROSS_ENTRIES, &pos,
              "method run of header at entry %u dword %u continues here with %u of %u methods left",
              st->run_header.entry, st->run_header.dword, st->run_remaining, st->run_count);
+    /* pos stays as given: each position is (pos, dword i) passed apart (deliver says why) */
     for (uint32_t i = 0; i < n;) {
-        pos.dword = i;
         if (st->run_remaining) {
-            i += run_dwords(st, cb, bytes + 4u * i, n - i, pos, &stop);
+            i += run_dwords(st, cb, bytes + 4u * i, n - i, &pos, i, &stop);
             if (stop) goto stopped;
             continue;
         }
@@ -309,13 +321,12 @@ vgt_status vgt_pb_decode(vgt_pb_state *st, const uint8_t *bytes, uint32_t length
         if ((sec == SEC_INC || sec == SEC_NONINC || sec == SEC_ONEINC) && count < n - i) {
             /* the common case: a whole run inside this entry, decoded without touching the run state */
             uint32_t next, k;
-            pos.dword = i + 1;
             k = deliver(st, cb, bytes + 4u * (i + 1), count, vgt_nv_mh_method(h), vgt_nv_mh_subch(h), (uint8_t)sec, 1,
-                        sec == SEC_NONINC ? 0u : 4u, sec == SEC_INC ? ~0u : 0u, pos, &next, &stop);
+                        sec == SEC_NONINC ? 0u : 4u, sec == SEC_INC ? ~0u : 0u, &pos, i + 1, &next, &stop);
             st->methods += k;
             if (stop) {
                 if (k < count) {   /* keep the rest as a pending run, as if the entry had ended */
-                    start_run(st, (uint8_t)sec, vgt_nv_mh_subch(h), next, count - k, &pos);
+                    start_run(st, (uint8_t)sec, vgt_nv_mh_subch(h), next, count - k, &pos, i + 1);
                     st->run_first = 0;
                 }
                 goto stopped;
@@ -323,9 +334,10 @@ vgt_status vgt_pb_decode(vgt_pb_state *st, const uint8_t *bytes, uint32_t length
             i += 1 + count;
             continue;
         }
-        int r = header(st, cb, h, &pos);
+        int r = header(st, cb, h, &pos, i);
         if (r < 0) goto stopped;
         if (r > 0) {
+            pos.dword = i;
             if (i + 1 < n)
                 diag(cb, VGT_DIAG_END_SEGMENT, &pos, "END_PB_SEGMENT at dword %u ends the entry; %u dwords after it ignored",
                      i, n - i - 1);

@@ -83,6 +83,13 @@ static void test_traits(void)
     CHECK_EQ_U64(vgt_mme_format_for_class(0xC597), VGT_MME_TU104, "TURING_A: TU104");
     CHECK_EQ_U64(vgt_mme_format_for_class(0xC397), VGT_MME_FERMI, "VOLTA_A: Fermi");
     CHECK_EQ_U64(vgt_mme_format_for_class(0x8097), VGT_MME_NONE, "below FERMI_A: none");
+    /* the last answer is kept: asking again, and alternating, gives each class its own */
+    for (int i = 0; i < 3; i++) {
+        CHECK_EQ_U64(vgt_mme_format_for_class(0xC597), VGT_MME_TU104, "TURING_A again (%d)", i);
+        CHECK_EQ_U64(vgt_mme_format_for_class(0xC597), VGT_MME_TU104, "TURING_A twice (%d)", i);
+        CHECK_EQ_U64(vgt_mme_format_for_class(0x8097), VGT_MME_NONE, "below FERMI_A again (%d)", i);
+        CHECK_EQ_U64(vgt_mme_format_for_class(0xC397), VGT_MME_FERMI, "VOLTA_A again (%d)", i);
+    }
 }
 
 /* The sim knows exactly the facts' classes: creating an object of each succeeds; of another class, it is

@@ -68,7 +68,7 @@ int main(void)
     close(mkstemp(path));
     write_trace(path, RECORDS / 2);
 
-    result alone = read_all(path, -1), two = read_all(path, 2), one = read_all(path, 1);
+    result alone = read_all(path, -1), two = read_all(path, 2), one = read_all(path, 1), eight = read_all(path, 8);
     /* the malformed record's chunk is not marked; every other chunk the workers loaded is */
     CHECK(alone.checked == 0, "reader alone marked %llu records", (unsigned long long)alone.checked);
     CHECK(two.bad_checked == 0 && two.checked > RECORDS * 9 / 10 && two.checked < RECORDS,
@@ -78,6 +78,9 @@ int main(void)
     CHECK(two.rc == VGT_E_EOF && two.n == RECORDS && two.hash == alone.hash, "two workers: %llu records, hash %s",
           (unsigned long long)two.n, two.hash == alone.hash ? "same" : "different");
     CHECK(one.rc == VGT_E_EOF && one.n == RECORDS && one.hash == alone.hash, "one worker: %llu records", (unsigned long long)one.n);
+    /* the most workers there may be, each with its slots (chunks of differing sizes grow their buffers) */
+    CHECK(eight.rc == VGT_E_EOF && eight.n == RECORDS && eight.hash == alone.hash && eight.bad_checked == 0,
+          "eight workers: %llu records, hash %s", (unsigned long long)eight.n, eight.hash == alone.hash ? "same" : "different");
 
     /* VGT_READ_AHEAD stands for an option left on auto (0): -1 no workers (nothing marked), 1 one */
     setenv("VGT_READ_AHEAD", "-1", 1);

@@ -1,4 +1,5 @@
 /* nv_facts.c: lookups over the generated fact tables (nv_facts_table.c, from trace-format/facts/). */
+#include <stdatomic.h>
 #include <stddef.h>
 
 #include "vgt/nv_facts.h"
@@ -50,11 +51,23 @@ unsigned vgt_nv_class_mme(uint32_t cls)
     return c ? c->mme : VGT_NV_MME_NONE;
 }
 
+/* Asked for every method a push buffer holds, nearly always for the class asked last: the last answer is
+ * kept (class in the high half, answer + 1 in the low; 0 none), one atomic word so that threads asking at
+ * once each see a whole pair. */
+static _Atomic uint64_t mme_last;
+
 unsigned vgt_nv_mme_for_class(uint32_t cls)
 {
+    uint64_t last = atomic_load_explicit(&mme_last, memory_order_relaxed);
+    if (last && (uint32_t)(last >> 32) == cls) return (unsigned)(uint32_t)last - 1;
+    unsigned mme = VGT_NV_MME_NONE;
     for (uint32_t i = 0; i < vgt_nv_mme_range_count_; i++)
-        if (cls >= vgt_nv_mme_ranges_[i].first && cls <= vgt_nv_mme_ranges_[i].last) return vgt_nv_mme_ranges_[i].mme;
-    return VGT_NV_MME_NONE;
+        if (cls >= vgt_nv_mme_ranges_[i].first && cls <= vgt_nv_mme_ranges_[i].last) {
+            mme = vgt_nv_mme_ranges_[i].mme;
+            break;
+        }
+    atomic_store_explicit(&mme_last, (uint64_t)cls << 32 | (mme + 1u), memory_order_relaxed);
+    return mme;
 }
 
 const vgt_nv_addr_method *vgt_nv_addr_method_at(uint32_t i)

@@ -4,8 +4,10 @@
  * Only for seekable files with a chunk list from their index, and only once the caller has read a chunk
  * and asks for the next in order (a reader opened to look at one record never starts threads). The workers
  * also run each record's field check (chunk_fields_ok), so that a walk need not. Chunk i is loaded into
- * slot i % SLOTS; a worker may take chunk i only while i < cur + SLOTS, where cur is the chunk the caller
- * has been handed last (whose slot it still reads). The caller's view of the records is exactly the
+ * slot i % nslots; a worker may take chunk i only while i < cur + nslots, where cur is the chunk the caller
+ * has been handed last (whose slot it still reads). nslots is the workers plus two (one chunk held by the
+ * caller, one ready beside each worker's): each slot's buffers are a chunk's worth of memory touched for
+ * the first time, so slots no worker can fill cost page faults and gain nothing. The caller's view of the records is exactly the
  * sequential reader's: the same checks run on each chunk, each error is reported when the read reaches
  * that chunk, and the checks that depend on the read's order (sequence, chunks seen) stay in
  * reader_load_chunk. A seek to any chunk restarts the pipeline there. */
@@ -18,8 +20,8 @@
 
 #include "reader_impl.h"
 
-#define SLOTS 8
 #define MAX_WORKERS 8
+#define SLOTS (MAX_WORKERS + 2)
 
 typedef struct slot {
     int64_t chunk;           /* chunk index loaded or being loaded; -1 none */
@@ -42,6 +44,7 @@ struct reader_ahead {
     int stop, busy;
     int check_fields;        /* run chunk_fields_ok (not for MEMORY_CAS traces: their records change on the way) */
     uint32_t nworkers;
+    int64_t nslots;          /* slots in use: nworkers + 2 */
     pthread_t th[MAX_WORKERS];
     slot slots[SLOTS];
 };
@@ -52,11 +55,11 @@ static void *worker(void *arg)
     ZSTD_DCtx *dctx = NULL;   /* created by the first compressed chunk */
     pthread_mutex_lock(&a->mu);
     for (;;) {
-        while (!a->stop && (a->next_claim >= (int64_t)a->r->nchunks || a->next_claim >= a->cur + SLOTS))
+        while (!a->stop && (a->next_claim >= (int64_t)a->r->nchunks || a->next_claim >= a->cur + a->nslots))
             pthread_cond_wait(&a->work, &a->mu);
         if (a->stop) break;
         int64_t i = a->next_claim++;
-        slot *s = &a->slots[i % SLOTS];
+        slot *s = &a->slots[i % a->nslots];
         s->chunk = i;
         s->state = 1;
         a->busy++;
@@ -112,6 +115,7 @@ reader_ahead *reader_ahead_start(const vgt_reader *r, uint32_t first)
     pthread_cond_init(&a->done, NULL);
     uint32_t n = want > 0 ? (uint32_t)want : auto_workers();
     if (n > MAX_WORKERS) n = MAX_WORKERS;
+    a->nslots = (int64_t)n + 2;   /* workers that fail to start leave slots unused: harmless */
     for (uint32_t i = 0; i < n; i++)
         if (pthread_create(&a->th[a->nworkers], NULL, worker, a) == 0) a->nworkers++;
     if (!a->nworkers) {
@@ -143,7 +147,7 @@ vgt_status reader_ahead_take(reader_ahead *a, chunk_header *h, int *header_ok, c
 {
     pthread_mutex_lock(&a->mu);
     int64_t i = a->cur + 1;
-    slot *s = &a->slots[i % SLOTS];
+    slot *s = &a->slots[i % a->nslots];
     while (!(s->chunk == i && s->state == 2)) pthread_cond_wait(&a->done, &a->mu);
     a->cur = i;                      /* the previous chunk's slot is free again */
     pthread_cond_broadcast(&a->work);

@@ -14,12 +14,16 @@ static int following(const vgt_reader *r) { return r->is_file && !r->seekable; }
 
 static vgt_status not_yet(void) { return VGT_E_EOF; }
 
+/* Grows a chunk buffer to at least need bytes. Chunks of one trace differ a little in size: a quarter more
+ * than asked keeps the next, slightly larger chunk from freeing and allocating again (each new buffer of
+ * megabytes is returned to the system and its pages faulted in afresh; pages never touched cost nothing). */
 static vgt_status ensure(uint8_t **p, size_t *cap, size_t need, uint64_t off, vgt_error *err)
 {
     if (need <= *cap) return VGT_OK;
     free(*p);
-    *p = malloc(need);
-    *cap = *p ? need : 0;
+    size_t want = need + need / 4;
+    *p = malloc(want);
+    *cap = *p ? want : 0;
     if (!*p) return VGT_FAIL(err, VGT_E_NOMEM, off, "no memory for %zu bytes of chunk data", need);
     return VGT_OK;
 }
