@@ -220,6 +220,20 @@ vgt_status vgt_sem_noninc_run(vgt_sem_tracker *t, const vgt_method *m, const uin
     return VGT_OK;
 }
 
+vgt_status vgt_sem_noninc_run_lent(vgt_sem_tracker *t, const vgt_method *m, const uint8_t *data, uint32_t count,
+                                   vgt_error *err)
+{
+    t->run_lent = 1;
+    vgt_status st = vgt_sem_noninc_run(t, m, data, count, err);
+    t->run_lent = 0;
+    return st;
+}
+
+void vgt_sem_reclaim(vgt_sem_tracker *t, const uint8_t *bytes, uint64_t len)
+{
+    if (t) sem_overlay_reclaim(&t->overlay, bytes, len);
+}
+
 int vgt_sem_is_inline_data(vgt_sem_tracker *t, const vgt_method *m)
 {
     return !m->masked && cell_of(t, m).role == R_I2M_DATA;

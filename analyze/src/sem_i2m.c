@@ -22,11 +22,15 @@ static void remember(vgt_sem_tracker *t, const i2m_state *s, uint64_t dst, int c
     int pitch = s->raw & 1;
     uint64_t span = s->line_count > 1 && pitch ? (uint64_t)s->pitch_out * (s->line_count - 1) + s->line_length
                                                : s->expected;
-    if (!complete || !pitch || !s->buf) { sem_overlay_hole(o, dst, span); return; }
-    if (span == s->expected) { sem_overlay_write(o, dst, s->buf, s->expected); return; }
+    if (!complete || !pitch || !s->bytes) { sem_overlay_hole(o, dst, span); return; }
+    if (span == s->expected) {
+        if (t->run_lent && s->bytes != s->buf) sem_overlay_write_lent(o, dst, s->bytes, s->expected);   /* in place */
+        else sem_overlay_write(o, dst, s->bytes, s->expected);
+        return;
+    }
     if (s->line_count > 64) { sem_overlay_hole(o, dst, span); return; }
     for (uint32_t i = 0; i < s->line_count; i++)
-        sem_overlay_write(o, dst + (uint64_t)i * s->pitch_out, s->buf + (uint64_t)i * s->line_length, s->line_length);
+        sem_overlay_write(o, dst + (uint64_t)i * s->pitch_out, s->bytes + (uint64_t)i * s->line_length, s->line_length);
 }
 
 static void emit_upload(vgt_sem_tracker *t, i2m_state *s, const vgt_method *m, int complete)
@@ -44,10 +48,11 @@ static void emit_upload(vgt_sem_tracker *t, i2m_state *s, const vgt_method *m, i
     u->length = s->expected;
     u->received = s->received;
     u->raw = s->raw;
-    if (s->buf) u->data = s->buf;
+    if (s->bytes) u->data = s->bytes;
     s->active = 0;
     remember(t, s, u->dst_va, complete);
     sem_emit(t, &ev);
+    s->bytes = s->buf;
 }
 
 static vgt_status start(vgt_sem_tracker *t, i2m_state *s, const vgt_method *m, vgt_error *err)
@@ -60,7 +65,7 @@ static vgt_status start(vgt_sem_tracker *t, i2m_state *s, const vgt_method *m, v
     s->buf = s->store;
     int keep = t->cfg.keep_upload_bytes && s->expected <= t->cfg.max_upload;
     int overlay = !t->overlay.disabled && s->expected <= VGT_SEM_OVERLAY_MAX_WRITE;
-    if (!keep && !overlay) s->buf = NULL;
+    if (!keep && !overlay) s->buf = NULL, s->bytes = NULL;
     else {
         if (s->cap < s->expected) {
             uint64_t cap = s->expected < 4096 ? 4096 : s->expected;
@@ -70,6 +75,7 @@ static vgt_status start(vgt_sem_tracker *t, i2m_state *s, const vgt_method *m, v
             s->store = s->buf = nb;
             s->cap = cap;
         }
+        s->bytes = s->buf;
     }
     if (s->expected == 0) emit_upload(t, s, m, 1);
     return VGT_OK;
@@ -88,7 +94,8 @@ uint32_t sem_i2m_bulk(vgt_sem_tracker *t, i2m_state *s, const vgt_method *m, con
     if (!s->active) return 0;
     uint64_t left = s->expected - s->received;   /* > 0: an active transfer is not complete */
     uint32_t take = left / 4 + (left % 4 != 0) < count ? (uint32_t)(left / 4 + (left % 4 != 0)) : count;
-    if (s->buf) {
+    if (s->buf && !s->received && 4ull * take >= left) s->bytes = data;   /* all of it: used in place */
+    else if (s->buf) {
         uint64_t n = 4ull * take < left ? 4ull * take : left;
         memcpy(s->buf + s->received, data, n);
     }

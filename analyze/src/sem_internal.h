@@ -77,6 +77,8 @@ typedef struct i2m_state {
     vgt_method launch;        /* the LAUNCH_DMA, for an upload cut short at a flush */
     uint64_t expected, received;
     uint8_t *buf;             /* where this transfer's bytes go: store, or NULL when not collected */
+    const uint8_t *bytes;     /* where they are: buf, or the data of the one run that brought them all (used
+                               * in place, not copied: that run's bytes are valid while it is handled) */
     uint8_t *store;           /* the allocation (keep_upload_bytes), cap bytes */
     uint64_t cap;
 } i2m_state;
@@ -136,7 +138,9 @@ typedef struct host_state {
 /* The stream-write overlay (events.h): a ring of extents, oldest first, whose bytes live in a ring arena
  * in the same order; a hole (off == SEM_HOLE) hides older bytes under it. */
 #define SEM_HOLE UINT32_MAX
-typedef struct sem_extent { uint64_t va, len; uint32_t off; } sem_extent;
+/* src: the bytes are still the caller's at src (lent, sem_overlay_write_lent), their arena room reserved
+ * but not written; NULL: in the arena at off. */
+typedef struct sem_extent { uint64_t va, len; uint32_t off; const uint8_t *src; } sem_extent;
 typedef struct sem_overlay {
     int disabled;             /* config, or an allocation failed: remember nothing */
     uint8_t *arena;           /* size bytes; grows from a small first allocation up to cap before it wraps, so
@@ -149,6 +153,10 @@ typedef struct sem_overlay {
 
 void sem_overlay_write(sem_overlay *o, uint64_t va, const uint8_t *bytes, uint64_t len);   /* bytes NULL: a hole */
 void sem_overlay_hole(sem_overlay *o, uint64_t va, uint64_t len);
+/* As sem_overlay_write, the bytes left where they are until sem_overlay_reclaim names them (vgt_sem_reclaim):
+ * the same room taken and the same extents forgotten, so that what the overlay holds does not depend on it. */
+void sem_overlay_write_lent(sem_overlay *o, uint64_t va, const uint8_t *bytes, uint64_t len);
+void sem_overlay_reclaim(sem_overlay *o, const uint8_t *bytes, uint64_t len);
 /* Bytes [va, va+len) the overlay decides (len <= SEM_OVERLAY_READ): state[i] 0 undecided, 1 known (dst[i] set),
  * 2 hidden by a hole. Returns the number decided. */
 #define SEM_OVERLAY_READ 512u
@@ -164,6 +172,7 @@ struct vgt_sem_tracker {
     uint32_t last_cls;        /* class of the last engine method, and its family's lookup table */
     const sem_cell *last_tab;
     uint32_t hot_cls, hot_mthd;   /* the last LOAD_INLINE_DATA seen (class, address): the fast path */
+    int run_lent;             /* the run being handled is lent (vgt_sem_noninc_run_lent) */
     host_state host;
     i2m_state i2m[8];         /* per subchannel, apart from sub[] so the hot LOAD_INLINE_DATA path is cheap */
     sub_state sub[8];

@@ -64,10 +64,10 @@ static void pop_oldest(sem_overlay *o)
     o->n--;
 }
 
-static void push(sem_overlay *o, uint64_t va, uint64_t len, uint32_t off)
+static void push(sem_overlay *o, uint64_t va, uint64_t len, uint32_t off, const uint8_t *src)
 {
     if (!slot_room(o)) return;
-    o->ext[(o->first + o->n) % o->slots] = (sem_extent){ va, len, off };
+    o->ext[(o->first + o->n) % o->slots] = (sem_extent){ va, len, off, src };
     o->n++;
     if (!o->lo && !o->hi) { o->lo = va; o->hi = va + len; }
     if (va < o->lo) o->lo = va;
@@ -78,10 +78,10 @@ void sem_overlay_hole(sem_overlay *o, uint64_t va, uint64_t len)
 {
     if (!len || o->disabled || !o->n) return;   /* an empty overlay has nothing a hole could hide */
     if (va >= o->hi || va + len <= o->lo) return;
-    push(o, va, len, SEM_HOLE);
+    push(o, va, len, SEM_HOLE, NULL);
 }
 
-void sem_overlay_write(sem_overlay *o, uint64_t va, const uint8_t *bytes, uint64_t len)
+static void put(sem_overlay *o, uint64_t va, const uint8_t *bytes, uint64_t len, int lent)
 {
     if (!len) return;
     if (!bytes || len > VGT_SEM_OVERLAY_MAX_WRITE || len > o->cap) { sem_overlay_hole(o, va, len); return; }
@@ -97,9 +97,27 @@ void sem_overlay_write(sem_overlay *o, uint64_t va, const uint8_t *bytes, uint64
         if (!drop) break;
         pop_oldest(o);
     }
-    memcpy(o->arena + at, bytes, n);
+    if (!lent) memcpy(o->arena + at, bytes, n);
     o->head = at + n;
-    push(o, va, len, at);
+    push(o, va, len, at, lent ? bytes : NULL);
+}
+
+void sem_overlay_write(sem_overlay *o, uint64_t va, const uint8_t *bytes, uint64_t len) { put(o, va, bytes, len, 0); }
+
+void sem_overlay_write_lent(sem_overlay *o, uint64_t va, const uint8_t *bytes, uint64_t len)
+{
+    put(o, va, bytes, len, 1);
+}
+
+void sem_overlay_reclaim(sem_overlay *o, const uint8_t *bytes, uint64_t len)
+{
+    uintptr_t lo = (uintptr_t)bytes, hi = lo + len;
+    for (uint32_t k = 0; k < o->n; k++) {
+        sem_extent *e = &o->ext[(o->first + k) % o->slots];
+        if (!e->src || (uintptr_t)e->src < lo || (uintptr_t)e->src >= hi) continue;
+        memcpy(o->arena + e->off, e->src, e->len);
+        e->src = NULL;
+    }
 }
 
 uint32_t sem_overlay_lookup(const sem_overlay *o, uint64_t va, uint32_t len, uint8_t *dst, uint8_t *state)
@@ -116,7 +134,7 @@ uint32_t sem_overlay_lookup(const sem_overlay *o, uint64_t va, uint32_t len, uin
             if (e->off == SEM_HOLE) state[i] = 2;
             else {
                 state[i] = 1;
-                dst[i] = o->arena[e->off + (b - e->va)];
+                dst[i] = e->src ? e->src[b - e->va] : o->arena[e->off + (b - e->va)];
             }
             decided++;
         }

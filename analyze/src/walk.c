@@ -10,6 +10,11 @@
  *
  * Unselected submissions are decoded with the state-keeping path only (no user callbacks) unless the
  * caller asked for them (deliver_unselected).
+ *
+ * A walk over a reader holds the last WALK_LOANS chunks (vgt_reader_hold) and lends their bytes to the
+ * model (vgt_model_lend), so that the model points at push-buffer and memory bytes instead of copying
+ * them: by the time the oldest chunk is given back (its bytes still pointed at are copied then,
+ * vgt_model_reclaim), most were overwritten in the model by later submissions to the same memory.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +37,22 @@ typedef struct walker {
     int deliver;                  /* user callbacks on for the current submission */
     int stop;
     vgt_walk_stats st;
+    vgt_reader *reader;           /* a walk over a reader: its chunks held and lent to the model, oldest first */
+    struct walk_loan {
+        uint64_t id;
+        const uint8_t *bytes;
+        uint64_t len;
+    } loans[8];
+    uint32_t nloans;
+    int cur_lent;                 /* the chunk of the current record is lent (vgt_walk_submit.lent) */
+    uint64_t lent_off;            /* chunk_offset of the chunk lent last (or tried: lent_any) */
+    int lent_any;
+    int ended;                    /* the channels ended: no on_release any more */
 } walker;
+
+/* Chunks held: 8 of about 2.6 MB (a 2 MiB chunk's records and its payload) outlive a push-buffer pool of
+ * 4 MiB per channel written in turn by two channels, as in vgt synth's traces. */
+#define WALK_LOANS (sizeof ((walker *)0)->loans / sizeof ((walker *)0)->loans[0])
 
 vgt_walk_options vgt_walk_defaults(void)
 {
@@ -172,7 +192,7 @@ static vgt_status walk_submit(walker *w, const vgt_record *r, vgt_error *err)
     int selected = is_selected(w, index, sub.channel);
     w->st.selected_submits += (uint64_t)selected;
     w->deliver = selected || w->opt->deliver_unselected;
-    w->cur = (vgt_walk_submit){index, r->seq, r, &sub, c, selected, 0};
+    w->cur = (vgt_walk_submit){index, r->seq, r, &sub, c, selected, 0, w->cur_lent};
     c->submits++;
     if (w->deliver && cb->on_submit_begin && cb->on_submit_begin(cb->ctx, &w->cur)) {
         w->stop = 1;
@@ -209,7 +229,7 @@ static vgt_status walk_state_methods(walker *w, const vgt_record *r, vgt_error *
     uint64_t index = w->st.submits;
     int selected = is_selected(w, index, cm.channel);
     if (!w->cb->on_state_method || !(selected || w->opt->deliver_unselected)) return VGT_OK;
-    vgt_walk_submit s = {index, r->seq, r, NULL, c, selected, 1};
+    vgt_walk_submit s = {index, r->seq, r, NULL, c, selected, 1, 0};   /* its writes are values: none lent */
     for (uint32_t i = 0; i < n && !w->stop; i++) {
         vgt_state_method sm = vgt_channel_method_at(&cm, i);
         vgt_method m = {.subch = sm.subch, .mthd = sm.method, .data = sm.value, .first = 1,
@@ -237,18 +257,56 @@ static vgt_status walk_record(walker *w, const vgt_record *rec, vgt_error *err)
     return w->stop ? VGT_E_EOF : VGT_OK;
 }
 
+/* Gives back the oldest chunk: the model copies what it still points at (copy: 0 when the model goes
+ * anyway), then the reader may reuse its buffers. */
+static void give_back_oldest(walker *w, int copy)
+{
+    const struct walk_loan *l = &w->loans[0];
+    if (w->cb->on_release && !w->ended)
+        for (uint32_t i = 0; i < w->nchans; i++) w->cb->on_release(w->cb->ctx, w->chans[i], l->bytes, l->len);
+    if (copy) vgt_model_reclaim(w->model, l->id);
+    vgt_reader_release(w->reader, l->id);
+    memmove(w->loans, w->loans + 1, sizeof w->loans[0] * --w->nloans);
+}
+
+/* A record of a chunk not lent yet: hold it and lend it to the model; past WALK_LOANS, the oldest goes.
+ * Nothing held (no memory) only means copies. */
+static void lend_chunk(walker *w, const vgt_record *rec)
+{
+    uint64_t id, len;
+    const uint8_t *bytes;
+    w->lent_off = rec->chunk_offset;
+    w->lent_any = 1;
+    w->cur_lent = 0;
+    if (w->nloans == WALK_LOANS) give_back_oldest(w, 1);
+    if (vgt_reader_hold(w->reader, &id, &bytes, &len, NULL) != VGT_OK) {
+        vgt_model_lend(w->model, 0, NULL, 0);   /* ends the previous loan's new pointers */
+        return;
+    }
+    if (!vgt_model_lend(w->model, id, bytes, len)) {
+        vgt_reader_release(w->reader, id);
+        return;
+    }
+    w->loans[w->nloans++] = (struct walk_loan){id, bytes, len};
+    w->cur_lent = 1;
+}
+
 static vgt_status walk_loop(walker *w, vgt_reader *r, vgt_error *err)
 {
     vgt_record rec;
     vgt_status rc = VGT_OK;
-    while ((rc = vgt_reader_next(r, &rec, err)) == VGT_OK)
+    w->reader = r;
+    while ((rc = vgt_reader_next(r, &rec, err)) == VGT_OK) {
+        if (!w->lent_any || rec.chunk_offset != w->lent_off) lend_chunk(w, &rec);
         if ((rc = walk_record(w, &rec, err)) != VGT_OK) break;
+    }
     if (w->stop) return VGT_OK;
     return rc == VGT_E_EOF ? VGT_OK : rc;
 }
 
 static void walker_free(walker *w)
 {
+    w->ended = 1;
     for (uint32_t i = 0; i < w->nchans; i++) {
         if (w->cb->on_channel_end) w->cb->on_channel_end(w->cb->ctx, w->chans[i]);
         free(w->chans[i]);
@@ -256,7 +314,9 @@ static void walker_free(walker *w)
     free(w->chans);
     vgt_u64map_free(&w->chan_ix);
     free(w->segs);
-    if (w->model != w->opt->model) vgt_model_free(w->model);
+    int own = w->model != w->opt->model;
+    if (own) vgt_model_free(w->model);   /* pointers to lent bytes go with it, uncopied */
+    while (w->nloans) give_back_oldest(w, !own);   /* the caller's model keeps its bytes */
 }
 
 static const vgt_walk_callbacks no_callbacks;

@@ -145,6 +145,13 @@ static void on_channel_end(void *ctx, vgt_walk_channel *chan)
     vgt_sem_detach(&chan->user);
 }
 
+/* The walk gives back record bytes the trackers may point at (uploads remembered in place). */
+static void on_release(void *ctx, vgt_walk_channel *chan, const uint8_t *bytes, uint64_t len)
+{
+    (void)ctx;
+    vgt_sem_reclaim(chan->user, bytes, len);
+}
+
 static int on_record(void *ctx, const vgt_record *rec, const vgt_model *model)
 {
     census *c = ctx;
@@ -245,7 +252,11 @@ static int on_noninc_run(void *ctx, const vgt_walk_submit *s, const vgt_method *
             if (mme_feed(c, s, &one)) return 1;
         }
     }
-    if (s->chan->user && vgt_sem_noninc_run(s->chan->user, m, data, count, &c->err) != VGT_OK) {
+    vgt_status st = VGT_OK;
+    if (s->chan->user)
+        st = s->lent ? vgt_sem_noninc_run_lent(s->chan->user, m, data, count, &c->err)
+                     : vgt_sem_noninc_run(s->chan->user, m, data, count, &c->err);
+    if (st != VGT_OK) {
         c->failed = 1;
         return 1;
     }
@@ -478,7 +489,8 @@ static int run(census *c, const char *path, vgt_walk_options *opt, const walk_fi
     opt->deliver_unselected = 1;   /* trackers see every submission; counts only the selected ones */
     vgt_walk_callbacks cb = { .on_record = on_record, .on_channel = on_channel, .on_submit_begin = on_submit_begin,
                               .on_submit_end = on_submit_end, .on_method = on_method, .on_diag = on_diag,
-                              .on_channel_end = on_channel_end, .on_noninc_run = on_noninc_run, .ctx = c };
+                              .on_channel_end = on_channel_end, .on_noninc_run = on_noninc_run,
+                              .on_release = on_release, .ctx = c };
     vgt_walk_stats st = { 0 };
     vgt_error err;
     if (!c->no_macros) {

@@ -1,5 +1,6 @@
 /* test_events_overlay.c: the semantic tracker's stream-write overlay (QMDs uploaded in-stream, as libcuda
- * does), its bulk entry point, macro origin and the draw topology rules, on hand-built method streams.
+ * does), its bulk entry point, lent runs remembered in place until reclaimed, macro origin and the draw
+ * topology rules, on hand-built method streams.
  * Offsets (NVIDIA open-gpu-doc classes/compute/clcbc0.h, classes/3d/clcb97.h, classes/dma-copy/clc8b5.h):
  * I2M LINE_LENGTH_IN 0x180, LINE_COUNT 0x184, OFFSET_OUT_UPPER 0x188, OFFSET_OUT 0x18c, LAUNCH_DMA 0x1b0
  * (bit 0 pitch), LOAD_INLINE_DATA 0x1b4; SEND_PCAS_A 0x2b4 (QMD VA >> 8), SEND_SIGNALING_PCAS2_B 0x2c0
@@ -105,6 +106,22 @@ static void upload(vgt_sem_tracker *t, uint64_t va, const uint8_t *bytes, uint32
     }
 }
 
+/* The same upload as one lent run of the caller's bytes (len a multiple of 4): remembered in place. */
+static void upload_lent(vgt_sem_tracker *t, uint64_t va, const uint8_t *bytes, uint32_t len)
+{
+    const uint32_t cls = 0xCBC0, sc = 1;
+    feed(t, cls, sc, 0x188, (uint32_t)(va >> 32));
+    feed(t, cls, sc, 0x18c, (uint32_t)va);
+    feed(t, cls, sc, 0x180, len);
+    feed(t, cls, sc, 0x184, 1);
+    feed(t, cls, sc, 0x1b0, 0x41);
+    vgt_method m = meth(cls, sc, 0x1b4, le32(bytes));
+    m.kind = VGT_HDR_NONINC;
+    dword_no += len / 4 - 1;
+    vgt_error err;
+    CHECK_STATUS(vgt_sem_noninc_run_lent(t, &m, bytes, len / 4, &err), VGT_OK, &err, "lent run of %u bytes", len);
+}
+
 static void launch(vgt_sem_tracker *t, uint64_t qmd_va)
 {
     feed(t, 0xCBC0, 1, 0x2b4, (uint32_t)(qmd_va >> 8));
@@ -186,6 +203,53 @@ static void test_overlay_bounds(void)
     CHECK(vgt_sem_mem_read(t, 0x100000000ull + 1024ull * 3000 - 4, got, 8, &known, &err) == VGT_OK && known == 4,
           "boundary: %llu", (unsigned long long)known);
     vgt_sem_free(t);
+}
+
+/* Uploads of lent runs (vgt_sem_noninc_run_lent) read as copied ones, point at the caller's bytes until
+ * vgt_sem_reclaim names them, and read the same once those bytes are reclaimed, overwritten and freed. */
+static int same_reads(vgt_sem_tracker *a, vgt_sem_tracker *b, uint64_t va, uint32_t len)
+{
+    uint8_t x[512], y[512];
+    vgt_error err;
+    for (uint32_t at = 0; at < len; at += 256) {
+        uint64_t ka = 0, kb = 0;
+        if (vgt_sem_mem_read(a, va + at, x, 256, &ka, &err) != VGT_OK || vgt_sem_mem_read(b, va + at, y, 256, &kb, &err) != VGT_OK ||
+            ka != kb || memcmp(x, y, 256))
+            return 0;
+    }
+    return 1;
+}
+
+static void test_lent_runs(void)
+{
+    enum { N = 40, LEN = 1000 };
+    const uint64_t base = 0x200000000ull;
+    sink s1, s2;
+    vgt_sem_tracker *lent = tracker(&s1, 0), *copied = tracker(&s2, 0);
+    uint8_t *bufs[N];
+    for (int i = 0; i < N; i++) {   /* overlapping: each upload hides part of the one before */
+        bufs[i] = malloc(LEN);
+        if (!bufs[i]) return;
+        for (int k = 0; k < LEN; k++) bufs[i][k] = (uint8_t)(i * 31 + k);
+        upload_lent(lent, base + 600ull * i, bufs[i], LEN);
+        upload(copied, base + 600ull * i, bufs[i], LEN, 1);
+    }
+    CHECK(same_reads(lent, copied, base, 600 * N + LEN), "lent uploads read as copied ones");
+    uint8_t got[4];
+    uint64_t known = 0;
+    vgt_error err;
+    bufs[N - 1][LEN - 1] ^= 0xff;   /* pointed at, not copied: the change shows */
+    CHECK(vgt_sem_mem_read(lent, base + 600ull * (N - 1) + LEN - 1, got, 1, &known, &err) == VGT_OK && known == 1 &&
+              got[0] == bufs[N - 1][LEN - 1], "the newest upload is the caller's bytes");
+    bufs[N - 1][LEN - 1] ^= 0xff;
+    for (int i = 0; i < N; i++) {   /* given back oldest first, as a walk does */
+        vgt_sem_reclaim(lent, bufs[i], LEN);
+        memset(bufs[i], 0xee, LEN);
+        free(bufs[i]);
+        CHECK(same_reads(lent, copied, base, 600 * N + LEN), "after %d reclaimed", i + 1);
+    }
+    vgt_sem_free(lent);
+    vgt_sem_free(copied);
 }
 
 /* Copy-engine fill and copy of overlay bytes (C8B5: OFFSET_IN 0x400/0x404, OUT 0x408/0x40c, LINE_LENGTH_IN 0x418,
@@ -455,6 +519,7 @@ int main(void)
     test_qmd_uploaded_in_stream(0);
     test_qmd_uploaded_in_stream(1);
     test_overlay_bounds();
+    test_lent_runs();
     test_copy_into_overlay();
     test_bulk_equals_single();
     test_macro_draw_topology();

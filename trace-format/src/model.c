@@ -7,7 +7,10 @@
  *    changes nothing. A record that fails to decode changes nothing either.
  *  - Records with a non-zero RM status describe calls that failed: they change no state.
  *  - Push-buffer segments and ring entries of a GPFIFO_SUBMIT are bytes in GPU memory at the doorbell,
- *    so they are written into the memory contents like MEMORY records. */
+ *    so they are written into the memory contents like MEMORY records.
+ *  - Only push-buffer segments are written as lent bytes where the caller lends them (vgt_model_lend):
+ *    push buffers are rings that later submissions soon write over, so most are never copied; MEMORY
+ *    contents are not (a copy now, of bytes just read, costs less than one at the reclaim). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -175,7 +178,7 @@ static vgt_status on_submit(vgt_model *m, const vgt_record *r, vgt_error *err)
     m->last_submit_seq = 0;
     VGT_TRY(vgt_decode_gpfifo_submit(r, &s, m->segs, m->segcap, err));
     for (uint32_t i = 0; i < s.segment_count; i++)
-        VGT_TRY(vgt_model_mem_write(m, s.segments[i].gpu_va, s.segments[i].data, s.segments[i].length, err));
+        VGT_TRY(model_mem_put(m, s.segments[i].gpu_va, s.segments[i].data, s.segments[i].length, 1, err));
     vgt_model_channel *ch = model_channel_get(m, s.client, s.channel);
     VGT_TRY(write_ring(m, ch, &s, err));
     if (ch) {

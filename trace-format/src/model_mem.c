@@ -1,6 +1,7 @@
 /* model_mem.c: memory contents by GPU VA: a sparse map of 4 KiB pages (hash table keyed by VA >> 12).
  * A page fully written holds no mask; a partly known page holds a byte mask (non-zero = known). Page
- * storage counts against the model's memory limit (vgt_model_set_memory_limit). */
+ * storage counts against the model's memory limit (vgt_model_set_memory_limit). Some of a page's bytes
+ * may be pieces of lent record bytes (model_lend.c): reads and foreach put them in. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,6 +27,8 @@ static vgt_status new_page(vgt_model *m, uint64_t va, model_page **out, vgt_erro
     p->bytes = calloc(1, PAGE);
     p->mask = NULL;
     p->known = 0;
+    p->npieces = 0;
+    p->listed_id = 0;
     if (!p->bytes || u64map_put(&m->pagemap, va / PAGE, m->npages)) {
         free(p->bytes);
         return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "model: no memory for the page at 0x%llx", (unsigned long long)va);
@@ -91,7 +94,7 @@ static vgt_status check_range(uint64_t va, uint64_t len, vgt_error *err)
     return VGT_OK;
 }
 
-vgt_status vgt_model_mem_write(vgt_model *m, uint64_t gpu_va, const void *src, uint64_t len, vgt_error *err)
+vgt_status model_mem_put(vgt_model *m, uint64_t gpu_va, const void *src, uint64_t len, int lendable, vgt_error *err)
 {
     VGT_TRY(check_range(gpu_va, len, err));
     const uint8_t *s = src;
@@ -107,13 +110,20 @@ vgt_status vgt_model_mem_write(vgt_model *m, uint64_t gpu_va, const void *src, u
             m->hot_va = base;
             m->hot_ix1 = (uint32_t)(p - m->pages) + 1;
         }
-        memcpy(p->bytes + off, s, n);
-        VGT_TRY(mark_known(m, p, off, n, err));
+        /* known first: a page over the limit keeps the bytes copied, as it always did */
+        vgt_status rc = mark_known(m, p, off, n, err);
+        model_put_bytes(m, p, off, s, n, lendable && rc == VGT_OK && model_may_lend(m, s, n));
+        VGT_TRY(rc);
         gpu_va += n;
         s += n;
         len -= n;
     }
     return VGT_OK;
+}
+
+vgt_status vgt_model_mem_write(vgt_model *m, uint64_t gpu_va, const void *src, uint64_t len, vgt_error *err)
+{
+    return model_mem_put(m, gpu_va, src, len, 0, err);
 }
 
 vgt_status vgt_model_mem_read(const vgt_model *m, uint64_t gpu_va, void *dst, uint64_t len, uint64_t *known,
@@ -138,6 +148,7 @@ vgt_status vgt_model_mem_read(const vgt_model *m, uint64_t gpu_va, void *dst, ui
                 k += p->mask[off + i] != 0;
             }
         }
+        if (p && p->npieces) model_page_pieces(p, off, n, d);   /* known bytes, over the stale ones */
         gpu_va += n;
         d += n;
         len -= n;
@@ -171,6 +182,7 @@ static void forget_in_page(vgt_model *m, uint32_t i, uint64_t va, uint64_t end)
         delete_page(m, i);
         return;
     }
+    model_page_settle(p);   /* the bytes left known stay known: simplest with them all in the page */
     if (!p->mask) {
         p->mask = malloc(PAGE);
         if (!p->mask) {           /* cannot keep a partial page: forget all of it */
@@ -219,8 +231,22 @@ vgt_status vgt_model_mem_foreach(const vgt_model *m, vgt_model_page_fn fn, void 
     if (!order) return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "model: no memory to sort %u pages", m->npages);
     for (uint32_t i = 0; i < m->npages; i++) order[i] = &m->pages[i];
     qsort(order, m->npages, sizeof *order, by_va);
-    for (uint32_t i = 0; i < m->npages; i++)
-        if (fn(ctx, order[i]->va, order[i]->bytes, order[i]->mask)) break;
+    uint8_t *compose = NULL;   /* a page with pieces, put together */
+    for (uint32_t i = 0; i < m->npages; i++) {
+        const model_page *p = order[i];
+        const uint8_t *bytes = p->bytes;
+        if (p->npieces) {
+            if (!compose && !(compose = malloc(PAGE))) {
+                free(order);
+                return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "model: no memory to put a page together");
+            }
+            memcpy(compose, p->bytes, PAGE);
+            model_page_pieces(p, 0, PAGE, compose);
+            bytes = compose;
+        }
+        if (fn(ctx, p->va, bytes, p->mask)) break;
+    }
+    free(compose);
     free(order);
     return VGT_OK;
 }
@@ -235,4 +261,5 @@ void model_mem_free(vgt_model *m)
     }
     free(m->pages);
     u64map_free(&m->pagemap);
+    model_loans_free(m);
 }

@@ -127,6 +127,9 @@ void vgt_reader_close(vgt_reader *r)
     ZSTD_freeDCtx(r->dctx);
     free(r->ident);
     chunk_bufs_free(&r->bufs);
+    for (uint32_t i = 0; i < r->nheld; i++) free(r->held[i].buf.p);
+    free(r->held);
+    for (uint32_t i = 0; i < r->nspare; i++) free(r->spare[i].p);
     memcas_window_free(&r->cas);
     free(r->cas_buf);
     free(r->seen);
@@ -188,6 +191,53 @@ vgt_status vgt_reader_next(vgt_reader *r, vgt_record *rec, vgt_error *err)
         }
     }
     return VGT_OK;
+}
+
+/* ---- holding chunks ---- */
+
+vgt_status vgt_reader_hold(vgt_reader *r, uint64_t *id, const uint8_t **bytes, uint64_t *len, vgt_error *err)
+{
+    if (!r->have_chunk) return VGT_FAIL(err, VGT_E_NOT_FOUND, VGT_NO_OFFSET, "no chunk was read yet to hold");
+    if (r->nheld == r->heldcap) {   /* room now: leaving the chunk (reader_detach_held) cannot fail */
+        uint32_t ncap = r->heldcap ? 2 * r->heldcap : 8;
+        struct held_chunk *q = realloc(r->held, sizeof *q * ncap);
+        if (!q) return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "no memory to hold a chunk");
+        r->held = q;
+        r->heldcap = ncap;
+    }
+    if (!r->hold_id) r->hold_id = ++r->next_hold_id;
+    *id = r->hold_id;
+    *bytes = r->view;
+    *len = r->cur.uncompressed_length;
+    return VGT_OK;
+}
+
+void reader_detach_held(vgt_reader *r)
+{
+    if (!r->hold_id) return;
+    chunk_buf repl = {NULL, 0};
+    if (r->nspare) repl = r->spare[--r->nspare];
+    struct held_chunk *h = &r->held[r->nheld++];   /* room made by vgt_reader_hold */
+    h->id = r->hold_id;
+    h->buf = r->cur_in_ahead && r->ahead ? reader_ahead_detach(r->ahead, r->view, repl)
+                                         : chunk_bufs_swap(&r->bufs, r->view, repl);
+    r->hold_id = 0;
+}
+
+void vgt_reader_release(vgt_reader *r, uint64_t id)
+{
+    if (!id) return;
+    if (id == r->hold_id) {   /* still the loaded chunk: nothing was moved */
+        r->hold_id = 0;
+        return;
+    }
+    for (uint32_t i = 0; i < r->nheld; i++) {
+        if (r->held[i].id != id) continue;
+        if (r->nspare < sizeof r->spare / sizeof r->spare[0]) r->spare[r->nspare++] = r->held[i].buf;
+        else free(r->held[i].buf.p);
+        r->held[i] = r->held[--r->nheld];
+        return;
+    }
 }
 
 uint64_t vgt_reader_valid_end(const vgt_reader *r)

@@ -142,6 +142,14 @@ void reader_ahead_stop(reader_ahead *a)
 
 int64_t reader_ahead_next(const reader_ahead *a) { return a->cur + 1; }
 
+chunk_buf reader_ahead_detach(reader_ahead *a, const uint8_t *view, chunk_buf repl)
+{
+    pthread_mutex_lock(&a->mu);   /* no worker writes the current slot (it takes chunks after cur only) */
+    chunk_buf out = chunk_bufs_swap(&a->slots[a->cur % a->nslots].bufs, view, repl);
+    pthread_mutex_unlock(&a->mu);
+    return out;
+}
+
 vgt_status reader_ahead_take(reader_ahead *a, chunk_header *h, int *header_ok, const uint8_t **view, int *fields_ok,
                              vgt_error *err)
 {

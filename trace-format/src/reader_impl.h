@@ -17,6 +17,17 @@ typedef struct chunk_bufs {
 void chunk_bufs_free(chunk_bufs *b);
 
 typedef struct reader_ahead reader_ahead;
+/* A buffer taken out of a chunk_bufs: a held chunk's records (vgt_reader_hold), or a spare one. */
+typedef struct chunk_buf {
+    uint8_t *p;
+    size_t cap;
+} chunk_buf;
+struct held_chunk {
+    uint64_t id;
+    chunk_buf buf;
+};
+/* Swaps the buffer of b that view lies at (recs, or payload for a stored chunk) with repl. */
+chunk_buf chunk_bufs_swap(chunk_bufs *b, const uint8_t *view, chunk_buf repl);
 
 struct vgt_reader {
     int fd, own_fd;
@@ -39,6 +50,14 @@ struct vgt_reader {
     int have_chunk;
     uint64_t last_read_ns;       /* when the last read of the input returned (vgt_reader_chunk_read_ns) */
     uint64_t chunk_read_ns;      /* ... as it was when the loaded chunk was complete */
+    int cur_in_ahead;            /* the loaded chunk's buffers are the read-ahead's current slot's */
+    /* holds (vgt_reader_hold): the loaded chunk's (hold_id, 0: none) and those of chunks left since, whose
+     * buffers were taken out of the reader's; buffers of released chunks wait in spare for reuse */
+    uint64_t hold_id, next_hold_id;
+    struct held_chunk *held;
+    uint32_t nheld, heldcap;
+    chunk_buf spare[2];
+    uint32_t nspare;
     uint32_t rec_index;
     uint64_t rec_pos;
     const uint8_t *view;         /* the records of the loaded chunk (recs, or payload when stored) */
@@ -88,6 +107,11 @@ vgt_status chunk_load_at(int fd, uint64_t file_size, uint64_t off, int verify, Z
  * not worth it or not possible (the reader then reads alone). */
 reader_ahead *reader_ahead_start(const vgt_reader *r, uint32_t first);
 void reader_ahead_stop(reader_ahead *a);
+/* Takes the buffer of the records of the chunk the caller holds (the last taken) out of its slot,
+ * putting repl there. */
+chunk_buf reader_ahead_detach(reader_ahead *a, const uint8_t *view, chunk_buf repl);
+/* Before a chunk's buffers are reused: those of a held chunk move to r->held (reader.c). */
+void reader_detach_held(vgt_reader *r);
 /* The index of the chunk the next take returns. */
 int64_t reader_ahead_next(const reader_ahead *a);
 /* The next chunk, waiting for its worker; its records stay valid until the take after it. */

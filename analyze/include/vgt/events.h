@@ -309,6 +309,13 @@ vgt_status vgt_sem_method(vgt_sem_tracker *t, const vgt_method *m, vgt_error *er
  * per-dword work). The vgt_pb_callbacks.noninc_run / vgt_walk_callbacks.on_noninc_run path. */
 vgt_status vgt_sem_noninc_run(vgt_sem_tracker *t, const vgt_method *m, const uint8_t *data, uint32_t count,
                               vgt_error *err);
+/* The same for a run whose bytes stay valid after the call, until vgt_sem_reclaim names them (a walk's
+ * lent records, vgt_walk_submit.lent): an upload it brings whole is remembered without a copy (the bytes
+ * are the push buffer's; the overlay points at them). Everything the tracker answers is the same. */
+vgt_status vgt_sem_noninc_run_lent(vgt_sem_tracker *t, const vgt_method *m, const uint8_t *data, uint32_t count,
+                                   vgt_error *err);
+/* [bytes, bytes + len) are about to go (vgt_walk_callbacks.on_release): copy what still points into them. */
+void vgt_sem_reclaim(vgt_sem_tracker *t, const uint8_t *bytes, uint64_t len);
 /* 1 when m is inline data of an upload (LOAD_INLINE_DATA of a class whose I2M the tracker follows): a
  * run of it only copies bytes and raises at most the upload's event at its end, so a consumer may take
  * the whole run at once without checking anything between its dwords (the sim backend does). */

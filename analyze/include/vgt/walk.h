@@ -70,6 +70,10 @@ typedef struct vgt_walk_submit {
     vgt_walk_channel *chan;
     int selected;                 /* passes the filters (always 1 unless deliver_unselected) */
     int preamble;                 /* 1: a CHANNEL_METHODS state preamble (sub is NULL), not a submission */
+    /* 1: the record's bytes (its payload, and the data of on_entry and on_noninc_run, which lie in it) stay
+     * valid after the callbacks, until on_release names them (a walk over a reader holds its chunks). 0:
+     * valid during the callback only (vgt_walker_record, or no memory to hold the chunk). */
+    int lent;
 } vgt_walk_submit;
 
 typedef struct vgt_walk_callbacks {
@@ -94,6 +98,10 @@ typedef struct vgt_walk_callbacks {
     int (*on_noninc_run)(void *ctx, const vgt_walk_submit *s, const vgt_method *m, const uint8_t *data, uint32_t count);
     /* Optional: each write of a CHANNEL_METHODS state preamble (s->preamble = 1; see the invariants). */
     int (*on_state_method)(void *ctx, const vgt_walk_submit *s, const vgt_method *m);
+    /* Optional, for callers that keep pointers to the bytes of records whose s->lent was 1: the walk is
+     * about to give back [bytes, bytes + len), called once per channel; whatever still points into it must
+     * be copied now. Not called at the end of the walk (after on_channel_end, nothing is to be kept). */
+    void (*on_release)(void *ctx, vgt_walk_channel *chan, const uint8_t *bytes, uint64_t len);
 } vgt_walk_callbacks;
 
 typedef struct vgt_walk_options {

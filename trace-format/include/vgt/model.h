@@ -120,6 +120,21 @@ typedef int (*vgt_model_page_fn)(void *ctx, uint64_t page_va, const uint8_t *byt
 vgt_status vgt_model_mem_foreach(const vgt_model *m, vgt_model_page_fn fn, void *ctx, vgt_error *err);
 uint64_t vgt_model_mem_bytes(const vgt_model *m);     /* bytes of page storage held */
 
+/* Lending record bytes instead of copying them. A caller that keeps the bytes of the records it applies
+ * valid past its next read (a walk holding its reader's chunks, vgt_reader_hold) lends them under an id:
+ * a push-buffer segment of a GPFIFO_SUBMIT applied while the loan is the latest, whose bytes lie in
+ * [bytes, bytes + len), may then be kept as pointers to those bytes instead of a copy in the model's
+ * pages; a later write over the same memory drops the pointers, so that push buffers soon written over
+ * (they are rings) are never copied. Every answer of the model is the same as without lending. The caller
+ * keeps the bytes valid and unchanged until vgt_model_reclaim(m, id), which copies what still points into
+ * them; vgt_model_free needs no reclaim. Only the latest loan takes new pointers; older ones stay until
+ * reclaimed. lend returns 0 when it could not (no memory; id 0 or already lent): writes then copy, and
+ * nothing is to be reclaimed. */
+int vgt_model_lend(vgt_model *m, uint64_t id, const void *bytes, uint64_t len);
+void vgt_model_reclaim(vgt_model *m, uint64_t id);
+/* Loans not reclaimed yet (tests, and a caller's check that it reclaimed all). */
+uint32_t vgt_model_loans(const vgt_model *m);
+
 #ifdef __cplusplus
 }
 #endif

@@ -542,6 +542,15 @@ const char *vgt_reader_identity(const vgt_reader *r, const char *key);   /* NULL
 /* Next record in sequence order. VGT_OK, VGT_E_EOF at the clean end, or an error naming the offset. */
 vgt_status vgt_reader_next(vgt_reader *r, vgt_record *rec, vgt_error *err);
 
+/* Holding a chunk: the payloads of the records of the chunk that the last record came from stay valid
+ * and unchanged past later calls, until vgt_reader_release(r, id) (or vgt_reader_close). *id names the
+ * hold (non-zero); [*bytes, *bytes + *len) are the chunk's records, which every payload of it lies in
+ * (not a MEMORY_CAS record's expansion). Holding the current chunk again gives the same id. The reader
+ * then reads the next chunks into other buffers (those of released chunks, reused). VGT_E_NOT_FOUND
+ * before the first record; VGT_E_NOMEM. */
+vgt_status vgt_reader_hold(vgt_reader *r, uint64_t *id, const uint8_t **bytes, uint64_t *len, vgt_error *err);
+void vgt_reader_release(vgt_reader *r, uint64_t id);
+
 /* After vgt_reader_next returned VGT_E_EOF on a sequential read from the start: VGT_OK when the records
  * ended with a trailer that agrees with every chunk read (*has_trailer = 1) or at the end of the input
  * without one (*has_trailer = 0); else the trailer's problem (index or footer checksum, an entry that
