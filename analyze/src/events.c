@@ -190,6 +190,7 @@ vgt_status vgt_sem_method(vgt_sem_tracker *t, const vgt_method *m, vgt_error *er
         i2m_state *s = &t->i2m[m->subch & 7];
         if (s->active && s->received + 4 < s->expected) {   /* not the last dword: all 4 bytes are data */
             if (s->buf) {
+                if (s->npieces) sem_i2m_gather(s);
                 uint8_t *p = s->buf + s->received;
                 p[0] = (uint8_t)m->data; p[1] = (uint8_t)(m->data >> 8);
                 p[2] = (uint8_t)(m->data >> 16); p[3] = (uint8_t)(m->data >> 24);
@@ -231,7 +232,10 @@ vgt_status vgt_sem_noninc_run_lent(vgt_sem_tracker *t, const vgt_method *m, cons
 
 void vgt_sem_reclaim(vgt_sem_tracker *t, const uint8_t *bytes, uint64_t len)
 {
-    if (t) sem_overlay_reclaim(&t->overlay, bytes, len);
+    if (!t) return;
+    sem_overlay_reclaim(&t->overlay, bytes, len);
+    for (unsigned i = 0; i < 8; i++)   /* an upload still waiting for data: its lent runs copied now */
+        if (t->i2m[i].npieces) sem_i2m_gather(&t->i2m[i]);
 }
 
 int vgt_sem_is_inline_data(vgt_sem_tracker *t, const vgt_method *m)

@@ -16,13 +16,27 @@
  * order, so lines that overlap (pitch_out below line_length, 0 included) leave the later line's bytes.
  * The span is exactly the bytes covered: the packed bytes only when pitch_out equals line_length. A
  * block-linear destination or a transfer cut short is a hole over the bytes it covers. */
-static void remember(vgt_sem_tracker *t, const i2m_state *s, uint64_t dst, int complete)
+void sem_i2m_gather(i2m_state *s)
+{
+    uint64_t at = 0;
+    for (uint32_t i = 0; i < s->npieces; at += s->pieces[i].len, i++) memcpy(s->buf + at, s->pieces[i].src, s->pieces[i].len);
+    s->npieces = 0;
+}
+
+static void remember(vgt_sem_tracker *t, i2m_state *s, uint64_t dst, int complete)
 {
     sem_overlay *o = &t->overlay;
     int pitch = s->raw & 1;
     uint64_t span = s->line_count > 1 && pitch ? (uint64_t)s->pitch_out * (s->line_count - 1) + s->line_length
                                                : s->expected;
-    if (!complete || !pitch || !s->bytes) { sem_overlay_hole(o, dst, span); return; }
+    if (!complete || !pitch || !s->bytes) {
+        if (s->npieces) sem_i2m_gather(s);   /* the event's data */
+        sem_overlay_hole(o, dst, span);
+        return;
+    }
+    if (s->npieces && !(span == s->expected && sem_overlay_write_pieces(o, dst, s->pieces, s->npieces, span)))
+        sem_i2m_gather(s);   /* not remembered in pieces: as copied bytes */
+    if (s->npieces) return;
     if (span == s->expected) {
         if (t->run_lent && s->bytes != s->buf) sem_overlay_write_lent(o, dst, s->bytes, s->expected);   /* in place */
         else sem_overlay_write(o, dst, s->bytes, s->expected);
@@ -48,11 +62,12 @@ static void emit_upload(vgt_sem_tracker *t, i2m_state *s, const vgt_method *m, i
     u->length = s->expected;
     u->received = s->received;
     u->raw = s->raw;
-    if (s->bytes) u->data = s->bytes;
     s->active = 0;
     remember(t, s, u->dst_va, complete);
+    if (s->bytes && !s->npieces) u->data = s->bytes;   /* remembered in pieces: not in one place */
     sem_emit(t, &ev);
     s->bytes = s->buf;
+    s->npieces = 0;
 }
 
 static vgt_status start(vgt_sem_tracker *t, i2m_state *s, const vgt_method *m, vgt_error *err)
@@ -62,6 +77,7 @@ static vgt_status start(vgt_sem_tracker *t, i2m_state *s, const vgt_method *m, v
     s->expected = (uint64_t)s->line_length * s->line_count;
     s->received = 0;
     s->active = 1;
+    s->npieces = 0;
     s->buf = s->store;
     int keep = t->cfg.keep_upload_bytes && s->expected <= t->cfg.max_upload;
     int overlay = !t->overlay.disabled && s->expected <= VGT_SEM_OVERLAY_MAX_WRITE;
@@ -94,9 +110,13 @@ uint32_t sem_i2m_bulk(vgt_sem_tracker *t, i2m_state *s, const vgt_method *m, con
     if (!s->active) return 0;
     uint64_t left = s->expected - s->received;   /* > 0: an active transfer is not complete */
     uint32_t take = left / 4 + (left % 4 != 0) < count ? (uint32_t)(left / 4 + (left % 4 != 0)) : count;
-    if (s->buf && !s->received && 4ull * take >= left) s->bytes = data;   /* all of it: used in place */
+    uint64_t n = 4ull * take < left ? 4ull * take : left;
+    if (s->buf && !s->received && n == left) s->bytes = data;   /* all of it: used in place */
+    else if (s->buf && t->run_lent && !t->cfg.keep_upload_bytes && (!s->received || s->npieces) &&
+             s->npieces < SEM_PIECES)
+        s->pieces[s->npieces++] = (sem_piece){data, n};   /* lent: copied only if it must be */
     else if (s->buf) {
-        uint64_t n = 4ull * take < left ? 4ull * take : left;
+        if (s->npieces) sem_i2m_gather(s);
         memcpy(s->buf + s->received, data, n);
     }
     s->received += 4ull * take;

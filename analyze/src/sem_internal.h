@@ -70,6 +70,13 @@ extern const uint32_t vgt_sem_method_table_count;
 /* A lookup cell: the role (R_NONE = not listened to), the array index, the lowest class it applies to. */
 typedef struct sem_cell { uint8_t role; uint8_t index; uint16_t min_class; } sem_cell;
 
+/* Bytes of an upload where a lent run brought them (see i2m_state.pieces and sem_extent). */
+typedef struct sem_piece {
+    const uint8_t *src;
+    uint64_t len;
+} sem_piece;
+#define SEM_PIECES 32u   /* drivers split an upload into runs of 1 KiB: 16 for the largest one remembered */
+
 typedef struct i2m_state {
     uint32_t line_length, line_count, pitch_out, offset_upper, offset;
     int active;               /* LAUNCH_DMA seen, waiting for data */
@@ -79,6 +86,10 @@ typedef struct i2m_state {
     uint8_t *buf;             /* where this transfer's bytes go: store, or NULL when not collected */
     const uint8_t *bytes;     /* where they are: buf, or the data of the one run that brought them all (used
                                * in place, not copied: that run's bytes are valid while it is handled) */
+    /* Lent runs (vgt_sem_noninc_run_lent) that brought the bytes so far, in order, not copied into buf yet
+     * (npieces 0: none; sem_i2m_gather copies them before anything else is written to buf). */
+    sem_piece pieces[SEM_PIECES];
+    uint32_t npieces;
     uint8_t *store;           /* the allocation (keep_upload_bytes), cap bytes */
     uint64_t cap;
 } i2m_state;
@@ -139,8 +150,9 @@ typedef struct host_state {
  * in the same order; a hole (off == SEM_HOLE) hides older bytes under it. */
 #define SEM_HOLE UINT32_MAX
 /* src: the bytes are still the caller's at src (lent, sem_overlay_write_lent), their arena room reserved
- * but not written; NULL: in the arena at off. */
-typedef struct sem_extent { uint64_t va, len; uint32_t off; const uint8_t *src; } sem_extent;
+ * but not written; npieces: they are the caller's in pieces, whose list (sem_piece) is written in their
+ * arena room instead (sem_overlay_write_pieces); else in the arena at off. */
+typedef struct sem_extent { uint64_t va, len; uint32_t off; const uint8_t *src; uint32_t npieces; } sem_extent;
 typedef struct sem_overlay {
     int disabled;             /* config, or an allocation failed: remember nothing */
     uint8_t *arena;           /* size bytes; grows from a small first allocation up to cap before it wraps, so
@@ -157,6 +169,8 @@ void sem_overlay_hole(sem_overlay *o, uint64_t va, uint64_t len);
  * the same room taken and the same extents forgotten, so that what the overlay holds does not depend on it. */
 void sem_overlay_write_lent(sem_overlay *o, uint64_t va, const uint8_t *bytes, uint64_t len);
 void sem_overlay_reclaim(sem_overlay *o, const uint8_t *bytes, uint64_t len);
+/* The same for bytes in lent pieces; 0 when their list does not fit in their room (nothing written). */
+int sem_overlay_write_pieces(sem_overlay *o, uint64_t va, const sem_piece *p, uint32_t n, uint64_t len);
 /* Bytes [va, va+len) the overlay decides (len <= SEM_OVERLAY_READ): state[i] 0 undecided, 1 known (dst[i] set),
  * 2 hidden by a hole. Returns the number decided. */
 #define SEM_OVERLAY_READ 512u
@@ -192,11 +206,15 @@ void sem_host(vgt_sem_tracker *t, unsigned role, const vgt_method *m);
 vgt_status sem_i2m(vgt_sem_tracker *t, i2m_state *s, unsigned role, const vgt_method *m, vgt_error *err);
 /* LOAD_INLINE_DATA is most of a bulk push buffer: the hot path, inlined into vgt_sem_method. */
 void sem_i2m_collect(vgt_sem_tracker *t, i2m_state *s, const vgt_method *m);
+void sem_i2m_gather(i2m_state *s);
 void sem_i2m_complete(vgt_sem_tracker *t, i2m_state *s, const vgt_method *m);
 static inline void sem_i2m_data(vgt_sem_tracker *t, i2m_state *s, const vgt_method *m)
 {
     if (__builtin_expect(!s->active, 0)) return;   /* data without a LAUNCH_DMA: nothing to attach it to */
-    if (s->buf && s->received < s->expected) sem_i2m_collect(t, s, m);
+    if (s->buf && s->received < s->expected) {
+        if (s->npieces) sem_i2m_gather(s);
+        sem_i2m_collect(t, s, m);
+    }
     s->received += 4;
     if (s->received >= s->expected) sem_i2m_complete(t, s, m);
 }

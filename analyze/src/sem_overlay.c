@@ -64,10 +64,10 @@ static void pop_oldest(sem_overlay *o)
     o->n--;
 }
 
-static void push(sem_overlay *o, uint64_t va, uint64_t len, uint32_t off, const uint8_t *src)
+static void push(sem_overlay *o, uint64_t va, uint64_t len, uint32_t off, const uint8_t *src, uint32_t npieces)
 {
     if (!slot_room(o)) return;
-    o->ext[(o->first + o->n) % o->slots] = (sem_extent){ va, len, off, src };
+    o->ext[(o->first + o->n) % o->slots] = (sem_extent){ va, len, off, src, npieces };
     o->n++;
     if (!o->lo && !o->hi) { o->lo = va; o->hi = va + len; }
     if (va < o->lo) o->lo = va;
@@ -78,10 +78,11 @@ void sem_overlay_hole(sem_overlay *o, uint64_t va, uint64_t len)
 {
     if (!len || o->disabled || !o->n) return;   /* an empty overlay has nothing a hole could hide */
     if (va >= o->hi || va + len <= o->lo) return;
-    push(o, va, len, SEM_HOLE, NULL);
+    push(o, va, len, SEM_HOLE, NULL, 0);
 }
 
-static void put(sem_overlay *o, uint64_t va, const uint8_t *bytes, uint64_t len, int lent)
+/* lent 0: bytes copied; 1: bytes pointed at; 2: bytes is a list of npieces pieces, written in the room */
+static void put(sem_overlay *o, uint64_t va, const uint8_t *bytes, uint64_t len, int lent, uint32_t npieces)
 {
     if (!len) return;
     if (!bytes || len > VGT_SEM_OVERLAY_MAX_WRITE || len > o->cap) { sem_overlay_hole(o, va, len); return; }
@@ -97,26 +98,58 @@ static void put(sem_overlay *o, uint64_t va, const uint8_t *bytes, uint64_t len,
         if (!drop) break;
         pop_oldest(o);
     }
-    if (!lent) memcpy(o->arena + at, bytes, n);
+    if (lent != 1) memcpy(o->arena + at, bytes, lent == 2 ? npieces * sizeof(sem_piece) : n);
     o->head = at + n;
-    push(o, va, len, at, lent ? bytes : NULL);
+    push(o, va, len, at, lent == 1 ? bytes : NULL, lent == 2 ? npieces : 0);
 }
 
-void sem_overlay_write(sem_overlay *o, uint64_t va, const uint8_t *bytes, uint64_t len) { put(o, va, bytes, len, 0); }
+void sem_overlay_write(sem_overlay *o, uint64_t va, const uint8_t *bytes, uint64_t len) { put(o, va, bytes, len, 0, 0); }
 
 void sem_overlay_write_lent(sem_overlay *o, uint64_t va, const uint8_t *bytes, uint64_t len)
 {
-    put(o, va, bytes, len, 1);
+    put(o, va, bytes, len, 1, 0);
+}
+
+int sem_overlay_write_pieces(sem_overlay *o, uint64_t va, const sem_piece *p, uint32_t n, uint64_t len)
+{
+    if ((uint64_t)n * sizeof *p > len) return 0;
+    put(o, va, (const uint8_t *)p, len, 2, n);
+    return 1;
+}
+
+/* Byte i of an extent whose bytes are pieces: their list is in the arena at off (not aligned: copied). */
+static uint8_t piece_byte(const sem_overlay *o, const sem_extent *e, uint64_t i)
+{
+    for (uint32_t k = 0; k < e->npieces; k++) {
+        sem_piece p;
+        memcpy(&p, o->arena + e->off + k * sizeof p, sizeof p);
+        if (i < p.len) return p.src[i];
+        i -= p.len;
+    }
+    return 0;
 }
 
 void sem_overlay_reclaim(sem_overlay *o, const uint8_t *bytes, uint64_t len)
 {
     uintptr_t lo = (uintptr_t)bytes, hi = lo + len;
+    uint8_t gathered[VGT_SEM_OVERLAY_MAX_WRITE];
     for (uint32_t k = 0; k < o->n; k++) {
         sem_extent *e = &o->ext[(o->first + k) % o->slots];
-        if (!e->src || (uintptr_t)e->src < lo || (uintptr_t)e->src >= hi) continue;
-        memcpy(o->arena + e->off, e->src, e->len);
-        e->src = NULL;
+        if (e->src && (uintptr_t)e->src >= lo && (uintptr_t)e->src < hi) {
+            memcpy(o->arena + e->off, e->src, e->len);
+            e->src = NULL;
+        }
+        if (!e->npieces) continue;
+        int in = 0;   /* the pieces of one upload: gathered when any of them goes (the others are newer) */
+        for (uint32_t j = 0; j < e->npieces && !in; j++) {
+            sem_piece p;
+            memcpy(&p, o->arena + e->off + j * sizeof p, sizeof p);
+            in = (uintptr_t)p.src >= lo && (uintptr_t)p.src < hi;
+        }
+        if (!in) continue;
+        for (uint64_t i = 0; i < e->len; i++) gathered[i] = piece_byte(o, e, i);
+        memcpy(o->arena + e->off, gathered, e->len);
+        e->npieces = 0;
     }
 }
 
@@ -134,7 +167,7 @@ uint32_t sem_overlay_lookup(const sem_overlay *o, uint64_t va, uint32_t len, uin
             if (e->off == SEM_HOLE) state[i] = 2;
             else {
                 state[i] = 1;
-                dst[i] = e->src ? e->src[b - e->va] : o->arena[e->off + (b - e->va)];
+                dst[i] = e->src ? e->src[b - e->va] : e->npieces ? piece_byte(o, e, b - e->va) : o->arena[e->off + (b - e->va)];
             }
             decided++;
         }

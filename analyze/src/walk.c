@@ -44,15 +44,19 @@ typedef struct walker {
         uint64_t len;
     } loans[8];
     uint32_t nloans;
+    uint64_t held;                /* bytes of the chunks held */
     int cur_lent;                 /* the chunk of the current record is lent (vgt_walk_submit.lent) */
     uint64_t lent_off;            /* chunk_offset of the chunk lent last (or tried: lent_any) */
     int lent_any;
     int ended;                    /* the channels ended: no on_release any more */
 } walker;
 
-/* Chunks held: 8 of about 2.6 MB (a 2 MiB chunk's records and its payload) outlive a push-buffer pool of
- * 4 MiB per channel written in turn by two channels, as in vgt synth's traces. */
+/* Chunks held: up to 8 and 32 MiB of records. 8 chunks of the default 2 MiB outlive a push-buffer pool
+ * of 4 MiB per channel written in turn by two channels (vgt synth's traces): fewer left most segments to
+ * be copied at the reclaim. The bytes bound keeps a trace of large chunks (up to 64 MiB) within a verb's
+ * memory budget: then only the chunk being read is held. */
 #define WALK_LOANS (sizeof ((walker *)0)->loans / sizeof ((walker *)0)->loans[0])
+#define WALK_LOAN_BYTES (32ull << 20)
 
 vgt_walk_options vgt_walk_defaults(void)
 {
@@ -266,11 +270,12 @@ static void give_back_oldest(walker *w, int copy)
         for (uint32_t i = 0; i < w->nchans; i++) w->cb->on_release(w->cb->ctx, w->chans[i], l->bytes, l->len);
     if (copy) vgt_model_reclaim(w->model, l->id);
     vgt_reader_release(w->reader, l->id);
+    w->held -= l->len;
     memmove(w->loans, w->loans + 1, sizeof w->loans[0] * --w->nloans);
 }
 
-/* A record of a chunk not lent yet: hold it and lend it to the model; past WALK_LOANS, the oldest goes.
- * Nothing held (no memory) only means copies. */
+/* A record of a chunk not lent yet: hold it and lend it to the model; the oldest go while past WALK_LOANS
+ * chunks or WALK_LOAN_BYTES. Nothing held (no memory) only means copies. */
 static void lend_chunk(walker *w, const vgt_record *rec)
 {
     uint64_t id, len;
@@ -278,7 +283,6 @@ static void lend_chunk(walker *w, const vgt_record *rec)
     w->lent_off = rec->chunk_offset;
     w->lent_any = 1;
     w->cur_lent = 0;
-    if (w->nloans == WALK_LOANS) give_back_oldest(w, 1);
     if (vgt_reader_hold(w->reader, &id, &bytes, &len, NULL) != VGT_OK) {
         vgt_model_lend(w->model, 0, NULL, 0);   /* ends the previous loan's new pointers */
         return;
@@ -287,6 +291,8 @@ static void lend_chunk(walker *w, const vgt_record *rec)
         vgt_reader_release(w->reader, id);
         return;
     }
+    while (w->nloans && (w->nloans == WALK_LOANS || w->held + len > WALK_LOAN_BYTES)) give_back_oldest(w, 1);
+    w->held += len;
     w->loans[w->nloans++] = (struct walk_loan){id, bytes, len};
     w->cur_lent = 1;
 }

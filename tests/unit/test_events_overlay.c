@@ -106,8 +106,9 @@ static void upload(vgt_sem_tracker *t, uint64_t va, const uint8_t *bytes, uint32
     }
 }
 
-/* The same upload as one lent run of the caller's bytes (len a multiple of 4): remembered in place. */
-static void upload_lent(vgt_sem_tracker *t, uint64_t va, const uint8_t *bytes, uint32_t len)
+/* The same upload as lent runs of the caller's bytes (len a multiple of 4), runs dwords each (0: one run):
+ * remembered in place, in one piece or several. */
+static void upload_lent(vgt_sem_tracker *t, uint64_t va, const uint8_t *bytes, uint32_t len, uint32_t runs)
 {
     const uint32_t cls = 0xCBC0, sc = 1;
     feed(t, cls, sc, 0x188, (uint32_t)(va >> 32));
@@ -115,11 +116,15 @@ static void upload_lent(vgt_sem_tracker *t, uint64_t va, const uint8_t *bytes, u
     feed(t, cls, sc, 0x180, len);
     feed(t, cls, sc, 0x184, 1);
     feed(t, cls, sc, 0x1b0, 0x41);
-    vgt_method m = meth(cls, sc, 0x1b4, le32(bytes));
-    m.kind = VGT_HDR_NONINC;
-    dword_no += len / 4 - 1;
-    vgt_error err;
-    CHECK_STATUS(vgt_sem_noninc_run_lent(t, &m, bytes, len / 4, &err), VGT_OK, &err, "lent run of %u bytes", len);
+    for (uint32_t at = 0; at < len / 4;) {
+        uint32_t n = runs && len / 4 - at > runs ? runs : len / 4 - at;
+        vgt_method m = meth(cls, sc, 0x1b4, le32(bytes + 4 * at));
+        m.kind = VGT_HDR_NONINC;
+        dword_no += n - 1;
+        vgt_error err;
+        CHECK_STATUS(vgt_sem_noninc_run_lent(t, &m, bytes + 4 * at, n, &err), VGT_OK, &err, "lent run of %u dwords", n);
+        at += n;
+    }
 }
 
 static void launch(vgt_sem_tracker *t, uint64_t qmd_va)
@@ -231,7 +236,7 @@ static void test_lent_runs(void)
         bufs[i] = malloc(LEN);
         if (!bufs[i]) return;
         for (int k = 0; k < LEN; k++) bufs[i][k] = (uint8_t)(i * 31 + k);
-        upload_lent(lent, base + 600ull * i, bufs[i], LEN);
+        upload_lent(lent, base + 600ull * i, bufs[i], LEN, i % 3 == 0 ? 0 : i % 3 == 1 ? 64 : 3);   /* 1, 4 or 84 runs */
         upload(copied, base + 600ull * i, bufs[i], LEN, 1);
     }
     CHECK(same_reads(lent, copied, base, 600 * N + LEN), "lent uploads read as copied ones");
@@ -248,6 +253,34 @@ static void test_lent_runs(void)
         free(bufs[i]);
         CHECK(same_reads(lent, copied, base, 600 * N + LEN), "after %d reclaimed", i + 1);
     }
+    /* an upload whose first runs' bytes go before its last run came: copied at the reclaim */
+    sink s3;
+    vgt_sem_tracker *t3 = tracker(&s3, 0);
+    uint8_t *first = malloc(512), second[512];
+    if (!first) return;
+    for (int k = 0; k < 512; k++) first[k] = (uint8_t)(k ^ 0x5a), second[k] = (uint8_t)(k * 3);
+    const uint32_t cls = 0xCBC0, sc = 1;
+    feed(t3, cls, sc, 0x188, 0x3);
+    feed(t3, cls, sc, 0x18c, 0);
+    feed(t3, cls, sc, 0x180, 1024);
+    feed(t3, cls, sc, 0x184, 1);
+    feed(t3, cls, sc, 0x1b0, 0x41);
+    vgt_method m = meth(cls, sc, 0x1b4, le32(first));
+    m.kind = VGT_HDR_NONINC;
+    CHECK_STATUS(vgt_sem_noninc_run_lent(t3, &m, first, 128, &err), VGT_OK, &err, "first half");
+    vgt_sem_reclaim(t3, first, 512);
+    memset(first, 0xee, 512);
+    free(first);
+    m = meth(cls, sc, 0x1b4, le32(second));
+    m.kind = VGT_HDR_NONINC;
+    CHECK_STATUS(vgt_sem_noninc_run_lent(t3, &m, second, 128, &err), VGT_OK, &err, "second half");
+    CHECK(s3.n == 1 && s3.ev[0].kind == VGT_EV_UPLOAD && s3.ev[0].u.upload.complete, "one complete upload");
+    uint8_t all[1024];
+    CHECK(vgt_sem_mem_read(t3, 0x300000000ull, all, 1024, &known, &err) == VGT_OK && known == 1024, "known");
+    int ok = 1;
+    for (int k = 0; k < 512; k++) ok &= all[k] == (uint8_t)(k ^ 0x5a) && all[512 + k] == (uint8_t)(k * 3);
+    CHECK(ok, "the first half copied when its bytes went, the second in place");
+    vgt_sem_free(t3);
     vgt_sem_free(lent);
     vgt_sem_free(copied);
 }

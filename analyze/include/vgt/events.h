@@ -310,8 +310,10 @@ vgt_status vgt_sem_method(vgt_sem_tracker *t, const vgt_method *m, vgt_error *er
 vgt_status vgt_sem_noninc_run(vgt_sem_tracker *t, const vgt_method *m, const uint8_t *data, uint32_t count,
                               vgt_error *err);
 /* The same for a run whose bytes stay valid after the call, until vgt_sem_reclaim names them (a walk's
- * lent records, vgt_walk_submit.lent): an upload it brings whole is remembered without a copy (the bytes
- * are the push buffer's; the overlay points at them). Everything the tracker answers is the same. */
+ * lent records, vgt_walk_submit.lent): uploads brought by such runs are remembered without a copy (the
+ * overlay points at the push buffer's bytes, in one piece or several). Everything the tracker answers is
+ * the same, but for ev.upload.data of an upload remembered in several pieces without keep_upload_bytes:
+ * NULL (its bytes are not in one place). */
 vgt_status vgt_sem_noninc_run_lent(vgt_sem_tracker *t, const vgt_method *m, const uint8_t *data, uint32_t count,
                                    vgt_error *err);
 /* [bytes, bytes + len) are about to go (vgt_walk_callbacks.on_release): copy what still points into them. */
