@@ -11,10 +11,11 @@
  * Unselected submissions are decoded with the state-keeping path only (no user callbacks) unless the
  * caller asked for them (deliver_unselected).
  *
- * A walk over a reader holds the last WALK_LOANS chunks (vgt_reader_hold) and lends their bytes to the
- * model (vgt_model_lend), so that the model points at push-buffer and memory bytes instead of copying
- * them: by the time the oldest chunk is given back (its bytes still pointed at are copied then,
- * vgt_model_reclaim), most were overwritten in the model by later submissions to the same memory.
+ * A walk over a reader holds its last chunks (vgt_reader_hold) and lends their bytes to the model
+ * (vgt_model_lend), so that the model points at push-buffer bytes instead of copying them: by the time
+ * the oldest chunk is given back (what still points into it is copied then: vgt_model_reclaim, and the
+ * callbacks' on_release), most were overwritten in the model by later submissions to the same memory.
+ * Callbacks may keep pointers into a submission's bytes too while vgt_walk_submit.lent says so.
  */
 #include <stdlib.h>
 #include <string.h>

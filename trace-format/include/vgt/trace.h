@@ -110,7 +110,8 @@ enum vgt_ioctl_node { VGT_NODE_CTL = 1, VGT_NODE_GPU = 2, VGT_NODE_UVM = 3, VGT_
 #define VGT_CHANNEL_METHOD_SIZE 8u        /* CHANNEL_METHODS: bytes per write (u16 method, u16 subch, u32 value) */
 #define VGT_MAX_METHOD_ADDRESS 0x3FFCu    /* a method header's ADDRESS 11:0 (dwords) as bytes */
 
-/* A record as read: header fields and the payload bytes (valid until the next reader call). */
+/* A record as read: header fields and the payload bytes (valid until the next reader call, or until the
+ * chunk holding it is released when it is held: vgt_reader_hold). */
 typedef struct vgt_record {
     uint16_t type;
     uint16_t flags;
