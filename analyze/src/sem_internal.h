@@ -49,6 +49,10 @@ enum sem_role {
     R_CE_OFF_IN_UPPER, R_CE_OFF_IN_LOWER, R_CE_OFF_OUT_UPPER, R_CE_OFF_OUT_LOWER,
     R_CE_PITCH_IN, R_CE_PITCH_OUT, R_CE_LINE_LENGTH, R_CE_LINE_COUNT,
     R_CE_REMAP_A, R_CE_REMAP_B, R_CE_REMAP_COMPONENTS,
+    R_CE_SRC_BLOCK_SIZE, R_CE_SRC_WIDTH, R_CE_SRC_HEIGHT, R_CE_SRC_DEPTH, R_CE_SRC_LAYER, R_CE_SRC_ORIGIN,
+    R_CE_SRC_ORIGIN_X, R_CE_SRC_ORIGIN_Y,
+    R_CE_DST_BLOCK_SIZE, R_CE_DST_WIDTH, R_CE_DST_HEIGHT, R_CE_DST_DEPTH, R_CE_DST_LAYER, R_CE_DST_ORIGIN,
+    R_CE_DST_ORIGIN_X, R_CE_DST_ORIGIN_Y,
     R_COUNT_
 };
 
@@ -119,6 +123,7 @@ typedef struct copy_state {
     uint32_t sem_a, sem_b, sem_payload, sem_payload_upper;
     uint32_t in_upper, in_lower, out_upper, out_lower, pitch_in, pitch_out, line_length, line_count;
     uint32_t remap_a, remap_b, remap_components;
+    vgt_ev_copy_surface src_bl, dst_bl;   /* the block-linear surfaces (SET_SRC_*, SET_DST_*) */
 } copy_state;
 
 typedef struct sub_state {

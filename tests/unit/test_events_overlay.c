@@ -218,6 +218,47 @@ static void test_copy_into_overlay(void)
     vgt_sem_free(t);
 }
 
+/* A copy's destination hides what the overlay held wherever the copy may have written: a block-linear
+ * destination anywhere in its surface (SET_DST_BLOCK_SIZE 0x70c, SET_DST_WIDTH/HEIGHT/DEPTH 0x710-0x718,
+ * DST_ORIGIN_X/Y 0x74c/0x750: here a rectangle at X 64, the surface's second GOB column, i.e. its second
+ * block at byte 1024), and a pitch destination walked upwards by a negative PITCH_OUT (0x414). */
+static int qmd_known_after(sink *s, vgt_sem_tracker *t, uint64_t qva)
+{
+    launch(t, qva);
+    int last = s->n - 1;
+    while (last > 0 && s->ev[last].kind != VGT_EV_LAUNCH) last--;
+    return s->ev[last].kind == VGT_EV_LAUNCH && s->ev[last].u.launch.qmd_known;
+}
+
+static void test_copy_hides_what_it_may_write(void)
+{
+    sink s; vgt_sem_tracker *t = tracker(&s, 0);
+    const uint32_t ce = 0xC8B5;
+    uint8_t q[384];
+    qmd_v04(q, 5, 32, 0x5000, 0, 0);
+    const uint64_t surf = 0x7200000000ull;
+    upload(t, surf + 1024, q, 384, 0);
+    CHECK(qmd_known_after(&s, t, surf + 1024), "the uploaded QMD is known");
+    feed(t, ce, 4, 0x70c, 1u << 4 | 1u << 12);    /* blocks 2 GOBs tall, GOB_HEIGHT_FERMI_8 */
+    feed(t, ce, 4, 0x710, 128); feed(t, ce, 4, 0x714, 16); feed(t, ce, 4, 0x718, 1);
+    feed(t, ce, 4, 0x74c, 64); feed(t, ce, 4, 0x750, 0);
+    feed(t, ce, 4, 0x400, 0x70); feed(t, ce, 4, 0x404, 0);
+    feed(t, ce, 4, 0x408, 0x72); feed(t, ce, 4, 0x40c, 0);
+    feed(t, ce, 4, 0x418, 16); feed(t, ce, 4, 0x41c, 1);
+    feed(t, ce, 4, 0x300, 2u | (1u << 7));        /* pitch source, block-linear destination */
+    CHECK(!qmd_known_after(&s, t, surf + 1024), "a block-linear copy into the surface left the QMD known");
+
+    const uint64_t rows = 0x7300000000ull;
+    upload(t, rows, q, 384, 0);
+    CHECK(qmd_known_after(&s, t, rows), "the second uploaded QMD is known");
+    feed(t, ce, 4, 0x408, 0x73); feed(t, ce, 4, 0x40c, 3 * 256);   /* the last of 4 rows of 256 bytes */
+    feed(t, ce, 4, 0x410, 64); feed(t, ce, 4, 0x414, (uint32_t)-256);
+    feed(t, ce, 4, 0x418, 64); feed(t, ce, 4, 0x41c, 4);
+    feed(t, ce, 4, 0x300, 2u | (1u << 7) | (1u << 8) | (1u << 9));
+    CHECK(!qmd_known_after(&s, t, rows), "a copy walking upwards over the QMD left it known");
+    vgt_sem_free(t);
+}
+
 /* The bulk entry point gives the same events as dword-by-dword feeding, for any method. */
 static void test_bulk_equals_single(void)
 {
@@ -456,6 +497,7 @@ int main(void)
     test_qmd_uploaded_in_stream(1);
     test_overlay_bounds();
     test_copy_into_overlay();
+    test_copy_hides_what_it_may_write();
     test_bulk_equals_single();
     test_macro_draw_topology();
     return check_finish("test_events_overlay");

@@ -145,9 +145,19 @@ typedef struct vgt_ev_upload {
     uint32_t raw;             /* LAUNCH_DMA data */
 } vgt_ev_upload;
 
+/* One block-linear side of a copy, as the copy engine's state held it at LAUNCH_DMA (SET_SRC_* for the
+ * source, SET_DST_* for the destination; sem_copy.c names the methods). The X quantities count bytes,
+ * or elements of the remap's component size times component count when REMAP_ENABLE is set. */
+typedef struct vgt_ev_copy_surface {
+    uint32_t block_size;      /* SET_*_BLOCK_SIZE raw: WIDTH 3:0, HEIGHT 7:4, DEPTH 11:8 (log2 GOBs), GOB_HEIGHT 15:12 */
+    uint32_t width, height, depth;   /* SET_*_WIDTH (X units), SET_*_HEIGHT (rows), SET_*_DEPTH (slices) */
+    uint32_t layer;           /* SET_*_LAYER: the slice the copy reads or writes */
+    uint32_t origin_x, origin_y;     /* *_ORIGIN_X (X units) and *_ORIGIN_Y (rows) of the copied rectangle */
+} vgt_ev_copy_surface;
+
 typedef struct vgt_ev_copy {
-    uint64_t src_va, dst_va;  /* OFFSET_IN/OUT_UPPER:LOWER */
-    uint32_t pitch_in, pitch_out;
+    uint64_t src_va, dst_va;  /* OFFSET_IN/OUT_UPPER:LOWER; a block-linear side's surface start */
+    uint32_t pitch_in, pitch_out;     /* signed: a negative pitch walks the lines upwards */
     uint32_t line_length, line_count;
     uint8_t src_pitch, dst_pitch;     /* 1 pitch, 0 block-linear */
     uint8_t multi_line;
@@ -160,6 +170,7 @@ typedef struct vgt_ev_copy {
     uint64_t bytes;           /* bytes written at the destination (0 when transfer_type is none: semaphore only) */
     uint64_t sem_va, sem_payload;  /* when semaphore_type != 0 */
     uint32_t raw;             /* LAUNCH_DMA data */
+    vgt_ev_copy_surface src_bl, dst_bl;   /* the block-linear sides (meaningful when src/dst_pitch is 0) */
 } vgt_ev_copy;
 
 typedef struct vgt_ev_program {
