@@ -195,6 +195,43 @@ static void test_address_methods(void)
     CHECK(vgt_nv_addr_method_of(0xCB97, NVCB97_SET_ZT_A + 8, &op, &el) < 0, "SET_ZT_C carries no address");
 }
 
+/* The address-method lookup (an index built once) answers as a scan of the table in its order does, for
+ * every method of every known class and of a class that is not one, and the class lookup (which remembers
+ * its last answer) as a search does, whatever was asked before. */
+static void test_address_lookup_as_scan(void)
+{
+    uint32_t classes[VGT_NV_CLASS_COUNT + 1], ncls = 0, found = 0;
+    for (uint32_t i = 0; i < vgt_nv_class_count(); i++) classes[ncls++] = vgt_nv_class_at(i)->id;
+    classes[ncls++] = 0xC997;   /* unknown */
+    for (uint32_t c = 0; c < ncls; c++) {
+        uint32_t cls = classes[c];
+        vgt_nv_family fam = VGT_NV_FAM_NONE;
+        for (uint32_t i = 0; i < vgt_nv_class_count(); i++)
+            if (vgt_nv_class_at(i)->id == cls) fam = (vgt_nv_family)vgt_nv_class_at(i)->family;
+        CHECK(vgt_nv_class_family(cls) == fam, "class %04X: family", cls);
+        for (uint32_t m = 0; m < 0x10000; m += 4) {
+            const vgt_nv_addr_method *want = NULL, *got = NULL;
+            uint32_t wel = 0, gel = 0;
+            int whalf = -1;
+            for (uint32_t i = 0; fam != VGT_NV_FAM_NONE && i < VGT_NV_ADDR_METHOD_COUNT && whalf < 0; i++) {
+                const vgt_nv_addr_method *p = vgt_nv_addr_method_at(i);
+                if (p->family != fam) continue;
+                for (uint32_t j = 0; j < p->count && whalf < 0; j++) {
+                    uint32_t off = j * p->stride;
+                    whalf = p->hi_mask && m == p->hi + off ? 0 : m == p->lo + off ? 1 : -1;
+                    if (whalf >= 0) want = p, wel = j;
+                }
+            }
+            int ghalf = vgt_nv_addr_method_of(cls, m, &got, &gel);
+            if (ghalf != whalf || (whalf >= 0 && (got != want || gel != wel)))
+                CHECK(0, "class %04X method 0x%04X: %d (element %u) where the scan says %d (element %u)", cls, m, ghalf, gel,
+                      whalf, wel);
+            found += whalf >= 0;
+        }
+    }
+    CHECK(found > 2 * VGT_NV_ADDR_METHOD_COUNT, "the scan found address methods (%u)", found);
+}
+
 static int qmd_address_role(unsigned role)
 {
     return role == QR_PROG_LO || role == QR_CB_ADDR_LO || role == QR_CB_ADDR_LO_SHIFTED6 || role == QR_REL_ADDR_LO ||
@@ -370,6 +407,7 @@ int main(void)
     test_sim_classes();
     test_events_table();
     test_address_methods();
+    test_address_lookup_as_scan();
     test_address_qmd();
     test_address_qmd_rewrite();
     test_constants();
