@@ -97,6 +97,8 @@ void vgt_sem_reset(vgt_sem_tracker *t)
     sem_overlay_reset(&t->overlay);   /* a new channel incarnation: what the old one wrote is not known to hold */
 }
 
+void vgt_sem_skip_launches(vgt_sem_tracker *t, int skip) { t->skip_launches = skip != 0; }
+
 void sem_event_init(const vgt_sem_tracker *t, vgt_event *ev, vgt_event_kind kind, const vgt_method *m)
 {
     memset(ev, 0, sizeof *ev);

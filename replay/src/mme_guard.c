@@ -83,6 +83,25 @@ static void on_method(stream_submit *s, const vgt_method *m)
     if (!m->masked) feed(s->rp, s->c, m->cls, m->mthd, m->data);
 }
 
+/* A run of one method: the tracker takes it whole (a write that only sets the shadow costs one). */
+static void on_run(stream_submit *s, const vgt_method *m, const uint8_t *data, uint32_t count)
+{
+    engine_channel *c = s->c;
+    if (m->masked || c->mme_off || vgt_mme_format_for_class(m->cls) == VGT_MME_NONE) return;
+    if (!c->mme || count == 1) {   /* the first write makes the tracker */
+        on_method(s, m);
+        if (count == 1) return;
+        data += 4, count--;
+        if (c->mme_off || !c->mme) return;
+    }
+    vgt_error e;
+    if (vgt_mme_tracker_feed_run(c->mme, m->cls, m->mthd, data, count, &e) == VGT_E_LIMIT) {
+        vgt_mme_tracker_destroy(c->mme);   /* as feed: more MME classes than a channel has */
+        c->mme = NULL;
+        c->mme_off = 1;
+    }
+}
+
 static unsigned begin(stream_submit *s)
 {
     vgt_replay *rp = s->rp;
@@ -121,4 +140,4 @@ static void channel_free(engine_channel *c)
 static int active(const vgt_replay *rp) { return mme_guard_active(rp); }
 
 const stream_sub sub_mme_guard = {.name = "mme_guard", .active = active, .begin = begin, .method = on_method,
-                                  .end = end, .channel_free = channel_free};
+                                  .run = on_run, .end = end, .channel_free = channel_free};
