@@ -43,7 +43,11 @@ static vgt_status on_call(void *user, const vgt_mme_call *call, vgt_error *err)
 static void feed(vgt_replay *rp, engine_channel *c, uint32_t cls, uint32_t mthd, uint32_t data)
 {
     vgt_error e;
-    if (c->mme_off || vgt_mme_format_for_class(cls) == VGT_MME_NONE) return;
+    vgt_mme_format fmt = vgt_mme_format_for_class(cls);
+    if (c->mme_off || fmt == VGT_MME_NONE) return;
+    /* a class of another format than the tracker's: the tracker refuses it without a change (no message
+     * formatted for every such write) */
+    if (c->mme && vgt_mme_tracker_format(c->mme) != fmt) return;
     if (!c->mme) {
         vgt_mme_tracker_config cfg = {.cls = cls, .on_call = on_call, .user = c, .budget = &rp->mme_guard_budget};
         if (vgt_mme_tracker_create(&cfg, &c->mme, &e) != VGT_OK) {
@@ -87,7 +91,8 @@ static void on_method(stream_submit *s, const vgt_method *m)
 static void on_run(stream_submit *s, const vgt_method *m, const uint8_t *data, uint32_t count)
 {
     engine_channel *c = s->c;
-    if (m->masked || c->mme_off || vgt_mme_format_for_class(m->cls) == VGT_MME_NONE) return;
+    vgt_mme_format fmt = vgt_mme_format_for_class(m->cls);
+    if (m->masked || c->mme_off || fmt == VGT_MME_NONE || (c->mme && vgt_mme_tracker_format(c->mme) != fmt)) return;
     if (!c->mme || count == 1) {   /* the first write makes the tracker */
         on_method(s, m);
         if (count == 1) return;
