@@ -324,17 +324,25 @@ vgt_status vgt_mme_tracker_feed_run(vgt_mme_tracker *t, uint32_t cls, uint32_t m
                                     uint32_t count, vgt_error *err)
 {
     if (!count) return VGT_OK;
-    VGT_TRY(vgt_mme_tracker_feed_class(t, cls, method, le32(data), err));   /* ends a pending call */
-    if (count == 1) return VGT_OK;
+    /* as one by one: every write is fed whatever the one before returned; the first failure is returned */
+    vgt_status rc = vgt_mme_tracker_feed_class(t, cls, method, le32(data), err);   /* ends a pending call */
+    mme_class *c = class_find(t, cls);
+    if (count == 1 || !c) return rc;   /* a class refused: each write is refused alike, and changes nothing */
     if (!shadow_only(t, method)) {
-        for (uint32_t i = 1; i < count; i++) VGT_TRY(vgt_mme_tracker_feed_class(t, cls, method, le32(data + 4u * i), err));
-        return VGT_OK;
+        for (uint32_t i = 1; i < count; i++) {
+            vgt_error e;
+            vgt_status st = vgt_mme_tracker_feed_class(t, cls, method, le32(data + 4u * i), &e);
+            if (st != VGT_OK && rc == VGT_OK) {
+                rc = st;
+                if (err) *err = e;
+            }
+        }
+        return rc;
     }
     /* after the first write nothing is collecting: each later one is a shadow write, the last one stays */
-    mme_class *c = class_find(t, cls);
     t->stats.methods += count - 1;
     shadow_write(c, method, le32(data + 4u * (count - 1)));
-    return VGT_OK;
+    return rc;
 }
 
 vgt_status vgt_mme_tracker_feed(vgt_mme_tracker *t, uint32_t method, uint32_t value, vgt_error *err)

@@ -617,19 +617,30 @@ vgt_status vgt_ldx_noninc_run(vgt_ldx_channel *c, const vgt_method *m, const uin
      * first) runs the call's emissions into the tracker between the run's dwords: one by one. */
     vgt_mme_format fmt = m->is_host ? VGT_MME_NONE : vgt_mme_format_for_class(m->cls);
     if (fmt != VGT_MME_NONE && m->mthd >= VGT_MME_M_CALL_MACRO0 && m->mthd < VGT_MME_M_CALL_MACRO0 + 8 * VGT_MME_MACRO_COUNT) {
-        for (uint32_t i = 0; i < count; i++) {
+        vgt_status rc = VGT_OK;
+        for (uint32_t i = 0; i < count; i++) {   /* each write fed, the first failure returned */
             vgt_method one = vgt_pb_run_method(m, data, i);
-            VGT_TRY(vgt_ldx_method(c, &one, err));
+            vgt_error e;
+            vgt_status st = vgt_ldx_method(c, &one, rc == VGT_OK ? err : &e);
+            if (rc == VGT_OK) rc = st;
         }
-        return VGT_OK;
+        return rc;
     }
     /* Otherwise the MME takes the run whole (a pending call ends at its first write), the compute state keeps
      * its last value, and the tracker takes the run as it would one by one. */
-    VGT_TRY(feed_mme(c, m, data, count, err));
+    vgt_status rc = feed_mme(c, m, data, count, err);
+    vgt_method last = vgt_pb_run_method(m, data, count - 1), rest;
+    const vgt_method *first = m;
+    if (rc != VGT_OK) {   /* as write by write: only the first write can fail here, and it goes no further */
+        if (count == 1) return rc;
+        rest = vgt_pb_run_method(m, data, 1);
+        first = &rest, data += 4, count--;
+    }
     c->cur_method = m->mthd;
-    vgt_method last = vgt_pb_run_method(m, data, count - 1);
     track_state(c, &last);
-    return vgt_sem_noninc_run(c->sem, m, data, count, err);
+    vgt_error e;
+    vgt_status st = vgt_sem_noninc_run(c->sem, first, data, count, rc == VGT_OK ? err : &e);
+    return rc != VGT_OK ? rc : st;
 }
 
 vgt_status vgt_ldx_submit_end(vgt_ldx_channel *c, vgt_error *err)
