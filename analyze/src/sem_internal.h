@@ -173,6 +173,7 @@ struct vgt_sem_tracker {
     i2m_state i2m[8];         /* per subchannel, apart from sub[] so the hot LOAD_INLINE_DATA path is cheap */
     sub_state sub[8];
     int draw_pending;         /* a draw held back for instance merging */
+    int skip_launches;        /* vgt_sem_skip_launches */
     vgt_event pending;
 };
 

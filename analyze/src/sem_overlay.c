@@ -110,6 +110,13 @@ uint32_t sem_overlay_lookup(const sem_overlay *o, uint64_t va, uint32_t len, uin
     for (uint32_t k = o->n; k-- > 0 && decided < len;) {
         const sem_extent *e = &o->ext[(o->first + k) % o->slots];
         uint64_t lo = e->va > va ? e->va : va, hi = e->va + e->len < va + len ? e->va + e->len : va + len;
+        if (lo < hi && !decided) {   /* the newest extent in the range (a QMD's own upload): all its bytes at once */
+            uint32_t i = (uint32_t)(lo - va), n = (uint32_t)(hi - lo);
+            memset(state + i, e->off == SEM_HOLE ? 2 : 1, n);
+            if (e->off != SEM_HOLE) memcpy(dst + i, o->arena + e->off + (lo - e->va), n);
+            decided = n;
+            continue;
+        }
         for (uint64_t b = lo; b < hi; b++) {
             uint32_t i = (uint32_t)(b - va);
             if (state[i]) continue;

@@ -487,8 +487,44 @@ static void test_copy_without_transfer(void)
     vgt_sem_free(t);
 }
 
+/* vgt_sem_skip_launches (the replay's quiet work extractor): launches deliver nothing and read nothing, and
+ * the tracker's state moves as it would: an inline QMD still lands in the overlay (a later launch by address
+ * of it finds its bytes), a skipped launch by address consumes its SEND_PCAS_A (a signal after it launches
+ * nothing), uploads are still delivered. */
+static void test_skip_launches(void)
+{
+    sink s; vgt_sem_tracker *t = tracker(&s, 0);
+    uint8_t q[384];
+    const uint64_t qva = 0x204e0c000ull, iva = 0x7f00200000ull;
+    qmd_v04(q, 7, 32, 0x7f4f637a0000ull, 0x204637f34ull, 5);
+    vgt_sem_skip_launches(t, 1);
+    upload(t, qva, q, 384, 1);
+    launch(t, qva);
+    CHECK(s.n == 1 && s.ev[0].kind == VGT_EV_UPLOAD, "skipped: the upload only, %d events", s.n);
+    qmd_v04(q, 9, 64, 0x7f4f637a0000ull, 0x204637f38ull, 6);
+    feed(t, 0xCBC0, 1, 0x318, (1u << 30) | (uint32_t)(iva >> 40));   /* 384-byte inline QMD at iva */
+    feed(t, 0xCBC0, 1, 0x31c, (uint32_t)(iva >> 8));
+    for (unsigned i = 0; i < 96; i++) feed(t, 0xCBC0, 1, 0x320 + 4 * i, le32(q + 4 * i));
+    CHECK_EQ_U64(s.n, 1, "a skipped inline launch delivers nothing");
+    uint8_t back[384];
+    uint64_t known = 0;
+    vgt_error err;
+    CHECK_STATUS(vgt_sem_mem_read(t, iva, back, sizeof back, &known, &err), VGT_OK, &err, "read the inline QMD back");
+    CHECK(known == 384 && !memcmp(back, q, 384), "the skipped inline QMD is in the overlay: %llu bytes known",
+          (unsigned long long)known);
+    vgt_sem_skip_launches(t, 0);
+    feed(t, 0xCBC0, 1, 0x2c0, 0x9);
+    CHECK_EQ_U64(s.n, 1, "the skipped launch took its SEND_PCAS_A with it");
+    launch(t, iva);
+    CHECK(s.n == 3 && s.ev[1].kind == VGT_EV_LAUNCH && s.ev[1].u.launch.decoded && s.ev[1].u.launch.qmd_known &&
+              s.ev[1].u.launch.qmd.grid[0] == 9 && s.ev[1].u.launch.qmd.block[0] == 64 && s.ev[2].kind == VGT_EV_SEM_RELEASE,
+          "delivered again, the QMD from the overlay: %d events, %s", s.n, s.text[1]);
+    vgt_sem_free(t);
+}
+
 int main(void)
 {
+    test_skip_launches();
     test_copy_without_transfer();
     test_overlapping_lines();
     test_overlay_noise();

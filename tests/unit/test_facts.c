@@ -60,6 +60,13 @@ static void test_analyze_classes(void)
         CHECK(vgt_nv_class_info(vgt_class_at(i)->id) != NULL, "analyze class %04X not in the facts", vgt_class_at(i)->id);
     CHECK(vgt_nv_class_family(0xC76F) == VGT_NV_FAM_HOST, "AMPERE_CHANNEL_GPFIFO_B is a host class");
     CHECK(vgt_nv_class_family(0xC997) == VGT_NV_FAM_NONE, "an unknown class has no family");
+    /* the lookup keeps its last answer: asked again, or after an unknown class or class 0, it answers each anew */
+    const uint32_t asks[] = {0xCBC0, 0xCBC0, 0xC997, 0xC997, 0xCBC0, 0, 0, 0xCB97, 0xC86F, 0xCB97, 0xC997, 0xCBC0};
+    for (size_t i = 0; i < sizeof asks / sizeof asks[0]; i++) {
+        const vgt_nv_class *f = vgt_nv_class_info(asks[i]);
+        int known = asks[i] == 0xCBC0 || asks[i] == 0xCB97 || asks[i] == 0xC86F;
+        CHECK(known ? f && f->id == asks[i] : !f, "lookup %zu of class %04X: %04X", i, asks[i], f ? f->id : 0);
+    }
     CHECK(!strcmp(vgt_class_kind_name(VGT_CLASS_I2M), "i2m") && !strcmp(vgt_nv_family_name(VGT_NV_FAM_3D), "3d"),
           "family names");
 }

@@ -17,13 +17,18 @@ uint32_t vgt_nv_class_count(void) { return VGT_NV_CLASS_COUNT; }
 
 const vgt_nv_class *vgt_nv_class_at(uint32_t i) { return i < VGT_NV_CLASS_COUNT ? &vgt_nv_classes_[i] : NULL; }
 
+/* Asked for every method a push buffer holds (the family of its class, by each of the replay's
+ * subscribers), nearly always for the class asked last: the last answer is kept as vgt_nv_mme_for_class
+ * keeps its own (class in the high half, table index + 1 in the low, 0 for a class not in the table). */
+static _Atomic uint64_t class_last;
+
 const vgt_nv_class *vgt_nv_class_info(uint32_t cls)
 {
-    /* Decoders ask for the same class method after method: the last answer first (per thread; a miss, an
-     * unknown class, is remembered too). */
-    static _Thread_local uint32_t last_cls = UINT32_MAX;
-    static _Thread_local const vgt_nv_class *last;
-    if (cls == last_cls) return last;
+    uint64_t last = atomic_load_explicit(&class_last, memory_order_relaxed);
+    if (last && (uint32_t)(last >> 32) == cls) {
+        uint32_t i = (uint32_t)last;
+        return i ? &vgt_nv_classes_[i - 1] : NULL;
+    }
     const vgt_nv_class *found = NULL;
     uint32_t lo = 0, hi = VGT_NV_CLASS_COUNT;
     while (lo < hi) {   /* sorted by id */
@@ -35,8 +40,8 @@ const vgt_nv_class *vgt_nv_class_info(uint32_t cls)
         if (vgt_nv_classes_[mid].id < cls) lo = mid + 1;
         else hi = mid;
     }
-    last_cls = cls;
-    last = found;
+    uint32_t index = found ? (uint32_t)(found - vgt_nv_classes_) + 1u : 0u;
+    atomic_store_explicit(&class_last, (uint64_t)cls << 32 | index, memory_order_relaxed);
     return found;
 }
 

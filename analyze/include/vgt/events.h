@@ -305,6 +305,11 @@ vgt_status vgt_sem_new(vgt_sem_tracker **t, const vgt_sem_config *cfg, vgt_error
 void vgt_sem_free(vgt_sem_tracker *t);
 /* Forget all state (a channel that was torn down and re-created). */
 void vgt_sem_reset(vgt_sem_tracker *t);
+/* 1: launches are followed but not delivered: no QMD is read or decoded, no LAUNCH, EMPTY_DISPATCH or QMD
+ * release event comes; the tracker's state moves as it would (an inline QMD still lands in the overlay).
+ * For a consumer that ignores those events for a while (the replay's work extractor, while no plan of its
+ * runs): a launch is most of what such a consumer would pay for. 0 (the default): delivered again. */
+void vgt_sem_skip_launches(vgt_sem_tracker *t, int skip);
 /* The tracker a walk keeps per channel (in vgt_walk_channel.user, see walk.h on_channel): *slot already
  * holding one means the walker saw the channel re-allocated, so it is reset; otherwise one is created
  * (*slot is NULL when that fails). detach frees it and clears the slot (on_channel_end). */
