@@ -305,6 +305,46 @@ vgt_status vgt_mme_tracker_feed_class(vgt_mme_tracker *t, uint32_t cls, uint32_t
     return idle_method(t, c, method, value, err);
 }
 
+/* Whether a write of method, outside a call's data, only sets its shadow word (so that of a run of such
+ * writes only the last value stays): not a call or its data, not the RAM loads, the shadow control or a
+ * DMA method (TU104). */
+static uint32_t le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static bool shadow_only(const vgt_mme_tracker *t, uint32_t method)
+{
+    if (method >= VGT_MME_M_CALL_MACRO0 && method < 4 * VGT_MME_SHADOW_WORDS) return false;
+    if (method >= VGT_MME_M_LOAD_INSTRUCTION_RAM_POINTER && method <= VGT_MME_M_SET_SHADOW_RAM_CONTROL) return false;
+    return !(t->fmt == VGT_MME_TU104 && method >= VGT_MME_M_SET_MEM_ADDRESS_A && method <= VGT_MME_M_SET_DATA_FIFO_CONFIG);
+}
+
+vgt_status vgt_mme_tracker_feed_run(vgt_mme_tracker *t, uint32_t cls, uint32_t method, const uint8_t *data,
+                                    uint32_t count, vgt_error *err)
+{
+    if (!count) return VGT_OK;
+    /* as one by one: every write is fed whatever the one before returned; the first failure is returned */
+    vgt_status rc = vgt_mme_tracker_feed_class(t, cls, method, le32(data), err);   /* ends a pending call */
+    mme_class *c = class_find(t, cls);
+    if (count == 1 || !c) return rc;   /* a class refused: each write is refused alike, and changes nothing */
+    if (!shadow_only(t, method)) {
+        for (uint32_t i = 1; i < count; i++) {
+            vgt_error e;
+            vgt_status st = vgt_mme_tracker_feed_class(t, cls, method, le32(data + 4u * i), &e);
+            if (st != VGT_OK && rc == VGT_OK) {
+                rc = st;
+                if (err) *err = e;
+            }
+        }
+        return rc;
+    }
+    /* after the first write nothing is collecting: each later one is a shadow write, the last one stays */
+    t->stats.methods += count - 1;
+    shadow_write(c, method, le32(data + 4u * (count - 1)));
+    return rc;
+}
+
 vgt_status vgt_mme_tracker_feed(vgt_mme_tracker *t, uint32_t method, uint32_t value, vgt_error *err)
 {
     return vgt_mme_tracker_feed_class(t, t->cfg.cls, method, value, err);

@@ -333,7 +333,7 @@ static int on_noninc_run(void *ctx, const vgt_walk_submit *s, const vgt_method *
         }
     }
     dchan *ch = s->chan->user;
-    if (ch && vgt_sem_noninc_run(ch->sem, m, data, count, &r->err) != VGT_OK) r->failed = 1;
+    if (ch && vgt_sem_noninc_run(ch->sem, m, data, count, 0, &r->err) != VGT_OK) r->failed = 1;
     return r->failed;
 }
 

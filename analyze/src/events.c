@@ -97,6 +97,8 @@ void vgt_sem_reset(vgt_sem_tracker *t)
     sem_overlay_reset(&t->overlay);   /* a new channel incarnation: what the old one wrote is not known to hold */
 }
 
+void vgt_sem_skip_launches(vgt_sem_tracker *t, int skip) { t->skip_launches = skip != 0; }
+
 void sem_event_init(const vgt_sem_tracker *t, vgt_event *ev, vgt_event_kind kind, const vgt_method *m)
 {
     memset(ev, 0, sizeof *ev);
@@ -202,10 +204,8 @@ vgt_status vgt_sem_method(vgt_sem_tracker *t, const vgt_method *m, vgt_error *er
     return method_slow(t, m, err);   /* everything else, including the last dword of a transfer */
 }
 
-vgt_status vgt_sem_noninc_run(vgt_sem_tracker *t, const vgt_method *m, const uint8_t *data, uint32_t count,
-                              vgt_error *err)
+static vgt_status run(vgt_sem_tracker *t, const vgt_method *m, const uint8_t *data, uint32_t count, vgt_error *err)
 {
-    if (!count || m->masked) return VGT_OK;
     sem_cell c = cell_of(t, m);
     if (c.role == R_NONE && !t->cfg.on_method) return VGT_OK;   /* a state shadow wants every value */
     if (c.role == R_I2M_DATA) {   /* the bulk case: one copy; dwords past the transfer have nowhere to go */
@@ -221,11 +221,12 @@ vgt_status vgt_sem_noninc_run(vgt_sem_tracker *t, const vgt_method *m, const uin
     return VGT_OK;
 }
 
-vgt_status vgt_sem_noninc_run_lent(vgt_sem_tracker *t, const vgt_method *m, const uint8_t *data, uint32_t count,
-                                   vgt_error *err)
+vgt_status vgt_sem_noninc_run(vgt_sem_tracker *t, const vgt_method *m, const uint8_t *data, uint32_t count,
+                              int lent, vgt_error *err)
 {
-    t->run_lent = 1;
-    vgt_status st = vgt_sem_noninc_run(t, m, data, count, err);
+    if (!count || m->masked) return VGT_OK;
+    t->run_lent = lent != 0;   /* read where an upload's bytes are kept (sem_i2m.c), for this run only */
+    vgt_status st = run(t, m, data, count, err);
     t->run_lent = 0;
     return st;
 }
@@ -273,6 +274,10 @@ static vgt_status read_piece(vgt_sem_tracker *t, uint64_t va, uint8_t *dst, uint
     uint8_t state[SEM_OVERLAY_READ];
     uint32_t decided = sem_overlay_lookup(&t->overlay, va, len, dst, state);
     if (!decided) return backing_read(t, va, dst, len, known, err);
+    if (decided == len && !memchr(state, 2, len)) {   /* all from the overlay (a QMD just uploaded) */
+        *known = len;
+        return VGT_OK;
+    }
     uint64_t k = 0;
     for (uint32_t i = 0; i < len;) {
         if (state[i] == 1) { k++; i++; continue; }

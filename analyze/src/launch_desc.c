@@ -553,7 +553,11 @@ void vgt_ldx_channel_free(vgt_ldx_channel *c)
     free(c);
 }
 
-void vgt_ldx_channel_quiet(vgt_ldx_channel *c, int quiet) { c->quiet = quiet; }
+void vgt_ldx_channel_quiet(vgt_ldx_channel *c, int quiet)
+{
+    c->quiet = quiet;
+    vgt_sem_skip_launches(c->sem, quiet);   /* quiet: on_event drops launches; none is read or decoded */
+}
 
 void vgt_ldx_submit_begin(vgt_ldx_channel *c, uint64_t submission, uint64_t seq)
 {
@@ -566,7 +570,8 @@ void vgt_ldx_submit_begin(vgt_ldx_channel *c, uint64_t submission, uint64_t seq)
     }
 }
 
-static vgt_status feed_mme(vgt_ldx_channel *c, const vgt_method *m, vgt_error *err)
+/* A method of a non-increasing run: count dwords at data (data[0..3] is m->data), 1 for a single method. */
+static vgt_status feed_mme(vgt_ldx_channel *c, const vgt_method *m, const uint8_t *data, uint32_t count, vgt_error *err)
 {
     vgt_mme_format fmt = m->is_host ? VGT_MME_NONE : vgt_mme_format_for_class(m->cls);
     /* a method no macro takes (host, copy engine, another format): a pending call has all its data and runs
@@ -582,7 +587,8 @@ static vgt_status feed_mme(vgt_ldx_channel *c, const vgt_method *m, vgt_error *e
             return VGT_OK;
         }
     }
-    vgt_status rc = vgt_mme_tracker_feed_class(c->mme[fmt], m->cls, m->mthd, m->data, err);
+    vgt_status rc = count == 1 ? vgt_mme_tracker_feed_class(c->mme[fmt], m->cls, m->mthd, m->data, err)
+                               : vgt_mme_tracker_feed_run(c->mme[fmt], m->cls, m->mthd, data, count, err);
     if (rc == VGT_E_LIMIT || rc == VGT_E_UNSUPPORTED) {   /* more MME classes than one tracker takes */
         vgt_mme_tracker_destroy(c->mme[fmt]);
         c->mme[fmt] = NULL, c->mme_off[fmt] = 1;
@@ -597,10 +603,44 @@ vgt_status vgt_ldx_method(vgt_ldx_channel *c, const vgt_method *m, vgt_error *er
 {
     if (m->masked) return VGT_OK;
     /* a pending macro call completes at this method: its emissions reach the tracker first */
-    VGT_TRY(feed_mme(c, m, err));
+    VGT_TRY(feed_mme(c, m, NULL, 1, err));
     c->cur_method = m->mthd;
     track_state(c, m);
     return vgt_sem_method(c->sem, m, err);
+}
+
+vgt_status vgt_ldx_noninc_run(vgt_ldx_channel *c, const vgt_method *m, const uint8_t *data, uint32_t count,
+                              vgt_error *err)
+{
+    if (m->masked || !count) return VGT_OK;
+    /* A write that starts or feeds a macro call (CALL_MME_MACRO/DATA, or one that ends a pending call, the
+     * first) runs the call's emissions into the tracker between the run's dwords: one by one. */
+    vgt_mme_format fmt = m->is_host ? VGT_MME_NONE : vgt_mme_format_for_class(m->cls);
+    if (fmt != VGT_MME_NONE && m->mthd >= VGT_MME_M_CALL_MACRO0 && m->mthd < VGT_MME_M_CALL_MACRO0 + 8 * VGT_MME_MACRO_COUNT) {
+        vgt_status rc = VGT_OK;
+        for (uint32_t i = 0; i < count; i++) {   /* each write fed, the first failure returned */
+            vgt_method one = vgt_pb_run_method(m, data, i);
+            vgt_error e;
+            vgt_status st = vgt_ldx_method(c, &one, rc == VGT_OK ? err : &e);
+            if (rc == VGT_OK) rc = st;
+        }
+        return rc;
+    }
+    /* Otherwise the MME takes the run whole (a pending call ends at its first write), the compute state keeps
+     * its last value, and the tracker takes the run as it would one by one. */
+    vgt_status rc = feed_mme(c, m, data, count, err);
+    vgt_method last = vgt_pb_run_method(m, data, count - 1), rest;
+    const vgt_method *first = m;
+    if (rc != VGT_OK) {   /* as write by write: only the first write can fail here, and it goes no further */
+        if (count == 1) return rc;
+        rest = vgt_pb_run_method(m, data, 1);
+        first = &rest, data += 4, count--;
+    }
+    c->cur_method = m->mthd;
+    track_state(c, &last);
+    vgt_error e;
+    vgt_status st = vgt_sem_noninc_run(c->sem, first, data, count, 0, rc == VGT_OK ? err : &e);
+    return rc != VGT_OK ? rc : st;
 }
 
 vgt_status vgt_ldx_submit_end(vgt_ldx_channel *c, vgt_error *err)

@@ -13,8 +13,14 @@ uint64_t vgt_qmd_bits(const uint8_t *qmd, uint32_t len, unsigned hi, unsigned lo
 {
     unsigned width = hi - lo + 1, first = lo >> 3, shift = lo & 7;
     uint64_t v = 0;
-    for (unsigned k = 8; k-- > 0;)   /* 8 bytes from first, little-endian, zero past len */
-        v = (v << 8) | (first + k < len ? qmd[first + k] : 0);
+    if (first + 8 <= len) {   /* the usual case, a field inside the QMD: one little-endian load */
+        const uint8_t *p = qmd + first;
+        v = (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24 |
+            (uint64_t)p[4] << 32 | (uint64_t)p[5] << 40 | (uint64_t)p[6] << 48 | (uint64_t)p[7] << 56;
+    } else {
+        for (unsigned k = 8; k-- > 0;)   /* 8 bytes from first, little-endian, zero past len */
+            v = (v << 8) | (first + k < len ? qmd[first + k] : 0);
+    }
     v >>= shift;
     if (shift + width > 64 && first + 8 < len)   /* the range spills into a ninth byte */
         v |= (uint64_t)qmd[first + 8] << (64 - shift);

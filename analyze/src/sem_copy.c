@@ -8,6 +8,13 @@
  * LAUNCH_DMA 0x300: DATA_TRANSFER_TYPE 1:0, SEMAPHORE_TYPE 4:3, SRC/DST_MEMORY_LAYOUT 7/8 (1 pitch),
  * MULTI_LINE_ENABLE 9, REMAP_ENABLE 10, SRC/DST_TYPE 12/13 (1 physical), SEMAPHORE_REDUCTION 17:14,
  * SEMAPHORE_REDUCTION_SIGN 18 (0 signed), SEMAPHORE_REDUCTION_ENABLE 19, SEMAPHORE_PAYLOAD_SIZE 27 (C7B5+).
+ * A block-linear side (SRC/DST_MEMORY_LAYOUT 0) is described by SET_DST_BLOCK_SIZE 0x70c, SET_DST_WIDTH,
+ * HEIGHT, DEPTH, LAYER 0x710-0x71c, SET_DST_ORIGIN 0x720 (X 15:0, Y 31:16), and SET_SRC_BLOCK_SIZE 0x728,
+ * SET_SRC_WIDTH, HEIGHT, DEPTH, LAYER 0x72c-0x738, SET_SRC_ORIGIN 0x73c; SRC_ORIGIN_X/Y 0x744/0x748 and
+ * DST_ORIGIN_X/Y 0x74c/0x750 hold the origin in 32 bits (every class C5B5..C8B5). The origin is one
+ * register pair written either way: the packed SET_*_ORIGIN sets both coordinates, *_ORIGIN_X/Y one each
+ * (NVIDIA's driver and NVK send the 32-bit ones on these classes; that the packed form writes the same
+ * pair is our reading of the two names, no trace of ours uses it).
  * The bytes a small fill or a copy of known bytes (the overlay's, else the trace's captured memory) writes
  * go into the stream-write overlay (events.h).
  * A COPY event is delivered, or EMPTY_DMA when the launch moves no bytes (DATA_TRANSFER_TYPE NONE, or a
@@ -15,6 +22,7 @@
 #include <string.h>
 
 #include "sem_internal.h"
+#include "vgt/blocklinear.h"
 
 #define BITS(v, hi, lo) (((v) >> (lo)) & ((1u << ((hi) - (lo) + 1)) - 1u))
 
@@ -50,6 +58,28 @@ static int fill_bytes(const vgt_ev_copy *k, uint8_t *out, uint64_t n)
     return 1;
 }
 
+/* Where a copy's destination bytes may lie, as one extent from *va: a block-linear destination's whole
+ * surface (its rectangle is somewhere in it; vgt/blocklinear.h, the X unit as sim_copy.c has it), else
+ * the lines at the signed PITCH_OUT (a negative pitch walks them upwards from OFFSET_OUT). */
+static uint64_t written_span(const vgt_ev_copy *k, uint64_t line, uint64_t *va)
+{
+    uint64_t lines = k->multi_line ? k->line_count : 1;
+    if (!k->dst_pitch) {
+        uint32_t unit = k->remap ? (BITS(k->remap_components, 17, 16) + 1) * (BITS(k->remap_components, 25, 24) + 1) : 1;
+        vgt_bl_surface s = {.width = (uint64_t)k->dst_bl.width * unit, .height = k->dst_bl.height,
+                            .depth = k->dst_bl.depth, .block_height_log2 = BITS(k->dst_bl.block_size, 7, 4),
+                            .block_depth_log2 = BITS(k->dst_bl.block_size, 11, 8)};
+        uint64_t span = vgt_bl_span(&s);
+        if (span) return span;
+        return line;   /* not a surface the engine could write: the first line's bytes, as ever */
+    }
+    if (!lines) return 0;
+    int64_t pitch = (int32_t)k->pitch_out;
+    uint64_t step = (uint64_t)(pitch < 0 ? -pitch : pitch) * (lines - 1);
+    if (pitch < 0) *va -= step;
+    return step + line;
+}
+
 /* What the copy wrote, into the overlay: the bytes of a small pitch fill or of a small pitch copy whose
  * source the overlay holds entirely; a hole over the destination otherwise. Physical addresses are not
  * in the VA space the overlay keeps. */
@@ -58,10 +88,11 @@ static void remember(vgt_sem_tracker *t, const vgt_ev_copy *k)
     if (k->dst_physical || !k->bytes) return;
     uint64_t line = k->line_count ? k->bytes / (k->multi_line ? k->line_count : 1) : k->bytes;
     int contiguous = !k->multi_line || k->line_count <= 1 || k->pitch_out == line;
-    uint64_t span = contiguous ? k->bytes : (uint64_t)k->pitch_out * (k->line_count - 1) + line;
+    uint64_t hole_va = k->dst_va, span = contiguous ? k->bytes : written_span(k, line, &hole_va);
     static const uint32_t max = VGT_SEM_OVERLAY_MAX_WRITE;
     uint8_t buf[VGT_SEM_OVERLAY_MAX_WRITE];
-    if (!k->dst_pitch || !contiguous || k->bytes > max) { sem_overlay_hole(&t->overlay, k->dst_va, span); return; }
+    if (!k->dst_pitch) span = written_span(k, line, &hole_va);
+    if (!k->dst_pitch || !contiguous || k->bytes > max) { sem_overlay_hole(&t->overlay, hole_va, span); return; }
     int known = 0;
     if (k->memset) known = fill_bytes(k, buf, k->bytes);
     else if (!k->remap && k->src_pitch && !k->src_physical && (!k->multi_line || k->line_count <= 1 || k->pitch_in == line)) {
@@ -109,6 +140,8 @@ static void launch(vgt_sem_tracker *t, const copy_state *c, const vgt_method *m)
     k->remap_const_a = c->remap_a;
     k->remap_const_b = c->remap_b;
     k->remap_components = c->remap_components;
+    k->src_bl = c->src_bl;
+    k->dst_bl = c->dst_bl;
     uint64_t line = c->line_length;
     if (k->remap) {
         line *= (uint64_t)(BITS(c->remap_components, 17, 16) + 1) * (BITS(c->remap_components, 25, 24) + 1);
@@ -144,6 +177,13 @@ static void launch(vgt_sem_tracker *t, const copy_state *c, const vgt_method *m)
     sem_emit(t, &se);
 }
 
+/* SET_SRC/DST_ORIGIN: X 15:0, Y 31:16 */
+static void set_origin(vgt_ev_copy_surface *s, uint32_t v)
+{
+    s->origin_x = BITS(v, 15, 0);
+    s->origin_y = BITS(v, 31, 16);
+}
+
 void sem_copy(vgt_sem_tracker *t, sub_state *sub, unsigned role, const vgt_method *m)
 {
     copy_state *c = &sub->copy;
@@ -164,5 +204,21 @@ void sem_copy(vgt_sem_tracker *t, sub_state *sub, unsigned role, const vgt_metho
     case R_CE_REMAP_A: c->remap_a = m->data; break;
     case R_CE_REMAP_B: c->remap_b = m->data; break;
     case R_CE_REMAP_COMPONENTS: c->remap_components = m->data; break;
+    case R_CE_SRC_BLOCK_SIZE: c->src_bl.block_size = m->data; break;
+    case R_CE_SRC_WIDTH: c->src_bl.width = m->data; break;
+    case R_CE_SRC_HEIGHT: c->src_bl.height = m->data; break;
+    case R_CE_SRC_DEPTH: c->src_bl.depth = m->data; break;
+    case R_CE_SRC_LAYER: c->src_bl.layer = m->data; break;
+    case R_CE_SRC_ORIGIN: set_origin(&c->src_bl, m->data); break;
+    case R_CE_SRC_ORIGIN_X: c->src_bl.origin_x = m->data; break;
+    case R_CE_SRC_ORIGIN_Y: c->src_bl.origin_y = m->data; break;
+    case R_CE_DST_BLOCK_SIZE: c->dst_bl.block_size = m->data; break;
+    case R_CE_DST_WIDTH: c->dst_bl.width = m->data; break;
+    case R_CE_DST_HEIGHT: c->dst_bl.height = m->data; break;
+    case R_CE_DST_DEPTH: c->dst_bl.depth = m->data; break;
+    case R_CE_DST_LAYER: c->dst_bl.layer = m->data; break;
+    case R_CE_DST_ORIGIN: set_origin(&c->dst_bl, m->data); break;
+    case R_CE_DST_ORIGIN_X: c->dst_bl.origin_x = m->data; break;
+    case R_CE_DST_ORIGIN_Y: c->dst_bl.origin_y = m->data; break;
     }
 }

@@ -49,6 +49,10 @@ enum sem_role {
     R_CE_OFF_IN_UPPER, R_CE_OFF_IN_LOWER, R_CE_OFF_OUT_UPPER, R_CE_OFF_OUT_LOWER,
     R_CE_PITCH_IN, R_CE_PITCH_OUT, R_CE_LINE_LENGTH, R_CE_LINE_COUNT,
     R_CE_REMAP_A, R_CE_REMAP_B, R_CE_REMAP_COMPONENTS,
+    R_CE_SRC_BLOCK_SIZE, R_CE_SRC_WIDTH, R_CE_SRC_HEIGHT, R_CE_SRC_DEPTH, R_CE_SRC_LAYER, R_CE_SRC_ORIGIN,
+    R_CE_SRC_ORIGIN_X, R_CE_SRC_ORIGIN_Y,
+    R_CE_DST_BLOCK_SIZE, R_CE_DST_WIDTH, R_CE_DST_HEIGHT, R_CE_DST_DEPTH, R_CE_DST_LAYER, R_CE_DST_ORIGIN,
+    R_CE_DST_ORIGIN_X, R_CE_DST_ORIGIN_Y,
     R_COUNT_
 };
 
@@ -86,7 +90,7 @@ typedef struct i2m_state {
     uint8_t *buf;             /* where this transfer's bytes go: store, or NULL when not collected */
     const uint8_t *bytes;     /* where they are: buf, or the data of the one run that brought them all (used
                                * in place, not copied: that run's bytes are valid while it is handled) */
-    /* Lent runs (vgt_sem_noninc_run_lent) that brought the bytes so far, in order, not copied into buf yet
+    /* Lent runs (vgt_sem_noninc_run, lent 1) that brought the bytes so far, in order, not copied into buf yet
      * (npieces 0: none; sem_i2m_gather copies them before anything else is written to buf). */
     sem_piece pieces[SEM_PIECES];
     uint32_t npieces;
@@ -132,6 +136,7 @@ typedef struct copy_state {
     uint32_t sem_a, sem_b, sem_payload, sem_payload_upper;
     uint32_t in_upper, in_lower, out_upper, out_lower, pitch_in, pitch_out, line_length, line_count;
     uint32_t remap_a, remap_b, remap_components;
+    vgt_ev_copy_surface src_bl, dst_bl;   /* the block-linear surfaces (SET_SRC_*, SET_DST_*) */
 } copy_state;
 
 typedef struct sub_state {
@@ -186,11 +191,12 @@ struct vgt_sem_tracker {
     uint32_t last_cls;        /* class of the last engine method, and its family's lookup table */
     const sem_cell *last_tab;
     uint32_t hot_cls, hot_mthd;   /* the last LOAD_INLINE_DATA seen (class, address): the fast path */
-    int run_lent;             /* the run being handled is lent (vgt_sem_noninc_run_lent) */
+    int run_lent;             /* the run being handled is lent (vgt_sem_noninc_run, lent 1) */
     host_state host;
     i2m_state i2m[8];         /* per subchannel, apart from sub[] so the hot LOAD_INLINE_DATA path is cheap */
     sub_state sub[8];
     int draw_pending;         /* a draw held back for instance merging */
+    int skip_launches;        /* vgt_sem_skip_launches */
     vgt_event pending;
 };
 

@@ -75,6 +75,10 @@ static void deliver(vgt_sem_tracker *t, const vgt_method *m, uint64_t qmd_va, in
 static vgt_status launch_by_address(vgt_sem_tracker *t, compute_state *c, const vgt_method *m, vgt_error *err)
 {
     if (!c->pcas_pending) return VGT_OK;   /* a signal without SEND_PCAS_A: nothing to launch */
+    if (t->skip_launches) {
+        c->pcas_pending = 0;
+        return VGT_OK;
+    }
     uint8_t qmd[VGT_QMD_MAX_BYTES];
     uint32_t known = 0;
     VGT_TRY(sem_mem_read(t, c->pcas_qmd_va, qmd, sizeof qmd, &known, err));
@@ -89,6 +93,11 @@ static vgt_status launch_inline(vgt_sem_tracker *t, compute_state *c, const vgt_
     uint64_t upper = cbc0 ? (c->inline_a & 0x1ffu) : c->inline_a;
     uint64_t va = ((upper << 32) | c->inline_b) << 8;
     uint32_t have = c->inline_dwords * 4u, known = have;
+    if (t->skip_launches) {
+        c->inline_loaded = 0;
+        sem_overlay_write(&t->overlay, va, c->inline_qmd, have);
+        return VGT_OK;
+    }
     vgt_qmd_version v = vgt_qmd_detect(c->inline_qmd, have);
     if (vgt_qmd_version_size(v) > have) {   /* the rest of the QMD is in memory at its address */
         uint32_t k = 0;

@@ -117,16 +117,22 @@ int sem_overlay_write_pieces(sem_overlay *o, uint64_t va, const sem_piece *p, ui
     return 1;
 }
 
-/* Byte i of an extent whose bytes are pieces: their list is in the arena at off (not aligned: copied). */
-static uint8_t piece_byte(const sem_overlay *o, const sem_extent *e, uint64_t i)
+/* Bytes [at, at + n) of a written extent into dst, wherever they are: the arena, the caller's lent bytes
+ * (src), or lent pieces, whose list is in the arena at off (not aligned: copied). Every read of an extent's
+ * bytes goes through here. */
+static void extent_bytes(const sem_overlay *o, const sem_extent *e, uint64_t at, uint32_t n, uint8_t *dst)
 {
-    for (uint32_t k = 0; k < e->npieces; k++) {
-        sem_piece p;
-        memcpy(&p, o->arena + e->off + k * sizeof p, sizeof p);
-        if (i < p.len) return p.src[i];
-        i -= p.len;
-    }
-    return 0;
+    if (e->src) memcpy(dst, e->src + at, n);
+    else if (!e->npieces) memcpy(dst, o->arena + e->off + at, n);
+    else
+        for (uint32_t k = 0; k < e->npieces && n; k++) {   /* the pieces [at, at + n) overlaps, in order */
+            sem_piece p;
+            memcpy(&p, o->arena + e->off + k * sizeof p, sizeof p);
+            if (at >= p.len) { at -= p.len; continue; }
+            uint32_t take = p.len - at < n ? (uint32_t)(p.len - at) : n;
+            memcpy(dst, p.src + at, take);
+            dst += take, n -= take, at = 0;
+        }
 }
 
 void sem_overlay_reclaim(sem_overlay *o, const uint8_t *bytes, uint64_t len)
@@ -147,7 +153,7 @@ void sem_overlay_reclaim(sem_overlay *o, const uint8_t *bytes, uint64_t len)
             in = (uintptr_t)p.src >= lo && (uintptr_t)p.src < hi;
         }
         if (!in) continue;
-        for (uint64_t i = 0; i < e->len; i++) gathered[i] = piece_byte(o, e, i);
+        extent_bytes(o, e, 0, (uint32_t)e->len, gathered);
         memcpy(o->arena + e->off, gathered, e->len);
         e->npieces = 0;
     }
@@ -161,13 +167,20 @@ uint32_t sem_overlay_lookup(const sem_overlay *o, uint64_t va, uint32_t len, uin
     for (uint32_t k = o->n; k-- > 0 && decided < len;) {
         const sem_extent *e = &o->ext[(o->first + k) % o->slots];
         uint64_t lo = e->va > va ? e->va : va, hi = e->va + e->len < va + len ? e->va + e->len : va + len;
+        if (lo < hi && !decided) {   /* the newest extent in the range (a QMD's own upload): all its bytes at once */
+            uint32_t i = (uint32_t)(lo - va), n = (uint32_t)(hi - lo);
+            memset(state + i, e->off == SEM_HOLE ? 2 : 1, n);
+            if (e->off != SEM_HOLE) extent_bytes(o, e, lo - e->va, n, dst + i);
+            decided = n;
+            continue;
+        }
         for (uint64_t b = lo; b < hi; b++) {
             uint32_t i = (uint32_t)(b - va);
             if (state[i]) continue;
             if (e->off == SEM_HOLE) state[i] = 2;
             else {
                 state[i] = 1;
-                dst[i] = e->src ? e->src[b - e->va] : e->npieces ? piece_byte(o, e, b - e->va) : o->arena[e->off + (b - e->va)];
+                extent_bytes(o, e, b - e->va, 1, dst + i);
             }
             decided++;
         }

@@ -5,27 +5,20 @@
  *   SET_COLOR_TARGET_MEMORY: BLOCK_HEIGHT (log2 GOBs), LAYOUT (BLOCKLINEAR, PITCH); the 8-bit RGBA
  *   SET_COLOR_TARGET_FORMAT values A8R8G8B8, A8RL8GL8BL8, A8B8G8R8, A8BL8GL8RL8 (names read from the most
  *   significant byte: A8B8G8R8 keeps R in the lowest byte, i.e. bytes R,G,B,A in memory).
- * Block-linear layout: a GOB is 64 bytes x 8 rows = 512 bytes; blocks are 1 GOB wide and 2^BLOCK_HEIGHT
- * GOBs tall, stored GOB after GOB down the block, blocks row-major. Inside a GOB the offset of byte
- * (x, y) takes its bits from x0-3, y0, y1, x4, y2, x5 (low to high):
- *   x%16 + (y%2)*16 + ((y/2)%2)*32 + ((x/16)%2)*64 + ((y/4)%2)*128 + ((x/32)%2)*256.
- * Measured on the H200 (2026-11-30, tests/gpu/run.sh): the GL corpus trace's render target replayed and
- * de-swizzled with this layout equals the capture's glReadPixels image in all 4096 pixels; the layout
- * commonly quoted for Tegra X1 (x4 before y1) reproduced only 3272 of them.
+ * Block-linear surfaces: the GOB and block layout of vgt/blocklinear.h (blocks 1 GOB deep).
  * Clear values: SET_COLOR_CLEAR_VALUE(0..3) hold R, G, B, A as floats; an 8-bit UNORM target stores each
  * clamped to 0..1, times 255, rounded to nearest.
  */
 #include <stddef.h>
 #include <string.h>
 
+#include "vgt/blocklinear.h"
 #include "vgt/nv/clcb97.h"
 #include "vgt/nv_facts.h"
 #include "vgt/surface.h"
 
-#define GOB_W 64u
-#define GOB_H 8u
-#define GOB_BYTES 512u
-#define MAX_BLOCK_HEIGHT_LOG2 NVCB97_SET_COLOR_TARGET_MEMORY_BLOCK_HEIGHT_THIRTYTWO_GOBS
+_Static_assert(NVCB97_SET_COLOR_TARGET_MEMORY_BLOCK_HEIGHT_THIRTYTWO_GOBS == VGT_BL_MAX_BLOCK_LOG2,
+               "the 3D class's largest block height is blocklinear.h's");
 
 typedef struct rt_format {
     uint32_t value;
@@ -70,15 +63,15 @@ uint32_t vgt_rt_width_px(const vgt_rt_desc *d)
     return bpp && w <= VGT_RT_MAX_DIM && d->height <= VGT_RT_MAX_DIM ? w : 0;
 }
 
+static vgt_bl_surface bl_surface(uint32_t width_bytes, uint32_t height, uint32_t bh_log2)
+{
+    return (vgt_bl_surface){.width = width_bytes, .height = height, .depth = 1, .block_height_log2 = bh_log2};
+}
+
 uint64_t vgt_rt_gob_offset(uint32_t x, uint32_t y, uint32_t width_bytes, uint32_t bh_log2)
 {
-    uint64_t bh = 1ull << bh_log2;
-    uint64_t gobs_per_row = (width_bytes + GOB_W - 1) / GOB_W;
-    uint64_t gob_y = y / GOB_H, gob_x = x / GOB_W;
-    uint64_t block_row = gob_y / bh, gob_in_block = gob_y % bh;
-    uint64_t in_gob = x % 16 + (y % 2) * 16 + ((y / 2) % 2) * 32 + ((x / 16) % 2) * 64 + ((y / 4) % 2) * 128 +
-                      ((x / 32) % 2) * 256;
-    return (block_row * gobs_per_row * bh + gob_x * bh + gob_in_block) * GOB_BYTES + in_gob;
+    vgt_bl_surface s = bl_surface(width_bytes, y + 1, bh_log2);
+    return vgt_bl_offset(&s, x, y, 0);
 }
 
 uint64_t vgt_rt_span(const vgt_rt_desc *d)
@@ -87,11 +80,8 @@ uint64_t vgt_rt_span(const vgt_rt_desc *d)
     uint32_t w = vgt_rt_width_px(d);
     if (!w || !d->height) return 0;
     if (is_pitch(d)) return (uint64_t)d->width * d->height;
-    if (block_log2(d) > MAX_BLOCK_HEIGHT_LOG2) return 0;
-    uint64_t rows_per_block = (uint64_t)GOB_H << block_log2(d);
-    uint64_t block_rows = (d->height + rows_per_block - 1) / rows_per_block;
-    uint64_t gobs_per_row = ((uint64_t)w * bpp + GOB_W - 1) / GOB_W;
-    return block_rows * gobs_per_row * (rows_per_block / GOB_H) * GOB_BYTES;
+    vgt_bl_surface s = bl_surface(w * bpp, d->height, block_log2(d));
+    return vgt_bl_span(&s);
 }
 
 uint64_t vgt_rt_pixel_offset(const vgt_rt_desc *d, uint32_t x, uint32_t y)

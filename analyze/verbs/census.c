@@ -254,8 +254,7 @@ static int on_noninc_run(void *ctx, const vgt_walk_submit *s, const vgt_method *
     }
     vgt_status st = VGT_OK;
     if (s->chan->user)
-        st = s->lent ? vgt_sem_noninc_run_lent(s->chan->user, m, data, count, &c->err)
-                     : vgt_sem_noninc_run(s->chan->user, m, data, count, &c->err);
+        st = vgt_sem_noninc_run(s->chan->user, m, data, count, s->lent, &c->err);   /* on_release reclaims */
     if (st != VGT_OK) {
         c->failed = 1;
         return 1;

@@ -334,13 +334,12 @@ static int export(db_ctx *c, const char *path, const char *name, const char *out
             ok = 0;
         /* MME macros, calls, parameters and emissions (docs/sqlite-schema.md): a second walk */
         char note[256] = "";
-        if (ok && (vgt_mme_db_schema(c->db, &c->err) != VGT_OK ||
-                   vgt_mme_db_fill(c->db, path, opt, NULL, note, sizeof note, &c->err) != VGT_OK))
+        if (ok && (db_create_late_tables(c) || vgt_mme_db_fill(c->db, path, opt, NULL, note, sizeof note, &c->err) != VGT_OK))
             ok = 0;
         /* the fill also runs the state preambles the first walk skips */
         if (ok && !budget) budget = mme_budget_print("db", note);
         /* the pipeline state of every draw, shader program headers, lints (db_draws.c): a third walk */
-        if (ok && (db_draws_schema(c->db, &c->err) != VGT_OK || db_draws_fill(c->db, path, opt, NULL, &c->err) != VGT_OK))
+        if (ok && db_draws_fill(c->db, path, opt, NULL, &c->err) != VGT_OK)
             ok = 0;
         /* the CUDA links last: they look launches up by submission, through its index (without it, a scan
          * of launches per CUDA launch: quadratic) */

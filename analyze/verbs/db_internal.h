@@ -39,6 +39,7 @@ typedef struct db_ctx {
     int with_bytes;           /* memory record and upload bytes as BLOBs */
     int with_fields;          /* decoded field text for every method */
     int index_methods;        /* also index methods by (class, address) */
+    int from_template;        /* the schema was copied whole (db_schema.c): nothing more to create */
     db_counts counts;
     const vgt_model *model;
     /* the submission being written */
@@ -67,8 +68,11 @@ extern const char *const db_insert_sql[ST_COUNT_];
 void db_route_io(void);
 
 /* The pragmas, the tables and the insert statements, in the one transaction. trace_bytes (the trace's file size)
- * picks the page size. */
+ * picks the page size; a small trace's schema may be copied whole, late tables, indexes and views included
+ * (c->from_template). */
 int db_create_schema(db_ctx *c, uint64_t trace_bytes);
+/* The MME and draw tables (vgt_mme_db_schema, db_draws_schema), before their walks. */
+int db_create_late_tables(db_ctx *c);
 /* Indexes and views, after the data (faster than maintaining indexes during the load). */
 int db_create_indexes(db_ctx *c);
 

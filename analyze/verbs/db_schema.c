@@ -1,10 +1,13 @@
 /* db_schema.c: the SQLite schema of `vgt db` (documented in docs/sqlite-schema.md; keep both in step and
  * bump DB_SCHEMA_VERSION on any change), its indexes and views, and the INSERT statements.
  * 64-bit values (VAs, payloads) are stored as SQLite INTEGER, i.e. two's complement for values >= 2^63. */
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "db_draws.h"
 #include "db_internal.h"
+#include "vgt/mme_trace.h"
 
 static const char *const schema_sql =
     "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);\n"
@@ -221,6 +224,54 @@ static int exec(db_ctx *c, const char *sql, const char *what)
  * pages an export of a small trace wrote (and first zeroed) 3.5 MB of nearly empty pages. */
 #define DB_LARGE_TRACE_BYTES (16u << 20)
 
+/* The empty database of a small export (every table, the MME and draw tables, indexes and views), kept in
+ * memory from the second small export of a process on and copied into each later one: creating some 70
+ * objects costs SQLite a parse, a write of the schema table and a parse back of each, which a process that
+ * exports many small traces (the test suites, the fuzzer) paid per export (most of it, for a small trace).
+ * A copy is one page write per page, and the schema is parsed once when the first insert is prepared. The
+ * first export of a process creates its schema itself, as a one-export process always does: the copy saves
+ * nothing there. Large traces' databases (64 KiB pages, indexes after the rows) never use it. */
+static struct {
+    pthread_mutex_t lock;
+    sqlite3 *db;
+    int small_exports;   /* small exports begun in this process */
+    int broken;          /* the template could not be built: never again */
+} tmpl = {PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0};
+
+static int build_template(void)
+{
+    sqlite3 *db = NULL;
+    vgt_error e;
+    int ok = sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) ==
+                 SQLITE_OK &&
+             sqlite3_exec(db, "PRAGMA page_size=4096; BEGIN", NULL, NULL, NULL) == SQLITE_OK &&
+             sqlite3_exec(db, schema_sql, NULL, NULL, NULL) == SQLITE_OK && vgt_mme_db_schema(db, &e) == VGT_OK &&
+             db_draws_schema(db, &e) == VGT_OK && sqlite3_exec(db, index_sql, NULL, NULL, NULL) == SQLITE_OK &&
+             sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK;
+    if (!ok) {
+        sqlite3_close(db);
+        return 0;
+    }
+    tmpl.db = db;
+    return 1;
+}
+
+/* 1: c->db now holds the whole empty schema; 0: create it; -1: the copy failed (c->err says why). */
+static int copy_template(db_ctx *c)
+{
+    pthread_mutex_lock(&tmpl.lock);
+    int r = 0;
+    if (tmpl.small_exports++ && !tmpl.db && !tmpl.broken && !build_template()) tmpl.broken = 1;
+    if (tmpl.db) {
+        sqlite3_backup *b = sqlite3_backup_init(c->db, "main", tmpl.db, "main");
+        int rc = b ? sqlite3_backup_step(b, -1) : SQLITE_ERROR;
+        if (b && sqlite3_backup_finish(b) != SQLITE_OK && rc == SQLITE_DONE) rc = SQLITE_ERROR;
+        r = rc == SQLITE_DONE ? 1 : (db_fail(c, "copying the schema"), -1);
+    }
+    pthread_mutex_unlock(&tmpl.lock);
+    return r;
+}
+
 int db_create_schema(db_ctx *c, uint64_t trace_bytes)
 {
     /* One writer, a fresh file, and a failure means a bad output anyway: no journal, no syncs. */
@@ -230,18 +281,35 @@ int db_create_schema(db_ctx *c, uint64_t trace_bytes)
              " PRAGMA temp_store=MEMORY; PRAGMA cache_size=-32768; PRAGMA page_size=%u;",
              trace_bytes >= DB_LARGE_TRACE_BYTES ? 65536u : 4096u);
     if (exec(c, pragmas, "pragmas")) return 1;
+    if (trace_bytes < DB_LARGE_TRACE_BYTES) {
+        int r = copy_template(c);
+        if (r < 0) return 1;
+        c->from_template = r;
+    }
     /* the tables inside the one transaction too: in autocommit each CREATE would be a commit of its own,
      * writing the schema page and the new root page to the file again */
-    if (exec(c, "BEGIN", "begin") || exec(c, schema_sql, "creating tables")) return 1;
+    if (exec(c, "BEGIN", "begin") || (!c->from_template && exec(c, schema_sql, "creating tables"))) return 1;
     for (int i = 0; i < ST_COUNT_; i++)
         if (sqlite3_prepare_v3(c->db, db_insert_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &c->st[i], NULL) != SQLITE_OK)
             return db_fail(c, db_insert_sql[i]);
     return 0;
 }
 
+int db_create_late_tables(db_ctx *c)
+{
+    if (c->from_template) return 0;
+    vgt_error e;
+    if (vgt_mme_db_schema(c->db, &e) != VGT_OK || db_draws_schema(c->db, &e) != VGT_OK) {
+        if (!c->failed) c->err = e;
+        c->failed = 1;
+        return 1;
+    }
+    return 0;
+}
+
 int db_create_indexes(db_ctx *c)
 {
-    if (exec(c, index_sql, "creating indexes and views")) return 1;
+    if (!c->from_template && exec(c, index_sql, "creating indexes and views")) return 1;
     if (c->index_methods && exec(c, "CREATE INDEX methods_by_class ON methods(class, address);", "indexing methods"))
         return 1;
     return 0;

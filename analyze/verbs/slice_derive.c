@@ -256,7 +256,7 @@ int slice_derive_on_run(slice_derive *d, const vgt_walk_submit *s, const vgt_met
                         uint32_t count)
 {
     if (d->status != VGT_OK || !s->chan->user) return 1;
-    vgt_status st = vgt_sem_noninc_run(s->chan->user, m, data, count, &d->err);
+    vgt_status st = vgt_sem_noninc_run(s->chan->user, m, data, count, 0, &d->err);
     return st != VGT_OK ? fail(d, st) : d->status != VGT_OK;
 }
 

@@ -260,6 +260,9 @@ void sim_not_modelled(vgt_backend *b, const vgt_method *m, const char *fmt, ...)
 /* Perform a SEM_RELEASE event's write (a release or a reduction); counts nothing but the reduction. */
 void sim_apply_release(vgt_backend *b, const vgt_method *m, const vgt_ev_sem *s);
 
+/* sim_copy.c: a COPY event's transfer (counted; what the sim does not model reported). */
+void sim_copy(vgt_backend *b, sim_channel *c, const vgt_method *m, const vgt_ev_copy *k);
+
 /* sim_qmd.c. A QMD was scheduled by a PCAS (a LAUNCH or EMPTY_DISPATCH event): run it now, or arm it
  * when it requires a scheduling QMD as well; running it writes its releases and acts on its dependents. */
 void sim_qmd_scheduled(vgt_backend *b, sim_channel *c, const vgt_method *m, const vgt_ev_launch *l);

@@ -7,7 +7,7 @@
  *                the channel blocks on it (sim_fetch.c runs it again after later writes)
  *   REPORT       a counter/timestamp report: written as zeros, never "produced" (not reproducible)
  *   UPLOAD       the inline-to-memory bytes written line by line at pitch; its completion semaphore
- *   COPY         linear/pitch copy or remapped copy/memset, done through sim memory
+ *   COPY         linear, pitch or block-linear copy, remapped copy or memset (sim_copy.c)
  *   LAUNCH       counted (shaders are not executed); an inline QMD is stored at its address; the QMD
  *                runs (sim_qmd.c: its releases, then its dependent QMDs), or waits armed for the QMD
  *                that schedules it (REQUIRE_SCHEDULING_PCAS). As the shader may have written
@@ -203,106 +203,6 @@ static void on_upload(vgt_backend *b, sim_channel *c, const vgt_method *m, const
     }
 }
 
-/* ---- copies ---- */
-#define COPY_CHUNK (64u << 10)
-
-static int copy_lines(vgt_backend *b, sim_mem *mem, const vgt_method *m, const vgt_ev_copy *k)
-{
-    vgt_error e;
-    uint32_t lines = k->multi_line ? k->line_count : 1;
-    for (uint32_t l = 0; l < lines; l++)
-        for (uint64_t off = 0; off < k->line_length; off += COPY_CHUNK) {
-            uint64_t n = k->line_length - off < COPY_CHUNK ? k->line_length - off : COPY_CHUNK;
-            uint64_t src = k->src_va + (uint64_t)l * k->pitch_in + off;
-            uint64_t dst = k->dst_va + (uint64_t)l * k->pitch_out + off;
-            /* never-written bytes onto never-written bytes: nothing to store (a 1 GiB copy inside a huge,
-             * empty mapping must not allocate a GiB) */
-            if (!sim_mem_stored(mem, src, n) && !sim_mem_stored(mem, dst, n)) {
-                if (sim_mem_check(mem, src, n, "copy source", &e) != VGT_OK ||
-                    sim_mem_note_write(mem, dst, n, "copy destination", &e) != VGT_OK) {
-                    sim_fault(b, m, &e);
-                    return -1;
-                }
-                continue;
-            }
-            /* the destination is as known as the source was */
-            if (sim_mem_read(mem, src, b->copy_buf, n, "copy source", &e) != VGT_OK ||
-                sim_mem_known(mem, src, n, b->copy_mask, &e) != VGT_OK ||
-                sim_mem_write_masked(mem, dst, b->copy_buf, n, b->copy_mask,
-                                     "copy destination", &e) != VGT_OK) {
-                sim_fault(b, m, &e);
-                return -1;
-            }
-        }
-    return 0;
-}
-
-/* Remapped copy (SET_REMAP_COMPONENTS, classes/dma-copy/clc8b5.h): each destination element is
- * NUM_DST_COMPONENTS (25:24) components of COMPONENT_SIZE (17:16) bytes, each DST_X..W (3 bits at 4i)
- * taken from the source element's SRC_X..W (0-3), CONST_A/B (4, 5) or left alone (NO_WRITE, 6). */
-static int copy_remap(vgt_backend *b, sim_mem *mem, const vgt_method *m, const vgt_ev_copy *k)
-{
-    uint32_t rc = k->remap_components, comp = ((rc >> 16) & 3) + 1, nsrc = ((rc >> 20) & 3) + 1, ndst = ((rc >> 24) & 3) + 1;
-    uint32_t consts[2] = {k->remap_const_a, k->remap_const_b}, lines = k->multi_line ? k->line_count : 1;
-    uint8_t in[16] = {0}, known[16], out[16];
-    vgt_error e;
-    for (uint32_t l = 0; l < lines; l++)
-        for (uint32_t x = 0; x < k->line_length; x++) {
-            uint64_t s = k->src_va + (uint64_t)l * k->pitch_in + (uint64_t)x * nsrc * comp;
-            uint64_t d = k->dst_va + (uint64_t)l * k->pitch_out + (uint64_t)x * ndst * comp;
-            int src_known = 1;
-            if (!k->memset) {
-                if (sim_mem_read(mem, s, in, nsrc * comp, "copy source", &e) != VGT_OK ||
-                    sim_mem_known(mem, s, nsrc * comp, known, &e) != VGT_OK)
-                    goto fault;
-                for (uint32_t j = 0; j < nsrc * comp; j++) src_known &= known[j];
-            }
-            for (uint32_t c = 0; c < ndst; c++) {
-                uint32_t sel = (rc >> (4 * c)) & 7;
-                if (sel >= 6) continue;
-                for (uint32_t j = 0; j < comp; j++)
-                    out[j] = sel < 4 ? (sel < nsrc ? in[sel * comp + j] : 0) : (uint8_t)(consts[sel - 4] >> (8 * (j & 3)));
-                int kind = sel < 4 && !src_known ? SIM_GPU_VOLATILE : SIM_GPU;
-                if (sim_mem_write(mem, d + c * comp, out, comp, kind, "copy destination", &e) != VGT_OK) goto fault;
-            }
-        }
-    return 0;
-fault:
-    sim_fault(b, m, &e);
-    return -1;
-}
-
-/* The bytes a copy touches, counted so that a zero pitch cannot hide the work: every line moves its
- * line, whatever the pitches (a hostile LINE_COUNT of 2^32 with pitch 0 is 2^32 lines of work). */
-static uint64_t copy_work(const vgt_ev_copy *k)
-{
-    uint64_t lines = k->multi_line ? k->line_count : 1, line = k->line_length;
-    if (k->remap) line *= (uint64_t)(((k->remap_components >> 16) & 3) + 1) * (((k->remap_components >> 24) & 3) + 1);
-    if (!lines || !line) return 0;
-    return line > UINT64_MAX / lines ? UINT64_MAX : line * lines;
-}
-
-static void on_copy(vgt_backend *b, sim_channel *c, const vgt_method *m, const vgt_ev_copy *k)
-{
-    char msg[160];
-    b->ctr.copies++;
-    if (!k->src_pitch || !k->dst_pitch) {
-        snprintf(msg, sizeof msg, "copy with a block-linear %s is not modelled (src 0x%llx dst 0x%llx)",
-                 !k->src_pitch ? "source" : "destination", (unsigned long long)k->src_va, (unsigned long long)k->dst_va);
-        unsupported(b, m, msg);
-    } else if (k->src_physical || k->dst_physical) {
-        unsupported(b, m, "copy with a physical address is not modelled");
-    } else if (copy_work(k) > b->cfg.max_copy_bytes) {
-        snprintf(msg, sizeof msg, "copy of %llu bytes (%llu lines) is over the sim's limit of %llu bytes",
-                 (unsigned long long)k->bytes, (unsigned long long)(k->multi_line ? k->line_count : 1),
-                 (unsigned long long)b->cfg.max_copy_bytes);
-        unsupported(b, m, msg);
-    } else if ((k->remap ? copy_remap(b, sim_vas_mem(b, c->vas), m, k) : copy_lines(b, sim_vas_mem(b, c->vas), m, k)) == 0) {
-        b->ctr.copy_bytes += k->bytes;
-        if (k->memset) b->ctr.memsets++;
-    }
-}
-
 /* ---- clears ---- */
 /* CLEAR_SURFACE of a color target: every pixel of the target gets the clear value (SET_COLOR_CLEAR_VALUE
  * in the target's format, vgt/surface.h) in the components the clear enables, pitch and block-linear
@@ -390,7 +290,7 @@ static void on_event(void *ctx, const vgt_event *ev)
     case VGT_EV_SEM_ACQUIRE: m.mthd = c->cur_mthd; on_acquire(b, c, &m, &ev->u.sem); break;
     case VGT_EV_REPORT: on_report(b, &m, &ev->u.sem); break;
     case VGT_EV_UPLOAD: on_upload(b, c, &m, &ev->u.upload); break;
-    case VGT_EV_COPY: on_copy(b, c, &m, &ev->u.copy); break;
+    case VGT_EV_COPY: sim_copy(b, c, &m, &ev->u.copy); break;
     case VGT_EV_EMPTY_DMA: b->ctr.empty_dmas++; break;   /* moves nothing; its SEM_RELEASE event follows */
     case VGT_EV_LAUNCH: b->ctr.launches++; on_launch(b, c, &m, &ev->u.launch); break;
     case VGT_EV_EMPTY_DISPATCH: b->ctr.empty_dispatches++; on_launch(b, c, &m, &ev->u.launch); break;
@@ -574,6 +474,6 @@ int sim_exec_inline_run(vgt_backend *b, sim_channel *c, const vgt_method *m, con
     }
     c->cur_mthd = m->mthd;
     vgt_error e;
-    if (vgt_sem_noninc_run(c->sem, m, data, count, &e) != VGT_OK) sim_fault(b, m, &e);
+    if (vgt_sem_noninc_run(c->sem, m, data, count, 0, &e) != VGT_OK) sim_fault(b, m, &e);
     return 1;
 }

@@ -163,7 +163,7 @@ static int on_run(void *ctx, const vgt_method *m, const uint8_t *data, uint32_t 
         if (i < b->nclass) { b->per_class[i] += count; b->last = i; }
     }
     vgt_error err;
-    if (vgt_sem_noninc_run(b->cur, m, data, count, &err) != VGT_OK) die("semantic tracker", &err);
+    if (vgt_sem_noninc_run(b->cur, m, data, count, 0, &err) != VGT_OK) die("semantic tracker", &err);
     return 0;
 }
 

@@ -24,7 +24,9 @@
 # and "in engine" (model, decode, lane, submit); then per stage (p50, p99, max): capture_to_relay (the
 # capture's write, the pipe, vgt record's wake-up; only through vgt record, from FILE.relay), relay (its
 # copy into the replay's pipe), relay_to_read or capture_to_read (the pipe and the queue before the replay's
-# reader: a replay slower than the program shows here), reader_checks, model_decode, lane_submit, and
+# reader: a replay slower than the program shows here), records_before (the reader's checks and the engine
+# applying the records that came before the submission: MEMORY written to the GPU, mappings made and
+# cleared), model_decode, lane_submit, and
 # gpu_waits_before (the replay's waits for the GPU since the previous doorbell), and the dominant stage;
 # then the latency split into queue (waiting because the replay had not yet rung the previous doorbell when
 # this one was trapped) and own (the rest), which of the two makes the p99, and the three submissions with
@@ -61,7 +63,7 @@ stats() {
           if ($4 in r1) { print r1[$4] - $4 > (d "/s1_capture_to_relay"); print r2[$4] - r1[$4] > (d "/s2_relay");
                           print rd - r2[$4] > (d "/s3_relay_to_read") }
           else print rd - $4 > (d "/s3_capture_to_read")
-          print $5 - rd > (d "/s4_reader_checks"); print $6 - $5 > (d "/s5_model_decode");
+          print $5 - rd > (d "/s4_records_before"); print $6 - $5 > (d "/s5_model_decode");
           print $7 - $6 > (d "/s6_lane_submit"); print w > (d "/s7_gpu_waits_before") }' "$d/relay" -
     for col in "$d"/tot "$d"/to "$d"/en "$d"/s*; do sort -n -o "$col" "$col"; done
     # nearest rank: the ceil(n q / 100)-th smallest, in us
@@ -105,7 +107,7 @@ stats() {
           if ($4 in r1) tr = sprintf("capture_to_relay %.1f, relay %.1f, relay_to_read %.1f", (r1[$4] - $4) / 1e6,
                                      (r2[$4] - r1[$4]) / 1e6, (rd - r2[$4]) / 1e6)
           else tr = sprintf("capture_to_read %.1f", (rd - $4) / 1e6)
-          line = sprintf("submission %s (seq %s, channel %s): own %.1f ms; stages in ms, a queue in the transport ones (%s, reader_checks %.1f, model_decode %.1f, lane_submit %.1f, gpu_waits_before %.1f)",
+          line = sprintf("submission %s (seq %s, channel %s): own %.1f ms; stages in ms, a queue in the transport ones (%s, records_before %.1f, model_decode %.1f, lane_submit %.1f, gpu_waits_before %.1f)",
                          $1, $2, $3, own / 1e6, tr, ($5 - rd) / 1e6, ($6 - $5) / 1e6, ($7 - $6) / 1e6, (NF >= 10 ? $10 : 0) / 1e6)
           # the three largest own costs, kept in order
           for (k = 1; k <= 3; k++) if (own > bo[k]) { for (j = 3; j > k; j--) { bo[j] = bo[j - 1]; bl[j] = bl[j - 1] } bo[k] = own; bl[k] = line; break } }

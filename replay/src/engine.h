@@ -183,6 +183,11 @@ typedef struct stream_sub {
     unsigned (*begin)(stream_submit *s);
     void (*entry)(stream_submit *s, const vgt_gp_entry *e, uint32_t index);
     void (*method)(stream_submit *s, const vgt_method *m);   /* masked methods too: the subscriber decides */
+    /* optional: a non-increasing run of one method (m its first write, data its count little-endian dwords,
+     * as vgt_pb_callbacks.noninc_run), to be taken as `method` would take each write; without it the
+     * subscriber gets the writes one by one. Most of a launch-bound stream is such runs (LOAD_INLINE_DATA
+     * of each QMD and its constants), which most subscribers ignore. */
+    void (*run)(stream_submit *s, const vgt_method *m, const uint8_t *data, uint32_t count);
     /* the semantic tracker's events (a subscriber with this hook makes the channel's tracker run) */
     void (*event)(stream_submit *s, const vgt_event *ev);
     void (*end)(stream_submit *s);            /* after the submission's methods */

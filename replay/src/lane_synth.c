@@ -241,6 +241,25 @@ static void sub_method(stream_submit *s, const vgt_method *m)
     }
 }
 
+/* A run of one method: the extractor takes it whole; a run of context state (planning) goes write by write. */
+static void sub_run(stream_submit *s, const vgt_method *m, const uint8_t *data, uint32_t count)
+{
+    synth_chan *sc = s->c->synth;
+    vgt_error e;
+    if (!sc || !sc->lc) return;
+    if (s->rp->synth->planning && !m->masked && !m->is_host && vgt_synth_is_context_state(m->cls, m->mthd)) {
+        for (uint32_t i = 0; i < count; i++) {
+            vgt_method one = vgt_pb_run_method(m, data, i);
+            sub_method(s, &one);
+        }
+        return;
+    }
+    if (vgt_ldx_noninc_run(sc->lc, m, data, count, &e) != VGT_OK && sc->status == PLAN_OK) {
+        sc->status = PLAN_UNSUPPORTED;
+        snprintf(sc->why, sizeof sc->why, "the work extractor stopped: %.480s", e.msg);
+    }
+}
+
 static void sub_end(stream_submit *s)
 {
     synth_chan *sc = s->c->synth;
@@ -281,7 +300,7 @@ static void sub_channel_free(engine_channel *c)
 }
 
 const stream_sub sub_synth = {.name = "synth", .active = sub_active, .begin = sub_begin, .method = sub_method,
-                              .end = sub_end, .channel_free = sub_channel_free};
+                              .run = sub_run, .end = sub_end, .channel_free = sub_channel_free};
 
 void lane_synth_memory(vgt_replay *rp, uint64_t va, uint64_t len)
 {

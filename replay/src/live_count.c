@@ -31,6 +31,14 @@ static void method(stream_submit *s, const vgt_method *m)
     if (fam == VGT_NV_FAM_3D || fam == VGT_NV_FAM_COMPUTE) s->c->cnt.macro_calls++;
 }
 
+/* A run of one method: a run of macro calls counts each write (as method); any other, nothing. */
+static void run(stream_submit *s, const vgt_method *m, const uint8_t *data, uint32_t count)
+{
+    (void)data;
+    if (m->masked || m->mthd < MACRO_FIRST || m->mthd >= MACRO_END || (m->mthd - MACRO_FIRST) % MACRO_STRIDE) return;
+    for (uint32_t i = 0; i < count; i++) method(s, m);   /* method reads neither data nor position */
+}
+
 /* The engine's trackers read no memory (stream.c): a QMD launched by address from memory the trace
  * wrote is not known to them, and a launch whose QMD is unknown arrives as an empty dispatch. It is a
  * launch all the same (the GPU ran what the QMD says); only a QMD known to run no threads is empty. */
@@ -40,4 +48,5 @@ static void event(stream_submit *s, const vgt_event *ev)
     else if (ev->kind == VGT_EV_DRAW) s->c->cnt.draws++;
 }
 
-const stream_sub sub_count = {.name = "count", .active = active, .begin = begin, .method = method, .event = event};
+const stream_sub sub_count = {.name = "count", .active = active, .begin = begin, .method = method, .run = run,
+                              .event = event};

@@ -43,7 +43,11 @@ static vgt_status on_call(void *user, const vgt_mme_call *call, vgt_error *err)
 static void feed(vgt_replay *rp, engine_channel *c, uint32_t cls, uint32_t mthd, uint32_t data)
 {
     vgt_error e;
-    if (c->mme_off || vgt_mme_format_for_class(cls) == VGT_MME_NONE) return;
+    vgt_mme_format fmt = vgt_mme_format_for_class(cls);
+    if (c->mme_off || fmt == VGT_MME_NONE) return;
+    /* a class of another format than the tracker's: the tracker refuses it without a change (no message
+     * formatted for every such write) */
+    if (c->mme && vgt_mme_tracker_format(c->mme) != fmt) return;
     if (!c->mme) {
         vgt_mme_tracker_config cfg = {.cls = cls, .on_call = on_call, .user = c, .budget = &rp->mme_guard_budget};
         if (vgt_mme_tracker_create(&cfg, &c->mme, &e) != VGT_OK) {
@@ -81,6 +85,26 @@ int mme_guard_state(vgt_replay *rp, engine_channel *c, const vgt_state_method *w
 static void on_method(stream_submit *s, const vgt_method *m)
 {
     if (!m->masked) feed(s->rp, s->c, m->cls, m->mthd, m->data);
+}
+
+/* A run of one method: the tracker takes it whole (a write that only sets the shadow costs one). */
+static void on_run(stream_submit *s, const vgt_method *m, const uint8_t *data, uint32_t count)
+{
+    engine_channel *c = s->c;
+    vgt_mme_format fmt = vgt_mme_format_for_class(m->cls);
+    if (m->masked || c->mme_off || fmt == VGT_MME_NONE || (c->mme && vgt_mme_tracker_format(c->mme) != fmt)) return;
+    if (!c->mme || count == 1) {   /* the first write makes the tracker */
+        on_method(s, m);
+        if (count == 1) return;
+        data += 4, count--;
+        if (c->mme_off || !c->mme) return;
+    }
+    vgt_error e;
+    if (vgt_mme_tracker_feed_run(c->mme, m->cls, m->mthd, data, count, &e) == VGT_E_LIMIT) {
+        vgt_mme_tracker_destroy(c->mme);   /* as feed: more MME classes than a channel has */
+        c->mme = NULL;
+        c->mme_off = 1;
+    }
 }
 
 static unsigned begin(stream_submit *s)
@@ -121,4 +145,4 @@ static void channel_free(engine_channel *c)
 static int active(const vgt_replay *rp) { return mme_guard_active(rp); }
 
 const stream_sub sub_mme_guard = {.name = "mme_guard", .active = active, .begin = begin, .method = on_method,
-                                  .end = end, .channel_free = channel_free};
+                                  .run = on_run, .end = end, .channel_free = channel_free};

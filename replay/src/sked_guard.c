@@ -238,6 +238,16 @@ static void method(stream_submit *s, const vgt_method *m)
     if (!push(k, &o)) k->overflow = 1;
 }
 
+/* A run of one method: nothing unless that method is a local-memory one (each write, as method). */
+static void run(stream_submit *s, const vgt_method *m, const uint8_t *data, uint32_t count)
+{
+    if (m->masked || m->is_host || vgt_lmem_method_role(m->cls, m->mthd) == VGT_LMEM_NONE) return;
+    for (uint32_t i = 0; i < count; i++) {
+        vgt_method one = vgt_pb_run_method(m, data, i);
+        method(s, &one);
+    }
+}
+
 static void event(stream_submit *s, const vgt_event *ev)
 {
     struct sked_chan *k = s->c->sked;
@@ -257,4 +267,4 @@ static void channel_free(engine_channel *c)
 }
 
 const stream_sub sub_sked_guard = {.name = "sked_guard", .active = active, .begin = begin, .method = method,
-                                   .event = event, .channel_free = channel_free};
+                                   .run = run, .event = event, .channel_free = channel_free};

@@ -74,6 +74,35 @@ static int on_method(void *ctx, const vgt_method *m)
     return d->s.rc != VGT_OK;
 }
 
+/* A non-increasing run (one method, count dwords): the tracker takes it whole, then each subscriber (in
+ * its run hook, or write by write). Within a run every write goes to one method, so no subscriber's view
+ * changes with the order: a method a subscriber watches (the local-memory or notify methods, a macro call)
+ * completes no event of the tracker's that the same subscriber takes, and the extractor (synth) keeps its
+ * own order inside vgt_ldx_noninc_run. */
+static int on_run(void *ctx, const vgt_method *m, const uint8_t *data, uint32_t count)
+{
+    decode_ctx *d = ctx;
+    engine_channel *c = d->s.c;
+    vgt_error e;
+    if (d->events && c->sem && vgt_sem_noninc_run(c->sem, m, data, count, 0, &e) != VGT_OK) {
+        vgt_sem_free(c->sem);   /* as on_method: a tracker that failed once stays off for this channel */
+        c->sem = NULL;
+        c->sem_off = 1;
+    }
+    for (uint32_t i = 0; i < d->nmethods && d->s.rc == VGT_OK; i++) {
+        const stream_sub *u = d->methods[i];
+        if (u->run) {
+            u->run(&d->s, m, data, count);
+            continue;
+        }
+        for (uint32_t k = 0; k < count && d->s.rc == VGT_OK; k++) {
+            vgt_method one = vgt_pb_run_method(m, data, k);
+            u->method(&d->s, &one);
+        }
+    }
+    return d->s.rc != VGT_OK;
+}
+
 static void on_entry(void *ctx, const vgt_gp_entry *e, uint32_t index, const vgt_mpos *pos)
 {
     (void)pos;
@@ -114,7 +143,8 @@ vgt_status stream_decode(vgt_replay *rp, engine_channel *c, const vgt_record *re
     d.events = c->sem != NULL;
     c->pb_before = c->pb;
     int methods = d.nmethods || d.events;
-    vgt_pb_callbacks cb = {.method = methods ? on_method : NULL, .entry = d.nentries ? on_entry : NULL, .ctx = &d};
+    vgt_pb_callbacks cb = {.method = methods ? on_method : NULL, .entry = d.nentries ? on_entry : NULL, .ctx = &d,
+                           .noninc_run = methods ? on_run : NULL};
     vgt_error e;
     rp->stream_cur = &d;
     vgt_status dec = vgt_pb_decode_submit(&c->pb, rec->seq, sub, &cb, &e);

@@ -70,6 +70,16 @@ static void on_method(stream_submit *s, const vgt_method *m)
     }
 }
 
+/* A run: only a run of a notify method does anything (each write, as on_method). */
+static void on_run(stream_submit *s, const vgt_method *m, const uint8_t *data, uint32_t count)
+{
+    if (m->masked || (m->mthd != NOTIFY_A && m->mthd != NOTIFY_B && m->mthd != NOTIFY_GO)) return;
+    for (uint32_t i = 0; i < count; i++) {
+        vgt_method one = vgt_pb_run_method(m, data, i);
+        on_method(s, &one);
+    }
+}
+
 static unsigned begin(stream_submit *s)
 {
     (void)s;
@@ -83,4 +93,4 @@ static int active(const vgt_replay *rp)
 }
 
 const stream_sub sub_volatile = {.name = "volatile", .active = active, .begin = begin, .method = on_method,
-                                 .event = on_event};
+                                 .run = on_run, .event = on_event};

@@ -12,6 +12,9 @@
  *     The decode golden is a digest: one line per submission (its header line, its line count and the
  *     XXH64 of its lines), so a 10,000-submission trace keeps a small golden in git and a difference
  *     still names the first submission that decodes differently (`vgt decode --submits N` shows it).
+ * A trace may name checks that must fail, in the hand-written DIR/goldens/<name>.mismatches (never written
+ * by bless): one `record SEQ` a line, with '#' comments saying why. A derived trace whose change removes
+ * work the recording observed (corpus/derive) gets one: each listed record must mismatch, and no other.
  * `bless` writes the goldens from the current build. `check` exits 1 on any difference, printing a diff
  * summary (the first differing lines), 2 when the corpus cannot be read.
  * The verbs are run as child processes of this same executable (/proc/self/exe), so a crash in one
@@ -62,7 +65,9 @@ const vgt_cli_spec cmd_corpus_spec = {
              "DIR/manifest.json, else every .vgt file in DIR.\n"
              "  check  replay each trace on sim with --check (every sim-producible check must pass, and the\n"
              "         coverage, observed bytes compared as `vgt replay --check` defines them, must reach the\n"
-             "         floor in <name>.coverage: a --min-coverage value), then compare `vgt decode`,\n"
+             "         floor in <name>.coverage: a --min-coverage value; the checks of the records a\n"
+             "         hand-written <name>.mismatches lists, `record SEQ` a line, must fail instead), then\n"
+             "         compare `vgt decode`,\n"
              "         `vgt census --json` and a summary of `vgt db` with the goldens <name>.decode.digest.zst,\n"
              "         <name>.census.json.zst, <name>.db.sql; print a diff summary\n"
              "  bless  write the goldens from this build (after the same replay); <name>.coverage gets the\n"
@@ -301,19 +306,34 @@ static int zstd_unpack(const buf *in, buf *out)
 
 /* ---- one trace ---- */
 
+#define MAX_EXPECTED 64
+
 typedef struct corpus {
     const char *dir;
     int bless, verbose;
     char goldens[4096];
     uint64_t traces, problems, differences;
+    /* the trace being replayed: the records its <name>.mismatches lists, and which of them mismatched */
+    uint64_t expected[MAX_EXPECTED];
+    uint8_t expected_seen[MAX_EXPECTED];
+    uint32_t nexpected;
 } corpus;
+
+static int expected_index(const corpus *c, uint64_t seq)
+{
+    for (uint32_t i = 0; i < c->nexpected; i++)
+        if (c->expected[i] == seq) return (int)i;
+    return -1;
+}
 
 static void count_report(void *ctx, const vgt_replay_report *r)
 {
     corpus *c = ctx;
+    int e = r->kind == VGT_RPT_MISMATCH ? expected_index(c, r->record_seq) : -1;
+    if (e >= 0) c->expected_seen[e] = 1;
     if (r->kind == VGT_RPT_MISMATCH || (r->kind == VGT_RPT_EVENT && r->event_kind == VGT_BEV_FAULT) ||
         (c->verbose && r->kind != VGT_RPT_SUBMIT_CHECKS))
-        printf("    %s\n", r->msg);
+        printf("    %s%s\n", e >= 0 ? "(expected) " : "", r->msg);
 }
 
 /* The coverage floor: the first line of <name>.coverage that is not empty or a '#' comment, a value of
@@ -385,6 +405,47 @@ static int coverage_floor(corpus *c, const char *name, const vgt_replay_summary 
     return 1;
 }
 
+/* <name>.mismatches, when there is one: `record SEQ` lines, '#' comments. 0 ok (or no file), 1 malformed. */
+static int read_expected(corpus *c, const char *name)
+{
+    char path[8192];
+    snprintf(path, sizeof path, "%s/%s.mismatches", c->goldens, name);
+    c->nexpected = 0;
+    memset(c->expected_seen, 0, sizeof c->expected_seen);
+    buf b = {0};
+    if (read_file(path, &b, 1u << 16)) return 0;
+    size_t pos = 0, len;
+    const char *line;
+    int rc = 0;
+    while ((line = line_at(&b, &pos, &len))) {
+        char v[64];
+        unsigned long long seq;
+        char tail;
+        if (!len || line[0] == '#') continue;
+        if (len >= sizeof v || c->nexpected == MAX_EXPECTED) { rc = 1; break; }
+        memcpy(v, line, len);
+        v[len] = '\0';
+        if (sscanf(v, "record %llu %c", &seq, &tail) != 1) { rc = 1; break; }
+        c->expected[c->nexpected++] = seq;
+    }
+    free(b.p);
+    if (rc) printf("  %s: a line is not `record SEQ` (or more than %u lines)\n", path, MAX_EXPECTED);
+    return rc;
+}
+
+/* The checks that failed are exactly the expected ones: 0, else 1 (said why). */
+static int expected_failures(const corpus *c, const char *name, const vgt_replay_summary *s)
+{
+    uint64_t seen = 0;
+    int bad = 0;
+    for (uint32_t i = 0; i < c->nexpected; i++) {
+        if (c->expected_seen[i]) { seen++; continue; }
+        printf("    EXPECTED MISMATCH DID NOT OCCUR: record %llu (%s.mismatches)\n", (unsigned long long)c->expected[i], name);
+        bad = 1;
+    }
+    return bad || s->checks_failed != seen;
+}
+
 /* Replay with checks and the coverage floor: 0 ok, 1 a problem, 2 a floor that cannot be written. */
 static int replay_checked(corpus *c, const char *path, const char *name)
 {
@@ -397,11 +458,15 @@ static int replay_checked(corpus *c, const char *path, const char *name)
     vgt_reader *r = NULL;
     vgt_replay *rp = NULL;
     int bad = 1;
+    if (read_expected(c, name)) return 1;
     if (vgt_reader_open_path(&r, path, NULL, &err) == VGT_OK && vgt_replay_open(&rp, &o, &err) == VGT_OK &&
         vgt_replay_run(rp, r, &err) == VGT_OK) {
         vgt_status rc = vgt_replay_finish(rp, &err);
         const vgt_replay_summary *s = vgt_replay_summary_get(rp);
-        bad = rc != VGT_OK || vgt_replay_summary_failed(s);
+        /* the failed checks are judged against the expected ones; every other failure as it is */
+        vgt_replay_summary rest = *s;
+        rest.checks_failed = 0;
+        bad = rc != VGT_OK || vgt_replay_summary_failed(&rest) || expected_failures(c, name, s);
         printf("  replay on sim: %llu submissions, %llu checks passed, %llu failed, %llu not comparable, %llu faults%s\n",
                (unsigned long long)s->submissions_replayed, (unsigned long long)s->checks_passed,
                (unsigned long long)s->checks_failed, (unsigned long long)s->checks_skipped,

@@ -105,7 +105,7 @@ static int on_noninc_run(void *ctx, const vgt_method *m, const uint8_t *data, ui
         return 0;
     }
     vgt_error err;
-    vgt_sem_noninc_run(f->t, m, data, count, &err);
+    vgt_sem_noninc_run(f->t, m, data, count, 0, &err);
     return 0;
 }
 

@@ -37,6 +37,13 @@ def vgt_bin(build_dir):
     return b
 
 
+def check_exit(trace):
+    """The exit status `vgt replay TRACE --backend sim --check` must give for a corpus trace: 1 where its
+    hand-written corpus/goldens/<name>.mismatches lists checks that must fail (a derived trace whose change
+    removed work the recording observed), else 0."""
+    return 1 if (REPO / "corpus" / "goldens" / f"{Path(trace).stem}.mismatches").exists() else 0
+
+
 def run_vgt(vgt_bin, *args, check=None, timeout=120):
     """Run `vgt args...`; returns CompletedProcess (text). check=N asserts the exit code is N."""
     r = subprocess.run([str(vgt_bin), *map(str, args)], capture_output=True, text=True, timeout=timeout)

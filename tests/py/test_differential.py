@@ -75,9 +75,9 @@ def test_dump_state_regions(vgt_bin, tmp_path):
 
 
 def test_sim_reports_what_it_does_not_model(vgt_bin, tmp_path):
-    """vk_triangle draws: sim does not rasterize; it says so (unsupported reports) and marks what shaders
-    may have written unknown in its state."""
-    state, rep = sim_state(vgt_bin, REPO / "corpus" / "vk_triangle.vgt", tmp_path)
+    """vk_scene draws and clears its depth target: sim neither rasterizes nor clears depth; it says so
+    (unsupported reports for the depth clears) and marks what shaders may have written unknown in its state."""
+    state, rep = sim_state(vgt_bin, REPO / "corpus" / "vk_scene.vgt", tmp_path)
     assert rep["unsupported"] == sum(1 for r in rep["reports"] if r.get("event") == "unsupported") > 0
     rows = read_lines(state)[1:]
     assert any(r["type"] == "range" and r["unknown"] for r in rows) or \

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import check_exit
+
 REPO = Path(__file__).resolve().parents[2]
 CORPUS = REPO / "corpus"
 TRACES = sorted(t["trace"] for t in json.loads((CORPUS / "manifest.json").read_text())["traces"])
@@ -41,7 +43,7 @@ def test_stream_census_equals_file(vgt_bin, tmp_path, name):
     fj, sj = tmp_path / "file.jsonl", tmp_path / "stream.jsonl"
     f = replay(vgt_bin, trace, "--check", "--census", "--census-json", fj)
     s = replay(vgt_bin, "-", "--check", "--census", "--census-json", sj, stdin_path=trace)
-    assert f.returncode == 0 and s.returncode == 0, (f.stdout[-2000:], s.stdout[-2000:], s.stderr[-2000:])
+    assert f.returncode == s.returncode == check_exit(name), (f.stdout[-2000:], s.stdout[-2000:], s.stderr[-2000:])
     rows_f, rows_s = fj.read_text().splitlines(), sj.read_text().splitlines()
     assert rows_f, "the file's census has rows"
     assert rows_s == rows_f
@@ -53,7 +55,7 @@ def test_stream_census_equals_file(vgt_bin, tmp_path, name):
 @pytest.mark.parametrize("name", TRACES, ids=lambda t: Path(t).stem)
 def test_stream_plan_equals_file(vgt_bin, name):
     f, s = both(vgt_bin, REPO / name, "--check", "--quiet", "--plan")
-    assert f.returncode == 0 and s.returncode == 0, (f.stdout[-2000:], s.stdout[-2000:])
+    assert f.returncode == s.returncode == check_exit(name), (f.stdout[-2000:], s.stdout[-2000:])
     assert any(ln.startswith("address plan: ") for ln in s.stdout.splitlines()), s.stdout[:2000]
     assert steady(s.stdout) == steady(f.stdout)
 

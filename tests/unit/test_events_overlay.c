@@ -100,7 +100,7 @@ static void upload(vgt_sem_tracker *t, uint64_t va, const uint8_t *bytes, uint32
         m.kind = VGT_HDR_NONINC;
         dword_no += n - 1;
         vgt_error err;
-        CHECK_STATUS(vgt_sem_noninc_run(t, &m, padded, n, &err), VGT_OK, &err, "bulk run of %u dwords", n);
+        CHECK_STATUS(vgt_sem_noninc_run(t, &m, padded, n, 0, &err), VGT_OK, &err, "bulk run of %u dwords", n);
     } else {
         for (uint32_t i = 0; i < n; i++) feed(t, cls, sc, 0x1b4, le32(padded + 4 * i));
     }
@@ -122,7 +122,7 @@ static void upload_lent(vgt_sem_tracker *t, uint64_t va, const uint8_t *bytes, u
         m.kind = VGT_HDR_NONINC;
         dword_no += n - 1;
         vgt_error err;
-        CHECK_STATUS(vgt_sem_noninc_run_lent(t, &m, bytes + 4 * at, n, &err), VGT_OK, &err, "lent run of %u dwords", n);
+        CHECK_STATUS(vgt_sem_noninc_run(t, &m, bytes + 4 * at, n, 1, &err), VGT_OK, &err, "lent run of %u dwords", n);
         at += n;
     }
 }
@@ -210,7 +210,7 @@ static void test_overlay_bounds(void)
     vgt_sem_free(t);
 }
 
-/* Uploads of lent runs (vgt_sem_noninc_run_lent) read as copied ones, point at the caller's bytes until
+/* Uploads of lent runs (vgt_sem_noninc_run with lent 1) read as copied ones, point at the caller's bytes until
  * vgt_sem_reclaim names them, and read the same once those bytes are reclaimed, overwritten and freed. */
 static int same_reads(vgt_sem_tracker *a, vgt_sem_tracker *b, uint64_t va, uint32_t len)
 {
@@ -267,13 +267,13 @@ static void test_lent_runs(void)
     feed(t3, cls, sc, 0x1b0, 0x41);
     vgt_method m = meth(cls, sc, 0x1b4, le32(first));
     m.kind = VGT_HDR_NONINC;
-    CHECK_STATUS(vgt_sem_noninc_run_lent(t3, &m, first, 128, &err), VGT_OK, &err, "first half");
+    CHECK_STATUS(vgt_sem_noninc_run(t3, &m, first, 128, 1, &err), VGT_OK, &err, "first half");
     vgt_sem_reclaim(t3, first, 512);
     memset(first, 0xee, 512);
     free(first);
     m = meth(cls, sc, 0x1b4, le32(second));
     m.kind = VGT_HDR_NONINC;
-    CHECK_STATUS(vgt_sem_noninc_run_lent(t3, &m, second, 128, &err), VGT_OK, &err, "second half");
+    CHECK_STATUS(vgt_sem_noninc_run(t3, &m, second, 128, 1, &err), VGT_OK, &err, "second half");
     CHECK(s3.n == 1 && s3.ev[0].kind == VGT_EV_UPLOAD && s3.ev[0].u.upload.complete, "one complete upload");
     uint8_t all[1024];
     CHECK(vgt_sem_mem_read(t3, 0x300000000ull, all, 1024, &known, &err) == VGT_OK && known == 1024, "known");
@@ -315,6 +315,47 @@ static void test_copy_into_overlay(void)
     vgt_sem_free(t);
 }
 
+/* A copy's destination hides what the overlay held wherever the copy may have written: a block-linear
+ * destination anywhere in its surface (SET_DST_BLOCK_SIZE 0x70c, SET_DST_WIDTH/HEIGHT/DEPTH 0x710-0x718,
+ * DST_ORIGIN_X/Y 0x74c/0x750: here a rectangle at X 64, the surface's second GOB column, i.e. its second
+ * block at byte 1024), and a pitch destination walked upwards by a negative PITCH_OUT (0x414). */
+static int qmd_known_after(sink *s, vgt_sem_tracker *t, uint64_t qva)
+{
+    launch(t, qva);
+    int last = s->n - 1;
+    while (last > 0 && s->ev[last].kind != VGT_EV_LAUNCH) last--;
+    return s->ev[last].kind == VGT_EV_LAUNCH && s->ev[last].u.launch.qmd_known;
+}
+
+static void test_copy_hides_what_it_may_write(void)
+{
+    sink s; vgt_sem_tracker *t = tracker(&s, 0);
+    const uint32_t ce = 0xC8B5;
+    uint8_t q[384];
+    qmd_v04(q, 5, 32, 0x5000, 0, 0);
+    const uint64_t surf = 0x7200000000ull;
+    upload(t, surf + 1024, q, 384, 0);
+    CHECK(qmd_known_after(&s, t, surf + 1024), "the uploaded QMD is known");
+    feed(t, ce, 4, 0x70c, 1u << 4 | 1u << 12);    /* blocks 2 GOBs tall, GOB_HEIGHT_FERMI_8 */
+    feed(t, ce, 4, 0x710, 128); feed(t, ce, 4, 0x714, 16); feed(t, ce, 4, 0x718, 1);
+    feed(t, ce, 4, 0x74c, 64); feed(t, ce, 4, 0x750, 0);
+    feed(t, ce, 4, 0x400, 0x70); feed(t, ce, 4, 0x404, 0);
+    feed(t, ce, 4, 0x408, 0x72); feed(t, ce, 4, 0x40c, 0);
+    feed(t, ce, 4, 0x418, 16); feed(t, ce, 4, 0x41c, 1);
+    feed(t, ce, 4, 0x300, 2u | (1u << 7));        /* pitch source, block-linear destination */
+    CHECK(!qmd_known_after(&s, t, surf + 1024), "a block-linear copy into the surface left the QMD known");
+
+    const uint64_t rows = 0x7300000000ull;
+    upload(t, rows, q, 384, 0);
+    CHECK(qmd_known_after(&s, t, rows), "the second uploaded QMD is known");
+    feed(t, ce, 4, 0x408, 0x73); feed(t, ce, 4, 0x40c, 3 * 256);   /* the last of 4 rows of 256 bytes */
+    feed(t, ce, 4, 0x410, 64); feed(t, ce, 4, 0x414, (uint32_t)-256);
+    feed(t, ce, 4, 0x418, 64); feed(t, ce, 4, 0x41c, 4);
+    feed(t, ce, 4, 0x300, 2u | (1u << 7) | (1u << 8) | (1u << 9));
+    CHECK(!qmd_known_after(&s, t, rows), "a copy walking upwards over the QMD left it known");
+    vgt_sem_free(t);
+}
+
 /* The bulk entry point gives the same events as dword-by-dword feeding, for any method. */
 static void test_bulk_equals_single(void)
 {
@@ -331,7 +372,7 @@ static void test_bulk_equals_single(void)
         if (k) {
             vgt_method m = meth(0xA140, 2, 0x1b4, le32(data));
             vgt_error err;
-            CHECK_STATUS(vgt_sem_noninc_run(t, &m, data, 16, &err), VGT_OK, &err, "bulk");
+            CHECK_STATUS(vgt_sem_noninc_run(t, &m, data, 16, 0, &err), VGT_OK, &err, "bulk");
         } else {
             for (int i = 0; i < 16; i++) feed(t, 0xA140, 2, 0x1b4, le32(data + 4 * i));
         }
@@ -341,7 +382,7 @@ static void test_bulk_equals_single(void)
         vgt_method m = meth(0xC86F, 0, 0x6c, 1);
         m.pos.dword = 100;
         vgt_error err;
-        if (k) CHECK(vgt_sem_noninc_run(t, &m, rel, 2, &err) == VGT_OK, "bulk host");
+        if (k) CHECK(vgt_sem_noninc_run(t, &m, rel, 2, 0, &err) == VGT_OK, "bulk host");
         else { vgt_sem_method(t, &m, &err); m.pos.dword = 101; vgt_sem_method(t, &m, &err); }
         vgt_sem_flush(t);
     }
@@ -398,7 +439,7 @@ static int pb_run(void *ctx, const vgt_method *m, const uint8_t *data, uint32_t 
 {
     vgt_error err;
     ((pbctx *)ctx)->bulk_calls++;
-    return vgt_sem_noninc_run(((pbctx *)ctx)->t, m, data, count, &err) != VGT_OK;
+    return vgt_sem_noninc_run(((pbctx *)ctx)->t, m, data, count, 0, &err) != VGT_OK;
 }
 
 static uint32_t hdr(unsigned sec, unsigned count, unsigned subch, unsigned mthd)
@@ -467,7 +508,7 @@ static void test_overlay_noise(void)
             uint32_t n = 1 + (unsigned)rand() % 1024;
             for (uint32_t k = 0; k < 4 * n; k++) run[k] = (uint8_t)rand();
             vgt_error err;
-            if (vgt_sem_noninc_run(t, &m, run, n, &err) != VGT_OK) { CHECK(0, "bulk failed: %s", err.msg); break; }
+            if (vgt_sem_noninc_run(t, &m, run, n, 0, &err) != VGT_OK) { CHECK(0, "bulk failed: %s", err.msg); break; }
         } else {
             vgt_error err;
             if (vgt_sem_method(t, &m, &err) != VGT_OK) { CHECK(0, "method failed: %s", err.msg); break; }
@@ -543,8 +584,44 @@ static void test_copy_without_transfer(void)
     vgt_sem_free(t);
 }
 
+/* vgt_sem_skip_launches (the replay's quiet work extractor): launches deliver nothing and read nothing, and
+ * the tracker's state moves as it would: an inline QMD still lands in the overlay (a later launch by address
+ * of it finds its bytes), a skipped launch by address consumes its SEND_PCAS_A (a signal after it launches
+ * nothing), uploads are still delivered. */
+static void test_skip_launches(void)
+{
+    sink s; vgt_sem_tracker *t = tracker(&s, 0);
+    uint8_t q[384];
+    const uint64_t qva = 0x204e0c000ull, iva = 0x7f00200000ull;
+    qmd_v04(q, 7, 32, 0x7f4f637a0000ull, 0x204637f34ull, 5);
+    vgt_sem_skip_launches(t, 1);
+    upload(t, qva, q, 384, 1);
+    launch(t, qva);
+    CHECK(s.n == 1 && s.ev[0].kind == VGT_EV_UPLOAD, "skipped: the upload only, %d events", s.n);
+    qmd_v04(q, 9, 64, 0x7f4f637a0000ull, 0x204637f38ull, 6);
+    feed(t, 0xCBC0, 1, 0x318, (1u << 30) | (uint32_t)(iva >> 40));   /* 384-byte inline QMD at iva */
+    feed(t, 0xCBC0, 1, 0x31c, (uint32_t)(iva >> 8));
+    for (unsigned i = 0; i < 96; i++) feed(t, 0xCBC0, 1, 0x320 + 4 * i, le32(q + 4 * i));
+    CHECK_EQ_U64(s.n, 1, "a skipped inline launch delivers nothing");
+    uint8_t back[384];
+    uint64_t known = 0;
+    vgt_error err;
+    CHECK_STATUS(vgt_sem_mem_read(t, iva, back, sizeof back, &known, &err), VGT_OK, &err, "read the inline QMD back");
+    CHECK(known == 384 && !memcmp(back, q, 384), "the skipped inline QMD is in the overlay: %llu bytes known",
+          (unsigned long long)known);
+    vgt_sem_skip_launches(t, 0);
+    feed(t, 0xCBC0, 1, 0x2c0, 0x9);
+    CHECK_EQ_U64(s.n, 1, "the skipped launch took its SEND_PCAS_A with it");
+    launch(t, iva);
+    CHECK(s.n == 3 && s.ev[1].kind == VGT_EV_LAUNCH && s.ev[1].u.launch.decoded && s.ev[1].u.launch.qmd_known &&
+              s.ev[1].u.launch.qmd.grid[0] == 9 && s.ev[1].u.launch.qmd.block[0] == 64 && s.ev[2].kind == VGT_EV_SEM_RELEASE,
+          "delivered again, the QMD from the overlay: %d events, %s", s.n, s.text[1]);
+    vgt_sem_free(t);
+}
+
 int main(void)
 {
+    test_skip_launches();
     test_copy_without_transfer();
     test_overlapping_lines();
     test_overlay_noise();
@@ -554,6 +631,7 @@ int main(void)
     test_overlay_bounds();
     test_lent_runs();
     test_copy_into_overlay();
+    test_copy_hides_what_it_may_write();
     test_bulk_equals_single();
     test_macro_draw_topology();
     return check_finish("test_events_overlay");

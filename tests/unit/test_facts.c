@@ -60,6 +60,13 @@ static void test_analyze_classes(void)
         CHECK(vgt_nv_class_info(vgt_class_at(i)->id) != NULL, "analyze class %04X not in the facts", vgt_class_at(i)->id);
     CHECK(vgt_nv_class_family(0xC76F) == VGT_NV_FAM_HOST, "AMPERE_CHANNEL_GPFIFO_B is a host class");
     CHECK(vgt_nv_class_family(0xC997) == VGT_NV_FAM_NONE, "an unknown class has no family");
+    /* the lookup keeps its last answer: asked again, or after an unknown class or class 0, it answers each anew */
+    const uint32_t asks[] = {0xCBC0, 0xCBC0, 0xC997, 0xC997, 0xCBC0, 0, 0, 0xCB97, 0xC86F, 0xCB97, 0xC997, 0xCBC0};
+    for (size_t i = 0; i < sizeof asks / sizeof asks[0]; i++) {
+        const vgt_nv_class *f = vgt_nv_class_info(asks[i]);
+        int known = asks[i] == 0xCBC0 || asks[i] == 0xCB97 || asks[i] == 0xC86F;
+        CHECK(known ? f && f->id == asks[i] : !f, "lookup %zu of class %04X: %04X", i, asks[i], f ? f->id : 0);
+    }
     CHECK(!strcmp(vgt_class_kind_name(VGT_CLASS_I2M), "i2m") && !strcmp(vgt_nv_family_name(VGT_NV_FAM_3D), "3d"),
           "family names");
 }
@@ -193,6 +200,43 @@ static void test_address_methods(void)
           "SEND_PCAS_A carries a QMD address >> 8");
     CHECK_EQ_U64(vgt_nv_addr_method_value(op, 0, 0x12345), 0x1234500ull, "one-method address");
     CHECK(vgt_nv_addr_method_of(0xCB97, NVCB97_SET_ZT_A + 8, &op, &el) < 0, "SET_ZT_C carries no address");
+}
+
+/* The address-method lookup (an index built once) answers as a scan of the table in its order does, for
+ * every method of every known class and of a class that is not one, and the class lookup (which remembers
+ * its last answer) as a search does, whatever was asked before. */
+static void test_address_lookup_as_scan(void)
+{
+    uint32_t classes[VGT_NV_CLASS_COUNT + 1], ncls = 0, found = 0;
+    for (uint32_t i = 0; i < vgt_nv_class_count(); i++) classes[ncls++] = vgt_nv_class_at(i)->id;
+    classes[ncls++] = 0xC997;   /* unknown */
+    for (uint32_t c = 0; c < ncls; c++) {
+        uint32_t cls = classes[c];
+        vgt_nv_family fam = VGT_NV_FAM_NONE;
+        for (uint32_t i = 0; i < vgt_nv_class_count(); i++)
+            if (vgt_nv_class_at(i)->id == cls) fam = (vgt_nv_family)vgt_nv_class_at(i)->family;
+        CHECK(vgt_nv_class_family(cls) == fam, "class %04X: family", cls);
+        for (uint32_t m = 0; m < 0x10000; m += 4) {
+            const vgt_nv_addr_method *want = NULL, *got = NULL;
+            uint32_t wel = 0, gel = 0;
+            int whalf = -1;
+            for (uint32_t i = 0; fam != VGT_NV_FAM_NONE && i < VGT_NV_ADDR_METHOD_COUNT && whalf < 0; i++) {
+                const vgt_nv_addr_method *p = vgt_nv_addr_method_at(i);
+                if (p->family != fam) continue;
+                for (uint32_t j = 0; j < p->count && whalf < 0; j++) {
+                    uint32_t off = j * p->stride;
+                    whalf = p->hi_mask && m == p->hi + off ? 0 : m == p->lo + off ? 1 : -1;
+                    if (whalf >= 0) want = p, wel = j;
+                }
+            }
+            int ghalf = vgt_nv_addr_method_of(cls, m, &got, &gel);
+            if (ghalf != whalf || (whalf >= 0 && (got != want || gel != wel)))
+                CHECK(0, "class %04X method 0x%04X: %d (element %u) where the scan says %d (element %u)", cls, m, ghalf, gel,
+                      whalf, wel);
+            found += whalf >= 0;
+        }
+    }
+    CHECK(found > 2 * VGT_NV_ADDR_METHOD_COUNT, "the scan found address methods (%u)", found);
 }
 
 static int qmd_address_role(unsigned role)
@@ -370,6 +414,7 @@ int main(void)
     test_sim_classes();
     test_events_table();
     test_address_methods();
+    test_address_lookup_as_scan();
     test_address_qmd();
     test_address_qmd_rewrite();
     test_constants();

@@ -430,8 +430,75 @@ static void test_extra_params(void)
     vgt_mme_tracker_destroy(t);
 }
 
+/* Runs of one method (vgt_mme_tracker_feed_run, a NON_INC header's dwords) act as the writes one by one:
+ * a macro upload, a run of plain state (only its last value stays in the shadow, each write counted), a run
+ * that ends a pending call at its first write, a call's data as a run, and scratch words; the two trackers'
+ * calls, emissions, shadows and stats agree. */
+static void le_words(uint8_t *out, const uint32_t *w, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        for (unsigned b = 0; b < 4; b++) out[4 * i + b] = (uint8_t)(w[i] >> (8 * b));
+}
+
+static void feed_both(vgt_mme_tracker *one, vgt_mme_tracker *run, uint32_t cls, uint32_t m, const uint32_t *w, uint32_t n)
+{
+    uint8_t bytes[4 * 64];
+    vgt_error err;
+    le_words(bytes, w, n);
+    for (uint32_t i = 0; i < n; i++) feed_cls(one, cls, m, w[i]);
+    CHECK_STATUS(vgt_mme_tracker_feed_run(run, cls, m, bytes, n, &err), VGT_OK, &err, "run of %u writes of 0x%04x", n, m);
+}
+
+static void test_runs(void)
+{
+    seen a = {0}, b = {0};
+    vgt_mme_tracker *one = make(0xC597, &a, 0), *run = make(0xC597, &b, 0);
+    if (!one || !run) return;
+    enc_prog p;
+    macro_a(&p);
+    uint32_t w[64];
+    uint32_t j = 0, at = 4;
+    feed_both(one, run, 0xC597, VGT_MME_M_LOAD_START_ADDRESS_RAM_POINTER, &j, 1);
+    feed_both(one, run, 0xC597, VGT_MME_M_LOAD_START_ADDRESS_RAM, &at, 1);
+    feed_both(one, run, 0xC597, VGT_MME_M_LOAD_INSTRUCTION_RAM_POINTER, &at, 1);
+    feed_both(one, run, 0xC597, VGT_MME_M_LOAD_INSTRUCTION_RAM, p.code, p.n);   /* the upload as one run */
+    for (uint32_t i = 0; i < 40; i++) w[i] = 0x100 + i;
+    feed_both(one, run, 0xC597, 0x1b4, w, 40);   /* plain state: LOAD_INLINE_DATA */
+    uint32_t scratch[3] = {0x77, 0x88, 0x99};
+    feed_both(one, run, 0xC597, VGT_MME_M_SET_SHADOW_SCRATCH0 + 8, scratch, 3);
+    uint32_t call[5] = {3, 4, 5, 6, 7};   /* CALL_MME_MACRO(0) then its data, as the drivers send them */
+    feed_both(one, run, 0xC597, VGT_MME_M_CALL_MACRO0, call, 1);
+    feed_both(one, run, 0xC597, VGT_MME_M_CALL_DATA0, call + 1, 4);
+    CHECK(a.calls == 0 && b.calls == 0, "the call collects its data from the run");
+    feed_both(one, run, 0xC597, 0x1b4, w + 10, 20);   /* its first write completes the call */
+    CHECK(a.calls == 1 && b.calls == 1 && b.nparams == 5 && b.params[4] == 7 && b.nemits == a.nemits && b.nemits == 2 &&
+              b.emits[0].value == a.emits[0].value && b.emits[1].value == 0x99,
+          "the call ran once, at the run's first write: %d/%d calls, %u params, %u emits", a.calls, b.calls, b.nparams,
+          b.nemits);
+    feed_both(one, run, 0xC597, VGT_MME_M_SET_SHADOW_RAM_CONTROL, (uint32_t[]){2}, 1);   /* passthrough */
+    feed_both(one, run, 0xC597, 0x1b8, w, 5);
+    const uint32_t probe[] = {0x1b4, 0x1b8, 0x2000, 0x2004, VGT_MME_M_SET_SHADOW_SCRATCH0 + 8};
+    for (size_t i = 0; i < sizeof probe / sizeof probe[0]; i++)
+        CHECK_EQ_U64(vgt_mme_tracker_shadow(run, 0xC597, probe[i]), vgt_mme_tracker_shadow(one, 0xC597, probe[i]),
+                     "shadow of 0x%04x", probe[i]);
+    CHECK_EQ_U64(vgt_mme_tracker_shadow(run, 0xC597, 0x1b4), 0x100 + 29, "a run leaves its last value");
+    const vgt_mme_tracker_stats *sa = vgt_mme_tracker_stats_get(one), *sb = vgt_mme_tracker_stats_get(run);
+    CHECK(sa->methods == sb->methods && sa->iram_words == sb->iram_words && sa->calls == sb->calls &&
+              sa->orphan_data == sb->orphan_data,
+          "stats: %llu/%llu methods, %llu/%llu words", (unsigned long long)sa->methods, (unsigned long long)sb->methods,
+          (unsigned long long)sa->iram_words, (unsigned long long)sb->iram_words);
+    uint64_t ha, hb;
+    vgt_error err;
+    CHECK(vgt_mme_tracker_macro(one, 0xC597, 0, NULL, NULL, &ha, NULL, &err) == VGT_OK &&
+              vgt_mme_tracker_macro(run, 0xC597, 0, NULL, NULL, &hb, NULL, &err) == VGT_OK && ha == hb,
+          "the uploaded body is the same");
+    vgt_mme_tracker_destroy(one);
+    vgt_mme_tracker_destroy(run);
+}
+
 int main(void)
 {
+    test_runs();
     test_calls();
     test_call_boundaries();
     test_shadow_modes();

@@ -349,12 +349,192 @@ static void test_copy_engine(void)
     CHECK(rd(&t, DATA_VA + 0xF00, 4) == 0x77, "copy semaphore");
     CHECK(ctr(&t).copies == 3 && ctr(&t).memsets == 1, "copies %llu memsets %llu", (unsigned long long)ctr(&t).copies,
            (unsigned long long)ctr(&t).memsets);
-    /* block-linear is reported as not modelled, not silently wrong */
+    /* a block-linear source never described (SET_SRC_* all 0: an empty surface) is reported as not
+     * modelled, not silently wrong */
     uint32_t p[2] = {0, 0};
     inc(&t, SC_COPY, 0x400, p, 2);
     m1(&t, SC_COPY, 0x300, 2 | 1u << 8);
     flush(&t);
     CHECK(t.events[VGT_BEV_UNSUPPORTED] == 1 && strstr(t.last_event, "block-linear"), "event: %s", t.last_event);
+    teardown(&t);
+}
+
+/* Block-linear sides of a copy (clc8b5.h): SET_DST_BLOCK_SIZE 0x70c (WIDTH 3:0 in GOBs, 0 = one; HEIGHT 7:4
+ * and DEPTH 11:8 log2 GOBs; GOB_HEIGHT 15:12, FERMI_8 = 1), SET_DST_WIDTH/HEIGHT/DEPTH/LAYER 0x710-0x71c,
+ * DST_ORIGIN_X/Y 0x74c/0x750; for the source SET_SRC_BLOCK_SIZE 0x728, SET_SRC_WIDTH..LAYER 0x72c-0x738,
+ * SRC_ORIGIN_X/Y 0x744/0x748, and the packed SET_SRC_ORIGIN 0x73c (X 15:0, Y 31:16). The expected offsets
+ * are worked out by hand: GOB offset bits x0-3 y0 y1 x4 y2 x5, blocks of 2^h GOBs down, rows of blocks. */
+typedef struct bl_desc { uint32_t block, width, height, depth, layer, x, y; } bl_desc;
+
+static void bl_side(h *t, int dst, const bl_desc *s)
+{
+    uint32_t v[5] = {s->block | 1u << 12, s->width, s->height, s->depth, s->layer};
+    inc(t, SC_COPY, dst ? 0x70c : 0x728, v, 5);
+    uint32_t o[2] = {s->x, s->y};
+    inc(t, SC_COPY, dst ? 0x74c : 0x744, o, 2);
+}
+
+/* OFFSET_IN..LINE_COUNT, then LAUNCH_DMA: non-pipelined, MULTI_LINE, the layouts given (1 pitch) */
+static void launch_copy(h *t, uint64_t src, uint64_t dst, uint32_t len, uint32_t lines, uint32_t pin, uint32_t pout,
+                        uint32_t src_pitch, uint32_t dst_pitch, uint32_t extra)
+{
+    uint32_t p[8] = {(uint32_t)(src >> 32), (uint32_t)src, (uint32_t)(dst >> 32), (uint32_t)dst, pin, pout, len, lines};
+    inc(t, SC_COPY, 0x400, p, 8);
+    m1(t, SC_COPY, 0x300, 2 | src_pitch << 7 | dst_pitch << 8 | 1u << 9 | extra);
+}
+
+static uint8_t pix(uint32_t x, uint32_t y) { return (uint8_t)(x * 7 + y * 31 + 1); }
+
+#define IMG (DATA_VA + 0x10000)      /* 128 x 16 bytes, pitch 128: pix(x, y) */
+
+static int rows_equal(h *t, uint64_t va, uint32_t pitch, uint32_t x0, uint32_t y0, uint32_t w, uint32_t lines)
+{
+    uint8_t got[256];
+    vgt_error err;
+    for (uint32_t l = 0; l < lines; l++) {
+        if (t->ops->mem_read(t->b, t->vas, va + (uint64_t)l * pitch, got, w, &err) != VGT_OK) return 0;
+        for (uint32_t x = 0; x < w; x++)
+            if (got[x] != pix(x0 + x, y0 + l)) return 0;
+    }
+    return 1;
+}
+
+static void test_copy_block_linear(void)
+{
+    h t;
+    setup(&t);
+    bind_all(&t);
+    uint8_t img[128 * 16];
+    for (uint32_t y = 0; y < 16; y++)
+        for (uint32_t x = 0; x < 128; x++) img[y * 128 + x] = pix(x, y);
+    vgt_error err;
+    t.ops->mem_write(t.b, t.vas, IMG, img, sizeof img, &err);
+
+    /* pitch -> block-linear: 128 x 16 bytes in blocks 2 GOBs tall (HEIGHT 1) */
+    const uint64_t A = DATA_VA + 0x20000;
+    bl_desc a = {.block = 1u << 4, .width = 128, .height = 16, .depth = 1};
+    bl_side(&t, 1, &a);
+    launch_copy(&t, IMG, A, 128, 16, 128, 0, 1, 0, 0);
+    flush(&t);
+    CHECK_EQ_U64(rd(&t, A + 0, 1), pix(0, 0), "(0, 0)");
+    CHECK_EQ_U64(rd(&t, A + 16, 1), pix(0, 1), "(0, 1) at 16");
+    CHECK_EQ_U64(rd(&t, A + 32, 1), pix(0, 2), "(0, 2) at 32");
+    CHECK_EQ_U64(rd(&t, A + 64, 1), pix(16, 0), "(16, 0) at 64");
+    CHECK_EQ_U64(rd(&t, A + 512, 1), pix(0, 8), "(0, 8): the block's second GOB");
+    CHECK_EQ_U64(rd(&t, A + 1024, 1), pix(64, 0), "(64, 0): the second block");
+    CHECK_EQ_U64(rd(&t, A + 1024 + 512 + 22, 1), pix(70, 9), "(70, 9)");
+    CHECK_EQ_U64(rd(&t, A + 538, 1), pix(10, 9), "(10, 9)");
+
+    /* block-linear -> pitch: the round trip is the identity */
+    bl_side(&t, 0, &a);
+    launch_copy(&t, A, DATA_VA + 0x30000, 128, 16, 0, 128, 0, 1, 0);
+    /* a rectangle at an origin: 30 x 5 at (20, 9), into pitch 32 */
+    bl_desc ao = a;
+    ao.x = 20, ao.y = 9;
+    bl_side(&t, 0, &ao);
+    launch_copy(&t, A, DATA_VA + 0x38000, 30, 5, 0, 32, 0, 1, 0);
+    /* a negative pitch: rows written bottom-up from the last one (PITCH_OUT -128) */
+    bl_side(&t, 0, &a);
+    launch_copy(&t, A, DATA_VA + 0x40000 + 15 * 128, 128, 16, 0, (uint32_t)-128, 0, 1, 0);
+    flush(&t);
+    CHECK(rows_equal(&t, DATA_VA + 0x30000, 128, 0, 0, 128, 16), "pitch -> block-linear -> pitch differs");
+    CHECK(rows_equal(&t, DATA_VA + 0x38000, 32, 20, 9, 30, 5), "the rectangle at (20, 9) differs");
+    CHECK(rd(&t, DATA_VA + 0x38000 + 30, 2) == 0, "the rectangle's line written past its length");
+    for (uint32_t y = 0; y < 16; y++)
+        CHECK(rows_equal(&t, DATA_VA + 0x40000 + (15 - y) * 128ull, 128, 0, y, 128, 1), "negative pitch: row %u", y);
+
+    /* partial blocks at the edges: a 100 x 20 surface (2 GOBs across, 2 blocks of 16 rows down), 40 x 6
+     * written at (50, 13), across the GOB columns and the block rows, then read back */
+    const uint64_t P = DATA_VA + 0x50000;
+    bl_desc p = {.block = 1u << 4, .width = 100, .height = 20, .depth = 1, .x = 50, .y = 13};
+    bl_side(&t, 1, &p);
+    launch_copy(&t, IMG, P, 40, 6, 128, 0, 1, 0, 0);
+    bl_side(&t, 0, &p);
+    launch_copy(&t, P, DATA_VA + 0x58000, 40, 6, 0, 64, 0, 1, 0);
+    flush(&t);
+    /* (50, 13): GOB column 0, GOB row 1 (the block's second GOB, 512), in the GOB (50, 5) = 2+16+64+128+256 */
+    CHECK_EQ_U64(rd(&t, P + 512 + 466, 1), pix(0, 0), "(50, 13) of the partial surface");
+    /* (64, 16): GOB column 1, block row 1 -> block 3 */
+    CHECK_EQ_U64(rd(&t, P + 3 * 1024, 1), pix(14, 3), "(64, 16) of the partial surface");
+    CHECK(rows_equal(&t, DATA_VA + 0x58000, 64, 0, 0, 40, 6), "the partial-block round trip differs");
+    CHECK_EQ_U64(rd(&t, P + 0, 1), 0, "outside the rectangle written");
+
+    /* block-linear -> block-linear: into blocks 1 GOB tall, then back to pitch */
+    const uint64_t C = DATA_VA + 0x60000;
+    bl_desc c = {.block = 0, .width = 128, .height = 16, .depth = 1};
+    bl_side(&t, 0, &a);
+    bl_side(&t, 1, &c);
+    launch_copy(&t, A, C, 128, 16, 0, 0, 0, 0, 0);
+    bl_side(&t, 0, &c);
+    launch_copy(&t, C, DATA_VA + 0x68000, 128, 16, 0, 128, 0, 1, 0);
+    flush(&t);
+    CHECK_EQ_U64(rd(&t, C + 1024 + 26, 1), pix(10, 9), "(10, 9) in blocks 1 GOB tall: block 2");
+    CHECK(rows_equal(&t, DATA_VA + 0x68000, 128, 0, 0, 128, 16), "block-linear -> block-linear differs");
+
+    /* a 3D surface: 64 x 8 x 4 in blocks 2 GOBs deep (DEPTH 1); slice 3 (SET_DST_LAYER) is the second
+     * layer of blocks (1024), the block's second GOB (512) */
+    const uint64_t D = DATA_VA + 0x70000;
+    bl_desc d = {.block = 1u << 8, .width = 64, .height = 8, .depth = 4, .layer = 3};
+    bl_side(&t, 1, &d);
+    launch_copy(&t, IMG, D, 64, 8, 128, 0, 1, 0, 0);
+    flush(&t);
+    CHECK_EQ_U64(rd(&t, D + 1536, 1), pix(0, 0), "slice 3 at 1536");
+    CHECK_EQ_U64(rd(&t, D + 1536 + 5 + 16, 1), pix(5, 1), "(5, 1) of slice 3");
+    CHECK_EQ_U64(rd(&t, D + 0, 8), 0, "slice 0 written");
+
+    /* remap with a block-linear source: elements of 4 one-byte components (COMPONENT_SIZE 0, NUM_SRC and
+     * NUM_DST 3 << 20, 3 << 24), X and Z swapped (DST_X = SRC_Z 2, DST_Z = SRC_X 0); WIDTH and ORIGIN_X
+     * count elements: 32 elements = 128 bytes; 16 elements from element 16 (byte 64) of rows 9 and 10,
+     * given by the packed SET_SRC_ORIGIN */
+    m1(&t, SC_COPY, 0x708, 2 | 1u << 4 | 0u << 8 | 3u << 12 | 3u << 20 | 3u << 24);
+    bl_desc r = {.block = 1u << 4, .width = 32, .height = 16, .depth = 1};
+    bl_side(&t, 0, &r);
+    m1(&t, SC_COPY, 0x73c, 16 | 9u << 16);
+    launch_copy(&t, A, DATA_VA + 0x78000, 16, 2, 0, 64, 0, 1, 1u << 10);
+    flush(&t);
+    int same = 1;
+    for (uint32_t l = 0; l < 2; l++)
+        for (uint32_t e = 0; e < 16; e++)
+            for (uint32_t k = 0; k < 4; k++) {
+                uint32_t from = k == 0 ? 2 : k == 2 ? 0 : k;
+                same &= rd(&t, DATA_VA + 0x78000 + l * 64 + e * 4 + k, 1) == pix(64 + e * 4 + from, 9 + l);
+            }
+    CHECK(same, "remapped block-linear read differs");
+    CHECK(t.events[VGT_BEV_UNSUPPORTED] == 0 && t.events[VGT_BEV_FAULT] == 0, "event: %s", t.last_event);
+    teardown(&t);
+}
+
+/* What the sim does not model is reported, and a hostile description costs no unbounded work. */
+static void test_copy_block_linear_refused(void)
+{
+    h t;
+    setup(&t);
+    bind_all(&t);
+    const uint64_t A = DATA_VA + 0x20000;
+    struct { bl_desc d; uint32_t len, lines; const char *what; } bad[] = {
+        {{.block = 1, .width = 128, .height = 16, .depth = 1}, 128, 16, "block-linear"},            /* 2 GOBs wide */
+        {{.block = 6u << 4, .width = 128, .height = 16, .depth = 1}, 128, 16, "block-linear"},      /* 64 GOBs tall */
+        {{.block = 0, .width = 128, .height = 16, .depth = 1, .y = 10}, 128, 8, "leaves"},          /* rows 10..17 of 16 */
+        {{.block = 0, .width = 128, .height = 16, .depth = 1, .x = 100}, 29, 1, "leaves"},          /* bytes 100..128 */
+        {{.block = 0, .width = 128, .height = 16, .depth = 2, .layer = 2}, 128, 1, "leaves"},       /* slice 2 of 2 */
+        {{.block = 5u << 4 | 5u << 8, .width = 0xffffffffu, .height = 0xffffffffu, .depth = 0xffffffffu}, 16, 1,
+         "block-linear"},                                                                          /* past 2^57 */
+    };
+    for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        bl_side(&t, 1, &bad[i].d);
+        launch_copy(&t, DATA_VA, A, bad[i].len, bad[i].lines, 128, 0, 1, 0, 0);
+        flush(&t);
+        CHECK(t.events[VGT_BEV_UNSUPPORTED] == (int)i + 1 && strstr(t.last_event, bad[i].what), "case %u: %s", i,
+              t.last_event);
+    }
+    CHECK_EQ_U64(rd(&t, A, 8), 0, "a refused copy wrote");
+    /* a surface running off the end of its mapping: a fault, not a write outside the map */
+    bl_desc edge = {.block = 0, .width = 128, .height = 8, .depth = 1};
+    bl_side(&t, 1, &edge);
+    launch_copy(&t, DATA_VA, DATA_VA + MAP_LEN - 512, 128, 8, 128, 0, 1, 0, 0);
+    vgt_error err;
+    CHECK(flush_on(&t, t.ch, &err) == VGT_E_FAULT && strstr(err.msg, "copy destination"), "%s", err.msg);
+    CHECK(t.events[VGT_BEV_FAULT] == 1, "faults %d: %s", t.events[VGT_BEV_FAULT], t.last_event);
     teardown(&t);
 }
 
@@ -747,6 +927,8 @@ int main(void)
     test_i2m_upload();
     test_i2m_long_run_and_blocked();
     test_copy_engine();
+    test_copy_block_linear();
+    test_copy_block_linear_refused();
     test_qmd_launch_release();
     test_report_semaphores();
     test_draws_counted();

@@ -145,9 +145,19 @@ typedef struct vgt_ev_upload {
     uint32_t raw;             /* LAUNCH_DMA data */
 } vgt_ev_upload;
 
+/* One block-linear side of a copy, as the copy engine's state held it at LAUNCH_DMA (SET_SRC_* for the
+ * source, SET_DST_* for the destination; sem_copy.c names the methods). The X quantities count bytes,
+ * or elements of the remap's component size times component count when REMAP_ENABLE is set. */
+typedef struct vgt_ev_copy_surface {
+    uint32_t block_size;      /* SET_*_BLOCK_SIZE raw: WIDTH 3:0, HEIGHT 7:4, DEPTH 11:8 (log2 GOBs), GOB_HEIGHT 15:12 */
+    uint32_t width, height, depth;   /* SET_*_WIDTH (X units), SET_*_HEIGHT (rows), SET_*_DEPTH (slices) */
+    uint32_t layer;           /* SET_*_LAYER: the slice the copy reads or writes */
+    uint32_t origin_x, origin_y;     /* *_ORIGIN_X (X units) and *_ORIGIN_Y (rows) of the copied rectangle */
+} vgt_ev_copy_surface;
+
 typedef struct vgt_ev_copy {
-    uint64_t src_va, dst_va;  /* OFFSET_IN/OUT_UPPER:LOWER */
-    uint32_t pitch_in, pitch_out;
+    uint64_t src_va, dst_va;  /* OFFSET_IN/OUT_UPPER:LOWER; a block-linear side's surface start */
+    uint32_t pitch_in, pitch_out;     /* signed: a negative pitch walks the lines upwards */
     uint32_t line_length, line_count;
     uint8_t src_pitch, dst_pitch;     /* 1 pitch, 0 block-linear */
     uint8_t multi_line;
@@ -160,6 +170,7 @@ typedef struct vgt_ev_copy {
     uint64_t bytes;           /* bytes written at the destination (0 when transfer_type is none: semaphore only) */
     uint64_t sem_va, sem_payload;  /* when semaphore_type != 0 */
     uint32_t raw;             /* LAUNCH_DMA data */
+    vgt_ev_copy_surface src_bl, dst_bl;   /* the block-linear sides (meaningful when src/dst_pitch is 0) */
 } vgt_ev_copy;
 
 typedef struct vgt_ev_program {
@@ -294,6 +305,11 @@ vgt_status vgt_sem_new(vgt_sem_tracker **t, const vgt_sem_config *cfg, vgt_error
 void vgt_sem_free(vgt_sem_tracker *t);
 /* Forget all state (a channel that was torn down and re-created). */
 void vgt_sem_reset(vgt_sem_tracker *t);
+/* 1: launches are followed but not delivered: no QMD is read or decoded, no LAUNCH, EMPTY_DISPATCH or QMD
+ * release event comes; the tracker's state moves as it would (an inline QMD still lands in the overlay).
+ * For a consumer that ignores those events for a while (the replay's work extractor, while no plan of its
+ * runs): a launch is most of what such a consumer would pay for. 0 (the default): delivered again. */
+void vgt_sem_skip_launches(vgt_sem_tracker *t, int skip);
 /* The tracker a walk keeps per channel (in vgt_walk_channel.user, see walk.h on_channel): *slot already
  * holding one means the walker saw the channel re-allocated, so it is reset; otherwise one is created
  * (*slot is NULL when that fails). detach frees it and clears the slot (on_channel_end). */
@@ -306,16 +322,15 @@ vgt_status vgt_sem_method(vgt_sem_tracker *t, const vgt_method *m, vgt_error *er
 /* Feed a non-increasing method run at once: m is its first method (m->data its value), data holds count
  * little-endian dwords (data[0..3] is m->data), at dwords m->pos.dword, +1, ... Events are the same as
  * feeding them one by one with vgt_sem_method; LOAD_INLINE_DATA runs are taken in bulk (one copy, no
- * per-dword work). The vgt_pb_callbacks.noninc_run / vgt_walk_callbacks.on_noninc_run path. */
+ * per-dword work). The vgt_pb_callbacks.noninc_run / vgt_walk_callbacks.on_noninc_run path.
+ * lent 0: data is valid during the call only (an upload's bytes are copied where they are kept). lent 1:
+ * data stays valid and unchanged after the call, until vgt_sem_reclaim names it (a walk's lent records,
+ * vgt_walk_submit.lent, with on_release calling vgt_sem_reclaim): uploads brought by such runs are
+ * remembered without a copy (the overlay points at the push buffer's bytes, in one piece or several).
+ * Everything the tracker answers is the same either way, but for ev.upload.data of an upload remembered in
+ * several pieces without keep_upload_bytes: NULL (its bytes are not in one place). */
 vgt_status vgt_sem_noninc_run(vgt_sem_tracker *t, const vgt_method *m, const uint8_t *data, uint32_t count,
-                              vgt_error *err);
-/* The same for a run whose bytes stay valid after the call, until vgt_sem_reclaim names them (a walk's
- * lent records, vgt_walk_submit.lent): uploads brought by such runs are remembered without a copy (the
- * overlay points at the push buffer's bytes, in one piece or several). Everything the tracker answers is
- * the same, but for ev.upload.data of an upload remembered in several pieces without keep_upload_bytes:
- * NULL (its bytes are not in one place). */
-vgt_status vgt_sem_noninc_run_lent(vgt_sem_tracker *t, const vgt_method *m, const uint8_t *data, uint32_t count,
-                                   vgt_error *err);
+                              int lent, vgt_error *err);
 /* [bytes, bytes + len) are about to go (vgt_walk_callbacks.on_release): copy what still points into them. */
 void vgt_sem_reclaim(vgt_sem_tracker *t, const uint8_t *bytes, uint64_t len);
 /* 1 when m is inline data of an upload (LOAD_INLINE_DATA of a class whose I2M the tracker follows): a

@@ -459,6 +459,10 @@ void vgt_mme_tracker_destroy(vgt_mme_tracker *t);
  * would be the (VGT_MME_TRACKER_MAX_CLASSES + 1)th class. */
 vgt_status vgt_mme_tracker_feed_class(vgt_mme_tracker *t, uint32_t cls, uint32_t method, uint32_t value,
                                       vgt_error *err);
+/* A non-increasing run: count writes of method (data: count little-endian dwords), the same as feeding
+ * them one by one; a method that only sets its shadow word costs one write for the whole run. */
+vgt_status vgt_mme_tracker_feed_run(vgt_mme_tracker *t, uint32_t cls, uint32_t method, const uint8_t *data,
+                                    uint32_t count, vgt_error *err);
 /* The same for class cfg.cls (a channel with one MME class). */
 vgt_status vgt_mme_tracker_feed(vgt_mme_tracker *t, uint32_t method, uint32_t value, vgt_error *err);
 /* The stream ended (or a point where a pending call must be complete): run a pending call. */
