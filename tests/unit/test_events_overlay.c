@@ -83,15 +83,21 @@ static void qmd_v04(uint8_t *q, uint32_t grid, uint32_t block, uint64_t prog, ui
 
 static uint32_t le32(const uint8_t *p) { return p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; }
 
-/* I2M upload of len bytes to va on the compute subchannel: dword by dword, or one non-increasing run. */
-static void upload(vgt_sem_tracker *t, uint64_t va, const uint8_t *bytes, uint32_t len, int bulk)
+/* The methods that start an I2M upload of len bytes to va on the compute subchannel (class cls, sc). */
+static void upload_start(vgt_sem_tracker *t, uint32_t cls, uint32_t sc, uint64_t va, uint32_t len)
 {
-    const uint32_t cls = 0xCBC0, sc = 1;
     feed(t, cls, sc, 0x188, (uint32_t)(va >> 32));
     feed(t, cls, sc, 0x18c, (uint32_t)va);
     feed(t, cls, sc, 0x180, len);
     feed(t, cls, sc, 0x184, 1);
     feed(t, cls, sc, 0x1b0, 0x41);   /* pitch, SYSMEMBAR_DISABLE: what libcuda writes (corpus/vadd.vgt) */
+}
+
+/* I2M upload of len bytes to va on the compute subchannel: dword by dword, or one non-increasing run. */
+static void upload(vgt_sem_tracker *t, uint64_t va, const uint8_t *bytes, uint32_t len, int bulk)
+{
+    const uint32_t cls = 0xCBC0, sc = 1;
+    upload_start(t, cls, sc, va, len);
     uint32_t n = (len + 3) / 4;
     uint8_t padded[1024] = { 0 };
     memcpy(padded, bytes, len);
@@ -111,11 +117,7 @@ static void upload(vgt_sem_tracker *t, uint64_t va, const uint8_t *bytes, uint32
 static void upload_lent(vgt_sem_tracker *t, uint64_t va, const uint8_t *bytes, uint32_t len, uint32_t runs)
 {
     const uint32_t cls = 0xCBC0, sc = 1;
-    feed(t, cls, sc, 0x188, (uint32_t)(va >> 32));
-    feed(t, cls, sc, 0x18c, (uint32_t)va);
-    feed(t, cls, sc, 0x180, len);
-    feed(t, cls, sc, 0x184, 1);
-    feed(t, cls, sc, 0x1b0, 0x41);
+    upload_start(t, cls, sc, va, len);
     for (uint32_t at = 0; at < len / 4;) {
         uint32_t n = runs && len / 4 - at > runs ? runs : len / 4 - at;
         vgt_method m = meth(cls, sc, 0x1b4, le32(bytes + 4 * at));
