@@ -305,14 +305,14 @@ vgt_status vgt_mme_tracker_feed_class(vgt_mme_tracker *t, uint32_t cls, uint32_t
     return idle_method(t, c, method, value, err);
 }
 
-/* Whether a write of method, outside a call's data, only sets its shadow word (so that of a run of such
- * writes only the last value stays): not a call or its data, not the RAM loads, the shadow control or a
- * DMA method (TU104). */
 static uint32_t le32(const uint8_t *p)
 {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
+/* Whether a write of method, outside a call's data, only sets its shadow word (so that of a run of such
+ * writes only the last value stays): not a call or its data, not the RAM loads, the shadow control or a
+ * DMA method (TU104). */
 static bool shadow_only(const vgt_mme_tracker *t, uint32_t method)
 {
     if (method >= VGT_MME_M_CALL_MACRO0 && method < 4 * VGT_MME_SHADOW_WORDS) return false;

@@ -17,3 +17,17 @@ int vgt_launch_runs_threads(const vgt_ev_launch *l)
 }
 
 int vgt_copy_moves_bytes(const vgt_ev_copy *k) { return k->transfer_type != 0 && k->bytes != 0; }
+
+uint32_t vgt_copy_unit(const vgt_ev_copy *k, int dst)
+{
+    if (!k->remap) return 1;
+    uint32_t rc = k->remap_components;
+    return (((rc >> 16) & 3u) + 1u) * (((rc >> (dst ? 24 : 20)) & 3u) + 1u);
+}
+
+vgt_bl_surface vgt_copy_bl_surface(const vgt_ev_copy_surface *s, uint32_t unit)
+{
+    return (vgt_bl_surface){.width = (uint64_t)s->width * unit, .height = s->height, .depth = s->depth,
+                            .block_height_log2 = (s->block_size >> 4) & 0xfu,
+                            .block_depth_log2 = (s->block_size >> 8) & 0xfu};
+}

@@ -65,10 +65,7 @@ static uint64_t written_span(const vgt_ev_copy *k, uint64_t line, uint64_t *va)
 {
     uint64_t lines = k->multi_line ? k->line_count : 1;
     if (!k->dst_pitch) {
-        uint32_t unit = k->remap ? (BITS(k->remap_components, 17, 16) + 1) * (BITS(k->remap_components, 25, 24) + 1) : 1;
-        vgt_bl_surface s = {.width = (uint64_t)k->dst_bl.width * unit, .height = k->dst_bl.height,
-                            .depth = k->dst_bl.depth, .block_height_log2 = BITS(k->dst_bl.block_size, 7, 4),
-                            .block_depth_log2 = BITS(k->dst_bl.block_size, 11, 8)};
+        vgt_bl_surface s = vgt_copy_bl_surface(&k->dst_bl, vgt_copy_unit(k, 1));
         uint64_t span = vgt_bl_span(&s);
         if (span) return span;
         return line;   /* not a surface the engine could write: the first line's bytes, as ever */
@@ -88,10 +85,9 @@ static void remember(vgt_sem_tracker *t, const vgt_ev_copy *k)
     if (k->dst_physical || !k->bytes) return;
     uint64_t line = k->line_count ? k->bytes / (k->multi_line ? k->line_count : 1) : k->bytes;
     int contiguous = !k->multi_line || k->line_count <= 1 || k->pitch_out == line;
-    uint64_t hole_va = k->dst_va, span = contiguous ? k->bytes : written_span(k, line, &hole_va);
+    uint64_t hole_va = k->dst_va, span = k->dst_pitch && contiguous ? k->bytes : written_span(k, line, &hole_va);
     static const uint32_t max = VGT_SEM_OVERLAY_MAX_WRITE;
     uint8_t buf[VGT_SEM_OVERLAY_MAX_WRITE];
-    if (!k->dst_pitch) span = written_span(k, line, &hole_va);
     if (!k->dst_pitch || !contiguous || k->bytes > max) { sem_overlay_hole(&t->overlay, hole_va, span); return; }
     int known = 0;
     if (k->memset) known = fill_bytes(k, buf, k->bytes);
@@ -144,7 +140,7 @@ static void launch(vgt_sem_tracker *t, const copy_state *c, const vgt_method *m)
     k->dst_bl = c->dst_bl;
     uint64_t line = c->line_length;
     if (k->remap) {
-        line *= (uint64_t)(BITS(c->remap_components, 17, 16) + 1) * (BITS(c->remap_components, 25, 24) + 1);
+        line *= vgt_copy_unit(k, 1);
         k->memset = (uint8_t)remap_is_memset(c->remap_components);
     }
     /* DATA_TRANSFER_TYPE NONE moves nothing (a semaphore-only launch): the offsets and line length are

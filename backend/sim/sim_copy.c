@@ -32,6 +32,8 @@ _Static_assert(NVC8B5_SET_SRC_BLOCK_SIZE_HEIGHT_SHIFT == NVC8B5_SET_DST_BLOCK_SI
                NVC8B5_SET_SRC_BLOCK_SIZE_WIDTH_SHIFT == NVC8B5_SET_DST_BLOCK_SIZE_WIDTH_SHIFT &&
                NVC8B5_SET_SRC_BLOCK_SIZE_GOB_HEIGHT_SHIFT == NVC8B5_SET_DST_BLOCK_SIZE_GOB_HEIGHT_SHIFT,
                "SET_SRC_BLOCK_SIZE and SET_DST_BLOCK_SIZE share their fields");
+_Static_assert(NVC8B5_SET_SRC_BLOCK_SIZE_HEIGHT_SHIFT == 4 && NVC8B5_SET_SRC_BLOCK_SIZE_DEPTH_SHIFT == 8,
+               "vgt_copy_bl_surface reads HEIGHT at 7:4 and DEPTH at 11:8");
 _Static_assert(NVC8B5_SET_SRC_BLOCK_SIZE_HEIGHT_THIRTYTWO_GOBS == VGT_BL_MAX_BLOCK_LOG2,
                "the copy engine's largest block is blocklinear.h's");
 
@@ -66,9 +68,7 @@ static int side_init(copy_side *d, uint64_t va, int pitch_layout, uint32_t pitch
     if (pitch_layout) return 0;
     uint32_t bs = bl->block_size;
     d->bl = 1;
-    d->s = (vgt_bl_surface){.width = (uint64_t)bl->width * unit, .height = bl->height, .depth = bl->depth,
-                            .block_height_log2 = VGT_NV_GET(bs, NVC8B5_SET_SRC_BLOCK_SIZE_HEIGHT),
-                            .block_depth_log2 = VGT_NV_GET(bs, NVC8B5_SET_SRC_BLOCK_SIZE_DEPTH)};
+    d->s = vgt_copy_bl_surface(bl, unit);
     d->x0 = (uint64_t)bl->origin_x * unit;
     d->y0 = bl->origin_y;
     d->z = bl->layer;
@@ -182,8 +182,7 @@ fault:
  * line, whatever the pitches (a hostile LINE_COUNT of 2^32 with pitch 0 is 2^32 lines of work). */
 static uint64_t copy_work(const vgt_ev_copy *k)
 {
-    uint64_t lines = copy_lines_count(k), line = k->line_length;
-    if (k->remap) line *= (uint64_t)(((k->remap_components >> 16) & 3) + 1) * (((k->remap_components >> 24) & 3) + 1);
+    uint64_t lines = copy_lines_count(k), line = (uint64_t)k->line_length * vgt_copy_unit(k, 1);
     if (!lines || !line) return 0;
     return line > UINT64_MAX / lines ? UINT64_MAX : line * lines;
 }
@@ -202,8 +201,7 @@ void sim_copy(vgt_backend *b, sim_channel *c, const vgt_method *m, const vgt_ev_
                          (unsigned long long)b->cfg.max_copy_bytes);
         return;
     }
-    uint32_t rc = k->remap_components, comp = ((rc >> 16) & 3) + 1;
-    uint32_t src_unit = k->remap ? comp * (((rc >> 20) & 3) + 1) : 1, dst_unit = k->remap ? comp * (((rc >> 24) & 3) + 1) : 1;
+    uint32_t src_unit = vgt_copy_unit(k, 0), dst_unit = vgt_copy_unit(k, 1);
     uint32_t lines = copy_lines_count(k);
     copy_side src = {0}, dst;
     /* a fill reads no source: its source side is whatever the state holds */

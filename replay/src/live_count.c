@@ -24,19 +24,24 @@ static unsigned begin(stream_submit *s)
     return STREAM_METHODS;
 }
 
-static void method(stream_submit *s, const vgt_method *m)
+/* A write of m calls a macro: CALL_MME_MACRO(i) of a 3D or compute class. */
+static int is_macro_call(const vgt_method *m)
 {
-    if (m->masked || m->mthd < MACRO_FIRST || m->mthd >= MACRO_END || (m->mthd - MACRO_FIRST) % MACRO_STRIDE) return;
+    if (m->masked || m->mthd < MACRO_FIRST || m->mthd >= MACRO_END || (m->mthd - MACRO_FIRST) % MACRO_STRIDE) return 0;
     int fam = vgt_nv_class_family(m->cls);
-    if (fam == VGT_NV_FAM_3D || fam == VGT_NV_FAM_COMPUTE) s->c->cnt.macro_calls++;
+    return fam == VGT_NV_FAM_3D || fam == VGT_NV_FAM_COMPUTE;
 }
 
-/* A run of one method: a run of macro calls counts each write (as method); any other, nothing. */
+static void method(stream_submit *s, const vgt_method *m)
+{
+    if (is_macro_call(m)) s->c->cnt.macro_calls++;
+}
+
+/* A run of one method: each write of a run of macro calls is a call; any other run, nothing. */
 static void run(stream_submit *s, const vgt_method *m, const uint8_t *data, uint32_t count)
 {
     (void)data;
-    if (m->masked || m->mthd < MACRO_FIRST || m->mthd >= MACRO_END || (m->mthd - MACRO_FIRST) % MACRO_STRIDE) return;
-    for (uint32_t i = 0; i < count; i++) method(s, m);   /* method reads neither data nor position */
+    if (is_macro_call(m)) s->c->cnt.macro_calls += count;
 }
 
 /* The engine's trackers read no memory (stream.c): a QMD launched by address from memory the trace

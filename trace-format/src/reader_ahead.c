@@ -1,14 +1,14 @@
 /* reader_ahead.c: loading the next chunks of a sequential read on worker threads (read, payload
  * checksum, zstd, records checksum, record walk), so that decompression runs beside the caller's work.
  *
- * Only for seekable files with a chunk list from their index, and only once the caller has read a chunk
- * and asks for the next in order (a reader opened to look at one record never starts threads). The workers
- * also run each record's field check (chunk_fields_ok), so that a walk need not. Chunk i is loaded into
- * slot i % nslots; a worker may take chunk i only while i < cur + nslots, where cur is the chunk the caller
- * has been handed last (whose slot it still reads). nslots is the workers plus two (one chunk held by the
- * caller, one ready beside each worker's): each slot's buffers are a chunk's worth of memory touched for
- * the first time, so slots no worker can fill cost page faults and gain nothing. The caller's view of the records is exactly the
- * sequential reader's: the same checks run on each chunk, each error is reported when the read reaches
+ * Only for seekable files with a chunk list from their index, and only once the caller has read a chunk and
+ * asks for the next in order (a reader opened to look at one record never starts threads). The workers also
+ * run each record's field check (chunk_fields_ok), so that a walk need not. Chunk i is loaded into slot i %
+ * nslots; a worker may take chunk i only while i < cur + nslots, where cur is the chunk the caller has been
+ * handed last (whose slot it still reads). nslots is the workers plus two (one chunk held by the caller, one
+ * ready beside each worker's): each slot's buffers are a chunk's worth of memory touched for the first time,
+ * so slots no worker can fill cost page faults and gain nothing. The caller's view of the records is exactly
+ * the sequential reader's: the same checks run on each chunk, each error is reported when the read reaches
  * that chunk, and the checks that depend on the read's order (sequence, chunks seen) stay in
  * reader_load_chunk. A seek to any chunk restarts the pipeline there. */
 #include <pthread.h>

@@ -48,6 +48,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "vgt/blocklinear.h"
 #include "vgt/error.h"
 #include "vgt/pushbuf.h"
 #include "vgt/qmd.h"
@@ -256,6 +257,13 @@ int vgt_launch_runs_threads(const vgt_ev_launch *l);
 void vgt_ev_sem_from_qmd_release(const vgt_qmd_release *r, unsigned slot, vgt_ev_sem *out);
 /* A LAUNCH_DMA moves bytes when its DATA_TRANSFER_TYPE is not NONE and its size is not zero. */
 int vgt_copy_moves_bytes(const vgt_ev_copy *k);
+/* Bytes in an X unit of a copy's source (dst 0) or destination (dst 1): 1, or with REMAP_ENABLE the
+ * component size (SET_REMAP_COMPONENTS 17:16) times that side's component count (21:20 source, 25:24
+ * destination). LINE_LENGTH_IN, a block-linear side's WIDTH and ORIGIN_X count such units. */
+uint32_t vgt_copy_unit(const vgt_ev_copy *k, int dst);
+/* A block-linear side of a copy as vgt/blocklinear.h describes surfaces: its width in bytes (WIDTH times
+ * unit), height, depth, and the block's height and depth from SET_*_BLOCK_SIZE (7:4, 11:8). */
+vgt_bl_surface vgt_copy_bl_surface(const vgt_ev_copy_surface *s, uint32_t unit);
 
 /* ---- the tracker ---- */
 
