@@ -16,7 +16,7 @@ from conftest import REPO
 
 TRACE = REPO / "corpus" / "vk_triangle.vgt"
 PUBLIC = ["error.h", "trace.h", "model.h", "version.h", "nv_facts.h", "nv_pushbuf.h", "pushbuf.h", "walk.h", "qmd.h",
-          "events.h", "classes.h", "rows.h"]
+          "events.h", "blocklinear.h", "classes.h", "rows.h"]
 
 
 @pytest.fixture(scope="module")

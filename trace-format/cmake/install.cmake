@@ -10,8 +10,8 @@
 #
 # The API surface is the installed headers: records, writer and reader (trace.h), errors (error.h), the
 # trace model (model.h), GPFIFO and push-buffer decoding (pushbuf.h), the walk (walk.h), semantic events
-# and QMDs (events.h, qmd.h), class and method names (classes.h), flat tables (rows.h), the version
-# (version.h). Only the functions those headers declare are exported (a version script made from them
+# and QMDs (events.h, qmd.h), the block-linear layout a copy's sides use (blocklinear.h), class and method
+# names (classes.h), flat tables (rows.h), the version (version.h). Only the functions those headers declare are exported (a version script made from them
 # at configure time); everything else stays inside the library.
 include(CMakePackageConfigHelpers)
 
@@ -27,6 +27,7 @@ set(VGT_PUBLIC_HEADERS
     ${CMAKE_SOURCE_DIR}/analyze/include/vgt/walk.h
     ${CMAKE_SOURCE_DIR}/analyze/include/vgt/qmd.h
     ${CMAKE_SOURCE_DIR}/analyze/include/vgt/events.h
+    ${CMAKE_SOURCE_DIR}/analyze/include/vgt/blocklinear.h
     ${CMAKE_SOURCE_DIR}/analyze/include/vgt/classes.h
     ${CMAKE_SOURCE_DIR}/analyze/include/vgt/rows.h)
 
