@@ -32,6 +32,11 @@
 #       coverage to the committed ones are added), reruns every failing input with the unstripped build for
 #       its report (build-fuzz/merge-back/<run>/), adds the run's executions to
 #       tests/fuzz/campaign-state.tsv (once per run) and rewrites the table in docs/fuzzing.md.
+#   campaign.sh minimize [TARGET...]
+#       here: rewrites each committed corpus (default: every target) as the smallest set of its inputs that
+#       keeps all of its coverage features (-merge=1 into an empty directory, which prefers small inputs):
+#       merge-back only ever adds, so corpora grow by every run; this keeps the repository and the transfer
+#       to a GPU machine small. Prints inputs and bytes before and after.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -194,6 +199,38 @@ merge_back() {
         repro "$t" "$STATIC/fuzz/$t" "$dir/artifacts/$t" "$dir/repro"
     done <"$dir/results.tsv"
     record "$dir/results.tsv"
+}
+
+# ---- minimize -------------------------------------------------------------------------------------
+# minimize_one TARGET: the committed corpus replaced by its minimal covering subset (kept only when the
+# merge finished: a failed merge leaves the corpus as it was)
+minimize_one() {
+    local t=$1 seeds tmp log
+    seeds=$(seeds_of "$t")
+    [ -d "$seeds" ] || return 0
+    tmp=build-fuzz/minimize/$t
+    log=build-fuzz/minimize/$t.txt
+    rm -rf "$tmp" && mkdir -p "$tmp"
+    local n0 b0
+    n0=$(find "$seeds" -type f | wc -l)
+    b0=$(du -sb "$seeds" | cut -f1)
+    if ! "$STATIC/fuzz/$t" -merge=1 "-timeout=$(tmo_of "$t")" "${FUZZ_OPTS[@]}" "$tmp" "$seeds" >"$log" 2>&1 ||
+       [ -z "$(ls -A "$tmp")" ]; then
+        echo "campaign: $t: merge failed, corpus kept (see $log)" >&2
+        return 1
+    fi
+    find "$seeds" -type f -delete
+    cp "$tmp"/* "$seeds"/
+    echo "campaign: $t: $n0 -> $(find "$seeds" -type f | wc -l) inputs, $b0 -> $(du -sb "$seeds" | cut -f1) bytes" \
+         "($(grep -oE 'MERGE-OUTER: [0-9]+ new files with [0-9]+ new features' "$log" | tail -1))"
+}
+
+minimize() {
+    build_static
+    local t bad=0 targets=("$@")
+    [ ${#targets[@]} -gt 0 ] || mapfile -t targets < <(all_targets)
+    for t in "${targets[@]}"; do minimize_one "$t" || bad=1; done
+    return $bad
 }
 
 # ---- stage ----------------------------------------------------------------------------------------
@@ -418,6 +455,7 @@ case ${1:-} in
 stage) shift; stage_targets "$@" ;;
 run-staged) shift; run_staged "$@" ;;
 merge-back) shift; merge_back "$@" ;;
+minimize) shift; minimize "$@" ;;
 -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d' ;;
 *) local_campaign "$@" ;;
 esac
