@@ -37,4 +37,5 @@ echo "cc gl_egl";      $CC $CFLAGS -o "$out/gl_egl"      "$here/gl_egl.c"      -
 echo "cc vk_nostore";  $CC $CFLAGS -o "$out/vk_nostore"  "$here/vk_nostore.c"  -lvulkan
 echo "cc gl_nostore";  $CC $CFLAGS -o "$out/gl_nostore"  "$here/gl_nostore.c"  -lEGL -lGLESv2
 echo "cc vk_scene";    $CC $CFLAGS -o "$out/vk_scene"    "$here/vk_scene.c"    -lvulkan -lm
+echo "cc vk_blcopy";   $CC $CFLAGS -o "$out/vk_blcopy"   "$here/vk_blcopy.c"   -lvulkan
 echo "built into $out"

@@ -5,6 +5,10 @@
 #
 #   tests/gpu/all.sh build-bin  stage only the shared binaries (.carry/capture, .carry/workloads)
 #   tests/gpu/all.sh build      stage everything (static builds, workloads, decompiled launch, hostile traces)
+#   tests/gpu/all.sh pack       the staged binaries the usual steps share, compressed into .carry/pack.tar.xz
+#                               (.carry/capture, .carry/workloads, .carry/mmeagree, and .carry/bench: the
+#                               benches bench/h200.sh runs): about a third of their size, for a transfer with a
+#                               size limit; `run` unpacks it where .carry/capture is missing
 #   tests/gpu/all.sh [run]      run the checks in the order below, each under its own time limit
 #
 # The order puts what cannot raise an engine exception first: the capture's cost, lane 3 (CUDA), live replay,
@@ -15,7 +19,9 @@
 # Environment: STEPS (default "capture cuda live hostile lane1"; add synth for lane 2, which has raised an
 # engine error on the H200 before: run it only on a machine you may restart; the other steps: synthdiag,
 # liverace, gpget, diff, scene, drawcensus, mme, each the script of that name in tests/gpu; real: bench/capture/real.sh with
-# REAL_RUNS runs, 3), RUNS (capture bench runs, 5), CUDA_WORKLOADS (the cuda step's workloads), FUZZ (seconds of fuzz campaign in the background, tests/fuzz/campaign.sh run-staged, on FUZZ_CORES;
+# REAL_RUNS runs, 3; census: bench/h200.sh's analysis step (census against `zstd -d`, and on 1 to 16 cores);
+# record: tests/gpu/capture_corpus.sh for the workloads in RECORD_WORKLOADS alone, plain and recorded runs
+# compared, the traces in record/traces.tar), RUNS (capture bench runs, 5), CUDA_WORKLOADS (the cuda step's workloads), FUZZ (seconds of fuzz campaign in the background, tests/fuzz/campaign.sh run-staged, on FUZZ_CORES;
 # run the command under `taskset -c 0-3` so the checks keep their own cores).
 # Exit status: 0 when every step and the final health check passed, 1 otherwise.
 set -u
@@ -44,6 +50,25 @@ stage() {
     fi
 }
 
+# pack: what stage_bin and mme_agree.sh build staged, and the benches, as one compressed file
+pack() {
+    cmake --build build-capture -j2 --target bench_decode bench_chunks bench_db_baseline bench_replay || return 2
+    rm -rf .carry/bench && mkdir -p .carry/bench/bin .carry/bench/bench || return 2
+    ln .carry/capture/bin/vgt .carry/bench/bin/vgt || return 2   # a hard link: stored once
+    cp build-capture/bench/bench_decode build-capture/bench/bench_chunks build-capture/bench/bench_db_baseline \
+       build-capture/bench/bench_replay .carry/bench/bench/ || return 2
+    # bench/decode's baseline is the zstd program, which a GPU machine may lack (Debian's links libzstd in)
+    if command -v zstd >/dev/null; then mkdir -p .carry/bench/tools && cp "$(command -v zstd)" .carry/bench/tools/; fi
+    local d dirs=()
+    for d in capture workloads mmeagree bench; do [ -d ".carry/$d" ] && dirs+=(".carry/$d"); done
+    tar -cf - "${dirs[@]}" | xz -6 -T0 >.carry/pack.tar.xz || return 2
+    echo "packed ${dirs[*]}: $(du -sh "${dirs[@]}" | awk '{print $1}' | tr '\n' ' ')-> $(du -h .carry/pack.tar.xz | cut -f1)"
+}
+
+unpack() {
+    [ -x .carry/capture/bin/vgt ] || [ ! -f .carry/pack.tar.xz ] || xz -dc .carry/pack.tar.xz | tar -xf - || return 2
+}
+
 # step NAME LIMIT CMD...: runs CMD with its own $OUT, prints one line
 step() {
     local name=$1 limit=$2 t0 rc
@@ -58,6 +83,7 @@ step() {
 
 run() {
     mkdir -p "$out"
+    unpack || { echo "all: .carry/pack.tar.xz did not unpack"; return 2; }
     . tests/gpu/gl_env.sh && gl_env .
     failed=0
     local s fz=
@@ -88,6 +114,10 @@ run() {
         perf) step perf 240 bash bench/perf_h200.sh run ;;
         cudacorpus) step cudacorpus 150 bash tests/gpu/cuda_lane.sh corpus ;;
         imgref) step imgref 120 bash tests/gpu/gpget.sh imgref ;;
+        census) step census 300 env STEPS=3 VGT_BUILD=.carry/bench PATH="$PATH:$root/.carry/bench/tools" \
+                    SIZE="${CENSUS_SIZE:-1300M}" bash bench/h200.sh ;;
+        record) step record 120 env WORKLOADS="${RECORD_WORKLOADS:-vk_blcopy}" MODES=0 CRASH=0 LIVE=0 FORK=0 BENCH=0 \
+                    bash tests/gpu/capture_corpus.sh ;;
         esac
     done
     bash tests/gpu/health_check.sh final || failed=$((failed + 1))
@@ -99,6 +129,7 @@ run() {
 case "$mode" in
 build) stage ;;
 build-bin) stage_bin ;;
+pack) pack ;;
 run) run ;;
-*) echo "usage: $0 [build | run]"; exit 2 ;;
+*) echo "usage: $0 [build | build-bin | pack | run]"; exit 2 ;;
 esac

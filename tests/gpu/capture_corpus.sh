@@ -10,7 +10,7 @@
 #   5. the traces, PNGs and this log go to $OUT (traces tarred into one file).
 #   (also: crash safety, live output, a wrapper running the GPU program twice (processes), and the
 #   write-tracking variants of bench/capture/variants.sh)
-# Environment: WORKLOADS (default: all nine), MODES=0 to skip step 3, BENCH=0 to skip step 4,
+# Environment: WORKLOADS (default: all ten), MODES=0 to skip step 3, BENCH=0 to skip step 4,
 # FORK=0 to skip the processes check, BENCH_RUNS (default 5),
 # REC_OPTS (extra `vgt record` options for the corpus traces).
 set -uo pipefail
@@ -22,7 +22,7 @@ V=.carry/capture/bin/vgt
 B=.carry/workloads
 T=/tmp/traces
 mkdir -p "$T"
-WORKLOADS=${WORKLOADS:-"vadd many_launches streams_threads vk_compute vk_triangle gl_egl vk_nostore gl_nostore vk_scene"}
+WORKLOADS=${WORKLOADS:-"vadd many_launches streams_threads vk_compute vk_triangle gl_egl vk_nostore gl_nostore vk_scene vk_blcopy"}
 fails=0
 
 wl_args() { case $1 in vk_triangle|gl_egl|vk_scene) echo "$T/$1.$2.png" ;; *) echo "" ;; esac; }

@@ -17,11 +17,17 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 WORKLOADS = ["vadd", "many_launches", "streams_threads", "vk_compute", "vk_triangle", "gl_egl", "vk_nostore", "gl_nostore",
-             "vk_scene"]
+             "vk_scene", "vk_blcopy"]
 
 
 def sha256(path):
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def output_hash(result):
+    """The RESULT line's hash= value; None for a workload that prints its hashes under other names."""
+    m = re.search(r"\bhash=([0-9a-f]+)", result)
+    return m.group(1) if m else None
 
 
 def sections(log):
@@ -68,7 +74,7 @@ def main():
             "date": datetime.fromtimestamp(wall, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
             "memory_mode": ident.get("memory_mode"),
             "result_plain": plain, "result_captured": captured, "result_unchanged": plain == captured,
-            "output_hash": re.search(r"hash=([0-9a-f]+)", captured).group(1),
+            "output_hash": output_hash(captured),
             "wall_ms_plain": pms, "wall_ms_captured": cms,
             "trace": str(trace), "trace_sha256": sha256(trace), "trace_bytes": info["file_size"],
             "records": info["records"], "submissions": info["submissions"], "channels": info["channel_count"],
