@@ -34,7 +34,8 @@
 #       tests/fuzz/campaign-state.tsv (once per run) and rewrites the table in docs/fuzzing.md.
 #   campaign.sh minimize [TARGET...]
 #       here: rewrites each committed corpus (default: every target) as the smallest set of its inputs that
-#       keeps all of its coverage features (-merge=1 into an empty directory, which prefers small inputs):
+#       keeps all of its coverage features (-merge=1 into an empty directory, which prefers small inputs); the
+#       named seeds (cut from the corpus traces, some read by tests) are kept whatever their coverage:
 #       merge-back only ever adds, so corpora grow by every run; this keeps the repository and the transfer
 #       to a GPU machine small. Prints inputs and bytes before and after.
 set -euo pipefail
@@ -219,8 +220,15 @@ minimize_one() {
         echo "campaign: $t: merge failed, corpus kept (see $log)" >&2
         return 1
     fi
-    find "$seeds" -type f -delete
+    # the named seeds (cut from the corpus traces, or written for a test) stay whatever their coverage; the
+    # inputs the fuzzers grew (named by their SHA-1) are replaced by the merge's choice, less the named ones
+    find "$seeds" -type f -regextype posix-extended -regex '.*/[0-9a-f]{40}' -delete
     cp "$tmp"/* "$seeds"/
+    local f
+    for f in "$seeds"/*; do
+        [[ $(basename "$f") =~ ^[0-9a-f]{40}$ ]] && continue
+        rm -f "$seeds/$(sha1sum "$f" | cut -c1-40)"
+    done
     echo "campaign: $t: $n0 -> $(find "$seeds" -type f | wc -l) inputs, $b0 -> $(du -sb "$seeds" | cut -f1) bytes" \
          "($(grep -oE 'MERGE-OUTER: [0-9]+ new files with [0-9]+ new features' "$log" | tail -1))"
 }
