@@ -21,6 +21,7 @@
 
 #include "draws_internal.h"
 #include "vgt/classes.h"
+#include "vgt/grow.h"
 #include "vgt/mme_trace.h"
 
 typedef struct draws_run draws_run;
@@ -69,18 +70,6 @@ struct draws_run {
     int failed, stopped;
 };
 
-/* Grow an array to hold n + 1 items. */
-static int grow(void **p, uint32_t *cap, uint32_t n, size_t item)
-{
-    if (n < *cap) return 0;
-    uint32_t c = *cap ? *cap * 2 : 16;
-    void *q = realloc(*p, (size_t)c * item);
-    if (!q) return -1;
-    *p = q;
-    *cap = c;
-    return 0;
-}
-
 static int nomem(draws_run *r, const char *what)
 {
     VGT_FAIL(&r->err, VGT_E_NOMEM, VGT_NO_OFFSET, "allocating %s for vgt draws", what);
@@ -90,7 +79,7 @@ static int nomem(draws_run *r, const char *what)
 
 static vgt_draw_info *new_record(draws_run *r)
 {
-    if (grow((void **)&r->recs, &r->caprec, r->nrec, sizeof *r->recs)) { nomem(r, "draw records"); return NULL; }
+    if (vgt_grow(&r->recs, &r->caprec, r->nrec + 1ull, 16)) { nomem(r, "draw records"); return NULL; }
     return &r->recs[r->nrec++];
 }
 
@@ -170,7 +159,7 @@ static void on_event(void *ctx, const vgt_event *ev)
         d->launch.qmd_bytes = NULL;
         d->launch.qmd_length = 0;
     } else if (ev->kind == VGT_EV_CLEAR) {
-        if (grow((void **)&r->clears, &r->capclear, r->nclear, sizeof *r->clears)) { nomem(r, "clears"); return; }
+        if (vgt_grow(&r->clears, &r->capclear, r->nclear + 1ull, 16)) { nomem(r, "clears"); return; }
         clear_rec *c = &r->clears[r->nclear++];
         c->pos = ev->pos;
         c->client = ch->wc->client;
@@ -260,7 +249,7 @@ static void on_entry(void *ctx, const vgt_walk_submit *s, const vgt_gp_entry *e,
     if (!r->selected) return;
     while (r->nwin <= index) {
         uint32_t cap = r->capwin;
-        if (grow((void **)&r->win, &r->capwin, r->nwin, sizeof *r->win)) { nomem(r, "windows"); return; }
+        if (vgt_grow(&r->win, &r->capwin, r->nwin + 1ull, 16)) { nomem(r, "windows"); return; }
         if (r->capwin != cap) {   /* keep prepared[] as long as win[] */
             uint8_t *p = realloc(r->prepared, r->capwin);
             if (!p) { nomem(r, "windows"); return; }
@@ -280,7 +269,7 @@ static int on_call(void *ctx, const vgt_mme_trace_call *call)
     if (!s || !s->chan->user || call->channel != s->chan->handle || call->client != s->chan->client) return 0;
     dchan *ch = s->chan->user;
     if (r->selected) {
-        if (grow((void **)&r->calls, &r->capcall, r->ncall, sizeof *r->calls)) return nomem(r, "macro calls");
+        if (vgt_grow(&r->calls, &r->capcall, r->ncall + 1ull, 16)) return nomem(r, "macro calls");
         call_rec *c = &r->calls[r->ncall++];
         memset(c, 0, sizeof *c);
         c->m.call = call->id;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "launch_store.h"
+#include "vgt/grow.h"
 
 #define TOMB ((ld_page *)1)
 
@@ -39,12 +40,7 @@ static uint32_t fill_first(const ld_store *s, uint64_t va)
 static int fill_insert_at(ld_store *s, uint32_t at, const ld_fill *f)
 {
     if (s->nfills == LD_STORE_MAX_FILLS) return 0;
-    if (s->nfills == s->capfills) {
-        uint32_t cap = s->capfills ? s->capfills * 2 : 16;
-        ld_fill *n = realloc(s->fills, cap * sizeof *n);
-        if (!n) return 0;
-        s->fills = n, s->capfills = cap;
-    }
+    if (vgt_grow(&s->fills, &s->capfills, s->nfills + 1ull, 16)) return 0;
     memmove(s->fills + at + 1, s->fills + at, (s->nfills - at) * sizeof *s->fills);
     s->fills[at] = *f;
     s->nfills++;

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "mme_trace_internal.h"
+#include "vgt/grow.h"
 #include "vgt/nv/clcb97.h"
 
 vgt_status vgt_mme_trace_new(const vgt_mme_trace_config *cfg, vgt_mme_trace **out, vgt_error *err)
@@ -134,15 +135,11 @@ static vgt_status object_new(vgt_mme_trace *t, const vgt_walk_channel *ch, uint3
     if (t->nobjects >= VGT_MME_TRACE_MAX_OBJECTS)
         return VGT_FAIL(err, VGT_E_LIMIT, VGT_NO_OFFSET, "more than %u (channel, class) objects with an MME",
                         VGT_MME_TRACE_MAX_OBJECTS);
-    if (t->nobjects == t->objects_cap) {
-        uint32_t cap = t->objects_cap ? t->objects_cap * 2 : 16;
-        mt_object **p = realloc(t->objects, cap * sizeof *p);
-        if (!p) return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "no memory for %u MME objects", cap);
-        t->objects = p;
-        uint32_t *tp = realloc(t->touched, cap * sizeof *tp);
-        if (!tp) return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "no memory for %u MME objects", cap);
-        t->touched = tp;
-        t->objects_cap = cap;
+    if (t->nobjects == t->objects_cap) {   /* objects[] and touched[] share objects_cap */
+        uint32_t ocap = t->objects_cap, tcap = t->objects_cap;
+        if (vgt_grow(&t->objects, &ocap, t->nobjects + 1ull, 16) || vgt_grow(&t->touched, &tcap, t->nobjects + 1ull, 16))
+            return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "no memory for %u MME objects", t->nobjects + 1);
+        t->objects_cap = ocap < tcap ? ocap : tcap;
     }
     mt_object *o = calloc(1, sizeof *o);
     if (!o) return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "no memory for an MME object");

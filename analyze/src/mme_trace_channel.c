@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "mme_trace_internal.h"
+#include "vgt/grow.h"
 
 static vgt_u64map *index_of(vgt_mme_trace *t, vgt_mme_format fmt) { return &t->chan_ix[fmt == VGT_MME_FERMI]; }
 
@@ -23,13 +24,8 @@ static mt_channel *channel_find(vgt_mme_trace *t, const mt_object *o)
 
 static vgt_status channel_new(vgt_mme_trace *t, const mt_object *o, mt_channel **out, vgt_error *err)
 {
-    if (t->nchans == t->chans_cap) {
-        uint32_t cap = t->chans_cap ? t->chans_cap * 2 : 16;
-        mt_channel **p = realloc(t->chans, cap * sizeof *p);
-        if (!p) return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "no memory for %u MME channels", cap);
-        t->chans = p;
-        t->chans_cap = cap;
-    }
+    if (vgt_grow(&t->chans, &t->chans_cap, t->nchans + 1ull, 16))
+        return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "no memory for %u MME channels", t->nchans + 1);
     mt_channel *ch = calloc(1, sizeof *ch);
     if (!ch || vgt_u64map_put(index_of(t, o->fmt), vgt_u64map_handle_key(o->client, o->channel), t->nchans)) {
         free(ch);
@@ -58,13 +54,8 @@ vgt_status mt_channel_join(vgt_mme_trace *t, mt_object *o, vgt_error *err)
 {
     mt_channel *ch = channel_find(t, o);
     if (!ch) VGT_TRY(channel_new(t, o, &ch, err));
-    if (ch->nobjs == ch->objs_cap) {
-        uint32_t cap = ch->objs_cap ? ch->objs_cap * 2 : 4;
-        uint32_t *p = realloc(ch->objs, cap * sizeof *p);
-        if (!p) return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "no memory for %u MME objects", cap);
-        ch->objs = p;
-        ch->objs_cap = cap;
-    }
+    if (vgt_grow(&ch->objs, &ch->objs_cap, ch->nobjs + 1ull, 4))
+        return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "no memory for %u MME objects", ch->nobjs + 1);
     ch->objs[ch->nobjs++] = o->index;
     o->chan = ch;
     return VGT_OK;

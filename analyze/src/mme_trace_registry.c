@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "mme_trace_internal.h"
+#include "vgt/grow.h"
 
 static uint32_t key_hash(uint32_t channel, uint32_t cls, uint32_t j, uint32_t start, uint64_t hash)
 {
@@ -56,28 +57,22 @@ static uint32_t find(const vgt_mme_trace *t, const mt_object *o, uint32_t j, uin
 static vgt_status code_reserve(vgt_mme_trace *t, uint32_t n, vgt_error *err)
 {
     if (t->code_n + n <= t->code_cap) return VGT_OK;
-    uint64_t cap = t->code_cap ? t->code_cap * 2 : 4096;
-    while (cap < t->code_n + n) cap *= 2;
-    if (cap > VGT_MME_TRACE_MAX_CODE_DWORDS) cap = VGT_MME_TRACE_MAX_CODE_DWORDS;
-    uint32_t *p = realloc(t->code_pool, cap * sizeof *p);
-    if (!p) return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "no memory for %llu MME body dwords", (unsigned long long)cap);
-    t->code_pool = p;
-    t->code_cap = cap;
-    for (uint32_t i = 0; i < t->nversions; i++) t->versions[i].code = p + t->code_off[i];
+    /* the caller keeps code_n + n within VGT_MME_TRACE_MAX_CODE_DWORDS, 4096 times a power of two: doubling
+     * from 4096 never passes it */
+    if (vgt_grow(&t->code_pool, &t->code_cap, t->code_n + n, 4096))
+        return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "no memory for %llu MME body dwords",
+                        (unsigned long long)(t->code_n + n));
+    for (uint32_t i = 0; i < t->nversions; i++) t->versions[i].code = t->code_pool + t->code_off[i];
     return VGT_OK;
 }
 
 static vgt_status versions_reserve(vgt_mme_trace *t, vgt_error *err)
 {
     if (t->nversions < t->versions_cap) return VGT_OK;
-    uint32_t cap = t->versions_cap ? t->versions_cap * 2 : 64;
-    vgt_mme_trace_macro *v = realloc(t->versions, cap * sizeof *v);
-    if (!v) return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "no memory for %u MME macro versions", cap);
-    t->versions = v;
-    uint64_t *off = realloc(t->code_off, cap * sizeof *off);
-    if (!off) return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "no memory for %u MME macro versions", cap);
-    t->code_off = off;
-    t->versions_cap = cap;
+    uint32_t vcap = t->versions_cap, ocap = t->versions_cap;   /* versions[] and code_off[] share versions_cap */
+    if (vgt_grow(&t->versions, &vcap, t->nversions + 1ull, 64) || vgt_grow(&t->code_off, &ocap, t->nversions + 1ull, 64))
+        return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "no memory for %u MME macro versions", t->nversions + 1);
+    t->versions_cap = vcap < ocap ? vcap : ocap;
     return VGT_OK;
 }
 

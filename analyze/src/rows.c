@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "vgt/events.h"
+#include "vgt/grow.h"
 #include "vgt/mme_trace.h"
 #include "vgt/walk.h"
 
@@ -295,14 +296,7 @@ static int load_batch(void *ctx, int table, const void *rows, uint32_t n)
     load_ctx *l = ctx;
     vgt_rows_all *a = l->all;
     uint64_t need = a->count[table] + n, size = row_sizes[table];
-    if (need > a->cap_[table]) {
-        uint64_t cap = a->cap_[table] ? a->cap_[table] : 1024;
-        while (cap < need) cap *= 2;
-        void *p = realloc(a->rows[table], (size_t)(cap * size));
-        if (!p) return l->nomem = 1;
-        a->rows[table] = p;
-        a->cap_[table] = cap;
-    }
+    if (vgt_grow_u64(&a->rows[table], &a->cap_[table], need, size, 1024)) return l->nomem = 1;
     memcpy((uint8_t *)a->rows[table] + a->count[table] * size, rows, (size_t)n * size);
     a->count[table] = need;
     return 0;

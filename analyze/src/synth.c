@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "synth_internal.h"
+#include "vgt/grow.h"
 #include "vgt/classes.h"
 #include "vgt/nv/clc86f.h"
 #include "vgt/nv/clc8b5.h"
@@ -62,19 +63,6 @@ void vgt_synth_forget_state(vgt_synth *s)
     vgt_pb_state_init(&s->check_pb, s->cfg.host_cls);
 }
 
-/* ---- growing arrays ---- */
-
-static int grow(void **p, uint64_t *cap, uint64_t need, size_t elem)
-{
-    if (need <= *cap) return 1;
-    uint64_t n = *cap ? *cap : 64;
-    while (n < need) n *= 2;
-    void *q = realloc(*p, (size_t)(n * elem));
-    if (!q) return 0;
-    *p = q, *cap = n;
-    return 1;
-}
-
 static vgt_status nomem(vgt_synth *s, vgt_error *err)
 {
     s->broken = 1;
@@ -87,10 +75,8 @@ static vgt_status run(vgt_synth *s, unsigned subch, uint32_t cls, uint32_t mthd,
                       int noninc, vgt_error *err)
 {
     vgt_synth_plan *p = &s->plan;
-    uint64_t cr = p->cap_runs;
-    if (!grow((void **)&p->runs, &cr, p->nruns + 1u, sizeof *p->runs) || !grow((void **)&p->dw, &p->cap_dw, p->ndw + n, 4))
+    if (vgt_grow(&p->runs, &p->cap_runs, p->nruns + 1ull, 64) || vgt_grow(&p->dw, &p->cap_dw, p->ndw + n, 64))
         return nomem(s, err);
-    p->cap_runs = (uint32_t)cr;
     p->runs[p->nruns++] = (vgt_synth_run){.subch = (uint8_t)subch, .noninc = (uint8_t)noninc, .cls = cls, .mthd = mthd,
                                           .count = n, .first = p->ndw, .work = s->cur_work};
     memcpy(p->dw + p->ndw, v, (size_t)n * 4);
@@ -121,9 +107,7 @@ static vgt_status bind(vgt_synth *s, unsigned subch, uint32_t cls, vgt_error *er
 static vgt_status expect(vgt_synth *s, const vgt_event *ev)
 {
     vgt_synth_plan *p = &s->plan;
-    uint64_t ce = p->cap_expect;
-    if (!grow((void **)&p->expect, &ce, p->nexpect + 1u, sizeof *p->expect)) return VGT_E_NOMEM;
-    p->cap_expect = (uint32_t)ce;
+    if (vgt_grow(&p->expect, &p->cap_expect, p->nexpect + 1ull, 64)) return VGT_E_NOMEM;
     vgt_synth_expect *e = &p->expect[p->nexpect++];
     e->ev = *ev;
     e->work = s->cur_work;
@@ -144,11 +128,8 @@ static vgt_status expect(vgt_synth *s, const vgt_event *ev)
 static vgt_status place_blob(vgt_synth *s, const void *bytes, uint64_t len, uint64_t va, const char *what, vgt_error *err)
 {
     vgt_synth_plan *p = &s->plan;
-    uint64_t cb = p->cap_blobs;
-    if (!grow((void **)&p->blobs, &cb, p->nblobs + 1u, sizeof *p->blobs) ||
-        !grow((void **)&p->bytes, &p->cap_bytes, p->nbytes + len, 1))
+    if (vgt_grow(&p->blobs, &p->cap_blobs, p->nblobs + 1ull, 64) || vgt_grow(&p->bytes, &p->cap_bytes, p->nbytes + len, 64))
         return nomem(s, err);
-    p->cap_blobs = (uint32_t)cb;
     vgt_synth_blob *b = &p->blobs[p->nblobs++];
     b->va = va, b->len = len, b->off = p->nbytes;
     snprintf(b->what, sizeof b->what, "%s", what);
@@ -326,9 +307,7 @@ static void nodes_end(vgt_synth *s, uint64_t va, uint64_t len)
 
 static vgt_status node_add(vgt_synth *s, uint64_t old_va, uint64_t new_va, uint32_t len, vgt_error *err)
 {
-    uint64_t cap = s->cap_nodes;
-    if (!grow((void **)&s->nodes, &cap, s->nnodes + 1u, sizeof *s->nodes)) return nomem(s, err);
-    s->cap_nodes = (uint32_t)cap;
+    if (vgt_grow(&s->nodes, &s->cap_nodes, s->nnodes + 1ull, 64)) return nomem(s, err);
     s->nodes[s->nnodes++] = (synth_node){.old_va = old_va, .new_va = new_va, .len = len};
     return VGT_OK;
 }
@@ -668,14 +647,12 @@ const uint32_t *vgt_synth_pushbuf(vgt_synth *s, uint32_t *n, vgt_error *err)
 {
     const vgt_synth_plan *p = &s->plan;
     uint64_t need = p->ndw + 2ull * p->nruns + 16;
-    uint64_t cap = s->cap_pb;
-    if (!grow((void **)&s->pb, &cap, need, 4)) {
+    if (vgt_grow(&s->pb, &s->cap_pb, need, 64)) {
         VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "synthesizer: out of memory for the push buffer");
         return NULL;
     }
-    s->cap_pb = cap;
     vgt_pbw w;
-    vgt_pbw_init(&w, s->pb, (uint32_t)cap);
+    vgt_pbw_init(&w, s->pb, (uint32_t)s->cap_pb);
     for (uint32_t i = 0; i < p->nruns; i++) {
         const vgt_synth_run *r = &p->runs[i];
         if (r->noninc) vgt_pbw_non_inc(&w, r->subch, r->mthd, p->dw + r->first, r->count);

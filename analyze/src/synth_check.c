@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "synth_internal.h"
+#include "vgt/grow.h"
 
 typedef struct check_ctx {
     const vgt_synth_plan *plan;
@@ -45,16 +46,13 @@ static vgt_status plan_read(void *ctx, uint64_t va, void *dst, uint64_t len, uin
 static void on_event(void *ctx, const vgt_event *ev)
 {
     check_ctx *c = ctx;
-    if (c->n == c->cap) {
-        uint32_t cap = c->cap ? c->cap * 2 : 64;
-        vgt_event *g = realloc(c->got, cap * sizeof *g);
-        uint64_t *h = g ? realloc(c->hash, cap * sizeof *h) : NULL;
-        if (g) c->got = g;
-        if (!g || !h) {
+    if (c->n == c->cap) {   /* got[] and hash[] share cap: the smaller of the two grown */
+        uint32_t gcap = c->cap, hcap = c->cap;
+        if (vgt_grow(&c->got, &gcap, c->n + 1ull, 64) || vgt_grow(&c->hash, &hcap, c->n + 1ull, 64)) {
             c->nomem = 1;
             return;
         }
-        c->hash = h, c->cap = cap;
+        c->cap = gcap < hcap ? gcap : hcap;
     }
     c->got[c->n] = *ev;
     c->hash[c->n] = ev->kind == VGT_EV_UPLOAD && ev->u.upload.data ? fnv1a64(ev->u.upload.data, ev->u.upload.length) : 0;

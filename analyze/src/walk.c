@@ -21,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "vgt/grow.h"
 #include "vgt/u64map.h"
 #include "vgt/walk.h"
 
@@ -141,13 +142,8 @@ static vgt_status channel_for(walker *w, uint32_t client, uint32_t handle, vgt_w
     }
     if (w->nchans >= VGT_WALK_MAX_CHANNELS)
         return VGT_FAIL(err, VGT_E_LIMIT, VGT_NO_OFFSET, "more than %u channels in one trace", VGT_WALK_MAX_CHANNELS);
-    if (w->nchans == w->capchans) {
-        uint32_t cap = w->capchans ? w->capchans * 2 : 8;
-        vgt_walk_channel **p = realloc(w->chans, cap * sizeof *p);
-        if (!p) return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "no memory for %u channels", cap);
-        w->chans = p;
-        w->capchans = cap;
-    }
+    if (vgt_grow(&w->chans, &w->capchans, w->nchans + 1ull, 8))
+        return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "no memory for %u channels", w->nchans + 1);
     c = calloc(1, sizeof *c);
     if (!c || vgt_u64map_put(&w->chan_ix, vgt_u64map_handle_key(client, handle), w->nchans)) {
         free(c);
@@ -167,13 +163,8 @@ static vgt_status channel_for(walker *w, uint32_t client, uint32_t handle, vgt_w
 static vgt_status grow_segments(walker *w, const vgt_record *r, vgt_error *err)
 {
     uint32_t need = vgt_gpfifo_submit_segment_room(r);   /* bounded by the record's length */
-    if (need <= w->capsegs) return VGT_OK;
-    uint32_t cap = w->capsegs ? w->capsegs : 16;
-    while (cap < need) cap *= 2;
-    vgt_segment *p = realloc(w->segs, (size_t)cap * sizeof *p);
-    if (!p) return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "no memory for %u segments", cap);
-    w->segs = p;
-    w->capsegs = cap;
+    if (vgt_grow(&w->segs, &w->capsegs, need, 16))
+        return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "no memory for %u segments", need);
     return VGT_OK;
 }
 

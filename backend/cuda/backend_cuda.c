@@ -17,6 +17,7 @@
 
 #include "vgt/backend.h"
 #include "vgt/cuda_abi.h"
+#include "vgt/grow.h"
 
 typedef struct cuda_api {
     void *lib;
@@ -226,12 +227,8 @@ static uint64_t cuda_granularity(vgt_backend *b) { return b->granularity; }
 
 static vgt_status keep_range(vgt_backend *b, vm_range v, vgt_error *err)
 {
-    if (b->nranges == b->capranges) {
-        uint32_t nc = b->capranges ? b->capranges * 2 : 64;
-        vm_range *p = realloc(b->ranges, nc * sizeof *p);
-        if (!p) return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "backend cuda: out of memory");
-        b->ranges = p, b->capranges = nc;
-    }
+    if (vgt_grow(&b->ranges, &b->capranges, b->nranges + 1ull, 64))
+        return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "backend cuda: out of memory");
     b->ranges[b->nranges++] = v;
     return VGT_OK;
 }

@@ -19,6 +19,7 @@
 #include <sys/mman.h>
 
 #include "gpu_internal.h"
+#include "vgt/grow.h"
 
 static void memory_params(rm_memory_alloc *p, vgt_gpu *g, vgt_gpu_mem_kind kind, uint64_t size)
 {
@@ -78,14 +79,8 @@ static vgt_status check_range(vgt_gpu *g, uint64_t va, uint64_t size, bool inter
 
 static vgt_status track(vgt_gpu *g, vgt_gpu_mem *m, vgt_error *err)
 {
-    if (g->nmems == g->capmems) {
-        uint32_t cap = g->capmems ? g->capmems * 2 : 16;
-        vgt_gpu_mem **v = realloc(g->mems, cap * sizeof *v);
-        if (!v)
-            return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "allocation table of %u entries: out of memory", cap);
-        g->mems = v;
-        g->capmems = cap;
-    }
+    if (vgt_grow(&g->mems, &g->capmems, g->nmems + 1ull, 16))
+        return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "allocation table of %u entries: out of memory", g->nmems + 1);
     g->mems[g->nmems++] = m;
     return VGT_OK;
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "sim.h"
+#include "vgt/grow.h"
 
 static vgt_status sim_probe(vgt_error *err) { return VGT_OK; }
 
@@ -114,13 +115,8 @@ static vgt_status sim_channel_create(vgt_backend *b, const vgt_backend_channel_d
     VGT_TRY(check_vas(b, d->vas, err));
     if (b->nchans >= b->cfg.max_channels)
         return VGT_FAIL(err, VGT_E_LIMIT, VGT_NO_OFFSET, "sim: more than %u channels", b->cfg.max_channels);
-    if (b->nchans == b->cap_chans) {
-        uint32_t nc = b->cap_chans ? b->cap_chans * 2 : 16;
-        sim_channel **n = realloc(b->chans, nc * sizeof *n);
-        if (!n) return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "sim: out of memory");
-        b->chans = n;
-        b->cap_chans = nc;
-    }
+    if (vgt_grow(&b->chans, &b->cap_chans, b->nchans + 1ull, 16))
+        return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "sim: out of memory");
     sim_channel *c = calloc(1, sizeof *c);
     if (!c) return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "sim: out of memory");
     c->id = b->nchans, c->vas = d->vas, c->cls = d->cls, c->handle = d->handle;

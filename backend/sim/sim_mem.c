@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "sim.h"
+#include "vgt/grow.h"
 
 void sim_mem_init(sim_mem *m, uint64_t max_bytes)
 {
@@ -96,15 +97,8 @@ static int range_push(range_vec *o, uint64_t va, uint64_t end, uint32_t refs, ui
         o->v[o->n - 1].end = end;   /* coalesce neighbours with the same state */
         return 0;
     }
-    if (o->n == o->cap) {
-        uint32_t nc = o->cap ? o->cap * 2 : 16;
-        if (nc > VGT_BACKEND_MAX_MAP_RANGES) nc = VGT_BACKEND_MAX_MAP_RANGES;
-        if (o->n == nc) return -1;
-        sim_range *nv = realloc(o->v, (size_t)nc * sizeof *nv);
-        if (!nv) return -1;
-        o->v = nv;
-        o->cap = nc;
-    }
+    /* doubled from 16, so never past VGT_BACKEND_MAX_MAP_RANGES (a power of two) */
+    if (o->n == VGT_BACKEND_MAX_MAP_RANGES || vgt_grow(&o->v, &o->cap, o->n + 1ull, 16)) return -1;
     o->v[o->n++] = (sim_range){va, end, refs, aperture};
     return 0;
 }
@@ -302,17 +296,12 @@ static void log_write(sim_mem *m, uint64_t va, uint64_t len)
             return;
         }
     }
-    if (m->nlog == m->cap_log) {
-        uint32_t nc = m->cap_log ? m->cap_log * 2 : 64;
-        vgt_backend_write *nl = m->nlog < SIM_WRITE_LOG_MAX ? realloc(m->log, (size_t)nc * sizeof *nl) : NULL;
-        if (!nl) {   /* full: widen the last entry rather than lose the write */
-            vgt_backend_write *w = &m->log[m->nlog - 1];
-            uint64_t s = w->va < va ? w->va : va, e = w->va + w->len > va + len ? w->va + w->len : va + len;
-            w->va = s, w->len = e - s;
-            return;
-        }
-        m->log = nl;
-        m->cap_log = nc;
+    if (m->nlog == m->cap_log && (m->nlog >= SIM_WRITE_LOG_MAX || vgt_grow(&m->log, &m->cap_log, m->nlog + 1ull, 64))) {
+        /* full: widen the last entry rather than lose the write */
+        vgt_backend_write *w = &m->log[m->nlog - 1];
+        uint64_t s = w->va < va ? w->va : va, e = w->va + w->len > va + len ? w->va + w->len : va + len;
+        w->va = s, w->len = e - s;
+        return;
     }
     m->log[m->nlog++] = (vgt_backend_write){va, len};
 }

@@ -9,22 +9,14 @@
 #include <xxhash.h>
 
 #include "cuda_cap.h"
+#include "vgt/grow.h"
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 void cu_state_lock(void) { pthread_mutex_lock(&mu); }
 void cu_state_unlock(void) { pthread_mutex_unlock(&mu); }
 
-/* Grow *v (of *cap elements of size) to hold n + 1; 0 when out of memory. */
-static int grow(void **v, uint64_t *cap, uint64_t n, size_t size)
-{
-    if (n < *cap) return 1;
-    uint64_t nc = *cap ? *cap * 2 : 32;
-    void *p = realloc(*v, nc * size);
-    if (!p) return 0;
-    *v = p, *cap = nc;
-    return 1;
-}
-#define GROW(arr, n, cap) grow((void **)&(arr), &(cap), (n), sizeof *(arr))
+/* Room in arr (n held, cap allocated) for one more; 0 when out of memory. */
+#define GROW(arr, n, cap) (vgt_grow(&(arr), &(cap), (n) + 1, 32) == 0)
 
 /* ---- images ---- */
 typedef struct image {

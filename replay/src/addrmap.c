@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "engine.h"
+#include "vgt/grow.h"
 
 #define PAGE 4096ull
 #define MOVE_ALIGN (2ull << 20)     /* 2 MiB: a moved range may hold big pages */
@@ -99,13 +100,8 @@ static vgt_status add_move(vgt_replay *rp, const addr_move *mv, vgt_error *err)
 {
     if (rp->nmoves == ADDR_MAX_MOVES)
         return VGT_FAIL(err, VGT_E_LIMIT, mv->seq, "replay: more than %u relocated mappings", ADDR_MAX_MOVES);
-    if (rp->nmoves == rp->cap_moves) {
-        uint32_t nc = rp->cap_moves ? rp->cap_moves * 2 : 8;
-        addr_move *n = realloc(rp->moves, (size_t)nc * sizeof *n);
-        if (!n) return VGT_FAIL(err, VGT_E_NOMEM, mv->seq, "replay: out of memory for relocations");
-        rp->moves = n;
-        rp->cap_moves = nc;
-    }
+    if (vgt_grow(&rp->moves, &rp->cap_moves, rp->nmoves + 1ull, 8))
+        return VGT_FAIL(err, VGT_E_NOMEM, mv->seq, "replay: out of memory for relocations");
     rp->moves[rp->nmoves++] = *mv;
     return VGT_OK;
 }

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "engine.h"
+#include "vgt/grow.h"
 
 #define USERD_BYTES 512u
 #define GP_ENTRY_BYTES 8u
@@ -60,16 +61,10 @@ static void add_page(vgt_replay *rp, uint64_t page)
 {
     uint32_t at;
     if (page_known(rp, page, &at)) return;
-    if (rp->npb_pages == rp->cap_pb_pages) {   /* doubled up to the maximum: most traces use a few pages */
-        uint32_t nc = rp->cap_pb_pages ? rp->cap_pb_pages * 2 : 256;
-        if (nc > CAPTURE_PB_PAGES_MAX) nc = CAPTURE_PB_PAGES_MAX;
-        uint64_t *n = nc > rp->cap_pb_pages ? realloc(rp->pb_pages, nc * sizeof *n) : NULL;
-        if (!n) {
-            rp->pb_pages_dropped++;
-            return;
-        }
-        rp->pb_pages = n;
-        rp->cap_pb_pages = nc;
+    /* doubled from 256 up to the maximum (a power of two): most traces use a few pages */
+    if (rp->npb_pages == CAPTURE_PB_PAGES_MAX || vgt_grow(&rp->pb_pages, &rp->cap_pb_pages, rp->npb_pages + 1ull, 256)) {
+        rp->pb_pages_dropped++;
+        return;
     }
     memmove(rp->pb_pages + at + 1, rp->pb_pages + at, (rp->npb_pages - at) * sizeof *rp->pb_pages);
     rp->pb_pages[at] = page;

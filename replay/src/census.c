@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "engine.h"
+#include "vgt/grow.h"
 
 #define CENSUS_MAX_RANGES 1024u
 #define CENSUS_MAX_BYTES (64ull << 20)
@@ -62,15 +63,9 @@ void census_watch(vgt_replay *rp, uint64_t va, uint64_t len, const char *what)
         c->skipped_bytes += hi - lo;
         return;
     }
-    if (c->n == c->cap) {
-        uint32_t nc = c->cap ? c->cap * 2 : 16;
-        census_range *n = realloc(c->ranges, (size_t)nc * sizeof *n);
-        if (!n) {
-            c->skipped_bytes += hi - lo;
-            return;
-        }
-        c->ranges = n;
-        c->cap = nc;
+    if (vgt_grow(&c->ranges, &c->cap, c->n + 1ull, 16)) {
+        c->skipped_bytes += hi - lo;
+        return;
     }
     uint8_t *before = malloc(hi - lo);
     if (!before) {
@@ -107,13 +102,8 @@ static vgt_status add_row(census_state *c, const vgt_store_row *row, vgt_error *
         c->dropped_rows++;
         return VGT_OK;
     }
-    if (c->nrows == c->cap_rows) {
-        uint64_t nc = c->cap_rows ? c->cap_rows * 2 : 64;
-        vgt_store_row *n = realloc(c->rows, nc * sizeof *n);
-        if (!n) return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "census: out of memory for %llu rows", (unsigned long long)nc);
-        c->rows = n;
-        c->cap_rows = nc;
-    }
+    if (vgt_grow(&c->rows, &c->cap_rows, c->nrows + 1, 64))
+        return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "census: out of memory for %llu rows", (unsigned long long)c->nrows + 1);
     c->rows[c->nrows++] = *row;
     return VGT_OK;
 }

@@ -20,6 +20,7 @@
 #include "engine.h"
 #include "vgt/nv/clcb97.h"
 #include "vgt/nv_facts.h"
+#include "vgt/grow.h"
 #include "vgt/nv_pushbuf.h"
 
 #define MME_FIRST NVCB97_CALL_MME_MACRO(0)
@@ -72,15 +73,9 @@ static void add_piece(stream_submit *s, uint32_t entry, uint32_t dword)
     draw_cut_state *k = &s->rp->cuts;
     const draw_piece *last = k->npieces ? &k->pieces[k->npieces - 1] : NULL;
     if (last ? last->entry == entry && last->dword == dword : !entry && !dword) return;
-    if (k->npieces == k->cap) {
-        uint32_t nc = k->cap ? k->cap * 2 : 16;
-        draw_piece *n = realloc(k->pieces, (size_t)nc * sizeof *n);
-        if (!n) {
-            s->rc = VGT_FAIL(s->err, VGT_E_NOMEM, s->rec->seq, "census per draw: out of memory for %u pieces", nc);
-            return;
-        }
-        k->pieces = n;
-        k->cap = nc;
+    if (vgt_grow(&k->pieces, &k->cap, k->npieces + 1ull, 16)) {
+        s->rc = VGT_FAIL(s->err, VGT_E_NOMEM, s->rec->seq, "census per draw: out of memory for %u pieces", k->npieces + 1);
+        return;
     }
     k->pieces[k->npieces++] = (draw_piece){.entry = entry, .dword = dword, .draw_first = k->tail_first,
                                            .draw_count = k->tail_count};

@@ -40,6 +40,7 @@
 
 #include "engine.h"
 #include "vgt/cuda.h"
+#include "vgt/grow.h"
 
 static uint64_t mono_ns(void)
 {
@@ -244,13 +245,8 @@ static vgt_status on_channel(vgt_replay *rp, const vgt_record *rec, vgt_error *e
                     (unsigned long long)rec->seq, e.msg);
         return VGT_OK;
     }
-    if (rp->nchans == rp->cap_chans) {
-        uint32_t nc = rp->cap_chans ? rp->cap_chans * 2 : 8;
-        engine_channel *n = realloc(rp->chans, nc * sizeof *n);
-        if (!n) return VGT_FAIL(err, VGT_E_NOMEM, rec->seq, "replay: out of memory at seq %llu", (unsigned long long)rec->seq);
-        rp->chans = n;
-        rp->cap_chans = nc;
-    }
+    if (vgt_grow(&rp->chans, &rp->cap_chans, rp->nchans + 1ull, 8))
+        return VGT_FAIL(err, VGT_E_NOMEM, rec->seq, "replay: out of memory at seq %llu", (unsigned long long)rec->seq);
     if (vgt_u64map_put(&rp->chan_ix, vgt_u64map_handle_key(c.client, c.handle), rp->nchans))
         return VGT_FAIL(err, VGT_E_NOMEM, rec->seq, "replay: out of memory at seq %llu", (unsigned long long)rec->seq);
     rp->chans[rp->nchans++] = (engine_channel){.client = c.client, .handle = c.handle, .id = id, .cls = mc->rec.cls,

@@ -28,6 +28,7 @@
 #include "engine.h"
 #include "lane_cuda.h"
 #include "vgt/cuda.h"
+#include "vgt/grow.h"
 
 static uint64_t now_ns(void)
 {
@@ -36,16 +37,8 @@ static uint64_t now_ns(void)
     return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
 }
 
-static int grow(void **v, uint32_t *cap, uint32_t n, size_t size)
-{
-    if (n < *cap) return 1;
-    uint32_t nc = *cap ? *cap * 2 : 16;
-    void *p = realloc(*v, nc * size);
-    if (!p) return 0;
-    *v = p, *cap = nc;
-    return 1;
-}
-#define GROW(arr, n, cap) grow((void **)&(arr), &(cap), (n), sizeof *(arr))
+/* Room for one more item in arr (n held, cap allocated); 1 on success, 0 when out of memory. */
+#define GROW(arr, n, cap) (vgt_grow(&(arr), &(cap), (n) + 1ull, 16) == 0)
 
 static vgt_status nomem(vgt_error *err) { return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "lane cuda: out of memory"); }
 
@@ -123,7 +116,7 @@ static vgt_status on_image_ref(lane_cuda *lc, const vgt_record *rec, vgt_error *
 
 static vgt_status add_handle(lc_handle **v, uint32_t *n, uint32_t *cap, lc_handle h, vgt_error *err)
 {
-    if (!grow((void **)v, cap, *n, sizeof **v)) return nomem(err);
+    if (vgt_grow(v, cap, *n + 1ull, 16)) return nomem(err);
     (*v)[(*n)++] = h;
     return VGT_OK;
 }

@@ -20,16 +20,7 @@
 #include "engine.h"
 #include "lane_cuda.h"
 #include "vgt/cuda.h"
-
-static int grow(void **v, uint32_t *cap, uint32_t n, size_t size)
-{
-    if (n < *cap) return 1;
-    uint32_t nc = *cap ? *cap * 2 : 16;
-    void *p = realloc(*v, nc * size);
-    if (!p) return 0;
-    *v = p, *cap = nc;
-    return 1;
-}
+#include "vgt/grow.h"
 
 static const lc_run *run_of(const lane_cuda *lc, uint64_t a)
 {
@@ -64,7 +55,7 @@ static vgt_status place(vgt_replay *rp, lane_cuda *lc, uint64_t va, uint64_t siz
                         (unsigned long long)end, e.msg);
             return VGT_OK;
         }
-        if (!grow((void **)&lc->runs, &lc->capruns, lc->nruns, sizeof *lc->runs))
+        if (vgt_grow(&lc->runs, &lc->capruns, lc->nruns + 1ull, 16))
             return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "lane cuda: out of memory");
         lc->runs[lc->nruns++] = (lc_run){a, end - a, got};
         if (got == a) lc->ranges_kept++;
@@ -87,7 +78,7 @@ vgt_status lc_map_global(lane_cuda *lc, uint64_t cap, uint64_t len, uint64_t rep
             lc->runs[i].len = len, lc->runs[i].rep = rep;
             return VGT_OK;
         }
-    if (!grow((void **)&lc->runs, &lc->capruns, lc->nruns, sizeof *lc->runs))
+    if (vgt_grow(&lc->runs, &lc->capruns, lc->nruns + 1ull, 16))
         return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "lane cuda: out of memory");
     lc->runs[lc->nruns++] = (lc_run){cap, len, rep};
     return VGT_OK;
@@ -212,7 +203,7 @@ vgt_status lc_memory_op(vgt_replay *rp, lane_cuda *lc, const vgt_record *rec, co
         uint8_t *got = read_back(rp, lc, rec, m->src, m->size);
         if (!got) break;
         if ((m->call.flags & VGT_CUDA_MEM_DATA_LATER) || in_graph) {
-            if (!grow((void **)&lc->pending, &lc->cappending, lc->npending, sizeof *lc->pending)) {
+            if (vgt_grow(&lc->pending, &lc->cappending, lc->npending + 1ull, 16)) {
                 free(got);
                 return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "lane cuda: out of memory");
             }
@@ -249,14 +240,13 @@ vgt_status lc_memory_op(vgt_replay *rp, lane_cuda *lc, const vgt_record *rec, co
 void lc_cover(lane_cuda *lc, uint64_t first, uint64_t count)
 {
     if (count > (1u << 20)) count = 1u << 20;
+    if (first > UINT64_MAX - count) return;   /* past any submission the trace can hold */
     uint64_t need = first + count;
-    if (need > lc->capcovered) {
-        uint64_t nc = lc->capcovered ? lc->capcovered : 4096;
-        while (nc < need) nc *= 2;
-        uint8_t *p = realloc(lc->covered, nc / 8);
-        if (!p) return;
-        memset(p + lc->capcovered / 8, 0, (nc - lc->capcovered) / 8);
-        lc->covered = p, lc->capcovered = nc;
+    if (need > lc->capcovered) {   /* grown in bytes (first 512: 4096 bits), the new ones cleared */
+        uint64_t had = lc->capcovered / 8, bytes = had;
+        if (vgt_grow(&lc->covered, &bytes, need / 8 + (need % 8 != 0), 512)) return;
+        memset(lc->covered + had, 0, bytes - had);
+        lc->capcovered = bytes * 8;
     }
     for (uint64_t i = first; i < need; i++) lc->covered[i / 8] |= (uint8_t)(1u << (i % 8));
 }

@@ -51,6 +51,7 @@
 
 #include "engine.h"
 #include "reloc_internal.h"
+#include "vgt/grow.h"
 
 int plan_wanted(const vgt_replay *rp)
 {
@@ -83,18 +84,6 @@ static vgt_record held_at(const vgt_replay *rp, uint64_t i)
     return r;
 }
 
-static vgt_status grow(void **p, uint64_t *cap, uint64_t need, size_t elem, uint64_t first, vgt_error *err)
-{
-    if (need <= *cap) return VGT_OK;
-    uint64_t nc = *cap ? *cap : first;
-    while (nc < need) nc *= 2;
-    void *n = realloc(*p, (size_t)(nc * elem));
-    if (!n) return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "replay: out of memory holding records for the plan");
-    *p = n;
-    *cap = nc;
-    return VGT_OK;
-}
-
 vgt_status plan_hold(vgt_replay *rp, const vgt_record *rec, int *held, vgt_error *err)
 {
     *held = 0;
@@ -108,8 +97,9 @@ vgt_status plan_hold(vgt_replay *rp, const vgt_record *rec, int *held, vgt_error
         return plan_close(rp, err);
     }
     /* small first capacities, doubled as needed: a short trace (or a stream cut early) holds a few records */
-    VGT_TRY(grow((void **)&rp->held, &rp->cap_held, rp->nheld + 1, sizeof *rp->held, 64, err));
-    VGT_TRY(grow((void **)&rp->held_bytes, &rp->cap_held_bytes, rp->held_len + rec->length, 1, 64u << 10, err));
+    if (vgt_grow(&rp->held, &rp->cap_held, rp->nheld + 1, 64) ||
+        vgt_grow(&rp->held_bytes, &rp->cap_held_bytes, rp->held_len + rec->length, 64u << 10))
+        return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "replay: out of memory holding records for the plan");
     rp->held[rp->nheld] = (plan_held){.rec = *rec, .off = rp->held_len};
     rp->held[rp->nheld++].rec.payload = NULL;
     if (rec->length) memcpy(rp->held_bytes + rp->held_len, rec->payload, rec->length);

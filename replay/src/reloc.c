@@ -20,6 +20,7 @@
 
 #include "vgt/replay.h"
 #include "reloc_internal.h"
+#include "vgt/grow.h"
 
 #define RESERVED_ALIGN (1ull << 32)   /* candidate bases: 4 GiB steps, far from driver allocations */
 #define RESERVED_FLOOR (1ull << 36)   /* never below 64 GiB: the low VAs are where drivers allocate */
@@ -243,13 +244,8 @@ static vgt_status add_map(vgt_reloc_plan *p, const vgt_record *rec, vgt_error *e
     if (g.status != 0 || !g.length) return VGT_OK;
     if (p->nmap_ranges == VGT_BACKEND_MAX_MAP_RANGES)
         return VGT_FAIL(err, VGT_E_LIMIT, rec->seq, "more than %u GPU_MAP records", VGT_BACKEND_MAX_MAP_RANGES);
-    if (p->nmap_ranges == p->cap_map_ranges) {
-        uint32_t nc = p->cap_map_ranges ? p->cap_map_ranges * 2 : 256;
-        vgt_reloc_range *m = realloc(p->map_ranges, (size_t)nc * sizeof *m);
-        if (!m) return VGT_FAIL(err, VGT_E_NOMEM, rec->seq, "reloc: out of memory for %u mappings", nc);
-        p->map_ranges = m;
-        p->cap_map_ranges = nc;
-    }
+    if (vgt_grow(&p->map_ranges, &p->cap_map_ranges, p->nmap_ranges + 1ull, 256))
+        return VGT_FAIL(err, VGT_E_NOMEM, rec->seq, "reloc: out of memory for %u mappings", p->nmap_ranges + 1);
     p->map_ranges[p->nmap_ranges++] = (vgt_reloc_range){.va = g.gpu_va, .len = g.length, .seq = rec->seq,
                                                         .space = (uint64_t)g.client << 32 | g.va_space};
     return VGT_OK;

@@ -15,6 +15,7 @@
 #include "vgt/mme_trace.h"
 #include "vgt/nv/clc7c0.h"
 #include "vgt/nv/clcbc0.h"
+#include "vgt/grow.h"
 #include "vgt/nv_facts.h"
 
 #define MAX_MACRO_CHANNELS 256u
@@ -40,14 +41,8 @@ static macro_channel *channel_of(macro_scan *s, uint32_t client, uint32_t channe
 {
     for (uint32_t i = 0; i < s->nchans; i++)
         if (s->chans[i].client == client && s->chans[i].channel == channel) return &s->chans[i];
-    if (s->nchans == s->cap) {
-        uint32_t nc = s->cap ? s->cap * 2 : 4;
-        if (nc > MAX_MACRO_CHANNELS) nc = MAX_MACRO_CHANNELS;
-        macro_channel *n = nc > s->cap ? realloc(s->chans, nc * sizeof *n) : NULL;
-        if (!n) return NULL;
-        s->chans = n;
-        s->cap = nc;
-    }
+    /* doubled from 4, so never past MAX_MACRO_CHANNELS (a power of two) */
+    if (s->nchans == MAX_MACRO_CHANNELS || vgt_grow(&s->chans, &s->cap, s->nchans + 1ull, 4)) return NULL;
     macro_channel *c = &s->chans[s->nchans++];
     memset(c, 0, sizeof *c);
     c->client = client, c->channel = channel;

@@ -25,6 +25,7 @@
 
 #include "engine.h"
 #include "vgt/nv/clcbc0.h"
+#include "vgt/grow.h"
 #include "vgt/synth.h"
 
 #define SKED_WARP_LANES 32u
@@ -69,12 +70,7 @@ static sked_ctx *ctx_of(vgt_replay *rp, const engine_channel *c)
     uint64_t key = vgt_u64map_handle_key(client, handle);
     uint32_t i;
     if (vgt_u64map_get(&g->ix, key, &i)) return &g->ctx[i];
-    if (g->n == g->cap) {
-        uint32_t cap = g->cap ? g->cap * 2 : 8;
-        sked_ctx *n = realloc(g->ctx, cap * sizeof *n);
-        if (!n) return NULL;
-        g->ctx = n, g->cap = cap;
-    }
+    if (vgt_grow(&g->ctx, &g->cap, g->n + 1ull, 8)) return NULL;
     if (vgt_u64map_put(&g->ix, key, g->n) < 0) return NULL;
     g->ctx[g->n] = (sked_ctx){.client = client, .handle = handle};
     return &g->ctx[g->n++];
@@ -150,12 +146,7 @@ int sked_guard_verbatim(vgt_replay *rp, engine_channel *c)
 
 static int push(struct sked_chan *k, const sked_op *o)
 {
-    if (k->n == k->cap) {
-        uint32_t cap = k->cap ? k->cap * 2 : 16;
-        sked_op *n = realloc(k->ops, cap * sizeof *n);
-        if (!n) return 0;
-        k->ops = n, k->cap = cap;
-    }
+    if (vgt_grow(&k->ops, &k->cap, k->n + 1ull, 16)) return 0;
     k->ops[k->n++] = *o;
     return 1;
 }

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "engine.h"
+#include "vgt/grow.h"
 #include "vgt/json.h"
 
 #define STATE_CHUNK 256u
@@ -42,13 +43,7 @@ static char *snapshot(vgt_replay *rp, const state_region *r)
 void state_note(vgt_replay *rp, int semaphore, uint64_t va, uint64_t len, uint64_t seq)
 {
     if (!rp->opt.dump_state || !len || len > STATE_MAX_REGION) return;
-    if (rp->nstate == rp->cap_state) {
-        uint32_t cap = rp->cap_state ? rp->cap_state * 2 : 64;
-        state_region *n = realloc(rp->state, cap * sizeof *n);
-        if (!n) return;   /* a region left out: the file says how many it holds */
-        rp->state = n;
-        rp->cap_state = cap;
-    }
+    if (vgt_grow(&rp->state, &rp->cap_state, rp->nstate + 1ull, 64)) return;   /* a region left out: the file says how many it holds */
     state_region r = {va, len, seq, NULL, (uint8_t)semaphore};
     if (seq != STATE_AT_END && !(r.text = snapshot(rp, &r))) return;
     rp->state[rp->nstate++] = r;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "vgt/cuda.h"
+#include "vgt/grow.h"
 
 typedef struct vgt_cuda_scan_work {
     uint64_t seq;
@@ -48,12 +49,7 @@ static int set_has(const uint64_t *v, uint64_t n, uint64_t k)
 static void set_add(uint64_t **v, uint64_t *n, uint64_t *cap, uint64_t k)
 {
     if (set_has(*v, *n, k)) return;
-    if (*n == *cap) {
-        uint64_t nc = *cap ? *cap * 2 : 64;
-        uint64_t *p = realloc(*v, nc * sizeof *p);
-        if (!p) return;   /* out of memory: the set stays as it is; later references may be reported */
-        *v = p, *cap = nc;
-    }
+    if (vgt_grow(v, cap, *n + 1, 64)) return;   /* out of memory: the set stays as it is; later references may be reported */
     (*v)[(*n)++] = k;
 }
 
@@ -70,12 +66,7 @@ static void note_image(vgt_cuda_scan *s, const vgt_record *r, uint64_t hash, uin
 
 static void keep_work(vgt_cuda_scan *s, const vgt_record *r, const vgt_cuda_call_head *h)
 {
-    if (s->nwork == s->capwork) {
-        uint64_t nc = s->capwork ? s->capwork * 2 : 256;
-        scan_work *p = realloc(s->work, nc * sizeof *p);
-        if (!p) return;
-        s->work = p, s->capwork = nc;
-    }
+    if (vgt_grow(&s->work, &s->capwork, s->nwork + 1, 256)) return;
     s->work[s->nwork++] = (scan_work){r->seq, r->type, *h};
 }
 

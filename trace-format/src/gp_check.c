@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "le.h"
+#include "vgt/grow.h"
 #include "vgt/u64map.h"
 
 typedef struct gp_chan {
@@ -44,11 +45,9 @@ static gp_chan *chan(vgt_gp_check *g, uint32_t client, uint32_t channel, int cre
     uint64_t key = vgt_u64map_handle_key(client, channel);
     if (vgt_u64map_get(&g->index, key, &i)) return &g->chans[i];
     if (!create) return NULL;
-    if (g->n == g->cap) {
-        uint32_t cap = g->cap ? 2 * g->cap : 16;
-        gp_chan *p = realloc(g->chans, cap * sizeof *p);
-        if (!p) { *rc = VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "gp check: out of memory for %u channels", cap); return NULL; }
-        g->chans = p, g->cap = cap;
+    if (vgt_grow(&g->chans, &g->cap, g->n + 1ull, 16)) {
+        *rc = VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "gp check: out of memory for %u channels", g->n + 1);
+        return NULL;
     }
     if (vgt_u64map_put(&g->index, key, g->n) < 0) {
         *rc = VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "gp check: out of memory for %u channels", g->n + 1);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "model_impl.h"
+#include "vgt/grow.h"
 
 /* Below this, a copy costs less than the bookkeeping (ring entries are 8 bytes). */
 #define LEND_MIN 512u
@@ -23,13 +24,7 @@ static int note(vgt_model *m, model_page *p)
 {
     model_loan *l = &m->loans[m->nloans - 1];
     if (p->listed_id == l->id) return 1;
-    if (l->nvas == l->vascap) {
-        uint32_t ncap = l->vascap ? 2 * l->vascap : 256;
-        uint64_t *q = realloc(l->vas, sizeof *q * ncap);
-        if (!q) return 0;
-        l->vas = q;
-        l->vascap = ncap;
-    }
+    if (vgt_grow(&l->vas, &l->vascap, l->nvas + 1ull, 256)) return 0;
     l->vas[l->nvas++] = p->va;
     p->listed_id = l->id;
     return 1;
@@ -97,13 +92,7 @@ int vgt_model_lend(vgt_model *m, uint64_t id, const void *bytes, uint64_t len)
 {
     m->cur_loan = 0;
     if (!id || !bytes || find(m, id) >= 0 || (uintptr_t)bytes + len < (uintptr_t)bytes) return 0;
-    if (m->nloans == m->loancap) {
-        uint32_t ncap = m->loancap ? 2 * m->loancap : 8;
-        model_loan *q = realloc(m->loans, sizeof *q * ncap);
-        if (!q) return 0;
-        m->loans = q;
-        m->loancap = ncap;
-    }
+    if (vgt_grow(&m->loans, &m->loancap, m->nloans + 1ull, 8)) return 0;
     m->loans[m->nloans++] = (model_loan){id, (uintptr_t)bytes, (uintptr_t)bytes + len, NULL, 0, 0};
     m->cur_loan = 1;
     return 1;

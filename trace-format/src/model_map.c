@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "model_impl.h"
+#include "vgt/grow.h"
 
 struct map_node {
     vgt_model_mapping m;
@@ -108,12 +109,10 @@ static vgt_status new_node(vgt_model *m, uint32_t *out, vgt_error *err)
         return VGT_OK;
     }
     if (m->nnodes == m->nodecap) {
-        uint32_t ncap = m->nodecap ? 2 * m->nodecap : 64;
-        struct map_node *q = realloc(m->nodes, sizeof *q * ncap);
-        if (!q) return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "model: no memory for %u mappings", ncap);
-        m->nodes = q;
-        m->nodecap = ncap;
-        if (m->nnodes == 0) m->nnodes = 1;   /* node 0 is NONE */
+        uint64_t need = (m->nnodes ? m->nnodes : 1) + 1ull;   /* node 0 is NONE */
+        if (vgt_grow(&m->nodes, &m->nodecap, need, 64))
+            return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "model: no memory for %llu mappings", (unsigned long long)need);
+        if (m->nnodes == 0) m->nnodes = 1;
     }
     *out = m->nnodes++;
     return VGT_OK;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "model_impl.h"
+#include "vgt/grow.h"
 
 #define PAGE VGT_MODEL_PAGE_SIZE
 
@@ -15,13 +16,8 @@ static vgt_status new_page(vgt_model *m, uint64_t va, model_page **out, vgt_erro
         return VGT_FAIL(err, VGT_E_LIMIT, VGT_NO_OFFSET,
                         "model memory limit of %llu bytes reached at GPU VA 0x%llx (%u pages held)",
                         (unsigned long long)m->mem_limit, (unsigned long long)va, m->npages);
-    if (m->npages == m->pagecap) {
-        uint32_t ncap = m->pagecap ? 2 * m->pagecap : 256;
-        model_page *q = realloc(m->pages, sizeof *q * ncap);
-        if (!q) return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "model: no memory for %u pages", ncap);
-        m->pages = q;
-        m->pagecap = ncap;
-    }
+    if (vgt_grow(&m->pages, &m->pagecap, m->npages + 1ull, 256))
+        return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "model: no memory for %u pages", m->npages + 1);
     model_page *p = &m->pages[m->npages];
     p->va = va;
     p->bytes = calloc(1, PAGE);

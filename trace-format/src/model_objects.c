@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "model_impl.h"
+#include "vgt/grow.h"
 
 static vgt_status nomem(vgt_error *err, const char *what)
 {
@@ -85,15 +86,11 @@ vgt_status model_object_add(vgt_model *m, const vgt_model_object *o, vgt_error *
         child_count(m, o->client, o->parent, o->handle, +1);
         return VGT_OK;
     }
-    if (m->nobj == m->objcap) {
-        uint32_t ncap = m->objcap ? 2 * m->objcap : 256;
-        vgt_model_object *q = realloc(m->objs, sizeof *q * ncap);
-        if (!q) return nomem(err, "objects");
-        m->objs = q;
-        uint32_t *c = realloc(m->nchild, sizeof *c * ncap);
-        if (!c) return nomem(err, "objects");
-        m->nchild = c;
-        m->objcap = ncap;
+    if (m->nobj == m->objcap) {   /* objs[] and nchild[] share objcap: the smaller of the two grown */
+        uint32_t ocap = m->objcap, ccap = m->objcap;
+        if (vgt_grow(&m->objs, &ocap, m->nobj + 1ull, 256) || vgt_grow(&m->nchild, &ccap, m->nobj + 1ull, 256))
+            return nomem(err, "objects");
+        m->objcap = ocap < ccap ? ocap : ccap;
     }
     if (u64map_put(&m->objmap, model_key(o->client, o->handle), m->nobj)) return nomem(err, "the object map");
     m->objs[m->nobj] = *o;
@@ -127,14 +124,10 @@ vgt_status model_object_free(vgt_model *m, uint32_t client, uint32_t handle, vgt
             const vgt_model_object *o = &m->objs[i];
             if (o->client != client || in_set(&members, o->handle)) continue;
             if (handle != client && !in_set(&members, o->parent)) continue;
-            if (n == cap) {
-                uint32_t *q = realloc(set, sizeof *set * (cap *= 2));
-                if (!q) {
-                    free(set);
-                    u64map_free(&members);
-                    return nomem(err, "a free");
-                }
-                set = q;
+            if (vgt_grow(&set, &cap, n + 1ull, 16)) {
+                free(set);
+                u64map_free(&members);
+                return nomem(err, "a free");
             }
             if (u64map_put(&members, o->handle, n)) {
                 free(set);
@@ -164,15 +157,11 @@ vgt_status model_object_free(vgt_model *m, uint32_t client, uint32_t handle, vgt
 vgt_status model_channel_add(vgt_model *m, const vgt_rec_channel *c, uint64_t seq, vgt_error *err)
 {
     remove_channel(m, c->client, c->handle);
-    if (m->nch == m->chcap) {
-        uint32_t ncap = m->chcap ? 2 * m->chcap : 16;
-        vgt_model_channel *q = realloc(m->chans, sizeof *q * ncap);
-        if (!q) return nomem(err, "channels");
-        m->chans = q;
-        uint8_t *d = realloc(m->chdead, ncap);
-        if (!d) return nomem(err, "channels");
-        m->chdead = d;
-        m->chcap = ncap;
+    if (m->nch == m->chcap) {   /* chans[] and chdead[] share chcap: the smaller of the two grown */
+        uint32_t ncap = m->chcap, dcap = m->chcap;
+        if (vgt_grow(&m->chans, &ncap, m->nch + 1ull, 16) || vgt_grow(&m->chdead, &dcap, m->nch + 1ull, 16))
+            return nomem(err, "channels");
+        m->chcap = ncap < dcap ? ncap : dcap;
     }
     m->chdead[m->nch] = 0;
     if (u64map_put(&m->chmap, model_key(c->client, c->handle), m->nch)) return nomem(err, "channels");

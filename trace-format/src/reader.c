@@ -20,6 +20,7 @@
 
 #include "le.h"
 #include "reader_impl.h"
+#include "vgt/grow.h"
 #include "vgt/io.h"
 
 vgt_status reader_read_at(vgt_reader *r, void *p, uint64_t n, uint64_t off, uint64_t *got, vgt_error *err)
@@ -198,13 +199,9 @@ vgt_status vgt_reader_next(vgt_reader *r, vgt_record *rec, vgt_error *err)
 vgt_status vgt_reader_hold(vgt_reader *r, uint64_t *id, const uint8_t **bytes, uint64_t *len, vgt_error *err)
 {
     if (!r->have_chunk) return VGT_FAIL(err, VGT_E_NOT_FOUND, VGT_NO_OFFSET, "no chunk was read yet to hold");
-    if (r->nheld == r->heldcap) {   /* room now: leaving the chunk (reader_detach_held) cannot fail */
-        uint32_t ncap = r->heldcap ? 2 * r->heldcap : 8;
-        struct held_chunk *q = realloc(r->held, sizeof *q * ncap);
-        if (!q) return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "no memory to hold a chunk");
-        r->held = q;
-        r->heldcap = ncap;
-    }
+    /* room now: leaving the chunk (reader_detach_held) cannot fail */
+    if (vgt_grow(&r->held, &r->heldcap, r->nheld + 1ull, 8))
+        return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "no memory to hold a chunk");
     if (!r->hold_id) r->hold_id = ++r->next_hold_id;
     *id = r->hold_id;
     *bytes = r->view;

@@ -7,18 +7,13 @@
 
 #include "le.h"
 #include "reader_impl.h"
+#include "vgt/grow.h"
 
 #define MAX_INDEX_ENTRIES (1u << 26)   /* 4.5 PB of 64 MiB chunks: only a bound for streams */
 
 vgt_chunk_info *reader_chunk_push(vgt_chunk_info **a, uint32_t *n, uint32_t *cap)
 {
-    if (*n == *cap) {
-        uint32_t ncap = *cap ? 2 * *cap : 64;
-        vgt_chunk_info *q = realloc(*a, sizeof *q * ncap);
-        if (!q) return NULL;
-        *a = q;
-        *cap = ncap;
-    }
+    if (vgt_grow(a, cap, *n + 1ull, 64)) return NULL;
     vgt_chunk_info *c = &(*a)[(*n)++];
     memset(c, 0, sizeof *c);
     return c;

@@ -9,6 +9,7 @@
 #include "writer_impl.h"
 
 #define EMIT_JOIN_MAX (64u << 10)   /* payloads up to this size are written with their header in one call */
+#include "vgt/grow.h"
 #include "vgt/io.h"
 
 ZSTD_CCtx *chunk_cctx_new(const vgt_writer_options *o)
@@ -81,13 +82,8 @@ static vgt_status fail_write(vgt_writer *w, const chunk_job *j, uint64_t start, 
 
 static vgt_status add_index(vgt_writer *w, const chunk_header *h, uint64_t off, vgt_error *err)
 {
-    if (w->nindex == w->index_cap) {
-        uint32_t ncap = w->index_cap ? 2 * w->index_cap : 64;
-        vgt_chunk_info *q = realloc(w->index, sizeof *q * ncap);
-        if (!q) return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "no memory for %u index entries", ncap);
-        w->index = q;
-        w->index_cap = ncap;
-    }
+    if (vgt_grow(&w->index, &w->index_cap, w->nindex + 1ull, 64))
+        return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "no memory for %u index entries", w->nindex + 1);
     w->index[w->nindex++] = chunk_info_make(h, off, w->total_submits);
     return VGT_OK;
 }
