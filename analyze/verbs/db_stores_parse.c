@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "db_stores.h"
+#include "vgt/grow.h"
 
 enum field_type { F_U64, F_U32, F_I64_OR_NONE, F_U32_OR_NULL, F_U63_OR_NULL, F_NAME };
 
@@ -296,16 +297,9 @@ static vgt_status add_row(db_stores *s, const db_store_row *row, vgt_error *err)
     if (s->n == DB_STORES_MAX_ROWS)
         return vgt_fail(err, VGT_E_LIMIT, VGT_NO_OFFSET, "stores file %s line %llu: more than %u rows", s->path,
                         (unsigned long long)row->line, DB_STORES_MAX_ROWS);
-    if (s->n == s->cap) {
-        uint64_t nc = s->cap ? s->cap * 2 : 256;
-        if (nc > DB_STORES_MAX_ROWS) nc = DB_STORES_MAX_ROWS;
-        db_store_row *n = realloc(s->rows, nc * sizeof *n);
-        if (!n)
-            return vgt_fail(err, VGT_E_NOMEM, VGT_NO_OFFSET, "stores file %s: no memory for %llu rows", s->path,
-                            (unsigned long long)nc);
-        s->rows = n;
-        s->cap = nc;
-    }
+    if (vgt_grow(&s->rows, &s->cap, s->n + 1, 256))
+        return vgt_fail(err, VGT_E_NOMEM, VGT_NO_OFFSET, "stores file %s: no memory for %llu rows", s->path,
+                        (unsigned long long)(s->n + 1));
     s->rows[s->n++] = *row;
     return VGT_OK;
 }

@@ -11,6 +11,7 @@
 #include "walk_filter.h"
 #include "vgt/cli.h"
 #include "vgt/draws.h"
+#include "vgt/grow.h"
 
 typedef struct draws_out {
     int json, first_draw;
@@ -44,13 +45,7 @@ static int on_window(void *ctx, const vgt_draw_quiet_window *w)
     if (o->has_draw) return 0;
     o->windows++;
     if (!o->json) { vgt_draw_quiet_window_print_text(stdout, w); return 0; }
-    if (o->nwin == o->capwin) {
-        uint32_t cap = o->capwin ? o->capwin * 2 : 8;
-        vgt_draw_quiet_window *p = realloc(o->win, cap * sizeof *p);
-        if (!p) { o->nomem = 1; return 1; }
-        o->win = p;
-        o->capwin = cap;
-    }
+    if (vgt_grow(&o->win, &o->capwin, o->nwin + 1ull, 8)) { o->nomem = 1; return 1; }
     o->win[o->nwin++] = *w;
     return 0;
 }

@@ -15,6 +15,7 @@
 #include "walk_filter.h"
 #include "vgt/classes.h"
 #include "vgt/cli.h"
+#include "vgt/grow.h"
 #include "vgt/mme_trace.h"
 
 #define MME_MAX_ROWS (1u << 20)       /* (submission, macro version) count rows kept */
@@ -60,12 +61,9 @@ static void count_row(mme_cli *c, const vgt_mme_trace_call *k)
             return;
         }
     }
-    if (c->nrows == c->rows_cap) {
-        uint32_t cap = c->rows_cap ? c->rows_cap * 2 : 256;
-        sub_row *p = cap <= MME_MAX_ROWS ? realloc(c->rows, cap * sizeof *p) : NULL;
-        if (!p) { c->rows_dropped++; return; }
-        c->rows = p;
-        c->rows_cap = cap;
+    if (c->nrows == MME_MAX_ROWS || vgt_grow(&c->rows, &c->rows_cap, c->nrows + 1ull, 256)) {
+        c->rows_dropped++;
+        return;
     }
     c->rows[c->nrows++] = (sub_row){k->submission, k->seq, k->channel, k->index, version, 1, k->categories};
 }

@@ -32,6 +32,7 @@
 #include "vgt/classes.h"
 #include "vgt/cli.h"
 #include "vgt/cuda.h"
+#include "vgt/grow.h"
 #include "vgt/model.h"
 #include "vgt/nv_abi.h"
 #include "vgt/trace.h"
@@ -101,16 +102,11 @@ static vgt_status track_put(tracked_set *s, tracked t, int replace_same_handle, 
             s->v[i] = t;
             return VGT_OK;
         }
-    if (s->n == s->cap) {
-        uint32_t cap = s->cap ? 2 * s->cap : 64;
-        if (cap > MAX_TRACKED)
-            return VGT_FAIL(err, VGT_E_LIMIT, VGT_NO_OFFSET, "slice: more than %u live CPU mappings or tokens",
-                            MAX_TRACKED);
-        tracked *v = realloc(s->v, cap * sizeof *v);
-        if (!v) return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "slice: out of memory");
-        s->v = v;
-        s->cap = cap;
-    }
+    if (s->n == MAX_TRACKED)
+        return VGT_FAIL(err, VGT_E_LIMIT, VGT_NO_OFFSET, "slice: more than %u live CPU mappings or tokens",
+                        MAX_TRACKED);
+    if (vgt_grow(&s->v, &s->cap, s->n + 1ull, 64))
+        return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "slice: out of memory");
     s->v[s->n++] = t;
     return VGT_OK;
 }
@@ -139,12 +135,8 @@ static int cuda_defines(const vgt_record *r)
 static vgt_status track(slice_plan *p, const vgt_record *r, vgt_error *err)
 {
     if (cuda_defines(r)) {
-        if (p->ncuda == p->capcuda) {
-            uint32_t cap = p->capcuda ? 2 * p->capcuda : 64;
-            uint64_t *v = realloc(p->cuda, cap * sizeof *v);
-            if (!v) return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "slice: out of memory");
-            p->cuda = v, p->capcuda = cap;
-        }
+        if (vgt_grow(&p->cuda, &p->capcuda, p->ncuda + 1ull, 64))
+            return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "slice: out of memory");
         p->cuda[p->ncuda++] = r->seq;
         return VGT_OK;
     }
@@ -248,15 +240,10 @@ static void keep_channel(void *ctx, vgt_walk_channel *c)
     slice_plan *p = ctx;
     slice_derive_on_channel_end(p->derive, c);
     if (p->cb_status != VGT_OK) return;
-    if (p->nchans == p->capchans) {
-        uint32_t cap = p->capchans ? 2 * p->capchans : 16;
-        chan_state *v = cap <= MAX_CHANNEL_STATES ? realloc(p->chans, cap * sizeof *v) : NULL;
-        if (!v) {
-            p->cb_status = VGT_FAIL(p->err, VGT_E_NOMEM, VGT_NO_OFFSET, "slice: no memory for %u channel states", cap);
-            return;
-        }
-        p->chans = v;
-        p->capchans = cap;
+    if (p->nchans == MAX_CHANNEL_STATES || vgt_grow(&p->chans, &p->capchans, p->nchans + 1ull, 16)) {
+        p->cb_status = VGT_FAIL(p->err, VGT_E_NOMEM, VGT_NO_OFFSET, "slice: no memory for %u channel states",
+                                p->nchans + 1);
+        return;
     }
     p->chans[p->nchans++] = (chan_state){c->client, c->handle, c->alloc_seq, c->state_seq, c->pb};
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "vgt/events.h"
+#include "vgt/grow.h"
 
 #define MAX_COPY (64u << 20)          /* bytes of one copy derived; a larger one is counted as skipped */
 #define MAX_RANGES (1u << 20)         /* merged written ranges kept; past it, writes are skipped */
@@ -82,14 +83,9 @@ static int add_range(slice_derive *d, range_set *r, uint64_t va, uint64_t n)
 {
     if (r->n == r->cap) {
         merge_ranges(r);
-        if (r->n == r->cap) {
-            if (r->cap == MAX_RANGES) return 1;
-            uint32_t cap = r->cap ? 2 * r->cap : 256;
-            slice_range *v = realloc(r->v, cap * sizeof *v);
-            if (!v) return fail(d, VGT_FAIL(&d->err, VGT_E_NOMEM, VGT_NO_OFFSET, "slice: no memory for %u ranges", cap));
-            r->v = v;
-            r->cap = cap;
-        }
+        if (r->n == MAX_RANGES) return 1;
+        if (vgt_grow(&r->v, &r->cap, r->n + 1ull, 256))
+            return fail(d, VGT_FAIL(&d->err, VGT_E_NOMEM, VGT_NO_OFFSET, "slice: no memory for %u ranges", r->n + 1));
     }
     r->v[r->n++] = (slice_range){va, va + n};
     r->merged = 0;

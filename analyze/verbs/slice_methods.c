@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "vgt/classes.h"
+#include "vgt/grow.h"
 #include "vgt/mme.h"
 #include "vgt/u64map.h"
 
@@ -145,13 +146,8 @@ static chan_methods *chan_for(slice_methods *sm, const vgt_walk_channel *wc)
         fail(sm, VGT_E_LIMIT, "more than 4096 channels with engine state");
         return NULL;
     }
-    if (sm->n == sm->cap) {
-        uint32_t cap = sm->cap ? 2 * sm->cap : 16;
-        chan_methods **v = realloc(sm->v, cap * sizeof *v);
-        if (!v) return fail(sm, VGT_E_NOMEM, "no memory for channels"), NULL;
-        sm->v = v;
-        sm->cap = cap;
-    }
+    if (vgt_grow(&sm->v, &sm->cap, sm->n + 1ull, 16))
+        return fail(sm, VGT_E_NOMEM, "no memory for channels"), NULL;
     chan_methods *c = calloc(1, sizeof *c);
     if (!c || vgt_u64map_put(&sm->ix, vgt_u64map_handle_key(wc->client, wc->handle), sm->n)) {
         free(c);
@@ -234,13 +230,8 @@ static vgt_status add(out_list *o, uint32_t subch, uint32_t method, uint32_t val
 {
     if (o->n == MAX_WRITES)
         return VGT_FAIL(err, VGT_E_LIMIT, VGT_NO_OFFSET, "slice: more than %u state writes for one channel", MAX_WRITES);
-    if (o->n == o->cap) {
-        uint32_t cap = o->cap ? 2 * o->cap : 256;
-        vgt_state_method *v = realloc(o->v, cap * sizeof *v);
-        if (!v) return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "slice: no memory for %u state writes", cap);
-        o->v = v;
-        o->cap = cap;
-    }
+    if (vgt_grow(&o->v, &o->cap, o->n + 1ull, 256))
+        return VGT_FAIL(err, VGT_E_NOMEM, VGT_NO_OFFSET, "slice: no memory for %u state writes", o->n + 1);
     o->v[o->n++] = (vgt_state_method){subch, method, value};
     return VGT_OK;
 }

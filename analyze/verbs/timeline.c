@@ -20,6 +20,7 @@
 #include "vgt/classes.h"
 #include "vgt/cli.h"
 #include "vgt/events.h"
+#include "vgt/grow.h"
 #include "vgt/json.h"
 #include "vgt/outfile.h"
 #include "vgt/rows.h"
@@ -85,7 +86,7 @@ static void meta(tl *t, const char *what, int pid, uint64_t tid, const char *nam
 typedef struct chan_list {
     uint64_t *handle;
     uint32_t *cls;
-    uint32_t n, cap;
+    uint32_t n, caphandle, capcls;   /* two capacities: one array may grow before the other fails */
     vgt_u64map ix;            /* handle -> index */
 } chan_list;
 
@@ -96,15 +97,8 @@ static uint32_t chan_tid(chan_list *c, uint64_t handle, uint32_t cls)
         if (!c->cls[i]) c->cls[i] = cls;
         return i + 1;
     }
-    if (c->n == c->cap) {
-        uint32_t cap = c->cap ? 2 * c->cap : 16;
-        uint64_t *h = realloc(c->handle, cap * sizeof *h);
-        if (h) c->handle = h;
-        uint32_t *k = h ? realloc(c->cls, cap * sizeof *k) : NULL;
-        if (!k) return 0;
-        c->cls = k;
-        c->cap = cap;
-    }
+    if (vgt_grow(&c->handle, &c->caphandle, c->n + 1ull, 16) || vgt_grow(&c->cls, &c->capcls, c->n + 1ull, 16))
+        return 0;
     if (vgt_u64map_put(&c->ix, handle, c->n)) return 0;
     c->handle[c->n] = handle;
     c->cls[c->n] = cls;

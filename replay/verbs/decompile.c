@@ -20,6 +20,7 @@
 
 #include "vgt/classes.h"
 #include "vgt/cli.h"
+#include "vgt/grow.h"
 #include "vgt/launch_desc.h"
 #include "vgt/model.h"
 #include "vgt/replay.h"
@@ -486,14 +487,9 @@ static void snapshot_all(dc_cli *c)
 
 static void keep_method(dc_cli *c, uint32_t sub, const vgt_method *m)
 {
-    if (c->nmethods == c->cap_methods) {
-        uint32_t cap = c->cap_methods ? c->cap_methods * 2 : 4096;
-        dc_method *n = cap <= DC_MAX_METHODS ? realloc(c->methods, cap * sizeof *n) : NULL;
-        if (!n) {
-            c->rc = VGT_FAIL(&c->err, VGT_E_LIMIT, VGT_NO_OFFSET, "more than %u methods in the window", DC_MAX_METHODS);
-            return;
-        }
-        c->methods = n, c->cap_methods = cap;
+    if (c->nmethods == DC_MAX_METHODS || vgt_grow(&c->methods, &c->cap_methods, c->nmethods + 1ull, 4096)) {
+        c->rc = VGT_FAIL(&c->err, VGT_E_LIMIT, VGT_NO_OFFSET, "more than %u methods in the window", DC_MAX_METHODS);
+        return;
     }
     c->methods[c->nmethods++] = (dc_method){.sub = sub, .subch = (uint8_t)m->subch, .cls = m->cls, .mthd = m->mthd,
                                             .data = m->data};

@@ -9,6 +9,7 @@
 #include "replay_live.h"
 #include "replay_out.h"
 #include "vgt/cli.h"
+#include "vgt/grow.h"
 #include "vgt/outfile.h"
 #include "vgt/replay.h"
 #include "vgt/trace.h"
@@ -48,19 +49,9 @@ static const char *event_name(int kind)
 
 static void keep_json(cli *c, const vgt_replay_report *r)
 {
-    if (c->nlines >= MAX_JSON_REPORTS) {
+    if (c->nlines >= MAX_JSON_REPORTS || vgt_grow(&c->lines, &c->caplines, c->nlines + 1, 64)) {
         c->dropped++;
         return;
-    }
-    if (c->nlines == c->caplines) {
-        uint64_t nc = c->caplines ? c->caplines * 2 : 64;
-        char **n = realloc(c->lines, nc * sizeof *n);
-        if (!n) {
-            c->dropped++;
-            return;
-        }
-        c->lines = n;
-        c->caplines = nc;
     }
     char *buf = NULL;
     size_t len = 0;

@@ -6,6 +6,7 @@
 #include "replay_out.h"
 #include "vgt/cli.h"
 #include "vgt/draws.h"
+#include "vgt/grow.h"
 
 typedef struct cut_list {
     vgt_replay_draw_cut *v;
@@ -16,15 +17,9 @@ typedef struct cut_list {
 static int on_draw(void *ctx, const vgt_draw_info *d)
 {
     cut_list *l = ctx;
-    if (l->n == l->cap) {
-        uint32_t nc = l->cap ? l->cap * 2 : 64;
-        vgt_replay_draw_cut *n = nc > l->cap ? realloc(l->v, (size_t)nc * sizeof *n) : NULL;
-        if (!n) {
-            l->oom = 1;
-            return 1;
-        }
-        l->v = n;
-        l->cap = nc;
+    if (vgt_grow(&l->v, &l->cap, l->n + 1ull, 64)) {
+        l->oom = 1;
+        return 1;
     }
     l->v[l->n++] = (vgt_replay_draw_cut){.seq = d->pos.seq, .entry = d->pos.entry, .dword = d->pos.dword,
                                          .number = d->number};

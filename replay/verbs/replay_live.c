@@ -8,6 +8,7 @@
 
 #include "replay_live.h"
 #include "vgt/cli.h"
+#include "vgt/grow.h"
 #include "vgt/trace.h"
 
 #define LIVE_MAX_SAMPLES (16u << 20)   /* per series; later submissions are written to FILE, not summarized */
@@ -36,11 +37,12 @@ static int keep(live_out *l, const int64_t *v)
 {
     if (l->n == l->cap) {
         if (l->cap >= LIVE_MAX_SAMPLES) return -1;
-        uint64_t nc = l->cap ? l->cap * 2 : 4096;
+        /* every series grows from the one shared capacity to the same new one; when one fails, those grown so
+         * far keep their samples and the shared capacity stays */
+        uint64_t nc = l->cap;
         for (int i = 0; i < S_N; i++) {
-            int64_t *a = realloc(l->series[i], nc * sizeof *a);
-            if (!a) return -1;   /* the series grown so far keep their samples; cap stays */
-            l->series[i] = a;
+            nc = l->cap;
+            if (vgt_grow(&l->series[i], &nc, l->n + 1, 4096)) return -1;
         }
         l->cap = nc;
     }

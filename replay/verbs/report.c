@@ -15,6 +15,7 @@
 #include "vgt/backend.h"
 #include "vgt/classes.h"
 #include "vgt/cli.h"
+#include "vgt/grow.h"
 #include "vgt/mme_trace.h"
 #include "vgt/outfile.h"
 #include "vgt/replay.h"
@@ -111,14 +112,7 @@ static int on_batch(void *ctx, int table, const void *rows, uint32_t n)
         const vgt_row_macro_call *c = rows;
         for (uint32_t i = 0; i < n; i++) count_call(g, &c[i]);
     } else if (table == VGT_ROWS_SUBMITS) {
-        if (g->nsubs + n > g->capsubs) {
-            uint64_t cap = g->capsubs ? g->capsubs : 1024;
-            while (cap < g->nsubs + n) cap *= 2;
-            vgt_row_submit *p = realloc(g->subs, cap * sizeof *p);
-            if (!p) return g->nomem = 1;
-            g->subs = p;
-            g->capsubs = cap;
-        }
+        if (vgt_grow(&g->subs, &g->capsubs, g->nsubs + n, 1024)) return g->nomem = 1;
         memcpy(g->subs + g->nsubs, rows, (size_t)n * sizeof *g->subs);
         g->nsubs += n;
     }
@@ -384,18 +378,16 @@ static int read_file(const char *path, uint8_t **buf, size_t *len)
 {
     FILE *f = fopen(path, "rb");
     if (!f) return -1;
-    size_t cap = 1 << 16, n = 0;
-    uint8_t *b = malloc(cap);
-    for (size_t k; b && (k = fread(b + n, 1, cap - n, f)) > 0;) {
-        n += k;
-        if (n == cap) {
-            uint8_t *nb = realloc(b, cap *= 2);
-            if (!nb) { free(b); b = NULL; }
-            else b = nb;
-        }
+    uint8_t *b = NULL;
+    uint64_t cap = 0;
+    size_t n = 0;
+    int nomem = 0;
+    for (size_t k;; n += k) {   /* each read has room for one byte at least: the file ends when it gets none */
+        if (vgt_grow(&b, &cap, n + 1ull, 1 << 16)) { nomem = 1; break; }
+        if (!(k = fread(b + n, 1, cap - n, f))) break;
     }
     fclose(f);
-    if (!b) return -1;
+    if (nomem) { free(b); return -1; }
     *buf = b;
     *len = n;
     return 0;
