@@ -57,7 +57,7 @@ pack() {
     ln .carry/capture/bin/vgt .carry/bench/bin/vgt || return 2   # a hard link: stored once
     cp build-capture/bench/bench_decode build-capture/bench/bench_chunks build-capture/bench/bench_db_baseline \
        build-capture/bench/bench_replay .carry/bench/bench/ || return 2
-    # bench/decode's baseline is the zstd program, which a GPU machine may lack (Debian's links libzstd in)
+    # bench/decode's baseline is the zstd program, which a GPU machine may lack (Debian's has libzstd built in)
     if command -v zstd >/dev/null; then mkdir -p .carry/bench/tools && cp "$(command -v zstd)" .carry/bench/tools/; fi
     local d dirs=()
     for d in capture workloads mmeagree bench; do [ -d ".carry/$d" ] && dirs+=(".carry/$d"); done
