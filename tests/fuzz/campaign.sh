@@ -123,7 +123,12 @@ record() {
             }' "$STATE" "$res" >"$tmp"
         mv "$tmp" "$STATE"
     fi
-    # the committed corpus sizes, as they are now
+    refresh_counts
+}
+
+# The state's committed corpus sizes, as they are now, and the table rewritten.
+refresh_counts() {
+    [ -f "$STATE" ] || return 0
     local tmp t
     tmp=$(mktemp)
     while IFS= read -r line; do
@@ -238,6 +243,7 @@ minimize() {
     local t bad=0 targets=("$@")
     [ ${#targets[@]} -gt 0 ] || mapfile -t targets < <(all_targets)
     for t in "${targets[@]}"; do minimize_one "$t" || bad=1; done
+    refresh_counts
     return $bad
 }
 
