@@ -832,6 +832,23 @@ static int dread_words(const dmacro *d, uint32_t *w, uint32_t *n)
  * slot 4, call macro d with k, probe again into slots 3 and 5. Returns 1 when the hardware completed it (in dry runs:
  * when it would be submitted); our macros must end cleanly in the simulator, which predicted d with the hardware's
  * shadow values separately (sim_macro). */
+/* The stream's end: what the gate refused or the simulator failed is not submitted (why says so); a dry run stops
+ * here; otherwise the stream runs on c. 1 when it ran (or would, dry). */
+static int s_submit(hw *h, vgt_gpu_chan *c, stream *s, char *why, size_t cap)
+{
+    s_end(s);
+    if (s->refused[0]) { snprintf(why, cap, "%s", s->refused); return 0; }
+    if (s->st != VGT_OK) { snprintf(why, cap, "simulator feed: %.200s", s->err.msg); return 0; }
+    for (uint32_t i = 0; i < s->ncalls; i++)
+        if (s->calls[i].status != VGT_OK && s->calls[i].macro != 0) {
+            snprintf(why, cap, "simulator: macro %u %s", s->calls[i].macro, vgt_mme_error_name(s->calls[i].error));
+            return 0;
+        }
+    if (dry) return 1;
+    uint32_t rc;
+    return hw_run(h, c, s, &rc, why, cap);
+}
+
 static int run_dm(hw *h, vgt_gpu_chan *c, const dmacro *d, const cap_call *k, const uint32_t *zw, uint32_t nzw,
                   const uint32_t *pm, uint32_t npm, const uint32_t *dm, uint32_t ndm, char *why, size_t cap)
 {
@@ -880,17 +897,7 @@ static int run_dm(hw *h, vgt_gpu_chan *c, const dmacro *d, const cap_call *k, co
         if (npm) s_call(&s, 2, op[3], 2, 0);
         if (ndm) s_call(&s, 3, op[5], 2, 0);
     }
-    s_end(&s);
-    if (s.refused[0]) { snprintf(why, cap, "%s", s.refused); return 0; }
-    if (s.st != VGT_OK) { snprintf(why, cap, "simulator feed: %.200s", s.err.msg); return 0; }
-    for (uint32_t i = 0; i < s.ncalls; i++)
-        if (s.calls[i].status != VGT_OK && s.calls[i].macro != 0) {
-            snprintf(why, cap, "simulator: macro %u %s", s.calls[i].macro, vgt_mme_error_name(s.calls[i].error));
-            return 0;
-        }
-    if (dry) return 1;
-    uint32_t rc;
-    return hw_run(h, c, &s, &rc, why, cap);
+    return s_submit(h, c, &s, why, cap);
 }
 
 /* The shadow check of methods a macro run left unchanged: each written directly (the value the simulator says the
@@ -914,12 +921,7 @@ static int run_direct(hw *h, vgt_gpu_chan *c, uint32_t cls, const uint32_t *pm, 
     uint64_t o = sys(OUT_OFF + 3 * OUT_SLOT);
     const uint32_t op[2] = { (uint32_t)(o >> 32), (uint32_t)o };
     s_call(&s, 2, op, 2, 0);
-    s_end(&s);
-    if (s.refused[0]) { snprintf(why, cap, "%s", s.refused); return 0; }
-    if (s.st != VGT_OK) { snprintf(why, cap, "simulator feed: %.200s", s.err.msg); return 0; }
-    if (dry) return 1;
-    uint32_t rc;
-    return hw_run(h, c, &s, &rc, why, cap);
+    return s_submit(h, c, &s, why, cap);
 }
 
 #define MAX_DRAM 256u   /* data-RAM words one run compares */

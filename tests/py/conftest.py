@@ -44,6 +44,14 @@ def check_exit(trace):
     return 1 if (REPO / "corpus" / "goldens" / f"{Path(trace).stem}.mismatches").exists() else 0
 
 
+def fnv1a64(data):
+    """FNV-1a 64 of bytes, as the corpus workloads hash their results (corpus/workloads/wl_common.h)."""
+    h = 0xCBF29CE484222325
+    for b in data:
+        h = ((h ^ b) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return h
+
+
 def run_vgt(vgt_bin, *args, check=None, timeout=120):
     """Run `vgt args...`; returns CompletedProcess (text). check=N asserts the exit code is N."""
     r = subprocess.run([str(vgt_bin), *map(str, args)], capture_output=True, text=True, timeout=timeout)

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import fnv1a64
 import vgtrace
 from vgtrace.reader import iter_stream
 from vgtrace.writer import Writer
@@ -45,13 +46,6 @@ def a_value(x, y, layer):
     if layer == 1 and px <= x < px + pw and py <= y < py + ph:
         return texel(0x5EED0003, (y - py) * pw + (x - px))
     return texel(0x5EED0001, (layer * AH + y) * AW + x)
-
-
-def fnv1a64(data):
-    h = 0xCBF29CE484222325
-    for b in data:
-        h = ((h ^ b) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
-    return h
 
 
 def gob_offset(xb, y):

@@ -7,6 +7,8 @@ import subprocess
 import zlib
 from pathlib import Path
 
+from conftest import fnv1a64
+
 REPO = Path(__file__).resolve().parents[2]
 CORPUS = REPO / "corpus"
 
@@ -34,13 +36,6 @@ def png_pixels(path):
     row = 1 + 4 * w
     assert len(raw) == row * h and all(raw[y * row] == 0 for y in range(h))
     return w, h, b"".join(raw[y * row + 1:(y + 1) * row] for y in range(h))
-
-
-def fnv1a64(b):
-    h = 0xcbf29ce484222325
-    for c in b:
-        h = ((h ^ c) * 0x100000001b3) & 0xffffffffffffffff
-    return h
 
 
 def test_list_rt_finds_the_triangle_target(vgt_bin):
