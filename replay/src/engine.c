@@ -569,7 +569,9 @@ void engine_wait_submission(vgt_replay *rp)
  *    channel (the check found 4079 of 4096 bytes different, 2 runs of 4). The API record is written when
  *    the call returned, before any submission the program made after it;
  *  - unmapping (settle_before_unmap) and the end (vgt_replay_finish) wait whatever the mode.
- * A wait is counted once, under the why that asked for it first. */
+ * A wait is counted once, under the why that asked for it first. These rules assume the GPU is the
+ * replay's alone: with another process's work beside it, the H200 ran dependent launches of two
+ * submissions in flight together out of order, so the CLI asks for this mode only with --wait demand. */
 void engine_settle(vgt_replay *rp, settle_why why)
 {
     if (!rp->wait_demand || !rp->unsettled) return;

@@ -552,8 +552,9 @@ static const vgt_cli_opt replay_options[] = {
     {"wait", 0, VGT_ARG_ENUM, "WHEN", "hardware: when the replay waits for the GPU to finish what it submitted: each "
      "(after each submission), demand (only when something needs it finished: a check or the census reading memory, "
      "a host write, a push buffer written over one still in flight, an unmap; the next doorbell rings without waiting "
-     "for the GPU; a fault may then be reported against a later submission), auto (default: demand with --live, "
-     "else each)", A(wait), .choices = wait_modes},
+     "for the GPU; a fault may then be reported against a later submission; only for a GPU the replay has to "
+     "itself: with another process's work on it, launches that depend on each other in flight together have run "
+     "out of order on the H200), auto (default: each, --live too)", A(wait), .choices = wait_modes},
     {"reserved-va", 0, VGT_ARG_U64, "VA", "hardware: where the backend's own buffers go (default planned off the "
      "trace's VAs)", A(reserved_va), .what = "VA"},
     {"subcontexts", 0, VGT_ARG_ENUM, "M", "hardware: channels of one captured channel group go in one TSG, each "
@@ -753,7 +754,11 @@ int cmd_replay(int argc, char **argv)
     o.relocate = a.relocate;
     o.nrelocate = a.nrelocate;
     o.live = a.live;
-    o.wait_demand = a.wait == 2 || (a.wait == 0 && a.live);
+    /* each unless asked: a live replay shares the GPU with the program it follows, and with that program's
+     * work beside it, many_launches' kernels (each launch ordered after the one before by dependent QMDs)
+     * ran out of order on the H200 whenever two of the replay's submissions were in flight together
+     * (replay/README.md, "Waiting for the GPU") */
+    o.wait_demand = a.wait == 2;
     plan_out po = {&c, &a};
     c.plan = &po;
     o.progress = on_progress;

@@ -1,19 +1,22 @@
 #!/usr/bin/env bash
-# tests/gpu/liverace.sh: does a replay that waits for the GPU on demand keep many_launches' result?
+# tests/gpu/liverace.sh: does a live replay keep many_launches' result?
 #
-# many_launches launches 10,000 kernels, calls cudaDeviceSynchronize, then copies its result back with
-# cudaMemcpy on CUDA's copy channel, which carries no semaphore acquire (the host had already waited).
-# A replay waiting on demand used to submit that copy while the last launches were still queued on the
-# compute channel: the last check (the copy's MEMORY observed, a 4 KiB staging page) failed in 2 runs of 4.
-# The replay now waits where the program waited (the summary's "where the program waited for the GPU").
+# many_launches launches 10,000 kernels, each ordered after the one before, calls cudaDeviceSynchronize,
+# then copies its result back with cudaMemcpy on CUDA's copy channel, which carries no semaphore acquire
+# (the host had already waited). Two ways a live replay lost that result on the H200, both fixed:
+#  - waiting on demand, it submitted that copy while the last launches were still queued on the compute
+#    channel (2 runs of 4): the replay now also waits where the program waited;
+#  - waiting on demand with two submissions in flight, while the recorded program's own work ran on the GPU
+#    beside it, the launches ran out of order (every run): a live replay now waits after each submission
+#    (replay/README.md, "Waiting for the GPU").
 #
 #   tests/gpu/liverace.sh build   on the build machine, from the repository root: stages .carry/liverace/{bin,lib}
 #                                 (static vgt and the capture shim of this tree) and .carry/liverace/workloads
 #                                 (many_launches and the health check's programs; .carry/workloads when it exists)
 #   tests/gpu/liverace.sh run     on the H200, from the repository root: RUNS (default 8) live replays
-#                                 `vgt record --replay=gpu --check -- many_launches` (waits on demand, the default),
-#                                 then FILE_RUNS (default 2) traces recorded and replayed from the file with
-#                                 `--wait demand --check`; a table in $OUT/liverace.txt; then
+#                                 `vgt record --replay=gpu --check -- many_launches` (the default waits), then
+#                                 FILE_RUNS (default 2) traces recorded and replayed from the file with
+#                                 `--wait demand --check` (the GPU to itself); a table in $OUT/liverace.txt; then
 #                                 tests/gpu/health_check.sh. About 1-2 minutes.
 # Exit 0 when every replay passed its checks and the program's own result was unchanged; 1 otherwise.
 set -uo pipefail
