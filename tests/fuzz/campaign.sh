@@ -32,6 +32,8 @@
 #       coverage to the committed ones are added), reruns every failing input with the unstripped build for
 #       its report (build-fuzz/merge-back/<run>/), adds the run's executions to
 #       tests/fuzz/campaign-state.tsv (once per run) and rewrites the table in docs/fuzzing.md.
+#   CAMPAIGN_TARGETS="fuzz_verbs fuzz_replay", in the environment, limits the here and run-staged modes to
+#   those targets (run-staged plans its cores over them alone).
 #   campaign.sh minimize [TARGET...]
 #       here: rewrites each committed corpus (default: every target) as the smallest set of its inputs that
 #       keeps all of its coverage features (-merge=1 into an empty directory, which prefers small inputs); the
@@ -52,6 +54,8 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 
 all_targets() { for src in tests/fuzz/fuzz_*.c; do basename "$src" .c; done; }
+# the targets a run fuzzes: CAMPAIGN_TARGETS ("fuzz_verbs fuzz_replay") when set, else all of them
+run_targets() { if [ -n "${CAMPAIGN_TARGETS:-}" ]; then printf '%s\n' $CAMPAIGN_TARGETS; else all_targets; fi; }
 # fuzz_replay and fuzz_verbs: one input may run macros for seconds under the default MME budgets
 tmo_of() { case $1 in fuzz_replay|fuzz_verbs) echo 60 ;; *) echo 10 ;; esac; }
 dict_of() { [ -f "tests/fuzz/$1.dict" ] && echo "-dict=tests/fuzz/$1.dict" || true; }
@@ -289,7 +293,7 @@ stage_targets() {
 plan() {
     local cores=$1 secs=$2 done_file=$3
     {
-        for t in $(all_targets); do echo "T $t"; done
+        for t in $(run_targets); do echo "T $t"; done
         if [ -f "$STATE" ]; then awk -F'\t' 'NR > 1 && !/^#/ {print "S", $1, $2, $4}' "$STATE"; fi
         if [ -f "$done_file" ]; then awk -F'\t' '{print "D", $1, $2}' "$done_file"; fi
     } | awk -v cores="$cores" -v secs="$secs" -v goal="$GOAL" '
@@ -441,7 +445,7 @@ local_campaign() {
     JOBS=$jobs build_static
     mkdir -p "$out"
     local targets=()
-    if [ -n "${CAMPAIGN_TARGETS:-}" ]; then read -r -a targets <<<"$CAMPAIGN_TARGETS"; else mapfile -t targets < <(all_targets); fi
+    mapfile -t targets < <(run_targets)
     run_one() {
         local t=$1 w=$out/$1 start=$SECONDS
         rm -rf "$w" && mkdir -p "$w/grown"
