@@ -176,8 +176,10 @@ def test_broken_input_leaves_target_intact(vgt_bin, tmp_path):
 def test_interrupted_write_leaves_target_intact(vgt_bin, tmp_path, sig):
     out = tmp_path / "out.vgt"
     out.write_bytes(b"the old target")
+    # the signal at its default disposition, as a terminal gives it: a suite started in the background
+    # (`cmd &`) inherits SIGINT ignored, and a writer leaves an ignored signal alone (it then ran to the end)
     p = subprocess.Popen([str(vgt_bin), "synth", "-o", str(out), "--bytes", "8G"], stdout=subprocess.DEVNULL,
-                         stderr=subprocess.PIPE)
+                         stderr=subprocess.PIPE, preexec_fn=lambda: signal.signal(sig, signal.SIG_DFL))
     deadline = time.time() + 30
     while len(entries(tmp_path)) < 2 and time.time() < deadline:   # its temporary, beside the target
         time.sleep(0.01)
