@@ -41,8 +41,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "trace-format" / "python"))
 from vgtrace import spec  # noqa: E402
-from vgtrace.reader import iter_stream  # noqa: E402
-from vgtrace.writer import Writer  # noqa: E402
+from vgtrace.writer import rewrite_trace  # noqa: E402
 
 SUBMIT = spec.BY_NAME["GPFIFO_SUBMIT"].code
 POS = re.compile(r"^\s+(\d+):(\d+):(\d+)\s+s(\d)\s+\S+\s+0x([0-9a-f]{8})\s+(\S+?)(?:\s+=|$)")
@@ -80,27 +79,23 @@ def patch_record(fields, entry, dword, value):
 
 def rewrite(src, dst, patches, change):
     """Copy src to dst with patches {seq: [(entry, dword, value)]} applied."""
-    with open(src, "rb") as f:
-        it = iter_stream(f)
-        hdr = next(it)
-        identity = [(k, v) for k, v in hdr.identity.items()]
-        identity += [("derived_from", Path(src).name), ("derived_by", "corpus/derive/draw_lints.py"),
-                     ("derived_change", change)]
-        with open(dst, "wb") as out:
-            w = Writer(out, identity=identity)
-            left = dict(patches)
-            for r in it:
-                if r.seq != w.seq:
-                    raise SystemExit(f"derive: {src} record seq {r.seq} is not the next ({w.seq})")
-                if r.type == SUBMIT and r.seq in left:
-                    fields = dict(r.fields)
-                    fields["segments"] = [dict(s) for s in fields["segments"]]
-                    for entry, dword, value in left.pop(r.seq):
-                        patch_record(fields, entry, dword, value)
-                    w.write(r.type, fields, r.ts, r.flags)
-                else:
-                    w.write(r.type, r.payload, r.ts, r.flags)
-            w.close()
+    left = dict(patches)
+
+    def edit(r):
+        if r.type != SUBMIT or r.seq not in left:
+            return None
+        fields = dict(r.fields)
+        fields["segments"] = [dict(s) for s in fields["segments"]]
+        for entry, dword, value in left.pop(r.seq):
+            patch_record(fields, entry, dword, value)
+        return fields
+
+    derived = [("derived_from", Path(src).name), ("derived_by", "corpus/derive/draw_lints.py"),
+               ("derived_change", change)]
+    try:
+        rewrite_trace(src, dst, edit, derived)
+    except ValueError as e:
+        raise SystemExit(f"derive: {e}")
     if left:
         raise SystemExit(f"derive: submissions {sorted(left)} not found in {src}")
 

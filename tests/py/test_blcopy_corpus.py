@@ -22,8 +22,7 @@ import pytest
 
 from conftest import fnv1a64
 import vgtrace
-from vgtrace.reader import iter_stream
-from vgtrace.writer import Writer
+from vgtrace.writer import rewrite_trace
 
 REPO = Path(__file__).resolve().parents[2]
 TRACE = REPO / "corpus" / "vk_blcopy.vgt"
@@ -117,19 +116,15 @@ def test_one_changed_byte_is_found(vgt, blcopy, tmp_path):
     off = 1234                                           # inside image A's raw bytes
     assert off < int(res["a_bytes"])
     bad = tmp_path / "vk_blcopy_flipped.vgt"
-    with open(TRACE, "rb") as f, open(bad, "wb") as out:
-        it = iter_stream(f)
-        w = Writer(out, identity=list(next(it).identity.items()))
-        for r in it:
-            if r.seq == rec.seq:
-                fields = dict(r.fields)
-                data = bytearray(fields["data"])
-                data[off] ^= 0x01
-                fields["data"] = bytes(data)
-                w.write(r.type, fields, r.ts, r.flags)
-            else:
-                w.write(r.type, r.payload, r.ts, r.flags)
-        w.close()
+
+    def flip(r):
+        if r.seq != rec.seq:
+            return None
+        data = bytearray(r.fields["data"])
+        data[off] ^= 0x01
+        return dict(r.fields, data=bytes(data))
+
+    rewrite_trace(TRACE, bad, flip)
     r, out = replay_sim(vgt, bad)
     assert r.returncode == 1, out[-3000:]
     mism = re.findall(r"MISMATCH .*MEMORY observed record seq (\d+) at VA (0x[0-9a-f]+) \(\d+ bytes\): "

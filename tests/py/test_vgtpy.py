@@ -141,3 +141,25 @@ class _no_error:
 
     def __exit__(self, *exc):
         return False
+
+
+def test_rewrite_copies_every_record_and_edits_one(tmp_path):
+    recs = samples.all_type_records(seed=5)
+    src = tmp_path / "src.vgt"
+    src.write_bytes(write(recs, chunk_target=512))
+    orig = vgtrace.read_trace(src.read_bytes())
+    mem = next(r for r in orig.records if r.name == "MEMORY")
+
+    def edit(r):
+        return dict(r.fields, data=b"\xa5" * len(r.fields["data"])) if r.seq == mem.seq else None
+
+    dst = tmp_path / "dst.vgt"
+    assert vgtrace.writer.rewrite_trace(src, dst, edit, [("derived_from", "src.vgt")]) == len(recs)
+    new = vgtrace.read_trace(dst.read_bytes())
+    assert new.identity == dict(orig.identity, derived_from="src.vgt")
+    assert [(r.seq, r.type, r.ts, r.flags) for r in new.records] == [(r.seq, r.type, r.ts, r.flags) for r in orig.records]
+    for a, b in zip(orig.records, new.records):
+        if a.seq == mem.seq:
+            assert b.fields["data"] == b"\xa5" * len(a.fields["data"]) and b.fields["gpu_va"] == a.fields["gpu_va"]
+        else:
+            assert b.payload == a.payload
