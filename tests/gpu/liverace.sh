@@ -16,7 +16,11 @@
 #   tests/gpu/liverace.sh run     on the H200, from the repository root: RUNS (default 8) live replays
 #                                 `vgt record --replay=gpu --check -- many_launches` (the default waits), then
 #                                 FILE_RUNS (default 2) traces recorded and replayed from the file with
-#                                 `--wait demand --check` (the GPU to itself); a table in $OUT/liverace.txt; then
+#                                 `--wait demand --check` (the GPU to itself), then BESIDE_RUNS (default 2) replays
+#                                 of a recorded trace fed at the program's pace (650 bytes every 57 us) while the
+#                                 program runs again beside them (captured, so at its live pace): the default
+#                                 waits must pass; one more with `--wait demand` shows the hazard (expected to
+#                                 fail, not counted); a table in $OUT/liverace.txt; then
 #                                 tests/gpu/health_check.sh. About 1-2 minutes.
 # Exit 0 when every replay passed its checks and the program's own result was unchanged; 1 otherwise.
 set -uo pipefail
@@ -81,6 +85,39 @@ for i in $(seq 1 "$FILE_RUNS"); do
     row "file$i" "$OUT/file$i.err" "$OUT/rec$i.out" || fails=$((fails + 1))
     rm -f "$OUT/ml$i.vgt"   # ~1 MB each: only the logs come back
 done
+# pace FILE: FILE on standard output 650 bytes every 57 us (many_launches' bytes per submission and pace)
+pace() {
+    python3 -c '
+import os, sys, time
+data = open(sys.argv[1], "rb").read()
+t = time.perf_counter()
+for off in range(0, len(data), 650):
+    b = memoryview(data)[off:off + 650]
+    while b:
+        b = b[os.write(1, b):]
+    t += 57e-6
+    while time.perf_counter() < t:
+        pass
+' "$1"
+}
+# beside LABEL TRACE [REPLAY OPTIONS]: TRACE replayed at the program's pace, the program running beside it
+beside() {
+    local label=$1 trace=$2 app
+    shift 2
+    ( timeout 60 "$V" record -o /dev/null --live -- "$W/many_launches" >"$OUT/$label.app" 2>/dev/null ) &
+    app=$!
+    pace "$trace" | timeout 90 "$V" replay --live - --backend gpu --check "$@" >"$OUT/$label.err" 2>&1
+    wait "$app"
+    row "$label" "$OUT/$label.err" "$OUT/$label.app"
+}
+BESIDE_RUNS=${BESIDE_RUNS:-2}
+if [ "$BESIDE_RUNS" -gt 0 ]; then
+    timeout 60 "$V" record -o "$OUT/ml_b.vgt" --live -- "$W/many_launches" >"$OUT/rec_b.out" 2>"$OUT/rec_b.err"
+    for i in $(seq 1 "$BESIDE_RUNS"); do beside "beside$i" "$OUT/ml_b.vgt" || fails=$((fails + 1)); done
+    beside "demand" "$OUT/ml_b.vgt" --wait demand && echo "           (--wait demand passed this time)" ||
+        echo "           (--wait demand failed, as expected beside other GPU work: not counted)"
+    rm -f "$OUT/ml_b.vgt"
+fi
 VGT_WORKLOADS=$root/$W tests/gpu/health_check.sh liverace || fails=$((fails + 1))
-echo "liverace: $fails problem(s) in $RUNS live and $FILE_RUNS file replays; logs in $OUT"
+echo "liverace: $fails problem(s) in $RUNS live, $FILE_RUNS file and $BESIDE_RUNS beside replays; logs in $OUT"
 exit $((fails > 0))
