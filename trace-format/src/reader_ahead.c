@@ -79,14 +79,18 @@ static void *worker(void *arg)
     return NULL;
 }
 
-/* Workers for this process: the other cores it may run on (the caller keeps one; `taskset` limits them),
- * at most MAX_WORKERS. */
+/* Workers left on auto: the other cores this process may run on (the caller keeps one; `taskset` limits
+ * them), at most AUTO_WORKERS. Two keep the decoding thread fed: on the H200's 16 idle cores (2026-12-02,
+ * census of 0.46 GiB, docs/performance.md) 1, 2, 4 and 8 workers took 0.27, 0.17, 0.24 and 0.25 s; more
+ * than two only contend for the same chunks (and touch more buffers). A caller may still ask for up to
+ * MAX_WORKERS. */
+#define AUTO_WORKERS 2
 static uint32_t auto_workers(void)
 {
     cpu_set_t set;
     long n = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : sysconf(_SC_NPROCESSORS_ONLN);
     if (n < 2) return 1;
-    return n - 1 > MAX_WORKERS ? MAX_WORKERS : (uint32_t)(n - 1);
+    return n - 1 > AUTO_WORKERS ? AUTO_WORKERS : (uint32_t)(n - 1);
 }
 
 /* VGT_READ_AHEAD=N in the environment stands for an option left at 0 (auto): N workers, -1 none. Lets

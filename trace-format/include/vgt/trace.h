@@ -511,7 +511,7 @@ typedef struct vgt_reader_options {
     int read_ahead;            /* worker threads that load the next chunks of a read in order (zstd and
                                 * checks beside the caller's work; seekable files with an index): 0 auto
                                 * (VGT_READ_AHEAD=N in the environment if set, else the other cores, at
-                                * most 8), -1 none, N: N workers */
+                                * most 2), -1 none, N: N workers (at most 8) */
     int follow;                /* with streaming, on a regular file: next() waits at the file's end (polling
                                 * every follow_poll_us, default 2000) until more arrives or the trailer
                                 * ends the records, instead of returning VGT_E_EOF for "nothing more yet" */
