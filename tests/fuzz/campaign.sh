@@ -55,7 +55,13 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 
 all_targets() { for src in tests/fuzz/fuzz_*.c; do basename "$src" .c; done; }
 # the targets a run fuzzes: CAMPAIGN_TARGETS ("fuzz_verbs fuzz_replay") when set, else all of them
-run_targets() { if [ -n "${CAMPAIGN_TARGETS:-}" ]; then printf '%s\n' $CAMPAIGN_TARGETS; else all_targets; fi; }
+run_targets() {
+    [ -n "${CAMPAIGN_TARGETS:-}" ] || { all_targets; return; }
+    local t
+    for t in $CAMPAIGN_TARGETS; do
+        if [ -f "tests/fuzz/$t.c" ]; then echo "$t"; else echo "campaign: CAMPAIGN_TARGETS: no target $t (ignored)" >&2; fi
+    done
+}
 # fuzz_replay and fuzz_verbs: one input may run macros for seconds under the default MME budgets
 tmo_of() { case $1 in fuzz_replay|fuzz_verbs) echo 60 ;; *) echo 10 ;; esac; }
 dict_of() { [ -f "tests/fuzz/$1.dict" ] && echo "-dict=tests/fuzz/$1.dict" || true; }
