@@ -827,11 +827,6 @@ static int dread_words(const dmacro *d, uint32_t *w, uint32_t *n)
     return 1;
 }
 
-/* One submission on c. d == NULL: probe the shadow values pm into OUT slot 2. Else: zero the data-RAM words zw
- * with the driver's DWRITE macro (the whole RAM when nzw is ~0u), probe pm into slot 2 and data-RAM words dm into
- * slot 4, call macro d with k, probe again into slots 3 and 5. Returns 1 when the hardware completed it (in dry runs:
- * when it would be submitted); our macros must end cleanly in the simulator, which predicted d with the hardware's
- * shadow values separately (sim_macro). */
 /* The stream's end: what the gate refused or the simulator failed is not submitted (why says so); a dry run stops
  * here; otherwise the stream runs on c. 1 when it ran (or would, dry). */
 static int s_submit(hw *h, vgt_gpu_chan *c, stream *s, char *why, size_t cap)
@@ -849,6 +844,11 @@ static int s_submit(hw *h, vgt_gpu_chan *c, stream *s, char *why, size_t cap)
     return hw_run(h, c, s, &rc, why, cap);
 }
 
+/* One submission on c. d == NULL: probe the shadow values pm into OUT slot 2. Else: zero the data-RAM words zw
+ * with the driver's DWRITE macro (the whole RAM when nzw is ~0u), probe pm into slot 2 and data-RAM words dm into
+ * slot 4, call macro d with k, probe again into slots 3 and 5. Returns 1 when the hardware completed it (in dry runs:
+ * when it would be submitted); our macros must end cleanly in the simulator, which predicted d with the hardware's
+ * shadow values separately (sim_macro). */
 static int run_dm(hw *h, vgt_gpu_chan *c, const dmacro *d, const cap_call *k, const uint32_t *zw, uint32_t nzw,
                   const uint32_t *pm, uint32_t npm, const uint32_t *dm, uint32_t ndm, char *why, size_t cap)
 {
