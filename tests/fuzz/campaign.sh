@@ -27,6 +27,8 @@
 #         fuzz-corpora.tar.xz  the grown corpora, the results and the failing inputs (< 16 MiB)
 #         artifacts/<target>/  the crash, leak, timeout and OOM inputs (the 10 smallest per target)
 #         logs/<target>.txt    the end of each fuzzer's log and its sanitizer error lines
+#       To end a run early, kill each fuzzer's process group (`kill -KILL -- -PID`, PID the fork-mode
+#       parent's: SIGINT does not stop fork mode): the run packs what they did, over the seconds they ran.
 #   campaign.sh merge-back TARBALL
 #       here: minimizes the returned corpora into tests/fuzz/corpus_<name>/ (-merge=1: only inputs that add
 #       coverage to the committed ones are added), reruns every failing input with the unstripped build for
@@ -373,7 +375,7 @@ run_staged() {
         export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1
     fi
     declare -A pg
-    local plan_txt
+    local plan_txt tf=$SECONDS
     plan_txt=$(plan "$ncpu" "$fuzz_s" "$state/done.tsv")
     # a target without cores this run must not count an earlier run's log again
     for t in $(all_targets); do rm -f "$state/$t/log.txt" "$state/$t/cores"; done
@@ -406,7 +408,9 @@ run_staged() {
         sleep 2
     done
     wait 2>/dev/null || true
-    local elapsed=$((SECONDS - t0))
+    local elapsed=$((SECONDS - t0)) fuzzed=$((SECONDS - tf))
+    # the seconds the fuzzers ran: fewer than planned when they were stopped early (kill -KILL their group)
+    [ $fuzzed -le "$fuzz_s" ] || fuzzed=$fuzz_s
     # results, failing inputs and logs
     local pack=$state/pack
     rm -rf "$pack" && mkdir -p "$pack/artifacts" "$out/artifacts" "$out/logs"
@@ -414,7 +418,7 @@ run_staged() {
     for t in $(all_targets); do
         local w=$state/$t
         [ -f "$w/log.txt" ] || continue
-        collect "$t" "$w/log.txt" "$fuzz_s" "$(cat "$w/cores")" "$state/corpus/$t" "$w/art" "$run" >>"$pack/results.tsv"
+        collect "$t" "$w/log.txt" "$fuzzed" "$(cat "$w/cores")" "$state/corpus/$t" "$w/art" "$run" >>"$pack/results.tsv"
         mkdir -p "$pack/artifacts/$t" "$out/artifacts/$t"
         # the 10 smallest failing inputs of at most 64 KiB (the rest stay in build-fuzz-run/<target>/art/)
         find "$w/art" -maxdepth 1 -type f -size -65k -printf '%s %p\n' 2>/dev/null | sort -n | head -10 |
