@@ -29,6 +29,17 @@
 
 enum { SHADOW_TRACK, SHADOW_TRACK_WITH_FILTER, SHADOW_PASSTHROUGH, SHADOW_REPLAY };
 
+/* A macro body's hash, remembered while the instruction RAM is unchanged: every call and every check of
+ * the bound macros at a submission's end asks for it, and the scan that finds the body decodes each of
+ * its instructions (a whole RAM for code without an exit). Direct-mapped by start dword; room for every
+ * macro of two classes (256 each) that share the RAM, so the check of all bindings does not thrash. */
+#define BODY_MEMO_SLOTS 512u
+typedef struct body_memo {
+    uint64_t gen_plus1;   /* the iram_gen it was computed at, plus one (0: empty) */
+    uint32_t start_dword, ndwords;
+    uint64_t hash;
+} body_memo;
+
 /* What one class of the channel keeps for itself. */
 typedef struct mme_class {
     vgt_mme_tracker *t;           /* back pointer for the simulator callbacks */
@@ -46,6 +57,8 @@ struct vgt_mme_tracker {
     vgt_mme_format fmt;
     uint32_t iram_cap, iram_used, iram_ptr;    /* dwords */
     uint32_t iram[VGT_MME_IRAM_MAX_DWORDS];
+    uint64_t iram_gen;                          /* counts writes of iram: body_memo's key */
+    body_memo memo[BODY_MEMO_SLOTS];
     mme_class *classes[VGT_MME_TRACKER_MAX_CLASSES];
     uint32_t nclasses;
     /* the call being collected */
@@ -162,6 +175,18 @@ static vgt_mme_sim_io class_io(mme_class *c)
 }
 
 /* ---- calls ------------------------------------------------------------------------------------- */
+static uint64_t body_hash(vgt_mme_tracker *t, uint32_t start_dword, uint32_t *ndwords)
+{
+    body_memo *m = &t->memo[start_dword % BODY_MEMO_SLOTS];
+    if (m->gen_plus1 != t->iram_gen + 1 || m->start_dword != start_dword) {
+        m->hash = vgt_mme_body_hash(t->fmt, t->iram, t->iram_used, start_dword, &m->ndwords);
+        m->start_dword = start_dword;
+        m->gen_plus1 = t->iram_gen + 1;
+    }
+    if (ndwords) *ndwords = m->ndwords;
+    return m->hash;
+}
+
 static vgt_status call_append(vgt_mme_tracker *t, uint32_t value, vgt_error *err)
 {
     if (t->nparams >= t->max_params) {
@@ -208,7 +233,7 @@ static vgt_status call_run(vgt_mme_tracker *t, vgt_error *err)
     uint32_t j = t->call_macro, start = c->start_ram[j], start_dword = vgt_mme_pointer_dword(t->fmt, start);
     vgt_mme_call call = {.seq = t->stats.calls, .cls = c->cls, .macro = j, .start = start, .start_dword = start_dword,
                          .params = t->params, .nparams = t->nparams, .params_truncated = t->truncated};
-    call.body_hash = vgt_mme_body_hash(t->fmt, t->iram, t->iram_used, start_dword, &call.body_dwords);
+    call.body_hash = body_hash(t, start_dword, &call.body_dwords);
     vgt_mme_emit_list_clear(&t->emits);
     vgt_mme_sim_io io = class_io(c);
     vgt_mme_result res;
@@ -245,6 +270,7 @@ static void load_iram(vgt_mme_tracker *t, uint32_t value)
         return;
     }
     t->iram[t->iram_ptr++] = value;
+    t->iram_gen++;
     if (t->iram_ptr > t->iram_used) t->iram_used = t->iram_ptr;
     t->stats.iram_words++;
 }
@@ -375,7 +401,8 @@ vgt_status vgt_mme_tracker_macro(const vgt_mme_tracker *t, uint32_t cls, uint32_
     uint32_t d = vgt_mme_pointer_dword(t->fmt, c->start_ram[j]);
     if (start) *start = c->start_ram[j];
     if (start_dword) *start_dword = d;
-    uint64_t h = vgt_mme_body_hash(t->fmt, t->iram, t->iram_used, d, ndwords);
+    /* the memo changes no result: the tracker itself is never a const object (vgt_mme_tracker_create) */
+    uint64_t h = body_hash((vgt_mme_tracker *)t, d, ndwords);
     if (hash) *hash = h;
     return VGT_OK;
 }

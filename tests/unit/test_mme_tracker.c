@@ -397,6 +397,57 @@ static void test_body_extent(void)
     CHECK(vgt_mme_body_hash(VGT_MME_TU104, p.code, p.n, 0, NULL) == h1 && n == 18, "code after the body is not hashed");
 }
 
+/* The tracker remembers body hashes between calls: reloading the instruction RAM (all of a body, one word
+ * of it, or code after a body with no exit) must give the next call and vgt_mme_tracker_macro the new one. */
+static void test_body_memo(void)
+{
+    seen s = {0};
+    vgt_mme_tracker *t = make(0xC597, &s, 0);
+    if (!t) return;
+    enc_prog a, b;
+    macro_a(&a);
+    macro_b(&b);
+    uint64_t ha = vgt_mme_body_hash(VGT_MME_TU104, a.code, a.n, 0, NULL);
+    uint64_t hb = vgt_mme_body_hash(VGT_MME_TU104, b.code, b.n, 0, NULL);
+    upload_cls(t, 0xC597, 0, &a, 0);
+    feed(t, VGT_MME_M_CALL_MACRO0, 5);
+    feed(t, VGT_MME_M_CALL_DATA0, 6);
+    feed(t, 0x1000, 1);
+    CHECK(s.calls == 1 && s.hash == ha, "first call of A");
+    uint64_t h = 0;
+    uint32_t nd = 0;
+    vgt_error err;
+    CHECK(vgt_mme_tracker_macro(t, 0xC597, 0, NULL, NULL, &h, &nd, &err) == VGT_OK && h == ha && nd == a.n, "A bound");
+
+    upload_cls(t, 0xC597, 0, &b, 0);   /* B over A, same start */
+    CHECK(vgt_mme_tracker_macro(t, 0xC597, 0, NULL, NULL, &h, &nd, &err) == VGT_OK && h == hb && nd == b.n,
+          "B over A: the bound macro's hash follows");
+    feed(t, VGT_MME_M_CALL_MACRO0, 5);
+    feed(t, 0x1000, 1);
+    CHECK(s.calls == 2 && s.hash == hb && s.body_dwords == b.n, "the call after the reload hashes B");
+
+    feed(t, VGT_MME_M_LOAD_INSTRUCTION_RAM_POINTER, 0);   /* one word of B's first group changed */
+    feed(t, VGT_MME_M_LOAD_INSTRUCTION_RAM, b.code[0] ^ 0x10000u);
+    b.code[0] ^= 0x10000u;
+    CHECK(vgt_mme_tracker_macro(t, 0xC597, 0, NULL, NULL, &h, NULL, &err) == VGT_OK &&
+              h == vgt_mme_body_hash(VGT_MME_TU104, b.code, b.n, 0, NULL) && h != hb,
+          "one word rewritten: the hash follows");
+
+    /* a body without an exit runs to the end of what was loaded: loading more code lengthens it */
+    enc_prog c = {.n = 0};
+    vgt_mme_tu104_inst in = tu_nop();
+    tu_add(&c, &in);
+    upload_cls(t, 0xC597, 40, &c, 1);
+    uint32_t n1 = 0, n2 = 0;
+    CHECK(vgt_mme_tracker_macro(t, 0xC597, 1, NULL, NULL, NULL, &n1, &err) == VGT_OK, "C bound");
+    feed(t, VGT_MME_M_LOAD_INSTRUCTION_RAM, 0);   /* the next group, three words on */
+    feed(t, VGT_MME_M_LOAD_INSTRUCTION_RAM, 0);
+    feed(t, VGT_MME_M_LOAD_INSTRUCTION_RAM, 0);
+    CHECK(vgt_mme_tracker_macro(t, 0xC597, 1, NULL, NULL, NULL, &n2, &err) == VGT_OK && n2 == n1 + 3,
+          "code loaded after a body with no exit: %u then %u dwords", n1, n2);
+    vgt_mme_tracker_destroy(t);
+}
+
 /* The Hopper driver's guard: a call of 21 parameters whose macro consumes 1 and exits; the next call, of a macro
  * emitting its two parameters, sees its own parameters (the leftovers went with the first call) and both end
  * cleanly (TU104 discards what a macro left; tests/gpu/mme_agree.c checks this on the hardware). */
@@ -506,6 +557,7 @@ int main(void)
     test_group_unit();
     test_shared_ram();
     test_body_extent();
+    test_body_memo();
     test_extra_params();
     return check_finish("test_mme_tracker");
 }
