@@ -35,7 +35,9 @@
 #       its report (build-fuzz/merge-back/<run>/), adds the run's executions to
 #       tests/fuzz/campaign-state.tsv (once per run) and rewrites the table in docs/fuzzing.md.
 #   CAMPAIGN_TARGETS="fuzz_verbs fuzz_replay", in the environment, limits the here and run-staged modes to
-#   those targets (run-staged plans its cores over them alone).
+#   those targets (run-staged plans its cores over them alone). CAMPAIGN_FUZZ_OPTS adds libFuzzer options to
+#   every fuzzer of the here and run-staged modes, e.g. "-entropic_scale_per_exec_time=1" (mutate fast inputs
+#   more often: more executions a second where a few verbs are slow).
 #   campaign.sh minimize [TARGET...]
 #       here: rewrites each committed corpus (default: every target) as the smallest set of its inputs that
 #       keeps all of its coverage features (-merge=1 into an empty directory, which prefers small inputs); the
@@ -52,6 +54,8 @@ STATIC=build-fuzz-static
 STAGED=.carry/fuzz
 # the fuzzers' options; the per-target timeout comes from tmo_of
 FUZZ_OPTS=(-rss_limit_mb=4096 -malloc_limit_mb=1024 -max_len=262144 -print_final_stats=1)
+# shellcheck disable=SC2206
+FUZZ_OPTS+=(${CAMPAIGN_FUZZ_OPTS:-})
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 
